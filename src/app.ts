@@ -1,0 +1,96 @@
+/**
+ * The composition root: opens the store, wires services and HTTP, and (for `serve`) starts
+ * Bun.serve with the contract's limits and a graceful stop.
+ */
+
+import type { Server } from 'bun'
+import type { Config } from './config.ts'
+import { PERMISSIONS } from './domain/permission.ts'
+import { errorResponse } from './http/error-handler.ts'
+import { createHttpApp, type HttpApp } from './http/server.ts'
+import { createTokenService } from './http/token-service.ts'
+import { AppError } from './domain/errors.ts'
+import { createServices, type ServiceOptions, type Services } from './services/services.ts'
+import { openJsonFileStore, type Store } from './storage/json-file-store.ts'
+import type { FileWriter } from './storage/durable-json-adapter.ts'
+import { loadOrCreateSecret } from './storage/secret-file.ts'
+
+/** A wired application over an open data directory. */
+export interface App {
+  config: Config
+  store: Store
+  services: Services
+  http: HttpApp
+  /** Stops timers, writes pending in-memory changes and releases the data-directory lock. */
+  close(): Promise<void>
+}
+
+/** Options for tests: fault injection and cheaper hashing. */
+export interface AppOptions extends ServiceOptions {
+  writer?: FileWriter
+}
+
+/** Opens the data directory and wires everything. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const store = await openJsonFileStore({ dataDir: config.dataDir, ...(options.writer ? { writer: options.writer } : {}) })
+  try {
+    const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
+    const services = createServices(store, config, options)
+    const tokens = createTokenService(secret)
+    const http = createHttpApp({ config, ...services, tokens })
+    services.auth.pruneExpired()
+    const pruner = setInterval(() => services.auth.pruneExpired(), 60_000)
+    pruner.unref()
+    return {
+      config,
+      store,
+      services,
+      http,
+      async close() {
+        clearInterval(pruner)
+        await store.flush().catch(() => {})
+        await store.close()
+      },
+    }
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+}
+
+/** The services over an open data directory, without HTTP: what CLI commands use. */
+export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+  const store = await openJsonFileStore({ dataDir: config.dataDir })
+  return { services: createServices(store, config), close: () => store.close() }
+}
+
+/** Creates the first admin from FLAGD_ADMIN_USERNAME / FLAGD_ADMIN_PASSWORD when there is no user. */
+export async function bootstrapAdmin(app: App, env: Record<string, string | undefined>, log: (line: string) => void): Promise<void> {
+  if (app.services.users.count() > 0) return
+  const username = env.FLAGD_ADMIN_USERNAME
+  const password = env.FLAGD_ADMIN_PASSWORD
+  if (username && password) {
+    await app.services.users.create({ username, password, permissions: [...PERMISSIONS] })
+    log(`created the first user "${username}" with every permission (from FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD)`)
+    return
+  }
+  if (username || password) throw new Error('set both FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD to create the first user, or neither')
+  log(
+    'no users yet. Create the first admin with:\n' +
+      `  flagd user add admin --data-dir ${app.config.dataDir}   (prompts for the password)\n` +
+      'or start with FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD set.',
+  )
+}
+
+/** Starts listening; bodies above twice the largest limit are cut by Bun itself. */
+export function listen(app: App): Server<undefined> {
+  const { config } = app
+  return Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    development: false,
+    maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
+    fetch: (request, server) => app.http.handle(request, server.requestIP(request)?.address ?? 'unknown'),
+    error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
+  })
+}

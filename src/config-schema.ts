@@ -1,0 +1,148 @@
+/**
+ * Every configuration key, its default, and how a raw value (from the config file, an environment
+ * variable or a command-line flag) is checked and converted. One table, so the loader, the
+ * environment mapping and the README's reference cannot drift apart.
+ */
+
+/** The validated configuration the daemon and the CLI run with. */
+export interface Config {
+  host: string
+  port: number
+  dataDir: string
+  environment: string
+  publicExport: boolean
+  trustProxy: string[]
+  logLevel: 'debug' | 'info' | 'warn' | 'error'
+  auth: {
+    tokenTtl: number
+    secret: string | undefined
+    loginMaxFailuresPerUser: number
+    loginUserWindowSeconds: number
+    loginMaxFailuresPerAddress: number
+    loginAddressWindowSeconds: number
+  }
+  limits: { bodyBytes: number; importBytes: number }
+  import: {
+    watchDir: string | undefined
+    mode: 'merge' | 'replace'
+    values: 'overwrite' | 'keep'
+    settleMs: number
+    rescanMs: number
+    allowedHosts: string[]
+    urlTimeoutMs: number
+    urlMaxBytes: number
+  }
+}
+
+/** Converts a raw value to the key's type or returns a reason it cannot. */
+type Parser = (raw: unknown) => { ok: true; value: unknown } | { ok: false; reason: string }
+
+/** One configuration key. */
+export interface KeySpec {
+  path: string
+  default: unknown
+  parse: Parser
+  doc: string
+}
+
+const ok = (value: unknown) => ({ ok: true as const, value })
+const bad = (reason: string) => ({ ok: false as const, reason })
+
+function integer(min: number, max: number): Parser {
+  return (raw) => {
+    const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) {
+      return bad(`must be a whole number from ${min} to ${max}`)
+    }
+    return ok(n)
+  }
+}
+
+const boolean: Parser = (raw) => {
+  if (typeof raw === 'boolean') return ok(raw)
+  if (typeof raw === 'string' && /^(true|1|yes|on)$/i.test(raw.trim())) return ok(true)
+  if (typeof raw === 'string' && /^(false|0|no|off)$/i.test(raw.trim())) return ok(false)
+  return bad('must be true or false')
+}
+
+function text(min = 1, max = 4096, pattern?: RegExp, patternText?: string): Parser {
+  return (raw) => {
+    if (typeof raw !== 'string') return bad('must be a string')
+    const len = [...raw].length
+    if (len < min || len > max) return bad(`must be ${min}-${max} characters`)
+    if (pattern && !pattern.test(raw)) return bad(patternText ?? `must match ${pattern}`)
+    return ok(raw)
+  }
+}
+
+const optionalText: Parser = (raw) => (raw === undefined || raw === '' ? ok(undefined) : text()(raw))
+
+function oneOf(...values: string[]): Parser {
+  return (raw) => (typeof raw === 'string' && values.includes(raw) ? ok(raw) : bad(`must be one of ${values.join(', ')}`))
+}
+
+const list: Parser = (raw) => {
+  if (typeof raw === 'string') return ok(raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0))
+  if (Array.isArray(raw) && raw.every((s) => typeof s === 'string' && s.trim().length > 0)) return ok(raw.map((s: string) => s.trim()))
+  return bad('must be a list of non-empty strings (comma-separated in the environment)')
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
+
+/** Durations are whole seconds, or a number with a unit: `90s`, `30m`, `12h`, `7d`. */
+const duration: Parser = (raw) => {
+  const m = typeof raw === 'string' ? /^\s*(\d+)\s*([smhd]?)\s*$/.exec(raw) : null
+  const seconds = typeof raw === 'number' ? raw : m ? Number(m[1]) * (DURATION_UNITS[m[2] || 's'] ?? 1) : Number.NaN
+  if (!Number.isSafeInteger(seconds) || seconds < 60 || seconds > 366 * 86400) {
+    return bad('must be a duration from 60 s to 366 d: whole seconds or a number with s, m, h or d (e.g. 12h)')
+  }
+  return ok(seconds)
+}
+
+const secret: Parser = (raw) => {
+  if (raw === undefined || raw === '') return ok(undefined)
+  if (typeof raw !== 'string' || raw.length < 32) return bad('must be a string of at least 32 characters')
+  return ok(raw)
+}
+
+const MiB = 1024 * 1024
+
+/** The table of keys, in the order the README documents them. */
+export const CONFIG_KEYS: readonly KeySpec[] = [
+  { path: 'host', default: '127.0.0.1', parse: text(1, 255), doc: 'Address to listen on.' },
+  { path: 'port', default: 8080, parse: integer(0, 65535), doc: 'TCP port (0 picks a free one).' },
+  { path: 'dataDir', default: './data', parse: text(1, 4096), doc: 'Directory holding the state file, secret, lock and backups.' },
+  {
+    path: 'environment',
+    default: 'development',
+    parse: text(1, 64, /^[A-Za-z0-9._-]+$/, 'may contain only A-Z a-z 0-9 . _ -'),
+    doc: 'Name of this environment, written into exports.',
+  },
+  { path: 'publicExport', default: true, parse: boolean, doc: 'Serve GET /migration/export without a token.' },
+  { path: 'trustProxy', default: [], parse: list, doc: 'Peer addresses whose X-Forwarded-For is trusted.' },
+  { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
+  { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
+  { path: 'auth.secret', default: undefined, parse: secret, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
+  { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username allowed in the window.' },
+  { path: 'auth.loginUserWindowSeconds', default: 900, parse: integer(1, 86400), doc: 'Sliding window for the per-username count.' },
+  { path: 'auth.loginMaxFailuresPerAddress', default: 20, parse: integer(1, 100000), doc: 'Failed logins per client address allowed in the window.' },
+  { path: 'auth.loginAddressWindowSeconds', default: 60, parse: integer(1, 86400), doc: 'Sliding window for the per-address count.' },
+  { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },
+  { path: 'limits.importBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest body of PUT /api/migrations.' },
+  { path: 'import.watchDir', default: undefined, parse: optionalText, doc: 'Drop folder for migration files (default <dataDir>/import).' },
+  { path: 'import.mode', default: 'merge', parse: oneOf('merge', 'replace'), doc: 'Import mode for dropped files.' },
+  { path: 'import.values', default: 'overwrite', parse: oneOf('overwrite', 'keep'), doc: 'Value handling for dropped files.' },
+  { path: 'import.settleMs', default: 1000, parse: integer(0, 600000), doc: 'A dropped file is read once unchanged this long.' },
+  { path: 'import.rescanMs', default: 5000, parse: integer(100, 3600000), doc: 'Interval of the drop-folder rescan.' },
+  { path: 'import.allowedHosts', default: [], parse: list, doc: 'Hosts, IPs or CIDRs that URL imports may reach even if not public.' },
+  { path: 'import.urlTimeoutMs', default: 10000, parse: integer(100, 600000), doc: 'Total time allowed for a URL import.' },
+  { path: 'import.urlMaxBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest remote document (after decompression).' },
+]
+
+/** `import.allowedHosts` → `FLAGD_IMPORT_ALLOWED_HOSTS`. */
+export function envName(path: string): string {
+  return `FLAGD_${path
+    .split('.')
+    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase())
+    .join('_')}`
+}

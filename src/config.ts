@@ -1,0 +1,131 @@
+/**
+ * loadConfig(): defaults < flagd.config.ts (or --config) < FLAGD_* environment < command-line flags.
+ * Every value is checked against `CONFIG_KEYS`; the first bad one stops start-up with a message
+ * naming the key and where the value came from. The result is frozen.
+ */
+
+import { existsSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { CONFIG_KEYS, envName, type Config } from './config-schema.ts'
+
+export type { Config } from './config-schema.ts'
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
+
+/** What a `flagd.config.ts` default-exports (use `import type { FlagdConfigFile }`). */
+export type FlagdConfigFile = Omit<DeepPartial<Config>, 'auth'> & {
+  auth?: Omit<DeepPartial<Config['auth']>, 'tokenTtl'> & { tokenTtl?: number | string }
+}
+
+/** A configuration value is wrong; the message names the key and its source. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    /** True when the bad value came from a command-line flag (a usage error). */
+    readonly fromCommandLine = false,
+  ) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Inputs of `loadConfig`; command-line values are the strings citty hands over. */
+export interface LoadConfigOptions {
+  configPath?: string | undefined
+  cwd?: string
+  env?: Record<string, string | undefined>
+  flags?: { host?: string | undefined; port?: string | undefined; dataDir?: string | undefined }
+}
+
+/** The default config file looked for in the working directory. */
+export const DEFAULT_CONFIG_FILE = 'flagd.config.ts'
+
+function flatten(obj: Record<string, unknown>, prefix = '', out: Map<string, unknown> = new Map()): Map<string, unknown> {
+  for (const [key, value] of Object.entries(obj)) {
+    const path = prefix ? `${prefix}.${key}` : key
+    const isGroup = CONFIG_KEYS.some((k) => k.path.startsWith(`${path}.`))
+    if (isGroup && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      flatten(value as Record<string, unknown>, path, out)
+    } else {
+      out.set(path, value)
+    }
+  }
+  return out
+}
+
+async function readConfigFile(path: string): Promise<Map<string, unknown>> {
+  let mod: { default?: unknown }
+  try {
+    mod = (await import(pathToFileURL(path).href)) as { default?: unknown }
+  } catch (err) {
+    throw new ConfigError(`cannot load config file ${path}: ${(err as Error).message}`)
+  }
+  const value = mod.default
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`config file ${path} must default-export an object`)
+  }
+  const entries = flatten(value as Record<string, unknown>)
+  for (const key of entries.keys()) {
+    if (!CONFIG_KEYS.some((k) => k.path === key)) throw new ConfigError(`unknown configuration key "${key}" in ${path}`)
+  }
+  return entries
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.')
+  let node = target
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>
+  node[parts[parts.length - 1] as string] = value
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
+
+/** Resolves the configuration (see module comment); throws `ConfigError` on a bad value. */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
+  const cwd = options.cwd ?? process.cwd()
+  const env = options.env ?? process.env
+  let fileValues = new Map<string, unknown>()
+  let fileName = DEFAULT_CONFIG_FILE
+  if (options.configPath !== undefined) {
+    const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath)
+    if (!existsSync(path)) throw new ConfigError(`config file ${path} does not exist`)
+    fileValues = await readConfigFile(path)
+    fileName = path
+  } else if (existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))) {
+    fileValues = await readConfigFile(resolve(cwd, DEFAULT_CONFIG_FILE))
+  }
+  const flagValues = new Map<string, unknown>()
+  if (options.flags?.host !== undefined) flagValues.set('host', options.flags.host)
+  if (options.flags?.port !== undefined) flagValues.set('port', options.flags.port)
+  if (options.flags?.dataDir !== undefined) flagValues.set('dataDir', options.flags.dataDir)
+
+  const result: Record<string, unknown> = {}
+  for (const spec of CONFIG_KEYS) {
+    let value: unknown = spec.default
+    let source = 'default'
+    if (fileValues.has(spec.path)) [value, source] = [fileValues.get(spec.path), fileName]
+    const fromEnv = env[envName(spec.path)]
+    if (fromEnv !== undefined) [value, source] = [fromEnv, `environment variable ${envName(spec.path)}`]
+    if (flagValues.has(spec.path)) [value, source] = [flagValues.get(spec.path), 'command line']
+    if (value === undefined && spec.default === undefined) {
+      setPath(result, spec.path, undefined)
+      continue
+    }
+    const parsed = spec.parse(value)
+    if (!parsed.ok) {
+      throw new ConfigError(`invalid configuration: ${spec.path} ${parsed.reason} (got ${JSON.stringify(value)} from ${source})`, source === 'command line')
+    }
+    setPath(result, spec.path, parsed.value)
+  }
+  const config = result as unknown as Config
+  config.dataDir = resolve(cwd, config.dataDir)
+  if (config.import.watchDir !== undefined) config.import.watchDir = resolve(cwd, config.import.watchDir)
+  return deepFreeze(config)
+}

@@ -1,0 +1,107 @@
+/**
+ * Error kinds of the domain and services. They carry a stable code, a sentence a person can act on,
+ * and safe details; they know nothing of HTTP. `src/http/error-handler.ts` is the one place that maps
+ * a kind to a status.
+ */
+
+/** Stable, machine-readable error codes (the contract's `error.code`). */
+export type ErrorCode =
+  | 'INVALID_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'TOO_MANY_REQUESTS'
+  | 'UPSTREAM_ERROR'
+  | 'UNAVAILABLE'
+  | 'INTERNAL'
+
+/** One problem with one field, as reported in `details` or `details.errors`. */
+export interface FieldProblem {
+  field: string
+  reason: string
+}
+
+/** Base of every expected failure; anything else reaching the edge is a bug. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+/** The input broke a rule; `field` names where (dotted path), `reason` says why. */
+export class InvalidError extends AppError {
+  constructor(message: string, field?: string, reason?: string) {
+    super('INVALID_REQUEST', message, field === undefined ? undefined : { field, reason: reason ?? message })
+  }
+}
+
+/** Several input problems reported at once (import documents, flag definitions). */
+export class ValidationFailedError extends AppError {
+  constructor(readonly problems: FieldProblem[], message?: string) {
+    const first = problems[0]
+    super(
+      'INVALID_REQUEST',
+      message ?? (problems.length === 1 && first ? `${first.field}: ${first.reason}` : `${problems.length} problems found`),
+      first ? { field: first.field, reason: first.reason, errors: problems } : { errors: problems },
+    )
+  }
+}
+
+/** No credentials, bad credentials, or a token that is no longer valid. */
+export class UnauthorizedError extends AppError {
+  constructor(message = 'authentication required') {
+    super('UNAUTHORIZED', message)
+  }
+}
+
+/** Authenticated, but the permission named in `required` is missing. */
+export class ForbiddenError extends AppError {
+  constructor(required: string) {
+    super('FORBIDDEN', `this action needs the ${required} permission`, { required })
+  }
+}
+
+/** The named resource does not exist. */
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super('NOT_FOUND', message)
+  }
+}
+
+/** The request conflicts with current state (name taken, last admin, self-deletion, ...). */
+export class ConflictError extends AppError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('CONFLICT', message, details)
+  }
+}
+
+/** `If-Match` named a revision that is no longer current. */
+export class PreconditionFailedError extends AppError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('PRECONDITION_FAILED', message, details)
+  }
+}
+
+/** Too many failed logins; the caller may retry after `retryAfterSeconds`. */
+export class TooManyRequestsError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('TOO_MANY_REQUESTS', `too many failed logins; retry in ${retryAfterSeconds} s`, { retryAfter: retryAfterSeconds })
+  }
+}
+
+/** Storage refused a write; the service is read-only until restarted. */
+export class UnavailableError extends AppError {
+  constructor(message = 'storage is unavailable; the service is read-only until it is restarted') {
+    super('UNAVAILABLE', message)
+  }
+}

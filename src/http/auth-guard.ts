@@ -1,0 +1,57 @@
+/**
+ * The guard every protected route spreads into its options. It runs in Elysia's `transform` stage,
+ * before body validation, so the order of answers is: route (404/405) → token (401) → permission
+ * (403) → body (415/413/400) → validation (400). It also reads the JSON body itself, because the
+ * app's global parser defers parsing until the caller is known.
+ */
+
+import type { Permission } from '../domain/permission.ts'
+import { requirePermission } from '../domain/actor.ts'
+import { UnauthorizedError } from '../domain/errors.ts'
+import type { AuthService } from '../services/auth-service.ts'
+import { readJsonBody } from './body-reader.ts'
+import { metaOf } from './request-context.ts'
+import type { TokenService } from './token-service.ts'
+
+/** What the guard needs. */
+export interface GuardDeps {
+  tokens: TokenService
+  auth: AuthService
+}
+
+/** Guard options: the permission needed (none: any logged-in user) and, for body routes, the limit. */
+export interface GuardOptions {
+  permission?: Permission
+  bodyLimit?: number
+  /** False for routes that need no token but still read a JSON body (login). */
+  authenticate?: boolean
+}
+
+type TransformContext = { request: Request; body: unknown }
+
+const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*$/i
+
+/** Authenticates the request and records the actor; throws 401 when that fails. */
+export async function authenticateRequest(deps: GuardDeps, request: Request): Promise<void> {
+  const header = request.headers.get('authorization')
+  if (header === null) throw new UnauthorizedError('missing bearer token: send Authorization: Bearer <token>')
+  const match = BEARER.exec(header)
+  if (!match?.[1]) throw new UnauthorizedError('malformed Authorization header: expected Bearer <token>')
+  const claims = await deps.tokens.verify(match[1])
+  if (!claims) throw new UnauthorizedError('invalid or expired token')
+  metaOf(request).actor = deps.auth.resolve(claims.sub, claims.sid)
+}
+
+/** Builds the `transform` hook for a route (see module comment). */
+export function guard(deps: GuardDeps, options: GuardOptions = {}) {
+  return {
+    async transform(ctx: TransformContext): Promise<void> {
+      if (options.authenticate !== false) {
+        await authenticateRequest(deps, ctx.request)
+        const actor = metaOf(ctx.request).actor
+        if (options.permission && actor) requirePermission(actor, options.permission)
+      }
+      if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit)
+    },
+  }
+}

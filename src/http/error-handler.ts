@@ -1,0 +1,94 @@
+/**
+ * The one place that turns errors into HTTP answers: AppError kinds map to statuses through one
+ * table, framework errors (validation, unknown route) are translated into the same envelope, and
+ * anything else is a bug: logged with the request id, answered with a generic 500.
+ */
+
+import { ValueErrorType } from '@sinclair/typebox/errors'
+import { AppError, type ErrorCode, type FieldProblem } from '../domain/errors.ts'
+
+/** Status of every error code (contract §1.1). */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL: 500,
+  UPSTREAM_ERROR: 502,
+  UNAVAILABLE: 503,
+}
+
+/** The wire shape of every error. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> }
+}
+
+/** Headers every JSON answer carries besides the common ones. */
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** Builds the error response for an AppError. */
+export function errorResponse(err: AppError, extraHeaders: Record<string, string> = {}): Response {
+  const body: ErrorBody = { error: { code: err.code, message: err.message } }
+  if (err.details !== undefined) body.error.details = err.details
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...extraHeaders }
+  if (err.code === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer'
+  if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details?.retryAfter === 'number') headers['retry-after'] = String(err.details.retryAfter)
+  return new Response(JSON.stringify(body), { status: STATUS_OF[err.code], headers })
+}
+
+interface TypeBoxError {
+  type: number
+  path: string
+  message: string
+  schema?: { type?: unknown; minLength?: number; maxLength?: number; minItems?: number; maxItems?: number; enum?: unknown[] }
+}
+
+function reasonFor(e: TypeBoxError, where: string): string {
+  switch (e.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'required'
+    case ValueErrorType.ObjectAdditionalProperties:
+      return where === 'query' ? 'unknown query parameter' : 'unknown field'
+    case ValueErrorType.String:
+      return 'must be a string'
+    case ValueErrorType.Boolean:
+      return 'must be true or false'
+    case ValueErrorType.Integer:
+      return 'must be an integer'
+    case ValueErrorType.Number:
+      return 'must be a number'
+    case ValueErrorType.Array:
+      return 'must be an array'
+    case ValueErrorType.Object:
+      return 'must be a JSON object'
+    case ValueErrorType.ArrayUniqueItems:
+      return 'must not contain duplicates'
+    case ValueErrorType.Literal:
+    case ValueErrorType.Union:
+      return e.schema?.enum ? `must be one of ${e.schema.enum.join(', ')}` : 'has an invalid value'
+    default:
+      return e.message.charAt(0).toLowerCase() + e.message.slice(1)
+  }
+}
+
+/** Translates a TypeBox/Elysia validation failure into the contract's `{field, reason}`. */
+export function validationProblem(all: readonly TypeBoxError[], where: string): FieldProblem {
+  const first = all[0]
+  if (!first) return { field: where, reason: 'is invalid' }
+  const field = first.path.split('/').filter(Boolean).join('.') || (where === 'body' ? 'body' : where)
+  return { field, reason: reasonFor(first, where) }
+}
+
+/** The message for a field problem, phrased as a sentence. */
+export function problemMessage(p: FieldProblem): string {
+  if (p.reason === 'required') return `${p.field} is required`
+  if (p.reason.startsWith('unknown')) return `${p.reason} "${p.field}"`
+  if (p.field === 'body') return `request body ${p.reason}`
+  return `${p.field} ${p.reason}`
+}

@@ -1,0 +1,99 @@
+/**
+ * The OpenAPI 3.0 document of GET /api/openapi.json. `@elysiajs/openapi` generates the paths from
+ * the routes' schemas and `detail`; this module completes what it leaves out or emits in 3.1 form:
+ * request bodies (the app parses bodies itself, so the plugin sees no content type), wildcard paths
+ * as one `{name}` parameter that may contain `/`, response descriptions, the error responses, the
+ * bearer scheme, and every schema rewritten to 3.0 by `toOpenApi30`.
+ */
+
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import type { AnyElysia } from 'elysia'
+import { VERSION } from '../version.ts'
+import { errorText } from './route-docs.ts'
+import { toOpenApi30 } from './openapi-schema.ts'
+import { ErrorSchema } from './schemas/common-schemas.ts'
+
+type Json = Record<string, unknown>
+
+const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 412, 413, 415, 429, 502, 503]
+const ERROR_HEADERS: Record<number, Record<string, string>> = {
+  401: { 'WWW-Authenticate': 'Always `Bearer`' },
+  405: { Allow: 'Methods the path supports' },
+  429: { 'Retry-After': 'Whole seconds to wait' },
+}
+const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css']
+
+interface RouteInfo {
+  method: string
+  path: string
+  hooks: { body?: unknown; detail?: { 'x-wildcard'?: { name: string; description: string } } }
+}
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+}
+
+function errorResponses(): Json {
+  const out: Json = {}
+  for (const status of ERROR_STATUSES) {
+    const headers = ERROR_HEADERS[status]
+    out[`E${status}`] = {
+      description: errorText(status),
+      ...(headers ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    }
+  }
+  return out
+}
+
+/** Builds the document for an app (see module comment). */
+export function buildOpenApiDocument(app: AnyElysia): Json {
+  const generated = toOpenAPISchema(app, { paths: HIDDEN }, undefined, undefined, '3.0.3') as unknown as { paths: Record<string, Json> }
+  const paths: Record<string, Json> = {}
+  for (const route of app.routes as unknown as RouteInfo[]) {
+    if (HIDDEN.includes(route.path)) continue
+    const method = route.method.toLowerCase()
+    const generatedKey = Object.keys(generated.paths).find((k) => k === openApiPath(route.path) || k === route.path)
+    const op = { ...((generatedKey && (generated.paths[generatedKey]?.[method] as Json)) || {}) }
+    const wildcard = route.hooks.detail?.['x-wildcard']
+    let key = openApiPath(route.path)
+    const parameters = ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.name !== '*')
+    if (wildcard) {
+      key = key.replace('*', `{${wildcard.name}}`)
+      parameters.unshift({ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string' } })
+    }
+    if (parameters.length > 0) op.parameters = parameters.map((p) => ({ ...p, schema: toOpenApi30(p.schema) }))
+    else delete op.parameters
+    if (route.hooks.body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(route.hooks.body) } } }
+    } else delete op.requestBody
+    op.responses = toOpenApi30(op.responses ?? {})
+    delete op['x-wildcard']
+    paths[key] = { ...paths[key], [method]: op }
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'flagd',
+      version: VERSION,
+      description:
+        'Self-hosted feature-flag service. Log in with POST /api/login and send the token as `Authorization: Bearer <token>`. ' +
+        'Every error uses the envelope `{"error": {"code", "message", "details"}}`.',
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'auth', description: 'Login, logout and the current user' },
+      { name: 'users', description: 'The built-in user system' },
+      { name: 'flags', description: 'Feature flags' },
+      { name: 'sessions', description: 'Active login sessions' },
+      { name: 'migrations', description: 'Export and import of flags' },
+      { name: 'operations', description: 'Health and metrics' },
+    ],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: { Error: toOpenApi30(ErrorSchema) },
+      responses: errorResponses(),
+    },
+  }
+}

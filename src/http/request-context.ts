@@ -1,0 +1,45 @@
+/**
+ * Per-request facts that Elysia's context does not carry across its hooks and the error handler:
+ * the request id, the client address and the authenticated actor. Keyed by the Request object.
+ */
+
+import type { Actor } from '../domain/actor.ts'
+
+/** What the HTTP layer knows about one request. */
+export interface RequestMeta {
+  id: string
+  address: string
+  startedAt: number
+  actor?: Actor
+}
+
+const metas = new WeakMap<Request, RequestMeta>()
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+/** The client's `X-Request-Id` when it is well-formed, otherwise a new random one. */
+export function requestIdFor(request: Request): string {
+  const given = request.headers.get('x-request-id')
+  return given !== null && CLIENT_ID.test(given) ? given : crypto.randomUUID()
+}
+
+/** Records the meta of a request as it enters the app. */
+export function attachMeta(request: Request, meta: RequestMeta): void {
+  metas.set(request, meta)
+}
+
+/** The meta of a request (a fresh one if the request entered without `attachMeta`, as in tests). */
+export function metaOf(request: Request): RequestMeta {
+  let meta = metas.get(request)
+  if (!meta) {
+    meta = { id: requestIdFor(request), address: 'unknown', startedAt: performance.now() }
+    metas.set(request, meta)
+  }
+  return meta
+}
+
+/** The authenticated actor of a request; only valid on routes guarded by `authGuard`. */
+export function actorOf(request: Request): Actor {
+  const actor = metaOf(request).actor
+  if (!actor) throw new Error('actorOf() called on a route without an auth guard')
+  return actor
+}

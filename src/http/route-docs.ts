@@ -1,0 +1,82 @@
+/**
+ * OpenAPI `detail` for a route: summary, tag, the permission it needs (in words and as security),
+ * the success response and the error responses it can give. Kept next to each route so the
+ * document cannot forget one; `openapi-document.ts` turns these into a valid OpenAPI 3.0 document.
+ */
+
+import type { TSchema } from 'elysia'
+import type { OpenAPIV3 } from 'openapi-types'
+import type { Permission } from '../domain/permission.ts'
+
+/** Who may call a route. */
+export type Access = Permission | 'public' | 'login' | 'any-user'
+
+/** What a route's documentation says. */
+export interface RouteDoc {
+  summary: string
+  tag: string
+  access: Access
+  description?: string
+  success: { status: number; schema: TSchema; description: string; example?: unknown; headers?: Record<string, string> }
+  errors: number[]
+  /** Non-error-envelope answers besides the success one (e.g. health's 503). */
+  other?: Record<number, { schema: TSchema; description: string }>
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid request (bad JSON, failed validation, unknown field or query parameter)',
+  401: 'Missing, malformed, expired or revoked token, or bad credentials',
+  403: 'The token lacks the required permission',
+  404: 'No such resource',
+  405: 'Method not allowed on this path',
+  409: 'Conflict with current state',
+  412: 'If-Match does not match the current revision',
+  413: 'Request body over the size limit',
+  415: 'Request body is not declared as application/json',
+  429: 'Too many failed logins; see Retry-After',
+  502: 'The remote source could not be fetched',
+  503: 'Storage failed; the service refuses writes until restarted',
+}
+
+function accessText(access: Access): string {
+  switch (access) {
+    case 'public':
+      return 'No authentication.'
+    case 'login':
+      return 'No authentication (this is how a token is obtained).'
+    case 'any-user':
+      return 'Requires a valid token; no permission needed.'
+    default:
+      return `Requires permission \`${access}\`.`
+  }
+}
+
+/** Builds the Elysia `detail` object of a route. */
+export function routeDoc(doc: RouteDoc) {
+  const authed = doc.access !== 'public' && doc.access !== 'login'
+  const errors = [...new Set([...doc.errors, ...(authed ? [401] : []), ...(doc.access.includes(':') ? [403] : [])])].sort()
+  const responses: Record<string, unknown> = {
+    [String(doc.success.status)]: {
+      description: doc.success.description,
+      ...(doc.success.headers ? { headers: Object.fromEntries(Object.entries(doc.success.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+      content: { 'application/json': { schema: doc.success.schema, ...(doc.success.example === undefined ? {} : { example: doc.success.example }) } },
+    },
+  }
+  for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` }
+  for (const [status, r] of Object.entries(doc.other ?? {})) {
+    responses[status] = { description: r.description, content: { 'application/json': { schema: r.schema } } }
+  }
+  return {
+    summary: doc.summary,
+    description: [accessText(doc.access), doc.description].filter(Boolean).join('\n\n'),
+    tags: [doc.tag],
+    security: authed ? [{ bearerAuth: [] }] : [],
+    responses: responses as unknown as OpenAPIV3.ResponsesObject,
+    'x-flagd-permission': doc.access,
+  }
+}
+
+/** The text of each documented error status. */
+export function errorText(status: number): string {
+  return ERROR_TEXT[status] ?? 'Error'
+}

@@ -1,0 +1,45 @@
+/**
+ * Which methods a path supports, from the routes Elysia registered. Elysia answers an unknown
+ * method as "not found"; this table lets the error handler tell 404 from 405 and fill `Allow`.
+ */
+
+/** A registered route as Elysia lists it. */
+export interface RouteEntry {
+  method: string
+  path: string
+}
+
+interface Pattern {
+  regex: RegExp
+  methods: Set<string>
+}
+
+function toRegex(path: string): RegExp {
+  const body = path
+    .split('/')
+    .map((seg) => (seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/')
+  return new RegExp(`^${body}/?$`)
+}
+
+/** Answers which methods exist for a path. */
+export interface RouteTable {
+  allowed(pathname: string): string[]
+}
+
+/** Builds the table from Elysia's `app.routes`. */
+export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
+  const patterns = new Map<string, Pattern>()
+  for (const r of routes) {
+    const p = patterns.get(r.path) ?? { regex: toRegex(r.path), methods: new Set<string>() }
+    p.methods.add(r.method.toUpperCase())
+    patterns.set(r.path, p)
+  }
+  return {
+    allowed(pathname) {
+      const methods = new Set<string>()
+      for (const p of patterns.values()) if (p.regex.test(pathname)) for (const m of p.methods) methods.add(m)
+      return [...methods].sort()
+    },
+  }
+}

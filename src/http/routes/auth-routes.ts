@@ -1,0 +1,71 @@
+/** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
+
+import { Elysia } from 'elysia'
+import type { AuthService } from '../../services/auth-service.ts'
+import type { UserService } from '../../services/user-service.ts'
+import { guard, type GuardDeps } from '../auth-guard.ts'
+import { actorOf, metaOf } from '../request-context.ts'
+import { routeDoc } from '../route-docs.ts'
+import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
+import { LoginBody, LoginResponse, UserSchema } from '../schemas/user-schemas.ts'
+import type { TokenService } from '../token-service.ts'
+
+/** Dependencies of the auth routes. */
+export interface AuthRouteDeps extends GuardDeps {
+  auth: AuthService
+  users: UserService
+  tokens: TokenService
+  bodyLimit: number
+}
+
+/** The authentication routes. */
+export function authRoutes(deps: AuthRouteDeps) {
+  return new Elysia({ name: 'auth-routes' })
+    .post(
+      '/api/login',
+      async ({ body, request }) => {
+        const { session, user } = await deps.auth.login(body.username, body.password, metaOf(request).address)
+        const token = await deps.tokens.sign(user.id, session.id, new Date(session.expiresAt))
+        return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
+      },
+      {
+        ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit }),
+        body: LoginBody,
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Log in and get a token',
+          tag: 'auth',
+          access: 'login',
+          description: 'Failed logins are throttled per username and per client address (429 with Retry-After).',
+          success: { status: 200, schema: LoginResponse, description: 'Token and the user it belongs to' },
+          errors: [400, 401, 413, 415, 429, 503],
+        }),
+      },
+    )
+    .post(
+      '/api/logout',
+      async ({ request }) => ({ deleted: true, id: await deps.auth.logout(actorOf(request)) }),
+      {
+        ...guard(deps),
+        query: NoQuery,
+        detail: routeDoc({
+          summary: "End the caller's own session",
+          tag: 'auth',
+          access: 'any-user',
+          success: { status: 200, schema: DeletedById, description: 'The session ended' },
+          errors: [400, 503],
+        }),
+      },
+    )
+    .get('/api/me', ({ request }) => deps.users.get(actorOf(request).userId), {
+      ...guard(deps),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'The calling user',
+        tag: 'auth',
+        access: 'any-user',
+        success: { status: 200, schema: UserSchema, description: 'The caller' },
+        errors: [400],
+      }),
+    })
+}

@@ -1,0 +1,32 @@
+/** GET /health (contract §10): 200 while writable, 503 `degraded` when writes are refused. */
+
+import { Elysia } from 'elysia'
+import type { HealthService } from '../../services/health-service.ts'
+import { VERSION } from '../../version.ts'
+import { routeDoc } from '../route-docs.ts'
+import { NoQuery } from '../schemas/common-schemas.ts'
+import { HealthSchema } from '../schemas/user-schemas.ts'
+
+/** The health route. */
+export function healthRoutes(health: HealthService) {
+  return new Elysia({ name: 'health-routes' }).get(
+    '/health',
+    ({ set }) => {
+      const { writable, flags } = health.check()
+      if (!writable) set.status = 503
+      return { status: writable ? ('ok' as const) : ('degraded' as const), version: VERSION, flags }
+    },
+    {
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Health check',
+        tag: 'operations',
+        access: 'public',
+        description: 'Answers 503 with status "degraded" when storage failed and writes are refused.',
+        success: { status: 200, schema: HealthSchema, description: 'The service is up and writable', example: { status: 'ok', version: VERSION, flags: 42 } },
+        errors: [400],
+        other: { 503: { schema: HealthSchema, description: 'Storage failed: writes are refused until restart' } },
+      }),
+    },
+  )
+}

@@ -1,0 +1,103 @@
+/** /api/users and /api/users/{userId} (contract §4). */
+
+import { Elysia, t } from 'elysia'
+import type { UserService } from '../../services/user-service.ts'
+import { guard, type GuardDeps } from '../auth-guard.ts'
+import { actorOf } from '../request-context.ts'
+import { routeDoc } from '../route-docs.ts'
+import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
+import { CreateUserBody, UpdateUserBody, UserSchema } from '../schemas/user-schemas.ts'
+
+/** Dependencies of the user routes. */
+export interface UserRouteDeps extends GuardDeps {
+  users: UserService
+  bodyLimit: number
+}
+
+const UserIdParams = t.Object({ userId: t.String({ description: 'User id' }) })
+
+/** The user routes. */
+export function userRoutes(deps: UserRouteDeps) {
+  return new Elysia({ name: 'user-routes' })
+    .get('/api/users', () => deps.users.list(), {
+      ...guard(deps, { permission: 'user:read' }),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'List users',
+        tag: 'users',
+        access: 'user:read',
+        description: 'Sorted by lower-cased username.',
+        success: { status: 200, schema: t.Array(UserSchema), description: 'All users' },
+        errors: [400],
+      }),
+    })
+    .post(
+      '/api/users',
+      async ({ body, set }) => {
+        const user = await deps.users.create(body)
+        set.status = 201
+        set.headers.location = `/api/users/${encodeURIComponent(user.id)}`
+        return user
+      },
+      {
+        ...guard(deps, { permission: 'user:write', bodyLimit: deps.bodyLimit }),
+        body: CreateUserBody,
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Create a user',
+          tag: 'users',
+          access: 'user:write',
+          success: { status: 201, schema: UserSchema, description: 'The new user', headers: { Location: 'URL of the new user' } },
+          errors: [400, 409, 413, 415, 503],
+        }),
+      },
+    )
+    .get('/api/users/:userId', ({ params }) => deps.users.get(params.userId), {
+      ...guard(deps, { permission: 'user:read' }),
+      params: UserIdParams,
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Get a user',
+        tag: 'users',
+        access: 'user:read',
+        success: { status: 200, schema: UserSchema, description: 'The user' },
+        errors: [400, 404],
+      }),
+    })
+    .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(actorOf(request), params.userId, body), {
+      ...guard(deps, { bodyLimit: deps.bodyLimit }),
+      params: UserIdParams,
+      body: UpdateUserBody,
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Change a user',
+        tag: 'users',
+        access: 'user:write',
+        description:
+          'Any of username, password, permissions. Without `user:write`, a user may change only its own password, ' +
+          'sending `currentPassword`. A password change ends the user\'s sessions (all but the caller\'s own when it is its own).',
+        success: { status: 200, schema: UserSchema, description: 'The updated user' },
+        errors: [400, 404, 409, 413, 415, 503],
+      }),
+    })
+    .delete(
+      '/api/users/:userId',
+      async ({ params, request }) => {
+        await deps.users.remove(actorOf(request), params.userId)
+        return { deleted: true, id: params.userId }
+      },
+      {
+        ...guard(deps, { permission: 'user:write' }),
+        params: UserIdParams,
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Delete a user',
+          tag: 'users',
+          access: 'user:write',
+          description: 'Ends all its sessions. You cannot delete yourself or the last holder of user:write (409).',
+          success: { status: 200, schema: DeletedById, description: 'The user was deleted' },
+          errors: [400, 404, 409, 503],
+        }),
+      },
+    )
+}

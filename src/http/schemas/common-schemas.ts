@@ -1,0 +1,41 @@
+/** Request and response models shared by every resource: the error envelope, deletions, queries. */
+
+import { t } from 'elysia'
+import { PERMISSIONS } from '../../domain/permission.ts'
+
+/** The error envelope of every non-2xx answer (contract §1.1). */
+export const ErrorSchema = t.Object(
+  {
+    error: t.Object({
+      code: t.String({ description: 'Machine-readable code', example: 'INVALID_REQUEST' }),
+      message: t.String({ description: 'Human-readable sentence', example: 'username is required' }),
+      details: t.Optional(
+        t.Object(
+          {
+            field: t.Optional(t.String({ description: 'Offending field, dotted path for nested fields' })),
+            reason: t.Optional(t.String()),
+            required: t.Optional(t.String({ description: 'Permission that was missing (403)' })),
+            errors: t.Optional(t.Array(t.Object({ field: t.String(), reason: t.String() }))),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    }),
+  },
+  { $id: '#/components/schemas/Error' },
+)
+
+/** Routes that take no query parameters still refuse unknown ones. */
+export const NoQuery = t.Object({}, { additionalProperties: false })
+
+/** ISO 8601 UTC timestamp with milliseconds. */
+export const Timestamp = t.String({ format: 'date-time', example: '2026-11-22T10:15:00.123Z' })
+
+/** A permission name. */
+export const PermissionSchema = t.Union(
+  PERMISSIONS.map((p) => t.Literal(p)),
+  { description: 'Permission name' },
+)
+
+/** `{deleted: true, id}` answer of user and session deletion and logout. */
+export const DeletedById = t.Object({ deleted: t.Boolean({ example: true }), id: t.String() })

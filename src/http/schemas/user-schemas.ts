@@ -1,0 +1,57 @@
+/** Request and response models of users, login and sessions. */
+
+import { t } from 'elysia'
+import { PermissionSchema, Timestamp } from './common-schemas.ts'
+
+export const UserSchema = t.Object({
+  id: t.String({ example: 'usr_3q2bqMWe2G9Zr0yLw1bXcg' }),
+  username: t.String({ example: 'alice' }),
+  permissions: t.Array(PermissionSchema, { example: ['flag:read', 'flag:write'] }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+
+const Username = t.String({ description: '1-64 characters of A-Z a-z 0-9 . _ @ -, unique ignoring case', example: 'alice' })
+const Password = t.String({ description: '8-1024 characters', example: 'correct horse battery' })
+
+export const CreateUserBody = t.Object(
+  { username: Username, password: Password, permissions: t.Optional(t.Array(t.String(), { example: ['flag:read'] })) },
+  { additionalProperties: false },
+)
+
+export const UpdateUserBody = t.Object(
+  {
+    username: t.Optional(Username),
+    password: t.Optional(Password),
+    permissions: t.Optional(t.Array(t.String(), { example: ['flag:read', 'user:read'] })),
+    currentPassword: t.Optional(t.String({ description: 'Required when changing your own password' })),
+  },
+  { additionalProperties: false },
+)
+
+export const LoginBody = t.Object(
+  { username: t.String({ example: 'admin' }), password: t.String({ example: 'correct horse battery' }) },
+  { additionalProperties: false },
+)
+
+export const LoginResponse = t.Object({
+  token: t.String({ description: 'JWT (HS256) to send as Authorization: Bearer <token>' }),
+  user: t.Object({ id: t.String(), username: t.String(), permissions: t.Array(PermissionSchema) }),
+  expiresAt: Timestamp,
+})
+
+export const SessionSchema = t.Object({
+  id: t.String({ example: 'ses_4fJ0QmZ1rV2n8bC3dE5gHw' }),
+  userId: t.String(),
+  username: t.String(),
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+  lastUsedAt: t.String({ format: 'date-time', description: 'Precise to about a minute' }),
+  current: t.Boolean({ description: "True for the caller's own session" }),
+})
+
+export const HealthSchema = t.Object({
+  status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
+  version: t.String({ example: '0.1.0' }),
+  flags: t.Integer({ description: 'Number of flags', example: 42 }),
+})

@@ -1,0 +1,105 @@
+/**
+ * createHttpApp(): the Elysia app with every route, the error handler and the headers every answer
+ * carries (X-Request-Id, Cache-Control: no-store, X-Content-Type-Options: nosniff). `handle()` is
+ * the entry for Bun.serve and for tests alike.
+ */
+
+import { Elysia } from 'elysia'
+import type { Config } from '../config.ts'
+import { AppError } from '../domain/errors.ts'
+import type { AuthService } from '../services/auth-service.ts'
+import type { HealthService } from '../services/health-service.ts'
+import type { SessionService } from '../services/session-service.ts'
+import type { UserService } from '../services/user-service.ts'
+import { clientAddress } from './client-address.ts'
+import { errorResponse, JSON_TYPE, problemMessage, validationProblem } from './error-handler.ts'
+import { attachMeta, metaOf, requestIdFor } from './request-context.ts'
+import { createRouteTable } from './route-table.ts'
+import { authRoutes } from './routes/auth-routes.ts'
+import { docsRoutes } from './routes/docs-routes.ts'
+import { healthRoutes } from './routes/health-routes.ts'
+import { sessionRoutes } from './routes/session-routes.ts'
+import { userRoutes } from './routes/user-routes.ts'
+import type { TokenService } from './token-service.ts'
+
+/** Everything the HTTP layer needs. */
+export interface HttpDeps {
+  config: Config
+  auth: AuthService
+  users: UserService
+  sessions: SessionService
+  health: HealthService
+  tokens: TokenService
+  /** Where unexpected errors are reported (with the request id). */
+  logError?: (requestId: string, err: unknown) => void
+}
+
+/** The HTTP app and its request entry point. */
+export interface HttpApp {
+  app: Elysia
+  handle(request: Request, peerAddress?: string): Promise<Response>
+}
+
+/** Marker the global parser returns: routes read their body in their guard, after auth. */
+const DEFERRED_BODY = Object.freeze({ deferred: true })
+
+const COMMON_HEADERS: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+
+/** Builds the app (see module comment). */
+export function createHttpApp(deps: HttpDeps): HttpApp {
+  const bodyLimit = deps.config.limits.bodyBytes
+  const logError = deps.logError ?? ((id, err) => console.error(`request ${id} failed:`, err))
+  let allowed: (path: string) => string[] = () => []
+
+  const app = new Elysia({ normalize: false })
+    .onParse(() => DEFERRED_BODY)
+    .onError(({ code, error, request }) => {
+      if (error instanceof AppError) return errorResponse(error)
+      if (code === 'NOT_FOUND') {
+        const pathname = new URL(request.url).pathname
+        const methods = allowed(pathname)
+        if (methods.length > 0) {
+          return errorResponse(new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; use ${methods.join(', ')}`), {
+            allow: methods.join(', '),
+          })
+        }
+        return errorResponse(new AppError('NOT_FOUND', `no route ${request.method} ${pathname}`))
+      }
+      if (code === 'VALIDATION') {
+        const v = error as unknown as { type: string; all: never[] }
+        const problem = validationProblem(v.all ?? [], v.type)
+        return errorResponse(new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem }))
+      }
+      if (code === 'PARSE') return errorResponse(new AppError('INVALID_REQUEST', 'request body is not valid JSON', { field: 'body', reason: 'not valid JSON' }))
+      logError(metaOf(request).id, error)
+      return errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
+    })
+    .use(healthRoutes(deps.health))
+    .use(authRoutes({ ...deps, bodyLimit }))
+    .use(userRoutes({ ...deps, bodyLimit }))
+    .use(sessionRoutes(deps))
+
+  app.use(docsRoutes(app))
+  const table = createRouteTable(app.routes)
+  allowed = (path) => table.allowed(path)
+
+  return {
+    app: app as unknown as Elysia,
+    async handle(request, peerAddress = '127.0.0.1') {
+      const id = requestIdFor(request)
+      attachMeta(request, { id, address: clientAddress(request, peerAddress, deps.config.trustProxy), startedAt: performance.now() })
+      let response: Response
+      try {
+        response = await app.handle(request)
+      } catch (err) {
+        logError(id, err)
+        response = errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
+      }
+      const headers = response.headers
+      headers.set('x-request-id', id)
+      for (const [k, v] of Object.entries(COMMON_HEADERS)) headers.set(k, v)
+      if (headers.get('content-type')?.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
+      return response
+    },
+  }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bun
+/** Entry point of `flagd` (and of `bun build --compile`): parses the command line, nothing else. */
+
+import { defineCommand } from 'citty'
+import { runCli } from './cli/run-cli.ts'
+import { serveCommand } from './cli/serve-command.ts'
+import { userCommand } from './cli/user-command.ts'
+import { VERSION } from './version.ts'
+
+const versionCommand = defineCommand({
+  meta: { name: 'version', description: 'Print the flagd version' },
+  run: () => console.log(VERSION),
+})
+
+const main = defineCommand({
+  meta: { name: 'flagd', version: VERSION, description: 'Self-hosted feature-flag service' },
+  subCommands: { serve: serveCommand, user: userCommand, version: versionCommand },
+})
+
+process.exit(await runCli(main, process.argv.slice(2)))

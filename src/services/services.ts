@@ -1,0 +1,45 @@
+/**
+ * createServices(): the one set of use cases over a store, shared by the HTTP API, the CLI and the
+ * watcher, so every entry point applies the same rules.
+ */
+
+import type { Config } from '../config.ts'
+import type { Store } from '../storage/json-file-store.ts'
+import { createAuthService, type AuthService } from './auth-service.ts'
+import { createHealthService, type HealthService } from './health-service.ts'
+import { createLoginThrottle } from './login-throttle.ts'
+import { createPasswordHasher, type HashCost, type PasswordHasher } from './password-hasher.ts'
+import { createSessionService, type SessionService } from './session-service.ts'
+import { createUserService, type UserService } from './user-service.ts'
+
+/** Every service. */
+export interface Services {
+  users: UserService
+  auth: AuthService
+  sessions: SessionService
+  health: HealthService
+  hasher: PasswordHasher
+}
+
+/** Options that tests tune (a cheaper hash keeps suites fast; production uses the default). */
+export interface ServiceOptions {
+  hashCost?: HashCost
+  now?: () => Date
+}
+
+/** Wires the services over `store`. */
+export function createServices(store: Store, config: Config, options: ServiceOptions = {}): Services {
+  const hasher = createPasswordHasher(options.hashCost)
+  const now = options.now ?? (() => new Date())
+  const throttle = createLoginThrottle(
+    { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: config.auth.loginUserWindowSeconds * 1000 },
+    { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
+  )
+  return {
+    users: createUserService(store, hasher, now),
+    auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now }),
+    sessions: createSessionService(store, now),
+    health: createHealthService(store),
+    hasher,
+  }
+}
