@@ -6,7 +6,7 @@
  */
 
 import type { Permission } from '../domain/permission.ts'
-import { requirePermission } from '../domain/actor.ts'
+import { requirePermission, type Actor } from '../domain/actor.ts'
 import { UnauthorizedError } from '../domain/errors.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import { readJsonBody } from './body-reader.ts'
@@ -25,9 +25,11 @@ export interface GuardOptions {
   bodyLimit?: number
   /** False for routes that need no token but still read a JSON body (login). */
   authenticate?: boolean
+  /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
+  authorize?: (actor: Actor, params: Record<string, string>) => void
 }
 
-type TransformContext = { request: Request; body: unknown }
+type TransformContext = { request: Request; body: unknown; params?: unknown }
 
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*$/i
 
@@ -50,6 +52,7 @@ export function guard(deps: GuardDeps, options: GuardOptions = {}) {
         await authenticateRequest(deps, ctx.request)
         const actor = metaOf(ctx.request).actor
         if (options.permission && actor) requirePermission(actor, options.permission)
+        if (options.authorize && actor) options.authorize(actor, (ctx.params ?? {}) as Record<string, string>)
       }
       if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit)
     },

@@ -33,6 +33,21 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
 
+/** Applies `toOpenApi30` to the schema of every media type of every response. */
+function convertResponses(responses: Record<string, Json>): Record<string, Json> {
+  const out: Record<string, Json> = {}
+  for (const [status, response] of Object.entries(responses)) {
+    const content = response.content as Record<string, Json> | undefined
+    if (!content) {
+      out[status] = response
+      continue
+    }
+    const converted = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { ...media, schema: toOpenApi30(media.schema) }]))
+    out[status] = { ...response, content: converted }
+  }
+  return out
+}
+
 function errorResponses(): Json {
   const out: Json = {}
   for (const status of ERROR_STATUSES) {
@@ -67,7 +82,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     if (route.hooks.body) {
       op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(route.hooks.body) } } }
     } else delete op.requestBody
-    op.responses = toOpenApi30(op.responses ?? {})
+    op.responses = convertResponses((op.responses ?? {}) as Record<string, Json>)
     delete op['x-wildcard']
     paths[key] = { ...paths[key], [method]: op }
   }

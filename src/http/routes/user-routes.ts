@@ -1,6 +1,7 @@
 /** /api/users and /api/users/{userId} (contract §4). */
 
 import { Elysia, t } from 'elysia'
+import { requirePermission } from '../../domain/actor.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
 import { actorOf } from '../request-context.ts'
@@ -65,7 +66,13 @@ export function userRoutes(deps: UserRouteDeps) {
       }),
     })
     .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(actorOf(request), params.userId, body), {
-      ...guard(deps, { bodyLimit: deps.bodyLimit }),
+      ...guard(deps, {
+        bodyLimit: deps.bodyLimit,
+        // Without user:write only one's own password may change: refuse other targets before the body.
+        authorize: (actor, params) => {
+          if (params.userId !== actor.userId) requirePermission(actor, 'user:write')
+        },
+      }),
       params: UserIdParams,
       body: UpdateUserBody,
       query: NoQuery,

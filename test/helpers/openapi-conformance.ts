@@ -1,0 +1,68 @@
+/**
+ * Checks real responses against the OpenAPI document the app serves: finds the operation for a
+ * method and concrete path, picks the response for the status, and validates the body with ajv.
+ */
+
+import Ajv from 'ajv'
+
+type Json = Record<string, any>
+
+/** A validator bound to one OpenAPI document. */
+export interface Conformance {
+  /** Returns the list of problems (empty when the response matches the document). */
+  check(method: string, path: string, status: number, body: unknown): string[]
+}
+
+function resolveRefs(doc: Json, node: any, seen = 0): any {
+  if (seen > 50) return node
+  if (Array.isArray(node)) return node.map((n) => resolveRefs(doc, n, seen + 1))
+  if (node && typeof node === 'object') {
+    if (typeof node.$ref === 'string') {
+      const target = node.$ref.replace(/^#\//, '').split('/').reduce((o: Json, k: string) => o?.[k], doc)
+      return resolveRefs(doc, target, seen + 1)
+    }
+    const out: Json = {}
+    for (const [k, v] of Object.entries(node)) out[k] = resolveRefs(doc, v, seen + 1)
+    return out
+  }
+  return node
+}
+
+/** Converts the 3.0 `nullable` keyword for ajv. */
+function nullable(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(nullable)
+  if (!schema || typeof schema !== 'object') return schema
+  const out: Json = {}
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'example' ? v : nullable(v)
+  if (out.nullable === true) {
+    delete out.nullable
+    return { anyOf: [out, { type: 'null' }] }
+  }
+  return out
+}
+
+/** Builds a checker over `doc`. */
+export function conformance(doc: Json): Conformance {
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  ajv.addKeyword('example')
+  ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/)
+  const templates = Object.keys(doc.paths).map((template) => ({
+    template,
+    regex: new RegExp(`^${template.replace(/\{flagName\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  }))
+  return {
+    check(method, path, status, body) {
+      const pathname = path.split('?')[0] as string
+      const match = templates.find((t) => t.regex.test(pathname))
+      if (!match) return [`no documented path for ${pathname}`]
+      const op = doc.paths[match.template][method.toLowerCase()]
+      if (!op) return [`${method} ${match.template} is not documented`]
+      const response = resolveRefs(doc, op.responses[String(status)])
+      if (!response) return [`${method} ${match.template} does not document status ${status}`]
+      const schema = response.content?.['application/json']?.schema
+      if (!schema) return []
+      const validate = ajv.compile(nullable(schema))
+      return validate(body) ? [] : (validate.errors ?? []).map((e) => `${method} ${path} ${status}: ${e.instancePath} ${e.message}`)
+    },
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * createTestApp(): a real app on a fresh temp data directory, driven through `http.handle()` with
+ * real Request objects. Password hashing is made cheaper than production so suites stay fast; one
+ * test checks the production cost separately.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp, type App, type AppOptions } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { PERMISSIONS } from '../../src/domain/permission.ts'
+
+export const CHEAP_HASH = { memoryCost: 1024, timeCost: 1 }
+export const ADMIN = { username: 'admin', password: 'admin-password' }
+
+/** A fresh temp directory, removed by the caller. */
+export function tempDir(prefix = 'flagd-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** Options of a test request. */
+export interface ReqOptions {
+  body?: unknown
+  rawBody?: string | Uint8Array
+  token?: string
+  headers?: Record<string, string>
+  peer?: string
+}
+
+/** A test response: status, headers, and the parsed JSON body (or text). */
+export interface TestResponse {
+  status: number
+  headers: Headers
+  body: any
+  text: string
+}
+
+/** A running test app. */
+export interface TestApp {
+  app: App
+  dataDir: string
+  adminToken: string
+  req(method: string, path: string, options?: ReqOptions): Promise<TestResponse>
+  login(username: string, password: string): Promise<string>
+  /** Creates a user with the given permissions and returns its id and a token. */
+  userWith(permissions: readonly string[], name?: string): Promise<{ id: string; token: string; username: string; password: string }>
+  close(): Promise<void>
+}
+
+let counter = 0
+
+/** Starts an app with an admin holding every permission. */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions & { dataDir?: string } = {},
+): Promise<TestApp> {
+  const dataDir = options.dataDir ?? tempDir()
+  const config = await loadConfig({ cwd: dataDir, env, flags: { dataDir } })
+  const app = await createApp(config, { hashCost: CHEAP_HASH, ...options })
+  if (app.services.users.count() === 0) await app.services.users.create({ ...ADMIN, permissions: [...PERMISSIONS] })
+
+  async function req(method: string, path: string, o: ReqOptions = {}): Promise<TestResponse> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) }
+    let body: BodyInit | undefined
+    if (o.rawBody !== undefined) body = o.rawBody as BodyInit
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    if (o.token) headers.authorization = `Bearer ${o.token}`
+    const res = await app.http.handle(new Request(`http://localhost${path}`, { method, headers, body }), o.peer ?? '127.0.0.1')
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text }
+  }
+
+  async function login(username: string, password: string): Promise<string> {
+    const res = await req('POST', '/api/login', { body: { username, password } })
+    if (res.status !== 200) throw new Error(`login ${username} failed: ${res.status} ${res.text}`)
+    return res.body.token as string
+  }
+
+  const adminToken = await login(ADMIN.username, ADMIN.password)
+  return {
+    app,
+    dataDir,
+    adminToken,
+    req,
+    login,
+    async userWith(permissions, name) {
+      const username = name ?? `user${++counter}`
+      const password = `${username}-password`
+      const res = await req('POST', '/api/users', { token: adminToken, body: { username, password, permissions } })
+      if (res.status !== 201) throw new Error(`creating ${username} failed: ${res.status} ${res.text}`)
+      return { id: res.body.id, username, password, token: await login(username, password) }
+    },
+    async close() {
+      await app.close()
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}

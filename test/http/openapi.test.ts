@@ -1,0 +1,89 @@
+/** Contract §9: the OpenAPI document validates, covers every route, and the explorer works offline. */
+
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+let t: TestApp
+let doc: any
+beforeAll(async () => {
+  t = await createTestApp()
+  doc = (await t.req('GET', '/api/openapi.json')).body
+})
+afterAll(() => t.close())
+
+test('is OpenAPI 3.0.x and passes swagger-parser validation', async () => {
+  expect(doc.openapi).toMatch(/^3\.0\.\d+$/)
+  await SwaggerParser.validate(structuredClone(doc))
+})
+
+test('documents every route the app serves', () => {
+  const documented = new Set<string>()
+  for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`)
+  const served = (t.app.http.app.routes as { method: string; path: string }[])
+    .filter((r) => !r.path.startsWith('/api/docs') && r.path !== '/api/openapi.json')
+    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+  for (const route of served) expect(documented).toContain(route)
+})
+
+test('every operation has a summary, responses with descriptions, and says who may call it', () => {
+  for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      expect(op.summary, `${method} ${path}`).toBeString()
+      expect(op.description, `${method} ${path}`).toMatch(/Requires|No authentication/)
+      for (const r of Object.values<any>(op.responses)) if (!r.$ref) expect(r.description).toBeString()
+      const secured = (op.security ?? []).length > 0
+      expect(secured).toBe(!/No authentication/.test(op.description))
+    }
+  }
+  expect(doc.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+  expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message'])
+})
+
+test('has examples', () => {
+  expect(JSON.stringify(doc)).toContain('"example"')
+})
+
+test('the explorer page and its assets are served locally', async () => {
+  const page = await t.req('GET', '/api/docs')
+  expect(page.headers.get('content-type')).toStartWith('text/html')
+  expect(page.text).toContain('/api/openapi.json')
+  expect(page.text).not.toMatch(/https?:\/\//)
+  const js = await t.req('GET', '/api/docs/swagger-ui-bundle.js')
+  expect(js.status).toBe(200)
+  expect(js.text.length).toBeGreaterThan(100_000)
+  const css = await t.req('GET', '/api/docs/swagger-ui.css')
+  expect(css.status).toBe(200)
+})
+
+test('real responses match the document', async () => {
+  const { conformance } = await import('../helpers/openapi-conformance.ts')
+  const c = conformance(doc)
+  const u = await t.userWith(['flag:read'])
+  const calls: [string, string, { body?: unknown; token?: string; rawBody?: string }][] = [
+    ['GET', '/health', {}],
+    ['POST', '/api/login', { body: { username: 'admin', password: 'admin-password' } }],
+    ['POST', '/api/login', { body: { username: 'admin', password: 'wrong-password' } }],
+    ['POST', '/api/login', { body: { username: 'admin' } }],
+    ['GET', '/api/me', { token: t.adminToken }],
+    ['GET', '/api/users', { token: t.adminToken }],
+    ['GET', '/api/users', {}],
+    ['GET', '/api/users', { token: u.token }],
+    ['GET', `/api/users/${u.id}`, { token: t.adminToken }],
+    ['GET', '/api/users/nope', { token: t.adminToken }],
+    ['POST', '/api/users', { token: t.adminToken, body: { username: 'conform', password: 'password1' } }],
+    ['POST', '/api/users', { token: t.adminToken, body: { username: 'conform', password: 'password1' } }],
+    ['POST', '/api/users', { token: t.adminToken, rawBody: '{}' }],
+    ['PUT', `/api/users/${u.id}`, { token: t.adminToken, body: { permissions: ['flag:write'] } }],
+    ['GET', '/api/sessions', { token: t.adminToken }],
+    ['DELETE', `/api/users/${u.id}`, { token: t.adminToken }],
+    ['POST', '/api/logout', { token: (await t.userWith([])).token }],
+    ['DELETE', '/api/sessions/nope', { token: t.adminToken }],
+  ]
+  const problems: string[] = []
+  for (const [method, path, o] of calls) {
+    const res = await t.req(method, path, o)
+    problems.push(...c.check(method, path, res.status, res.body))
+  }
+  expect(problems).toEqual([])
+})
