@@ -82,15 +82,42 @@ export async function bootstrapAdmin(app: App, env: Record<string, string | unde
   )
 }
 
+/** A listening server and the number of requests it is answering right now. */
+export interface Listener {
+  server: Server<undefined>
+  inFlight(): number
+  /** Stops accepting, waits for in-flight requests (at most `graceMs`), then closes idle connections. */
+  stop(graceMs: number): Promise<void>
+}
+
 /** Starts listening; bodies above twice the largest limit are cut by Bun itself. */
-export function listen(app: App): Server<undefined> {
+export function listen(app: App): Listener {
   const { config } = app
-  return Bun.serve({
+  let inFlight = 0
+  const server = Bun.serve({
     hostname: config.host,
     port: config.port,
     development: false,
     maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
-    fetch: (request, server) => app.http.handle(request, server.requestIP(request)?.address ?? 'unknown'),
+    async fetch(request, srv) {
+      inFlight++
+      try {
+        return await app.http.handle(request, srv.requestIP(request)?.address ?? 'unknown')
+      } finally {
+        inFlight--
+      }
+    },
     error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
   })
+  return {
+    server,
+    inFlight: () => inFlight,
+    async stop(graceMs) {
+      const stopped = server.stop(false) // stop accepting; keep-alive sockets may linger
+      const deadline = Date.now() + graceMs
+      while (inFlight > 0 && Date.now() < deadline) await Bun.sleep(10)
+      await server.stop(true)
+      await stopped
+    },
+  }
 }

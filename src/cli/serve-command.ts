@@ -1,8 +1,7 @@
 /** `flagd serve`: run the daemon until SIGTERM or SIGINT. */
 
-import type { Server } from 'bun'
 import { defineCommand } from 'citty'
-import { bootstrapAdmin, createApp, listen, type App } from '../app.ts'
+import { bootstrapAdmin, createApp, listen, type App, type Listener } from '../app.ts'
 import { VERSION } from '../version.ts'
 import { configArgs, configFromArgs } from './common-args.ts'
 
@@ -13,7 +12,7 @@ function log(line: string): void {
 }
 
 /** Resolves once a signal stopped the server gracefully and the store is closed. */
-function untilStopped(server: Server<undefined>, app: App): Promise<void> {
+function untilStopped(listener: Listener, app: App): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false
     const onSignal = (signal: string) => {
@@ -23,12 +22,10 @@ function untilStopped(server: Server<undefined>, app: App): Promise<void> {
       }
       stopping = true
       log(`${signal}: finishing in-flight requests, then exiting`)
-      const force = setTimeout(() => void server.stop(true), SHUTDOWN_GRACE_MS)
-      void server
-        .stop(false)
+      void listener
+        .stop(SHUTDOWN_GRACE_MS)
         .then(() => app.close())
         .then(() => {
-          clearTimeout(force)
           log('stopped')
           resolve()
         })
@@ -54,8 +51,9 @@ export const serveCommand = defineCommand({
       await app.close()
       throw err
     }
-    const server = listen(app)
-    log(`${VERSION} listening on http://${server.hostname}:${server.port} (data ${config.dataDir}, environment ${config.environment})`)
-    await untilStopped(server, app)
+    const listener = listen(app)
+    const { hostname, port } = listener.server
+    log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}, environment ${config.environment})`)
+    await untilStopped(listener, app)
   },
 })

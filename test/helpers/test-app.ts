@@ -62,8 +62,8 @@ export async function createTestApp(
 
   async function req(method: string, path: string, o: ReqOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...(o.headers ?? {}) }
-    let body: BodyInit | undefined
-    if (o.rawBody !== undefined) body = o.rawBody as BodyInit
+    let body: string | Uint8Array | undefined
+    if (o.rawBody !== undefined) body = o.rawBody
     else if (o.body !== undefined) {
       body = JSON.stringify(o.body)
       headers['content-type'] ??= 'application/json'

@@ -1,0 +1,122 @@
+/** The daemon as a process: lock, bootstrap, config precedence, graceful stop (contract §11). */
+
+import { afterAll, setDefaultTimeout, describe, expect, test } from 'bun:test'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+
+const dirs: string[] = []
+const dir = () => {
+  const d = tempDir()
+  dirs.push(d)
+  return d
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+const login = (url: string, username: string, password: string) =>
+  fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+
+describe('one daemon per data directory', () => {
+  test('a second serve exits non-zero before binding; the lock dies with kill -9', async () => {
+    const cwd = dir()
+    const first = await startDaemon(cwd)
+    const second = await runFlagd(['serve', '--port', String(first.port + 1)], { cwd })
+    expect(second.code).not.toBe(0)
+    expect(second.stderr).toContain('in use')
+    expect(second.stdout).not.toContain('listening')
+    first.proc.kill('SIGKILL')
+    await first.proc.exited
+    const third = await startDaemon(cwd)
+    expect((await fetch(`${third.url}/health`)).status).toBe(200)
+    third.proc.kill('SIGTERM')
+    expect(await third.proc.exited).toBe(0)
+  })
+})
+
+describe('first user', () => {
+  test('FLAGD_ADMIN_USERNAME/PASSWORD create an admin with every permission', async () => {
+    const cwd = dir()
+    const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'root', FLAGD_ADMIN_PASSWORD: 'root-password' })
+    expect(d.output()).toContain('created the first user "root"')
+    const res = await login(d.url, 'root', 'root-password')
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { user: { permissions: string[] } }).user.permissions).toHaveLength(8)
+    d.proc.kill('SIGTERM')
+    expect(await d.proc.exited).toBe(0)
+    expect(d.output()).toContain('stopped')
+  })
+
+  test('with no users and no variables it explains how to create one', async () => {
+    const d = await startDaemon(dir())
+    expect(d.output()).toContain('flagd user add')
+    d.proc.kill('SIGINT')
+    expect(await d.proc.exited).toBe(0)
+  })
+})
+
+describe('configuration', () => {
+  test('flagd.config.ts < environment < flags', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'flagd.config.ts'), `export default { dataDir: './from-file', environment: 'from-file', host: '127.0.0.1' }\n`)
+    const d = await startDaemon(cwd, ['--data-dir', './from-flag'], { FLAGD_DATA_DIR: './from-env' })
+    expect(d.output()).toContain(join(cwd, 'from-flag'))
+    expect(d.output()).toContain('environment from-file')
+    d.proc.kill('SIGTERM')
+    await d.proc.exited
+    const e = await startDaemon(cwd, [], { FLAGD_DATA_DIR: './from-env' })
+    expect(e.output()).toContain(join(cwd, 'from-env'))
+    e.proc.kill('SIGTERM')
+    await e.proc.exited
+  })
+
+  test.each([
+    [{ FLAGD_PORT: 'eighty' }, [], 'port'],
+    [{ FLAGD_ENVIRONMENT: 'has space' }, [], 'environment'],
+    [{ FLAGD_AUTH_TOKEN_TTL: 'forever' }, [], 'auth.tokenTtl'],
+    [{ FLAGD_LIMITS_BODY_BYTES: '-1' }, [], 'limits.bodyBytes'],
+    [{}, ['--port', '99999'], 'port'],
+  ])('an invalid value %j %j stops start-up naming the key', async (env, args, key) => {
+    const res = await runFlagd(['serve', ...args], { cwd: dir(), env })
+    expect(res.code).not.toBe(0)
+    expect(res.stderr).toContain(`error: invalid configuration: ${key}`)
+  })
+
+  test('an unknown key in the config file is refused', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'flagd.config.ts'), `export default { prot: 8080 }\n`)
+    const res = await runFlagd(['serve'], { cwd })
+    expect(res.code).toBe(1)
+    expect(res.stderr).toContain('unknown configuration key "prot"')
+  })
+
+  test('--config names another file; a missing one is an error', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'other.ts'), `export default { environment: 'other-env' }\n`)
+    const d = await startDaemon(cwd, ['--config', 'other.ts'])
+    expect(d.output()).toContain('environment other-env')
+    d.proc.kill('SIGTERM')
+    await d.proc.exited
+    const missing = await runFlagd(['serve', '--config', 'nope.ts'], { cwd })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('does not exist')
+  })
+})
+
+test('serves over real HTTP: curl-like login → token → users', async () => {
+  const cwd = dir()
+  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
+  const { token } = (await (await login(d.url, 'admin', 'admin-password')).json()) as { token: string }
+  const users = await fetch(`${d.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })
+  expect(users.status).toBe(200)
+  expect(((await users.json()) as unknown[]).length).toBe(1)
+  const big = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) })
+  expect(big.status).toBe(413)
+  expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE')
+  d.proc.kill('SIGTERM')
+  expect(await d.proc.exited).toBe(0)
+})

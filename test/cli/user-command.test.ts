@@ -1,0 +1,69 @@
+/** `flagd user add|list`, `flagd version`, help and exit codes. */
+
+import { afterAll, setDefaultTimeout, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+
+const cwd = tempDir()
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+
+test('user add reads the password from stdin and grants every permission by default', async () => {
+  const res = await runFlagd(['user', 'add', 'alice', '--password-stdin'], { cwd, stdin: 'alice-password\n' })
+  expect(res.code).toBe(0)
+  expect(res.stdout).toContain('created user alice')
+  const list = await runFlagd(['user', 'list', '--json'], { cwd })
+  const users = JSON.parse(list.stdout)
+  expect(users).toHaveLength(1)
+  expect(users[0].permissions).toHaveLength(8)
+  expect(list.stdout).not.toContain('argon2')
+})
+
+test('user add with a permission list, then log in with it', async () => {
+  const res = await runFlagd(['user', 'add', 'bob', '--permissions', 'flag:read,flag:write', '--password-stdin'], { cwd, stdin: 'bob-password' })
+  expect(res.code).toBe(0)
+  const d = await startDaemon(cwd)
+  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"bob","password":"bob-password"}' })
+  expect(((await login.json()) as { user: { permissions: string[] } }).user.permissions).toEqual(['flag:read', 'flag:write'])
+  const whileRunning = await runFlagd(['user', 'list'], { cwd })
+  expect(whileRunning.code).toBe(1)
+  expect(whileRunning.stderr).toContain('in use')
+  d.proc.kill('SIGTERM')
+  await d.proc.exited
+})
+
+test('user list prints a table', async () => {
+  const res = await runFlagd(['user', 'list'], { cwd })
+  expect(res.code).toBe(0)
+  expect(res.stdout.split('\n')[0]).toMatch(/^ID\s+USERNAME\s+PERMISSIONS\s+CREATED$/)
+  expect(res.stdout).toContain('alice')
+})
+
+test.each([
+  [['user', 'add', 'alice', '--password-stdin'], 'alice-password', 1, 'taken'],
+  [['user', 'add', 'carl', '--password-stdin'], 'short', 1, 'at least 8'],
+  [['user', 'add', 'carl', '--permissions', 'flag:fly', '--password-stdin'], 'carl-password', 1, 'unknown permission'],
+  [['user', 'add', 'carl'], undefined, 2, '--password-stdin'],
+  [['user', 'add'], undefined, 2, 'USERNAME'],
+  [['user', 'add', 'carl', '--pasword-stdin'], undefined, 2, 'unknown option'],
+  [['user', 'remove', 'carl'], undefined, 2, 'unknown command'],
+  [['frobnicate'], undefined, 2, 'unknown command'],
+  [['user'], undefined, 2, 'missing command'],
+])('%j fails with exit %#', async (args, stdin, code, text) => {
+  const res = await runFlagd(args, { cwd, stdin })
+  expect(res.code).toBe(code)
+  expect(res.stderr).toStartWith('error: ')
+  expect(res.stderr).toContain(text)
+})
+
+test('--help on every command, version', async () => {
+  for (const args of [['--help'], ['serve', '--help'], ['user', '--help'], ['user', 'add', '--help'], ['user', 'list', '--help']]) {
+    const res = await runFlagd(args, { cwd })
+    expect(res.code).toBe(0)
+    expect(res.stdout + res.stderr).toContain('USAGE')
+  }
+  const v = await runFlagd(['version'], { cwd })
+  expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+})

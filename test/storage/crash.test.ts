@@ -1,0 +1,58 @@
+/**
+ * Contract §11: an acknowledged change survives `kill -9` at any moment. A child commits in a loop
+ * and prints each acknowledged key; it is killed with SIGKILL at random moments, then the file must
+ * parse and hold every acknowledged key, and reopening leaves no temp file.
+ */
+
+import { expect, test } from 'bun:test'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { openJsonFileStore, stateFilePath } from '../../src/storage/json-file-store.ts'
+import { parseState } from '../../src/storage/state.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 30)
+
+async function runAndKill(dir: string, start: number): Promise<string[]> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, 'crash-child.ts'), dir, String(start)], { stdout: 'pipe', stderr: 'inherit' })
+  const acked: string[] = []
+  const reader = child.stdout.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let killAt = Number.POSITIVE_INFINITY
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const { done, value } = await reader.read()
+    if (done) break
+    buffer += decoder.decode(value, { stream: true })
+    const lines = buffer.split('\n')
+    buffer = lines.pop() ?? ''
+    for (const line of lines) {
+      if (line === 'ready') killAt = Date.now() + 20 + Math.random() * 150
+      else if (line) acked.push(line)
+    }
+    if (Date.now() >= killAt) break
+  }
+  child.kill('SIGKILL')
+  await child.exited
+  return acked
+}
+
+test(`every acknowledged change survives SIGKILL (${ROUNDS} rounds)`, async () => {
+  const dir = tempDir()
+  const all: string[] = []
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const acked = await runAndKill(dir, round * 1_000_000)
+      all.push(...acked)
+      const state = parseState('state', readFileSync(stateFilePath(dir), 'utf8'))
+      for (const key of all) expect(state.flags[key]).toEqual({ n: key, pad: 'x'.repeat(200) })
+    }
+    expect(all.length).toBeGreaterThan(ROUNDS)
+    const store = await openJsonFileStore({ dataDir: dir })
+    expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
+    await store.close()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 120_000)
