@@ -45,13 +45,20 @@ export class InvalidError extends AppError {
   }
 }
 
+function summarize(problems: FieldProblem[]): string {
+  const shown = problems.slice(0, 3).map((p) => `${p.field}: ${p.reason}`)
+  if (problems.length === 1) return shown[0] as string
+  const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''
+  return `${problems.length} problems: ${shown.join('; ')}${more}`
+}
+
 /** Several input problems reported at once (import documents, flag definitions). */
 export class ValidationFailedError extends AppError {
   constructor(readonly problems: FieldProblem[], message?: string) {
     const first = problems[0]
     super(
       'INVALID_REQUEST',
-      message ?? (problems.length === 1 && first ? `${first.field}: ${first.reason}` : `${problems.length} problems found`),
+      message ?? summarize(problems),
       first ? { field: first.field, reason: first.reason, errors: problems } : { errors: problems },
     )
   }

@@ -12,6 +12,7 @@ import { VERSION } from '../version.ts'
 import { errorText } from './route-docs.ts'
 import { toOpenApi30 } from './openapi-schema.ts'
 import { ErrorSchema } from './schemas/common-schemas.ts'
+import { flagComponents } from './schemas/flag-schemas.ts'
 
 type Json = Record<string, unknown>
 
@@ -26,7 +27,7 @@ const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.j
 interface RouteInfo {
   method: string
   path: string
-  hooks: { body?: unknown; detail?: { 'x-wildcard'?: { name: string; description: string } } }
+  hooks: { body?: unknown; detail?: { 'x-wildcard'?: { name: string; description: string }; 'x-body'?: unknown } }
 }
 
 function openApiPath(path: string): string {
@@ -79,9 +80,11 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     }
     if (parameters.length > 0) op.parameters = parameters.map((p) => ({ ...p, schema: toOpenApi30(p.schema) }))
     else delete op.parameters
-    if (route.hooks.body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(route.hooks.body) } } }
+    const body = route.hooks.detail?.['x-body'] ?? route.hooks.body
+    if (body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(body) } } }
     } else delete op.requestBody
+    delete op['x-body']
     op.responses = convertResponses((op.responses ?? {}) as Record<string, Json>)
     delete op['x-wildcard']
     paths[key] = { ...paths[key], [method]: op }
@@ -107,7 +110,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Error: toOpenApi30(ErrorSchema) },
+      schemas: { Error: toOpenApi30(ErrorSchema), ...flagComponents() },
       responses: errorResponses(),
     },
   }

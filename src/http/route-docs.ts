@@ -17,10 +17,16 @@ export interface RouteDoc {
   tag: string
   access: Access
   description?: string
-  success: { status: number; schema: TSchema; description: string; example?: unknown; headers?: Record<string, string> }
+  success: { status: number; schema: TSchema | Record<string, unknown>; description: string; example?: unknown; headers?: Record<string, string> }
+  /** Request body schema for the document when the route validates its body in the domain. */
+  body?: Record<string, unknown>
+  /** A wildcard path segment documented as one `{name}` parameter that may contain `/`. */
+  wildcard?: { name: string; description: string }
+  /** Header parameters (e.g. If-Match). */
+  headers?: { name: string; description: string }[]
   errors: number[]
   /** Non-error-envelope answers besides the success one (e.g. health's 503). */
-  other?: Record<number, { schema: TSchema; description: string }>
+  other?: Record<number, { schema: TSchema | Record<string, unknown>; description: string }>
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -73,6 +79,11 @@ export function routeDoc(doc: RouteDoc) {
     security: authed ? [{ bearerAuth: [] }] : [],
     responses: responses as unknown as OpenAPIV3.ResponsesObject,
     'x-flagd-permission': doc.access,
+    ...(doc.body ? { 'x-body': doc.body } : {}),
+    ...(doc.wildcard ? { 'x-wildcard': doc.wildcard } : {}),
+    ...(doc.headers
+      ? { parameters: doc.headers.map((h): OpenAPIV3.ParameterObject => ({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })) }
+      : {}),
   }
 }
 

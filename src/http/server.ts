@@ -8,6 +8,7 @@ import { Elysia } from 'elysia'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import type { AuthService } from '../services/auth-service.ts'
+import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
@@ -17,6 +18,7 @@ import { attachMeta, metaOf, requestIdFor } from './request-context.ts'
 import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
+import { flagRoutes } from './routes/flag-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { userRoutes } from './routes/user-routes.ts'
@@ -27,6 +29,7 @@ export interface HttpDeps {
   config: Config
   auth: AuthService
   users: UserService
+  flags: FlagService
   sessions: SessionService
   health: HealthService
   tokens: TokenService
@@ -77,6 +80,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(healthRoutes(deps.health))
     .use(authRoutes({ ...deps, bodyLimit }))
     .use(userRoutes({ ...deps, bodyLimit }))
+    .use(flagRoutes({ ...deps, bodyLimit }))
     .use(sessionRoutes(deps))
 
   app.use(docsRoutes(app))

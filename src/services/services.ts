@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts'
 import type { Store } from '../storage/json-file-store.ts'
 import { createAuthService, type AuthService } from './auth-service.ts'
+import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createPasswordHasher, type HashCost, type PasswordHasher } from './password-hasher.ts'
@@ -15,6 +16,7 @@ import { createUserService, type UserService } from './user-service.ts'
 /** Every service. */
 export interface Services {
   users: UserService
+  flags: FlagService
   auth: AuthService
   sessions: SessionService
   health: HealthService
@@ -37,6 +39,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   )
   return {
     users: createUserService(store, hasher, now),
+    flags: createFlagService(store, now),
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now }),
     sessions: createSessionService(store, now),
     health: createHealthService(store),

@@ -20,6 +20,8 @@ export interface Store {
   readonly state: State
   /** False after a failed write: the service refuses changes until restarted. */
   readonly writable: boolean
+  /** Grows whenever the in-memory state changes; read models use it to know when to rebuild. */
+  readonly version: number
   /**
    * Applies `change` now and resolves with its result once the change is durable. `change` must
    * check everything before it modifies anything: if it throws, the state must be as it was.
@@ -87,6 +89,7 @@ export async function openJsonFileStore(options: StoreOptions): Promise<Store> {
 
 class JsonFileStore implements Store {
   private isWritable = true
+  private changes = 0
   private pending: Batch | undefined
   private writing: Promise<void> | undefined
   readonly stats = { commits: 0, changes: 0, lastCommitMs: 0, lastBatchSize: 0 }
@@ -101,6 +104,10 @@ class JsonFileStore implements Store {
     return this.db.data
   }
 
+  get version(): number {
+    return this.changes
+  }
+
   get writable(): boolean {
     return this.isWritable
   }
@@ -108,6 +115,7 @@ class JsonFileStore implements Store {
   async mutate<T>(change: (state: State) => T): Promise<T> {
     if (!this.isWritable) throw new UnavailableError()
     const result = change(this.db.data)
+    this.changes++
     await this.enqueue()
     return result
   }
@@ -154,6 +162,7 @@ class JsonFileStore implements Store {
     this.isWritable = false
     const last = this.adapter.lastWritten
     this.db.data = last === undefined ? emptyState() : (JSON.parse(last) as State)
+    this.changes++
     console.error(`flagd: writing the state file failed, the service is now read-only: ${(cause as Error)?.message ?? cause}`)
     const error = new UnavailableError()
     batch.reject(error)

@@ -3,6 +3,7 @@
  * A file that fails them stops start-up: state is never silently reset.
  */
 
+import type { Flag } from '../domain/flag.ts'
 import type { StoredSession } from '../domain/session.ts'
 import type { StoredUser } from '../domain/user.ts'
 
@@ -14,7 +15,7 @@ export interface State {
   schemaVersion: number
   users: Record<string, StoredUser>
   sessions: Record<string, StoredSession>
-  flags: Record<string, unknown>
+  flags: Record<string, Flag>
 }
 
 /** A fresh, empty state. */

@@ -1,6 +1,7 @@
 /** Child process for the crash test: commits changes in a loop and prints each acknowledged one. */
 
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string
 const start = Number(process.argv[3] ?? 0)
@@ -10,7 +11,7 @@ async function writer(): Promise<never> {
   for (;;) {
     const key = `k${next++}`
     await store.mutate((s) => {
-      s.flags[key] = { n: key, pad: 'x'.repeat(200) }
+      s.flags[key] = sampleFlag(key, 'x'.repeat(200))
     })
     process.stdout.write(`${key}\n`)
   }

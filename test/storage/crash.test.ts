@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore, stateFilePath } from '../../src/storage/json-file-store.ts'
 import { parseState } from '../../src/storage/state.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 30)
@@ -46,7 +47,7 @@ test(`every acknowledged change survives SIGKILL (${ROUNDS} rounds)`, async () =
       const acked = await runAndKill(dir, round * 1_000_000)
       all.push(...acked)
       const state = parseState('state', readFileSync(stateFilePath(dir), 'utf8'))
-      for (const key of all) expect(state.flags[key]).toEqual({ n: key, pad: 'x'.repeat(200) })
+      for (const key of all) expect(state.flags[key]).toEqual(sampleFlag(key, 'x'.repeat(200)))
     }
     expect(all.length).toBeGreaterThan(ROUNDS)
     const store = await openJsonFileStore({ dataDir: dir })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { writeFileAtomic } from '../../src/storage/atomic-write.ts'
 import { openJsonFileStore, stateFilePath, type Store } from '../../src/storage/json-file-store.ts'
 import { CorruptStateError } from '../../src/storage/state.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
 import { createTestApp, tempDir } from '../helpers/test-app.ts'
 
 const dirs: string[] = []
@@ -59,9 +60,9 @@ describe('writes', () => {
   test('a change is on disk when mutate resolves', async () => {
     const { store, dir } = await open()
     await store.mutate((s) => {
-      s.flags.a = 1
+      s.flags.a = sampleFlag('a')
     })
-    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ a: 1 })
+    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ a: sampleFlag('a') })
   })
 
   test('concurrent changes are group-committed', async () => {
@@ -75,7 +76,7 @@ describe('writes', () => {
     await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         store.mutate((s) => {
-          s.flags[`f${i}`] = i
+          s.flags[`f${i}`] = sampleFlag(`f${i}`)
         }),
       ),
     )
@@ -90,15 +91,15 @@ describe('writes', () => {
       await writeFileAtomic(p, c)
     })
     await store.mutate((s) => {
-      s.flags.kept = true
+      s.flags.kept = sampleFlag('kept')
     })
     fail = true
-    await expect(store.mutate((s) => void (s.flags.lost = true))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    await expect(store.mutate((s) => void (s.flags.lost = sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
     expect(store.writable).toBe(false)
-    expect(store.state.flags).toEqual({ kept: true })
+    expect(store.state.flags).toEqual({ kept: sampleFlag('kept') })
     fail = false
-    await expect(store.mutate((s) => void (s.flags.later = true))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
-    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ kept: true })
+    await expect(store.mutate((s) => void (s.flags.later = sampleFlag('later')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ kept: sampleFlag('kept') })
   })
 })
 

@@ -1,0 +1,35 @@
+/**
+ * Flag names (contract §5.1): segments joined by `/`, and the rule that a name may not be both a
+ * flag and a group (a prefix of another flag's name).
+ */
+
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+const RESERVED = new Set(['constructor', 'prototype'])
+export const NAME_MAX = 255
+
+/** Why `name` is not a valid flag name, or `undefined` when it is. */
+export function nameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string') return 'must be a string'
+  if (name.length === 0) return 'must not be empty'
+  if ([...name].length > NAME_MAX) return `must be at most ${NAME_MAX} characters`
+  for (const segment of name.split('/')) {
+    if (segment.length === 0) return 'must not have empty segments (leading, trailing or double "/")'
+    if (segment.length > 64) return 'segments must be at most 64 characters'
+    if (!SEGMENT.test(segment)) return 'segments may contain only A-Z a-z 0-9 _ - . and must start with a letter or digit'
+    if (RESERVED.has(segment)) return `"${segment}" is not allowed as a segment`
+  }
+  return undefined
+}
+
+/**
+ * Which existing name blocks `name` under the flag/group rule: a flag that is a group prefix of
+ * `name`, or a flag inside the group `name`. `ignore` is a name to leave out (the flag being renamed).
+ */
+export function nameCollision(name: string, existing: Iterable<string>, ignore?: string): string | undefined {
+  const group = `${name}/`
+  for (const other of existing) {
+    if (other === ignore || other === name) continue
+    if (other.startsWith(group) || name.startsWith(`${other}/`)) return other
+  }
+  return undefined
+}

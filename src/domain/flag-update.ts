@@ -1,0 +1,46 @@
+/**
+ * What a partial `PUT /api/flags/{name}` means (contract §5.4): which definition results from the
+ * current flag and the request body, before validation as a whole. Kept pure so it can be tested
+ * as a table.
+ */
+
+import { CONSTRAINT_FIELDS, definitionOf, type FlagDefinition } from './flag.ts'
+
+/** Fields a client may send back from a GET that the update ignores. */
+export const READ_ONLY_FIELDS = ['createdAt', 'updatedAt', 'revision'] as const
+
+const HANDLED = new Set(['name', 'type', 'description', 'defaultValue', 'value', 'valueExists', ...CONSTRAINT_FIELDS, ...READ_ONLY_FIELDS])
+
+/**
+ * Builds the candidate definition (as raw input for `validateDefinition`). A type change starts
+ * from nothing but the description; otherwise the current definition is patched: `null` removes a
+ * constraint, `value` sets the value, `valueExists: false` (or `value: null`) clears it.
+ */
+export function mergeUpdate(current: FlagDefinition, patch: Record<string, unknown>): Record<string, unknown> {
+  const typeChange = Object.hasOwn(patch, 'type') && patch.type !== current.type
+  const base: Record<string, unknown> = typeChange
+    ? { type: patch.type, description: current.description }
+    : (definitionOf(current) as unknown as Record<string, unknown>)
+  if (Object.hasOwn(patch, 'description')) base.description = patch.description
+  if (Object.hasOwn(patch, 'defaultValue')) {
+    if (patch.defaultValue === null) delete base.defaultValue
+    else base.defaultValue = patch.defaultValue
+  }
+  for (const key of CONSTRAINT_FIELDS) {
+    if (!Object.hasOwn(patch, key)) continue
+    if (patch[key] === null) delete base[key]
+    else base[key] = patch[key]
+  }
+  const valueGiven = Object.hasOwn(patch, 'value') && patch.value !== null
+  if (valueGiven) {
+    base.value = patch.value
+    base.valueExists = Object.hasOwn(patch, 'valueExists') ? patch.valueExists : true
+  } else if (patch.valueExists === false || (Object.hasOwn(patch, 'value') && patch.value === null)) {
+    delete base.value
+    base.valueExists = false
+  } else if (Object.hasOwn(patch, 'valueExists')) {
+    base.valueExists = patch.valueExists
+  }
+  for (const key of Object.keys(patch)) if (!HANDLED.has(key)) base[key] = patch[key]
+  return base
+}

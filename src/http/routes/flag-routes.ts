@@ -1,0 +1,113 @@
+/** /api/flags and /api/flags/{flagName} (contract §5). The name may contain `/`, literal or as %2F. */
+
+import { Elysia, t } from 'elysia'
+import { InvalidError } from '../../domain/errors.ts'
+import type { Flag } from '../../domain/flag.ts'
+import type { FlagService } from '../../services/flag-service.ts'
+import { guard, type GuardDeps } from '../auth-guard.ts'
+import { JSON_TYPE } from '../error-handler.ts'
+import { routeDoc } from '../route-docs.ts'
+import { NoQuery } from '../schemas/common-schemas.ts'
+import { ref } from '../schemas/flag-schemas.ts'
+
+/** Dependencies of the flag routes. */
+export interface FlagRouteDeps extends GuardDeps {
+  flags: FlagService
+  bodyLimit: number
+}
+
+const FLAG_NAME = { name: 'flagName', description: 'The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F' }
+const IF_MATCH = [{ name: 'If-Match', description: 'Apply only if the flag is at this revision ("4"); otherwise 412' }]
+
+/** Decodes the wildcard part of the path (Elysia leaves it percent-encoded). */
+export function flagNameFromPath(raw: string | undefined): string {
+  try {
+    return decodeURIComponent(raw ?? '')
+  } catch {
+    throw new InvalidError('the flag name in the path is not valid percent-encoding', 'flagName', 'invalid percent-encoding')
+  }
+}
+
+/** Location of a flag: its name written literally. */
+export const flagLocation = (name: string) => `/api/flags/${name.split('/').map(encodeURIComponent).join('/')}`
+
+/** Dependencies of the flag routes. */
+export function flagRoutes(deps: FlagRouteDeps) {
+  const { flags } = deps
+  const flagResponse = (flag: Flag, status = 200, extra: Record<string, string> = {}) =>
+    new Response(flags.read.json(flag), { status, headers: { 'content-type': JSON_TYPE, etag: `"${flag.revision}"`, ...extra } })
+
+  return new Elysia({ name: 'flag-routes' })
+    .get('/api/flags', ({ query }) => new Response(flags.read.listJson(query.prefix ?? ''), { headers: { 'content-type': JSON_TYPE } }), {
+      ...guard(deps, { permission: 'flag:read' }),
+      query: t.Object({ prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) }, { additionalProperties: false }),
+      detail: routeDoc({
+        summary: 'List flags',
+        tag: 'flags',
+        access: 'flag:read',
+        description: 'Sorted by name (code point order).',
+        success: { status: 200, schema: { type: 'array', items: ref('Flag') }, description: 'The flags' },
+        errors: [400],
+      }),
+    })
+    .post('/api/flags', async ({ body }) => {
+      const flag = await flags.create(body)
+      return flagResponse(flag, 201, { location: flagLocation(flag.name) })
+    }, {
+      ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Create a flag',
+        tag: 'flags',
+        access: 'flag:write',
+        description: "defaultValue defaults to the type's zero (false, 0, \"\", the first enumValue, [], \"A\"); a value makes valueExists true.",
+        body: ref('NewFlag'),
+        success: { status: 201, schema: ref('Flag'), description: 'The new flag', headers: { Location: 'URL of the flag', ETag: 'Its revision' } },
+        errors: [400, 409, 413, 415, 503],
+      }),
+    })
+    .get('/api/flags/*', ({ params }) => flagResponse(flags.get(flagNameFromPath(params['*']))), {
+      ...guard(deps, { permission: 'flag:read' }),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Get a flag',
+        tag: 'flags',
+        access: 'flag:read',
+        wildcard: FLAG_NAME,
+        success: { status: 200, schema: ref('Flag'), description: 'The flag', headers: { ETag: 'The revision, for If-Match' } },
+        errors: [400, 404],
+      }),
+    })
+    .put('/api/flags/*', async ({ params, body, request }) => flagResponse(await flags.update(flagNameFromPath(params['*']), body, request.headers.get('if-match'))), {
+      ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Change a flag (partial)',
+        tag: 'flags',
+        access: 'flag:write',
+        description: 'Validated as a whole; on any error nothing changes. A request that changes nothing answers 200 without a new revision.',
+        wildcard: FLAG_NAME,
+        headers: IF_MATCH,
+        body: ref('FlagUpdate'),
+        success: { status: 200, schema: ref('Flag'), description: 'The flag after the change', headers: { ETag: 'The new revision' } },
+        errors: [400, 404, 409, 412, 413, 415, 503],
+      }),
+    })
+    .delete('/api/flags/*', async ({ params, request }) => {
+      const name = flagNameFromPath(params['*'])
+      await flags.remove(name, request.headers.get('if-match'))
+      return { deleted: true, name }
+    }, {
+      ...guard(deps, { permission: 'flag:write' }),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: 'Delete a flag',
+        tag: 'flags',
+        access: 'flag:write',
+        wildcard: FLAG_NAME,
+        headers: IF_MATCH,
+        success: { status: 200, schema: ref('FlagDeleted'), description: 'The flag was deleted' },
+        errors: [400, 404, 412, 503],
+      }),
+    })
+}

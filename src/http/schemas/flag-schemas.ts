@@ -1,0 +1,148 @@
+/**
+ * OpenAPI 3.0 schemas of flags, one per type, combined with `oneOf` and `type` as discriminator.
+ * They document; the domain validator (`flag-definition.ts`) decides at run time, so the API, the
+ * importer and the offline `validate` command give the same answers.
+ */
+
+type Json = Record<string, unknown>
+
+const TS = { type: 'string', format: 'date-time', example: '2026-11-22T10:15:00.123Z' }
+
+interface TypeDoc {
+  type: string
+  value: Json
+  constraints: Record<string, Json>
+  required?: string[]
+  example: Json
+}
+
+const TYPES: TypeDoc[] = [
+  { type: 'BOOLEAN', value: { type: 'boolean' }, constraints: {}, example: { name: 'checkout/new_flow', type: 'BOOLEAN', description: 'New checkout flow', defaultValue: false, valueExists: true, value: true } },
+  {
+    type: 'INTEGER',
+    value: { type: 'integer' },
+    constraints: { minValue: { type: 'integer' }, maxValue: { type: 'integer' } },
+    example: { name: 'app/max_retries', type: 'INTEGER', description: 'Retry budget', defaultValue: 3, valueExists: true, value: 5, minValue: 1, maxValue: 10 },
+  },
+  {
+    type: 'STRING',
+    value: { type: 'string', maxLength: 65536 },
+    constraints: { maxLength: { type: 'integer', minimum: 1 }, regexPattern: { type: 'string', maxLength: 1000, description: 'RE2 syntax; the value must contain a match (write ^...$ for a whole match)' } },
+    example: { name: 'ui/banner_text', type: 'STRING', description: 'Banner', defaultValue: 'hello', valueExists: false, maxLength: 40, regexPattern: '^[a-z ]+$' },
+  },
+  {
+    type: 'ENUM',
+    value: { type: 'string' },
+    constraints: { enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true } },
+    required: ['enumValues'],
+    example: { name: 'ui/theme', type: 'ENUM', description: 'Theme', defaultValue: 'auto', valueExists: true, value: 'dark', enumValues: ['light', 'dark', 'auto'] },
+  },
+  {
+    type: 'TAG',
+    value: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+    constraints: {
+      enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true },
+      minCount: { type: 'integer', minimum: 0 },
+      maxCount: { type: 'integer', minimum: 0 },
+    },
+    required: ['enumValues'],
+    example: { name: 'ui/modules', type: 'TAG', description: 'Enabled modules', defaultValue: ['core'], valueExists: true, value: ['core', 'ai'], enumValues: ['core', 'chat', 'ai'], minCount: 1 },
+  },
+  {
+    type: 'AB-TEST',
+    value: { type: 'string', enum: ['A', 'B'] },
+    constraints: { chancePercentB: { type: 'number', minimum: 0, maximum: 100, description: 'Chance of variant B in percent; 50 when not given' } },
+    example: { name: 'experiments/pricing_page', type: 'AB-TEST', description: 'Pricing A/B', defaultValue: 'A', valueExists: false, chancePercentB: 25.5 },
+  },
+]
+
+const componentName = (type: string, prefix = '') => `${prefix}${type === 'AB-TEST' ? 'AbTest' : type.charAt(0) + type.slice(1).toLowerCase()}Flag`
+
+function resource(d: TypeDoc): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'type', 'description', 'defaultValue', 'valueExists', 'createdAt', 'updatedAt', 'revision', ...(d.type === 'AB-TEST' ? ['chancePercentB'] : []), ...(d.required ?? [])],
+    properties: {
+      name: { type: 'string', description: 'Segments joined by "/"' },
+      type: { type: 'string', enum: [d.type] },
+      description: { type: 'string' },
+      defaultValue: d.value,
+      valueExists: { type: 'boolean' },
+      value: { ...d.value, description: 'Present exactly when valueExists is true' },
+      ...d.constraints,
+      createdAt: TS,
+      updatedAt: TS,
+      revision: { type: 'integer', minimum: 1, description: 'Grows by one on every change; the ETag' },
+    },
+    example: { ...d.example, createdAt: TS.example, updatedAt: TS.example, revision: 1 },
+  }
+}
+
+function creation(d: TypeDoc): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'type', ...(d.required ?? [])],
+    properties: {
+      name: { type: 'string', maxLength: 255, description: '1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/"' },
+      type: { type: 'string', enum: [d.type] },
+      description: { type: 'string', default: '' },
+      defaultValue: { ...d.value, description: "Defaults to the type's zero value" },
+      valueExists: { type: 'boolean', description: 'Implied true when value is given' },
+      value: d.value,
+      ...d.constraints,
+    },
+    example: d.example,
+  }
+}
+
+const discriminated = (prefix: string) => ({
+  oneOf: TYPES.map((d) => ({ $ref: `#/components/schemas/${componentName(d.type, prefix)}` })),
+  discriminator: { propertyName: 'type', mapping: Object.fromEntries(TYPES.map((d) => [d.type, `#/components/schemas/${componentName(d.type, prefix)}`])) },
+})
+
+const nullable = (s: Json) => ({ ...s, nullable: true })
+
+/** Every flag schema, for `components.schemas`. */
+export function flagComponents(): Record<string, Json> {
+  const out: Record<string, Json> = {}
+  for (const d of TYPES) {
+    out[componentName(d.type)] = resource(d)
+    out[componentName(d.type, 'New')] = creation(d)
+  }
+  out.Flag = discriminated('')
+  out.NewFlag = discriminated('New')
+  out.FlagUpdate = {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'Partial update. createdAt, updatedAt and revision are ignored, so a GET result can be sent back. A constraint set to null is removed. ' +
+      'valueExists: false without value clears the value. A new type takes its defaultValue, value and constraints only from the body.',
+    properties: {
+      name: { type: 'string', description: 'Rename (into any free name)' },
+      type: { type: 'string', enum: TYPES.map((d) => d.type) },
+      description: { type: 'string' },
+      defaultValue: { description: 'Type depends on the flag type' },
+      value: { description: 'Type depends on the flag type' },
+      valueExists: { type: 'boolean' },
+      minValue: nullable({ type: 'integer' }),
+      maxValue: nullable({ type: 'integer' }),
+      maxLength: nullable({ type: 'integer', minimum: 1 }),
+      regexPattern: nullable({ type: 'string' }),
+      enumValues: nullable({ type: 'array', items: { type: 'string' } }),
+      minCount: nullable({ type: 'integer', minimum: 0 }),
+      maxCount: nullable({ type: 'integer', minimum: 0 }),
+      chancePercentB: nullable({ type: 'number', minimum: 0, maximum: 100 }),
+      createdAt: { type: 'string', description: 'Ignored' },
+      updatedAt: { type: 'string', description: 'Ignored' },
+      revision: { type: 'integer', description: 'Ignored; use If-Match' },
+    },
+    example: { value: 7, maxValue: 20 },
+  }
+  out.FlagDeleted = { type: 'object', required: ['deleted', 'name'], properties: { deleted: { type: 'boolean', enum: [true] }, name: { type: 'string' } } }
+  return out
+}
+
+/** A `$ref` to a component schema. */
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })

@@ -1,0 +1,9 @@
+/** A valid stored flag for storage tests. */
+
+import type { Flag } from '../../src/domain/flag.ts'
+
+/** A STRING flag named `name` whose default is `value`. */
+export function sampleFlag(name: string, value = ''): Flag {
+  const at = '2026-11-22T10:15:00.123Z'
+  return { name, type: 'STRING', description: '', defaultValue: value, valueExists: false, createdAt: at, updatedAt: at, revision: 1 }
+}
