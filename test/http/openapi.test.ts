@@ -12,6 +12,15 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
+test('documents {flagName} as one path parameter that may contain /', () => {
+  const op = doc.paths['/api/flags/{flagName}'].get
+  expect(op.parameters[0]).toMatchObject({ name: 'flagName', in: 'path', required: true })
+  expect(op.parameters[0].description).toContain('/')
+  expect(Object.keys(doc.paths).some((p) => p.includes('*'))).toBe(false)
+  expect(doc.components.schemas.Flag.oneOf).toHaveLength(6)
+  expect(doc.components.schemas.Flag.discriminator.propertyName).toBe('type')
+})
+
 test('is OpenAPI 3.0.x and passes swagger-parser validation', async () => {
   expect(doc.openapi).toMatch(/^3\.0\.\d+$/)
   await SwaggerParser.validate(structuredClone(doc))
@@ -22,7 +31,7 @@ test('documents every route the app serves', () => {
   for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`)
   const served = (t.app.http.app.routes as { method: string; path: string }[])
     .filter((r) => !r.path.startsWith('/api/docs') && r.path !== '/api/openapi.json')
-    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}').replace('/*', '/{flagName}')}`)
   for (const route of served) expect(documented).toContain(route)
 })
 
@@ -79,6 +88,22 @@ test('real responses match the document', async () => {
     ['DELETE', `/api/users/${u.id}`, { token: t.adminToken }],
     ['POST', '/api/logout', { token: (await t.userWith([])).token }],
     ['DELETE', '/api/sessions/nope', { token: t.adminToken }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/int', type: 'INTEGER', defaultValue: 2, value: 3, minValue: 1, maxValue: 9 } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/tag', type: 'TAG', enumValues: ['a', 'b'], value: ['a'], maxCount: 2 } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/ab', type: 'AB-TEST', chancePercentB: 12.5 } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/enum', type: 'ENUM', enumValues: ['x'] } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/str', type: 'STRING', regexPattern: '^a', defaultValue: 'ab', maxLength: 4 } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/bool', type: 'BOOLEAN', value: true } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/bool', type: 'BOOLEAN' } }],
+    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/bad', type: 'INTEGER', value: 'x' } }],
+    ['GET', '/api/flags', { token: t.adminToken }],
+    ['GET', '/api/flags?prefix=doc/', { token: t.adminToken }],
+    ['GET', '/api/flags/doc/int', { token: t.adminToken }],
+    ['GET', '/api/flags/doc%2Fint', { token: t.adminToken }],
+    ['PUT', '/api/flags/doc/int', { token: t.adminToken, body: { value: 4 } }],
+    ['PUT', '/api/flags/doc/int', { token: t.adminToken, body: { value: 40 } }],
+    ['DELETE', '/api/flags/doc/int', { token: t.adminToken }],
+    ['DELETE', '/api/flags/doc/int', { token: t.adminToken }],
   ]
   const problems: string[] = []
   for (const [method, path, o] of calls) {

@@ -9,6 +9,7 @@ let target: string
 beforeAll(async () => {
   t = await createTestApp()
   target = (await t.userWith([], 'target')).id
+  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'perm/flag', type: 'BOOLEAN' } })
 })
 afterAll(() => t.close())
 
@@ -25,6 +26,10 @@ const guarded: Route[] = [
   { method: 'POST', path: () => '/api/users', permission: 'user:write', body: () => ({ username: `n${crypto.randomUUID().slice(0, 8)}`, password: 'password1' }) },
   { method: 'PUT', path: () => `/api/users/${target}`, permission: 'user:write', body: () => ({ permissions: [] }) },
   { method: 'GET', path: () => '/api/sessions', permission: 'session:read' },
+  { method: 'GET', path: () => '/api/flags', permission: 'flag:read' },
+  { method: 'GET', path: () => '/api/flags/perm/flag', permission: 'flag:read' },
+  { method: 'POST', path: () => '/api/flags', permission: 'flag:write', body: () => ({ name: `perm/n${crypto.randomUUID().slice(0, 8)}`, type: 'BOOLEAN' }) },
+  { method: 'PUT', path: () => '/api/flags/perm/flag', permission: 'flag:write', body: () => ({ description: crypto.randomUUID() }) },
 ]
 
 describe.each(guarded)('$method $permission', (route) => {
