@@ -9,6 +9,7 @@ import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import type { FlagService } from '../services/flag-service.ts'
+import type { MigrationService } from '../services/migration-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
@@ -19,6 +20,7 @@ import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
+import { migrationRoutes } from './routes/migration-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { userRoutes } from './routes/user-routes.ts'
@@ -30,6 +32,7 @@ export interface HttpDeps {
   auth: AuthService
   users: UserService
   flags: FlagService
+  migrations: MigrationService
   sessions: SessionService
   health: HealthService
   tokens: TokenService
@@ -82,6 +85,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(userRoutes({ ...deps, bodyLimit }))
     .use(flagRoutes({ ...deps, bodyLimit }))
     .use(sessionRoutes(deps))
+    .use(migrationRoutes({ ...deps, bodyLimit, importLimit: deps.config.limits.importBytes, publicExport: deps.config.publicExport }))
 
   app.use(docsRoutes(app))
   const table = createRouteTable(app.routes)

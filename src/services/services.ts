@@ -9,6 +9,7 @@ import { createAuthService, type AuthService } from './auth-service.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createLoginThrottle } from './login-throttle.ts'
+import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost, type PasswordHasher } from './password-hasher.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
 import { createUserService, type UserService } from './user-service.ts'
@@ -17,6 +18,7 @@ import { createUserService, type UserService } from './user-service.ts'
 export interface Services {
   users: UserService
   flags: FlagService
+  migrations: MigrationService
   auth: AuthService
   sessions: SessionService
   health: HealthService
@@ -37,9 +39,19 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: config.auth.loginUserWindowSeconds * 1000 },
     { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
   )
+  const flags = createFlagService(store, now)
+  const migrations = createMigrationService({
+    store,
+    flags,
+    now,
+    dataDir: config.dataDir,
+    environment: config.environment,
+    remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
+  })
   return {
     users: createUserService(store, hasher, now),
-    flags: createFlagService(store, now),
+    flags,
+    migrations,
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now }),
     sessions: createSessionService(store, now),
     health: createHealthService(store),

@@ -1,0 +1,147 @@
+/**
+ * The migration file (service-spec "Migration file", contract §6): building the export document from
+ * an allow-list of flag fields, and parsing an import document, FlagFlow 1.7 files included, into
+ * validated definitions while collecting every problem at once.
+ */
+
+import type { FieldProblem } from './errors.ts'
+import { validateDefinition } from './flag-definition.ts'
+import { nameCollision, nameProblem } from './flag-name.ts'
+import { CONSTRAINT_FIELDS, type Flag, type FlagDefinition } from './flag.ts'
+
+export const EXPORT_VERSION = '1.0.0'
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+const TOP_LEVEL = ['environment', 'version', 'createdAt', 'flags']
+const FLAGFLOW_FIELDS = ['regExp', 'tagValues', 'chanceBPercent', 'allowEmpty', 'isKillSwitch']
+const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/
+
+/** One flag as it appears in an export file. */
+export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type'] }
+
+/** The export document. */
+export interface ExportDocument {
+  environment: string
+  version: string
+  createdAt: string
+  flags: Record<string, ExportedFlag>
+}
+
+/** Where an imported document says it came from. */
+export interface DocumentSource {
+  environment: string
+  version: string
+  createdAt: string
+}
+
+/** A parsed, validated import document. */
+export interface ParsedDocument {
+  source: DocumentSource
+  flags: Map<string, FlagDefinition>
+}
+
+/** One flag in export order: description, type, defaultValue, valueExists, value, constraints. */
+export function exportFlag(f: FlagDefinition): ExportedFlag {
+  const out: Record<string, unknown> = { description: f.description, type: f.type, defaultValue: f.defaultValue, valueExists: f.valueExists }
+  if (f.valueExists && f.value !== undefined) out.value = f.value
+  for (const key of CONSTRAINT_FIELDS) if (f[key] !== undefined) out[key] = f[key]
+  return out as unknown as ExportedFlag
+}
+
+/** The export document of `flags` (given in name order). Nothing but flags ever goes into it. */
+export function buildExportDocument(flags: readonly Flag[], environment: string, now: Date): ExportDocument {
+  const out: Record<string, ExportedFlag> = {}
+  for (const f of flags) out[f.name] = exportFlag(f)
+  return { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: out }
+}
+
+/** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
+export function exportFileName(environment: string, at: Date): string {
+  const iso = at.toISOString()
+  return `flagd_migration_${environment}_${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}.json`
+}
+
+/** Paths of `__proto__`, `constructor` or `prototype` keys anywhere in a value. */
+export function forbiddenKeys(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
+  if (depth > 64 || typeof value !== 'object' || value === null) return out
+  for (const key of Object.keys(value)) {
+    const here = path ? `${path}.${key}` : key
+    if (FORBIDDEN_KEYS.has(key)) out.push(here)
+    else forbiddenKeys((value as Record<string, unknown>)[key], here, out, depth + 1)
+  }
+  return out
+}
+
+/** Rewrites a flag written with FlagFlow's own field names into flagd's (contract §6.4). */
+export function fromFlagFlow(raw: Record<string, unknown>, problem: (field: string, reason: string) => void): Record<string, unknown> {
+  if (!FLAGFLOW_FIELDS.some((k) => Object.hasOwn(raw, k))) return raw
+  const out: Record<string, unknown> = { ...raw }
+  const rename = (from: string, to: string) => {
+    if (!Object.hasOwn(out, from)) return
+    if (Object.hasOwn(out, to)) problem(from, `cannot be given together with ${to}`)
+    else out[to] = out[from]
+    delete out[from]
+  }
+  rename('regExp', 'regexPattern')
+  rename('tagValues', 'enumValues')
+  rename('chanceBPercent', 'chancePercentB')
+  if (out.regexPattern === '') delete out.regexPattern
+  for (const key of ['maxLength', 'minCount', 'maxCount']) if (out[key] === 0) delete out[key]
+  if (out.type === 'AB-TEST' && !Object.hasOwn(out, 'defaultValue') && !Object.hasOwn(out, 'valueExists')) {
+    out.defaultValue = 'A'
+    out.valueExists = false
+  }
+  delete out.allowEmpty
+  delete out.isKillSwitch
+  return out
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Parses and validates an import document, reporting every problem (contract §6.2, §6.4). */
+export function parseImportDocument(raw: unknown): { ok: true; document: ParsedDocument } | { ok: false; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = []
+  const problem = (field: string, reason: string) => problems.push({ field, reason })
+  if (!isObject(raw)) return { ok: false, problems: [{ field: 'body', reason: 'must be a JSON object (an export document)' }] }
+  const forbidden = forbiddenKeys(raw)
+  if (forbidden.length > 0) return { ok: false, problems: forbidden.map((field) => ({ field, reason: 'this key is not allowed' })) }
+
+  for (const key of Object.keys(raw)) if (!TOP_LEVEL.includes(key)) problem(key, 'unknown field')
+  for (const key of ['environment', 'version', 'createdAt'] as const) {
+    if (!Object.hasOwn(raw, key)) problem(key, 'required')
+    else if (typeof raw[key] !== 'string') problem(key, 'must be a string')
+  }
+  if (typeof raw.version === 'string') {
+    const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(raw.version)
+    if (!m) problem('version', 'must be MAJOR.MINOR.PATCH')
+    else if (m[1] !== '1') problem('version', `major version ${m[1]} is not supported (this flagd reads 1.x.x)`)
+  }
+  if (typeof raw.createdAt === 'string' && (!ISO_8601.test(raw.createdAt) || Number.isNaN(Date.parse(raw.createdAt)))) {
+    problem('createdAt', 'must be an ISO 8601 timestamp')
+  }
+  const flags = new Map<string, FlagDefinition>()
+  if (!Object.hasOwn(raw, 'flags')) problem('flags', 'required')
+  else if (!isObject(raw.flags)) problem('flags', 'must be an object keyed by flag name')
+  else {
+    for (const [name, value] of Object.entries(raw.flags)) {
+      const prefix = `flags.${name}.`
+      const whyName = nameProblem(name)
+      if (whyName) problem(`flags.${name}`, `invalid name: ${whyName}`)
+      if (!isObject(value)) {
+        problem(`flags.${name}`, 'must be an object')
+        continue
+      }
+      const input = fromFlagFlow(value, (field, reason) => problem(`${prefix}${field}`, reason))
+      const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore' })
+      if (!result.ok) problems.push(...result.problems)
+      else if (!whyName) flags.set(name, result.definition)
+    }
+    const names = [...flags.keys()]
+    for (const name of names) {
+      const other = nameCollision(name, names)
+      if (other !== undefined && other.startsWith(`${name}/`)) problem(`flags.${name}`, `is both a flag and the group of ${other}`)
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems }
+  const source = { environment: raw.environment as string, version: raw.version as string, createdAt: raw.createdAt as string }
+  return { ok: true, document: { source, flags } }
+}

@@ -1,0 +1,92 @@
+/**
+ * What an import changes (contract §6.2): for `mode` merge|replace and `values` overwrite|keep, the
+ * flags created, updated (with the fields that change) and deleted, and the problems that refuse the
+ * whole import (a kept value that breaks new constraints, a flag/group collision with flags kept).
+ */
+
+import type { FieldProblem } from './errors.ts'
+import { valueProblem } from './flag-definition.ts'
+import { nameCollision } from './flag-name.ts'
+import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition } from './flag.ts'
+
+export type ImportMode = 'merge' | 'replace'
+export type ImportValues = 'overwrite' | 'keep'
+
+/** One flag the import creates, updates or deletes. */
+export interface PlannedChange {
+  name: string
+  action: 'create' | 'update' | 'delete'
+  fields: string[]
+  definition?: FlagDefinition
+}
+
+/** The outcome of planning. */
+export interface ImportPlan {
+  changes: PlannedChange[]
+  unchanged: number
+  problems: FieldProblem[]
+}
+
+const FIELD_ORDER = ['type', 'description', 'defaultValue', 'valueExists', 'value', ...CONSTRAINT_FIELDS]
+
+/** Fields whose values differ between two definitions, in contract order. */
+export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
+  const x = a as unknown as Record<string, unknown>
+  const y = b as unknown as Record<string, unknown>
+  return FIELD_ORDER.filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
+}
+
+/** Plans an import of `incoming` over the `current` flags. */
+export function planImport(current: Readonly<Record<string, Flag>>, incoming: ReadonlyMap<string, FlagDefinition>, mode: ImportMode, values: ImportValues): ImportPlan {
+  const changes: PlannedChange[] = []
+  const problems: FieldProblem[] = []
+  let unchanged = 0
+  for (const name of [...incoming.keys()].sort()) {
+    const wanted = incoming.get(name) as FlagDefinition
+    const existing = Object.hasOwn(current, name) ? current[name] : undefined
+    if (!existing) {
+      changes.push({ name, action: 'create', fields: Object.keys(definitionOf(wanted)), definition: wanted })
+      continue
+    }
+    let next = wanted
+    if (values === 'keep') {
+      next = definitionOf({ ...wanted, valueExists: existing.valueExists, ...(existing.valueExists ? { value: existing.value } : {}) } as FlagDefinition)
+      if (existing.valueExists) {
+        const why = valueProblem(wanted.type, existing.value, wanted)
+        if (why) problems.push({ field: `flags.${name}.value`, reason: `the kept value breaks the new definition: ${why}` })
+      }
+    }
+    const fields = changedFields(definitionOf(existing), next)
+    if (fields.length === 0) unchanged++
+    else changes.push({ name, action: 'update', fields, definition: next })
+  }
+  const kept = Object.keys(current).filter((n) => !incoming.has(n))
+  if (mode === 'replace') for (const name of kept.sort()) changes.push({ name, action: 'delete', fields: [] })
+  else {
+    for (const name of incoming.keys()) {
+      const other = nameCollision(name, kept)
+      if (other !== undefined) problems.push({ field: `flags.${name}`, reason: `collides with the existing flag ${other} (a name cannot be both a flag and a group)` })
+    }
+  }
+  changes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return { changes, unchanged, problems }
+}
+
+/** Applies a plan to a flags map in place (inside one store mutation). */
+export function applyPlan(flags: Record<string, Flag>, plan: ImportPlan, at: string): void {
+  for (const change of plan.changes) {
+    if (change.action === 'delete') {
+      delete flags[change.name]
+      continue
+    }
+    const before = Object.hasOwn(flags, change.name) ? flags[change.name] : undefined
+    const definition = change.definition as FlagDefinition
+    flags[change.name] = {
+      name: change.name,
+      ...definition,
+      createdAt: before?.createdAt ?? at,
+      updatedAt: at,
+      revision: before ? before.revision + 1 : 1,
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/** Request and response models of migrations: the export document, import options and result. */
+
+import { t } from 'elysia'
+
+const CONSTRAINTS = {
+  minValue: { type: 'integer' },
+  maxValue: { type: 'integer' },
+  maxLength: { type: 'integer', minimum: 1 },
+  regexPattern: { type: 'string' },
+  enumValues: { type: 'array', items: { type: 'string' } },
+  minCount: { type: 'integer', minimum: 0 },
+  maxCount: { type: 'integer', minimum: 0 },
+  chancePercentB: { type: 'number', minimum: 0, maximum: 100 },
+}
+
+/** One flag inside an export file. */
+export const ExportedFlagSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['description', 'type', 'defaultValue', 'valueExists'],
+  properties: {
+    description: { type: 'string' },
+    type: { type: 'string', enum: ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST'] },
+    defaultValue: { description: 'Boolean, integer, string, array of strings, or "A"/"B", by type' },
+    valueExists: { type: 'boolean' },
+    value: { description: 'Present exactly when valueExists is true; same type as defaultValue' },
+    ...CONSTRAINTS,
+  },
+}
+
+const EXAMPLE = {
+  environment: 'staging',
+  version: '1.0.0',
+  createdAt: '2026-11-22T10:15:00.123Z',
+  flags: {
+    'app/max_retries': { description: 'Retry budget', type: 'INTEGER', defaultValue: 3, valueExists: true, value: 5, minValue: 1, maxValue: 10 },
+    'ui/theme': { description: 'Theme', type: 'ENUM', defaultValue: 'auto', valueExists: false, enumValues: ['light', 'dark', 'auto'] },
+  },
+}
+
+/** The export document (also what PUT /api/migrations takes). */
+export const ExportDocumentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['environment', 'version', 'createdAt', 'flags'],
+  properties: {
+    environment: { type: 'string' },
+    version: { type: 'string', description: 'Export format version, MAJOR.MINOR.PATCH; flagd writes 1.0.0 and reads 1.x.x' },
+    createdAt: { type: 'string', format: 'date-time' },
+    flags: { type: 'object', description: 'Flags keyed by name, in name order', additionalProperties: ExportedFlagSchema },
+  },
+  example: EXAMPLE,
+}
+
+/** What PUT /api/migrations accepts: an export document, FlagFlow 1.7 field names included. */
+export const ImportDocumentSchema = {
+  ...ExportDocumentSchema,
+  properties: {
+    ...ExportDocumentSchema.properties,
+    flags: {
+      type: 'object',
+      description: "Flags keyed by name. FlagFlow's regExp, tagValues, chanceBPercent, allowEmpty, isKillSwitch are accepted too.",
+      additionalProperties: { type: 'object' },
+    },
+  },
+}
+
+export const ImportQuery = t.Object(
+  {
+    mode: t.Optional(t.Union([t.Literal('merge'), t.Literal('replace')], { description: 'replace also deletes flags the file does not name (default merge)' })),
+    values: t.Optional(t.Union([t.Literal('overwrite'), t.Literal('keep')], { description: 'keep leaves current values of existing flags (default overwrite)' })),
+    dryRun: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'report what would change, change nothing (default false)' })),
+  },
+  { additionalProperties: false },
+)
+
+export const UrlImportBody = t.Object(
+  { url: t.String({ description: 'http(s) URL of a migration file', example: 'https://flags.staging.example.com/migration/export' }) },
+  { additionalProperties: false },
+)
+
+export const ImportResultSchema = t.Object({
+  dryRun: t.Boolean(),
+  mode: t.Union([t.Literal('merge'), t.Literal('replace')]),
+  values: t.Union([t.Literal('overwrite'), t.Literal('keep')]),
+  source: t.Object({ environment: t.String(), version: t.String(), createdAt: t.String() }),
+  summary: t.Object({ created: t.Integer(), updated: t.Integer(), deleted: t.Integer(), unchanged: t.Integer() }),
+  changes: t.Array(
+    t.Object({
+      name: t.String(),
+      action: t.Union([t.Literal('create'), t.Literal('update'), t.Literal('delete')]),
+      fields: t.Array(t.String(), { description: 'Fields that change' }),
+    }),
+  ),
+  backup: t.Union([t.String(), t.Null()], { description: 'File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run' }),
+}, { example: { dryRun: false, mode: 'merge', values: 'overwrite', source: { environment: 'staging', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z' }, summary: { created: 2, updated: 1, deleted: 0, unchanged: 7 }, changes: [{ name: 'app/max_retries', action: 'update', fields: ['value', 'maxValue'] }], backup: 'flagd_migration_production_20261122-101500.json' } })
+

@@ -1,0 +1,125 @@
+/**
+ * Fetching a migration document from a URL without handing a user's URL to fetch unguarded (Bun's
+ * fetch reads file: and data: URLs, follows redirects and decompresses by default). Only http(s);
+ * the host is resolved here and every address checked; the connection goes to the checked address
+ * (so DNS rebinding cannot swap it) with TLS still verified against the host name; each redirect hop
+ * is checked again; one deadline covers everything; the body is cut at the limit after
+ * decompression. The remote body is never echoed in an error.
+ */
+
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import { AppError, InvalidError } from '../domain/errors.ts'
+import { bareHost, isAllowedHost, nonPublicRange } from './address-policy.ts'
+
+/** Limits and policy of remote fetches. */
+export interface RemoteFetchOptions {
+  allowedHosts: readonly string[]
+  timeoutMs: number
+  maxBytes: number
+  maxRedirects?: number
+  /** Name resolution; tests substitute their own. */
+  resolve?: (host: string) => Promise<string[]>
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const upstream = (message: string) => new AppError('UPSTREAM_ERROR', message)
+const refused = (reason: string) => new InvalidError(`url refused: ${reason}`, 'url', reason)
+
+async function systemResolve(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
+}
+
+function parseUrl(text: string, base?: URL): URL {
+  try {
+    return base ? new URL(text, base) : new URL(text)
+  } catch {
+    throw refused('not a valid absolute URL')
+  }
+}
+
+/** Checks one hop and returns the address to connect to. */
+async function checkHop(url: URL, options: RemoteFetchOptions): Promise<string> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused(`scheme ${url.protocol.replace(':', '')} is not allowed; use http or https`)
+  if (url.username !== '' || url.password !== '') throw refused('user information in the URL is not allowed')
+  const host = bareHost(url.hostname)
+  const allowed = isAllowedHost(host, options.allowedHosts)
+  let addresses: string[]
+  if (isIP(host)) addresses = [host]
+  else {
+    try {
+      addresses = await (options.resolve ?? systemResolve)(host)
+    } catch {
+      throw upstream(`could not resolve ${host}`)
+    }
+    if (addresses.length === 0) throw upstream(`could not resolve ${host}`)
+  }
+  if (!allowed) {
+    for (const address of addresses) {
+      const range = nonPublicRange(address)
+      if (range) throw refused(`${host} is a ${range} address${address === host ? '' : ` (${address})`}; list it in import.allowedHosts to allow it`)
+    }
+  }
+  return addresses[0] as string
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw upstream(`the remote document is larger than ${maxBytes} bytes`)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Fetches and parses the JSON document at `url` (see module comment). */
+export async function fetchRemoteDocument(url: string, options: RemoteFetchOptions): Promise<unknown> {
+  const signal = AbortSignal.timeout(options.timeoutMs)
+  const maxRedirects = options.maxRedirects ?? 3
+  let current = parseUrl(url)
+  try {
+    for (let hop = 0; ; hop++) {
+      const address = await checkHop(current, options)
+      const target = new URL(current.href)
+      target.hostname = isIP(address) === 6 ? `[${address}]` : address
+      const response = await fetch(target, {
+        redirect: 'manual',
+        signal,
+        decompress: true,
+        headers: { host: current.host, accept: 'application/json' },
+        tls: { serverName: bareHost(current.hostname) },
+      })
+      if (REDIRECTS.has(response.status)) {
+        await response.body?.cancel().catch(() => {})
+        const location = response.headers.get('location')
+        if (!location) throw upstream(`the remote answered ${response.status} without a Location`)
+        if (hop >= maxRedirects) throw upstream(`more than ${maxRedirects} redirects`)
+        current = parseUrl(location, current)
+        continue
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => {})
+        throw upstream(`the remote answered ${response.status}, expected 200`)
+      }
+      const text = await readLimited(response, options.maxBytes)
+      try {
+        return JSON.parse(text)
+      } catch {
+        throw upstream('the remote document is not valid JSON')
+      }
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err
+    if (signal.aborted) throw upstream(`the remote did not answer within ${options.timeoutMs} ms`)
+    throw upstream('the remote could not be reached')
+  }
+}
