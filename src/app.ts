@@ -4,6 +4,8 @@
  */
 
 import type { Server } from 'bun'
+import { join } from 'node:path'
+import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 import type { Config } from './config.ts'
 import { PERMISSIONS } from './domain/permission.ts'
 import { errorResponse } from './http/error-handler.ts'
@@ -21,6 +23,8 @@ export interface App {
   store: Store
   services: Services
   http: HttpApp
+  /** The drop-folder watcher; `serve` starts it. */
+  watcher: ImportWatcher
   /** Stops timers, writes pending in-memory changes and releases the data-directory lock. */
   close(): Promise<void>
 }
@@ -28,6 +32,7 @@ export interface App {
 /** Options for tests: fault injection and cheaper hashing. */
 export interface AppOptions extends ServiceOptions {
   writer?: FileWriter
+  log?: (line: string) => void
 }
 
 /** Opens the data directory and wires everything. */
@@ -41,13 +46,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services.auth.pruneExpired()
     const pruner = setInterval(() => services.auth.pruneExpired(), 60_000)
     pruner.unref()
+    const watcher = createImportWatcher(services.migrations, {
+      watchDir: config.import.watchDir ?? join(config.dataDir, 'import'),
+      settleMs: config.import.settleMs,
+      rescanMs: config.import.rescanMs,
+      mode: config.import.mode,
+      values: config.import.values,
+      maxBytes: config.limits.importBytes,
+      log: options.log ?? ((line) => console.log(`flagd: ${line}`)),
+    })
     return {
       config,
       store,
       services,
       http,
+      watcher,
       async close() {
         clearInterval(pruner)
+        await watcher.stop()
         await store.flush().catch(() => {})
         await store.close()
       },

@@ -2,6 +2,7 @@
 /** Entry point of `flagd` (and of `bun build --compile`): parses the command line, nothing else. */
 
 import { defineCommand } from 'citty'
+import { exportCommand, importCommand, validateCommand } from './cli/migration-commands.ts'
 import { runCli } from './cli/run-cli.ts'
 import { serveCommand } from './cli/serve-command.ts'
 import { userCommand } from './cli/user-command.ts'
@@ -14,7 +15,7 @@ const versionCommand = defineCommand({
 
 const main = defineCommand({
   meta: { name: 'flagd', version: VERSION, description: 'Self-hosted feature-flag service' },
-  subCommands: { serve: serveCommand, user: userCommand, version: versionCommand },
+  subCommands: { serve: serveCommand, user: userCommand, export: exportCommand, import: importCommand, validate: validateCommand, version: versionCommand },
 })
 
 process.exit(await runCli(main, process.argv.slice(2)))

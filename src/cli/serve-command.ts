@@ -52,6 +52,7 @@ export const serveCommand = defineCommand({
       throw err
     }
     const listener = listen(app)
+    await app.watcher.start()
     const { hostname, port } = listener.server
     log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}, environment ${config.environment})`)
     await untilStopped(listener, app)

@@ -1,0 +1,100 @@
+/** `flagd export`, `flagd import FILE` and the offline `flagd validate FILE`. */
+
+import { defineCommand } from 'citty'
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { openServices } from '../app.ts'
+import { ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
+import { parseImportDocument } from '../domain/migration-document.ts'
+import type { ImportResult } from '../services/migration-service.ts'
+import { writeFileAtomic } from '../storage/atomic-write.ts'
+import { configArgs, configFromArgs } from './common-args.ts'
+import { UsageError } from './usage-error.ts'
+
+/** Reads and parses a JSON file, with errors a person can act on. */
+async function readJsonFile(path: string): Promise<unknown> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new Error(`${path} is not valid JSON`)
+  }
+}
+
+function problemLines(problems: readonly FieldProblem[]): string {
+  return problems.map((p) => `  ${p.field}: ${p.reason}`).join('\n')
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`)
+  return value as T
+}
+
+function summary(result: ImportResult): string {
+  const s = result.summary
+  const lines = [`${result.dryRun ? 'dry run: would apply' : 'applied'}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged`]
+  for (const c of result.changes) lines.push(`  ${c.action.padEnd(6)} ${c.name}${c.fields.length && c.action === 'update' ? ` (${c.fields.join(', ')})` : ''}`)
+  if (result.backup) lines.push(`backup: backups/${result.backup}`)
+  return lines.join('\n')
+}
+
+export const exportCommand = defineCommand({
+  meta: { name: 'export', description: 'Write all flags as a migration file (stdout, or --out FILE)' },
+  args: { out: { type: 'string', description: 'File to write (atomically) instead of stdout' }, ...configArgs },
+  async run({ args }) {
+    const { services, close } = await openServices(await configFromArgs(args))
+    try {
+      const { document, fileName } = services.migrations.exportDocument()
+      const text = `${JSON.stringify(document, null, 2)}\n`
+      if (args.out) {
+        await writeFileAtomic(resolve(args.out), text)
+        console.error(`wrote ${Object.keys(document.flags).length} flags to ${args.out} (suggested name ${fileName})`)
+      } else process.stdout.write(text)
+    } finally {
+      await close()
+    }
+  },
+})
+
+export const importCommand = defineCommand({
+  meta: { name: 'import', description: 'Import a migration file into the data directory' },
+  args: {
+    file: { type: 'positional', description: 'Migration file (JSON)', required: true },
+    mode: { type: 'string', description: 'merge (default) or replace (also delete flags the file does not name)' },
+    values: { type: 'string', description: 'overwrite (default) or keep (leave current values of existing flags)' },
+    'dry-run': { type: 'boolean', description: 'Show what would change, change nothing' },
+    json: { type: 'boolean', description: 'Print the result as JSON' },
+    ...configArgs,
+  },
+  async run({ args }) {
+    const mode = oneOf('mode', args.mode, ['merge', 'replace'] as const, 'merge')
+    const values = oneOf('values', args.values, ['overwrite', 'keep'] as const, 'overwrite')
+    const raw = await readJsonFile(String(args.file))
+    const { services, close } = await openServices(await configFromArgs(args))
+    try {
+      const result = await services.migrations.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']) })
+      console.log(args.json ? JSON.stringify(result, null, 2) : summary(result))
+    } catch (err) {
+      if (err instanceof ValidationFailedError) throw new Error(`${args.file} was not imported, ${err.problems.length} problem(s):\n${problemLines(err.problems)}`)
+      throw err
+    } finally {
+      await close()
+    }
+  },
+})
+
+export const validateCommand = defineCommand({
+  meta: { name: 'validate', description: 'Check a migration file offline (no daemon, no data directory); exit 0 valid, 1 invalid' },
+  args: { file: { type: 'positional', description: 'Migration file (JSON)', required: true } },
+  async run({ args }) {
+    const result = parseImportDocument(await readJsonFile(String(args.file)))
+    if (!result.ok) throw new Error(`${args.file} is not valid, ${result.problems.length} problem(s):\n${problemLines(result.problems)}`)
+    console.log(`${args.file} is valid: ${result.document.flags.size} flags from environment ${result.document.source.environment} (format ${result.document.source.version})`)
+  },
+})

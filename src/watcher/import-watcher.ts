@@ -1,0 +1,159 @@
+/**
+ * The watched import folder (contract §7). chokidar events are only hints that trigger a scan; the
+ * folder is also rescanned periodically, because events get lost. A `.json` file not starting with
+ * `.` is read once its size and mtime have not changed for `settleMs`, counted from the last change
+ * seen; ready files are imported in name order, one at a time, through the same import engine as the
+ * API, then moved to `processed/` (with the result) or `failed/` (with the error). Symbolic links and
+ * non-regular files are refused.
+ */
+
+import { watch, type FSWatcher } from 'chokidar'
+import { lstat, readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { AppError } from '../domain/errors.ts'
+import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
+import type { MigrationService } from '../services/migration-service.ts'
+import { moveWithReport, prepareDropFolder } from './drop-folder.ts'
+
+/** Settings of the watcher (from config `import.*`). */
+export interface ImportWatcherOptions {
+  watchDir: string
+  settleMs: number
+  rescanMs: number
+  mode: ImportMode
+  values: ImportValues
+  maxBytes: number
+  now?: () => Date
+  log?: (line: string) => void
+}
+
+/** A running watcher. */
+export interface ImportWatcher {
+  start(): Promise<void>
+  /** Stops watching and waits for the file being imported, if any. */
+  stop(): Promise<void>
+  /** Runs one scan now (tests, and after events). */
+  scan(): Promise<void>
+}
+
+interface Seen {
+  size: number
+  mtimeMs: number
+  since: number
+}
+
+const RESERVED_DIRS = new Set(['processed', 'failed'])
+
+function errorReport(err: unknown): { code: string; message: string; details?: Record<string, unknown> } {
+  if (err instanceof AppError) return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
+  return { code: 'INTERNAL', message: 'the file could not be imported' }
+}
+
+/** Creates the watcher over the import engine. */
+export function createImportWatcher(migrations: MigrationService, options: ImportWatcherOptions): ImportWatcher {
+  const now = options.now ?? (() => new Date())
+  const log = options.log ?? (() => {})
+  const seen = new Map<string, Seen>()
+  let fsWatcher: FSWatcher | undefined
+  let timer: ReturnType<typeof setInterval> | undefined
+  let settleTimer: ReturnType<typeof setTimeout> | undefined
+  let running: Promise<void> | undefined
+  let again = false
+  let stopped = false
+
+  async function fail(name: string, error: { code: string; message: string; details?: Record<string, unknown> }): Promise<void> {
+    const at = now()
+    const moved = await moveWithReport(options.watchDir, name, 'failed', at, 'error.json', { file: name, at: at.toISOString(), error })
+    seen.delete(name)
+    log(`import of ${name} failed (${error.code}: ${error.message}); moved to failed/${moved}`)
+  }
+
+  async function importFile(name: string): Promise<void> {
+    const path = join(options.watchDir, name)
+    let raw: unknown
+    try {
+      const info = await lstat(path)
+      if (info.size > options.maxBytes) return fail(name, { code: 'PAYLOAD_TOO_LARGE', message: `the file is larger than ${options.maxBytes} bytes` })
+      raw = JSON.parse(await readFile(path, 'utf8'))
+    } catch {
+      return fail(name, { code: 'INVALID_REQUEST', message: 'the file is not valid JSON' })
+    }
+    try {
+      const result = await migrations.importDocument(raw, { mode: options.mode, values: options.values, dryRun: false })
+      const moved = await moveWithReport(options.watchDir, name, 'processed', now(), 'result.json', result)
+      seen.delete(name)
+      const s = result.summary
+      log(`imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}`)
+    } catch (err) {
+      await fail(name, errorReport(err))
+    }
+  }
+
+  async function scanOnce(): Promise<void> {
+    const at = Date.now()
+    const ready: string[] = []
+    let waiting = false
+    const entries = await readdir(options.watchDir, { withFileTypes: true }).catch(() => [])
+    const present = new Set<string>()
+    for (const entry of entries) {
+      const name = entry.name
+      if (name.startsWith('.') || !name.endsWith('.json') || (entry.isDirectory() && RESERVED_DIRS.has(name))) continue
+      present.add(name)
+      const info = await lstat(join(options.watchDir, name)).catch(() => undefined)
+      if (!info) continue
+      if (info.isSymbolicLink() || !info.isFile()) {
+        await fail(name, { code: 'INVALID_REQUEST', message: info.isSymbolicLink() ? 'symbolic links are refused; drop the file itself' : 'not a regular file' })
+        continue
+      }
+      const prev = seen.get(name)
+      if (!prev || prev.size !== info.size || prev.mtimeMs !== info.mtimeMs) {
+        seen.set(name, { size: info.size, mtimeMs: info.mtimeMs, since: at })
+        waiting = true
+      } else if (at - prev.since >= options.settleMs) ready.push(name)
+      else waiting = true
+    }
+    for (const name of seen.keys()) if (!present.has(name)) seen.delete(name)
+    for (const name of ready.sort()) {
+      if (stopped) return
+      await importFile(name)
+    }
+    if (waiting && !stopped) {
+      clearTimeout(settleTimer)
+      settleTimer = setTimeout(() => void scan(), options.settleMs + 20)
+    }
+  }
+
+  function scan(): Promise<void> {
+    if (running) {
+      again = true
+      return running
+    }
+    running = (async () => {
+      do {
+        again = false
+        await scanOnce().catch((err) => log(`scanning ${options.watchDir} failed: ${(err as Error).message}`))
+      } while (again && !stopped)
+      running = undefined
+    })()
+    return running
+  }
+
+  return {
+    scan,
+    async start() {
+      await prepareDropFolder(options.watchDir)
+      fsWatcher = watch(options.watchDir, { depth: 0, ignoreInitial: true, ignored: (p) => /[/\\](processed|failed)([/\\]|$)/.test(p.slice(options.watchDir.length)) })
+      fsWatcher.on('all', () => void scan())
+      fsWatcher.on('error', () => {})
+      timer = setInterval(() => void scan(), options.rescanMs)
+      void scan()
+    },
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      clearTimeout(settleTimer)
+      await fsWatcher?.close()
+      await running
+    },
+  }
+}
