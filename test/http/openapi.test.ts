@@ -104,6 +104,13 @@ test('real responses match the document', async () => {
     ['PUT', '/api/flags/doc/int', { token: t.adminToken, body: { value: 40 } }],
     ['DELETE', '/api/flags/doc/int', { token: t.adminToken }],
     ['DELETE', '/api/flags/doc/int', { token: t.adminToken }],
+    ['GET', '/api/migrations/export', { token: t.adminToken }],
+    ['GET', '/migration/export', {}],
+    ['PUT', '/api/migrations?dryRun=true', { token: t.adminToken, body: { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags: { 'm/a': { type: 'BOOLEAN' } } } }],
+    ['PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags: { 'm/a': { type: 'BOOLEAN' } } } }],
+    ['PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', flags: {} } }],
+    ['PATCH', '/api/migrations', { token: t.adminToken, body: { url: 'http://127.0.0.1:1/' } }],
+    ['PATCH', '/api/migrations', { token: t.adminToken, body: { url: 'http://0.0.0.0:9/' } }],
   ]
   const problems: string[] = []
   for (const [method, path, o] of calls) {

@@ -1,0 +1,71 @@
+/** `flagd export`, `flagd import`, `flagd validate` as processes. */
+
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { FIXTURES } from '../helpers/fixtures.ts'
+import { runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+const cwd = tempDir()
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+
+test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no data dir touched', async () => {
+  const ok = await runFlagd(['validate', join(FIXTURES, 'flagflow-1.7-export.json')], { cwd })
+  expect(ok.code).toBe(0)
+  expect(ok.stdout).toContain('is valid: 7 flags')
+  const bad = await runFlagd(['validate', join(FIXTURES, 'invalid-three-errors.json')], { cwd })
+  expect(bad.code).toBe(1)
+  expect(bad.stderr).toContain('3 problem(s)')
+  for (const field of ['flags.app/max_retries.value', 'flags.app/mode.type', 'flags.ui/banner.regexPattern']) expect(bad.stderr).toContain(field)
+  expect((await runFlagd(['validate', join(FIXTURES, 'not-json.json')], { cwd })).stderr).toContain('not valid JSON')
+  expect((await runFlagd(['validate', 'missing.json'], { cwd })).stderr).toContain('no such file')
+  expect((await runFlagd(['validate'], { cwd })).code).toBe(2)
+  expect(() => readFileSync(join(cwd, 'data', 'flagd.json'))).toThrow()
+})
+
+test('import (dry run, real, keep) and export on a stopped daemon data directory', async () => {
+  const file = join(FIXTURES, 'valid-merge.json')
+  const dry = await runFlagd(['import', file, '--dry-run'], { cwd })
+  expect(dry.code).toBe(0)
+  expect(dry.stdout).toContain('dry run: would apply: 3 created')
+  const real = await runFlagd(['import', file, '--json'], { cwd })
+  expect(JSON.parse(real.stdout).summary.created).toBe(3)
+  const again = await runFlagd(['import', file, '--mode', 'replace', '--values', 'keep'], { cwd })
+  expect(again.stdout).toContain('0 created, 0 updated, 0 deleted, 3 unchanged')
+  const out = await runFlagd(['export', '--out', 'out.json'], { cwd })
+  expect(out.code).toBe(0)
+  const exported = JSON.parse(readFileSync(join(cwd, 'out.json'), 'utf8'))
+  expect(Object.keys(exported.flags)).toEqual(['app/max_retries', 'app/new_checkout', 'ui/theme'])
+  const stdout = await runFlagd(['export'], { cwd })
+  expect(JSON.parse(stdout.stdout).flags).toEqual(exported.flags)
+})
+
+test('import errors: invalid document (1), bad option (2), daemon running (1)', async () => {
+  const invalid = await runFlagd(['import', join(FIXTURES, 'invalid-enum-value.json')], { cwd })
+  expect(invalid.code).toBe(1)
+  expect(invalid.stderr).toContain('flags.ui/theme.value')
+  expect((await runFlagd(['import', join(FIXTURES, 'valid-merge.json'), '--mode', 'sideways'], { cwd })).code).toBe(2)
+  const d = await startDaemon(cwd)
+  const busy = await runFlagd(['export'], { cwd })
+  expect(busy.code).toBe(1)
+  expect(busy.stderr).toContain('in use')
+  d.proc.kill('SIGTERM')
+  await d.proc.exited
+})
+
+test('the daemon imports a file dropped into <dataDir>/import', async () => {
+  const dir = tempDir()
+  const d = await startDaemon(dir, [], { FLAGD_IMPORT_SETTLE_MS: '200', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
+  await Bun.write(join(dir, 'data', 'import', '.tmp-drop'), readFileSync(join(FIXTURES, 'valid-merge.json')))
+  const { renameSync, readdirSync } = await import('node:fs')
+  renameSync(join(dir, 'data', 'import', '.tmp-drop'), join(dir, 'data', 'import', 'drop.json'))
+  const deadline = Date.now() + 10_000
+  while (readdirSync(join(dir, 'data', 'import', 'processed')).length < 2 && Date.now() < deadline) await Bun.sleep(50)
+  expect(readdirSync(join(dir, 'data', 'import', 'processed'))).toHaveLength(2)
+  expect(d.output()).toContain('imported drop.json: 3 created')
+  d.proc.kill('SIGTERM')
+  expect(await d.proc.exited).toBe(0)
+  rmSync(dir, { recursive: true, force: true })
+})

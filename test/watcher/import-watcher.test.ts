@@ -1,0 +1,123 @@
+/** Contract §7: the watched import folder, on a real file system. */
+
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fixture } from '../helpers/fixtures.ts'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+
+const ENV = { FLAGD_IMPORT_SETTLE_MS: '300', FLAGD_IMPORT_RESCAN_MS: '400' }
+let apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps) await a.close()
+  apps = []
+})
+
+async function started(env: Record<string, string> = {}, before?: (dir: string) => void): Promise<{ t: TestApp; dir: string }> {
+  const t = await createTestApp({ ...ENV, ...env }, { log: () => {} })
+  apps.push(t)
+  const dir = join(t.dataDir, 'import')
+  if (before) {
+    mkdirSync(dir, { recursive: true })
+    before(dir)
+  }
+  await t.app.watcher.start()
+  return { t, dir }
+}
+
+const docWith = (flags: Record<string, unknown>) => JSON.stringify({ environment: 'ops', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags })
+const list = (dir: string, sub: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).sort() : [])
+
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await Bun.sleep(50)
+  }
+}
+
+test('50 files dropped at once all end in processed/, none lost, none applied twice', async () => {
+  const { t, dir } = await started()
+  for (let i = 0; i < 50; i++) {
+    const name = `drop-${String(i).padStart(2, '0')}.json`
+    writeFileSync(join(dir, `.${name}.tmp`), docWith({ [`bulk/f${i}`]: { type: 'INTEGER', value: i } }))
+    renameSync(join(dir, `.${name}.tmp`), join(dir, name))
+  }
+  await until(() => list(dir, 'processed').filter((n) => n.endsWith('.result.json')).length === 50)
+  const processed = list(dir, 'processed')
+  expect(processed.filter((n) => !n.endsWith('.result.json'))).toHaveLength(50)
+  expect(processed[0]).toMatch(/^\d{8}-\d{6}_drop-00\.json$/)
+  expect(list(dir, 'failed')).toEqual([])
+  expect(readdirSync(dir).filter((n) => n.endsWith('.json'))).toEqual([])
+  const flags = (await t.req('GET', '/api/flags?prefix=bulk/', { token: t.adminToken })).body
+  expect(flags).toHaveLength(50)
+  expect(flags.every((f: { revision: number }) => f.revision === 1)).toBe(true)
+  const result = JSON.parse(readFileSync(join(dir, 'processed', processed.find((n) => n.endsWith('.result.json')) as string), 'utf8'))
+  expect(result).toMatchObject({ dryRun: false, mode: 'merge', values: 'overwrite', summary: { created: 1 } })
+})
+
+test('a file written slowly in pieces is not read before it settles', async () => {
+  const { t, dir } = await started()
+  const text = docWith({ 'slow/flag': { type: 'STRING', value: 'x'.repeat(1000) } })
+  const path = join(dir, 'slow.json')
+  const pieces = 6
+  const size = Math.ceil(text.length / pieces)
+  for (let i = 0; i < pieces; i++) {
+    appendFileSync(path, text.slice(i * size, (i + 1) * size))
+    await Bun.sleep(150)
+  }
+  await until(() => list(dir, 'processed').length + list(dir, 'failed').length >= 2)
+  expect(list(dir, 'failed')).toEqual([])
+  expect((await t.req('GET', '/api/flags/slow/flag', { token: t.adminToken })).status).toBe(200)
+})
+
+test('non-JSON and invalid documents land in failed/ with a reason; nothing is applied', async () => {
+  const { t, dir } = await started()
+  writeFileSync(join(dir, 'broken.json'), '{ "environment": ')
+  writeFileSync(join(dir, 'invalid.json'), readFileSync(join(import.meta.dir, '../fixtures/invalid-three-errors.json')))
+  await until(() => list(dir, 'failed').length === 4)
+  const failed = list(dir, 'failed')
+  const broken = JSON.parse(readFileSync(join(dir, 'failed', failed.find((n) => n.endsWith('broken.json.error.json')) as string), 'utf8'))
+  expect(broken).toMatchObject({ file: 'broken.json', at: expect.any(String), error: { code: 'INVALID_REQUEST', message: expect.stringContaining('not valid JSON') } })
+  const invalid = JSON.parse(readFileSync(join(dir, 'failed', failed.find((n) => n.endsWith('invalid.json.error.json')) as string), 'utf8'))
+  expect(invalid.error.details.errors).toHaveLength(3)
+  expect((await t.req('GET', '/api/flags', { token: t.adminToken })).body).toEqual([])
+})
+
+test('a symbolic link is refused: the link itself moves to failed/, its target is untouched', async () => {
+  const { dir, t } = await started()
+  const target = join(t.dataDir, 'outside.json')
+  writeFileSync(target, docWith({ 'link/flag': { type: 'BOOLEAN' } }))
+  symlinkSync(target, join(dir, 'link.json'))
+  await until(() => list(dir, 'failed').length === 2)
+  const moved = list(dir, 'failed').find((n) => n.endsWith('_link.json')) as string
+  expect(lstatSync(join(dir, 'failed', moved)).isSymbolicLink()).toBe(true)
+  expect(existsSync(target)).toBe(true)
+  expect((await t.req('GET', '/api/flags/link/flag', { token: t.adminToken })).status).toBe(404)
+})
+
+test('files present at start are processed in name order; dotfiles and other names are left alone', async () => {
+  const { t, dir } = await started({}, (d) => {
+    writeFileSync(join(d, 'b.json'), docWith({ 'order/x': { type: 'INTEGER', value: 2 } }))
+    writeFileSync(join(d, 'a.json'), docWith({ 'order/x': { type: 'INTEGER', value: 1 } }))
+    writeFileSync(join(d, '.hidden.json'), 'ignored')
+    writeFileSync(join(d, 'notes.txt'), 'ignored')
+    writeFileSync(join(d, 'partial.json.tmp'), 'ignored')
+  })
+  await until(() => list(dir, 'processed').length === 4)
+  expect((await t.req('GET', '/api/flags/order/x', { token: t.adminToken })).body).toMatchObject({ value: 2, revision: 2 })
+  expect(readdirSync(dir).sort()).toEqual(['.hidden.json', 'failed', 'notes.txt', 'partial.json.tmp', 'processed'])
+})
+
+test('the same name dropped twice is kept twice in processed/', async () => {
+  const { dir } = await started()
+  writeFileSync(join(dir, 'same.json'), JSON.stringify(fixture('valid-merge.json')))
+  await until(() => list(dir, 'processed').length === 2)
+  writeFileSync(join(dir, 'same.json'), JSON.stringify(fixture('valid-merge.json')))
+  await until(() => list(dir, 'processed').length === 4)
+  const names = list(dir, 'processed').filter((n) => !n.endsWith('.result.json'))
+  expect(names).toHaveLength(2)
+  if (names[0]?.slice(0, 15) === names[1]?.slice(0, 15)) expect(names.some((n) => n.endsWith('_same-2.json'))).toBe(true)
+})
