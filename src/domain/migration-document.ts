@@ -6,7 +6,7 @@
 
 import type { FieldProblem } from './errors.ts'
 import { validateDefinition } from './flag-definition.ts'
-import { nameCollision, nameProblem } from './flag-name.ts'
+import { indexNames, nameProblem } from './flag-name.ts'
 import { CONSTRAINT_FIELDS, type Flag, type FlagDefinition } from './flag.ts'
 
 export const EXPORT_VERSION = '1.0.0'
@@ -135,9 +135,9 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
       if (!result.ok) problems.push(...result.problems)
       else if (!whyName) flags.set(name, result.definition)
     }
-    const names = [...flags.keys()]
-    for (const name of names) {
-      const other = nameCollision(name, names)
+    const index = indexNames(flags.keys())
+    for (const name of flags.keys()) {
+      const other = index.collision(name)
       if (other !== undefined && other.startsWith(`${name}/`)) problem(`flags.${name}`, `is both a flag and the group of ${other}`)
     }
   }

@@ -6,7 +6,7 @@
 
 import type { FieldProblem } from './errors.ts'
 import { valueProblem } from './flag-definition.ts'
-import { nameCollision } from './flag-name.ts'
+import { indexNames } from './flag-name.ts'
 import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition } from './flag.ts'
 
 export type ImportMode = 'merge' | 'replace'
@@ -63,8 +63,9 @@ export function planImport(current: Readonly<Record<string, Flag>>, incoming: Re
   const kept = Object.keys(current).filter((n) => !incoming.has(n))
   if (mode === 'replace') for (const name of kept.sort()) changes.push({ name, action: 'delete', fields: [] })
   else {
+    const index = indexNames(kept)
     for (const name of incoming.keys()) {
-      const other = nameCollision(name, kept)
+      const other = index.collision(name)
       if (other !== undefined) problems.push({ field: `flags.${name}`, reason: `collides with the existing flag ${other} (a name cannot be both a flag and a group)` })
     }
   }

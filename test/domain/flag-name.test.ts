@@ -32,3 +32,12 @@ test('flag/group collisions', () => {
   expect(nameCollision('a/b', ['a/bc', 'a/b/c'.slice(0, 3)])).toBeUndefined()
   expect(nameCollision('a/b', ['a'], 'a')).toBeUndefined()
 })
+
+test('the name index finds the same collisions as the scan', async () => {
+  const { indexNames } = await import('../../src/domain/flag-name.ts')
+  const names = ['a', 'b/c', 'b/d/e', 'x/y']
+  const index = indexNames(names)
+  for (const probe of ['a/b', 'b', 'b/d', 'b/d/e/f', 'x', 'x/y/z', 'q', 'b/c2', 'a']) {
+    expect(index.collision(probe)).toBe(nameCollision(probe, names))
+  }
+})
