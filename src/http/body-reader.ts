@@ -5,6 +5,7 @@
  */
 
 import { AppError, InvalidError } from '../domain/errors.ts'
+import { readLimited } from '../io/read-limited.ts'
 
 export const MAX_JSON_DEPTH = 32
 
@@ -16,33 +17,6 @@ export function isJsonContentType(value: string | null): boolean {
 
 function tooLarge(limit: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
-}
-
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  if (!request.body) return new Uint8Array(0)
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge(limit)
-    }
-    chunks.push(value)
-  }
-  if (chunks.length === 1) return chunks[0] as Uint8Array
-  const all = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    all.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return all
 }
 
 /** Deepest nesting of objects and arrays in JSON text, stopping early past `max`. */
@@ -69,7 +43,9 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON: send Content-Type: application/json')
   }
-  const bytes = await readLimited(request, limit)
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  const bytes = await readLimited(request.body, limit, () => tooLarge(limit))
   let text: string
   try {
     text = utf8.decode(bytes)

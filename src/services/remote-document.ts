@@ -10,6 +10,7 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { AppError, InvalidError } from '../domain/errors.ts'
+import { readLimited } from '../io/read-limited.ts'
 import { bareHost, isAllowedHost, nonPublicRange } from './address-policy.ts'
 
 /** Limits and policy of remote fetches. */
@@ -63,24 +64,6 @@ async function checkHop(url: URL, options: RemoteFetchOptions): Promise<string> 
   return addresses[0] as string
 }
 
-async function readLimited(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw upstream(`the remote document is larger than ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 /** Fetches and parses the JSON document at `url` (see module comment). */
 export async function fetchRemoteDocument(url: string, options: RemoteFetchOptions): Promise<unknown> {
   const signal = AbortSignal.timeout(options.timeoutMs)
@@ -110,7 +93,8 @@ export async function fetchRemoteDocument(url: string, options: RemoteFetchOptio
         await response.body?.cancel().catch(() => {})
         throw upstream(`the remote answered ${response.status}, expected 200`)
       }
-      const text = await readLimited(response, options.maxBytes)
+      const bytes = await readLimited(response.body, options.maxBytes, () => upstream(`the remote document is larger than ${options.maxBytes} bytes`))
+      const text = Buffer.from(bytes).toString('utf8')
       try {
         return JSON.parse(text)
       } catch {
