@@ -4,7 +4,11 @@
  */
 
 import type { Server } from 'bun'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
+import { createAdminService, type AdminApi } from './services/admin-service.ts'
+import { DirectoryInUseError } from './storage/file-lock.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 import type { Config } from './config.ts'
 import { PERMISSIONS } from './domain/permission.ts'
@@ -78,6 +82,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
   const store = await openJsonFileStore({ dataDir: config.dataDir })
   return { services: createServices(store, config), close: () => store.close() }
+}
+
+/**
+ * The administrator's API for a CLI command: in-process when the data directory is free, or through
+ * the running daemon's control socket when a daemon holds it (same service code either way).
+ */
+export async function openAdmin(config: Config): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
+  try {
+    const { services, close } = await openServices(config)
+    return { admin: createAdminService(services), close, viaDaemon: false }
+  } catch (err) {
+    if (err instanceof DirectoryInUseError && existsSync(controlSocketPath(config.dataDir))) {
+      return { admin: connectControlSocket(config.dataDir), close: async () => {}, viaDaemon: true }
+    }
+    throw err
+  }
 }
 
 /** Creates the first admin from FLAGD_ADMIN_USERNAME / FLAGD_ADMIN_PASSWORD when there is no user. */

@@ -1,6 +1,8 @@
 /** Arguments every command takes, and resolving the configuration from them like `serve` does. */
 
+import { openAdmin } from '../app.ts'
 import { loadConfig, type Config } from '../config.ts'
+import type { AdminApi } from '../services/admin-service.ts'
 
 /** `--config` and `--data-dir`, shared by every command. */
 export const configArgs = {
@@ -11,4 +13,14 @@ export const configArgs = {
 /** Loads the configuration with the command's flags on top. */
 export function configFromArgs(args: { config?: string | undefined; 'data-dir'?: string | undefined; host?: string | undefined; port?: string | undefined }): Promise<Config> {
   return loadConfig({ configPath: args.config, flags: { dataDir: args['data-dir'], host: args.host, port: args.port } })
+}
+
+/** Runs `work` with the admin API of the configured data directory (daemon running or not). */
+export async function withAdmin<T>(args: Parameters<typeof configFromArgs>[0], work: (admin: AdminApi) => Promise<T>): Promise<T> {
+  const { admin, close } = await openAdmin(await configFromArgs(args))
+  try {
+    return await work(admin)
+  } finally {
+    await close()
+  }
 }

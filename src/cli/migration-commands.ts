@@ -3,12 +3,11 @@
 import { defineCommand } from 'citty'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { openServices } from '../app.ts'
-import { ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
+import { AppError, type FieldProblem } from '../domain/errors.ts'
 import { parseImportDocument } from '../domain/migration-document.ts'
 import type { ImportResult } from '../services/migration-service.ts'
 import { writeFileAtomic } from '../storage/atomic-write.ts'
-import { configArgs, configFromArgs } from './common-args.ts'
+import { configArgs, withAdmin } from './common-args.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Reads and parses a JSON file, with errors a person can act on. */
@@ -48,17 +47,12 @@ export const exportCommand = defineCommand({
   meta: { name: 'export', description: 'Write all flags as a migration file (stdout, or --out FILE)' },
   args: { out: { type: 'string', description: 'File to write (atomically) instead of stdout' }, ...configArgs },
   async run({ args }) {
-    const { services, close } = await openServices(await configFromArgs(args))
-    try {
-      const { document, fileName } = services.migrations.exportDocument()
-      const text = `${JSON.stringify(document, null, 2)}\n`
-      if (args.out) {
-        await writeFileAtomic(resolve(args.out), text)
-        console.error(`wrote ${Object.keys(document.flags).length} flags to ${args.out} (suggested name ${fileName})`)
-      } else process.stdout.write(text)
-    } finally {
-      await close()
-    }
+    const { document, fileName } = await withAdmin(args, (admin) => admin.exportDocument())
+    const text = `${JSON.stringify(document, null, 2)}\n`
+    if (args.out) {
+      await writeFileAtomic(resolve(args.out), text)
+      console.error(`wrote ${Object.keys(document.flags).length} flags to ${args.out} (suggested name ${fileName})`)
+    } else process.stdout.write(text)
   },
 })
 
@@ -76,15 +70,13 @@ export const importCommand = defineCommand({
     const mode = oneOf('mode', args.mode, ['merge', 'replace'] as const, 'merge')
     const values = oneOf('values', args.values, ['overwrite', 'keep'] as const, 'overwrite')
     const raw = await readJsonFile(String(args.file))
-    const { services, close } = await openServices(await configFromArgs(args))
     try {
-      const result = await services.migrations.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']) })
+      const result = await withAdmin(args, (admin) => admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']) }))
       console.log(args.json ? JSON.stringify(result, null, 2) : summary(result))
     } catch (err) {
-      if (err instanceof ValidationFailedError) throw new Error(`${args.file} was not imported, ${err.problems.length} problem(s):\n${problemLines(err.problems)}`)
+      const problems = err instanceof AppError ? (err.details?.errors as FieldProblem[] | undefined) : undefined
+      if (problems) throw new Error(`${args.file} was not imported, ${problems.length} problem(s):\n${problemLines(problems)}`)
       throw err
-    } finally {
-      await close()
     }
   },
 })

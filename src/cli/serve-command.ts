@@ -1,7 +1,11 @@
 /** `flagd serve`: run the daemon until SIGTERM or SIGINT. */
 
 import { defineCommand } from 'citty'
+import type { Server } from 'bun'
+import { rmSync } from 'node:fs'
 import { bootstrapAdmin, createApp, listen, type App, type Listener } from '../app.ts'
+import { controlSocketPath, serveControlSocket } from '../control/control-socket.ts'
+import { createAdminService } from '../services/admin-service.ts'
 import { VERSION } from '../version.ts'
 import { configArgs, configFromArgs } from './common-args.ts'
 
@@ -12,7 +16,7 @@ function log(line: string): void {
 }
 
 /** Resolves once a signal stopped the server gracefully and the store is closed. */
-function untilStopped(listener: Listener, app: App): Promise<void> {
+function untilStopped(listener: Listener, control: Server<undefined> | undefined, app: App): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false
     const onSignal = (signal: string) => {
@@ -24,7 +28,11 @@ function untilStopped(listener: Listener, app: App): Promise<void> {
       log(`${signal}: finishing in-flight requests, then exiting`)
       void listener
         .stop(SHUTDOWN_GRACE_MS)
-        .then(() => app.close())
+        .then(async () => {
+          await control?.stop(true)
+          rmSync(controlSocketPath(app.config.dataDir), { force: true })
+          await app.close()
+        })
         .then(() => {
           log('stopped')
           resolve()
@@ -52,9 +60,15 @@ export const serveCommand = defineCommand({
       throw err
     }
     const listener = listen(app)
+    let control: Server<undefined> | undefined
+    try {
+      control = serveControlSocket(config.dataDir, createAdminService(app.services), log)
+    } catch (err) {
+      log(`warning: no control socket (${(err as Error).message}); admin commands will need the daemon stopped`)
+    }
     await app.watcher.start()
     const { hostname, port } = listener.server
     log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}, environment ${config.environment})`)
-    await untilStopped(listener, app)
+    await untilStopped(listener, control, app)
   },
 })

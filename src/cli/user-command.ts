@@ -1,10 +1,9 @@
-/** `flagd user add|list`: manage users from a shell on the data directory. */
+/** `flagd user add|list|passwd|delete`: manage users from a shell, whether or not the daemon runs. */
 
 import { defineCommand } from 'citty'
-import { openServices } from '../app.ts'
 import { PERMISSIONS } from '../domain/permission.ts'
 import type { PublicUser } from '../domain/user.ts'
-import { configArgs, configFromArgs } from './common-args.ts'
+import { configArgs, withAdmin } from './common-args.ts'
 import { readNewPassword } from './password-input.ts'
 
 function parsePermissions(value: string | undefined): string[] {
@@ -29,35 +28,46 @@ const addCommand = defineCommand({
     ...configArgs,
   },
   async run({ args }) {
-    const config = await configFromArgs(args)
     const permissions = parsePermissions(args.permissions)
     const password = await readNewPassword(Boolean(args['password-stdin']))
-    const { services, close } = await openServices(config)
-    try {
-      const user = await services.users.create({ username: String(args.username), password, permissions })
-      console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}`)
-    } finally {
-      await close()
-    }
+    const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }))
+    console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}`)
   },
 })
 
 const listCommand = defineCommand({
-  meta: { name: 'list', description: 'List users' },
-  args: { json: { type: 'boolean', description: 'Print JSON for scripts' }, ...configArgs },
+  meta: { name: 'list', description: 'List users (a table on a terminal, --json for scripts)' },
+  args: { json: { type: 'boolean', description: 'Print JSON' }, ...configArgs },
   async run({ args }) {
-    const config = await configFromArgs(args)
-    const { services, close } = await openServices(config)
-    try {
-      const users = services.users.list()
-      console.log(args.json ? JSON.stringify(users, null, 2) : userTable(users))
-    } finally {
-      await close()
-    }
+    const users = await withAdmin(args, (admin) => admin.listUsers())
+    console.log(args.json ? JSON.stringify(users, null, 2) : userTable(users))
+  },
+})
+
+const passwdCommand = defineCommand({
+  meta: { name: 'passwd', description: "Set a user's password (ends all of that user's sessions)" },
+  args: {
+    username: { type: 'positional', description: 'The user', required: true },
+    'password-stdin': { type: 'boolean', description: 'Read the new password from standard input' },
+    ...configArgs,
+  },
+  async run({ args }) {
+    const password = await readNewPassword(Boolean(args['password-stdin']))
+    const user = await withAdmin(args, (admin) => admin.setPassword(String(args.username), password))
+    console.log(`password of ${user.username} changed; its sessions have ended`)
+  },
+})
+
+const deleteCommand = defineCommand({
+  meta: { name: 'delete', description: 'Delete a user and end its sessions' },
+  args: { username: { type: 'positional', description: 'The user', required: true }, ...configArgs },
+  async run({ args }) {
+    const user = await withAdmin(args, (admin) => admin.deleteUser(String(args.username)))
+    console.log(`deleted user ${user.username} (${user.id})`)
   },
 })
 
 export const userCommand = defineCommand({
   meta: { name: 'user', description: 'Manage users' },
-  subCommands: { add: addCommand, list: listCommand },
+  subCommands: { add: addCommand, list: listCommand, passwd: passwdCommand, delete: deleteCommand },
 })

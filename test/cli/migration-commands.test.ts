@@ -42,17 +42,11 @@ test('import (dry run, real, keep) and export on a stopped daemon data directory
   expect(JSON.parse(stdout.stdout).flags).toEqual(exported.flags)
 })
 
-test('import errors: invalid document (1), bad option (2), daemon running (1)', async () => {
+test('import errors: invalid document (1), bad option (2)', async () => {
   const invalid = await runFlagd(['import', join(FIXTURES, 'invalid-enum-value.json')], { cwd })
   expect(invalid.code).toBe(1)
   expect(invalid.stderr).toContain('flags.ui/theme.value')
   expect((await runFlagd(['import', join(FIXTURES, 'valid-merge.json'), '--mode', 'sideways'], { cwd })).code).toBe(2)
-  const d = await startDaemon(cwd)
-  const busy = await runFlagd(['export'], { cwd })
-  expect(busy.code).toBe(1)
-  expect(busy.stderr).toContain('in use')
-  d.proc.kill('SIGTERM')
-  await d.proc.exited
 })
 
 test('the daemon imports a file dropped into <dataDir>/import', async () => {

@@ -1,0 +1,62 @@
+/** Issue 5: every admin command works while the daemon runs, through its control socket. */
+
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { FIXTURES } from '../helpers/fixtures.ts'
+import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+const cwd = tempDir()
+let d: Daemon
+beforeAll(async () => {
+  d = await startDaemon(cwd)
+})
+afterAll(async () => {
+  d.proc.kill('SIGTERM')
+  await d.proc.exited
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+const login = (username: string, password: string) =>
+  fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+
+test('the control socket is 0600 inside the data directory', () => {
+  expect(statSync(join(cwd, 'data', 'flagd.sock')).mode & 0o777).toBe(0o600)
+})
+
+test('bootstrap an admin, reset a password and delete a user without stopping the daemon', async () => {
+  expect((await runFlagd(['user', 'add', 'root', '--password-stdin'], { cwd, stdin: 'root-password' })).code).toBe(0)
+  const first = await login('root', 'root-password')
+  expect(first.status).toBe(200)
+  const { token } = (await first.json()) as { token: string }
+  expect((await runFlagd(['user', 'add', 'temp', '--permissions', 'flag:read', '--password-stdin'], { cwd, stdin: 'temp-password' })).code).toBe(0)
+
+  const passwd = await runFlagd(['user', 'passwd', 'root', '--password-stdin'], { cwd, stdin: 'new-root-password\n' })
+  expect(passwd.code).toBe(0)
+  expect((await fetch(`${d.url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401)
+  expect((await login('root', 'new-root-password')).status).toBe(200)
+
+  const del = await runFlagd(['user', 'delete', 'temp'], { cwd })
+  expect(del.code).toBe(0)
+  expect((await login('temp', 'temp-password')).status).toBe(401)
+  const missing = await runFlagd(['user', 'delete', 'temp'], { cwd })
+  expect(missing.code).toBe(1)
+  expect(missing.stderr).toContain('no user named "temp"')
+  const last = await runFlagd(['user', 'delete', 'root'], { cwd })
+  expect(last.code).toBe(1)
+  expect(last.stderr).toContain('last user with user:write')
+})
+
+test('import and export go through the daemon', async () => {
+  const imported = await runFlagd(['import', join(FIXTURES, 'valid-merge.json'), '--json'], { cwd })
+  expect(imported.code).toBe(0)
+  expect(JSON.parse(imported.stdout).summary.created).toBe(3)
+  const bad = await runFlagd(['import', join(FIXTURES, 'invalid-three-errors.json')], { cwd })
+  expect(bad.code).toBe(1)
+  expect(bad.stderr).toContain('3 problem(s)')
+  const out = await runFlagd(['export', '--out', 'x.json'], { cwd })
+  expect(out.code).toBe(0)
+  expect(Object.keys(JSON.parse(readFileSync(join(cwd, 'x.json'), 'utf8')).flags)).toHaveLength(3)
+})
