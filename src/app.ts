@@ -9,6 +9,9 @@ import { join } from 'node:path'
 import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
 import { createAdminService, type AdminApi } from './services/admin-service.ts'
 import { DirectoryInUseError } from './storage/file-lock.ts'
+import { createLogger, type Logger } from './observability/logger.ts'
+import { createMetrics, type Metrics } from './observability/metrics.ts'
+import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 import type { Config } from './config.ts'
 import { PERMISSIONS } from './domain/permission.ts'
@@ -29,24 +32,39 @@ export interface App {
   http: HttpApp
   /** The drop-folder watcher; `serve` starts it. */
   watcher: ImportWatcher
+  logger: Logger
   /** Stops timers, writes pending in-memory changes and releases the data-directory lock. */
   close(): Promise<void>
 }
 
 /** Options for tests: fault injection and cheaper hashing. */
-export interface AppOptions extends ServiceOptions {
+export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
   writer?: FileWriter
-  log?: (line: string) => void
+  logger?: Logger
 }
 
 /** Opens the data directory and wires everything. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const store = await openJsonFileStore({ dataDir: config.dataDir, ...(options.writer ? { writer: options.writer } : {}) })
+  const logger = options.logger ?? createLogger({ level: config.logLevel })
+  let flagCount = () => 0
+  const metrics = createMetrics(() => flagCount())
+  const store = await openJsonFileStore({ dataDir: config.dataDir, onCommit: metrics.commit, ...(options.writer ? { writer: options.writer } : {}) })
   try {
     const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
-    const services = createServices(store, config, options)
+    const services = createServices(store, config, { ...options, telemetry: telemetryFor(logger, metrics) })
+    flagCount = () => services.flags.count()
     const tokens = createTokenService(secret)
-    const http = createHttpApp({ config, ...services, tokens })
+    const http = createHttpApp({
+      config,
+      ...services,
+      tokens,
+      ...(config.metrics.enabled ? { metrics } : {}),
+      logError: (requestId, err) => logger.error({ requestId, err }, 'request failed with an internal error'),
+      onRequest(event) {
+        metrics.request(event, event.seconds)
+        logger.info({ method: event.method, path: event.path, status: event.status, durationMs: Math.round(event.seconds * 10000) / 10, requestId: event.requestId, userId: event.userId }, 'request')
+      },
+    })
     services.auth.pruneExpired()
     const pruner = setInterval(() => services.auth.pruneExpired(), 60_000)
     pruner.unref()
@@ -57,7 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       mode: config.import.mode,
       values: config.import.values,
       maxBytes: config.limits.importBytes,
-      log: options.log ?? ((line) => console.log(`flagd: ${line}`)),
+      log: (line) => logger.info(line),
     })
     return {
       config,
@@ -65,6 +83,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       services,
       http,
       watcher,
+      logger,
       async close() {
         clearInterval(pruner)
         await watcher.stop()
@@ -75,6 +94,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   } catch (err) {
     await store.close()
     throw err
+  }
+}
+
+/** Connects service events to the log and the metrics. */
+function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
+  return {
+    loginFailed: () => metrics.loginFailed(),
+    importFinished(event) {
+      metrics.importFinished(event.source, event.outcome)
+      const fields = { source: event.source, outcome: event.outcome, summary: event.summary, backup: event.backup, error: event.error }
+      if (event.outcome === 'failed' || event.outcome === 'invalid') logger.warn(fields, 'import refused')
+      else logger.info(fields, 'import')
+    },
   }
 }
 

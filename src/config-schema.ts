@@ -13,6 +13,7 @@ export interface Config {
   publicExport: boolean
   trustProxy: string[]
   logLevel: 'debug' | 'info' | 'warn' | 'error'
+  metrics: { enabled: boolean }
   auth: {
     tokenTtl: number
     secret: string | undefined
@@ -121,6 +122,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'publicExport', default: true, parse: boolean, doc: 'Serve GET /migration/export without a token.' },
   { path: 'trustProxy', default: [], parse: list, doc: 'Peer addresses whose X-Forwarded-For is trusted.' },
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
+  { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
   { path: 'auth.secret', default: undefined, parse: secret, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
   { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username allowed in the window.' },

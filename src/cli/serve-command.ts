@@ -11,12 +11,9 @@ import { configArgs, configFromArgs } from './common-args.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
-function log(line: string): void {
-  console.log(`flagd: ${line}`)
-}
-
 /** Resolves once a signal stopped the server gracefully and the store is closed. */
 function untilStopped(listener: Listener, control: Server<undefined> | undefined, app: App): Promise<void> {
+  const log = (line: string) => app.logger.info(line)
   return new Promise((resolve) => {
     let stopping = false
     const onSignal = (signal: string) => {
@@ -53,6 +50,7 @@ export const serveCommand = defineCommand({
   async run({ args }) {
     const config = await configFromArgs(args)
     const app = await createApp(config)
+    const log = (line: string) => app.logger.info(line)
     try {
       await bootstrapAdmin(app, process.env, log)
     } catch (err) {

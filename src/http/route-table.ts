@@ -25,6 +25,8 @@ function toRegex(path: string): RegExp {
 /** Answers which methods exist for a path. */
 export interface RouteTable {
   allowed(pathname: string): string[]
+  /** The route template serving `method pathname` (for metrics labels), or `undefined`. */
+  template(method: string, pathname: string): string | undefined
 }
 
 /** Builds the table from Elysia's `app.routes`. */
@@ -40,6 +42,10 @@ export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
       const methods = new Set<string>()
       for (const p of patterns.values()) if (p.regex.test(pathname)) for (const m of p.methods) methods.add(m)
       return [...methods].sort()
+    },
+    template(method, pathname) {
+      for (const [path, p] of patterns) if (p.methods.has(method) && p.regex.test(pathname)) return path
+      return undefined
     },
   }
 }

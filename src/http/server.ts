@@ -20,6 +20,7 @@ import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
+import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
@@ -38,6 +39,21 @@ export interface HttpDeps {
   tokens: TokenService
   /** Where unexpected errors are reported (with the request id). */
   logError?: (requestId: string, err: unknown) => void
+  /** Called once per answered request (logs and metrics). */
+  onRequest?: (event: RequestEvent) => void
+  /** Prometheus text for GET /metrics; no route when absent. */
+  metrics?: { contentType: string; render(): Promise<string> }
+}
+
+/** One answered request, as logs and metrics see it (never a body, header or token). */
+export interface RequestEvent {
+  method: string
+  path: string
+  route: string
+  status: number
+  seconds: number
+  requestId: string
+  userId: string | undefined
 }
 
 /** The HTTP app and its request entry point. */
@@ -85,6 +101,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(userRoutes({ ...deps, bodyLimit }))
     .use(flagRoutes({ ...deps, bodyLimit }))
     .use(sessionRoutes(deps))
+    .use(metricsRoutes(deps.metrics))
     .use(migrationRoutes({ ...deps, bodyLimit, importLimit: deps.config.limits.importBytes, publicExport: deps.config.publicExport }))
 
   app.use(docsRoutes(app))
@@ -107,6 +124,19 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
       headers.set('x-request-id', id)
       for (const [k, v] of Object.entries(COMMON_HEADERS)) headers.set(k, v)
       if (headers.get('content-type')?.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
+      if (deps.onRequest) {
+        const meta = metaOf(request)
+        const { pathname } = new URL(request.url)
+        deps.onRequest({
+          method: request.method,
+          path: pathname,
+          route: table.template(request.method, pathname) ?? 'unmatched',
+          status: response.status,
+          seconds: (performance.now() - meta.startedAt) / 1000,
+          requestId: id,
+          userId: meta.actor?.userId,
+        })
+      }
       return response
     },
   }

@@ -41,6 +41,6 @@ export function createAdminService(services: Services): AdminApi {
       return user
     },
     exportDocument: async () => services.migrations.exportDocument(),
-    importDocument: (raw, options) => services.migrations.importDocument(raw, options),
+    importDocument: (raw, options) => services.migrations.importDocument(raw, options, 'cli'),
   }
 }

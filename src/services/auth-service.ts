@@ -13,6 +13,7 @@ import { ownEntry } from '../storage/state.ts'
 import type { LoginThrottle } from './login-throttle.ts'
 import { newId } from './new-id.ts'
 import type { PasswordHasher } from './password-hasher.ts'
+import type { Telemetry } from './telemetry.ts'
 
 /** A successful login: the new session and its user. */
 export interface LoginResult {
@@ -33,6 +34,7 @@ export interface AuthService {
 /** Options of the auth service. */
 export interface AuthServiceOptions {
   tokenTtlSeconds: number
+  telemetry?: Telemetry
   now?: () => Date
 }
 
@@ -58,6 +60,7 @@ export function createAuthService(
       const ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
       if (!user || !ok) {
         throttle.recordFailure(username, address, now().getTime())
+        options.telemetry?.loginFailed()
         throw new UnauthorizedError(BAD_CREDENTIALS)
       }
       throttle.recordSuccess(username)

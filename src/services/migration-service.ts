@@ -13,6 +13,7 @@ import { writeBackup } from '../storage/backup-store.ts'
 import type { Store } from '../storage/json-file-store.ts'
 import type { FlagService } from './flag-service.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
+import { NO_TELEMETRY, type ImportSource, type Telemetry } from './telemetry.ts'
 
 /** Import options (query parameters of PUT/PATCH, config for the watcher). */
 export interface ImportOptions {
@@ -35,7 +36,7 @@ export interface ImportResult {
 /** The migration use cases. */
 export interface MigrationService {
   exportDocument(): { document: ExportDocument; fileName: string }
-  importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
+  importDocument(raw: unknown, options: ImportOptions, source?: ImportSource): Promise<ImportResult>
   importFromUrl(url: string, options: ImportOptions): Promise<ImportResult>
 }
 
@@ -47,6 +48,7 @@ export interface MigrationDeps {
   environment: string
   remote: RemoteFetchOptions
   now?: () => Date
+  telemetry?: Telemetry
 }
 
 function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSource, backup: string | null): ImportResult {
@@ -77,7 +79,24 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     return { document: buildExportDocument(list, environment, at), fileName: exportFileName(environment, at) }
   }
 
-  const importDocument = (raw: unknown, options: ImportOptions): Promise<ImportResult> => {
+  const telemetry = deps.telemetry ?? NO_TELEMETRY
+  const reported = async (origin: ImportSource, work: () => Promise<ImportResult>): Promise<ImportResult> => {
+    try {
+      const result = await work()
+      const outcome = result.dryRun ? 'dry_run' : result.changes.length === 0 ? 'unchanged' : 'applied'
+      telemetry.importFinished({ source: origin, outcome, summary: result.summary, backup: result.backup })
+      return result
+    } catch (err) {
+      const invalid = err instanceof ValidationFailedError
+      telemetry.importFinished({ source: origin, outcome: invalid ? 'invalid' : 'failed', error: (err as Error).message })
+      throw err
+    }
+  }
+
+  const importDocument = (raw: unknown, options: ImportOptions, origin: ImportSource = 'api'): Promise<ImportResult> =>
+    reported(origin, () => applyDocument(raw, options))
+
+  const applyDocument = (raw: unknown, options: ImportOptions): Promise<ImportResult> => {
     const parsed = parseImportDocument(raw)
     if (!parsed.ok) return Promise.reject(new ValidationFailedError(parsed.problems))
     const { source, flags: incoming } = parsed.document
@@ -99,9 +118,6 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   return {
     exportDocument: () => exportNow(flags.read.list('')),
     importDocument,
-    async importFromUrl(url, options) {
-      const raw = await fetchRemoteDocument(url, deps.remote)
-      return importDocument(raw, options)
-    },
+    importFromUrl: (url, options) => reported('url', async () => applyDocument(await fetchRemoteDocument(url, deps.remote), options)),
   }
 }

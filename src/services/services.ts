@@ -12,6 +12,7 @@ import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost, type PasswordHasher } from './password-hasher.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
+import type { Telemetry } from './telemetry.ts'
 import { createUserService, type UserService } from './user-service.ts'
 
 /** Every service. */
@@ -29,6 +30,7 @@ export interface Services {
 export interface ServiceOptions {
   hashCost?: HashCost
   now?: () => Date
+  telemetry?: Telemetry
 }
 
 /** Wires the services over `store`. */
@@ -46,13 +48,14 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     now,
     dataDir: config.dataDir,
     environment: config.environment,
+    telemetry: options.telemetry,
     remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
   })
   return {
     users: createUserService(store, hasher, now),
     flags,
     migrations,
-    auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now }),
+    auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     health: createHealthService(store),
     hasher,

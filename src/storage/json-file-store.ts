@@ -40,6 +40,8 @@ export interface StoreOptions {
   dataDir: string
   /** Replaces the durable writer; tests use it to simulate a full disk. */
   writer?: FileWriter
+  /** Called after each durable write with its duration and the number of changes it carried. */
+  onCommit?: (seconds: number, batchSize: number) => void
 }
 
 /** The state file's path inside a data directory. */
@@ -80,7 +82,7 @@ export async function openJsonFileStore(options: StoreOptions): Promise<Store> {
     const db = new Low<State>(adapter, emptyState())
     await db.read()
     if (adapter.lastWritten === undefined) await db.write()
-    return new JsonFileStore(db, adapter, lock)
+    return new JsonFileStore(db, adapter, lock, options.onCommit)
   } catch (err) {
     lock.release()
     throw err
@@ -98,6 +100,7 @@ class JsonFileStore implements Store {
     private readonly db: Low<State>,
     private readonly adapter: DurableJsonAdapter,
     private readonly lock: DirLock,
+    private readonly onCommit?: (seconds: number, batchSize: number) => void,
   ) {}
 
   get state(): State {
@@ -152,6 +155,7 @@ class JsonFileStore implements Store {
       this.stats.changes += batch.size
       this.stats.lastBatchSize = batch.size
       this.stats.lastCommitMs = performance.now() - started
+      this.onCommit?.(this.stats.lastCommitMs / 1000, batch.size)
       batch.resolve()
     }
     this.writing = undefined

@@ -79,7 +79,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
       return fail(name, { code: 'INVALID_REQUEST', message: 'the file is not valid JSON' })
     }
     try {
-      const result = await migrations.importDocument(raw, { mode: options.mode, values: options.values, dryRun: false })
+      const result = await migrations.importDocument(raw, { mode: options.mode, values: options.values, dryRun: false }, 'watcher')
       const moved = await moveWithReport(options.watchDir, name, 'processed', now(), 'result.json', result)
       seen.delete(name)
       const s = result.summary

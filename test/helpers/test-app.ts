@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { createApp, type App, type AppOptions } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
+import { createLogger } from '../../src/observability/logger.ts'
 
 export const CHEAP_HASH = { memoryCost: 1024, timeCost: 1 }
 export const ADMIN = { username: 'admin', password: 'admin-password' }
@@ -57,7 +58,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()
   const config = await loadConfig({ cwd: dataDir, env, flags: { dataDir } })
-  const app = await createApp(config, { hashCost: CHEAP_HASH, ...options })
+  const app = await createApp(config, { hashCost: CHEAP_HASH, logger: createLogger({ level: 'silent' }), ...options })
   if (app.services.users.count() === 0) await app.services.users.create({ ...ADMIN, permissions: [...PERMISSIONS] })
 
   async function req(method: string, path: string, o: ReqOptions = {}): Promise<TestResponse> {

@@ -16,7 +16,7 @@ afterEach(async () => {
 })
 
 async function started(env: Record<string, string> = {}, before?: (dir: string) => void): Promise<{ t: TestApp; dir: string }> {
-  const t = await createTestApp({ ...ENV, ...env }, { log: () => {} })
+  const t = await createTestApp({ ...ENV, ...env })
   apps.push(t)
   const dir = join(t.dataDir, 'import')
   if (before) {

@@ -1,0 +1,53 @@
+/**
+ * Prometheus metrics with prom-client (GET /metrics): requests and their duration by route and
+ * status, flag count, imports by source and outcome, store commit duration and batch size, failed
+ * logins. Routes are labelled by template (`/api/flags/*`), never by concrete path, so label
+ * cardinality stays bounded.
+ */
+
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { ImportOutcome, ImportSource } from '../services/telemetry.ts'
+
+/** The metrics of one daemon. */
+export interface Metrics {
+  readonly contentType: string
+  render(): Promise<string>
+  request(labels: { method: string; route: string; status: number }, seconds: number): void
+  commit(seconds: number, batchSize: number): void
+  importFinished(source: ImportSource, outcome: ImportOutcome): void
+  loginFailed(): void
+}
+
+/** Creates the registry; `flagCount` is read at scrape time. */
+export function createMetrics(flagCount: () => number): Metrics {
+  const registry = new Registry()
+  const registers = [registry]
+  const requests = new Counter({ name: 'flagd_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers })
+  const duration = new Histogram({
+    name: 'flagd_http_request_duration_seconds',
+    help: 'Time to answer HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  })
+  new Gauge({ name: 'flagd_flags', help: 'Number of flags', registers, collect() { this.set(flagCount()) } })
+  const imports = new Counter({ name: 'flagd_imports_total', help: 'Imports by source and outcome', labelNames: ['source', 'outcome'], registers })
+  const commitSeconds = new Histogram({ name: 'flagd_store_commit_duration_seconds', help: 'Durable state-file writes', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers })
+  const batch = new Histogram({ name: 'flagd_store_commit_batch_size', help: 'Changes carried by one write (group commit)', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers })
+  const loginFailures = new Counter({ name: 'flagd_login_failures_total', help: 'Failed logins (bad credentials)', registers })
+  return {
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    request(labels, seconds) {
+      const l = { method: labels.method, route: labels.route, status: String(labels.status) }
+      requests.inc(l)
+      duration.observe(l, seconds)
+    },
+    commit(seconds, size) {
+      commitSeconds.observe(seconds)
+      batch.observe(size)
+    },
+    importFinished: (source, outcome) => imports.inc({ source, outcome }),
+    loginFailed: () => loginFailures.inc(),
+  }
+}
