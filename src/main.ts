@@ -18,4 +18,4 @@ const main = defineCommand({
   subCommands: { serve: serveCommand, user: userCommand, export: exportCommand, import: importCommand, validate: validateCommand, version: versionCommand },
 })
 
-process.exit(await runCli(main, process.argv.slice(2)))
+void runCli(main, process.argv.slice(2)).then((code) => process.exit(code))

@@ -13,9 +13,12 @@ export interface Daemon {
   output: () => string
 }
 
+/** How to start flagd: from source by default, or a compiled binary. */
+export const FROM_SOURCE = [process.execPath, MAIN]
+
 /** Runs a CLI command to completion. */
-export async function runFlagd(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string }) {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+export async function runFlagd(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; command?: string[] }) {
+  const proc = Bun.spawn([...(options.command ?? FROM_SOURCE), ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: options.cwd, NO_COLOR: '1', ...options.env },
     stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
@@ -27,8 +30,8 @@ export async function runFlagd(args: string[], options: { cwd: string; env?: Rec
 }
 
 /** Starts `flagd serve --port 0` and waits until it listens. */
-export async function startDaemon(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Daemon> {
-  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--port', '0', ...args], {
+export async function startDaemon(cwd: string, args: string[] = [], env: Record<string, string> = {}, command: string[] = FROM_SOURCE): Promise<Daemon> {
+  const proc = Bun.spawn([...command, 'serve', '--port', '0', ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, NO_COLOR: '1', ...env },
     stdin: 'ignore',
