@@ -7,6 +7,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import { buildOpenApiDocument } from '../openapi-document.ts'
+import { NoQuery } from '../schemas/common-schemas.ts'
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -34,8 +35,8 @@ export function docsRoutes(app: AnyElysia) {
     .get('/api/openapi.json', () => {
       document ??= JSON.stringify(buildOpenApiDocument(app))
       return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } })
-    })
-    .get('/api/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
+    }, { query: NoQuery })
+    .get('/api/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { query: NoQuery })
     .get('/api/docs/swagger-ui-bundle.js', asset(bundlePath, 'text/javascript; charset=utf-8'))
     .get('/api/docs/swagger-ui.css', asset(cssPath, 'text/css; charset=utf-8'))
 }
