@@ -51,7 +51,7 @@ test.each([
   [['user', 'remove', 'carl'], undefined, 2, 'unknown command'],
   [['frobnicate'], undefined, 2, 'unknown command'],
   [['user'], undefined, 2, 'missing command'],
-])('%j fails with exit %#', async (args, stdin, code, text) => {
+])('%j fails with the right exit code', async (args, stdin, code, text) => {
   const res = await runFlagd(args, { cwd, stdin })
   expect(res.code).toBe(code)
   expect(res.stderr).toStartWith('error: ')

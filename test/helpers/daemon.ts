@@ -29,9 +29,18 @@ export async function runFlagd(args: string[], options: { cwd: string; env?: Rec
   return { stdout, stderr, code }
 }
 
-/** Starts `flagd serve --port 0` and waits until it listens. */
+/** A port that was free a moment ago. */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
+  const port = probe.port as number
+  probe.stop(true)
+  return port
+}
+
+/** Starts `flagd serve` on a free port and waits until `/health` answers (whatever the log level). */
 export async function startDaemon(cwd: string, args: string[] = [], env: Record<string, string> = {}, command: string[] = FROM_SOURCE): Promise<Daemon> {
-  const proc = Bun.spawn([...command, 'serve', '--port', '0', ...args], {
+  const port = freePort()
+  const proc = Bun.spawn([...command, 'serve', '--port', String(port), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, NO_COLOR: '1', ...env },
     stdin: 'ignore',
@@ -41,16 +50,21 @@ export async function startDaemon(cwd: string, args: string[] = [], env: Record<
   let out = ''
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder()
-    for await (const chunk of stream) out += decoder.decode(chunk, { stream: true })
+    for await (const chunk of stream) if (out.length < 1_000_000) out += decoder.decode(chunk, { stream: true })
   }
   void collect(proc.stdout)
   void collect(proc.stderr)
+  const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline) {
-    const m = /listening on http:\/\/([^:\s]+):(\d+)/.exec(out)
-    if (m) return { proc, port: Number(m[2]), url: `http://127.0.0.1:${m[2]}`, output: () => out }
     if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}: ${out}`)
-    await Bun.sleep(20)
+    const up = await fetch(`${url}/health`).then((r) => r.status === 200, () => false)
+    if (up) {
+      // the start-up lines are written before the port opens, but the pipe may lag: give it a moment
+      for (let i = 0; i < 50 && !out.includes('listening'); i++) await Bun.sleep(10)
+      return { proc, port, url, output: () => out }
+    }
+    await Bun.sleep(15)
   }
   proc.kill('SIGKILL')
   throw new Error(`daemon did not start: ${out}`)
