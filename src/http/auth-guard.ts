@@ -7,7 +7,10 @@
 
 import type { Permission } from '../domain/permission.ts'
 import { requirePermission, type Actor } from '../domain/actor.ts'
-import { UnauthorizedError } from '../domain/errors.ts'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import type { TSchema } from 'elysia'
+import { AppError, UnauthorizedError } from '../domain/errors.ts'
+import { problemMessage, validationProblem } from './error-handler.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import { readJsonBody } from './body-reader.ts'
 import { metaOf } from './request-context.ts'
@@ -27,6 +30,12 @@ export interface GuardOptions {
   authenticate?: boolean
   /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
   authorize?: (actor: Actor, params: Record<string, string>) => void
+  /**
+   * The route's body schema, checked here with TypeBox so that a bad body is refused with our own
+   * error. Elysia checks it again, but only ever sees valid bodies: its error formatter throws on
+   * values such as `{"toString": false}`, which would turn a client mistake into a 500.
+   */
+  schema?: TSchema
 }
 
 type TransformContext = { request: Request; body: unknown; params?: unknown }
@@ -46,6 +55,7 @@ export async function authenticateRequest(deps: GuardDeps, request: Request): Pr
 
 /** Builds the `transform` hook for a route (see module comment). */
 export function guard(deps: GuardDeps, options: GuardOptions = {}) {
+  const checker = options.schema ? TypeCompiler.Compile(options.schema) : undefined
   return {
     async transform(ctx: TransformContext): Promise<void> {
       if (options.authenticate !== false) {
@@ -55,6 +65,10 @@ export function guard(deps: GuardDeps, options: GuardOptions = {}) {
         if (options.authorize && actor) options.authorize(actor, (ctx.params ?? {}) as Record<string, string>)
       }
       if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit)
+      if (checker && !checker.Check(ctx.body)) {
+        const problem = validationProblem([...checker.Errors(ctx.body)].slice(0, 1), 'body')
+        throw new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem })
+      }
     },
   }
 }

@@ -46,7 +46,7 @@ interface TypeBoxError {
   type: number
   path: string
   message: string
-  schema?: { type?: unknown; minLength?: number; maxLength?: number; minItems?: number; maxItems?: number; enum?: unknown[] }
+  schema?: { enum?: unknown[] } | object
 }
 
 function reasonFor(e: TypeBoxError, where: string): string {
@@ -71,7 +71,7 @@ function reasonFor(e: TypeBoxError, where: string): string {
       return 'must not contain duplicates'
     case ValueErrorType.Literal:
     case ValueErrorType.Union:
-      return e.schema?.enum ? `must be one of ${e.schema.enum.join(', ')}` : 'has an invalid value'
+      return e.schema && 'enum' in e.schema && Array.isArray(e.schema.enum) ? `must be one of ${e.schema.enum.join(', ')}` : 'has an invalid value'
     default:
       return e.message.charAt(0).toLowerCase() + e.message.slice(1)
   }

@@ -56,6 +56,16 @@ describe('error rows of §1', () => {
     expect(one.headers.get('allow')).toBe('DELETE, GET, PUT')
   })
 
+  test('values that break naive error formatting are a 400, not a 500', async () => {
+    for (const raw of ['{"username":{"toString":false}}', '{"username":{"valueOf":1,"toString":1},"password":"x"}', '{"username":"a","password":{"toString":null}}']) {
+      const res = await t.req('POST', '/api/login', { rawBody: raw, headers: { 'content-type': 'application/json' } })
+      expect(res.status).toBe(400)
+      expectEnvelope(res.body, 'INVALID_REQUEST')
+    }
+    const users = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: '{"username":{"toString":false},"password":"x"}', headers: { 'content-type': 'application/json' } })
+    expect(users.status).toBe(400)
+  })
+
   test('invalid UTF-8 is a 400', async () => {
     const bytes = new Uint8Array([0x7b, 0x22, 0x75, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])
     const res = await t.req('POST', '/api/login', { rawBody: bytes, headers: { 'content-type': 'application/json' } })

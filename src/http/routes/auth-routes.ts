@@ -29,7 +29,7 @@ export function authRoutes(deps: AuthRouteDeps) {
         return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
       },
       {
-        ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit }),
+        ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit, schema: LoginBody }),
         body: LoginBody,
         query: NoQuery,
         detail: routeDoc({

@@ -64,7 +64,7 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
       }),
     })
     .patch('/api/migrations', ({ body, query }) => migrations.importFromUrl(body.url, optionsOf(query)), {
-      ...guard(deps, { permission: 'migration:write', bodyLimit: deps.bodyLimit }),
+      ...guard(deps, { permission: 'migration:write', bodyLimit: deps.bodyLimit, schema: UrlImportBody }),
       body: UrlImportBody,
       query: ImportQuery,
       detail: routeDoc({

@@ -41,7 +41,7 @@ export function userRoutes(deps: UserRouteDeps) {
         return user
       },
       {
-        ...guard(deps, { permission: 'user:write', bodyLimit: deps.bodyLimit }),
+        ...guard(deps, { permission: 'user:write', bodyLimit: deps.bodyLimit, schema: CreateUserBody }),
         body: CreateUserBody,
         query: NoQuery,
         detail: routeDoc({
@@ -68,6 +68,7 @@ export function userRoutes(deps: UserRouteDeps) {
     .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(actorOf(request), params.userId, body), {
       ...guard(deps, {
         bodyLimit: deps.bodyLimit,
+        schema: UpdateUserBody,
         // Without user:write only one's own password may change: refuse other targets before the body.
         authorize: (actor, params) => {
           if (params.userId !== actor.userId) requirePermission(actor, 'user:write')
