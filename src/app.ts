@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
 import { createAdminService, type AdminApi } from './services/admin-service.ts'
 import { DirectoryInUseError } from './storage/file-lock.ts'
-import { createLogger, type Logger } from './observability/logger.ts'
+import { createLogging, type Logger, type Logging } from './observability/logger.ts'
 import { createMetrics, type Metrics } from './observability/metrics.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
@@ -33,6 +33,8 @@ export interface App {
   /** The drop-folder watcher; `serve` starts it. */
   watcher: ImportWatcher
   logger: Logger
+  /** Writes out buffered log lines (the last thing `serve` does). */
+  flushLogs(): Promise<void>
   /** Stops timers, writes pending in-memory changes and releases the data-directory lock. */
   close(): Promise<void>
 }
@@ -45,7 +47,10 @@ export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
 
 /** Opens the data directory and wires everything. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const logger = options.logger ?? createLogger({ level: config.logLevel })
+  const logging: Logging = options.logger
+    ? { logger: options.logger, access: (e) => options.logger?.info(e, 'request'), flush: async () => {} }
+    : createLogging({ level: config.logLevel })
+  const logger = logging.logger
   let flagCount = () => 0
   const metrics = createMetrics(() => flagCount())
   const store = await openJsonFileStore({ dataDir: config.dataDir, onCommit: metrics.commit, ...(options.writer ? { writer: options.writer } : {}) })
@@ -62,7 +67,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logError: (requestId, err) => logger.error({ requestId, err }, 'request failed with an internal error'),
       onRequest(event) {
         metrics.request(event, event.seconds)
-        logger.info({ method: event.method, path: event.path, status: event.status, durationMs: Math.round(event.seconds * 10000) / 10, requestId: event.requestId, userId: event.userId }, 'request')
+        logging.access({ method: event.method, path: event.path, status: event.status, durationMs: Math.round(event.seconds * 10000) / 10, requestId: event.requestId, userId: event.userId })
       },
     })
     services.auth.pruneExpired()
@@ -84,6 +89,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       http,
       watcher,
       logger,
+      flushLogs: () => logging.flush(),
       async close() {
         clearInterval(pruner)
         await watcher.stop()

@@ -19,7 +19,8 @@ function untilStopped(listener: Listener, control: Server<undefined> | undefined
     const onSignal = (signal: string) => {
       if (stopping) {
         log(`${signal} again: exiting now`)
-        process.exit(1)
+        void app.flushLogs().finally(() => process.exit(1))
+        return
       }
       stopping = true
       log(`${signal}: finishing in-flight requests, then exiting`)
@@ -30,8 +31,9 @@ function untilStopped(listener: Listener, control: Server<undefined> | undefined
           rmSync(controlSocketPath(app.config.dataDir), { force: true })
           await app.close()
         })
-        .then(() => {
+        .then(async () => {
           log('stopped')
+          await app.flushLogs()
           resolve()
         })
     }

@@ -20,7 +20,14 @@ export interface PublicSession {
   current: boolean
 }
 
-/** True when the session has expired at `nowMs`. */
+const expiry = new WeakMap<StoredSession, number>()
+
+/** True when the session has expired at `nowMs` (the timestamp is parsed once per session object). */
 export function isExpired(s: StoredSession, nowMs: number): boolean {
-  return Date.parse(s.expiresAt) <= nowMs
+  let at = expiry.get(s)
+  if (at === undefined) {
+    at = Date.parse(s.expiresAt)
+    expiry.set(s, at)
+  }
+  return at <= nowMs
 }

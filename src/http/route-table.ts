@@ -9,6 +9,8 @@ export interface RouteEntry {
   path: string
 }
 
+const TEMPLATE_CACHE = 10_000
+
 interface Pattern {
   regex: RegExp
   methods: Set<string>
@@ -32,6 +34,8 @@ export interface RouteTable {
 /** Builds the table from Elysia's `app.routes`. */
 export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
   const patterns = new Map<string, Pattern>()
+  // Metrics ask for the template of every request; remember answers (bounded) instead of rescanning.
+  const templates = new Map<string, string | undefined>()
   for (const r of routes) {
     const p = patterns.get(r.path) ?? { regex: toRegex(r.path), methods: new Set<string>() }
     p.methods.add(r.method.toUpperCase())
@@ -44,8 +48,19 @@ export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
       return [...methods].sort()
     },
     template(method, pathname) {
-      for (const [path, p] of patterns) if (p.methods.has(method) && p.regex.test(pathname)) return path
-      return undefined
+      const key = `${method} ${pathname}`
+      const hit = templates.get(key)
+      if (hit !== undefined || templates.has(key)) return hit
+      let found: string | undefined
+      for (const [path, p] of patterns) {
+        if (p.methods.has(method) && p.regex.test(pathname)) {
+          found = path
+          break
+        }
+      }
+      if (templates.size >= TEMPLATE_CACHE) templates.clear()
+      templates.set(key, found)
+      return found
     },
   }
 }

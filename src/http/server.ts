@@ -62,6 +62,16 @@ export interface HttpApp {
   handle(request: Request, peerAddress?: string): Promise<Response>
 }
 
+/** The path of an absolute request URL, without a second URL parse. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start === -1) return '/'
+  const end = url.indexOf('?', start)
+  const hash = url.indexOf('#', start)
+  const stop = end === -1 ? (hash === -1 ? url.length : hash) : end
+  return url.slice(start, stop)
+}
+
 /** Marker the global parser returns: routes read their body in their guard, after auth. */
 const DEFERRED_BODY = Object.freeze({ deferred: true })
 
@@ -126,7 +136,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
       if (headers.get('content-type')?.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
       if (deps.onRequest) {
         const meta = metaOf(request)
-        const { pathname } = new URL(request.url)
+        const pathname = pathOf(request.url)
         deps.onRequest({
           method: request.method,
           path: pathname,

@@ -3,9 +3,13 @@
  * shippers), readable lines when it is (pino-pretty used as a synchronous stream, not a worker
  * transport, so it works in the compiled binary). Secrets are redacted by path as a safety net;
  * nothing logs them on purpose.
+ *
+ * The one line per request is the exception: measured in the benchmark, pino cost about 30% of read
+ * throughput for it, so `access()` formats that line itself, with the same fields and shape pino
+ * writes, into pino's own buffered destination.
  */
 
-import pino, { type Logger } from 'pino'
+import pino, { type DestinationStream, type Logger } from 'pino'
 import pretty from 'pino-pretty'
 
 export type { Logger }
@@ -18,14 +22,66 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream
 }
 
-const REDACT = ['password', 'currentPassword', 'token', 'secret', 'passwordHash', 'authorization', '*.password', '*.token', '*.secret', '*.authorization']
+/** The fields of one access-log line. */
+export interface AccessEvent {
+  method: string
+  path: string
+  status: number
+  durationMs: number
+  requestId: string
+  userId: string | undefined
+}
 
-/** Creates the process logger. */
-export function createLogger(options: LoggerOptions): Logger {
+/** The process logs. */
+export interface Logging {
+  logger: Logger
+  /** Writes the access-log line of one request (at level info). */
+  access(event: AccessEvent): void
+  /** Writes out anything buffered (on shutdown). */
+  flush(): Promise<void>
+}
+
+// Top-level paths only: wildcard paths doubled the cost of every line, and nothing nested is logged.
+const REDACT = ['password', 'currentPassword', 'token', 'secret', 'passwordHash', 'authorization']
+const LEVELS = { debug: 20, info: 30, warn: 40, error: 50, silent: Infinity }
+
+/** Creates the process logs. */
+export function createLogging(options: LoggerOptions): Logging {
   const base = { level: options.level, base: { service: 'flagd' }, redact: { paths: REDACT, censor: '[redacted]' } }
   const human = options.pretty ?? Boolean(process.stdout.isTTY)
-  if (human) {
-    return pino(base, pretty({ sync: true, colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY), ignore: 'pid,hostname,service', destination: options.destination ?? 1 }))
+  const accessOn = LEVELS[options.level] <= LEVELS.info
+  if (human || options.destination) {
+    const stream: DestinationStream = human
+      ? pretty({ sync: true, colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY), ignore: 'pid,hostname,service', destination: options.destination ?? 1 })
+      : (options.destination as DestinationStream)
+    const logger = pino(base, stream)
+    return { logger, access: (e) => accessOn && logger.info(e, 'request'), flush: async () => {} }
   }
-  return pino({ ...base, timestamp: pino.stdTimeFunctions.isoTime }, options.destination ?? pino.destination({ fd: 1, sync: true }))
+  // One buffered Bun FileSink carries every line (pino's and the access log's), so lines never
+  // interleave; it is flushed every 200 ms and on shutdown. A kill -9 may lose the last lines, never
+  // state. (pino's own destination cost 1.2 µs a write against 0.07 µs for the FileSink.)
+  const sink = Bun.stdout.writer({ highWaterMark: 64 * 1024 })
+  const flusher = setInterval(() => void sink.flush(), 200)
+  flusher.unref()
+  const destination = { write: (text: string) => void sink.write(text) }
+  const logger = pino({ ...base, timestamp: pino.stdTimeFunctions.isoTime }, destination)
+  return {
+    logger,
+    access(e) {
+      if (!accessOn) return
+      const user = e.userId === undefined ? '' : `,"userId":${JSON.stringify(e.userId)}`
+      sink.write(
+        `{"level":30,"time":"${new Date().toISOString()}","service":"flagd","method":${JSON.stringify(e.method)},"path":${JSON.stringify(e.path)},` +
+          `"status":${e.status},"durationMs":${e.durationMs},"requestId":${JSON.stringify(e.requestId)}${user},"msg":"request"}\n`,
+      )
+    },
+    flush: async () => {
+      await sink.flush()
+    },
+  }
+}
+
+/** Just the pino logger (for tests and tools that need no access log). */
+export function createLogger(options: LoggerOptions): Logger {
+  return createLogging(options).logger
 }

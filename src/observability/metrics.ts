@@ -34,14 +34,22 @@ export function createMetrics(flagCount: () => number): Metrics {
   const imports = new Counter({ name: 'flagd_imports_total', help: 'Imports by source and outcome', labelNames: ['source', 'outcome'], registers })
   const commitSeconds = new Histogram({ name: 'flagd_store_commit_duration_seconds', help: 'Durable state-file writes', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers })
   const batch = new Histogram({ name: 'flagd_store_commit_batch_size', help: 'Changes carried by one write (group commit)', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers })
+  // Label sets are few (method × route template × status); resolving them once saves a hash per request.
+  const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }>()
   const loginFailures = new Counter({ name: 'flagd_login_failures_total', help: 'Failed logins (bad credentials)', registers })
   return {
     contentType: registry.contentType,
     render: () => registry.metrics(),
     request(labels, seconds) {
-      const l = { method: labels.method, route: labels.route, status: String(labels.status) }
-      requests.inc(l)
-      duration.observe(l, seconds)
+      const key = `${labels.method} ${labels.route} ${labels.status}`
+      let child = children.get(key)
+      if (!child) {
+        const l = { method: labels.method, route: labels.route, status: String(labels.status) }
+        child = { count: requests.labels(l), time: duration.labels(l) }
+        children.set(key, child)
+      }
+      child.count.inc()
+      child.time.observe(seconds)
     },
     commit(seconds, size) {
       commitSeconds.observe(seconds)

@@ -49,6 +49,7 @@ export function createAuthService(
   options: AuthServiceOptions,
 ): AuthService {
   const now = options.now ?? (() => new Date())
+  const lastUsed = new WeakMap<StoredSession, number>() // parsed lastUsedAt, to skip Date.parse per request
   return {
     async login(username, password, address) {
       if (username.length === 0) throw new InvalidError('username is required', 'username', 'required')
@@ -87,7 +88,12 @@ export function createAuthService(
       if (!session || session.userId !== userId || isExpired(session, at)) throw new UnauthorizedError('token is no longer valid')
       const user = ownEntry(state.users, userId)
       if (!user) throw new UnauthorizedError('token is no longer valid')
-      if (at - Date.parse(session.lastUsedAt) >= LAST_USED_PRECISION_MS) session.lastUsedAt = new Date(at).toISOString()
+      let used = lastUsed.get(session)
+      if (used === undefined) lastUsed.set(session, (used = Date.parse(session.lastUsedAt)))
+      if (at - used >= LAST_USED_PRECISION_MS) {
+        session.lastUsedAt = new Date(at).toISOString()
+        lastUsed.set(session, at)
+      }
       return { userId, username: user.username, sessionId, permissions: user.permissions }
     },
 
