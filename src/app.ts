@@ -53,7 +53,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = logging.logger
   let flagCount = () => 0
   const metrics = createMetrics(() => flagCount())
-  const store = await openJsonFileStore({ dataDir: config.dataDir, onCommit: metrics.commit, ...(options.writer ? { writer: options.writer } : {}) })
+  const store = await openJsonFileStore({
+    dataDir: config.dataDir,
+    onCommit: metrics.commit,
+    onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),
+    ...(options.writer ? { writer: options.writer } : {}),
+  })
   try {
     const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
     const services = createServices(store, config, { ...options, telemetry: telemetryFor(logger, metrics) })

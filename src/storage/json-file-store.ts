@@ -42,6 +42,8 @@ export interface StoreOptions {
   writer?: FileWriter
   /** Called after each durable write with its duration and the number of changes it carried. */
   onCommit?: (seconds: number, batchSize: number) => void
+  /** Called once when a write fails and the store turns read-only. */
+  onFailure?: (error: unknown) => void
 }
 
 /** The state file's path inside a data directory. */
@@ -82,7 +84,7 @@ export async function openJsonFileStore(options: StoreOptions): Promise<Store> {
     const db = new Low<State>(adapter, emptyState())
     await db.read()
     if (adapter.lastWritten === undefined) await db.write()
-    return new JsonFileStore(db, adapter, lock, options.onCommit)
+    return new JsonFileStore(db, adapter, lock, options.onCommit, options.onFailure)
   } catch (err) {
     lock.release()
     throw err
@@ -101,6 +103,8 @@ class JsonFileStore implements Store {
     private readonly adapter: DurableJsonAdapter,
     private readonly lock: DirLock,
     private readonly onCommit?: (seconds: number, batchSize: number) => void,
+    private readonly onFailure: (error: unknown) => void = (err) =>
+      console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`),
   ) {}
 
   get state(): State {
@@ -167,7 +171,7 @@ class JsonFileStore implements Store {
     const last = this.adapter.lastWritten
     this.db.data = last === undefined ? emptyState() : (JSON.parse(last) as State)
     this.changes++
-    console.error(`flagd: writing the state file failed, the service is now read-only: ${(cause as Error)?.message ?? cause}`)
+    this.onFailure(cause)
     const error = new UnavailableError()
     batch.reject(error)
     this.pending?.reject(error)
