@@ -10,7 +10,7 @@
  */
 
 import pino, { type DestinationStream, type Logger } from 'pino'
-import pretty from 'pino-pretty'
+import type PinoPretty from 'pino-pretty'
 
 export type { Logger }
 
@@ -51,7 +51,9 @@ export function createLogging(options: LoggerOptions): Logging {
   const human = options.pretty ?? Boolean(process.stdout.isTTY)
   const accessOn = LEVELS[options.level] <= LEVELS.info
   if (human || options.destination) {
-    const stream: DestinationStream = human
+    // loaded only for a terminal: a daemon writing JSON never needs it in memory
+    const pretty = human ? (require('pino-pretty') as typeof PinoPretty) : undefined
+    const stream: DestinationStream = pretty
       ? pretty({ sync: true, colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY), ignore: 'pid,hostname,service', destination: options.destination ?? 1 })
       : (options.destination as DestinationStream)
     const logger = pino(base, stream)
