@@ -92,9 +92,6 @@ export function createUserService(store: Store, hasher: PasswordHasher, now: () 
       const changesOther = patch.username !== undefined || patch.permissions !== undefined
       if (!admin && (!self || changesOther)) requirePermission(actor as Actor, 'user:write')
       const current = stored(id)
-      if (patch.username === undefined && patch.password === undefined && patch.permissions === undefined) {
-        throw new InvalidError('nothing to change: send at least one of username, password, permissions')
-      }
       if (patch.username !== undefined) checkUsername(patch.username)
       if (patch.password !== undefined) checkPassword(patch.password)
       const permissions: Permission[] | undefined = patch.permissions && normalizePermissions(patch.permissions)
@@ -104,6 +101,11 @@ export function createUserService(store: Store, hasher: PasswordHasher, now: () 
           const reason = patch.currentPassword === undefined ? 'required to change your own password' : 'does not match'
           throw new InvalidError(`currentPassword ${reason}`, 'currentPassword', reason)
         }
+      }
+      // Like a flag PUT, a request that changes nothing answers with the user as it is, writing nothing.
+      const samePermissions = !permissions || permissions.join() === current.permissions.join()
+      if ((patch.username === undefined || patch.username === current.username) && samePermissions && patch.password === undefined) {
+        return toPublicUser(current)
       }
       const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password)
       return store.mutate((state) => {

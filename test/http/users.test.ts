@@ -107,11 +107,22 @@ describe('update', () => {
     expect(denied.body.error.details.required).toBe('user:read')
   })
 
-  test('a taken username is 409, an unknown user 404, an empty change 400', async () => {
+  test('a taken username is 409, an unknown user 404', async () => {
     const u = await t.userWith([])
     expect((await t.req('PUT', `/api/users/${u.id}`, { token: t.adminToken, body: { username: 'ADMIN' } })).status).toBe(409)
     expect((await t.req('PUT', '/api/users/usr_nope', { token: t.adminToken, body: { username: 'x1234' } })).status).toBe(404)
-    expect((await t.req('PUT', `/api/users/${u.id}`, { token: t.adminToken, body: {} })).status).toBe(400)
+  })
+
+  test('a PUT that changes nothing answers 200 with the user as it is, and writes nothing', async () => {
+    const u = await t.userWith(['flag:read'])
+    const before = (await t.req('GET', `/api/users/${u.id}`, { token: t.adminToken })).body
+    const commits = t.app.store.stats.commits
+    for (const body of [{}, { username: u.username }, { permissions: ['flag:read'] }]) {
+      const res = await t.req('PUT', `/api/users/${u.id}`, { token: t.adminToken, body })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual(before)
+    }
+    expect(t.app.store.stats.commits).toBe(commits)
   })
 
   test('own password change without user:write needs the current password', async () => {
