@@ -1,0 +1,59 @@
+/** Contract §11 / issue 5: SIGTERM finishes in-flight requests and exits 0; a second signal exits at once. */
+
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import type { Server } from 'bun'
+import { rmSync } from 'node:fs'
+import { startDaemon } from '../helpers/daemon.ts'
+import { fixtureText } from '../helpers/fixtures.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+let slow: Server<undefined>
+const dirs: string[] = []
+beforeAll(() => {
+  // a remote that takes 1.5 s to answer, so an import from it is in flight when the signal comes
+  slow = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await Bun.sleep(1500), new Response(fixtureText('valid-merge.json'))) })
+})
+afterAll(() => {
+  slow.stop(true)
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+async function daemonWithSlowImport() {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_IMPORT_ALLOWED_HOSTS: '127.0.0.1' })
+  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"admin","password":"admin-password"}' })
+  const { token } = (await login.json()) as { token: string }
+  const inFlight = fetch(`${d.url}/api/migrations`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ url: `http://127.0.0.1:${slow.port}/doc.json` }),
+  })
+  await Bun.sleep(300)
+  return { d, inFlight }
+}
+
+test('SIGTERM lets the in-flight import finish, refuses new connections, and exits 0', async () => {
+  const { d, inFlight } = await daemonWithSlowImport()
+  d.proc.kill('SIGTERM')
+  await Bun.sleep(100)
+  const refused = await fetch(`${d.url}/health`).then(() => false, () => true)
+  expect(refused).toBe(true)
+  const res = await inFlight
+  expect(res.status).toBe(200)
+  expect(((await res.json()) as { summary: { created: number } }).summary.created).toBe(3)
+  expect(await d.proc.exited).toBe(0)
+})
+
+test('a second signal exits at once', async () => {
+  const { d, inFlight } = await daemonWithSlowImport()
+  const settled = inFlight.catch(() => 'connection closed') // the request dies with the process
+  d.proc.kill('SIGTERM')
+  await Bun.sleep(50)
+  const started = Date.now()
+  d.proc.kill('SIGINT')
+  expect(await d.proc.exited).not.toBe(0)
+  expect(Date.now() - started).toBeLessThan(500)
+  await settled
+})
