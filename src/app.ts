@@ -51,8 +51,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ? { logger: options.logger, access: (e) => options.logger?.info(e, 'request'), flush: async () => {} }
     : createLogging({ level: config.logLevel })
   const logger = logging.logger
-  let flagCount = () => 0
-  const metrics = createMetrics(() => flagCount())
+  // read at scrape time, when the store exists
+  const metrics = createMetrics(() => Object.keys(store.state.flags).length)
   const store = await openJsonFileStore({
     dataDir: config.dataDir,
     onCommit: metrics.commit,
@@ -62,7 +62,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   try {
     const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
     const services = createServices(store, config, { ...options, telemetry: telemetryFor(logger, metrics) })
-    flagCount = () => services.flags.count()
     const tokens = createTokenService(secret)
     const http = createHttpApp({
       config,

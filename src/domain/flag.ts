@@ -91,8 +91,3 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
 export function toFlagResource(f: Flag): Record<string, unknown> {
   return { name: f.name, ...definitionOf(f), createdAt: f.createdAt, updatedAt: f.updatedAt, revision: f.revision }
 }
-
-/** The effective value: `value` when it exists, else `defaultValue`. */
-export function effectiveValue(f: FlagDefinition): FlagValue {
-  return f.valueExists && f.value !== undefined ? f.value : f.defaultValue
-}

@@ -19,11 +19,6 @@ export type Permission = (typeof PERMISSIONS)[number]
 
 const KNOWN = new Set<string>(PERMISSIONS)
 
-/** True when `name` is one of the service's permissions. */
-export function isPermission(name: string): name is Permission {
-  return KNOWN.has(name)
-}
-
 /**
  * Checks a requested permission list and returns it de-duplicated in canonical order, so stored
  * lists compare equal whatever order a client sent. Unknown names are refused, never dropped.

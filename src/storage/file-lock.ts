@@ -87,14 +87,3 @@ export function acquireDirLock(dataDir: string): DirLock {
     },
   }
 }
-
-/** True when some process holds the lock right now (probes without keeping it). */
-export function isDirLocked(dataDir: string): boolean {
-  try {
-    acquireDirLock(dataDir).release()
-    return false
-  } catch (err) {
-    if (err instanceof DirectoryInUseError) return true
-    throw err
-  }
-}
