@@ -31,9 +31,9 @@ export interface GuardOptions {
   /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
   authorize?: (actor: Actor, params: Record<string, string>) => void
   /**
-   * The route's body schema, checked here with TypeBox so that a bad body is refused with our own
-   * error. Elysia checks it again, but only ever sees valid bodies: its error formatter throws on
-   * values such as `{"toString": false}`, which would turn a client mistake into a 500.
+   * The route's body schema. Bodies are checked here, with TypeBox, and nowhere else: routes do not
+   * hand the schema to Elysia, whose validation-error formatter throws on values such as
+   * `{"toString": false}` and would turn a client mistake into a 500.
    */
   schema?: TSchema
 }

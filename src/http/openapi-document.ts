@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.0 document of GET /api/openapi.json. `@elysiajs/openapi` generates the paths from
  * the routes' schemas and `detail`; this module completes what it leaves out or emits in 3.1 form:
- * request bodies (the app parses bodies itself, so the plugin sees no content type), wildcard paths
+ * request bodies (declared in each route's `detail`, since the app checks bodies itself and gives
+ * Elysia no body schema), wildcard paths
  * as one `{name}` parameter that may contain `/`, response descriptions, the error responses, the
  * bearer scheme, and every schema rewritten to 3.0 by `toOpenApi30`.
  */
@@ -27,7 +28,7 @@ const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.j
 interface RouteInfo {
   method: string
   path: string
-  hooks: { body?: unknown; detail?: { 'x-wildcard'?: { name: string; description: string }; 'x-body'?: unknown } }
+  hooks: { detail?: { 'x-wildcard'?: { name: string; description: string }; 'x-body'?: unknown } }
 }
 
 function openApiPath(path: string): string {
@@ -80,7 +81,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     }
     if (parameters.length > 0) op.parameters = parameters.map((p) => ({ ...p, schema: toOpenApi30(p.schema) }))
     else delete op.parameters
-    const body = route.hooks.detail?.['x-body'] ?? route.hooks.body
+    const body = route.hooks.detail?.['x-body']
     if (body) {
       op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(body) } } }
     } else delete op.requestBody

@@ -18,8 +18,8 @@ export interface RouteDoc {
   access: Access
   description?: string
   success: { status: number; schema: TSchema | Record<string, unknown>; description: string; example?: unknown; headers?: Record<string, string> }
-  /** Request body schema for the document when the route validates its body in the domain. */
-  body?: Record<string, unknown>
+  /** The request body's schema, for the document (the guard or the domain does the checking). */
+  body?: TSchema | Record<string, unknown>
   /** A wildcard path segment documented as one `{name}` parameter that may contain `/`. */
   wildcard?: { name: string; description: string }
   /** Header parameters (e.g. If-Match). */

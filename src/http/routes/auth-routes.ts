@@ -1,6 +1,6 @@
 /** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
 
-import { Elysia } from 'elysia'
+import { Elysia, type Static } from 'elysia'
 import type { AuthService } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
@@ -24,18 +24,19 @@ export function authRoutes(deps: AuthRouteDeps) {
     .post(
       '/api/login',
       async ({ body, request }) => {
-        const { session, user } = await deps.auth.login(body.username, body.password, metaOf(request).address)
+        const { username, password } = body as Static<typeof LoginBody>
+        const { session, user } = await deps.auth.login(username, password, metaOf(request).address)
         const token = await deps.tokens.sign(user.id, session.id, new Date(session.expiresAt))
         return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
       },
       {
         ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit, schema: LoginBody }),
-        body: LoginBody,
         query: NoQuery,
         detail: routeDoc({
           summary: 'Log in and get a token',
           tag: 'auth',
           access: 'login',
+          body: LoginBody,
           description: 'Failed logins are throttled per username and per client address (429 with Retry-After).',
           success: { status: 200, schema: LoginResponse, description: 'Token and the user it belongs to' },
           errors: [400, 401, 413, 415, 429, 503],

@@ -1,6 +1,6 @@
 /** Export and import of flags (contract §6): /api/migrations*, and the public /migration/export. */
 
-import { Elysia } from 'elysia'
+import { Elysia, type Static } from 'elysia'
 import type { MigrationService, ImportOptions } from '../../services/migration-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
 import { JSON_TYPE } from '../error-handler.ts'
@@ -63,14 +63,14 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
         errors: [400, 413, 415, 503],
       }),
     })
-    .patch('/api/migrations', ({ body, query }) => migrations.importFromUrl(body.url, optionsOf(query)), {
+    .patch('/api/migrations', ({ body, query }) => migrations.importFromUrl((body as Static<typeof UrlImportBody>).url, optionsOf(query)), {
       ...guard(deps, { permission: 'migration:write', bodyLimit: deps.bodyLimit, schema: UrlImportBody }),
-      body: UrlImportBody,
       query: ImportQuery,
       detail: routeDoc({
         summary: 'Import a migration file from a URL',
         tag: 'migrations',
         access: 'migration:write',
+        body: UrlImportBody,
         description:
           'http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). ' +
           'At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502.',

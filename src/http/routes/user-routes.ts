@@ -1,6 +1,6 @@
 /** /api/users and /api/users/{userId} (contract §4). */
 
-import { Elysia, t } from 'elysia'
+import { Elysia, t, type Static } from 'elysia'
 import { requirePermission } from '../../domain/actor.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
@@ -35,19 +35,19 @@ export function userRoutes(deps: UserRouteDeps) {
     .post(
       '/api/users',
       async ({ body, set }) => {
-        const user = await deps.users.create(body)
+        const user = await deps.users.create(body as Static<typeof CreateUserBody>)
         set.status = 201
         set.headers.location = `/api/users/${encodeURIComponent(user.id)}`
         return user
       },
       {
         ...guard(deps, { permission: 'user:write', bodyLimit: deps.bodyLimit, schema: CreateUserBody }),
-        body: CreateUserBody,
         query: NoQuery,
         detail: routeDoc({
           summary: 'Create a user',
           tag: 'users',
           access: 'user:write',
+          body: CreateUserBody,
           success: { status: 201, schema: UserSchema, description: 'The new user', headers: { Location: 'URL of the new user' } },
           errors: [400, 409, 413, 415, 503],
         }),
@@ -65,7 +65,7 @@ export function userRoutes(deps: UserRouteDeps) {
         errors: [400, 404],
       }),
     })
-    .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(actorOf(request), params.userId, body), {
+    .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(actorOf(request), params.userId, body as Static<typeof UpdateUserBody>), {
       ...guard(deps, {
         bodyLimit: deps.bodyLimit,
         schema: UpdateUserBody,
@@ -75,12 +75,12 @@ export function userRoutes(deps: UserRouteDeps) {
         },
       }),
       params: UserIdParams,
-      body: UpdateUserBody,
       query: NoQuery,
       detail: routeDoc({
         summary: 'Change a user',
         tag: 'users',
         access: 'user:write',
+        body: UpdateUserBody,
         description:
           'Any of username, password, permissions. Without `user:write`, a user may change only its own password, ' +
           'sending `currentPassword`. A password change ends the user\'s sessions (all but the caller\'s own when it is its own).',
