@@ -4,7 +4,7 @@ import { defineCommand } from 'citty'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { AppError, type FieldProblem } from '../domain/errors.ts'
-import { parseImportDocument } from '../domain/migration-document.ts'
+import { exportText, parseImportDocument } from '../domain/migration-document.ts'
 import type { ImportResult } from '../services/migration-service.ts'
 import { writeFileAtomic } from '../storage/atomic-write.ts'
 import { configArgs, withAdmin } from './common-args.ts'
@@ -48,7 +48,7 @@ export const exportCommand = defineCommand({
   args: { out: { type: 'string', description: 'File to write (atomically) instead of stdout' }, ...configArgs },
   async run({ args }) {
     const { document, fileName } = await withAdmin(args, (admin) => admin.exportDocument())
-    const text = `${JSON.stringify(document, null, 2)}\n`
+    const text = exportText(document)
     if (args.out) {
       await writeFileAtomic(resolve(args.out), text)
       console.error(`wrote ${Object.keys(document.flags).length} flags to ${args.out} (suggested name ${fileName})`)

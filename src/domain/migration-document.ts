@@ -54,6 +54,11 @@ export function buildExportDocument(flags: readonly Flag[], environment: string,
   return { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: out }
 }
 
+/** The export document as file text: indented for people and diffs, ending in a newline. */
+export function exportText(document: ExportDocument): string {
+  return `${JSON.stringify(document, null, 2)}\n`
+}
+
 /** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
 export function exportFileName(environment: string, at: Date): string {
   const iso = at.toISOString()

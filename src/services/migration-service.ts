@@ -7,7 +7,7 @@
 
 import { ValidationFailedError } from '../domain/errors.ts'
 import { applyPlan, planImport, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
-import { buildExportDocument, exportFileName, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
+import { buildExportDocument, exportFileName, exportText, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
 import type { Flag } from '../domain/flag.ts'
 import { writeBackup } from '../storage/backup-store.ts'
 import type { Store } from '../storage/json-file-store.ts'
@@ -107,7 +107,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         if (plan.problems.length > 0) throw new ValidationFailedError(plan.problems)
         if (options.dryRun || plan.changes.length === 0) return resultOf(plan, options, source, null)
         const { document, fileName } = exportNow(flags.read.list(''))
-        const backup = await writeBackup(dataDir, fileName, `${JSON.stringify(document, null, 2)}\n`)
+        const backup = await writeBackup(dataDir, fileName, exportText(document))
         if (store.version !== version) continue // flags changed while the backup was written: plan again
         await store.mutate((state) => applyPlan(state.flags, plan, now().toISOString()))
         return resultOf(plan, options, source, backup)

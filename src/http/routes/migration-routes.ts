@@ -1,6 +1,7 @@
 /** Export and import of flags (contract §6): /api/migrations*, and the public /migration/export. */
 
 import { Elysia, type Static } from 'elysia'
+import { exportText } from '../../domain/migration-document.ts'
 import type { MigrationService, ImportOptions } from '../../services/migration-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
 import { JSON_TYPE } from '../error-handler.ts'
@@ -38,7 +39,7 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
   const { migrations } = deps
   const exportResponse = () => {
     const { document, fileName } = migrations.exportDocument()
-    return new Response(`${JSON.stringify(document, null, 2)}\n`, {
+    return new Response(exportText(document), {
       headers: { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"` },
     })
   }

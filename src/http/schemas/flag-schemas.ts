@@ -4,7 +4,23 @@
  * importer and the offline `validate` command give the same answers.
  */
 
+import { CONSTRAINT_FIELDS, FLAG_TYPES } from '../../domain/flag.ts'
+
 type Json = Record<string, unknown>
+
+/** The schema of each constraint field, shared by the flag, update and export-file schemas. */
+export const CONSTRAINT_SCHEMAS: Record<(typeof CONSTRAINT_FIELDS)[number], Json> = {
+  minValue: { type: 'integer' },
+  maxValue: { type: 'integer' },
+  maxLength: { type: 'integer', minimum: 1 },
+  regexPattern: { type: 'string', maxLength: 1000, description: 'RE2 syntax; the value must contain a match (write ^...$ for a whole match)' },
+  enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true },
+  minCount: { type: 'integer', minimum: 0 },
+  maxCount: { type: 'integer', minimum: 0 },
+  chancePercentB: { type: 'number', minimum: 0, maximum: 100, description: 'Chance of variant B in percent; 50 when not given' },
+}
+
+const pick = (...keys: (keyof typeof CONSTRAINT_SCHEMAS)[]) => Object.fromEntries(keys.map((k) => [k, CONSTRAINT_SCHEMAS[k]]))
 
 const TS = { type: 'string', format: 'date-time', example: '2026-11-22T10:15:00.123Z' }
 
@@ -21,37 +37,33 @@ const TYPES: TypeDoc[] = [
   {
     type: 'INTEGER',
     value: { type: 'integer' },
-    constraints: { minValue: { type: 'integer' }, maxValue: { type: 'integer' } },
+    constraints: pick('minValue', 'maxValue'),
     example: { name: 'app/max_retries', type: 'INTEGER', description: 'Retry budget', defaultValue: 3, valueExists: true, value: 5, minValue: 1, maxValue: 10 },
   },
   {
     type: 'STRING',
     value: { type: 'string', maxLength: 65536 },
-    constraints: { maxLength: { type: 'integer', minimum: 1 }, regexPattern: { type: 'string', maxLength: 1000, description: 'RE2 syntax; the value must contain a match (write ^...$ for a whole match)' } },
+    constraints: pick('maxLength', 'regexPattern'),
     example: { name: 'ui/banner_text', type: 'STRING', description: 'Banner', defaultValue: 'hello', valueExists: false, maxLength: 40, regexPattern: '^[a-z ]+$' },
   },
   {
     type: 'ENUM',
     value: { type: 'string' },
-    constraints: { enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true } },
+    constraints: pick('enumValues'),
     required: ['enumValues'],
     example: { name: 'ui/theme', type: 'ENUM', description: 'Theme', defaultValue: 'auto', valueExists: true, value: 'dark', enumValues: ['light', 'dark', 'auto'] },
   },
   {
     type: 'TAG',
     value: { type: 'array', items: { type: 'string' }, uniqueItems: true },
-    constraints: {
-      enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true },
-      minCount: { type: 'integer', minimum: 0 },
-      maxCount: { type: 'integer', minimum: 0 },
-    },
+    constraints: pick('enumValues', 'minCount', 'maxCount'),
     required: ['enumValues'],
     example: { name: 'ui/modules', type: 'TAG', description: 'Enabled modules', defaultValue: ['core'], valueExists: true, value: ['core', 'ai'], enumValues: ['core', 'chat', 'ai'], minCount: 1 },
   },
   {
     type: 'AB-TEST',
     value: { type: 'string', enum: ['A', 'B'] },
-    constraints: { chancePercentB: { type: 'number', minimum: 0, maximum: 100, description: 'Chance of variant B in percent; 50 when not given' } },
+    constraints: pick('chancePercentB'),
     example: { name: 'experiments/pricing_page', type: 'AB-TEST', description: 'Pricing A/B', defaultValue: 'A', valueExists: false, chancePercentB: 25.5 },
   },
 ]
@@ -121,19 +133,12 @@ export function flagComponents(): Record<string, Json> {
       'valueExists: false without value clears the value. A new type takes its defaultValue, value and constraints only from the body.',
     properties: {
       name: { type: 'string', description: 'Rename (into any free name)' },
-      type: { type: 'string', enum: TYPES.map((d) => d.type) },
+      type: { type: 'string', enum: [...FLAG_TYPES] },
       description: { type: 'string' },
       defaultValue: { description: 'Type depends on the flag type' },
       value: { description: 'Type depends on the flag type' },
       valueExists: { type: 'boolean' },
-      minValue: nullable({ type: 'integer' }),
-      maxValue: nullable({ type: 'integer' }),
-      maxLength: nullable({ type: 'integer', minimum: 1 }),
-      regexPattern: nullable({ type: 'string' }),
-      enumValues: nullable({ type: 'array', items: { type: 'string' } }),
-      minCount: nullable({ type: 'integer', minimum: 0 }),
-      maxCount: nullable({ type: 'integer', minimum: 0 }),
-      chancePercentB: nullable({ type: 'number', minimum: 0, maximum: 100 }),
+      ...Object.fromEntries(CONSTRAINT_FIELDS.map((k) => [k, nullable(CONSTRAINT_SCHEMAS[k])])),
       createdAt: { type: 'string', description: 'Ignored' },
       updatedAt: { type: 'string', description: 'Ignored' },
       revision: { type: 'integer', description: 'Ignored; use If-Match' },

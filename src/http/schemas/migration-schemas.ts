@@ -1,17 +1,8 @@
 /** Request and response models of migrations: the export document, import options and result. */
 
 import { t } from 'elysia'
-
-const CONSTRAINTS = {
-  minValue: { type: 'integer' },
-  maxValue: { type: 'integer' },
-  maxLength: { type: 'integer', minimum: 1 },
-  regexPattern: { type: 'string' },
-  enumValues: { type: 'array', items: { type: 'string' } },
-  minCount: { type: 'integer', minimum: 0 },
-  maxCount: { type: 'integer', minimum: 0 },
-  chancePercentB: { type: 'number', minimum: 0, maximum: 100 },
-}
+import { FLAG_TYPES } from '../../domain/flag.ts'
+import { CONSTRAINT_SCHEMAS } from './flag-schemas.ts'
 
 /** One flag inside an export file. */
 export const ExportedFlagSchema = {
@@ -20,11 +11,11 @@ export const ExportedFlagSchema = {
   required: ['description', 'type', 'defaultValue', 'valueExists'],
   properties: {
     description: { type: 'string' },
-    type: { type: 'string', enum: ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST'] },
+    type: { type: 'string', enum: [...FLAG_TYPES] },
     defaultValue: { description: 'Boolean, integer, string, array of strings, or "A"/"B", by type' },
     valueExists: { type: 'boolean' },
     value: { description: 'Present exactly when valueExists is true; same type as defaultValue' },
-    ...CONSTRAINTS,
+    ...CONSTRAINT_SCHEMAS,
   },
 }
 
