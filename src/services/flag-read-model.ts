@@ -66,11 +66,9 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     json,
     list: (prefix) => matching(prefix).map((n) => store.state.flags[n] as Flag),
     listJson(prefix) {
-      const list = matching(prefix)
-      if (prefix === '' && allJson !== undefined && sortedAt === store.version) return allJson
-      const text = `[${list.map((n) => json(store.state.flags[n] as Flag)).join(',')}]`
-      if (prefix === '') allJson = text
-      return text
+      const list = matching(prefix) // names() has dropped allJson if the flags changed
+      const render = () => `[${list.map((n) => json(store.state.flags[n] as Flag)).join(',')}]`
+      return prefix === '' ? (allJson ??= render()) : render()
     },
   }
 }
