@@ -20,8 +20,14 @@ export interface HashCost {
 
 export const OWASP_MINIMUM: HashCost = { memoryCost: 19456, timeCost: 2 }
 
+/** What computes hashes: `Bun.password`, or a stand-in in tests that count concurrency. */
+export interface HashBackend {
+  hash(password: string, options: { algorithm: 'argon2id'; memoryCost: number; timeCost: number }): Promise<string>
+  verify(password: string, hash: string): Promise<boolean>
+}
+
 /** Creates a hasher with a bounded number of concurrent hashes. */
-export function createPasswordHasher(cost: HashCost = OWASP_MINIMUM, maxConcurrent = 2): PasswordHasher {
+export function createPasswordHasher(cost: HashCost = OWASP_MINIMUM, maxConcurrent = 2, backend: HashBackend = Bun.password): PasswordHasher {
   let running = 0
   const waiting: (() => void)[] = []
   async function limited<T>(work: () => Promise<T>): Promise<T> {
@@ -36,14 +42,14 @@ export function createPasswordHasher(cost: HashCost = OWASP_MINIMUM, maxConcurre
     }
   }
   const hash = (password: string) =>
-    limited(() => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: cost.memoryCost, timeCost: cost.timeCost }))
+    limited(() => backend.hash(password, { algorithm: 'argon2id', memoryCost: cost.memoryCost, timeCost: cost.timeCost }))
   let dummy: Promise<string> | undefined
   return {
     hash,
     verify: (password, stored) =>
       limited(async () => {
         try {
-          return await Bun.password.verify(password, stored)
+          return await backend.verify(password, stored)
         } catch {
           return false // a damaged hash never authenticates
         }
@@ -51,7 +57,7 @@ export function createPasswordHasher(cost: HashCost = OWASP_MINIMUM, maxConcurre
     async verifyDummy(password) {
       dummy ??= hash('flagd-dummy-password-for-timing')
       const stored = await dummy
-      await limited(() => Bun.password.verify(password, stored))
+      await limited(() => backend.verify(password, stored))
     },
   }
 }

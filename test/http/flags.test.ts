@@ -246,3 +246,17 @@ test('a restart keeps every flag byte for byte', async () => {
   expect(JSON.parse(readFileSync(stateFilePath(dataDir), 'utf8')).flags['keep/tag'].value).toEqual(['ü😀'])
   await again.close()
 })
+
+test('lists never serve a stale cached answer after a change', async () => {
+  const app = await createTestApp()
+  const names = async (q = '') => (await app.req('GET', `/api/flags${q}`, { token: app.adminToken })).body.map((f: { name: string; value?: number }) => `${f.name}=${f.value}`)
+  await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'c/a', type: 'INTEGER', value: 1 } })
+  expect(await names()).toEqual(['c/a=1'])
+  await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'c/b', type: 'INTEGER', value: 2 } })
+  await app.req('PUT', '/api/flags/c/a', { token: app.adminToken, body: { value: 5 } })
+  expect(await names()).toEqual(['c/a=5', 'c/b=2'])
+  expect(await names('?prefix=c/b')).toEqual(['c/b=2'])
+  await app.req('DELETE', '/api/flags/c/b', { token: app.adminToken })
+  expect(await names()).toEqual(['c/a=5'])
+  await app.close()
+})

@@ -121,3 +121,21 @@ test('the same name dropped twice is kept twice in processed/', async () => {
   expect(names).toHaveLength(2)
   if (names[0]?.slice(0, 15) === names[1]?.slice(0, 15)) expect(names.some((n) => n.endsWith('_same-2.json'))).toBe(true)
 })
+
+test('the rescan alone finds files: events are only hints', async () => {
+  const { createImportWatcher } = await import('../../src/watcher/import-watcher.ts')
+  const { prepareDropFolder } = await import('../../src/watcher/drop-folder.ts')
+  const t = await createTestApp()
+  apps.push(t)
+  const dir = join(t.dataDir, 'elsewhere')
+  await prepareDropFolder(dir)
+  // never started: no chokidar, no timers; only explicit scans, as the periodic rescan would run them
+  const watcher = createImportWatcher(t.app.services.migrations, { watchDir: dir, settleMs: 0, rescanMs: 60_000, mode: 'merge', values: 'overwrite', maxBytes: 1 << 20 })
+  writeFileSync(join(dir, 'quiet.json'), JSON.stringify(fixture('valid-merge.json')))
+  await watcher.scan() // first sight: size and mtime recorded
+  expect(list(dir, 'processed')).toEqual([])
+  await watcher.scan() // unchanged since: imported
+  expect(list(dir, 'processed')).toHaveLength(2)
+  expect((await t.req('GET', '/api/flags/ui/theme', { token: t.adminToken })).status).toBe(200)
+  await watcher.stop()
+})

@@ -1,0 +1,66 @@
+/** Configuration values: every source, every kind of value, and the errors that name the key (contract §11). */
+
+import { expect, test } from 'bun:test'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { envName } from '../src/config-schema.ts'
+import { ConfigError, loadConfig } from '../src/config.ts'
+import { createTestApp, tempDir } from './helpers/test-app.ts'
+
+const load = (env: Record<string, string>, flags = {}) => loadConfig({ cwd: '/srv/flagd', env, flags })
+
+test('environment names are FLAGD_ plus the key path in upper snake case', () => {
+  expect(envName('import.allowedHosts')).toBe('FLAGD_IMPORT_ALLOWED_HOSTS')
+  expect(envName('auth.tokenTtl')).toBe('FLAGD_AUTH_TOKEN_TTL')
+  expect(envName('dataDir')).toBe('FLAGD_DATA_DIR')
+})
+
+test('defaults', async () => {
+  const c = await load({})
+  expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: '/srv/flagd/data', environment: 'development', publicExport: true })
+  expect(c.auth.tokenTtl).toBe(12 * 3600)
+  expect(c.limits).toEqual({ bodyBytes: 1048576, importBytes: 16777216 })
+  expect(c.import).toMatchObject({ mode: 'merge', values: 'overwrite', settleMs: 1000, allowedHosts: [] })
+  expect(Object.isFrozen(c.auth)).toBe(true)
+})
+
+test.each([
+  ['30m', 1800],
+  ['12h', 43200],
+  ['7d', 604800],
+  ['90', 90],
+  ['90s', 90],
+])('token lifetime %s is %d s', async (raw, seconds) => {
+  expect((await load({ FLAGD_AUTH_TOKEN_TTL: raw })).auth.tokenTtl).toBe(seconds)
+})
+
+test('lists are comma-separated, booleans are words, flags win over the environment', async () => {
+  const c = await load({ FLAGD_IMPORT_ALLOWED_HOSTS: ' a.example , 10.0.0.0/8,,', FLAGD_PUBLIC_EXPORT: 'off', FLAGD_PORT: '9000' }, { port: '9100' })
+  expect(c.import.allowedHosts).toEqual(['a.example', '10.0.0.0/8'])
+  expect(c.publicExport).toBe(false)
+  expect(c.port).toBe(9100)
+})
+
+test.each([
+  [{ FLAGD_PUBLIC_EXPORT: 'maybe' }, 'publicExport'],
+  [{ FLAGD_AUTH_SECRET: 'too-short' }, 'auth.secret'],
+  [{ FLAGD_IMPORT_MODE: 'overwrite' }, 'import.mode'],
+  [{ FLAGD_AUTH_TOKEN_TTL: '59' }, 'auth.tokenTtl'],
+  [{ FLAGD_PORT: '1.5' }, 'port'],
+])('%j is refused naming %s', async (env, key) => {
+  const err = await load(env).catch((e: unknown) => e)
+  expect(err).toBeInstanceOf(ConfigError)
+  expect((err as Error).message).toContain(`invalid configuration: ${key} `)
+})
+
+test('a configured secret is used, and no secret file is generated', async () => {
+  const dataDir = tempDir()
+  const t = await createTestApp({ FLAGD_AUTH_SECRET: 'a-configured-secret-of-at-least-32-chars' }, { dataDir })
+  expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false)
+  const { SignJWT } = await import('jose')
+  const claims = JSON.parse(Buffer.from(t.adminToken.split('.')[1] as string, 'base64url').toString())
+  const mine = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('a-configured-secret-of-at-least-32-chars'))
+  expect((await t.req('GET', '/api/me', { token: mine })).status).toBe(200)
+  await t.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
