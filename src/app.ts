@@ -1,9 +1,8 @@
 /**
- * The composition root: opens the store, wires services and HTTP, and (for `serve`) starts
- * Bun.serve with the contract's limits and a graceful stop.
+ * The composition root: opens the store and wires services, HTTP, logs, metrics and the watcher.
+ * Listening (`http/listener.ts`) and the first admin (`services/first-admin.ts`) are `serve`'s.
  */
 
-import type { Server } from 'bun'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
@@ -14,14 +13,12 @@ import { createMetrics, type Metrics } from './observability/metrics.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 import type { Config } from './config.ts'
-import { PERMISSIONS } from './domain/permission.ts'
-import { errorResponse } from './http/error-handler.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createTokenService } from './http/token-service.ts'
-import { AppError } from './domain/errors.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
-import { openJsonFileStore, type Store } from './storage/json-file-store.ts'
-import type { FileWriter } from './storage/durable-json-adapter.ts'
+import { openJsonFileStore } from './storage/json-file-store.ts'
+import type { FileWriter } from './storage/durable-text-file.ts'
+import type { Store } from './storage/store.ts'
 import { loadOrCreateSecret } from './storage/secret-file.ts'
 
 /** A wired application over an open data directory. */
@@ -52,10 +49,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     : createLogging({ level: config.logLevel })
   const logger = logging.logger
   // read at scrape time, when the store exists
-  const metrics = createMetrics(() => Object.keys(store.state.flags).length)
+  const metrics = createMetrics(() => store.committed().flags.size)
   const store = await openJsonFileStore({
     dataDir: config.dataDir,
-    onCommit: metrics.commit,
+    onWrite: metrics.commit,
     onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),
     ...(options.writer ? { writer: options.writer } : {}),
   })
@@ -74,8 +71,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         logging.access({ method: event.method, path: event.path, status: event.status, durationMs: Math.round(event.seconds * 10000) / 10, requestId: event.requestId, userId: event.userId })
       },
     })
-    services.auth.pruneExpired()
-    const pruner = setInterval(() => services.auth.pruneExpired(), 60_000)
+    const prune = () => void services.auth.pruneExpired().catch((err) => logger.warn({ err }, 'pruning expired sessions failed'))
+    prune()
+    const pruner = setInterval(prune, 60_000)
     pruner.unref()
     const watcher = createImportWatcher(services.migrations, {
       watchDir: config.import.watchDir ?? join(config.dataDir, 'import'),
@@ -139,63 +137,5 @@ export async function openAdmin(config: Config): Promise<{ admin: AdminApi; clos
       return { admin: connectControlSocket(config.dataDir), close: async () => {}, viaDaemon: true }
     }
     throw err
-  }
-}
-
-/** Creates the first admin from FLAGD_ADMIN_USERNAME / FLAGD_ADMIN_PASSWORD when there is no user. */
-export async function bootstrapAdmin(app: App, env: Record<string, string | undefined>, log: (line: string) => void): Promise<void> {
-  if (app.services.users.count() > 0) return
-  const username = env.FLAGD_ADMIN_USERNAME
-  const password = env.FLAGD_ADMIN_PASSWORD
-  if (username && password) {
-    await app.services.users.create({ username, password, permissions: [...PERMISSIONS] })
-    log(`created the first user "${username}" with every permission (from FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD)`)
-    return
-  }
-  if (username || password) throw new Error('set both FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD to create the first user, or neither')
-  log(
-    'no users yet. Create the first admin with:\n' +
-      `  flagd user add admin --data-dir ${app.config.dataDir}   (prompts for the password)\n` +
-      'or start with FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD set.',
-  )
-}
-
-/** A listening server and the number of requests it is answering right now. */
-export interface Listener {
-  server: Server<undefined>
-  inFlight(): number
-  /** Stops accepting, waits for in-flight requests (at most `graceMs`), then closes idle connections. */
-  stop(graceMs: number): Promise<void>
-}
-
-/** Starts listening; bodies above twice the largest limit are cut by Bun itself. */
-export function listen(app: App): Listener {
-  const { config } = app
-  let inFlight = 0
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    development: false,
-    maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
-    async fetch(request, srv) {
-      inFlight++
-      try {
-        return await app.http.handle(request, srv.requestIP(request)?.address ?? 'unknown')
-      } finally {
-        inFlight--
-      }
-    },
-    error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
-  })
-  return {
-    server,
-    inFlight: () => inFlight,
-    async stop(graceMs) {
-      const stopped = server.stop(false) // stop accepting; keep-alive sockets may linger
-      const deadline = Date.now() + graceMs
-      while (inFlight > 0 && Date.now() < deadline) await Bun.sleep(10)
-      await server.stop(true)
-      await stopped
-    },
   }
 }

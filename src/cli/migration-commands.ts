@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import { AppError, type FieldProblem } from '../domain/errors.ts'
 import { exportText, parseImportDocument } from '../domain/migration-document.ts'
 import type { ImportResult } from '../services/migration-service.ts'
-import { writeFileAtomic } from '../storage/atomic-write.ts'
+import { writeFileAtomic } from '../io/atomic-write.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { UsageError } from './usage-error.ts'
 

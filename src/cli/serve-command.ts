@@ -3,7 +3,9 @@
 import { defineCommand } from 'citty'
 import type { Server } from 'bun'
 import { rmSync } from 'node:fs'
-import { bootstrapAdmin, createApp, listen, type App, type Listener } from '../app.ts'
+import { createApp, type App } from '../app.ts'
+import { listen, type Listener } from '../http/listener.ts'
+import { bootstrapAdmin } from '../services/first-admin.ts'
 import { controlSocketPath, serveControlSocket } from '../control/control-socket.ts'
 import { createAdminService } from '../services/admin-service.ts'
 import { VERSION } from '../version.ts'
@@ -54,12 +56,12 @@ export const serveCommand = defineCommand({
     const app = await createApp(config)
     const log = (line: string) => app.logger.info(line)
     try {
-      await bootstrapAdmin(app, process.env, log)
+      await bootstrapAdmin(app.services, config.dataDir, process.env, log)
     } catch (err) {
       await app.close()
       throw err
     }
-    const listener = listen(app)
+    const listener = listen(config, app.http)
     let control: Server<undefined> | undefined
     try {
       control = serveControlSocket(config.dataDir, createAdminService(app.services), log)

@@ -2,13 +2,15 @@
  * The daemon's control socket: `<dataDir>/flagd.sock`, a unix socket with mode 0600 inside the 0700
  * data directory, so only the account that runs the daemon (or root) can use it. It carries
  * `AdminApi` calls as `POST /admin/<method>` with the arguments as a JSON array, answered with
- * `{result}` or the usual `{error}` envelope.
+ * `{result}` or the usual `{error}` envelope with the status the HTTP API would give (one table,
+ * `http/error-handler.ts`).
  */
 
 import type { Server } from 'bun'
 import { chmodSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { AppError } from '../domain/errors.ts'
+import { errorResponse } from '../http/error-handler.ts'
 import { ADMIN_METHODS, type AdminApi } from '../services/admin-service.ts'
 
 /** The socket's path inside a data directory. */
@@ -26,7 +28,7 @@ export function serveControlSocket(dataDir: string, admin: AdminApi, log: (line:
     async fetch(request) {
       const method = new URL(request.url).pathname.replace(/^\/admin\//, '')
       if (request.method !== 'POST' || !(ADMIN_METHODS as readonly string[]).includes(method)) {
-        return Response.json({ error: { code: 'NOT_FOUND', message: `no admin operation ${method}` } }, { status: 404 })
+        return errorResponse(new AppError('NOT_FOUND', `no admin operation ${method}`))
       }
       try {
         const args = (await request.json()) as unknown[]
@@ -34,9 +36,9 @@ export function serveControlSocket(dataDir: string, admin: AdminApi, log: (line:
         log(`control socket: ${method} done`)
         return Response.json({ result })
       } catch (err) {
-        if (err instanceof AppError) return Response.json({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } }, { status: 400 })
+        if (err instanceof AppError) return errorResponse(err)
         log(`control socket: ${method} failed: ${(err as Error).message}`)
-        return Response.json({ error: { code: 'INTERNAL', message: 'the daemon could not carry out the command' } }, { status: 500 })
+        return errorResponse(new AppError('INTERNAL', 'the daemon could not carry out the command'))
       }
     },
   })

@@ -34,6 +34,8 @@ export interface FlagDefinition extends FlagConstraints {
 
 /** A stored flag. Objects are never changed in place: an update stores a new object. */
 export interface Flag extends FlagDefinition {
+  /** Stable internal id (`flg_…`): survives renames, so history can follow a flag. Never shown. */
+  id: string
   name: string
   createdAt: string
   updatedAt: string

@@ -37,13 +37,13 @@ export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
 }
 
 /** Plans an import of `incoming` over the `current` flags. */
-export function planImport(current: Readonly<Record<string, Flag>>, incoming: ReadonlyMap<string, FlagDefinition>, mode: ImportMode, values: ImportValues): ImportPlan {
+export function planImport(current: ReadonlyMap<string, Flag>, incoming: ReadonlyMap<string, FlagDefinition>, mode: ImportMode, values: ImportValues): ImportPlan {
   const changes: PlannedChange[] = []
   const problems: FieldProblem[] = []
   let unchanged = 0
   for (const name of [...incoming.keys()].sort()) {
     const wanted = incoming.get(name) as FlagDefinition
-    const existing = Object.hasOwn(current, name) ? current[name] : undefined
+    const existing = current.get(name)
     if (!existing) {
       changes.push({ name, action: 'create', fields: Object.keys(definitionOf(wanted)), definition: wanted })
       continue
@@ -60,7 +60,7 @@ export function planImport(current: Readonly<Record<string, Flag>>, incoming: Re
     if (fields.length === 0) unchanged++
     else changes.push({ name, action: 'update', fields, definition: next })
   }
-  const kept = Object.keys(current).filter((n) => !incoming.has(n))
+  const kept = [...current.keys()].filter((n) => !incoming.has(n))
   if (mode === 'replace') for (const name of kept.sort()) changes.push({ name, action: 'delete', fields: [] })
   else {
     const index = indexNames(kept)
@@ -73,21 +73,30 @@ export function planImport(current: Readonly<Record<string, Flag>>, incoming: Re
   return { changes, unchanged, problems }
 }
 
-/** Applies a plan to a flags map in place (inside one store mutation). */
-export function applyPlan(flags: Record<string, Flag>, plan: ImportPlan, at: string): void {
+/** The rows an applied plan writes: flags to put (new ones with ids from `newFlagId`) and ids to delete. */
+export interface PlanRows {
+  put: Flag[]
+  deleteIds: string[]
+}
+
+/** Turns a plan into rows over the `current` flags, stamping changes with `at`. */
+export function applyPlan(current: ReadonlyMap<string, Flag>, plan: ImportPlan, at: string, newFlagId: () => string): PlanRows {
+  const rows: PlanRows = { put: [], deleteIds: [] }
   for (const change of plan.changes) {
+    const before = current.get(change.name)
     if (change.action === 'delete') {
-      delete flags[change.name]
+      if (before) rows.deleteIds.push(before.id)
       continue
     }
-    const before = Object.hasOwn(flags, change.name) ? flags[change.name] : undefined
     const definition = change.definition as FlagDefinition
-    flags[change.name] = {
+    rows.put.push({
+      id: before?.id ?? newFlagId(),
       name: change.name,
       ...definition,
       createdAt: before?.createdAt ?? at,
       updatedAt: at,
       revision: before ? before.revision + 1 : 1,
-    }
+    })
   }
+  return rows
 }

@@ -6,7 +6,8 @@
  */
 
 import type { Permission } from '../domain/permission.ts'
-import { requirePermission, type Actor } from '../domain/actor.ts'
+import { requirePermission } from '../domain/access-policy.ts'
+import type { Principal } from '../domain/principal.ts'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { TSchema } from 'elysia'
 import { AppError, UnauthorizedError } from '../domain/errors.ts'
@@ -29,7 +30,7 @@ export interface GuardOptions {
   /** False for routes that need no token but still read a JSON body (login). */
   authenticate?: boolean
   /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
-  authorize?: (actor: Actor, params: Record<string, string>) => void
+  authorize?: (principal: Principal, params: Record<string, string>) => void
   /**
    * The route's body schema. Bodies are checked here, with TypeBox, and nowhere else: routes do not
    * hand the schema to Elysia, whose validation-error formatter throws on values such as
@@ -42,7 +43,7 @@ type TransformContext = { request: Request; body: unknown; params?: unknown }
 
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*$/i
 
-/** Authenticates the request and records the actor; throws 401 when that fails. */
+/** Authenticates the request and records its principal; throws 401 when that fails. */
 export async function authenticateRequest(deps: GuardDeps, request: Request): Promise<void> {
   const header = request.headers.get('authorization')
   if (header === null) throw new UnauthorizedError('missing bearer token: send Authorization: Bearer <token>')
@@ -50,7 +51,7 @@ export async function authenticateRequest(deps: GuardDeps, request: Request): Pr
   if (!match?.[1]) throw new UnauthorizedError('malformed Authorization header: expected Bearer <token>')
   const claims = await deps.tokens.verify(match[1])
   if (!claims) throw new UnauthorizedError('invalid or expired token')
-  metaOf(request).actor = deps.auth.resolve(claims.sub, claims.sid)
+  metaOf(request).principal = deps.auth.resolve(claims.sub, claims.sid)
 }
 
 /** Builds the `transform` hook for a route (see module comment). */
@@ -60,9 +61,10 @@ export function guard(deps: GuardDeps, options: GuardOptions = {}) {
     async transform(ctx: TransformContext): Promise<void> {
       if (options.authenticate !== false) {
         await authenticateRequest(deps, ctx.request)
-        const actor = metaOf(ctx.request).actor
-        if (options.permission && actor) requirePermission(actor, options.permission)
-        if (options.authorize && actor) options.authorize(actor, (ctx.params ?? {}) as Record<string, string>)
+        // The services decide again with the same policy; checking here first answers 403 before the body is read.
+        const principal = metaOf(ctx.request).principal
+        if (options.permission && principal) requirePermission(principal, options.permission)
+        if (options.authorize && principal) options.authorize(principal, (ctx.params ?? {}) as Record<string, string>)
       }
       if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit)
       if (checker && !checker.Check(ctx.body)) {

@@ -1,16 +1,16 @@
 /**
  * Per-request facts that Elysia's context does not carry across its hooks and the error handler:
- * the request id, the client address and the authenticated actor. Keyed by the Request object.
+ * the request id, the client address and the authenticated principal. Keyed by the Request object.
  */
 
-import type { Actor } from '../domain/actor.ts'
+import type { Caller, Principal } from '../domain/principal.ts'
 
 /** What the HTTP layer knows about one request. */
 export interface RequestMeta {
   id: string
   address: string
   startedAt: number
-  actor?: Actor
+  principal?: Principal
 }
 
 const metas = new WeakMap<Request, RequestMeta>()
@@ -37,9 +37,16 @@ export function metaOf(request: Request): RequestMeta {
   return meta
 }
 
-/** The authenticated actor of a request; only valid on routes guarded by `authGuard`. */
-export function actorOf(request: Request): Actor {
-  const actor = metaOf(request).actor
-  if (!actor) throw new Error('actorOf() called on a route without an auth guard')
-  return actor
+/** The authenticated principal of a request; only valid on routes behind the auth guard. */
+export function principalOf(request: Request): Principal {
+  const principal = metaOf(request).principal
+  if (!principal) throw new Error('principalOf() called on a route without an auth guard')
+  return principal
+}
+
+/** The caller of a request, as services take it: the principal and the request id. */
+export function callerOf(request: Request): Caller {
+  const meta = metaOf(request)
+  if (!meta.principal) throw new Error('callerOf() called on a route without an auth guard')
+  return { principal: meta.principal, requestId: meta.id }
 }

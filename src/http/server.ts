@@ -7,6 +7,7 @@
 import { Elysia } from 'elysia'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
+import { userIdOf } from '../domain/principal.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -144,7 +145,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
           status: response.status,
           seconds: (performance.now() - meta.startedAt) / 1000,
           requestId: id,
-          userId: meta.actor?.userId,
+          userId: meta.principal ? userIdOf(meta.principal) : undefined,
         })
       }
       return response

@@ -2,11 +2,14 @@
  * What an administrator does from a shell (`flagd user …`, `flagd export`, `flagd import`), as one
  * interface with two carriers: in-process over the services when the CLI holds the data directory,
  * or through the daemon's control socket when a daemon holds it. Either way the same service code
- * runs, with full rights (file-system access to the data directory is the authentication).
+ * runs, as the system principal `cli` (file-system access to the data directory is the
+ * authentication), and the changes of one command share one request id.
  */
 
 import { NotFoundError } from '../domain/errors.ts'
 import type { ExportDocument } from '../domain/migration-document.ts'
+import { newId } from '../domain/new-id.ts'
+import { systemPrincipal, type Caller } from '../domain/principal.ts'
 import type { PublicUser } from '../domain/user.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'
 import type { Services } from './services.ts'
@@ -21,26 +24,29 @@ export interface AdminApi {
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
 
-/** The operation names, as the control socket routes them. */
-export const ADMIN_METHODS = ['addUser', 'listUsers', 'setPassword', 'deleteUser', 'exportDocument', 'importDocument'] as const
+/** The operation names, as the control socket routes them: exactly the keys of `AdminApi`. */
+export const ADMIN_METHODS = ['addUser', 'listUsers', 'setPassword', 'deleteUser', 'exportDocument', 'importDocument'] as const satisfies readonly (keyof AdminApi)[]
+
+// A compile-time check that no operation of AdminApi is missing from ADMIN_METHODS.
+type Unlisted = Exclude<keyof AdminApi, (typeof ADMIN_METHODS)[number]>
+const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true
+void everyMethodListed
 
 /** The in-process implementation over the services. */
 export function createAdminService(services: Services): AdminApi {
+  const cli = systemPrincipal('cli')
+  const command = (): Caller => ({ principal: cli, requestId: newId('cli') })
   const byName = (username: string) => {
     const user = services.users.findByUsername(username)
     if (!user) throw new NotFoundError(`no user named ${JSON.stringify(username)}`)
     return user
   }
   return {
-    addUser: (input) => services.users.create(input),
-    listUsers: async () => services.users.list(),
-    setPassword: async (username, password) => services.users.update('admin', byName(username).id, { password }),
-    async deleteUser(username) {
-      const user = byName(username)
-      await services.users.remove('admin', user.id)
-      return user
-    },
-    exportDocument: async () => services.migrations.exportDocument(),
-    importDocument: (raw, options) => services.migrations.importDocument(raw, options, 'cli'),
+    addUser: (input) => services.users.create(command(), input),
+    listUsers: async () => services.users.list(cli),
+    setPassword: async (username, password) => services.users.update(command(), byName(username).id, { password }),
+    deleteUser: async (username) => services.users.remove(command(), byName(username).id),
+    exportDocument: async () => services.migrations.exportDocument(cli),
+    importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
   }
 }

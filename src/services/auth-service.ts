@@ -1,19 +1,21 @@
 /**
  * Logins, sessions behind tokens, and logout (contract §2). A token is only a pointer to a stored
- * session: every request re-reads the session and the user, so revocation and permission changes
- * take effect on the very next request. Token signing is the HTTP layer's business.
+ * session: every request re-reads the session and the user from the committed snapshot, so
+ * revocation and permission changes take effect on the very next request. Token signing is the
+ * HTTP layer's business.
  */
 
-import type { Actor } from '../domain/actor.ts'
 import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain/errors.ts'
+import { newId } from '../domain/new-id.ts'
+import { systemPrincipal, type Caller, type UserPrincipal } from '../domain/principal.ts'
 import { isExpired, type StoredSession } from '../domain/session.ts'
-import { toPublicUser, usernameKey, type PublicUser } from '../domain/user.ts'
-import type { Store } from '../storage/json-file-store.ts'
-import { ownEntry } from '../storage/state.ts'
+import { toPublicUser, type PublicUser } from '../domain/user.ts'
+import type { Store } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
 import type { LoginThrottle } from './login-throttle.ts'
-import { newId } from './new-id.ts'
 import type { PasswordHasher } from './password-hasher.ts'
 import type { Telemetry } from './telemetry.ts'
+import { findUserByName } from './user-service.ts'
 
 /** A successful login: the new session and its user. */
 export interface LoginResult {
@@ -23,12 +25,13 @@ export interface LoginResult {
 
 /** The authentication use cases. */
 export interface AuthService {
-  login(username: string, password: string, address: string): Promise<LoginResult>
-  /** The actor behind a verified token's claims; throws `UnauthorizedError` if revoked or expired. */
-  resolve(userId: string, sessionId: string): Actor
-  logout(actor: Actor): Promise<string>
-  /** Drops expired sessions from memory; they are written out with the next commit. */
-  pruneExpired(): number
+  login(username: string, password: string, address: string, requestId: string): Promise<LoginResult>
+  /** The principal behind a verified token's claims; throws `UnauthorizedError` if revoked or expired. */
+  resolve(userId: string, sessionId: string): UserPrincipal
+  /** Ends the caller's own session; returns its id. */
+  logout(caller: Caller): Promise<string>
+  /** Deletes expired sessions (housekeeping); returns how many. */
+  pruneExpired(): Promise<number>
 }
 
 /** Options of the auth service. */
@@ -42,22 +45,16 @@ const LAST_USED_PRECISION_MS = 60_000
 const BAD_CREDENTIALS = 'invalid username or password'
 
 /** Creates the auth service. */
-export function createAuthService(
-  store: Store,
-  hasher: PasswordHasher,
-  throttle: LoginThrottle,
-  options: AuthServiceOptions,
-): AuthService {
+export function createAuthService(store: Store, hasher: PasswordHasher, throttle: LoginThrottle, options: AuthServiceOptions): AuthService {
   const now = options.now ?? (() => new Date())
-  const lastUsed = new WeakMap<StoredSession, number>() // parsed lastUsedAt, to skip Date.parse per request
+  const lastUsed = new WeakMap<StoredSession, number>() // parsed last use, to skip Date.parse per request
   return {
-    async login(username, password, address) {
+    async login(username, password, address, requestId) {
       if (username.length === 0) throw new InvalidError('username is required', 'username', 'required')
       if (password.length === 0) throw new InvalidError('password is required', 'password', 'required')
       const wait = throttle.retryAfter(username, address, now().getTime())
       if (wait > 0) throw new TooManyRequestsError(wait)
-      const key = usernameKey(username)
-      const user = Object.values(store.state.users).find((u) => usernameKey(u.username) === key)
+      const user = findUserByName(store.committed(), username)
       const ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
       if (!user || !ok) {
         throttle.recordFailure(username, address, now().getTime())
@@ -73,47 +70,47 @@ export function createAuthService(
         expiresAt: new Date(started.getTime() + options.tokenTtlSeconds * 1000).toISOString(),
         lastUsedAt: started.toISOString(),
       }
-      return store.mutate((state) => {
-        const current = ownEntry(state.users, user.id)
+      const principal: UserPrincipal = { kind: 'user', userId: user.id, username: user.username, sessionId: session.id, permissions: user.permissions }
+      const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
+        const current = tx.read.users.get(user.id)
         if (!current) throw new UnauthorizedError(BAD_CREDENTIALS) // deleted while we hashed
-        state.sessions[session.id] = session
-        return { session: { ...session }, user: toPublicUser(current) }
+        tx.put('sessions', session)
+        return { session, user: toPublicUser(current) }
       })
+      return out.result
     },
 
     resolve(userId, sessionId) {
-      const state = store.state
-      const session = ownEntry(state.sessions, sessionId)
+      const snapshot = store.committed()
+      const session = snapshot.sessions.get(sessionId)
       const at = now().getTime()
       if (!session || session.userId !== userId || isExpired(session, at)) throw new UnauthorizedError('token is no longer valid')
-      const user = ownEntry(state.users, userId)
+      const user = snapshot.users.get(userId)
       if (!user) throw new UnauthorizedError('token is no longer valid')
       let used = lastUsed.get(session)
-      if (used === undefined) lastUsed.set(session, (used = Date.parse(session.lastUsedAt)))
+      if (used === undefined) lastUsed.set(session, (used = Date.parse(store.lastUsed(session))))
       if (at - used >= LAST_USED_PRECISION_MS) {
-        session.lastUsedAt = new Date(at).toISOString()
+        store.touchSession(sessionId, new Date(at).toISOString())
         lastUsed.set(session, at)
       }
-      return { userId, username: user.username, sessionId, permissions: user.permissions }
+      return { kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }
     },
 
-    async logout(actor) {
-      await store.mutate((state) => {
-        delete state.sessions[actor.sessionId]
-      })
-      return actor.sessionId
+    async logout(caller) {
+      const p = caller.principal
+      if (p.kind !== 'user') throw new InvalidError('only a session can log out', 'authorization', 'not a session token')
+      await store.transact(commitMeta(caller), (tx) => tx.delete('sessions', p.sessionId))
+      return p.sessionId
     },
 
-    pruneExpired() {
+    async pruneExpired() {
       const at = now().getTime()
-      let removed = 0
-      for (const s of Object.values(store.state.sessions)) {
-        if (isExpired(s, at)) {
-          delete store.state.sessions[s.id]
-          removed++
-        }
-      }
-      return removed
+      const expired = [...store.committed().sessions.values()].filter((s) => isExpired(s, at))
+      if (expired.length === 0 || !store.writable) return 0
+      const out = await store.transact(commitMeta({ principal: systemPrincipal('maintenance'), requestId: newId('prune') }), (tx) => {
+        for (const s of expired) tx.delete('sessions', s.id)
+      })
+      return out.changes.length
     },
   }
 }

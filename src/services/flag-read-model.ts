@@ -1,17 +1,22 @@
 /**
- * The read side of flags: names kept sorted (rebuilt only when the store changed) and each flag
- * serialised once (cached by object identity; stored flags are never changed in place). A list or
- * prefix query joins cached strings instead of re-serialising, and a prefix is found by binary
- * search, since names are ASCII and sort by code point.
+ * The read side of flags over the committed snapshot: names kept sorted (re-sorted only when the
+ * flags' revision moves, so logins and session changes cost nothing here) and each flag serialised
+ * once (cached by row identity: stored rows are frozen). A list or prefix query joins cached strings
+ * instead of re-serialising, and a prefix is found by binary search, since names are ASCII and sort
+ * by code point.
  */
 
 import { toFlagResource, type Flag } from '../domain/flag.ts'
-import type { Store } from '../storage/json-file-store.ts'
+import type { Store } from '../storage/store.ts'
 
-/** Cached views of the flags in a store. */
+/** Cached views of the committed flags. */
 export interface FlagReadModel {
+  /** The flags' revision the views below reflect (for ETags). */
+  revision(): number
   /** Flag names in code-point order. */
   names(): readonly string[]
+  /** A flag by name. */
+  find(name: string): Flag | undefined
   /** The flag's API resource as JSON text. */
   json(flag: Flag): string
   /** A JSON array of the flags whose names start with `prefix`. */
@@ -39,9 +44,11 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   let allJson: string | undefined
 
   const names = () => {
-    if (sortedAt !== store.version) {
-      sorted = Object.keys(store.state.flags).sort()
-      sortedAt = store.version
+    const snapshot = store.committed()
+    const at = snapshot.revisionOf('flags')
+    if (sortedAt !== at) {
+      sorted = [...snapshot.flags.keys()].sort()
+      sortedAt = at
       allJson = undefined
     }
     return sorted
@@ -61,13 +68,20 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     for (let i = lowerBound(all, prefix); i < all.length && (all[i] as string).startsWith(prefix); i++) out.push(all[i] as string)
     return out
   }
+  // views run synchronously, so names() and rows() always see the same committed snapshot
+  const rows = (list: string[]) => {
+    const flags = store.committed().flags
+    return list.map((n) => flags.get(n)).filter((f): f is Flag => f !== undefined)
+  }
   return {
+    revision: () => store.committed().revisionOf('flags'),
     names,
+    find: (name) => store.committed().flags.get(name),
     json,
-    list: (prefix) => matching(prefix).map((n) => store.state.flags[n] as Flag),
+    list: (prefix) => rows(matching(prefix)),
     listJson(prefix) {
-      const list = matching(prefix) // names() has dropped allJson if the flags changed
-      const render = () => `[${list.map((n) => json(store.state.flags[n] as Flag)).join(',')}]`
+      const list = matching(prefix)
+      const render = () => `[${rows(list).map(json).join(',')}]`
       return prefix === '' ? (allJson ??= render()) : render()
     },
   }

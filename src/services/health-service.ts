@@ -1,6 +1,6 @@
 /** What `/health` reports: whether the store accepts writes, and how many flags it holds. */
 
-import type { Store } from '../storage/json-file-store.ts'
+import type { Store } from '../storage/store.ts'
 
 /** A snapshot of the service's health. */
 export interface Health {
@@ -15,5 +15,5 @@ export interface HealthService {
 
 /** Creates the health service. */
 export function createHealthService(store: Store): HealthService {
-  return { check: () => ({ writable: store.writable, flags: Object.keys(store.state.flags).length }) }
+  return { check: () => ({ writable: store.writable, flags: store.committed().flags.size }) }
 }

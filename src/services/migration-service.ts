@@ -1,17 +1,21 @@
 /**
  * The one import engine (contract §6), used by PUT and PATCH /api/migrations, the watched folder and
- * the CLI, and the export. An import parses and validates the whole document first, plans the change
- * set, saves a backup export when something will change, and applies everything in one durable
- * commit. Imports run one at a time.
+ * the CLI, and the export. An import parses and validates the whole document first, then plans and
+ * applies it in one store transaction: the plan is made against the newest state, and when it
+ * changes something the backup (the flags as they were) is taken from that same state and written
+ * durably in the same commit. So an import writes exactly one backup, of exactly what it replaced,
+ * whatever else is written meanwhile. Imports run one at a time.
  */
 
-import { ValidationFailedError } from '../domain/errors.ts'
-import { applyPlan, planImport, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
-import { buildExportDocument, exportFileName, exportText, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
+import { requirePermission } from '../domain/access-policy.ts'
+import { NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
-import { writeBackup } from '../storage/backup-store.ts'
-import type { Store } from '../storage/json-file-store.ts'
-import type { FlagService } from './flag-service.ts'
+import { buildExportDocument, exportFileName, exportText, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
+import { applyPlan, planImport, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
+import { newId } from '../domain/new-id.ts'
+import type { Caller, Principal } from '../domain/principal.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import { NO_TELEMETRY, type ImportSource, type Telemetry } from './telemetry.ts'
 
@@ -33,19 +37,21 @@ export interface ImportResult {
   backup: string | null
 }
 
+/** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
+export type ExportAudience = Principal | 'public'
+
 /** The migration use cases. */
 export interface MigrationService {
-  exportDocument(): { document: ExportDocument; fileName: string }
-  importDocument(raw: unknown, options: ImportOptions, source?: ImportSource): Promise<ImportResult>
-  importFromUrl(url: string, options: ImportOptions): Promise<ImportResult>
+  exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
+  importDocument(caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource): Promise<ImportResult>
+  importFromUrl(caller: Caller, url: string, options: ImportOptions): Promise<ImportResult>
 }
 
 /** What the migration service needs. */
 export interface MigrationDeps {
   store: Store
-  flags: FlagService
-  dataDir: string
   environment: string
+  publicExport: boolean
   remote: RemoteFetchOptions
   now?: () => Date
   telemetry?: Telemetry
@@ -64,60 +70,77 @@ function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSour
   }
 }
 
+/** The flags of a snapshot in name order. */
+function sortedFlags(snapshot: Snapshot): Flag[] {
+  return [...snapshot.flags.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
 /** Creates the migration service. */
 export function createMigrationService(deps: MigrationDeps): MigrationService {
-  const { store, flags, dataDir, environment } = deps
+  const { store, environment } = deps
   const now = deps.now ?? (() => new Date())
+  const telemetry = deps.telemetry ?? NO_TELEMETRY
   let queue: Promise<unknown> = Promise.resolve()
   const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work, work)
     queue = run.catch(() => {})
     return run
   }
-  const exportNow = (list: readonly Flag[]) => {
-    const at = now()
-    return { document: buildExportDocument(list, environment, at), fileName: exportFileName(environment, at) }
-  }
 
-  const telemetry = deps.telemetry ?? NO_TELEMETRY
-  const reported = async (origin: ImportSource, work: () => Promise<ImportResult>): Promise<ImportResult> => {
+  const reported = async (source: ImportSource, work: () => Promise<ImportResult>): Promise<ImportResult> => {
     try {
       const result = await work()
       const outcome = result.dryRun ? 'dry_run' : result.changes.length === 0 ? 'unchanged' : 'applied'
-      telemetry.importFinished({ source: origin, outcome, summary: result.summary, backup: result.backup })
+      telemetry.importFinished({ source, outcome, summary: result.summary, backup: result.backup })
       return result
     } catch (err) {
       const invalid = err instanceof ValidationFailedError
-      telemetry.importFinished({ source: origin, outcome: invalid ? 'invalid' : 'failed', error: (err as Error).message })
+      telemetry.importFinished({ source, outcome: invalid ? 'invalid' : 'failed', error: (err as Error).message })
       throw err
     }
   }
 
-  const importDocument = (raw: unknown, options: ImportOptions, origin: ImportSource = 'api'): Promise<ImportResult> =>
-    reported(origin, () => applyDocument(raw, options))
+  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
+    const planned = planImport(current.flags, incoming, options.mode, options.values)
+    if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
+    return planned
+  }
 
-  const applyDocument = (raw: unknown, options: ImportOptions): Promise<ImportResult> => {
+  const applyDocument = async (caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource): Promise<ImportResult> => {
+    requirePermission(caller.principal, 'migration:write')
     const parsed = parseImportDocument(raw)
-    if (!parsed.ok) return Promise.reject(new ValidationFailedError(parsed.problems))
-    const { source, flags: incoming } = parsed.document
+    if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
+    const { source: origin, flags: incoming } = parsed.document
+    if (options.dryRun) return resultOf(plan(store.committed(), incoming, options), options, origin, null)
     return oneAtATime(async () => {
-      for (;;) {
-        const version = store.version
-        const plan = planImport(store.state.flags, incoming, options.mode, options.values)
-        if (plan.problems.length > 0) throw new ValidationFailedError(plan.problems)
-        if (options.dryRun || plan.changes.length === 0) return resultOf(plan, options, source, null)
-        const { document, fileName } = exportNow(flags.read.list(''))
-        const backup = await writeBackup(dataDir, fileName, exportText(document))
-        if (store.version !== version) continue // flags changed while the backup was written: plan again
-        await store.mutate((state) => applyPlan(state.flags, plan, now().toISOString()))
-        return resultOf(plan, options, source, backup)
-      }
+      const out = await store.transact(commitMeta(caller, source), (tx) => {
+        const planned = plan(tx.read, incoming, options)
+        if (planned.changes.length === 0) return planned
+        const at = now()
+        tx.backup(exportFileName(environment, at), exportText(buildExportDocument(sortedFlags(tx.read), environment, at)))
+        const rows = applyPlan(tx.read.flags, planned, at.toISOString(), () => newId('flg'))
+        for (const id of rows.deleteIds) tx.delete('flags', id)
+        for (const flag of rows.put) tx.put('flags', flag)
+        return planned
+      })
+      return resultOf(out.result, options, origin, out.backups[0] ?? null)
     })
   }
 
   return {
-    exportDocument: () => exportNow(flags.read.list('')),
-    importDocument,
-    importFromUrl: (url, options) => reported('url', async () => applyDocument(await fetchRemoteDocument(url, deps.remote), options)),
+    exportDocument(audience) {
+      if (audience === 'public') {
+        if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')
+      } else requirePermission(audience, 'migration:read')
+      const at = now()
+      return { document: buildExportDocument(sortedFlags(store.committed()), environment, at), fileName: exportFileName(environment, at) }
+    },
+    importDocument: (caller, raw, options, source) => reported(source, () => applyDocument(caller, raw, options, source)),
+    importFromUrl(caller, url, options) {
+      return reported('import-url', async () => {
+        requirePermission(caller.principal, 'migration:write')
+        return applyDocument(caller, await fetchRemoteDocument(url, deps.remote), options, 'import-url')
+      })
+    },
   }
 }

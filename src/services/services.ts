@@ -4,13 +4,13 @@
  */
 
 import type { Config } from '../config.ts'
-import type { Store } from '../storage/json-file-store.ts'
+import type { Store } from '../storage/store.ts'
 import { createAuthService, type AuthService } from './auth-service.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
-import { createPasswordHasher, type HashCost, type PasswordHasher } from './password-hasher.ts'
+import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
 import type { Telemetry } from './telemetry.ts'
 import { createUserService, type UserService } from './user-service.ts'
@@ -23,7 +23,6 @@ export interface Services {
   auth: AuthService
   sessions: SessionService
   health: HealthService
-  hasher: PasswordHasher
 }
 
 /** Options that tests tune (a cheaper hash keeps suites fast; production uses the default). */
@@ -41,23 +40,19 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: config.auth.loginUserWindowSeconds * 1000 },
     { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
   )
-  const flags = createFlagService(store, now)
-  const migrations = createMigrationService({
-    store,
-    flags,
-    now,
-    dataDir: config.dataDir,
-    environment: config.environment,
-    telemetry: options.telemetry,
-    remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
-  })
   return {
     users: createUserService(store, hasher, now),
-    flags,
-    migrations,
+    flags: createFlagService(store, now),
+    migrations: createMigrationService({
+      store,
+      now,
+      environment: config.environment,
+      publicExport: config.publicExport,
+      telemetry: options.telemetry,
+      remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
+    }),
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     health: createHealthService(store),
-    hasher,
   }
 }

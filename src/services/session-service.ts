@@ -1,44 +1,48 @@
 /** Listing and ending sessions (contract §8). */
 
-import { can, requirePermission, type Actor } from '../domain/actor.ts'
+import { authorizeSessionDelete, requirePermission } from '../domain/access-policy.ts'
 import { NotFoundError } from '../domain/errors.ts'
+import type { Caller, Principal } from '../domain/principal.ts'
 import { isExpired, type PublicSession } from '../domain/session.ts'
-import type { Store } from '../storage/json-file-store.ts'
-import { ownEntry } from '../storage/state.ts'
+import type { Store } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
 
 /** The session use cases. */
 export interface SessionService {
-  list(actor: Actor): PublicSession[]
-  remove(actor: Actor, sessionId: string): Promise<void>
+  list(principal: Principal): PublicSession[]
+  remove(caller: Caller, sessionId: string): Promise<void>
 }
 
 /** Creates the session service. */
 export function createSessionService(store: Store, now: () => Date = () => new Date()): SessionService {
+  const notFound = (id: string) => new NotFoundError(`no session with id ${JSON.stringify(id)}`)
   return {
-    list(actor) {
-      requirePermission(actor, 'session:read')
+    list(principal) {
+      requirePermission(principal, 'session:read')
       const at = now().getTime()
-      const { sessions, users } = store.state
-      return Object.values(sessions)
-        .filter((s) => !isExpired(s, at) && ownEntry(users, s.userId))
+      const { sessions, users } = store.committed()
+      const own = principal.kind === 'user' ? principal.sessionId : undefined
+      return [...sessions.values()]
+        .filter((s) => !isExpired(s, at) && users.has(s.userId))
         .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
         .map((s) => ({
           id: s.id,
           userId: s.userId,
-          username: ownEntry(users, s.userId)?.username ?? '',
+          username: users.get(s.userId)?.username ?? '',
           createdAt: s.createdAt,
           expiresAt: s.expiresAt,
-          lastUsedAt: s.lastUsedAt,
-          current: s.id === actor.sessionId,
+          lastUsedAt: store.lastUsed(s),
+          current: s.id === own,
         }))
     },
 
-    async remove(actor, sessionId) {
-      const session = ownEntry(store.state.sessions, sessionId)
-      if (!session || isExpired(session, now().getTime())) throw new NotFoundError(`no session with id ${JSON.stringify(sessionId)}`)
-      if (session.userId !== actor.userId && !can(actor, 'session:write')) requirePermission(actor, 'session:write')
-      await store.mutate((state) => {
-        delete state.sessions[sessionId]
+    async remove(caller, sessionId) {
+      const session = store.committed().sessions.get(sessionId)
+      if (!session || isExpired(session, now().getTime())) throw notFound(sessionId)
+      authorizeSessionDelete(caller.principal, session.userId)
+      await store.transact(commitMeta(caller), (tx) => {
+        if (!tx.read.sessions.has(sessionId)) throw notFound(sessionId)
+        tx.delete('sessions', sessionId)
       })
     },
   }

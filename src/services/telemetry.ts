@@ -3,8 +3,10 @@
  * root connects them to the logger and the Prometheus registry.
  */
 
-/** Where an import came from. */
-export type ImportSource = 'api' | 'url' | 'watcher' | 'cli'
+import type { Source } from '../storage/store.ts'
+
+/** Where an import came from: the upload route, the URL route, the drop folder or the CLI. */
+export type ImportSource = Extract<Source, 'import-upload' | 'import-url' | 'drop-folder' | 'cli'>
 
 /** How an import ended. */
 export type ImportOutcome = 'applied' | 'unchanged' | 'dry_run' | 'invalid' | 'failed'

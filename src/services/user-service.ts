@@ -1,16 +1,18 @@
 /**
  * User use cases (contract §3–4), shared by the HTTP API and the CLI. Every rule about users lives
  * here: unique usernames ignoring case, the last `user:write` holder, no self-deletion, and which
- * sessions end when a password changes.
+ * sessions end when a password changes. Each change is one store transaction that re-checks the
+ * rules against the newest state.
  */
 
-import { can, requirePermission, type Actor } from '../domain/actor.ts'
+import { authorizeUserUpdate, isSelf, requirePermission } from '../domain/access-policy.ts'
 import { ConflictError, InvalidError, NotFoundError } from '../domain/errors.ts'
+import { newId } from '../domain/new-id.ts'
 import { normalizePermissions, type Permission } from '../domain/permission.ts'
+import type { Caller, Principal } from '../domain/principal.ts'
 import { checkPassword, checkUsername, compareUsers, toPublicUser, usernameKey, type PublicUser, type StoredUser } from '../domain/user.ts'
-import type { Store } from '../storage/json-file-store.ts'
-import { ownEntry, type State } from '../storage/state.ts'
-import { newId } from './new-id.ts'
+import type { Snapshot, Store, Tx } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
 import type { PasswordHasher } from './password-hasher.ts'
 
 /** Fields of a new user. */
@@ -30,71 +32,89 @@ export interface UserPatch {
 
 /** The user use cases. */
 export interface UserService {
-  list(): PublicUser[]
-  get(id: string): PublicUser
+  list(principal: Principal): PublicUser[]
+  get(principal: Principal, id: string): PublicUser
+  /** The caller's own user (no permission needed). */
+  me(principal: Principal): PublicUser
   findByUsername(username: string): PublicUser | undefined
   count(): number
-  create(input: NewUser): Promise<PublicUser>
-  update(actor: Actor | 'admin', id: string, patch: UserPatch): Promise<PublicUser>
-  remove(actor: Actor | 'admin', id: string): Promise<void>
+  create(caller: Caller, input: NewUser): Promise<PublicUser>
+  update(caller: Caller, id: string, patch: UserPatch): Promise<PublicUser>
+  remove(caller: Caller, id: string): Promise<PublicUser>
 }
 
-function findByName(state: State, username: string): StoredUser | undefined {
+/** The user with this username (ignoring case), if any. */
+export function findUserByName(snapshot: Snapshot, username: string): StoredUser | undefined {
   const key = usernameKey(username)
-  return Object.values(state.users).find((u) => usernameKey(u.username) === key)
+  for (const u of snapshot.users.values()) if (usernameKey(u.username) === key) return u
+  return undefined
 }
 
-function holdsUserWrite(state: State, exceptId?: string): boolean {
-  return Object.values(state.users).some((u) => u.id !== exceptId && u.permissions.includes('user:write'))
+function holdsUserWrite(snapshot: Snapshot, exceptId: string): boolean {
+  for (const u of snapshot.users.values()) if (u.id !== exceptId && u.permissions.includes('user:write')) return true
+  return false
 }
 
-function endSessions(state: State, userId: string, keepSessionId?: string): void {
-  for (const s of Object.values(state.sessions)) {
-    if (s.userId === userId && s.id !== keepSessionId) delete state.sessions[s.id]
-  }
+/** Deletes the sessions of `userId` (but `keepSessionId`) inside a transaction. */
+export function endSessions(tx: Tx, userId: string, keepSessionId?: string): void {
+  for (const s of [...tx.read.sessions.values()]) if (s.userId === userId && s.id !== keepSessionId) tx.delete('sessions', s.id)
 }
+
+function stored(snapshot: Snapshot, id: string): StoredUser {
+  const user = snapshot.users.get(id)
+  if (!user) throw new NotFoundError(`no user with id ${JSON.stringify(id)}`)
+  return user
+}
+
+const LAST_ADMIN = 'this is the last user with user:write; grant it to another user first'
 
 /** Creates the user service over a store. */
 export function createUserService(store: Store, hasher: PasswordHasher, now: () => Date = () => new Date()): UserService {
-  const stored = (id: string): StoredUser => {
-    const user = ownEntry(store.state.users, id)
-    if (!user) throw new NotFoundError(`no user with id ${JSON.stringify(id)}`)
-    return user
-  }
-
+  const taken = (username: string) => new ConflictError(`username ${JSON.stringify(username)} is taken`)
   return {
-    list: () => Object.values(store.state.users).sort(compareUsers).map(toPublicUser),
-    get: (id) => toPublicUser(stored(id)),
+    list(principal) {
+      requirePermission(principal, 'user:read')
+      return [...store.committed().users.values()].sort(compareUsers).map(toPublicUser)
+    },
+    get(principal, id) {
+      requirePermission(principal, 'user:read')
+      return toPublicUser(stored(store.committed(), id))
+    },
+    me(principal) {
+      if (principal.kind !== 'user') throw new NotFoundError('only a signed-in user has a user record')
+      return toPublicUser(stored(store.committed(), principal.userId))
+    },
     findByUsername(username) {
-      const user = findByName(store.state, username)
+      const user = findUserByName(store.committed(), username)
       return user && toPublicUser(user)
     },
-    count: () => Object.keys(store.state.users).length,
+    count: () => store.committed().users.size,
 
-    async create(input) {
+    async create(caller, input) {
+      requirePermission(caller.principal, 'user:write')
       checkUsername(input.username)
       checkPassword(input.password)
       const permissions = normalizePermissions(input.permissions ?? [])
-      if (findByName(store.state, input.username)) throw new ConflictError(`username ${JSON.stringify(input.username)} is taken`)
+      if (findUserByName(store.committed(), input.username)) throw taken(input.username)
       const passwordHash = await hasher.hash(input.password)
-      return store.mutate((state) => {
-        if (findByName(state, input.username)) throw new ConflictError(`username ${JSON.stringify(input.username)} is taken`)
+      const out = await store.transact(commitMeta(caller), (tx) => {
+        if (findUserByName(tx.read, input.username)) throw taken(input.username)
         const at = now().toISOString()
         const user: StoredUser = { id: newId('usr'), username: input.username, passwordHash, permissions, createdAt: at, updatedAt: at }
-        state.users[user.id] = user
+        tx.put('users', user)
         return toPublicUser(user)
       })
+      return out.result
     },
 
-    async update(actor, id, patch) {
-      const self = actor !== 'admin' && actor.userId === id
-      const admin = actor === 'admin' || can(actor, 'user:write')
-      const changesOther = patch.username !== undefined || patch.permissions !== undefined
-      if (!admin && (!self || changesOther)) requirePermission(actor as Actor, 'user:write')
-      const current = stored(id)
+    async update(caller, id, patch) {
+      const p = caller.principal
+      authorizeUserUpdate(p, id, { username: patch.username !== undefined, permissions: patch.permissions !== undefined })
+      const current = stored(store.committed(), id)
       if (patch.username !== undefined) checkUsername(patch.username)
       if (patch.password !== undefined) checkPassword(patch.password)
       const permissions: Permission[] | undefined = patch.permissions && normalizePermissions(patch.permissions)
+      const self = isSelf(p, id)
       if (self && patch.password !== undefined) {
         const ok = patch.currentPassword !== undefined && (await hasher.verify(patch.currentPassword, current.passwordHash))
         if (!ok) {
@@ -108,42 +128,41 @@ export function createUserService(store: Store, hasher: PasswordHasher, now: () 
         return toPublicUser(current)
       }
       const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password)
-      return store.mutate((state) => {
-        const user = ownEntry(state.users, id)
-        if (!user) throw new NotFoundError(`no user with id ${JSON.stringify(id)}`)
+      const out = await store.transact(commitMeta(caller), (tx) => {
+        const user = stored(tx.read, id)
         if (patch.username !== undefined) {
-          const other = findByName(state, patch.username)
-          if (other && other.id !== id) throw new ConflictError(`username ${JSON.stringify(patch.username)} is taken`)
+          const other = findUserByName(tx.read, patch.username)
+          if (other && other.id !== id) throw taken(patch.username)
         }
-        if (permissions && !permissions.includes('user:write') && user.permissions.includes('user:write') && !holdsUserWrite(state, id)) {
-          throw new ConflictError('this is the last user with user:write; grant it to another user first')
+        if (permissions && !permissions.includes('user:write') && user.permissions.includes('user:write') && !holdsUserWrite(tx.read, id)) {
+          throw new ConflictError(LAST_ADMIN)
         }
-        if (patch.username !== undefined) user.username = patch.username
-        if (permissions) user.permissions = permissions
-        if (passwordHash !== undefined) {
-          user.passwordHash = passwordHash
-          endSessions(state, id, self ? (actor as Actor).sessionId : undefined)
+        const next: StoredUser = {
+          ...user,
+          username: patch.username ?? user.username,
+          permissions: permissions ?? user.permissions,
+          passwordHash: passwordHash ?? user.passwordHash,
+          updatedAt: now().toISOString(),
         }
-        user.updatedAt = now().toISOString()
-        return toPublicUser(user)
+        tx.put('users', next)
+        if (passwordHash !== undefined) endSessions(tx, id, self && p.kind === 'user' ? p.sessionId : undefined)
+        return toPublicUser(next)
       })
+      return out.result
     },
 
-    async remove(actor, id) {
-      if (actor !== 'admin') {
-        requirePermission(actor, 'user:write')
-        stored(id)
-        if (actor.userId === id) throw new ConflictError('you cannot delete your own account')
-      }
-      await store.mutate((state) => {
-        const user = ownEntry(state.users, id)
-        if (!user) throw new NotFoundError(`no user with id ${JSON.stringify(id)}`)
-        if (user.permissions.includes('user:write') && !holdsUserWrite(state, id)) {
-          throw new ConflictError('this is the last user with user:write; grant it to another user first')
-        }
-        endSessions(state, id)
-        delete state.users[id]
+    async remove(caller, id) {
+      requirePermission(caller.principal, 'user:write')
+      stored(store.committed(), id)
+      if (isSelf(caller.principal, id)) throw new ConflictError('you cannot delete your own account')
+      const out = await store.transact(commitMeta(caller), (tx) => {
+        const user = stored(tx.read, id)
+        if (user.permissions.includes('user:write') && !holdsUserWrite(tx.read, id)) throw new ConflictError(LAST_ADMIN)
+        endSessions(tx, id)
+        tx.delete('users', id)
+        return toPublicUser(user)
       })
+      return out.result
     },
   }
 }

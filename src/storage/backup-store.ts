@@ -6,7 +6,7 @@
 
 import { mkdir, readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from './atomic-write.ts'
+import { writeFileAtomic } from '../io/atomic-write.ts'
 
 /** The backup folder of a data directory. */
 export function backupDir(dataDir: string): string {

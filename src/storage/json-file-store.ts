@@ -1,47 +1,31 @@
 /**
- * The store: all state in memory, persisted to one JSON file in the data directory through lowdb.
- * Changes are applied synchronously (so each is atomic with respect to other requests) and then
- * group-committed: while one write is on disk, later changes gather into the next write, and every
- * caller's promise resolves only once a write that contains its change is durable.
+ * The store on one JSON file (`<dataDir>/flagd.json`), implementing the store contract (`store.ts`).
+ * Transactions apply to the draft of the open batch at once; batches are group-committed: while one
+ * is being written, later transactions gather into the next, and each caller resolves only when a
+ * write that contains its change is durable. Only then does the committed snapshot move and do the
+ * commit listeners hear of it. A failed write turns the store read-only (503) and fails everything
+ * pending; the committed snapshot stays what is on disk.
  */
 
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Low } from 'lowdb'
 import { UnavailableError } from '../domain/errors.ts'
-import { removeStaleTempFiles } from './atomic-write.ts'
-import { DurableJsonAdapter, type FileWriter } from './durable-json-adapter.ts'
+import { fsyncDirectory, removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
+import { writeBackup } from './backup-store.ts'
+import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
-import { emptyState, type State } from './state.ts'
-
-/** The store every service works on. */
-export interface Store {
-  /** The current state. Callers outside `mutate` must treat it as read-only. */
-  readonly state: State
-  /** False after a failed write: the service refuses changes until restarted. */
-  readonly writable: boolean
-  /** Grows whenever the in-memory state changes; read models use it to know when to rebuild. */
-  readonly version: number
-  /**
-   * Applies `change` now and resolves with its result once the change is durable. `change` must
-   * check everything before it modifies anything: if it throws, the state must be as it was.
-   */
-  mutate<T>(change: (state: State) => T): Promise<T>
-  /** Writes in-memory-only changes (such as session `lastUsedAt`) now. */
-  flush(): Promise<void>
-  /** Finishes the current commit and releases the data-directory lock. */
-  close(): Promise<void>
-  /** How many durable writes were made (tests use it to prove that reads never write). */
-  readonly stats: { commits: number }
-}
+import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
+import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
+import type { Change, Commit, CommitMeta, Snapshot, Store, Tx, TxResult } from './store.ts'
 
 /** Options of `openJsonFileStore`. */
-export interface StoreOptions {
+export interface FileStoreOptions {
   dataDir: string
   /** Replaces the durable writer; tests use it to simulate a full disk. */
   writer?: FileWriter
-  /** Called after each durable write with its duration and the number of changes it carried. */
-  onCommit?: (seconds: number, batchSize: number) => void
+  /** Called after each durable write with its duration and the number of transactions it carried. */
+  onWrite?: (seconds: number, transactions: number) => void
   /** Called once when a write fails and the store turns read-only. */
   onFailure?: (error: unknown) => void
 }
@@ -51,40 +35,69 @@ export function stateFilePath(dataDir: string): string {
   return join(dataDir, 'flagd.json')
 }
 
-interface Batch {
-  size: number
-  promise: Promise<void>
-  resolve(): void
+/** Where the original of an upgraded version-1 state file is kept. */
+export function v1BackupPath(dataDir: string): string {
+  return join(dataDir, 'flagd.v1.json')
+}
+
+interface Deferred<T> {
+  promise: Promise<T>
+  resolve(value: T): void
   reject(err: unknown): void
 }
 
-function newBatch(): Batch {
-  let resolve!: () => void
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void
   let reject!: (err: unknown) => void
-  const promise = new Promise<void>((res, rej) => {
+  const promise = new Promise<T>((res, rej) => {
     resolve = res
     reject = rej
   })
-  promise.catch(() => {}) // callers attach their own handlers; avoid unhandled-rejection noise
-  return { size: 0, promise, resolve, reject }
+  promise.catch(() => {}) // callers attach their own handlers
+  return { promise, resolve, reject }
+}
+
+interface Entry {
+  meta: CommitMeta
+  changes: Change[]
+  backups: BackupRequest[]
+  written: Deferred<string[]>
+}
+
+interface Batch {
+  draft: Draft
+  entries: Entry[]
+  /** Write even without entries (pending session last-use times). */
+  force: boolean
+  done: Deferred<void>
 }
 
 /**
- * Opens the data directory: takes its lock (throws `DirectoryInUseError` if another process holds
+ * Opens a data directory: takes its lock (throws `DirectoryInUseError` when another process holds
  * it), removes temp files a crash left, loads the state file (a damaged one throws
- * `CorruptStateError`) or creates an empty one.
+ * `CorruptStateError`), upgrades a version-1 file (keeping its original as `flagd.v1.json`), or
+ * creates an empty one.
  */
-export async function openJsonFileStore(options: StoreOptions): Promise<Store> {
+export async function openJsonFileStore(options: FileStoreOptions): Promise<Store> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 })
-  const lock: DirLock = acquireDirLock(options.dataDir)
+  const lock = acquireDirLock(options.dataDir)
   try {
     const path = stateFilePath(options.dataDir)
     await removeStaleTempFiles(path)
-    const adapter = new DurableJsonAdapter(path, options.writer)
-    const db = new Low<State>(adapter, emptyState())
+    const db = new Low<string>(new DurableTextFile(path, options.writer), '')
     await db.read()
-    if (adapter.lastWritten === undefined) await db.write()
-    return new JsonFileStore(db, adapter, lock, options.onCommit, options.onFailure)
+    if (db.data === null || db.data === '') {
+      db.data = emptyStateText()
+      await db.write()
+    }
+    const loaded = parseStateFile(path, db.data)
+    if (loaded.fromVersion < 2) {
+      await writeFileAtomic(v1BackupPath(options.dataDir), db.data)
+      db.data = serializeState(loaded.data, () => undefined)
+      await db.write()
+      await fsyncDirectory(options.dataDir)
+    }
+    return new JsonFileStore(db, loaded.data, lock, options)
   } catch (err) {
     lock.release()
     throw err
@@ -92,86 +105,163 @@ export async function openJsonFileStore(options: StoreOptions): Promise<Store> {
 }
 
 class JsonFileStore implements Store {
+  private current: StateData
+  private snapshot: MemorySnapshot
   private isWritable = true
-  private changes = 0
-  private pending: Batch | undefined
+  private open: Batch | undefined
+  private inflight: Batch | undefined
   private writing: Promise<void> | undefined
-  readonly stats = { commits: 0 }
+  private readonly listeners = new Set<(commit: Commit) => void>()
+  private readonly touched = new Map<string, string>()
+  private touchedSinceWrite = false
+  writes = 0
 
   constructor(
-    private readonly db: Low<State>,
-    private readonly adapter: DurableJsonAdapter,
+    private readonly db: Low<string>,
+    initial: StateData,
     private readonly lock: DirLock,
-    private readonly onCommit?: (seconds: number, batchSize: number) => void,
-    private readonly onFailure: (error: unknown) => void = (err) =>
-      console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`),
-  ) {}
-
-  get state(): State {
-    return this.db.data
-  }
-
-  get version(): number {
-    return this.changes
+    private readonly options: FileStoreOptions,
+  ) {
+    this.current = initial
+    this.snapshot = new MemorySnapshot(initial)
   }
 
   get writable(): boolean {
     return this.isWritable
   }
 
-  async mutate<T>(change: (state: State) => T): Promise<T> {
+  committed(): Snapshot {
+    return this.snapshot
+  }
+
+  onCommit(listener: (commit: Commit) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  touchSession(id: string, at: string): void {
+    const known = this.touched.get(id)
+    if (known !== undefined && known >= at) return
+    this.touched.set(id, at)
+    this.touchedSinceWrite = true
+  }
+
+  lastUsed(session: { id: string; lastUsedAt: string }): string {
+    const touched = this.touched.get(session.id)
+    return touched !== undefined && touched > session.lastUsedAt ? touched : session.lastUsedAt
+  }
+
+  async transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
     if (!this.isWritable) throw new UnavailableError()
-    const result = change(this.db.data)
-    this.changes++
-    await this.enqueue()
-    return result
+    const batch = (this.open ??= this.newBatch())
+    const tx = new DraftTx(batch.draft)
+    let result: T
+    try {
+      result = work(tx)
+    } catch (err) {
+      tx.rollback()
+      throw err
+    }
+    const changes = tx.finish()
+    if (changes.length === 0 && tx.backups.length === 0) {
+      await this.settled() // its answer may rest on changes still being written
+      return { result, revision: batch.draft.revision, changes, backups: [] }
+    }
+    const entry: Entry = { meta, changes, backups: [...tx.backups], written: deferred() }
+    batch.entries.push(entry)
+    this.writing ??= this.drain()
+    const backups = await entry.written.promise
+    return { result, revision: changes.at(-1)?.seq ?? batch.draft.revision, changes, backups }
   }
 
   async flush(): Promise<void> {
     if (!this.isWritable) return
-    await this.enqueue()
+    if (this.touchedSinceWrite) {
+      const batch = (this.open ??= this.newBatch())
+      batch.force = true
+      this.writing ??= this.drain()
+    }
+    await this.settled().catch(() => {})
   }
 
   async close(): Promise<void> {
+    await this.flush()
     while (this.writing) await this.writing.catch(() => {})
     this.lock.release()
   }
 
-  private enqueue(): Promise<void> {
-    const batch = (this.pending ??= newBatch())
-    batch.size++
-    this.writing ??= this.drain()
-    return batch.promise
+  private newBatch(): Batch {
+    return { draft: new Draft(this.inflight?.draft ?? this.current), entries: [], force: false, done: deferred() }
+  }
+
+  /** Resolves when every transaction accepted so far is durable; rejects if their write failed. */
+  private async settled(): Promise<void> {
+    if (this.inflight) await this.inflight.done.promise
+    if (this.open && (this.open.entries.length > 0 || this.open.force)) await this.open.done.promise
   }
 
   private async drain(): Promise<void> {
-    while (this.pending) {
-      const batch = this.pending
-      this.pending = undefined
+    while (this.open && (this.open.entries.length > 0 || this.open.force)) {
+      const batch = this.open
+      this.open = undefined
+      this.inflight = batch
       const started = performance.now()
+      const names: string[][] = []
       try {
+        for (const entry of batch.entries) {
+          const written: string[] = []
+          for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text))
+          names.push(written)
+        }
+        this.touchedSinceWrite = false
+        const data = batch.draft.seal()
+        for (const id of this.touched.keys()) if (!data.tables.sessions.has(id)) this.touched.delete(id)
+        this.db.data = serializeState(data, (id) => this.touched.get(id))
         await this.db.write()
+        this.current = data
       } catch (err) {
         this.fail(batch, err)
         break
       }
-      this.stats.commits++
-      this.onCommit?.((performance.now() - started) / 1000, batch.size)
-      batch.resolve()
+      this.writes++
+      this.snapshot = new MemorySnapshot(this.current)
+      this.inflight = undefined
+      this.options.onWrite?.((performance.now() - started) / 1000, batch.entries.length)
+      const at = new Date().toISOString()
+      for (const entry of batch.entries) if (entry.changes.length > 0) this.publish({ meta: entry.meta, changes: entry.changes, at })
+      batch.entries.forEach((entry, i) => entry.written.resolve(names[i] ?? []))
+      batch.done.resolve()
     }
     this.writing = undefined
   }
 
-  /** A write failed: go read-only, fall back to the last durable state, fail every waiting change. */
+  private publish(commit: Commit): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(commit)
+      } catch (err) {
+        console.error('flagd: a commit listener failed:', err)
+      }
+    }
+  }
+
+  /** A write failed: refuse writes from now on and fail every waiting transaction. */
   private fail(batch: Batch, cause: unknown): void {
     this.isWritable = false
-    const last = this.adapter.lastWritten
-    this.db.data = last === undefined ? emptyState() : (JSON.parse(last) as State)
-    this.changes++
-    this.onFailure(cause)
+    this.inflight = undefined
+    const report = this.options.onFailure ?? ((err) => console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`))
+    report(cause)
     const error = new UnavailableError()
-    batch.reject(error)
-    this.pending?.reject(error)
-    this.pending = undefined
+    for (const b of [batch, this.open]) {
+      if (!b) continue
+      for (const entry of b.entries) entry.written.reject(error)
+      b.done.reject(error)
+    }
+    this.open = undefined
+  }
+
+  private get dataDir(): string {
+    return this.options.dataDir
   }
 }
+

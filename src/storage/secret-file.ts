@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from './atomic-write.ts'
+import { writeFileAtomic } from '../io/atomic-write.ts'
 
 /** Returns the secret stored in the data directory, creating it on first use. */
 export async function loadOrCreateSecret(dataDir: string): Promise<string> {

@@ -5,7 +5,7 @@
 
 import { mkdir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../storage/atomic-write.ts'
+import { writeFileAtomic } from '../io/atomic-write.ts'
 
 /** `20261122-101500` for a date, in UTC. */
 export function stamp(at: Date): string {

@@ -12,6 +12,8 @@ import { lstat, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AppError } from '../domain/errors.ts'
 import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
+import { newId } from '../domain/new-id.ts'
+import { systemPrincipal } from '../domain/principal.ts'
 import type { MigrationService } from '../services/migration-service.ts'
 import { moveWithReport, prepareDropFolder } from './drop-folder.ts'
 
@@ -79,7 +81,8 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
       return fail(name, { code: 'INVALID_REQUEST', message: 'the file is not valid JSON' })
     }
     try {
-      const result = await migrations.importDocument(raw, { mode: options.mode, values: options.values, dryRun: false }, 'watcher')
+      const caller = { principal: systemPrincipal('drop-folder'), requestId: newId('drop') }
+      const result = await migrations.importDocument(caller, raw, { mode: options.mode, values: options.values, dryRun: false }, 'drop-folder')
       const moved = await moveWithReport(options.watchDir, name, 'processed', now(), 'result.json', result)
       seen.delete(name)
       const s = result.summary

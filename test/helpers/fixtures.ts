@@ -14,3 +14,8 @@ export function fixture(name: string): any {
 export function fixtureText(name: string): string {
   return readFileSync(join(FIXTURES, name), 'utf8')
 }
+
+/** The path of `test/fixtures/<name>`. */
+export function fixturePath(name: string): string {
+  return join(FIXTURES, name)
+}

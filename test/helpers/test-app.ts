@@ -10,10 +10,13 @@ import { join } from 'node:path'
 import { createApp, type App, type AppOptions } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
+import { systemPrincipal } from '../../src/domain/principal.ts'
 import { createLogger } from '../../src/observability/logger.ts'
 
 export const CHEAP_HASH = { memoryCost: 1024, timeCost: 1 }
 export const ADMIN = { username: 'admin', password: 'admin-password' }
+/** The CLI's caller, for tests that call services directly. */
+export const SYSTEM = { principal: systemPrincipal('cli'), requestId: 'test' }
 
 /** A fresh temp directory, removed by the caller. */
 export function tempDir(prefix = 'flagd-test-'): string {
@@ -59,7 +62,7 @@ export async function createTestApp(
   const dataDir = options.dataDir ?? tempDir()
   const config = await loadConfig({ cwd: dataDir, env, flags: { dataDir } })
   const app = await createApp(config, { hashCost: CHEAP_HASH, logger: createLogger({ level: 'silent' }), ...options })
-  if (app.services.users.count() === 0) await app.services.users.create({ ...ADMIN, permissions: [...PERMISSIONS] })
+  if (app.services.users.count() === 0) await app.services.users.create(SYSTEM, { ...ADMIN, permissions: [...PERMISSIONS] })
 
   async function req(method: string, path: string, o: ReqOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...(o.headers ?? {}) }

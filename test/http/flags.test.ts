@@ -1,8 +1,8 @@
 /** Contract §5 from outside: endpoints, names, partial updates, If-Match, regex safety, restart. */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { stateFilePath } from '../../src/storage/json-file-store.ts'
+import { readStateFile } from '../helpers/state-file.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -119,11 +119,11 @@ describe('update', () => {
 
   test('a PUT that changes nothing answers 200 without a new revision or a write', async () => {
     const flag = (await create({ name: 'u/same', type: 'STRING', value: 'x' })).body
-    const commits = t.app.store.stats.commits
+    const commits = t.app.store.writes
     const res = await t.req('PUT', '/api/flags/u/same', { token: writer, body: { value: 'x', description: '' } })
     expect(res.status).toBe(200)
     expect(res.body).toEqual(flag)
-    expect(t.app.store.stats.commits).toBe(commits)
+    expect(t.app.store.writes).toBe(commits)
   })
 
   test('tightening a constraint the value or default breaks is 400 and changes nothing', async () => {
@@ -243,7 +243,7 @@ test('a restart keeps every flag byte for byte', async () => {
   await app.app.close()
   const again = await createTestApp({}, { dataDir })
   expect((await again.req('GET', '/api/flags', { token: again.adminToken })).text).toBe(before)
-  expect(JSON.parse(readFileSync(stateFilePath(dataDir), 'utf8')).flags['keep/tag'].value).toEqual(['ü😀'])
+  expect(readStateFile(stateFilePath(dataDir)).flags.get('keep/tag')?.value).toEqual(['ü😀'])
   await again.close()
 })
 

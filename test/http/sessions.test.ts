@@ -34,9 +34,9 @@ describe('GET /api/sessions', () => {
   })
 
   test('reads never write: lastUsedAt is kept in memory', async () => {
-    const before = t.app.store.stats.commits
+    const before = t.app.store.writes
     for (let i = 0; i < 20; i++) await t.req('GET', '/api/sessions', { token: t.adminToken })
-    expect(t.app.store.stats.commits).toBe(before)
+    expect(t.app.store.writes).toBe(before)
   })
 })
 

@@ -114,7 +114,7 @@ async function send(a: Attempt) {
   if (a.body !== undefined) put('content-type', a.type)
   put('if-match', a.ifMatch)
   put('x-request-id', a.requestId)
-  const before = JSON.stringify(t.app.store.state.flags) + JSON.stringify(t.app.store.state.users)
+  const before = JSON.stringify([...t.app.store.committed().flags.values()]) + JSON.stringify([...t.app.store.committed().users.values()])
   let url: string
   try {
     url = new URL(`http://localhost${path}${a.noise}`).href
@@ -123,7 +123,7 @@ async function send(a: Attempt) {
   }
   const res = await t.app.http.handle(new Request(url, { method, headers, body: a.body }))
   const text = await res.text()
-  return { res, text, before, after: JSON.stringify(t.app.store.state.flags) + JSON.stringify(t.app.store.state.users) }
+  return { res, text, before, after: JSON.stringify([...t.app.store.committed().flags.values()]) + JSON.stringify([...t.app.store.committed().users.values()]) }
 }
 
 test(`${RUNS * 4} hostile requests: never 5xx, always the envelope, rejections change nothing`, async () => {
@@ -159,12 +159,12 @@ test('random import documents: never 5xx; invalid ones change nothing and list t
   }, { requiredKeys: [] })
   await fc.assert(
     fc.asyncProperty(flagDoc, fc.constantFrom('', '?mode=replace', '?values=keep', '?dryRun=true'), async (doc, query) => {
-      const before = JSON.stringify(t.app.store.state.flags)
+      const before = JSON.stringify([...t.app.store.committed().flags.values()])
       const res = await t.req('PUT', `/api/migrations${query}`, { token: t.adminToken, body: doc })
       expect(res.status).toBeLessThan(500)
       if (res.status === 400) {
         expect(Array.isArray(res.body.error.details?.errors) || typeof res.body.error.details?.field === 'string').toBe(true)
-        expect(JSON.stringify(t.app.store.state.flags)).toBe(before)
+        expect(JSON.stringify([...t.app.store.committed().flags.values()])).toBe(before)
       }
     }),
     { numRuns: Math.max(500, RUNS / 2) },

@@ -1,18 +1,18 @@
 /** Child process for the crash test: commits changes in a loop and prints each acknowledged one. */
 
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { systemPrincipal } from '../../src/domain/principal.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string
 const start = Number(process.argv[3] ?? 0)
 const store = await openJsonFileStore({ dataDir: dir })
 let next = start
+const meta = { principal: systemPrincipal('cli'), source: 'cli' as const, requestId: 'crash' }
 async function writer(): Promise<never> {
   for (;;) {
     const key = `k${next++}`
-    await store.mutate((s) => {
-      s.flags[key] = sampleFlag(key, 'x'.repeat(200))
-    })
+    await store.transact(meta, (tx) => tx.put('flags', sampleFlag(key, 'x'.repeat(200))))
     process.stdout.write(`${key}\n`)
   }
 }

@@ -1,14 +1,23 @@
-/** The store: durability, group commit, refusal of damaged files, read-only after a failed write. */
+/**
+ * The JSON file store beyond the shared contract: the file's format and mode, refusal of damaged
+ * files (naming the bad record), the upgrade of a version-1 file, group commit, and read-only after a
+ * failed write. The contract itself runs in `json-file-store.contract.test.ts`.
+ */
 
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../../src/storage/atomic-write.ts'
-import { openJsonFileStore, stateFilePath, type Store } from '../../src/storage/json-file-store.ts'
-import { CorruptStateError } from '../../src/storage/state.ts'
+import { systemPrincipal } from '../../src/domain/principal.ts'
+import { writeFileAtomic } from '../../src/io/atomic-write.ts'
+import { openJsonFileStore, stateFilePath, v1BackupPath } from '../../src/storage/json-file-store.ts'
+import { CorruptStateError } from '../../src/storage/state-file.ts'
+import type { Store } from '../../src/storage/store.ts'
+import { fixturePath } from '../helpers/fixtures.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
+import { readStateFile } from '../helpers/state-file.ts'
 import { createTestApp, tempDir } from '../helpers/test-app.ts'
 
+const meta = { principal: systemPrincipal('cli'), source: 'cli' as const, requestId: 'test' }
 const dirs: string[] = []
 const stores: Store[] = []
 afterEach(async () => {
@@ -21,29 +30,40 @@ async function open(writer?: (p: string, c: string) => Promise<void>, dir = temp
   stores.push(store)
   return { store, dir }
 }
+const EMPTY_V2 = { schemaVersion: 2, revision: 0, revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 }, flags: {}, users: {}, sessions: {}, tokens: {} }
 
 describe('open', () => {
-  test('creates an empty state file with a schema version, mode 0600', async () => {
+  test('creates an empty version-2 state file, mode 0600', async () => {
     const { dir } = await open()
     const path = stateFilePath(dir)
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ schemaVersion: 1, users: {}, sessions: {}, flags: {} })
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_V2)
     expect(statSync(path).mode & 0o777).toBe(0o600)
   })
 
+  const flag = (extra: Record<string, unknown>) => JSON.stringify({ ...EMPTY_V2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a', ...extra } } })
   test.each([
-    ['not JSON', '{"schemaVersion": 1, "users": {'],
-    ['not an object', '[]'],
-    ['no schema version', '{"users":{},"sessions":{},"flags":{}}'],
-    ['a newer schema version', '{"schemaVersion":99,"users":{},"sessions":{},"flags":{}}'],
-    ['a missing map', '{"schemaVersion":1,"users":{},"flags":{}}'],
-  ])('refuses a state file that is %s, and leaves it untouched', async (_name, text) => {
+    ['not JSON', '{"schemaVersion": 2, "users": {', 'not valid JSON'],
+    ['not an object', '[]', 'not a JSON object'],
+    ['without a schema version', '{"users":{},"sessions":{},"flags":{}}', 'no valid schemaVersion'],
+    ['from a newer flagd', '{"schemaVersion":99,"users":{},"sessions":{},"flags":{}}', 'written by a newer flagd'],
+    ['missing a table', JSON.stringify({ ...EMPTY_V2, tokens: undefined }), '"tokens" is missing'],
+    ['holding a null session', JSON.stringify({ ...EMPTY_V2, sessions: { x: null } }), 'record sessions["x"] is not an object'],
+    ['holding a null flag', JSON.stringify({ ...EMPTY_V2, flags: { x: null } }), 'record flags["x"] is not an object'],
+    ['holding a flag without a type', flag({ type: undefined }), 'record flags["flg_a"] has a missing or invalid "type"'],
+    ['holding a flag with a bad name', flag({ name: 'a//b' }), '"name"'],
+    ['holding a record under another id', flag({ id: 'flg_b' }), 'not its key'],
+    ['with two flags of one name', JSON.stringify({ ...EMPTY_V2, flags: { flg_a: sampleFlag('a'), flg_b: { ...sampleFlag('a'), id: 'flg_b' } } }), 'share a name'],
+    ['a version 1 file with a null flag', '{"schemaVersion":1,"users":{},"sessions":{},"flags":{"x":null}}', 'record flags["x"] is not an object'],
+  ])('refuses a state file %s, naming the problem, and leaves it untouched', async (_name, text, problem) => {
     const dir = tempDir()
     dirs.push(dir)
     writeFileSync(stateFilePath(dir), text)
-    await expect(openJsonFileStore({ dataDir: dir })).rejects.toBeInstanceOf(CorruptStateError)
+    const err = await openJsonFileStore({ dataDir: dir }).catch((e) => e)
+    expect(err).toBeInstanceOf(CorruptStateError)
+    expect(err.message).toContain(problem)
     expect(readFileSync(stateFilePath(dir), 'utf8')).toBe(text)
     // the lock was released: a later open with a repaired file works
-    writeFileSync(stateFilePath(dir), '{"schemaVersion":1,"users":{},"sessions":{},"flags":{}}')
+    writeFileSync(stateFilePath(dir), JSON.stringify(EMPTY_V2))
     stores.push(await openJsonFileStore({ dataDir: dir }))
   })
 
@@ -56,13 +76,58 @@ describe('open', () => {
   })
 })
 
+describe('upgrade from version 1 (a file written by the first release)', () => {
+  test('flags get stable ids, everything is kept, the original is kept beside it', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const original = readFileSync(fixturePath('state/v1-release.json'), 'utf8')
+    const v1 = JSON.parse(original)
+    copyFileSync(fixturePath('state/v1-release.json'), stateFilePath(dir))
+    const { store } = await open(undefined, dir)
+    expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
+    const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
+    expect(upgraded.schemaVersion).toBe(2)
+    expect(upgraded.tokens).toEqual({})
+    const s = store.committed()
+    expect([...s.flags.keys()].sort()).toEqual(Object.keys(v1.flags).sort())
+    for (const [name, flag] of Object.entries(v1.flags)) {
+      const now = s.flags.get(name)
+      expect(now).toEqual({ ...(flag as object), id: expect.stringMatching(/^flg_[A-Za-z0-9_-]{22}$/) } as never)
+    }
+    expect(new Set([...s.flags.values()].map((f) => f.id)).size).toBe(s.flags.size)
+    expect([...s.users.values()]).toEqual(Object.values(v1.users))
+    expect([...s.sessions.values()]).toEqual(Object.values(v1.sessions))
+    // ids are stable from now on: a restart does not upgrade again
+    await store.close()
+    stores.splice(0)
+    const again = await open(undefined, dir)
+    expect([...again.store.committed().flags.values()].map((f) => f.id)).toEqual([...s.flags.values()].map((f) => f.id))
+  })
+
+  test('a v1 data directory serves its users and flags through the API', async () => {
+    const dataDir = tempDir()
+    dirs.push(dataDir)
+    copyFileSync(fixturePath('state/v1-release.json'), stateFilePath(dataDir))
+    const t = await createTestApp({}, { dataDir })
+    try {
+      const flag = await t.req('GET', '/api/flags/app/max_retries', { token: t.adminToken })
+      expect(flag.body).toMatchObject({ name: 'app/max_retries', value: 7, revision: 2 })
+      expect(flag.body.id).toBeUndefined()
+      const put = await t.req('PUT', '/api/flags/app/max_retries', { token: t.adminToken, body: { value: 8 }, headers: { 'if-match': '"2"' } })
+      expect(put.body.revision).toBe(3)
+      expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.map((u: { username: string }) => u.username)).toEqual(['admin', 'alice'])
+    } finally {
+      await t.app.close()
+    }
+  })
+})
+
 describe('writes', () => {
-  test('a change is on disk when mutate resolves', async () => {
+  test('a change is on disk when transact resolves', async () => {
     const { store, dir } = await open()
-    await store.mutate((s) => {
-      s.flags.a = sampleFlag('a')
-    })
-    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ a: sampleFlag('a') })
+    await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ flg_a: sampleFlag('a') })
+    expect(readStateFile(stateFilePath(dir)).flags.get('a')).toEqual(sampleFlag('a'))
   })
 
   test('concurrent changes are group-committed', async () => {
@@ -73,33 +138,31 @@ describe('writes', () => {
       await writeFileAtomic(p, c)
     })
     writes = 0
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        store.mutate((s) => {
-          s.flags[`f${i}`] = sampleFlag(`f${i}`)
-        }),
-      ),
-    )
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.transact(meta, (tx) => tx.put('flags', sampleFlag(`f${i}`)))))
     expect(writes).toBeLessThanOrEqual(3)
-    expect(Object.keys(store.state.flags)).toHaveLength(50)
+    expect(store.committed().flags.size).toBe(50)
   })
 
-  test('a failed write rejects, reverts memory to the last durable state and makes the store read-only', async () => {
+  test('a failed write rejects, leaves readers on the last durable state and makes the store read-only', async () => {
     let fail = false
     const { store, dir } = await open(async (p, c) => {
       if (fail) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
       await writeFileAtomic(p, c)
     })
-    await store.mutate((s) => {
-      s.flags.kept = sampleFlag('kept')
-    })
+    await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
     fail = true
-    await expect(store.mutate((s) => void (s.flags.lost = sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    const heard: number[] = []
+    store.onCommit((c) => heard.push(c.changes.length))
+    const lost = store.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))
+    const alsoLost = store.transact(meta, (tx) => tx.put('flags', sampleFlag('also-lost')))
+    const outcomes = await Promise.allSettled([lost, alsoLost])
+    expect(outcomes.map((o) => o.status === 'rejected' && o.reason.code)).toEqual(['UNAVAILABLE', 'UNAVAILABLE'])
     expect(store.writable).toBe(false)
-    expect(store.state.flags).toEqual({ kept: sampleFlag('kept') })
+    expect([...store.committed().flags.keys()]).toEqual(['kept'])
+    expect(heard).toEqual([])
     fail = false
-    await expect(store.mutate((s) => void (s.flags.later = sampleFlag('later')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
-    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ kept: sampleFlag('kept') })
+    await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('later')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    expect(Object.keys(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags)).toEqual(['flg_kept'])
   })
 })
 

@@ -4,7 +4,7 @@ import { Elysia, type Static } from 'elysia'
 import type { AuthService } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { actorOf, metaOf } from '../request-context.ts'
+import { callerOf, metaOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
 import { LoginBody, LoginResponse, UserSchema } from '../schemas/user-schemas.ts'
@@ -25,7 +25,7 @@ export function authRoutes(deps: AuthRouteDeps) {
       '/api/login',
       async ({ body, request }) => {
         const { username, password } = body as Static<typeof LoginBody>
-        const { session, user } = await deps.auth.login(username, password, metaOf(request).address)
+        const { session, user } = await deps.auth.login(username, password, metaOf(request).address, metaOf(request).id)
         const token = await deps.tokens.sign(user.id, session.id, new Date(session.expiresAt))
         return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
       },
@@ -45,7 +45,7 @@ export function authRoutes(deps: AuthRouteDeps) {
     )
     .post(
       '/api/logout',
-      async ({ request }) => ({ deleted: true, id: await deps.auth.logout(actorOf(request)) }),
+      async ({ request }) => ({ deleted: true, id: await deps.auth.logout(callerOf(request)) }),
       {
         ...guard(deps),
         query: NoQuery,
@@ -58,7 +58,7 @@ export function authRoutes(deps: AuthRouteDeps) {
         }),
       },
     )
-    .get('/api/me', ({ request }) => deps.users.get(actorOf(request).userId), {
+    .get('/api/me', ({ request }) => deps.users.me(principalOf(request)), {
       ...guard(deps),
       query: NoQuery,
       detail: routeDoc({

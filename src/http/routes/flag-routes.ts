@@ -3,9 +3,12 @@
 import { Elysia, t } from 'elysia'
 import { InvalidError } from '../../domain/errors.ts'
 import type { Flag } from '../../domain/flag.ts'
+import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
 import { JSON_TYPE } from '../error-handler.ts'
+import { parseIfMatch } from '../if-match.ts'
+import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
@@ -28,6 +31,17 @@ export function flagNameFromPath(raw: string | undefined): string {
   }
 }
 
+/**
+ * The body of a flag PUT as the service takes it: a JSON object without the read-only fields a
+ * client may send back from a GET (`createdAt`, `updatedAt`, `revision`), which are ignored.
+ */
+export function updateBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidError('request body must be a JSON object', 'body', 'must be a JSON object')
+  const patch = { ...(body as Record<string, unknown>) }
+  for (const key of READ_ONLY_FIELDS) delete patch[key]
+  return patch
+}
+
 /** Location of a flag: its name written literally. */
 export const flagLocation = (name: string) => `/api/flags/${name.split('/').map(encodeURIComponent).join('/')}`
 
@@ -38,7 +52,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
     new Response(flags.read.json(flag), { status, headers: { 'content-type': JSON_TYPE, etag: `"${flag.revision}"`, ...extra } })
 
   return new Elysia({ name: 'flag-routes' })
-    .get('/api/flags', ({ query }) => new Response(flags.read.listJson(query.prefix ?? ''), { headers: { 'content-type': JSON_TYPE } }), {
+    .get('/api/flags', ({ query, request }) => new Response(flags.list(principalOf(request), query.prefix ?? ''), { headers: { 'content-type': JSON_TYPE } }), {
       ...guard(deps, { permission: 'flag:read' }),
       query: t.Object({ prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) }, { additionalProperties: false }),
       detail: routeDoc({
@@ -50,8 +64,8 @@ export function flagRoutes(deps: FlagRouteDeps) {
         errors: [400],
       }),
     })
-    .post('/api/flags', async ({ body }) => {
-      const flag = await flags.create(body)
+    .post('/api/flags', async ({ body, request }) => {
+      const flag = await flags.create(callerOf(request), body)
       return flagResponse(flag, 201, { location: flagLocation(flag.name) })
     }, {
       ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
@@ -66,7 +80,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
         errors: [400, 409, 413, 415, 503],
       }),
     })
-    .get('/api/flags/*', ({ params }) => flagResponse(flags.get(flagNameFromPath(params['*']))), {
+    .get('/api/flags/*', ({ params, request }) => flagResponse(flags.get(principalOf(request), flagNameFromPath(params['*']))), {
       ...guard(deps, { permission: 'flag:read' }),
       query: NoQuery,
       detail: routeDoc({
@@ -78,7 +92,8 @@ export function flagRoutes(deps: FlagRouteDeps) {
         errors: [400, 404],
       }),
     })
-    .put('/api/flags/*', async ({ params, body, request }) => flagResponse(await flags.update(flagNameFromPath(params['*']), body, request.headers.get('if-match'))), {
+    .put('/api/flags/*', async ({ params, body, request }) =>
+      flagResponse(await flags.update(callerOf(request), flagNameFromPath(params['*']), updateBody(body), parseIfMatch(request.headers.get('if-match')))), {
       ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
       query: NoQuery,
       detail: routeDoc({
@@ -95,7 +110,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
     })
     .delete('/api/flags/*', async ({ params, request }) => {
       const name = flagNameFromPath(params['*'])
-      await flags.remove(name, request.headers.get('if-match'))
+      await flags.remove(callerOf(request), name, parseIfMatch(request.headers.get('if-match')))
       return { deleted: true, name }
     }, {
       ...guard(deps, { permission: 'flag:write' }),

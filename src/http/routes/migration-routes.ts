@@ -2,8 +2,9 @@
 
 import { Elysia, type Static } from 'elysia'
 import { exportText } from '../../domain/migration-document.ts'
-import type { MigrationService, ImportOptions } from '../../services/migration-service.ts'
+import type { ExportAudience, ImportOptions, MigrationService } from '../../services/migration-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
+import { callerOf, principalOf } from '../request-context.ts'
 import { JSON_TYPE } from '../error-handler.ts'
 import { routeDoc } from '../route-docs.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
@@ -37,19 +38,19 @@ const exportDoc = (access: 'public' | 'migration:read') =>
 /** The migration routes. */
 export function migrationRoutes(deps: MigrationRouteDeps) {
   const { migrations } = deps
-  const exportResponse = () => {
-    const { document, fileName } = migrations.exportDocument()
+  const exportResponse = (audience: ExportAudience) => {
+    const { document, fileName } = migrations.exportDocument(audience)
     return new Response(exportText(document), {
       headers: { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"` },
     })
   }
   const routes = new Elysia({ name: 'migration-routes' })
-    .get('/api/migrations/export', exportResponse, {
+    .get('/api/migrations/export', ({ request }) => exportResponse(principalOf(request)), {
       ...guard(deps, { permission: 'migration:read' }),
       query: NoQuery,
       detail: exportDoc('migration:read'),
     })
-    .put('/api/migrations', ({ body, query }) => migrations.importDocument(body, optionsOf(query)), {
+    .put('/api/migrations', ({ body, query, request }) => migrations.importDocument(callerOf(request), body, optionsOf(query), 'import-upload'), {
       ...guard(deps, { permission: 'migration:write', bodyLimit: deps.importLimit }),
       query: ImportQuery,
       detail: routeDoc({
@@ -64,7 +65,7 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
         errors: [400, 413, 415, 503],
       }),
     })
-    .patch('/api/migrations', ({ body, query }) => migrations.importFromUrl((body as Static<typeof UrlImportBody>).url, optionsOf(query)), {
+    .patch('/api/migrations', ({ body, query, request }) => migrations.importFromUrl(callerOf(request), (body as Static<typeof UrlImportBody>).url, optionsOf(query)), {
       ...guard(deps, { permission: 'migration:write', bodyLimit: deps.bodyLimit, schema: UrlImportBody }),
       query: ImportQuery,
       detail: routeDoc({
@@ -80,6 +81,6 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
       }),
     })
   if (!deps.publicExport) return routes
-  return routes.get('/migration/export', exportResponse, { query: NoQuery, detail: exportDoc('public') })
+  return routes.get('/migration/export', () => exportResponse('public'), { query: NoQuery, detail: exportDoc('public') })
 }
 

@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import type { SessionService } from '../../services/session-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { actorOf } from '../request-context.ts'
+import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
 import { SessionSchema } from '../schemas/user-schemas.ts'
@@ -16,7 +16,7 @@ export interface SessionRouteDeps extends GuardDeps {
 /** The session routes. */
 export function sessionRoutes(deps: SessionRouteDeps) {
   return new Elysia({ name: 'session-routes' })
-    .get('/api/sessions', ({ request }) => deps.sessions.list(actorOf(request)), {
+    .get('/api/sessions', ({ request }) => deps.sessions.list(principalOf(request)), {
       ...guard(deps, { permission: 'session:read' }),
       query: NoQuery,
       detail: routeDoc({
@@ -31,7 +31,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     .delete(
       '/api/sessions/:sessionId',
       async ({ params, request }) => {
-        await deps.sessions.remove(actorOf(request), params.sessionId)
+        await deps.sessions.remove(callerOf(request), params.sessionId)
         return { deleted: true, id: params.sessionId }
       },
       {

@@ -1,10 +1,10 @@
 /** /api/users and /api/users/{userId} (contract §4). */
 
 import { Elysia, t, type Static } from 'elysia'
-import { requirePermission } from '../../domain/actor.ts'
+import { authorizeUserUpdate } from '../../domain/access-policy.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { actorOf } from '../request-context.ts'
+import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
 import { CreateUserBody, UpdateUserBody, UserSchema } from '../schemas/user-schemas.ts'
@@ -20,7 +20,7 @@ const UserIdParams = t.Object({ userId: t.String({ description: 'User id' }) })
 /** The user routes. */
 export function userRoutes(deps: UserRouteDeps) {
   return new Elysia({ name: 'user-routes' })
-    .get('/api/users', () => deps.users.list(), {
+    .get('/api/users', ({ request }) => deps.users.list(principalOf(request)), {
       ...guard(deps, { permission: 'user:read' }),
       query: NoQuery,
       detail: routeDoc({
@@ -34,8 +34,8 @@ export function userRoutes(deps: UserRouteDeps) {
     })
     .post(
       '/api/users',
-      async ({ body, set }) => {
-        const user = await deps.users.create(body as Static<typeof CreateUserBody>)
+      async ({ body, set, request }) => {
+        const user = await deps.users.create(callerOf(request), body as Static<typeof CreateUserBody>)
         set.status = 201
         set.headers.location = `/api/users/${encodeURIComponent(user.id)}`
         return user
@@ -53,7 +53,7 @@ export function userRoutes(deps: UserRouteDeps) {
         }),
       },
     )
-    .get('/api/users/:userId', ({ params }) => deps.users.get(params.userId), {
+    .get('/api/users/:userId', ({ params, request }) => deps.users.get(principalOf(request), params.userId), {
       ...guard(deps, { permission: 'user:read' }),
       params: UserIdParams,
       query: NoQuery,
@@ -65,14 +65,12 @@ export function userRoutes(deps: UserRouteDeps) {
         errors: [400, 404],
       }),
     })
-    .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(actorOf(request), params.userId, body as Static<typeof UpdateUserBody>), {
+    .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(callerOf(request), params.userId, body as Static<typeof UpdateUserBody>), {
       ...guard(deps, {
         bodyLimit: deps.bodyLimit,
         schema: UpdateUserBody,
         // Without user:write only one's own password may change: refuse other targets before the body.
-        authorize: (actor, params) => {
-          if (params.userId !== actor.userId) requirePermission(actor, 'user:write')
-        },
+        authorize: (principal, params) => authorizeUserUpdate(principal, params.userId ?? '', { username: false, permissions: false }),
       }),
       params: UserIdParams,
       query: NoQuery,
@@ -91,7 +89,7 @@ export function userRoutes(deps: UserRouteDeps) {
     .delete(
       '/api/users/:userId',
       async ({ params, request }) => {
-        await deps.users.remove(actorOf(request), params.userId)
+        await deps.users.remove(callerOf(request), params.userId)
         return { deleted: true, id: params.userId }
       },
       {

@@ -1,0 +1,69 @@
+/**
+ * Who acts: a user through a session, an API token, or the system itself (the CLI, the drop folder,
+ * the first-admin bootstrap). Every service call carries one, every commit records it, and the access
+ * policy decides what it may do. Replaces the old `Actor` and the `'admin'` string.
+ */
+
+import type { Permission } from './permission.ts'
+
+/**
+ * The parts of flagd that act on their own authority (file-system access to the data directory).
+ * `maintenance` is the daemon's own housekeeping (pruning expired sessions), never audited.
+ */
+export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance'
+
+/** A user signed in with a session. */
+export interface UserPrincipal {
+  kind: 'user'
+  userId: string
+  username: string
+  sessionId: string
+  permissions: readonly Permission[]
+}
+
+/** An API token (contract §12). */
+export interface TokenPrincipal {
+  kind: 'token'
+  tokenId: string
+  name: string
+  permissions: readonly Permission[]
+  /** Empty: every flag; otherwise flags outside these prefixes do not exist for this principal. */
+  flagPrefixes: readonly string[]
+}
+
+/** flagd itself, on behalf of whoever controls its data directory. */
+export interface SystemPrincipal {
+  kind: 'system'
+  name: SystemName
+}
+
+/** Who acts. */
+export type Principal = UserPrincipal | TokenPrincipal | SystemPrincipal
+
+/** The principal of a system part. */
+export function systemPrincipal(name: SystemName): SystemPrincipal {
+  return { kind: 'system', name }
+}
+
+/** A principal and the id that ties its changes together (the request id, or one per CLI command or file). */
+export interface Caller {
+  principal: Principal
+  requestId: string
+}
+
+/** The principal as an audit actor: `{type, id, name}` (contract §15). */
+export function actorOf(p: Principal): { type: 'user' | 'token' | 'system'; id: string; name: string } {
+  switch (p.kind) {
+    case 'user':
+      return { type: 'user', id: p.userId, name: p.username }
+    case 'token':
+      return { type: 'token', id: p.tokenId, name: p.name }
+    case 'system':
+      return { type: 'system', id: p.name, name: p.name }
+  }
+}
+
+/** The user id behind a principal, when it is a user (logs, "is this me?" checks). */
+export function userIdOf(p: Principal): string | undefined {
+  return p.kind === 'user' ? p.userId : undefined
+}

@@ -1,0 +1,36 @@
+/**
+ * A lowdb adapter for a text file that is replaced durably (temp file → fsync → rename → fsync
+ * directory). lowdb's own adapters rename without fsync, so a power loss could lose an acknowledged
+ * write; this one does not. The store serialises state itself (caching each row's JSON), so the
+ * adapter carries text.
+ */
+
+import type { Adapter } from 'lowdb'
+import { readFile } from 'node:fs/promises'
+import { writeFileAtomic } from '../io/atomic-write.ts'
+
+/** How bytes reach the disk; tests inject a failing one to simulate a full disk. */
+export type FileWriter = (path: string, content: string) => Promise<void>
+
+/** The adapter (see module comment). */
+export class DurableTextFile implements Adapter<string> {
+  constructor(
+    readonly path: string,
+    private readonly writer: FileWriter = writeFileAtomic,
+  ) {}
+
+  /** The file's text, or `null` when there is no file yet. */
+  async read(): Promise<string | null> {
+    try {
+      return await readFile(this.path, 'utf8')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw err
+    }
+  }
+
+  /** Durably replaces the file. */
+  async write(text: string): Promise<void> {
+    await this.writer(this.path, text)
+  }
+}

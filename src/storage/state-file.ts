@@ -1,0 +1,146 @@
+/**
+ * The state file (`<dataDir>/flagd.json`): its format, the checks applied when it is loaded, and the
+ * upgrade of older formats. A file that fails the checks stops start-up naming the bad record: state
+ * is never silently reset.
+ *
+ * Version 2: `{schemaVersion, revision, revisions, flags, users, sessions, tokens}`, every table an
+ * object keyed by row id. Version 1 (the first release) keyed flags by name, had no flag ids, no
+ * tokens and no revisions; it is upgraded on open (see `openJsonFileStore`).
+ */
+
+import { nameProblem } from '../domain/flag-name.ts'
+import { newId } from '../domain/new-id.ts'
+import { emptyStateData, stateFromRows, type StateData } from './memory-state.ts'
+import { TABLES, type Rows, type Table } from './store.ts'
+
+/** The schema version this build writes; files with a higher one were written by a newer flagd. */
+export const SCHEMA_VERSION = 2
+
+/** The state file could not be used; the message says what to do. */
+export class CorruptStateError extends Error {
+  constructor(path: string, problem: string) {
+    super(
+      `state file ${path} cannot be used: ${problem}. flagd will not start rather than risk losing data; ` +
+        'restore it from a backup or move it away to start empty',
+    )
+    this.name = 'CorruptStateError'
+  }
+}
+
+/** A JSON object (not null, not an array). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+const isText = (v: unknown) => typeof v === 'string'
+const isTime = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v))
+const isStringList = (v: unknown) => Array.isArray(v) && v.every(isText)
+
+/** Fields every row of a table must have, with their checks (enough to serve it without a 500). */
+const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
+  flags: {
+    name: (v) => nameProblem(v) === undefined,
+    type: isText,
+    description: isText,
+    valueExists: (v) => typeof v === 'boolean',
+    defaultValue: (v) => v !== undefined && v !== null,
+    createdAt: isTime,
+    updatedAt: isTime,
+    revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
+  },
+  users: { username: isText, passwordHash: isText, permissions: isStringList, createdAt: isTime, updatedAt: isTime },
+  sessions: { userId: isText, createdAt: isTime, expiresAt: isTime, lastUsedAt: isTime },
+  tokens: { name: isText, secretHash: isText, permissions: isStringList, flagPrefixes: isStringList, createdAt: isTime },
+}
+
+function checkRows(path: string, table: Table, raw: unknown): Rows[Table][] {
+  if (!isPlainObject(raw)) throw new CorruptStateError(path, `its "${table}" is missing or not an object`)
+  const rows: Rows[Table][] = []
+  for (const [id, row] of Object.entries(raw)) {
+    const where = `${table}[${JSON.stringify(id)}]`
+    if (!isPlainObject(row)) throw new CorruptStateError(path, `record ${where} is not an object`)
+    if (row.id !== id) throw new CorruptStateError(path, `record ${where} has id ${JSON.stringify(row.id)}, not its key`)
+    for (const [field, ok] of Object.entries(REQUIRED[table])) {
+      if (!ok(row[field])) throw new CorruptStateError(path, `record ${where} has a missing or invalid "${field}"`)
+    }
+    rows.push(row as unknown as Rows[Table])
+  }
+  return rows
+}
+
+/** Rewrites a version-1 object into version 2: flags get ids and are keyed by them; tokens appear. */
+function upgradeFromV1(path: string, raw: Record<string, unknown>): Record<string, unknown> {
+  if (!isPlainObject(raw.flags)) throw new CorruptStateError(path, 'its "flags" is missing or not an object')
+  const flags: Record<string, unknown> = {}
+  for (const [name, flag] of Object.entries(raw.flags)) {
+    if (!isPlainObject(flag)) throw new CorruptStateError(path, `record flags[${JSON.stringify(name)}] is not an object`)
+    const id = newId('flg')
+    flags[id] = { id, ...flag, name }
+  }
+  return { schemaVersion: 2, revision: 0, revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 }, flags, users: raw.users, sessions: raw.sessions, tokens: {} }
+}
+
+/** A loaded state file: its data, and the version it was written in (1 means: upgrade it). */
+export interface LoadedState {
+  data: StateData
+  fromVersion: number
+}
+
+/** Parses and checks a state file's text; throws `CorruptStateError` naming the problem. */
+export function parseStateFile(path: string, text: string): LoadedState {
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (err) {
+    throw new CorruptStateError(path, `it is not valid JSON (${(err as Error).message})`)
+  }
+  if (!isPlainObject(raw)) throw new CorruptStateError(path, 'it is not a JSON object')
+  const version = raw.schemaVersion
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) throw new CorruptStateError(path, 'it has no valid schemaVersion')
+  if (version > SCHEMA_VERSION) {
+    throw new CorruptStateError(path, `it has schemaVersion ${version}, written by a newer flagd (this one reads up to ${SCHEMA_VERSION})`)
+  }
+  const v2 = version === 1 ? upgradeFromV1(path, raw) : raw
+  const revisions = v2.revisions as Record<Table, number> | undefined
+  const counters = [v2.revision, ...TABLES.map((t) => revisions?.[t])]
+  if (!isPlainObject(revisions) || !counters.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {
+    throw new CorruptStateError(path, 'its revision counters are missing or invalid')
+  }
+  const rows = Object.fromEntries(TABLES.map((t) => [t, checkRows(path, t, v2[t])])) as { [T in Table]: Rows[T][] }
+  try {
+    return { data: stateFromRows(rows, v2.revision as number, revisions), fromVersion: version }
+  } catch (err) {
+    throw new CorruptStateError(path, (err as Error).message.replace('store invariant: ', 'two records share a name: '))
+  }
+}
+
+const rowText = new WeakMap<object, string>()
+
+/** JSON of a row, cached: rows are frozen, so each is serialised once however often it is written. */
+function cachedJson(row: object): string {
+  let text = rowText.get(row)
+  if (text === undefined) {
+    text = JSON.stringify(row)
+    rowText.set(row, text)
+  }
+  return text
+}
+
+/** The file text of `data`; `lastUsed` supplies sessions' in-memory last use. */
+export function serializeState(data: StateData, lastUsed: (id: string) => string | undefined): string {
+  const parts = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
+  for (const table of TABLES) {
+    const entries: string[] = []
+    for (const [id, row] of data.tables[table]) {
+      const touched = table === 'sessions' ? lastUsed(id) : undefined
+      entries.push(`${JSON.stringify(id)}:${touched === undefined ? cachedJson(row) : JSON.stringify({ ...row, lastUsedAt: touched })}`)
+    }
+    parts.push(`${JSON.stringify(table)}:{${entries.join(',')}}`)
+  }
+  return `${parts.join(',')}}`
+}
+
+/** The text of a new, empty state file. */
+export function emptyStateText(): string {
+  return serializeState(emptyStateData(), () => undefined)
+}

@@ -1,0 +1,132 @@
+/**
+ * The store contract every service depends on (types only). The JSON file store implements it now;
+ * a PostgreSQL store will implement it later and run the same contract test suite
+ * (`test/storage/store-contract.ts`).
+ *
+ * - Readers get `committed()`: an immutable snapshot of state that is durable. A change becomes
+ *   visible to readers only once it is on disk (or in the database), so no request ever sees a
+ *   change that a failing commit later reverts.
+ * - Writers call `transact(meta, work)`. `work` runs synchronously against the newest state (which
+ *   may include earlier changes still being written; if those fail, this one fails too), must be
+ *   pure over `tx`, and may be run again by a store that needs to retry. A thrown error undoes all of
+ *   its changes. `tx.expect` states a precondition as compare-and-swap: `If-Match` is a contract of
+ *   the store, not a coincidence of JavaScript's single thread.
+ * - Every changed row gets a sequence number `seq`, increasing across the whole store and never
+ *   reused; it numbers the change feed now and the audit log's entries later. `revision` is the
+ *   last `seq`; `revisionOf(table)` the last `seq` that touched that table, so a login does not
+ *   invalidate flag caches or evaluation ETags.
+ * - `onCommit` listeners hear about each transaction once it is durable, in commit order, with the
+ *   rows before and after, the acting principal, the source and the request id.
+ */
+
+import type { StoredToken } from '../domain/api-token.ts'
+import type { Flag } from '../domain/flag.ts'
+import type { Principal } from '../domain/principal.ts'
+import type { StoredSession } from '../domain/session.ts'
+import type { StoredUser } from '../domain/user.ts'
+
+/** The row type of each table. Every row has a stable `id`. */
+export interface Rows {
+  flags: Flag
+  users: StoredUser
+  sessions: StoredSession
+  tokens: StoredToken
+}
+
+/** A table name. */
+export type Table = keyof Rows
+
+/** Every table, in the order state files list them. */
+export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens']
+
+/** Through what a change was made (contract §15 `source`; `maintenance` is housekeeping, never audited). */
+export type Source = 'api' | 'cli' | 'drop-folder' | 'import-upload' | 'import-url' | 'rollback' | 'bootstrap' | 'maintenance'
+
+/** Committed state. Immutable: a later commit produces a new snapshot. */
+export interface Snapshot {
+  /** The `seq` of the newest change in this snapshot (0 for a new store). */
+  readonly revision: number
+  /** The `seq` of the newest change to `table`. */
+  revisionOf(table: Table): number
+  /** A row by id. */
+  row<T extends Table>(table: T, id: string): Rows[T] | undefined
+  /** Flags by name (the name is unique; the id survives renames). */
+  readonly flags: ReadonlyMap<string, Flag>
+  /** Users, sessions and tokens by id. */
+  readonly users: ReadonlyMap<string, StoredUser>
+  readonly sessions: ReadonlyMap<string, StoredSession>
+  readonly tokens: ReadonlyMap<string, StoredToken>
+}
+
+/** Who made a change and through what. */
+export interface CommitMeta {
+  principal: Principal
+  source: Source
+  requestId: string
+}
+
+/** One changed row: `before` is null on insert, `after` null on delete. */
+export interface Change<T extends Table = Table> {
+  seq: number
+  table: T
+  id: string
+  before: Rows[T] | null
+  after: Rows[T] | null
+}
+
+/** A durable transaction, as listeners hear it. */
+export interface Commit {
+  meta: CommitMeta
+  changes: readonly Change[]
+  /** When it became durable (ISO 8601). */
+  at: string
+}
+
+/** The view `work` gets: the newest state, including its own changes so far. */
+export interface Tx {
+  readonly read: Snapshot
+  /** Inserts or replaces the row with `row.id`. Rows must never be changed after this call. */
+  put<T extends Table>(table: T, row: Rows[T]): void
+  /** Deletes the row (no-op when absent). */
+  delete(table: Table, id: string): void
+  /**
+   * Compare-and-swap: throws `PreconditionFailedError` unless the row exists with this `revision`
+   * (rows that carry one: flags). `what` names the row in the message ("flag app/x").
+   */
+  expect(table: Table, id: string, revision: number, what: string): void
+  /**
+   * Saves `text` as a backup file (`<dataDir>/backups/<fileName>`, `-2`… when taken) durably in the
+   * same commit, before the state it precedes; its final name is in the transaction's result.
+   */
+  backup(fileName: string, text: string): void
+}
+
+/** What `transact` resolves with once durable. */
+export interface TxResult<T> {
+  result: T
+  /** The store revision after this transaction (its last `seq`). */
+  revision: number
+  changes: readonly Change[]
+  /** Names of the backups written. */
+  backups: readonly string[]
+}
+
+/** The store. */
+export interface Store {
+  committed(): Snapshot
+  transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>>
+  /** Subscribes to durable commits; returns the unsubscribe function. */
+  onCommit(listener: (commit: Commit) => void): () => void
+  /** Records a session's last use. Not a change: kept in memory, written with the next commit. */
+  touchSession(id: string, at: string): void
+  /** A session's last use: the newest of its row and `touchSession`. */
+  lastUsed(session: StoredSession): string
+  /** False after a failed write: writes are refused (503) until the store recovers or restarts. */
+  readonly writable: boolean
+  /** Durable writes made so far (tests use it to prove that reads never write). */
+  readonly writes: number
+  /** Writes pending in-memory facts (session last use) now. */
+  flush(): Promise<void>
+  /** Finishes pending commits and releases the store. */
+  close(): Promise<void>
+}

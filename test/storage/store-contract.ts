@@ -1,0 +1,203 @@
+/**
+ * The store contract (`src/storage/store.ts`) as a test suite that any implementation runs:
+ * `describeStoreContract(name, harness)`. It talks to the interface only: committed visibility,
+ * compare-and-swap, the change feed's order and content, per-table revisions, rollback on failure,
+ * concurrent transactions, durability across reopening, and backups in the commit.
+ */
+
+import { afterEach, describe, expect, test } from 'bun:test'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { systemPrincipal } from '../../src/domain/principal.ts'
+import type { StoredSession } from '../../src/domain/session.ts'
+import type { StoredUser } from '../../src/domain/user.ts'
+import type { Commit, CommitMeta, Store } from '../../src/storage/store.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
+
+/** How the suite gets stores: `open()` (re)opens the same storage; `dataDir` holds its backups. */
+export interface StoreHarness {
+  dataDir: string
+  open(): Promise<Store>
+  /** Removes everything the harness made. */
+  destroy(): Promise<void>
+}
+
+const meta: CommitMeta = { principal: systemPrincipal('cli'), source: 'cli', requestId: 'req-1' }
+const user = (id: string): StoredUser => ({ id, username: id, passwordHash: 'x', permissions: [], createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z' })
+const session = (id: string): StoredSession => ({ id, userId: 'u1', createdAt: '2026-11-22T10:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z', lastUsedAt: '2026-11-22T10:00:00.000Z' })
+
+/** Registers the contract tests for one implementation. */
+export function describeStoreContract(name: string, makeHarness: () => Promise<StoreHarness>): void {
+  describe(`store contract: ${name}`, () => {
+    const cleanups: (() => Promise<void>)[] = []
+    afterEach(async () => {
+      for (const c of cleanups.splice(0).reverse()) await c()
+    })
+    async function fresh(): Promise<{ store: Store; harness: StoreHarness; reopen(): Promise<Store> }> {
+      const harness = await makeHarness()
+      let store = await harness.open()
+      cleanups.push(async () => {
+        await store.close()
+        await harness.destroy()
+      })
+      return {
+        store,
+        harness,
+        async reopen() {
+          await store.close()
+          store = await harness.open()
+          return store
+        },
+      }
+    }
+
+    test('a new store is empty at revision 0', async () => {
+      const { store } = await fresh()
+      const s = store.committed()
+      expect([s.revision, s.revisionOf('flags'), s.flags.size, s.users.size, s.sessions.size, s.tokens.size]).toEqual([0, 0, 0, 0, 0, 0])
+      expect(store.writable).toBe(true)
+    })
+
+    test('a change is visible to readers only once it is durable, with numbered changes', async () => {
+      const { store } = await fresh()
+      const pending = store.transact(meta, (tx) => {
+        tx.put('flags', sampleFlag('a'))
+        expect(tx.read.flags.get('a')?.name).toBe('a') // the transaction sees its own change
+        return 'done'
+      })
+      expect(store.committed().flags.has('a')).toBe(false)
+      const out = await pending
+      expect(out.result).toBe('done')
+      expect(out.changes).toEqual([{ seq: 1, table: 'flags', id: 'flg_a', before: null, after: sampleFlag('a') }])
+      expect(out.revision).toBe(1)
+      expect(store.committed().flags.get('a')).toEqual(sampleFlag('a'))
+      expect(store.committed().row('flags', 'flg_a')?.name).toBe('a')
+    })
+
+    test('per-table revisions: a session change does not move the flags revision', async () => {
+      const { store } = await fresh()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+      await store.transact(meta, (tx) => {
+        tx.put('users', user('u1'))
+        tx.put('sessions', session('s1'))
+      })
+      const s = store.committed()
+      expect([s.revision, s.revisionOf('flags'), s.revisionOf('users'), s.revisionOf('sessions'), s.revisionOf('tokens')]).toEqual([3, 1, 2, 3, 0])
+    })
+
+    test('work that throws changes nothing, and the store goes on', async () => {
+      const { store } = await fresh()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('keep')))
+      await expect(
+        store.transact(meta, (tx) => {
+          tx.put('flags', sampleFlag('lost'))
+          tx.delete('flags', 'flg_keep')
+          throw new Error('refused')
+        }),
+      ).rejects.toThrow('refused')
+      expect([...store.committed().flags.keys()]).toEqual(['keep'])
+      const later = await store.transact(meta, (tx) => tx.put('flags', sampleFlag('later')))
+      expect(later.changes.map((c) => c.seq)).toEqual([2])
+      expect(later.changes[0]?.before).toBeNull()
+    })
+
+    test('a rename keeps the id and is one change; names stay unique', async () => {
+      const { store } = await fresh()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('old')))
+      const renamed = { ...sampleFlag('old'), name: 'new', revision: 2 }
+      const out = await store.transact(meta, (tx) => tx.put('flags', renamed))
+      expect(out.changes).toEqual([{ seq: 2, table: 'flags', id: 'flg_old', before: sampleFlag('old'), after: renamed }])
+      expect([...store.committed().flags.keys()]).toEqual(['new'])
+      await expect(store.transact(meta, (tx) => tx.put('flags', { ...sampleFlag('other'), name: 'new' }))).rejects.toThrow()
+      expect(store.committed().flags.get('new')?.id).toBe('flg_old')
+    })
+
+    test('expect is a compare-and-swap: of 8 racing writers with one revision, exactly one wins', async () => {
+      const { store } = await fresh()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) =>
+          store.transact(meta, (tx) => {
+            tx.expect('flags', 'flg_a', 1, 'flag a')
+            tx.put('flags', sampleFlag('a', `writer ${i}`, 2))
+          }),
+        ),
+      )
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      expect(refused.map((r) => r.reason.code)).toEqual(Array(7).fill('PRECONDITION_FAILED'))
+      expect(store.committed().flags.get('a')?.revision).toBe(2)
+      await expect(store.transact(meta, (tx) => tx.expect('flags', 'flg_gone', 1, 'flag gone'))).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' })
+    })
+
+    test('listeners hear each transaction once durable, in order, with meta and rows', async () => {
+      const { store } = await fresh()
+      const heard: { commit: Commit; visible: boolean }[] = []
+      const stop = store.onCommit((commit) => heard.push({ commit, visible: store.committed().revision >= (commit.changes.at(-1)?.seq ?? 0) }))
+      await Promise.all([
+        store.transact(meta, (tx) => tx.put('flags', sampleFlag('a'))),
+        store.transact({ ...meta, requestId: 'req-2', source: 'api' }, (tx) => tx.put('flags', sampleFlag('b'))),
+      ])
+      await store.transact(meta, (tx) => tx.delete('flags', 'flg_a'))
+      await store.transact(meta, () => 'nothing changes') // no event for a transaction without changes
+      stop()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('c')))
+      expect(heard.map((h) => h.commit.changes.map((c) => [c.seq, c.id, c.after === null]))).toEqual([[[1, 'flg_a', false]], [[2, 'flg_b', false]], [[3, 'flg_a', true]]])
+      expect(heard.every((h) => h.visible)).toBe(true)
+      expect(heard[1]?.commit.meta).toEqual({ ...meta, requestId: 'req-2', source: 'api' })
+      expect(heard[2]?.commit.changes[0]?.before).toEqual(sampleFlag('a'))
+      expect(Number.isNaN(Date.parse(heard[0]?.commit.at ?? ''))).toBe(false)
+    })
+
+    test('100 concurrent transactions: all durable, sequence numbers unique and increasing', async () => {
+      const { store, reopen } = await fresh()
+      const outs = await Promise.all(Array.from({ length: 100 }, (_, i) => store.transact(meta, (tx) => tx.put('flags', sampleFlag(`f${i}`)))))
+      expect(outs.map((o) => o.revision)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1))
+      const again = await reopen()
+      expect(again.committed().flags.size).toBe(100)
+      expect(again.committed().revision).toBe(100)
+      const next = await again.transact(meta, (tx) => tx.put('flags', sampleFlag('after')))
+      expect(next.revision).toBe(101) // never reused across restarts
+    })
+
+    test('snapshots are immutable: rows are frozen and an old snapshot does not change', async () => {
+      const { store } = await fresh()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+      const before = store.committed()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('b')))
+      expect([...before.flags.keys()]).toEqual(['a'])
+      expect(before.revision).toBe(1)
+      expect(() => {
+        ;(before.flags.get('a') as { description: string }).description = 'changed'
+      }).toThrow()
+    })
+
+    test('session last use is kept without a change and survives a reopen', async () => {
+      const { store, reopen } = await fresh()
+      await store.transact(meta, (tx) => {
+        tx.put('users', user('u1'))
+        tx.put('sessions', session('s1'))
+      })
+      const revision = store.committed().revision
+      store.touchSession('s1', '2026-11-22T10:05:00.000Z')
+      store.touchSession('s1', '2026-11-22T10:04:00.000Z') // older: ignored
+      expect(store.lastUsed(store.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
+      expect(store.committed().revision).toBe(revision)
+      const again = await reopen()
+      expect(again.lastUsed(again.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
+    })
+
+    test('a backup is written in the same commit and named in the result', async () => {
+      const { store, harness } = await fresh()
+      const out = await store.transact(meta, (tx) => {
+        tx.backup('flagd_migration_test_20261122-101500.json', '{"flags":{}}\n')
+        tx.put('flags', sampleFlag('a'))
+      })
+      expect(out.backups).toEqual(['flagd_migration_test_20261122-101500.json'])
+      const second = await store.transact(meta, (tx) => tx.backup('flagd_migration_test_20261122-101500.json', 'second\n'))
+      expect(second.backups).toEqual(['flagd_migration_test_20261122-101500-2.json'])
+      const path = join(harness.dataDir, 'backups', 'flagd_migration_test_20261122-101500.json')
+      expect(existsSync(path) && readFileSync(path, 'utf8')).toBe('{"flags":{}}\n')
+    })
+  })
+}
