@@ -7,7 +7,9 @@
 import type { FieldProblem } from './errors.ts'
 import { validateDefinition } from './flag-definition.ts'
 import { indexNames, nameProblem } from './flag-name.ts'
-import { CONSTRAINT_FIELDS, type Flag, type FlagDefinition } from './flag.ts'
+import { definitionOf, type Flag, type FlagDefinition } from './flag.ts'
+import { isJsonObject as isObject } from './json-object.ts'
+import { utcStamp } from './utc-stamp.ts'
 
 export const EXPORT_VERSION = '1.0.0'
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
@@ -41,10 +43,8 @@ export interface ParsedDocument {
 
 /** One flag in export order: description, type, defaultValue, valueExists, value, constraints. */
 export function exportFlag(f: FlagDefinition): ExportedFlag {
-  const out: Record<string, unknown> = { description: f.description, type: f.type, defaultValue: f.defaultValue, valueExists: f.valueExists }
-  if (f.valueExists && f.value !== undefined) out.value = f.value
-  for (const key of CONSTRAINT_FIELDS) if (f[key] !== undefined) out[key] = f[key]
-  return out as unknown as ExportedFlag
+  const { type, description, ...rest } = definitionOf(f)
+  return { description, type, ...rest }
 }
 
 /** The export document of `flags` (given in name order). Nothing but flags ever goes into it. */
@@ -61,8 +61,7 @@ export function exportText(document: ExportDocument): string {
 
 /** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
 export function exportFileName(environment: string, at: Date): string {
-  const iso = at.toISOString()
-  return `flagd_migration_${environment}_${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}.json`
+  return `flagd_migration_${environment}_${utcStamp(at)}.json`
 }
 
 /** Paths of `__proto__`, `constructor` or `prototype` keys anywhere in a value. */
@@ -99,8 +98,6 @@ export function fromFlagFlow(raw: Record<string, unknown>, problem: (field: stri
   delete out.isKillSwitch
   return out
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Parses and validates an import document, reporting every problem (contract §6.2, §6.4). */
 export function parseImportDocument(raw: unknown): { ok: true; document: ParsedDocument } | { ok: false; problems: FieldProblem[] } {

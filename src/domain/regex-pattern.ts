@@ -5,10 +5,11 @@
  */
 
 import { RE2JS } from 're2js'
+import { BoundedMap } from './bounded-map.ts'
 
 export const PATTERN_MAX = 1000
 const CACHE_MAX = 1000
-const cache = new Map<string, RE2JS>()
+const cache = new BoundedMap<string, RE2JS>(CACHE_MAX)
 
 /** Compiles `pattern`, or returns the reason RE2 cannot. */
 export function compilePattern(pattern: string): RE2JS | string {
@@ -20,7 +21,6 @@ export function compilePattern(pattern: string): RE2JS | string {
   } catch (err) {
     return `is not a valid RE2 pattern (${(err as Error).message.replace(/^error parsing regexp: /, '')})`
   }
-  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
   cache.set(pattern, compiled)
   return compiled
 }

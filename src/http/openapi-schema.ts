@@ -5,9 +5,9 @@
  * `exclusiveMinimum` → boolean form, `examples` → `example`. The input is not modified.
  */
 
-type Json = Record<string, unknown>
+import { isJsonObject as isObject } from '../domain/json-object.ts'
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+type Json = Record<string, unknown>
 
 /** True for Elysia's `t.Integer`/`t.Numeric` string branch, which only exists for query coercion. */
 const isCoercionBranch = (s: unknown) => isObject(s) && s.type === 'string' && (s.format === 'integer' || s.format === 'numeric')

@@ -3,6 +3,8 @@
  * method as "not found"; this table lets the error handler tell 404 from 405 and fill `Allow`.
  */
 
+import { BoundedMap } from '../domain/bounded-map.ts'
+
 /** A registered route as Elysia lists it. */
 export interface RouteEntry {
   method: string
@@ -35,7 +37,7 @@ export interface RouteTable {
 export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
   const patterns = new Map<string, Pattern>()
   // Metrics ask for the template of every request; remember answers (bounded) instead of rescanning.
-  const templates = new Map<string, string | undefined>()
+  const templates = new BoundedMap<string, string | undefined>(TEMPLATE_CACHE)
   for (const r of routes) {
     const p = patterns.get(r.path) ?? { regex: toRegex(r.path), methods: new Set<string>() }
     p.methods.add(r.method.toUpperCase())
@@ -58,7 +60,6 @@ export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
           break
         }
       }
-      if (templates.size >= TEMPLATE_CACHE) templates.clear()
       templates.set(key, found)
       return found
     },

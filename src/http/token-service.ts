@@ -1,10 +1,14 @@
 /**
- * Signs and verifies access tokens with `@elysiajs/jwt` (HS256, algorithm pinned on verify), and
- * keeps a bounded cache of verified tokens so the hot path does not pay a signature check on every
- * request. The cache only saves the cryptography: session and user are still checked every time.
+ * Signs and verifies session tokens (contract §2): JWT HS256 with `jose`, the algorithm pinned on
+ * verification, claims `sub`, `sid`, `iat`, `exp`. `jose` is what `@elysiajs/jwt` wraps; flagd calls
+ * it directly because tokens are verified in the auth guard (and kept in a cache), not inside a
+ * route handler where the plugin's decorator lives. A bounded cache of verified tokens spares the
+ * hot path a signature check on every request; it saves only the cryptography: session and user
+ * are still checked every time.
  */
 
-import { jwt } from '@elysiajs/jwt'
+import { jwtVerify, SignJWT } from 'jose'
+import { BoundedMap } from '../domain/bounded-map.ts'
 
 /** The claims flagd puts in a token. */
 export interface TokenClaims {
@@ -22,19 +26,18 @@ export interface TokenService {
 
 const MAX_TOKEN_LENGTH = 4096
 
-interface JwtFunctions {
-  sign(payload: Record<string, string | number>): Promise<string>
-  verify(token: string, options: { algorithms: string[] }): Promise<Record<string, unknown> | false>
-}
-
 /** Creates the token service over a secret; `cacheSize` bounds the verified-token cache. */
 export function createTokenService(secret: string, cacheSize = 10_000, now: () => number = Date.now): TokenService {
-  const plugin = jwt({ name: 'jwt', secret, alg: 'HS256' })
-  // The plugin exposes sign/verify as a decorator; take it from the plugin so routes and guard share it.
-  const signer = (plugin as unknown as { singleton: { decorator: { jwt: JwtFunctions } } }).singleton.decorator.jwt
-  const cache = new Map<string, TokenClaims>()
+  const key = new TextEncoder().encode(secret)
+  const cache = new BoundedMap<string, TokenClaims>(cacheSize)
   return {
-    sign: (sub, sid, expiresAt) => signer.sign({ sub, sid, exp: Math.floor(expiresAt.getTime() / 1000) }),
+    sign: (sub, sid, expiresAt) =>
+      new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(sub)
+        .setIssuedAt(Math.floor(now() / 1000))
+        .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+        .sign(key),
 
     async verify(token) {
       if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined
@@ -45,15 +48,15 @@ export function createTokenService(secret: string, cacheSize = 10_000, now: () =
         cache.delete(token)
         return undefined
       }
-      const payload = (await signer.verify(token, { algorithms: ['HS256'] })) as Record<string, unknown> | false
-      if (!payload) return undefined
+      let payload: Record<string, unknown>
+      try {
+        payload = (await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: new Date(now()) })).payload
+      } catch {
+        return undefined
+      }
       const { sub, sid, exp } = payload
       if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number' || exp <= nowSeconds) return undefined
       const claims: TokenClaims = { sub, sid, exp }
-      if (cache.size >= cacheSize) {
-        const oldest = cache.keys().next().value
-        if (oldest !== undefined) cache.delete(oldest)
-      }
       cache.set(token, claims)
       return claims
     },

@@ -12,6 +12,7 @@ import { validateDefinition } from '../domain/flag-definition.ts'
 import { nameCollision, nameProblem } from '../domain/flag-name.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
+import { isJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Tx } from '../storage/store.ts'
@@ -33,8 +34,8 @@ export interface FlagService {
 }
 
 function asObject(input: unknown): Record<string, unknown> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidError('request body must be a JSON object', 'body', 'must be a JSON object')
-  return input as Record<string, unknown>
+  if (!isJsonObject(input)) throw new InvalidError('request body must be a JSON object', 'body', 'must be a JSON object')
+  return input
 }
 
 function findIn(snapshot: Snapshot, name: string): Flag {

@@ -5,6 +5,8 @@
  * number of tracked keys is capped.
  */
 
+import { BoundedMap } from '../domain/bounded-map.ts'
+
 /** Limits of one window. */
 export interface WindowLimit {
   maxFailures: number
@@ -22,7 +24,7 @@ export interface LoginThrottle {
 const MAX_KEYS = 100_000
 
 class SlidingWindow {
-  private readonly failures = new Map<string, number[]>()
+  private readonly failures = new BoundedMap<string, number[]>(MAX_KEYS)
   constructor(private readonly limit: WindowLimit) {}
 
   private live(key: string, nowMs: number): number[] {
@@ -43,13 +45,7 @@ class SlidingWindow {
 
   add(key: string, nowMs: number): void {
     const times = this.live(key, nowMs)
-    if (times.length === 0) {
-      if (this.failures.size >= MAX_KEYS) {
-        const oldest = this.failures.keys().next().value
-        if (oldest !== undefined) this.failures.delete(oldest)
-      }
-      this.failures.set(key, times)
-    }
+    if (times.length === 0) this.failures.set(key, times)
     times.push(nowMs)
     if (times.length > this.limit.maxFailures) times.splice(0, times.length - this.limit.maxFailures)
   }

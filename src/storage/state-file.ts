@@ -9,6 +9,7 @@
  */
 
 import { nameProblem } from '../domain/flag-name.ts'
+import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { emptyStateData, stateFromRows, type StateData } from './memory-state.ts'
 import { TABLES, type Rows, type Table } from './store.ts'
@@ -25,11 +26,6 @@ export class CorruptStateError extends Error {
     )
     this.name = 'CorruptStateError'
   }
-}
-
-/** A JSON object (not null, not an array). */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
 const isText = (v: unknown) => typeof v === 'string'

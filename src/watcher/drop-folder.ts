@@ -5,13 +5,8 @@
 
 import { mkdir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { utcStamp } from '../domain/utc-stamp.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
-
-/** `20261122-101500` for a date, in UTC. */
-export function stamp(at: Date): string {
-  const iso = at.toISOString()
-  return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}`
-}
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -34,7 +29,7 @@ export async function prepareDropFolder(watchDir: string): Promise<void> {
  */
 export async function moveWithReport(watchDir: string, name: string, outcome: 'processed' | 'failed', at: Date, suffix: string, report: unknown): Promise<string> {
   const dir = join(watchDir, outcome)
-  const base = `${stamp(at)}_${name}`
+  const base = `${utcStamp(at)}_${name}`
   const dot = base.lastIndexOf('.')
   const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, '']
   let target = base
