@@ -1,20 +1,22 @@
 /** Contract §2: login, tokens, throttling, revocation, logout, /api/me, restart. */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
-import { ADMIN, createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { ADMIN, createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp({ FLAGD_TRUST_PROXY: '10.9.9.9' })
-})
-afterAll(() => t.close())
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp({ FLAGD_TRUST_PROXY: '10.9.9.9' })
+  },
+  () => t.close(),
+)
 
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
 
-describe('login', () => {
+group('login', () => {
   test('answers token, user and expiresAt', async () => {
     const res = await t.req('POST', '/api/login', { body: ADMIN })
     expect(res.status).toBe(200)
@@ -68,7 +70,7 @@ describe('login', () => {
   })
 })
 
-describe('throttling', () => {
+group('throttling', () => {
   test('the 6th failure per username is 429 with Retry-After, the right password too', async () => {
     const user = await t.userWith([], 'throttled')
     for (let i = 0; i < 5; i++) {
@@ -122,7 +124,7 @@ describe('throttling', () => {
   })
 })
 
-describe('tokens', () => {
+group('tokens', () => {
   const secretOf = () => new TextEncoder().encode(readFileSync(join(t.dataDir, 'jwt-secret'), 'utf8').trim())
 
   test.each([
@@ -168,7 +170,7 @@ describe('tokens', () => {
   })
 })
 
-describe('me and logout', () => {
+group('me and logout', () => {
   test('GET /api/me needs no permission', async () => {
     const u = await t.userWith([])
     const res = await t.req('GET', '/api/me', { token: u.token })

@@ -1,13 +1,15 @@
 /** Contract §1: the envelope, content types, limits, unknown fields, headers, routing before auth. */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { expect, test } from 'bun:test'
+import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp()
+  },
+  () => t.close(),
+)
 
 function expectEnvelope(body: any, code: string) {
   expect(body).toBeObject()
@@ -19,7 +21,7 @@ function expectEnvelope(body: any, code: string) {
 
 const nested = (levels: number) => '{"username":' + '['.repeat(levels - 1) + ']'.repeat(levels - 1) + ',"password":"x"}'
 
-describe('error rows of §1', () => {
+group('error rows of §1', () => {
   const cases: { name: string; method: string; path: string; auth?: boolean; headers?: Record<string, string>; raw?: string; status: number; code: string; field?: string }[] = [
     { name: 'unknown route without token', method: 'GET', path: '/api/nope', status: 404, code: 'NOT_FOUND' },
     { name: 'unknown route with token', method: 'GET', path: '/api/nope', auth: true, status: 404, code: 'NOT_FOUND' },
@@ -81,7 +83,7 @@ describe('error rows of §1', () => {
   })
 })
 
-describe('body size limits', () => {
+group('body size limits', () => {
   test('a body over 1 MiB is 413 even with a valid token', async () => {
     const big = JSON.stringify({ username: 'a'.repeat(1024 * 1024), password: 'x' })
     const res = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: big, headers: { 'content-type': 'application/json' } })
@@ -110,7 +112,7 @@ describe('body size limits', () => {
   })
 })
 
-describe('headers on every answer', () => {
+group('headers on every answer', () => {
   const paths = [
     ['GET', '/health'],
     ['GET', '/api/nope'],
@@ -148,7 +150,7 @@ describe('headers on every answer', () => {
   })
 })
 
-describe('health (§10)', () => {
+group('health (§10)', () => {
   test('GET /health', async () => {
     const res = await t.req('GET', '/health')
     expect(res.status).toBe(200)

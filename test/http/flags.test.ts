@@ -1,24 +1,26 @@
 /** Contract §5 from outside: endpoints, names, partial updates, If-Match, regex safety, restart. */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { stateFilePath } from '../../src/storage/json-file-store.ts'
 import { readStateFile } from '../helpers/state-file.ts'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
 let reader: string
 let writer: string
-beforeAll(async () => {
-  t = await createTestApp()
-  reader = (await t.userWith(['flag:read'])).token
-  writer = (await t.userWith(['flag:write'])).token
-})
-afterAll(() => t.close())
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp()
+    reader = (await t.userWith(['flag:read'])).token
+    writer = (await t.userWith(['flag:write'])).token
+  },
+  () => t.close(),
+)
 
 const create = (body: Record<string, unknown>, token = t.adminToken) => t.req('POST', '/api/flags', { token, body })
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
-describe('create', () => {
+group('create', () => {
   test('201 with Location, ETag and zero defaults', async () => {
     const res = await create({ name: 'c/basic', type: 'BOOLEAN' })
     expect(res.status).toBe(201)
@@ -66,7 +68,7 @@ describe('create', () => {
   })
 })
 
-describe('names of 1 to 5 segments through every method, literal and %2F', () => {
+group('names of 1 to 5 segments through every method, literal and %2F', () => {
   const names = ['one', 'a1/two', 'a1/b/three', 'a1/b/c/four', 'a1/b/c/d/five']
   test.each(names)('%s', async (name) => {
     expect((await create({ name, type: 'INTEGER', value: 1 })).status).toBe(201)
@@ -89,7 +91,7 @@ describe('names of 1 to 5 segments through every method, literal and %2F', () =>
   })
 })
 
-describe('list', () => {
+group('list', () => {
   test('sorted by name; ?prefix= filters; unknown query is 400', async () => {
     for (const name of ['l/b', 'l/a', 'l/a.x', 'l2/z', 'l/B']) await create({ name, type: 'BOOLEAN' })
     const all = await t.req('GET', '/api/flags', { token: reader })
@@ -102,7 +104,7 @@ describe('list', () => {
   })
 })
 
-describe('update', () => {
+group('update', () => {
   test('partial update, clearing the value, removing a constraint, read-only fields ignored', async () => {
     const flag = (await create({ name: 'u/int', type: 'INTEGER', defaultValue: 3, value: 5, minValue: 1, maxValue: 10 })).body
     const back = await t.req('PUT', '/api/flags/u/int', { token: writer, body: { ...flag, value: 6, revision: 99, createdAt: 'x' } })
@@ -187,7 +189,7 @@ describe('update', () => {
   })
 })
 
-describe('If-Match', () => {
+group('If-Match', () => {
   test('stale revision → 412 and nothing changes, on PUT and DELETE', async () => {
     await create({ name: 'm/flag', type: 'INTEGER' })
     await t.req('PUT', '/api/flags/m/flag', { token: writer, body: { value: 1 } })
@@ -213,7 +215,7 @@ describe('If-Match', () => {
   })
 })
 
-describe('regex safety', () => {
+group('regex safety', () => {
   test('a catastrophic pattern on a 50,000-character value answers quickly', async () => {
     await create({ name: 're/evil', type: 'STRING', regexPattern: '^(a+)+$', defaultValue: 'a' })
     const started = performance.now()
@@ -224,7 +226,7 @@ describe('regex safety', () => {
   })
 })
 
-describe('permissions', () => {
+group('permissions', () => {
   test('flag:read reads, flag:write writes', async () => {
     expect((await t.req('GET', '/api/flags', { token: writer })).status).toBe(403)
     expect((await t.req('POST', '/api/flags', { token: reader, body: { name: 'p/x', type: 'BOOLEAN' } })).status).toBe(403)

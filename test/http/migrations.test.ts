@@ -1,16 +1,18 @@
 /** Contract §6.1–6.2, §6.4: export, import modes, validation, backups, FlagFlow files. */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { fixture, fixtureText } from '../helpers/fixtures.ts'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp({ FLAGD_ENVIRONMENT: 'production' })
-})
-afterAll(() => t.close())
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp({ FLAGD_ENVIRONMENT: 'production' })
+  },
+  () => t.close(),
+)
 
 const put = (app: TestApp, body: unknown, query = '') => app.req('PUT', `/api/migrations${query}`, { token: app.adminToken, body })
 const flagsOf = async (app: TestApp) => (await app.req('GET', '/api/flags', { token: app.adminToken })).body
@@ -22,7 +24,7 @@ const backups = (app: TestApp) => {
   }
 }
 
-describe('export', () => {
+group('export', () => {
   test('the document, its file name, and nothing but flags', async () => {
     await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'exp/int', type: 'INTEGER', defaultValue: 2, value: 3, maxValue: 9 } })
     await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'exp/a', type: 'BOOLEAN' } })
@@ -57,7 +59,7 @@ describe('export', () => {
   })
 })
 
-describe('import', () => {
+group('import', () => {
   test('round trip: export → import into an empty instance → identical flags', async () => {
     const source = await createTestApp()
     await put(source, fixture('flagflow-1.7-export.json'))
@@ -203,7 +205,7 @@ describe('import', () => {
   })
 })
 
-describe('FlagFlow 1.7 files', () => {
+group('FlagFlow 1.7 files', () => {
   test('import with FlagFlow conventions', async () => {
     const app = await createTestApp()
     const res = await put(app, fixture('flagflow-1.7-export.json'))

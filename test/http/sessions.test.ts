@@ -1,17 +1,19 @@
 /** Contract §8: listing and ending sessions. */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { expect, test } from 'bun:test'
+import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp()
+  },
+  () => t.close(),
+)
 
 const sidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).sid as string
 
-describe('GET /api/sessions', () => {
+group('GET /api/sessions', () => {
   test('lists active sessions sorted by createdAt, marking the caller', async () => {
     const u = await t.userWith([])
     const res = await t.req('GET', '/api/sessions', { token: t.adminToken })
@@ -40,7 +42,7 @@ describe('GET /api/sessions', () => {
   })
 })
 
-describe('DELETE /api/sessions/{id}', () => {
+group('DELETE /api/sessions/{id}', () => {
   test('anyone may end their own session', async () => {
     const u = await t.userWith([])
     const other = await t.login(u.username, u.password)

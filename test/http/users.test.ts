@@ -1,18 +1,20 @@
 /** Contract §3–4: the user endpoints, their rules and the revocation they cause. */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp()
+  },
+  () => t.close(),
+)
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
-describe('create', () => {
+group('create', () => {
   test('201 with Location and the user, without password or hash', async () => {
     const res = await t.req('POST', '/api/users', { token: t.adminToken, body: { username: 'carol', password: 'carol-password', permissions: ['user:read', 'flag:read'] } })
     expect(res.status).toBe(201)
@@ -70,7 +72,7 @@ describe('create', () => {
   })
 })
 
-describe('list and get', () => {
+group('list and get', () => {
   test('sorted by lower-cased username, ties by exact name', async () => {
     for (const username of ['zed', 'Amy', 'bob.b', 'amy_']) {
       await t.req('POST', '/api/users', { token: t.adminToken, body: { username, password: 'password1' } })
@@ -94,7 +96,7 @@ describe('list and get', () => {
   })
 })
 
-describe('update', () => {
+group('update', () => {
   test('changes username and permissions; the new permissions apply on the next request', async () => {
     const u = await t.userWith(['user:read'])
     expect((await t.req('GET', '/api/users', { token: u.token })).status).toBe(200)
@@ -162,7 +164,7 @@ describe('update', () => {
   })
 })
 
-describe('delete and the last administrator', () => {
+group('delete and the last administrator', () => {
   test('deleting a user ends its sessions', async () => {
     const u = await t.userWith(['flag:read'])
     const res = await t.req('DELETE', `/api/users/${u.id}`, { token: t.adminToken })
