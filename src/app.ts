@@ -53,6 +53,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = await openJsonFileStore({
     dataDir: config.dataDir,
     onWrite: metrics.commit,
+    log: (line) => logger.warn(line),
     onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),
     ...(options.writer ? { writer: options.writer } : {}),
   })
@@ -120,7 +121,7 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const store = await openJsonFileStore({ dataDir: config.dataDir })
+  const store = await openJsonFileStore({ dataDir: config.dataDir, log: (line) => console.error(`flagd: ${line}`) })
   return { services: createServices(store, config), close: () => store.close() }
 }
 

@@ -28,6 +28,8 @@ export interface FileStoreOptions {
   onWrite?: (seconds: number, transactions: number) => void
   /** Called once when a write fails and the store turns read-only. */
   onFailure?: (error: unknown) => void
+  /** Told what opening did that an operator should know (an upgraded state file). */
+  log?: (line: string) => void
 }
 
 /** The state file's path inside a data directory. */
@@ -96,6 +98,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       db.data = serializeState(loaded.data, () => undefined)
       await db.write()
       await fsyncDirectory(options.dataDir)
+      options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`)
     }
     return new JsonFileStore(db, loaded.data, lock, options)
   } catch (err) {

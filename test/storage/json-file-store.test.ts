@@ -83,7 +83,10 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const original = readFileSync(fixturePath('state/v1-release.json'), 'utf8')
     const v1 = JSON.parse(original)
     copyFileSync(fixturePath('state/v1-release.json'), stateFilePath(dir))
-    const { store } = await open(undefined, dir)
+    const told: string[] = []
+    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    stores.push(store)
+    expect(told).toEqual([expect.stringContaining('from schema version 1 to 2; the original is kept as')])
     expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
     expect(upgraded.schemaVersion).toBe(2)
@@ -100,8 +103,11 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     // ids are stable from now on: a restart does not upgrade again
     await store.close()
     stores.splice(0)
-    const again = await open(undefined, dir)
-    expect([...again.store.committed().flags.values()].map((f) => f.id)).toEqual([...s.flags.values()].map((f) => f.id))
+    told.length = 0
+    const again = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    stores.push(again)
+    expect(told).toEqual([])
+    expect([...again.committed().flags.values()].map((f) => f.id)).toEqual([...s.flags.values()].map((f) => f.id))
   })
 
   test('a v1 data directory serves its users and flags through the API', async () => {
