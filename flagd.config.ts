@@ -19,7 +19,8 @@ const config: FlagdConfigFile = {
   auth: {
     tokenTtl: '12h', // FLAGD_AUTH_TOKEN_TTL: seconds, or 30m / 12h / 7d
     // secret: '...at least 32 characters...', // FLAGD_AUTH_SECRET; generated into dataDir when unset
-    loginMaxFailuresPerUser: 5, // the 6th failure in the window is throttled (429)
+    loginMaxFailuresPerUser: 5, // per username and address: the 6th failure in the window is throttled (429)
+    loginMaxFailuresPerUserTotal: 100, // per username from all addresses together
     loginUserWindowSeconds: 900,
     loginMaxFailuresPerAddress: 20,
     loginAddressWindowSeconds: 60,

@@ -4,6 +4,8 @@
  * environment mapping and the README's reference cannot drift apart.
  */
 
+import ipaddr from 'ipaddr.js'
+
 /** The validated configuration the daemon and the CLI run with. */
 export interface Config {
   host: string
@@ -18,6 +20,7 @@ export interface Config {
     tokenTtl: number
     secret: string | undefined
     loginMaxFailuresPerUser: number
+    loginMaxFailuresPerUserTotal: number
     loginUserWindowSeconds: number
     loginMaxFailuresPerAddress: number
     loginAddressWindowSeconds: number
@@ -88,6 +91,14 @@ const list: Parser = (raw) => {
   return bad('must be a list of non-empty strings (comma-separated in the environment)')
 }
 
+/** A list of IP addresses or CIDR ranges (`10.0.0.1`, `10.0.0.0/8`, `::1`). */
+const addressList: Parser = (raw) => {
+  const parsed = list(raw)
+  if (!parsed.ok) return parsed
+  const bad = (parsed.value as string[]).find((entry) => !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry))
+  return bad === undefined ? parsed : { ok: false, reason: `has ${JSON.stringify(bad)}, which is neither an IP address nor a CIDR range` }
+}
+
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
 
 /** Durations are whole seconds, or a number with a unit: `90s`, `30m`, `12h`, `7d`. */
@@ -120,13 +131,14 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     doc: 'Name of this environment, written into exports.',
   },
   { path: 'publicExport', default: true, parse: boolean, doc: 'Serve GET /migration/export without a token.' },
-  { path: 'trustProxy', default: [], parse: list, doc: 'Peer addresses whose X-Forwarded-For is trusted.' },
+  { path: 'trustProxy', default: [], parse: addressList, doc: 'Proxy addresses or CIDR ranges whose X-Forwarded-For is trusted.' },
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
   { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
   { path: 'auth.secret', default: undefined, parse: secret, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
-  { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username allowed in the window.' },
-  { path: 'auth.loginUserWindowSeconds', default: 900, parse: integer(1, 86400), doc: 'Sliding window for the per-username count.' },
+  { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username and client address allowed in the window.' },
+  { path: 'auth.loginMaxFailuresPerUserTotal', default: 100, parse: integer(1, 100000), doc: 'Failed logins per username from all addresses together allowed in the window.' },
+  { path: 'auth.loginUserWindowSeconds', default: 900, parse: integer(1, 86400), doc: 'Sliding window for both per-username counts.' },
   { path: 'auth.loginMaxFailuresPerAddress', default: 20, parse: integer(1, 100000), doc: 'Failed logins per client address allowed in the window.' },
   { path: 'auth.loginAddressWindowSeconds', default: 60, parse: integer(1, 86400), doc: 'Sliding window for the per-address count.' },
   { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },

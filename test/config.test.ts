@@ -47,6 +47,7 @@ test.each([
   [{ FLAGD_IMPORT_MODE: 'overwrite' }, 'import.mode'],
   [{ FLAGD_AUTH_TOKEN_TTL: '59' }, 'auth.tokenTtl'],
   [{ FLAGD_PORT: '1.5' }, 'port'],
+  [{ FLAGD_TRUST_PROXY: '10.0.0.0/8,proxy.local' }, 'trustProxy'],
 ])('%j is refused naming %s', async (env, key) => {
   const err = await load(env).catch((e: unknown) => e)
   expect(err).toBeInstanceOf(ConfigError)

@@ -16,10 +16,10 @@ export function configFromArgs(args: { config?: string | undefined; 'data-dir'?:
 }
 
 /** Runs `work` with the admin API of the configured data directory (daemon running or not). */
-export async function withAdmin<T>(args: Parameters<typeof configFromArgs>[0], work: (admin: AdminApi) => Promise<T>): Promise<T> {
-  const { admin, close } = await openAdmin(await configFromArgs(args))
+export async function withAdmin<T>(args: Parameters<typeof configFromArgs>[0], work: (admin: AdminApi, viaDaemon: boolean) => Promise<T>): Promise<T> {
+  const { admin, close, viaDaemon } = await openAdmin(await configFromArgs(args))
   try {
-    return await work(admin)
+    return await work(admin, viaDaemon)
   } finally {
     await close()
   }

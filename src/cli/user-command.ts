@@ -67,7 +67,20 @@ const deleteCommand = defineCommand({
   },
 })
 
+const unlockCommand = defineCommand({
+  meta: { name: 'unlock', description: "Clear a username's failed-login counts (after a lockout)" },
+  args: { username: { type: 'positional', description: 'The username', required: true }, ...configArgs },
+  async run({ args }) {
+    const { viaDaemon } = await withAdmin(args, async (admin, via) => ({ ...(await admin.unlockUser(String(args.username))), viaDaemon: via }))
+    console.log(
+      viaDaemon
+        ? `failed-login counts of ${args.username} cleared; it can log in again from every address`
+        : `no daemon is running on this data directory; failed-login counts live in the daemon's memory and start empty, so ${args.username} is not locked out`,
+    )
+  },
+})
+
 export const userCommand = defineCommand({
   meta: { name: 'user', description: 'Manage users' },
-  subCommands: { add: addCommand, list: listCommand, passwd: passwdCommand, delete: deleteCommand },
+  subCommands: { add: addCommand, list: listCommand, passwd: passwdCommand, delete: deleteCommand, unlock: unlockCommand },
 })

@@ -24,6 +24,7 @@ export interface PublicUser {
 }
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/
+export const USERNAME_MAX = 64
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 1024
 

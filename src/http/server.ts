@@ -14,7 +14,7 @@ import type { MigrationService } from '../services/migration-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
-import { clientAddress } from './client-address.ts'
+import { createClientAddress } from './client-address.ts'
 import { errorResponse, JSON_TYPE, problemMessage, validationProblem } from './error-handler.ts'
 import { attachMeta, metaOf, requestIdFor } from './request-context.ts'
 import { createRouteTable } from './route-table.ts'
@@ -81,6 +81,7 @@ const COMMON_HEADERS: Record<string, string> = { 'cache-control': 'no-store', 'x
 /** Builds the app (see module comment). */
 export function createHttpApp(deps: HttpDeps): HttpApp {
   const bodyLimit = deps.config.limits.bodyBytes
+  const clientAddress = createClientAddress(deps.config.trustProxy)
   const logError = deps.logError ?? ((id, err) => console.error(`request ${id} failed:`, err))
   let allowed: (path: string) => string[] = () => []
 
@@ -123,7 +124,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     app: app as unknown as Elysia,
     async handle(request, peerAddress = '127.0.0.1') {
       const id = requestIdFor(request)
-      attachMeta(request, { id, address: clientAddress(request, peerAddress, deps.config.trustProxy), startedAt: performance.now() })
+      attachMeta(request, { id, address: clientAddress(request, peerAddress), startedAt: performance.now() })
       let response: Response
       try {
         response = await app.handle(request)

@@ -20,12 +20,14 @@ export interface AdminApi {
   listUsers(): Promise<PublicUser[]>
   setPassword(username: string, password: string): Promise<PublicUser>
   deleteUser(username: string): Promise<PublicUser>
+  /** Forgets the failed-login counts of a username (they live in the daemon's memory). */
+  unlockUser(username: string): Promise<{ username: string }>
   exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
 
 /** The operation names, as the control socket routes them: exactly the keys of `AdminApi`. */
-export const ADMIN_METHODS = ['addUser', 'listUsers', 'setPassword', 'deleteUser', 'exportDocument', 'importDocument'] as const satisfies readonly (keyof AdminApi)[]
+export const ADMIN_METHODS = ['addUser', 'listUsers', 'setPassword', 'deleteUser', 'unlockUser', 'exportDocument', 'importDocument'] as const satisfies readonly (keyof AdminApi)[]
 
 // A compile-time check that no operation of AdminApi is missing from ADMIN_METHODS.
 type Unlisted = Exclude<keyof AdminApi, (typeof ADMIN_METHODS)[number]>
@@ -46,6 +48,10 @@ export function createAdminService(services: Services): AdminApi {
     listUsers: async () => services.users.list(cli),
     setPassword: async (username, password) => services.users.update(command(), byName(username).id, { password }),
     deleteUser: async (username) => services.users.remove(command(), byName(username).id),
+    async unlockUser(username) {
+      services.auth.unlock(username)
+      return { username }
+    },
     exportDocument: async () => services.migrations.exportDocument(cli),
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
   }

@@ -9,7 +9,7 @@ import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal, type Caller, type UserPrincipal } from '../domain/principal.ts'
 import { isExpired, type StoredSession } from '../domain/session.ts'
-import { toPublicUser, type PublicUser } from '../domain/user.ts'
+import { PASSWORD_MAX, toPublicUser, USERNAME_MAX, type PublicUser } from '../domain/user.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import type { LoginThrottle } from './login-throttle.ts'
@@ -32,6 +32,8 @@ export interface AuthService {
   logout(caller: Caller): Promise<string>
   /** Deletes expired sessions (housekeeping); returns how many. */
   pruneExpired(): Promise<number>
+  /** Forgets the failed-login counts of `username` (after a password reset, or `flagd user unlock`). */
+  unlock(username: string): void
 }
 
 /** Options of the auth service. */
@@ -52,16 +54,21 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
     async login(username, password, address, requestId) {
       if (username.length === 0) throw new InvalidError('username is required', 'username', 'required')
       if (password.length === 0) throw new InvalidError('password is required', 'password', 'required')
-      const wait = throttle.retryAfter(username, address, now().getTime())
-      if (wait > 0) throw new TooManyRequestsError(wait)
-      const user = findUserByName(store.committed(), username)
-      const ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
-      if (!user || !ok) {
-        throttle.recordFailure(username, address, now().getTime())
+      // No such credential can exist: refuse at once, without hashing and without keeping the value.
+      if (username.length > USERNAME_MAX || [...password].length > PASSWORD_MAX) {
         options.telemetry?.loginFailed()
         throw new UnauthorizedError(BAD_CREDENTIALS)
       }
-      throttle.recordSuccess(username)
+      const attempt = throttle.begin(username, address, now().getTime())
+      if (typeof attempt === 'number') throw new TooManyRequestsError(attempt)
+      const user = findUserByName(store.committed(), username)
+      const ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
+      if (!user || !ok) {
+        attempt.failed()
+        options.telemetry?.loginFailed()
+        throw new UnauthorizedError(BAD_CREDENTIALS)
+      }
+      attempt.succeeded()
       const started = now()
       const session: StoredSession = {
         id: newId('ses'),
@@ -73,7 +80,8 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       const principal: UserPrincipal = { kind: 'user', userId: user.id, username: user.username, sessionId: session.id, permissions: user.permissions }
       const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
         const current = tx.read.users.get(user.id)
-        if (!current) throw new UnauthorizedError(BAD_CREDENTIALS) // deleted while we hashed
+        // deleted, or given a new password, while we checked the old one: no session from it
+        if (!current || current.passwordHash !== user.passwordHash) throw new UnauthorizedError(BAD_CREDENTIALS)
         tx.put('sessions', session)
         return { session, user: toPublicUser(current) }
       })
@@ -102,6 +110,8 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       await store.transact(commitMeta(caller), (tx) => tx.delete('sessions', p.sessionId))
       return p.sessionId
     },
+
+    unlock: (username) => throttle.clear(username),
 
     async pruneExpired() {
       const at = now().getTime()

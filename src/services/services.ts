@@ -36,12 +36,14 @@ export interface ServiceOptions {
 export function createServices(store: Store, config: Config, options: ServiceOptions = {}): Services {
   const hasher = createPasswordHasher(options.hashCost)
   const now = options.now ?? (() => new Date())
-  const throttle = createLoginThrottle(
-    { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: config.auth.loginUserWindowSeconds * 1000 },
-    { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
-  )
+  const userWindowMs = config.auth.loginUserWindowSeconds * 1000
+  const throttle = createLoginThrottle({
+    perUserAddress: { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: userWindowMs },
+    perAddress: { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
+    perUser: { maxFailures: config.auth.loginMaxFailuresPerUserTotal, windowMs: userWindowMs },
+  })
   return {
-    users: createUserService(store, hasher, now),
+    users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags: createFlagService(store, now),
     migrations: createMigrationService({
       store,

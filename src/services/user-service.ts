@@ -69,7 +69,13 @@ function stored(snapshot: Snapshot, id: string): StoredUser {
 const LAST_ADMIN = 'this is the last user with user:write; grant it to another user first'
 
 /** Creates the user service over a store. */
-export function createUserService(store: Store, hasher: PasswordHasher, now: () => Date = () => new Date()): UserService {
+export function createUserService(
+  store: Store,
+  hasher: PasswordHasher,
+  now: () => Date = () => new Date(),
+  /** Called when a password is set: the old failed-login counts no longer mean anything. */
+  onPasswordSet: (username: string) => void = () => {},
+): UserService {
   const taken = (username: string) => new ConflictError(`username ${JSON.stringify(username)} is taken`)
   return {
     list(principal) {
@@ -148,6 +154,7 @@ export function createUserService(store: Store, hasher: PasswordHasher, now: () 
         if (passwordHash !== undefined) endSessions(tx, id, self && p.kind === 'user' ? p.sessionId : undefined)
         return toPublicUser(next)
       })
+      if (passwordHash !== undefined) onPasswordSet(out.result.username)
       return out.result
     },
 

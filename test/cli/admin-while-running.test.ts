@@ -60,3 +60,13 @@ test('import and export go through the daemon', async () => {
   expect(out.code).toBe(0)
   expect(Object.keys(JSON.parse(readFileSync(join(cwd, 'x.json'), 'utf8')).flags)).toHaveLength(3)
 })
+
+test('user unlock clears a lockout while the daemon runs', async () => {
+  expect((await runFlagd(['user', 'add', 'locked', '--permissions', 'none', '--password-stdin'], { cwd, stdin: 'locked-password' })).code).toBe(0)
+  for (let i = 0; i < 5; i++) expect((await login('locked', 'wrong-password')).status).toBe(401)
+  expect((await login('locked', 'locked-password')).status).toBe(429)
+  const unlock = await runFlagd(['user', 'unlock', 'locked'], { cwd })
+  expect(unlock.code).toBe(0)
+  expect(unlock.stdout).toContain('cleared')
+  expect((await login('locked', 'locked-password')).status).toBe(200)
+})

@@ -71,32 +71,86 @@ group('login', () => {
 })
 
 group('throttling', () => {
-  test('the 6th failure per username is 429 with Retry-After, the right password too', async () => {
+  test('the 6th failure for a username from one address is 429 with Retry-After, the right password too', async () => {
     const user = await t.userWith([], 'throttled')
     for (let i = 0; i < 5; i++) {
-      const res = await t.req('POST', '/api/login', { body: { username: 'throttled', password: 'wrong-password' }, peer: `10.1.0.${i}` })
+      const res = await t.req('POST', '/api/login', { body: { username: 'throttled', password: 'wrong-password' }, peer: '10.1.0.1' })
       expect(res.status).toBe(401)
     }
-    const sixth = await t.req('POST', '/api/login', { body: { username: 'THROTTLED', password: 'wrong-password' }, peer: '10.1.1.1' })
+    const sixth = await t.req('POST', '/api/login', { body: { username: 'THROTTLED', password: 'wrong-password' }, peer: '10.1.0.1' })
     expect(sixth.status).toBe(429)
     expect(sixth.body.error.code).toBe('TOO_MANY_REQUESTS')
     const retry = Number(sixth.headers.get('retry-after'))
     expect(retry).toBeGreaterThan(800)
     expect(retry).toBeLessThanOrEqual(900)
-    const right = await t.req('POST', '/api/login', { body: { username: 'throttled', password: user.password }, peer: '10.1.1.2' })
+    const right = await t.req('POST', '/api/login', { body: { username: 'throttled', password: user.password }, peer: '10.1.0.1' })
     expect(right.status).toBe(429)
+    // a stranger's failures do not lock the owner out at the owner's own address
+    const owner = await t.req('POST', '/api/login', { body: { username: 'throttled', password: user.password }, peer: '10.1.0.2' })
+    expect(owner.status).toBe(200)
   })
 
-  test('a success resets the per-username count', async () => {
+  test('of 200 simultaneous guesses from one address, at most 5 are checked: the right one (number 150) gets no token', async () => {
+    const user = await t.userWith([], 'burst')
+    const guesses = Array.from({ length: 200 }, (_, i) => (i === 149 ? user.password : `wrong-password-${i}`))
+    const answers = await Promise.all(guesses.map((password) => t.req('POST', '/api/login', { body: { username: 'burst', password }, peer: '10.5.0.1' })))
+    const statuses = answers.map((a) => a.status)
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5)
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(195)
+    expect(statuses[149]).toBe(429)
+  })
+
+  test('a success resets that username-and-address count', async () => {
     const user = await t.userWith([], 'resets')
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 4; i++) {
-        const res = await t.req('POST', '/api/login', { body: { username: 'resets', password: 'wrong-password' }, peer: `10.2.${round}.${i}` })
+        const res = await t.req('POST', '/api/login', { body: { username: 'resets', password: 'wrong-password' }, peer: '10.2.0.1' })
         expect(res.status).toBe(401)
       }
-      const ok = await t.req('POST', '/api/login', { body: { username: 'resets', password: user.password }, peer: '10.2.9.9' })
+      const ok = await t.req('POST', '/api/login', { body: { username: 'resets', password: user.password }, peer: '10.2.0.1' })
       expect(ok.status).toBe(200)
     }
+  })
+
+  test('setting the password clears the counts', async () => {
+    const user = await t.userWith([], 'reset-clears')
+    for (let i = 0; i < 5; i++) await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: 'wrong-password' }, peer: '10.6.0.1' })
+    expect((await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: user.password }, peer: '10.6.0.1' })).status).toBe(429)
+    expect((await t.req('PUT', `/api/users/${user.id}`, { token: t.adminToken, body: { password: 'brand-new-password' } })).status).toBe(200)
+    expect((await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: 'brand-new-password' }, peer: '10.6.0.1' })).status).toBe(200)
+  })
+
+  test('an over-long username or password is a bad credential answered at once, not counted', async () => {
+    const user = await t.userWith([], 'longpw')
+    for (const body of [{ username: 'x'.repeat(65), password: 'whatever-pw' }, { username: 'longpw', password: 'p'.repeat(1025) }, { username: 'u'.repeat(1_000_000), password: 'p' }]) {
+      const started = performance.now()
+      const res = await t.req('POST', '/api/login', { body, peer: '10.7.0.1' })
+      expect(res.status).toBe(401)
+      expect(performance.now() - started).toBeLessThan(500)
+    }
+    for (let i = 0; i < 10; i++) await t.req('POST', '/api/login', { body: { username: 'longpw', password: 'p'.repeat(2000) }, peer: '10.7.0.1' })
+    expect((await t.req('POST', '/api/login', { body: { username: 'longpw', password: user.password }, peer: '10.7.0.1' })).status).toBe(200)
+  })
+
+  test('a login that verified the old password while a reset was made gets no lasting session (40 races)', async () => {
+    const user = await t.userWith([], 'racer')
+    let password = user.password
+    let refused = 0
+    for (let i = 0; i < 40; i++) {
+      const next = `new-password-${i}`
+      const [login, reset] = await Promise.all([
+        t.req('POST', '/api/login', { body: { username: 'racer', password }, peer: `10.8.${i}.1` }),
+        t.req('PUT', `/api/users/${user.id}`, { token: t.adminToken, body: { password: next } }),
+      ])
+      expect(reset.status).toBe(200)
+      if (login.status === 200) expect((await t.req('GET', '/api/me', { token: login.body.token })).status).toBe(401)
+      else {
+        expect(login.status).toBe(401)
+        refused++
+      }
+      password = next
+    }
+    expect(refused).toBeGreaterThan(0) // the race really happened
   })
 
   test('the 21st failure from one address within a minute is 429; other addresses are not affected', async () => {
@@ -109,6 +163,17 @@ group('throttling', () => {
     expect(Number(blocked.headers.get('retry-after'))).toBeLessThanOrEqual(60)
     const other = await t.req('POST', '/api/login', { body: ADMIN, peer: '10.3.0.2' })
     expect(other.status).toBe(200)
+  })
+
+  test('behind a trusted proxy a client cannot choose its own address: 30 guesses with forged hops are throttled', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 30; i++) {
+      // nginx appends the address it received from to whatever the client sent
+      const res = await t.req('POST', '/api/login', { body: { username: 'admin', password: 'wrong-password' }, peer: '10.9.9.9', headers: { 'x-forwarded-for': `192.0.2.${i}, 203.0.113.77` } })
+      statuses.push(res.status)
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401])
+    expect(statuses.slice(5).every((s) => s === 429)).toBe(true)
   })
 
   test('X-Forwarded-For counts only from a trusted proxy', async () => {

@@ -33,7 +33,8 @@ async function setup() {
     verifyDummy: async () => void calls.dummy++,
   }
   const clock = () => new Date(now)
-  const throttle = createLoginThrottle({ maxFailures: 100, windowMs: 60_000 }, { maxFailures: 100, windowMs: 60_000 })
+  const limit = { maxFailures: 100, windowMs: 60_000 }
+  const throttle = createLoginThrottle({ perUserAddress: limit, perAddress: limit, perUser: limit })
   const auth = createAuthService(store, hasher, throttle, { tokenTtlSeconds: 3600, now: clock })
   const sessions = createSessionService(store, clock)
   const users = createUserService(store, hasher, clock)
