@@ -1,6 +1,23 @@
-/** The one test for "a JSON object": not null, not an array (request bodies, documents, state files). */
+/** What flagd accepts as a JSON object: not null, not an array, and no prototype-changing keys. */
 
 /** True when `v` is a JSON object. */
 export function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * Paths of `__proto__`, `constructor` or `prototype` keys anywhere in a parsed JSON value. Such keys
+ * are refused in every request body and document (contract §1): spread or merged into an object,
+ * they would change its prototype instead of being refused as unknown fields.
+ */
+export function forbiddenKeys(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
+  if (depth > 64 || typeof value !== 'object' || value === null) return out
+  for (const key of Object.keys(value)) {
+    const here = path ? `${path}.${key}` : key
+    if (FORBIDDEN_KEYS.has(key)) out.push(here)
+    else forbiddenKeys((value as Record<string, unknown>)[key], here, out, depth + 1)
+  }
+  return out
 }

@@ -8,11 +8,10 @@ import type { FieldProblem } from './errors.ts'
 import { validateDefinition } from './flag-definition.ts'
 import { indexNames, nameProblem } from './flag-name.ts'
 import { definitionOf, type Flag, type FlagDefinition } from './flag.ts'
-import { isJsonObject as isObject } from './json-object.ts'
+import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
 import { utcStamp } from './utc-stamp.ts'
 
 export const EXPORT_VERSION = '1.0.0'
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 const TOP_LEVEL = ['environment', 'version', 'createdAt', 'flags']
 const FLAGFLOW_FIELDS = ['regExp', 'tagValues', 'chanceBPercent', 'allowEmpty', 'isKillSwitch']
 const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/
@@ -62,17 +61,6 @@ export function exportText(document: ExportDocument): string {
 /** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
 export function exportFileName(environment: string, at: Date): string {
   return `flagd_migration_${environment}_${utcStamp(at)}.json`
-}
-
-/** Paths of `__proto__`, `constructor` or `prototype` keys anywhere in a value. */
-export function forbiddenKeys(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
-  if (depth > 64 || typeof value !== 'object' || value === null) return out
-  for (const key of Object.keys(value)) {
-    const here = path ? `${path}.${key}` : key
-    if (FORBIDDEN_KEYS.has(key)) out.push(here)
-    else forbiddenKeys((value as Record<string, unknown>)[key], here, out, depth + 1)
-  }
-  return out
 }
 
 /** Rewrites a flag written with FlagFlow's own field names into flagd's (contract §6.4). */

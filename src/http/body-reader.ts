@@ -1,10 +1,12 @@
 /**
  * Reads a JSON request body under the contract's rules (§1): JSON content type or 415, size limit
  * or 413 (counted while streaming, so a lying or absent Content-Length cannot get past it), valid
- * UTF-8 and JSON or 400, nesting at most 32 levels or 400.
+ * UTF-8 and JSON or 400, nesting at most 32 levels or 400, no `__proto__`, `constructor` or
+ * `prototype` key anywhere or 400.
  */
 
-import { AppError, InvalidError } from '../domain/errors.ts'
+import { AppError, InvalidError, ValidationFailedError } from '../domain/errors.ts'
+import { forbiddenKeys } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
 
 export const MAX_JSON_DEPTH = 32
@@ -56,9 +58,13 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
     throw new InvalidError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body', `nested deeper than ${MAX_JSON_DEPTH} levels`)
   }
+  let body: unknown
   try {
-    return JSON.parse(text)
+    body = JSON.parse(text)
   } catch {
     throw new InvalidError('request body is not valid JSON', 'body', 'not valid JSON')
   }
+  const forbidden = forbiddenKeys(body)
+  if (forbidden.length > 0) throw new ValidationFailedError(forbidden.slice(0, 1000).map((field) => ({ field, reason: 'this key is not allowed' })))
+  return body
 }

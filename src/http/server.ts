@@ -85,7 +85,10 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   const logError = deps.logError ?? ((id, err) => console.error(`request ${id} failed:`, err))
   let allowed: (path: string) => string[] = () => []
 
-  const app = new Elysia({ normalize: false })
+  // Elysia by default finds the path at the first '/' after index 11, assuming a host of at least 4
+  // characters: with `Host: x`, /zz/api/flags/... was routed as /api/flags/.... Routing must depend on
+  // the path alone (contract §1), so it searches from just after 'http://' (Bun.serve here speaks http).
+  const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
     .onParse(() => DEFERRED_BODY)
     .onError(({ code, error, request }) => {
       if (error instanceof AppError) return errorResponse(error)

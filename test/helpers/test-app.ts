@@ -31,6 +31,8 @@ export interface ReqOptions {
   token?: string
   headers?: Record<string, string>
   peer?: string
+  /** The Host the request is sent to (its URL's host), `localhost` by default. */
+  host?: string
 }
 
 /** A test response: status, headers, and the parsed JSON body (or text). */
@@ -74,7 +76,7 @@ export async function createTestApp(
       headers['content-type'] ??= 'application/json'
     }
     if (o.token) headers.authorization = `Bearer ${o.token}`
-    const res = await app.http.handle(new Request(`http://localhost${path}`, { method, headers, body }), o.peer ?? '127.0.0.1')
+    const res = await app.http.handle(new Request(`http://${o.host ?? 'localhost'}${path}`, { method, headers, body }), o.peer ?? '127.0.0.1')
     const text = await res.text()
     let parsed: unknown = text
     try {

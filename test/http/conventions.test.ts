@@ -157,3 +157,34 @@ group('health (§10)', () => {
     expect(res.body).toEqual({ status: 'ok', version: expect.any(String), flags: 0 })
   })
 })
+
+group('routing depends on the path alone (§1)', () => {
+  test.each(['x', 'ab', 'api', 'a.b', 'h'.repeat(300), '127.0.0.1:8080', '[::1]:8080'])('Host %s', async (host) => {
+    const created = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'host/f0002', type: 'BOOLEAN' } })
+    expect([201, 409]).toContain(created.status)
+    // a prefix before /api must never reach the API, whatever the Host
+    const del = await t.req('DELETE', '/zz/api/flags/host/f0002', { token: t.adminToken, host })
+    expect(del.status).toBe(404)
+    expect((await t.req('GET', '/ab/migration/export', { host })).status).toBe(404)
+    const got = await t.req('GET', '/api/flags/host/f0002', { token: t.adminToken, host })
+    expect(got.status).toBe(200)
+    expect(got.body.name).toBe('host/f0002')
+  })
+})
+
+group('prototype keys are refused in every body (§1)', () => {
+  test.each<[string, string, string, string]>([
+    ['PUT', '/api/flags/proto/f', '{"__proto__":{"value":true}}', '__proto__'],
+    ['PUT', '/api/flags/proto/f', '{"description":"x","constructor":{"prototype":{}}}', 'constructor'],
+    ['POST', '/api/flags', '{"name":"proto/g","type":"BOOLEAN","x":{"prototype":1}}', 'x.prototype'],
+    ['POST', '/api/users', '{"username":"u1","password":"password1","__proto__":{}}', '__proto__'],
+    ['POST', '/api/login', '{"username":"admin","password":"admin-password","__proto__":{}}', '__proto__'],
+  ])('%s %s %s → 400 naming %s, nothing changes', async (method, path, raw, field) => {
+    await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'proto/f', type: 'BOOLEAN' } })
+    const before = (await t.req('GET', '/api/flags', { token: t.adminToken })).text
+    const res = await t.req(method, path, { token: t.adminToken, rawBody: raw, headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.details.field).toBe(field)
+    expect((await t.req('GET', '/api/flags', { token: t.adminToken })).text).toBe(before)
+  })
+})
