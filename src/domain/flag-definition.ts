@@ -7,7 +7,7 @@
 
 import type { FieldProblem } from './errors.ts'
 import { COMMON_FIELDS, CONSTRAINT_FIELDS, definitionOf, isFlagType, TYPE_CONSTRAINTS, zeroValue, FLAG_TYPES, type FlagConstraints, type FlagDefinition, type FlagType } from './flag.ts'
-import { compilePattern, PATTERN_MAX, patternMatches } from './regex-pattern.ts'
+import { compilePattern, newCheckBudget, PATTERN_MAX, patternMatches, type CheckBudget } from './regex-pattern.ts'
 
 export const STRING_VALUE_MAX = 65_536
 export const DESCRIPTION_MAX = 4_096
@@ -22,6 +22,8 @@ export interface ValidateOptions {
   ignoreFields?: readonly string[]
   /** Import files may carry a `value` beside `valueExists: false`; it is then ignored. */
   valueBesideFalse?: 'error' | 'ignore'
+  /** What pattern checks may spend; shared by every flag of one document (default: a fresh one). */
+  budget?: CheckBudget
 }
 
 /** The result: a normalised definition, or every problem found. */
@@ -40,7 +42,7 @@ const length = (s: string) => {
 }
 
 /** Why `v` is not a valid value of a flag with these constraints, or `undefined`. */
-export function valueProblem(type: FlagType, v: unknown, c: FlagConstraints): string | undefined {
+export function valueProblem(type: FlagType, v: unknown, c: FlagConstraints, budget: CheckBudget = newCheckBudget()): string | undefined {
   switch (type) {
     case 'BOOLEAN':
       return typeof v === 'boolean' ? undefined : 'must be true or false'
@@ -55,8 +57,11 @@ export function valueProblem(type: FlagType, v: unknown, c: FlagConstraints): st
       if (n > STRING_VALUE_MAX) return `must be at most ${STRING_VALUE_MAX} characters`
       if (c.maxLength !== undefined && n > c.maxLength) return `is ${n} characters, above maxLength ${c.maxLength}`
       if (c.regexPattern !== undefined) {
-        const re = compilePattern(c.regexPattern)
-        if (typeof re !== 'string' && !patternMatches(re, v)) return `${show(v)} does not match regexPattern ${show(c.regexPattern)}`
+        const re = compilePattern(c.regexPattern, budget)
+        if (typeof re === 'string') return undefined // the pattern itself is reported
+        const matched = patternMatches(re, v, budget)
+        if (typeof matched === 'string') return matched
+        if (!matched) return `${show(v)} does not match regexPattern ${show(c.regexPattern)}`
       }
       return undefined
     }
@@ -96,7 +101,7 @@ function enumValuesProblem(v: unknown): string | undefined {
 }
 
 /** Checks the constraint fields of a type; fills `out` with the valid ones. */
-function checkConstraints(type: FlagType, input: Record<string, unknown>, out: FlagConstraints, problem: (f: string, r: string) => void): void {
+function checkConstraints(type: FlagType, input: Record<string, unknown>, out: FlagConstraints, budget: CheckBudget, problem: (f: string, r: string) => void): void {
   const allowed = TYPE_CONSTRAINTS[type]
   for (const key of allowed) {
     if (!has(input, key)) continue
@@ -120,7 +125,7 @@ function checkConstraints(type: FlagType, input: Record<string, unknown>, out: F
         if (typeof v !== 'string') problem(key, 'must be a string')
         else if (length(v) > PATTERN_MAX) problem(key, `must be at most ${PATTERN_MAX} characters`)
         else {
-          const re = compilePattern(v)
+          const re = compilePattern(v, budget)
           typeof re === 'string' ? problem(key, re) : (out.regexPattern = v)
         }
         break
@@ -169,7 +174,8 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
     else description = d
   }
   const constraints: FlagConstraints = {}
-  checkConstraints(flagType, input, constraints, problem)
+  const budget = options.budget ?? newCheckBudget()
+  checkConstraints(flagType, input, constraints, budget, problem)
   // Values are checked against the constraints that are valid; without valid enumValues an ENUM or
   // TAG value cannot be judged, so it is not (the enumValues problem is reported instead).
   const valuesCheckable = (flagType !== 'ENUM' && flagType !== 'TAG') || constraints.enumValues !== undefined
@@ -194,10 +200,10 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
     ...constraints,
   }
   if (valuesCheckable) {
-    const why = valueProblem(flagType, definition.defaultValue, constraints)
+    const why = valueProblem(flagType, definition.defaultValue, constraints, budget)
     if (why) problem('defaultValue', has(input, 'defaultValue') ? why : `defaults to ${show(definition.defaultValue)}, which breaks the constraints: ${why}`)
     if (valueExists && value !== undefined) {
-      const whyValue = valueProblem(flagType, value, constraints)
+      const whyValue = valueProblem(flagType, value, constraints, budget)
       if (whyValue) problem('value', whyValue)
     }
   }

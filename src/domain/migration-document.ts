@@ -6,6 +6,7 @@
 
 import type { FieldProblem } from './errors.ts'
 import { validateDefinition } from './flag-definition.ts'
+import { newCheckBudget } from './regex-pattern.ts'
 import { indexNames, nameProblem } from './flag-name.ts'
 import { definitionOf, type Flag, type FlagDefinition } from './flag.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
@@ -109,6 +110,7 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
     problem('createdAt', 'must be an ISO 8601 timestamp')
   }
   const flags = new Map<string, FlagDefinition>()
+  const budget = newCheckBudget() // one for the whole document: many costly flags cannot add up
   if (!Object.hasOwn(raw, 'flags')) problem('flags', 'required')
   else if (!isObject(raw.flags)) problem('flags', 'must be an object keyed by flag name')
   else {
@@ -121,7 +123,7 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
         continue
       }
       const input = fromFlagFlow(value, (field, reason) => problem(`${prefix}${field}`, reason))
-      const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore' })
+      const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore', budget })
       if (!result.ok) problems.push(...result.problems)
       else if (!whyName) flags.set(name, result.definition)
     }

@@ -6,6 +6,7 @@
 
 import type { FieldProblem } from './errors.ts'
 import { valueProblem } from './flag-definition.ts'
+import { newCheckBudget } from './regex-pattern.ts'
 import { indexNames } from './flag-name.ts'
 import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition } from './flag.ts'
 
@@ -41,6 +42,7 @@ export function planImport(current: ReadonlyMap<string, Flag>, incoming: Readonl
   const changes: PlannedChange[] = []
   const problems: FieldProblem[] = []
   let unchanged = 0
+  const budget = newCheckBudget() // kept values are checked against new patterns: one budget for all
   for (const name of [...incoming.keys()].sort()) {
     const wanted = incoming.get(name) as FlagDefinition
     const existing = current.get(name)
@@ -52,7 +54,7 @@ export function planImport(current: ReadonlyMap<string, Flag>, incoming: Readonl
     if (values === 'keep') {
       next = definitionOf({ ...wanted, valueExists: existing.valueExists, ...(existing.valueExists ? { value: existing.value } : {}) } as FlagDefinition)
       if (existing.valueExists) {
-        const why = valueProblem(wanted.type, existing.value, wanted)
+        const why = valueProblem(wanted.type, existing.value, wanted, budget)
         if (why) problems.push({ field: `flags.${name}.value`, reason: `the kept value breaks the new definition: ${why}` })
       }
     }

@@ -1,0 +1,82 @@
+/**
+ * Pattern checks never stall the service (contract §5.3): a pattern whose program is too large is
+ * refused, and every request, document or file checks within a budget. Each scenario is timed, and
+ * /health is asked while it runs.
+ */
+
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+const EVIL = `(?i)${'[a-z]{0,100}'.repeat(80)}X` // 965 characters, legal RE2, 16,003 instructions
+const LONG = 'a'.repeat(65_536)
+const doc = (flags: Record<string, unknown>) => ({ environment: 'e', version: '1.0.0', createdAt: new Date().toISOString(), flags })
+
+/** Runs `request` and asks /health meanwhile; returns the answer and both durations. */
+async function timed(request: () => Promise<{ status: number; body: any }>) {
+  const started = performance.now()
+  const pending = request().then((r) => ({ r, ms: performance.now() - started }))
+  await Bun.sleep(1)
+  const healthStarted = performance.now()
+  expect((await t.req('GET', '/health')).status).toBe(200)
+  const healthMs = performance.now() - healthStarted
+  const { r, ms } = await pending
+  return { res: r, ms, healthMs }
+}
+
+test('the 965-character pattern from the attack is refused as too large, at once', async () => {
+  const { res, ms, healthMs } = await timed(() => t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/a', type: 'STRING', regexPattern: EVIL, defaultValue: 'X' } }))
+  expect(res.status).toBe(400)
+  expect(res.body.error.details.field).toBe('regexPattern')
+  expect(res.body.error.details.reason).toContain('too large to check quickly')
+  expect(ms).toBeLessThan(1000)
+  expect(healthMs).toBeLessThan(1000)
+})
+
+test('the costliest check the budget allows answers, and /health with it, within a second', async () => {
+  // 243 instructions x 65,537 positions: just under the budget; about 0.4 s of matching here
+  const { res, ms, healthMs } = await timed(() => t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/b', type: 'STRING', regexPattern: '(?i)[a-z]{0,120}X', defaultValue: 'X', value: LONG } }))
+  expect(res.status).toBe(400)
+  expect(res.body.error.details.reason).toContain('does not match regexPattern')
+  expect(ms).toBeLessThan(1000)
+  expect(healthMs).toBeLessThan(1000)
+})
+
+test('a check over the budget is refused without being run', async () => {
+  const { res, ms } = await timed(() => t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/c', type: 'STRING', regexPattern: '(?i)[a-z]{0,100}[a-z]{0,100}X', defaultValue: 'X', value: LONG } }))
+  expect(res.status).toBe(400)
+  expect(res.body.error.details.reason).toContain('cannot be checked against regexPattern quickly enough')
+  expect(ms).toBeLessThan(200)
+})
+
+test('a dry-run import with four attack flags is refused at once and changes nothing', async () => {
+  const flags: Record<string, unknown> = {}
+  for (let i = 0; i < 4; i++) flags[`evil/f${i}`] = { type: 'STRING', regexPattern: `${EVIL}${i}`, defaultValue: LONG }
+  const { res, ms, healthMs } = await timed(() => t.req('PUT', '/api/migrations?dryRun=true', { token: t.adminToken, body: doc(flags) }))
+  expect(res.status).toBe(400)
+  expect(ms).toBeLessThan(1500)
+  expect(healthMs).toBeLessThan(1500)
+})
+
+test('a document of 300 distinct costly patterns runs out of budget instead of stalling', async () => {
+  const flags: Record<string, unknown> = {}
+  for (let i = 0; i < 300; i++) flags[`costly/f${i}`] = { type: 'STRING', regexPattern: `[a-z]{0,90}${'b'.repeat(i % 50)}Y${i}`, defaultValue: `${'a'.repeat(20_000)}Y${i}` }
+  const { res, ms, healthMs } = await timed(() => t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc(flags) }))
+  expect(res.status).toBe(400)
+  expect(JSON.stringify(res.body.error.details.errors)).toContain('quickly')
+  expect(ms).toBeLessThan(1500)
+  expect(healthMs).toBeLessThan(1500)
+  expect((await t.req('GET', '/api/flags?prefix=costly/', { token: t.adminToken })).body).toEqual([])
+})
+
+test('ordinary patterns on long values still work', async () => {
+  const res = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'ok/long', type: 'STRING', regexPattern: '^a+$', defaultValue: LONG } })
+  expect(res.status).toBe(201)
+  const uuid = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+  expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'ok/uuid', type: 'STRING', regexPattern: uuid, defaultValue: '123e4567-e89b-12d3-a456-426614174000' } })).status).toBe(201)
+})
