@@ -25,7 +25,7 @@ export interface Config {
     loginMaxFailuresPerAddress: number
     loginAddressWindowSeconds: number
   }
-  limits: { bodyBytes: number; importBytes: number }
+  limits: { bodyBytes: number; importBytes: number; maxFlags: number }
   import: {
     watchDir: string | undefined
     mode: 'merge' | 'replace'
@@ -143,6 +143,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'auth.loginAddressWindowSeconds', default: 60, parse: integer(1, 86400), doc: 'Sliding window for the per-address count.' },
   { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },
   { path: 'limits.importBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest body of PUT /api/migrations.' },
+  { path: 'limits.maxFlags', default: 100_000, parse: integer(1, 10_000_000), doc: 'Most flags the service holds; a create or import past it is refused (400).' },
   { path: 'import.watchDir', default: undefined, parse: optionalText, doc: 'Drop folder for migration files (default <dataDir>/import).' },
   { path: 'import.mode', default: 'merge', parse: oneOf('merge', 'replace'), doc: 'Import mode for dropped files.' },
   { path: 'import.values', default: 'overwrite', parse: oneOf('overwrite', 'keep'), doc: 'Value handling for dropped files.' },

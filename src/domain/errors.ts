@@ -52,15 +52,19 @@ function summarize(problems: FieldProblem[]): string {
   return `${problems.length} problems: ${shown.join('; ')}${more}`
 }
 
+/** At most this many problems are listed in `details.errors`; `details.errorCount` gives the total. */
+export const MAX_LISTED_PROBLEMS = 1000
+
 /** Several input problems reported at once (import documents, flag definitions). */
 export class ValidationFailedError extends AppError {
   constructor(readonly problems: FieldProblem[], message?: string) {
     const first = problems[0]
-    super(
-      'INVALID_REQUEST',
-      message ?? summarize(problems),
-      first ? { field: first.field, reason: first.reason, errors: problems } : { errors: problems },
-    )
+    const errors = problems.slice(0, MAX_LISTED_PROBLEMS)
+    super('INVALID_REQUEST', message ?? summarize(problems), {
+      ...(first ? { field: first.field, reason: first.reason } : {}),
+      errors,
+      errorCount: problems.length,
+    })
   }
 }
 

@@ -59,6 +59,17 @@ export function exportText(document: ExportDocument): string {
   return `${JSON.stringify(document, null, 2)}\n`
 }
 
+/** The `flags` member of an export's file text, indented as `exportText` places it. */
+export function exportFlagsText(flags: readonly Flag[]): string {
+  return JSON.stringify(buildExportDocument(flags, '', new Date(0)).flags, null, 2).replaceAll('\n', '\n  ')
+}
+
+/** The same text as `exportText`, around a `flags` part made once by `exportFlagsText`. */
+export function exportTextWithFlags(environment: string, at: Date, flagsText: string): string {
+  const head = JSON.stringify({ environment, version: EXPORT_VERSION, createdAt: at.toISOString() }, null, 2)
+  return `${head.slice(0, -2)},\n  "flags": ${flagsText}\n}\n`
+}
+
 /** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
 export function exportFileName(environment: string, at: Date): string {
   return `flagd_migration_${environment}_${utcStamp(at)}.json`

@@ -51,6 +51,11 @@ function expectRevision(tx: Tx, flag: Flag, ifMatch: IfMatch | undefined): void 
   tx.expect('flags', flag.id, wanted, `flag ${flag.name}`)
 }
 
+/** The message when a change would take the service past `limits.maxFlags`. */
+export function flagLimitMessage(maxFlags: number): string {
+  return `the service holds at most ${maxFlags} flags (limits.maxFlags); delete flags or raise the limit`
+}
+
 /** Throws 409 unless `name` is free for a flag (`ignore`: the flag being renamed). */
 export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string): void {
   if (snapshot.flags.has(name) && name !== ignore) throw new ConflictError(`flag ${name} already exists`, { field: 'name' })
@@ -62,7 +67,7 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
 }
 
 /** Creates the flag service over a store. */
-export function createFlagService(store: Store, now: () => Date = () => new Date()): FlagService {
+export function createFlagService(store: Store, maxFlags: number, now: () => Date = () => new Date()): FlagService {
   const read = createFlagReadModel(store)
 
   return {
@@ -89,6 +94,7 @@ export function createFlagService(store: Store, now: () => Date = () => new Date
       if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
       const name = body.name as string
       const out = await store.transact(commitMeta(caller), (tx) => {
+        if (tx.read.flags.size >= maxFlags) throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
         checkFreeName(tx.read, name)
         const at = now().toISOString()
         const flag: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }

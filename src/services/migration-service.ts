@@ -10,11 +10,12 @@
 import { requirePermission } from '../domain/access-policy.ts'
 import { NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
-import { buildExportDocument, exportFileName, exportText, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
+import { buildExportDocument, exportFileName, exportFlagsText, exportText, exportTextWithFlags, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
 import { applyPlan, planImport, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
+import { flagLimitMessage } from './flag-service.ts'
 import { commitMeta } from './commit-meta.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import { NO_TELEMETRY, type ImportSource, type Telemetry } from './telemetry.ts'
@@ -43,6 +44,8 @@ export type ExportAudience = Principal | 'public'
 /** The migration use cases. */
 export interface MigrationService {
   exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
+  /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
+  exportFile(audience: ExportAudience): { text: string; fileName: string }
   importDocument(caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource): Promise<ImportResult>
   importFromUrl(caller: Caller, url: string, options: ImportOptions): Promise<ImportResult>
 }
@@ -52,6 +55,7 @@ export interface MigrationDeps {
   store: Store
   environment: string
   publicExport: boolean
+  maxFlags: number
   remote: RemoteFetchOptions
   now?: () => Date
   telemetry?: Telemetry
@@ -103,6 +107,11 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
     const planned = planImport(current.flags, incoming, options.mode, options.values)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
+    const count = (action: string) => planned.changes.filter((c) => c.action === action).length
+    const after = current.flags.size + count('create') - count('delete')
+    if (after > deps.maxFlags) {
+      throw new ValidationFailedError([{ field: 'flags', reason: `the import would leave ${after} flags: ${flagLimitMessage(deps.maxFlags)}` }])
+    }
     return planned
   }
 
@@ -127,13 +136,26 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     })
   }
 
+  const authorizeExport = (audience: ExportAudience) => {
+    if (audience === 'public') {
+      if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')
+    } else requirePermission(audience, 'migration:read')
+  }
+  let flagsText: { revision: number; text: string } | undefined
+
   return {
     exportDocument(audience) {
-      if (audience === 'public') {
-        if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')
-      } else requirePermission(audience, 'migration:read')
+      authorizeExport(audience)
       const at = now()
       return { document: buildExportDocument(sortedFlags(store.committed()), environment, at), fileName: exportFileName(environment, at) }
+    },
+    exportFile(audience) {
+      authorizeExport(audience)
+      const snapshot = store.committed()
+      const revision = snapshot.revisionOf('flags')
+      if (flagsText?.revision !== revision) flagsText = { revision, text: exportFlagsText(sortedFlags(snapshot)) }
+      const at = now()
+      return { text: exportTextWithFlags(environment, at, flagsText.text), fileName: exportFileName(environment, at) }
     },
     importDocument: (caller, raw, options, source) => reported(source, () => applyDocument(caller, raw, options, source)),
     importFromUrl(caller, url, options) {

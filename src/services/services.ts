@@ -44,12 +44,13 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   })
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
-    flags: createFlagService(store, now),
+    flags: createFlagService(store, config.limits.maxFlags, now),
     migrations: createMigrationService({
       store,
       now,
       environment: config.environment,
       publicExport: config.publicExport,
+      maxFlags: config.limits.maxFlags,
       telemetry: options.telemetry,
       remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
     }),

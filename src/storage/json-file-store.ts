@@ -213,7 +213,7 @@ class JsonFileStore implements Store {
       try {
         for (const entry of batch.entries) {
           const written: string[] = []
-          for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text))
+          for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text, 50, this.options.writer))
           names.push(written)
         }
         this.touchedSinceWrite = false

@@ -1,7 +1,6 @@
 /** Export and import of flags (contract §6): /api/migrations*, and the public /migration/export. */
 
 import { Elysia, type Static } from 'elysia'
-import { exportText } from '../../domain/migration-document.ts'
 import type { ExportAudience, ImportOptions, MigrationService } from '../../services/migration-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
 import { callerOf, principalOf } from '../request-context.ts'
@@ -39,8 +38,8 @@ const exportDoc = (access: 'public' | 'migration:read') =>
 export function migrationRoutes(deps: MigrationRouteDeps) {
   const { migrations } = deps
   const exportResponse = (audience: ExportAudience) => {
-    const { document, fileName } = migrations.exportDocument(audience)
-    return new Response(exportText(document), {
+    const { text, fileName } = migrations.exportFile(audience)
+    return new Response(text, {
       headers: { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"` },
     })
   }
