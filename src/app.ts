@@ -3,7 +3,7 @@
  * Listening (`http/listener.ts`) and the first admin (`services/first-admin.ts`) are `serve`'s.
  */
 
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
 import { createAdminService, type AdminApi } from './services/admin-service.ts'
@@ -16,7 +16,7 @@ import type { Config } from './config.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createTokenService } from './http/token-service.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
-import { openJsonFileStore } from './storage/json-file-store.ts'
+import { openJsonFileStore, stateFilePath } from './storage/json-file-store.ts'
 import type { FileWriter } from './storage/durable-text-file.ts'
 import type { Store } from './storage/store.ts'
 import { loadOrCreateSecret } from './storage/secret-file.ts'
@@ -126,10 +126,28 @@ export async function openServices(config: Config): Promise<{ services: Services
 }
 
 /**
+ * Admin commands never create a data directory or an empty state by accident (contract §11): they
+ * refuse a directory that does not exist or holds no state file, naming it and how to point at the
+ * right one. `mayInitialise` (only `flagd user add`) allows an existing, empty directory, and says so.
+ */
+function checkExistingState(dataDir: string, mayInitialise: boolean): void {
+  const how = 'point at the daemon\'s data directory with --data-dir or --config (or FLAGD_DATA_DIR), or run commands from the directory that holds flagd.config.ts'
+  if (!existsSync(dataDir)) throw new Error(`no flagd data directory at ${dataDir} (it does not exist); ${how}`)
+  if (existsSync(stateFilePath(dataDir))) return
+  // a fresh clone's data/ holds only .gitkeep: dotfiles do not make a directory non-empty
+  if (mayInitialise && readdirSync(dataDir).every((name) => name.startsWith('.'))) {
+    console.error(`flagd: initialising a new, empty flagd state in ${dataDir}`)
+    return
+  }
+  throw new Error(`${dataDir} holds no flagd state (no flagd.json)${mayInitialise ? ' and is not empty' : ''}; ${how}`)
+}
+
+/**
  * The administrator's API for a CLI command: in-process when the data directory is free, or through
  * the running daemon's control socket when a daemon holds it (same service code either way).
  */
-export async function openAdmin(config: Config): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
+export async function openAdmin(config: Config, mayInitialise = false): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
+  checkExistingState(config.dataDir, mayInitialise)
   try {
     const { services, close } = await openServices(config)
     return { admin: createAdminService(services), close, viaDaemon: false }

@@ -36,6 +36,34 @@ export interface LoadConfigOptions {
   cwd?: string
   env?: Record<string, string | undefined>
   flags?: { host?: string | undefined; port?: string | undefined; dataDir?: string | undefined }
+  /** Where warnings go (an unknown FLAGD_* variable); stderr by default. */
+  warn?: (message: string) => void
+}
+
+/** Variables flagd reads that are not configuration keys. */
+const OTHER_VARIABLES = new Set(['FLAGD_ADMIN_USERNAME', 'FLAGD_ADMIN_PASSWORD'])
+
+/** Edit distance, to name the key a misspelt variable probably meant. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length] as number
+}
+
+/** Warnings for FLAGD_* variables that configure nothing (a typo such as FLAGD_PROT must not pass silently). */
+export function unknownVariables(env: Record<string, string | undefined>): string[] {
+  const known = [...CONFIG_KEYS.map((k) => envName(k.path)), ...OTHER_VARIABLES]
+  return Object.keys(env)
+    .filter((name) => name.startsWith('FLAGD_') && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const closest = known.reduce((best, k) => (distance(name, k) < distance(name, best) ? k : best))
+      return `environment variable ${name} is not a flagd setting and is ignored; did you mean ${closest}?`
+    })
 }
 
 /** The default config file looked for in the working directory. */
@@ -91,6 +119,8 @@ function deepFreeze<T>(value: T): T {
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
   const cwd = options.cwd ?? process.cwd()
   const env = options.env ?? process.env
+  const warn = options.warn ?? ((message: string) => console.error(`flagd: warning: ${message}`))
+  for (const message of unknownVariables(env)) warn(message)
   let fileValues = new Map<string, unknown>()
   let fileName = DEFAULT_CONFIG_FILE
   if (options.configPath !== undefined) {

@@ -65,3 +65,9 @@ test('a configured secret is used, and no secret file is generated', async () =>
   await t.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
+
+test('an unknown FLAGD_ variable is warned about, naming the closest setting', async () => {
+  const warnings: string[] = []
+  await loadConfig({ cwd: '/srv/flagd', env: { FLAGD_PROT: '9000', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_LOG_LEVEL: 'warn', HOME: '/root' }, warn: (m) => warnings.push(m) })
+  expect(warnings).toEqual(['environment variable FLAGD_PROT is not a flagd setting and is ignored; did you mean FLAGD_PORT?'])
+})

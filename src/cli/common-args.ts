@@ -16,8 +16,12 @@ export function configFromArgs(args: { config?: string | undefined; 'data-dir'?:
 }
 
 /** Runs `work` with the admin API of the configured data directory (daemon running or not). */
-export async function withAdmin<T>(args: Parameters<typeof configFromArgs>[0], work: (admin: AdminApi, viaDaemon: boolean) => Promise<T>): Promise<T> {
-  const { admin, close, viaDaemon } = await openAdmin(await configFromArgs(args))
+export async function withAdmin<T>(
+  args: Parameters<typeof configFromArgs>[0],
+  work: (admin: AdminApi, viaDaemon: boolean) => Promise<T>,
+  options: { mayInitialise?: boolean } = {},
+): Promise<T> {
+  const { admin, close, viaDaemon } = await openAdmin(await configFromArgs(args), options.mayInitialise)
   try {
     return await work(admin, viaDaemon)
   } finally {

@@ -4,7 +4,7 @@ import { defineCommand } from 'citty'
 import type { Server } from 'bun'
 import { rmSync } from 'node:fs'
 import { createApp, type App } from '../app.ts'
-import { listen, type Listener } from '../http/listener.ts'
+import { checkListenHost, listen, type Listener } from '../http/listener.ts'
 import { bootstrapAdmin } from '../services/first-admin.ts'
 import { controlSocketPath, serveControlSocket } from '../control/control-socket.ts'
 import { createAdminService } from '../services/admin-service.ts'
@@ -17,14 +17,17 @@ const SHUTDOWN_GRACE_MS = 10_000
 function untilStopped(listener: Listener, control: Server<undefined> | undefined, app: App): Promise<void> {
   const log = (line: string) => app.logger.info(line)
   return new Promise((resolve) => {
-    let stopping = false
+    let stoppingSince: number | undefined
     const onSignal = (signal: string) => {
-      if (stopping) {
+      // Ctrl-C under `bun run` arrives twice within milliseconds (from the terminal and forwarded
+      // by bun): only a second signal more than a second after the first means "exit now".
+      if (stoppingSince !== undefined && Date.now() - stoppingSince < 1000) return
+      if (stoppingSince !== undefined) {
         log(`${signal} again: exiting now`)
         void app.flushLogs().finally(() => process.exit(1))
         return
       }
-      stopping = true
+      stoppingSince = Date.now()
       log(`${signal}: finishing in-flight requests, then exiting`)
       void listener
         .stop(SHUTDOWN_GRACE_MS)
@@ -53,6 +56,7 @@ export const serveCommand = defineCommand({
   },
   async run({ args }) {
     const config = await configFromArgs(args)
+    await checkListenHost(config.host, config.port)
     const app = await createApp(config)
     const log = (line: string) => app.logger.info(line)
     try {

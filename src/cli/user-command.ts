@@ -30,7 +30,7 @@ const addCommand = defineCommand({
   async run({ args }) {
     const permissions = parsePermissions(args.permissions)
     const password = await readNewPassword(Boolean(args['password-stdin']))
-    const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }))
+    const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }), { mayInitialise: true })
     console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}`)
   },
 })

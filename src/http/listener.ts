@@ -4,6 +4,8 @@
  */
 
 import type { Server } from 'bun'
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import { errorResponse } from './error-handler.ts'
@@ -16,24 +18,44 @@ export interface Listener {
   stop(graceMs: number): Promise<void>
 }
 
+/** Why an address cannot be listened on, as a sentence naming it (contract §11: never bare errno text). */
+export function listenFailure(host: string, port: number, err: unknown): Error {
+  const where = `cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}`
+  const code = (err as NodeJS.ErrnoException)?.code
+  const why: Record<string, string> = {
+    EADDRINUSE: 'the address is already in use by another process (another flagd?); stop it or choose another --port',
+    EADDRNOTAVAIL: `${host} is not an address of this machine, nor a name that resolves to one; check --host`,
+    EINVAL: `${host} is not a valid address or host name; check --host`,
+    EACCES: `this user may not listen on port ${port} (ports below 1024 need privileges); choose a port above 1023`,
+  }
+  return new Error(`${where}: ${(code && why[code]) ?? (err as Error)?.message ?? String(err)}`)
+}
+
+/**
+ * Checks `host` before listening: an IP address, or a name this machine resolves. Bun's own error
+ * for a bad host depends on the port (EINVAL, or EADDRINUSE with port 0), so it cannot name the
+ * cause; this can.
+ */
+export async function checkListenHost(host: string, port: number): Promise<void> {
+  if (isIP(host)) return
+  const bad = (why: string) => new Error(`cannot listen on ${host}:${port}: ${host} ${why}; check --host (or host in the config)`)
+  if (/^[\d.]+$/.test(host)) throw bad('is not a valid address or host name')
+  try {
+    await lookup(host)
+  } catch {
+    throw bad('is not a name this machine can resolve')
+  }
+}
+
 /** Starts listening; bodies above twice the largest limit are cut by Bun itself. */
 export function listen(config: Config, http: HttpApp): Listener {
   let inFlight = 0
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    development: false,
-    maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
-    async fetch(request, srv) {
-      inFlight++
-      try {
-        return await http.handle(request, srv.requestIP(request)?.address ?? 'unknown')
-      } finally {
-        inFlight--
-      }
-    },
-    error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
-  })
+  let server: Server<undefined>
+  try {
+    server = serve(config, http, (delta) => (inFlight += delta))
+  } catch (err) {
+    throw listenFailure(config.host, config.port, err)
+  }
   return {
     server,
     async stop(graceMs) {
@@ -44,4 +66,25 @@ export function listen(config: Config, http: HttpApp): Listener {
       await stopped
     },
   }
+}
+
+function serve(config: Config, http: HttpApp, track: (delta: number) => void): Server<undefined> {
+  return Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    // Bun turns SO_REUSEPORT on by default outside development mode, which let a second daemon
+    // share the port and split requests between two data stores. One daemon per port, always.
+    reusePort: false,
+    development: false,
+    maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
+    async fetch(request, srv) {
+      track(1)
+      try {
+        return await http.handle(request, srv.requestIP(request)?.address ?? 'unknown')
+      } finally {
+        track(-1)
+      }
+    },
+    error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
+  })
 }

@@ -1,18 +1,19 @@
 /** Contract §11 / issue 5: SIGTERM finishes in-flight requests and exits 0; a second signal exits at once. */
 
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterEach, afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Server } from 'bun'
 import { rmSync } from 'node:fs'
-import { startDaemon } from '../helpers/daemon.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { fixtureText } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
+afterEach(killLiveDaemons) // a failed test leaves no daemon running
 let slow: Server<undefined>
 const dirs: string[] = []
 beforeAll(() => {
-  // a remote that takes 1.5 s to answer, so an import from it is in flight when the signal comes
-  slow = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await Bun.sleep(1500), new Response(fixtureText('valid-merge.json'))) })
+  // a remote that takes 2.5 s to answer, so an import from it is in flight when the signals come
+  slow = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await Bun.sleep(2500), new Response(fixtureText('valid-merge.json'))) })
 })
 afterAll(() => {
   slow.stop(true)
@@ -46,11 +47,21 @@ test('SIGTERM lets the in-flight import finish, refuses new connections, and exi
   expect(await d.proc.exited).toBe(0)
 })
 
-test('a second signal exits at once', async () => {
+test('Ctrl-C under bun run (a second signal within a second) is one graceful stop', async () => {
+  const { d, inFlight } = await daemonWithSlowImport()
+  d.proc.kill('SIGINT')
+  await Bun.sleep(5)
+  d.proc.kill('SIGINT')
+  expect((await inFlight).status).toBe(200)
+  expect(await d.proc.exited).toBe(0)
+  expect(d.output()).not.toContain('exiting now')
+})
+
+test('a second signal more than a second after the first exits at once', async () => {
   const { d, inFlight } = await daemonWithSlowImport()
   const settled = inFlight.catch(() => 'connection closed') // the request dies with the process
   d.proc.kill('SIGTERM')
-  await Bun.sleep(50)
+  await Bun.sleep(1100)
   const started = Date.now()
   d.proc.kill('SIGINT')
   expect(await d.proc.exited).not.toBe(0)

@@ -1,13 +1,14 @@
 /** `flagd export`, `flagd import`, `flagd validate` as processes. */
 
-import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { afterEach, afterAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FIXTURES } from '../helpers/fixtures.ts'
-import { runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
+afterEach(killLiveDaemons) // a failed test leaves no daemon running
 const cwd = tempDir()
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
@@ -23,6 +24,34 @@ test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no d
   expect((await runFlagd(['validate', 'missing.json'], { cwd })).stderr).toContain('no such file')
   expect((await runFlagd(['validate'], { cwd })).code).toBe(2)
   expect(() => readFileSync(join(cwd, 'data', 'flagd.json'))).toThrow()
+})
+
+test('admin commands refuse a data directory that does not exist, creating nothing', async () => {
+  const elsewhere = tempDir()
+  try {
+    for (const args of [['import', join(FIXTURES, 'valid-merge.json')], ['export'], ['user', 'list'], ['user', 'passwd', 'x', '--password-stdin']]) {
+      const res = await runFlagd(args, { cwd: elsewhere, stdin: 'some-password' })
+      expect(res.code).toBe(1)
+      expect(res.stderr).toContain(`no flagd data directory at ${join(elsewhere, 'data')}`)
+      expect(res.stderr).toContain('--data-dir')
+    }
+    mkdirSync(join(elsewhere, 'data'))
+    writeFileSync(join(elsewhere, 'data', 'notes.txt'), 'something else')
+    const notState = await runFlagd(['user', 'add', 'x', '--password-stdin'], { cwd: elsewhere, stdin: 'some-password' })
+    expect(notState.code).toBe(1)
+    expect(notState.stderr).toContain('holds no flagd state')
+    expect(readdirSync(join(elsewhere, 'data'))).toEqual(['notes.txt'])
+  } finally {
+    rmSync(elsewhere, { recursive: true, force: true })
+  }
+})
+
+test('user add initialises an existing, empty data directory (a fresh clone has data/.gitkeep), and says so', async () => {
+  mkdirSync(join(cwd, 'data'))
+  writeFileSync(join(cwd, 'data', '.gitkeep'), '')
+  const res = await runFlagd(['user', 'add', 'first', '--password-stdin'], { cwd, stdin: 'first-password' })
+  expect(res.code).toBe(0)
+  expect(res.stderr).toContain('initialising a new, empty flagd state')
 })
 
 test('import (dry run, real, keep) and export on a stopped daemon data directory', async () => {
@@ -58,8 +87,10 @@ test('the daemon imports a file dropped into <dataDir>/import', async () => {
   const deadline = Date.now() + 10_000
   while (readdirSync(join(dir, 'data', 'import', 'processed')).length < 2 && Date.now() < deadline) await Bun.sleep(50)
   expect(readdirSync(join(dir, 'data', 'import', 'processed'))).toHaveLength(2)
-  expect(d.output()).toContain('imported drop.json: 3 created')
+  // the log is buffered (flushed every 200 ms and at exit): read it once the daemon has stopped
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
+  await Bun.sleep(50) // the pipe may lag the exit
+  expect(d.output()).toContain('imported drop.json: 3 created')
   rmSync(dir, { recursive: true, force: true })
 })

@@ -1,11 +1,12 @@
 /** Logs and metrics of a running daemon (issue 5): the fields, the format, and what never appears. */
 
-import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterEach, afterAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { startDaemon } from '../helpers/daemon.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
+afterEach(killLiveDaemons) // a failed test leaves no daemon running
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })

@@ -1,9 +1,9 @@
 /** The daemon as a process: lock, bootstrap, config precedence, graceful stop (contract §11). */
 
-import { afterAll, setDefaultTimeout, describe, expect, test } from 'bun:test'
-import { rmSync, writeFileSync } from 'node:fs'
+import { afterAll, afterEach, setDefaultTimeout, describe, expect, test } from 'bun:test'
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -14,12 +14,51 @@ const dir = () => {
   dirs.push(d)
   return d
 }
+afterEach(killLiveDaemons)
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
 const login = (url: string, username: string, password: string) =>
   fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+
+describe('one daemon per port, and start-up errors that are sentences (§11)', () => {
+  test('a second serve on a port in use exits non-zero naming the address; the first keeps it alone', async () => {
+    const first = await startDaemon(dir())
+    const second = await runFlagd(['serve', '--port', String(first.port)], { cwd: dir() })
+    expect(second.code).not.toBe(0)
+    expect(second.stderr).toContain(`error: cannot listen on 127.0.0.1:${first.port}: the address is already in use`)
+    expect(second.stdout + second.stderr).not.toContain('listening on')
+    for (let i = 0; i < 20; i++) expect((await fetch(`${first.url}/health`)).status).toBe(200)
+  })
+
+  test.each([
+    [['--host', '999.1.1.1'], 'cannot listen on 999.1.1.1:', 'not a valid address or host name'],
+    [['--host', '10.255.255.254'], 'cannot listen on 10.255.255.254:', 'not an address of this machine'],
+  ])('serve %j fails with a sentence naming the address', async (args, where, why) => {
+    const res = await runFlagd(['serve', '--port', '0', ...args], { cwd: dir() })
+    expect(res.code).not.toBe(0)
+    expect(res.stderr).toContain(where)
+    expect(res.stderr).toContain(why)
+    expect(res.stderr).not.toMatch(/E[A-Z]+:/)
+  })
+
+  test('a data directory that is a file fails with a sentence naming it', async () => {
+    const cwd = dir()
+    writeFileSync(join(cwd, 'data'), 'not a directory')
+    const res = await runFlagd(['serve', '--port', '0'], { cwd })
+    expect(res.code).not.toBe(0)
+    expect(res.stderr).toContain(`data directory ${join(cwd, 'data')} is not a directory`)
+    expect(res.stderr).not.toContain('EEXIST')
+  })
+
+  test('an existing 0755 data directory is tightened to 0700', async () => {
+    const cwd = dir()
+    mkdirSync(join(cwd, 'data'), { mode: 0o755 })
+    await startDaemon(cwd)
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)
+  })
+})
 
 describe('one daemon per data directory', () => {
   test('a second serve exits non-zero before binding; the lock dies with kill -9', async () => {

@@ -1,13 +1,16 @@
 /** `flagd user add|list`, `flagd version`, help and exit codes. */
 
-import { afterAll, setDefaultTimeout, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { afterEach, afterAll, setDefaultTimeout, expect, test } from 'bun:test'
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
+afterEach(killLiveDaemons) // a failed test leaves no daemon running
 
 const cwd = tempDir()
+mkdirSync(join(cwd, 'data')) // an existing, empty data directory: `user add` may initialise it
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
 test('user add reads the password from stdin and grants every permission by default', async () => {

@@ -29,6 +29,21 @@ export async function runFlagd(args: string[], options: { cwd: string; env?: Rec
   return { stdout, stderr, code }
 }
 
+/** Daemons started and not yet exited: `killLiveDaemons` (in `afterEach`) stops them even when a test failed. */
+const live = new Set<Subprocess>()
+
+/** Kills every daemon a test started that is still running. */
+export async function killLiveDaemons(): Promise<void> {
+  const procs = [...live]
+  for (const proc of procs) proc.kill('SIGKILL')
+  await Promise.all(procs.map((p) => p.exited))
+}
+
+// the last safety net: a test process that ends leaves no daemon behind
+process.on('exit', () => {
+  for (const proc of live) proc.kill('SIGKILL')
+})
+
 /** A port that was free a moment ago. */
 export function freePort(): number {
   const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
@@ -47,6 +62,8 @@ export async function startDaemon(cwd: string, args: string[] = [], env: Record<
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  live.add(proc)
+  void proc.exited.then(() => live.delete(proc))
   let out = ''
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder()

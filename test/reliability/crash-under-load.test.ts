@@ -4,17 +4,18 @@
  * present, and the restarted daemon leaves no temp file.
  */
 
-import { expect, setDefaultTimeout, test } from 'bun:test'
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { readStateFile } from '../helpers/state-file.ts'
-import { startDaemon } from '../helpers/daemon.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 // 20 rounds by default keep `bun test` quick; .ci/run sets FLAGD_FULL_RELIABILITY for the full 100.
 const ROUNDS = Number(process.env.CRASH_HTTP_ROUNDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 100 : 20))
 const WRITERS = 16
 setDefaultTimeout(600_000)
+afterEach(killLiveDaemons) // a failed test leaves no daemon running
 
 test(`acknowledged writes survive ${ROUNDS} SIGKILLs under ${WRITERS} concurrent writers`, async () => {
   const cwd = tempDir()

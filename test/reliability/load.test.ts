@@ -4,10 +4,12 @@
  * started once the load is over.
  */
 
-import { expect, setDefaultTimeout, test } from 'bun:test'
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
-import { startDaemon } from '../helpers/daemon.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
+
+afterEach(killLiveDaemons) // a failed test leaves no daemon running
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 8))
 const CONNECTIONS = 64
