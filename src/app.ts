@@ -59,7 +59,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   })
   try {
     const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
-    const services = createServices(store, config, { ...options, telemetry: telemetryFor(logger, metrics) })
+    const telemetry = telemetryFor(logger, metrics)
+    const services = createServices(store, config, { ...options, telemetry })
     const tokens = createTokenService(secret)
     const http = createHttpApp({
       config,
@@ -84,6 +85,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       values: config.import.values,
       maxBytes: config.limits.importBytes,
       log: (line) => logger.info(line),
+      telemetry,
     })
     return {
       config,
@@ -112,7 +114,7 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
     loginFailed: () => metrics.loginFailed(),
     importFinished(event) {
       metrics.importFinished(event.source, event.outcome)
-      const fields = { source: event.source, outcome: event.outcome, summary: event.summary, backup: event.backup, error: event.error }
+      const fields = { source: event.source, origin: event.origin, outcome: event.outcome, summary: event.summary, backup: event.backup, error: event.error }
       if (event.outcome === 'failed' || event.outcome === 'invalid') logger.warn(fields, 'import refused')
       else logger.info(fields, 'import')
     },

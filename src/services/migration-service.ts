@@ -46,7 +46,8 @@ export interface MigrationService {
   exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience): { text: string; fileName: string }
-  importDocument(caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource): Promise<ImportResult>
+  /** `origin` (a file name) is named in the log line of the import. */
+  importDocument(caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource, origin?: string): Promise<ImportResult>
   importFromUrl(caller: Caller, url: string, options: ImportOptions): Promise<ImportResult>
 }
 
@@ -91,15 +92,16 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     return run
   }
 
-  const reported = async (source: ImportSource, work: () => Promise<ImportResult>): Promise<ImportResult> => {
+  const reported = async (source: ImportSource, work: () => Promise<ImportResult>, origin?: string): Promise<ImportResult> => {
+    const from = origin === undefined ? {} : { origin }
     try {
       const result = await work()
       const outcome = result.dryRun ? 'dry_run' : result.changes.length === 0 ? 'unchanged' : 'applied'
-      telemetry.importFinished({ source, outcome, summary: result.summary, backup: result.backup })
+      telemetry.importFinished({ source, outcome, summary: result.summary, backup: result.backup, ...from })
       return result
     } catch (err) {
       const invalid = err instanceof ValidationFailedError
-      telemetry.importFinished({ source, outcome: invalid ? 'invalid' : 'failed', error: (err as Error).message })
+      telemetry.importFinished({ source, outcome: invalid ? 'invalid' : 'failed', error: (err as Error).message, ...from })
       throw err
     }
   }
@@ -157,12 +159,16 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const at = now()
       return { text: exportTextWithFlags(environment, at, flagsText.text), fileName: exportFileName(environment, at) }
     },
-    importDocument: (caller, raw, options, source) => reported(source, () => applyDocument(caller, raw, options, source)),
+    importDocument: (caller, raw, options, source, origin) => reported(source, () => applyDocument(caller, raw, options, source), origin),
     importFromUrl(caller, url, options) {
-      return reported('import-url', async () => {
-        requirePermission(caller.principal, 'migration:write')
-        return applyDocument(caller, await fetchRemoteDocument(url, deps.remote), options, 'import-url')
-      })
+      return reported(
+        'import-url',
+        async () => {
+          requirePermission(caller.principal, 'migration:write')
+          return applyDocument(caller, await fetchRemoteDocument(url, deps.remote), options, 'import-url')
+        },
+        url,
+      )
     },
   }
 }

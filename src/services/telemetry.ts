@@ -14,7 +14,8 @@ export type ImportOutcome = 'applied' | 'unchanged' | 'dry_run' | 'invalid' | 'f
 /** The events. */
 export interface Telemetry {
   loginFailed(): void
-  importFinished(event: { source: ImportSource; outcome: ImportOutcome; summary?: Record<string, number>; backup?: string | null; error?: string }): void
+  /** `origin` names the file or URL the document came from, when there is one. */
+  importFinished(event: { source: ImportSource; outcome: ImportOutcome; summary?: Record<string, number>; backup?: string | null; error?: string; origin?: string }): void
 }
 
 /** Telemetry that goes nowhere (tests, CLI). */

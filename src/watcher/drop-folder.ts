@@ -1,26 +1,91 @@
 /**
- * File moves of the drop folder: where a processed or failed file goes (`<UTC YYYYMMDD-HHMMSS>_<name>`,
- * `-2`, `-3`, ... when taken) and the report written beside it. A dropped file is moved, never deleted.
+ * The drop folder's files (contract §7): opening a dropped file safely, and moving it, with a report
+ * beside it, to `processed/` or `failed/` as `<UTC YYYYMMDD-HHMMSS>_<name>` (`-2`, `-3`, … when
+ * taken; shortened when the name would be too long to move). A dropped file is moved, never deleted.
+ * Folders are 0700 and moved files 0600: flag values are readable by the daemon's user only.
  */
 
-import { mkdir, rename, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { chmod, lstat, mkdir, open, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
 
+/** Longest file name most file systems take, in bytes. */
+const NAME_MAX_BYTES = 255
+/**
+ * Room kept for `-NN`, the longest report suffix (`.result.json`) and the temp name the report is
+ * written under first (`.tmp-<pid>-<12 hex>`, see `writeFileAtomic`).
+ */
+const RESERVED_BYTES = 4 + '.result.json'.length + '.tmp-'.length + 10 + 1 + 12
+
 async function exists(path: string): Promise<boolean> {
   try {
-    await stat(path)
+    await lstat(path)
     return true
   } catch {
     return false
   }
 }
 
-/** Creates `processed/` and `failed/` under the drop folder. */
+/** Creates the folder, `processed/` and `failed/` (0700), and tightens existing ones. */
 export async function prepareDropFolder(watchDir: string): Promise<void> {
-  await mkdir(join(watchDir, 'processed'), { recursive: true })
-  await mkdir(join(watchDir, 'failed'), { recursive: true })
+  for (const dir of [watchDir, join(watchDir, 'processed'), join(watchDir, 'failed')]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 })
+    const info = await stat(dir)
+    if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) await chmod(dir, 0o700)
+  }
+}
+
+/** Why a dropped file was refused before it was read (it never is for these). */
+export class RefusedFile extends Error {}
+
+/**
+ * Reads a dropped file without following links and without blocking: it is opened with O_NOFOLLOW
+ * and O_NONBLOCK and checked on the open descriptor, so a file swapped for a symbolic link or a
+ * FIFO between the scan and the read is refused, never followed or waited on. Throws `RefusedFile`
+ * for those and for files over `maxBytes`.
+ */
+export async function readDroppedFile(path: string, maxBytes: number): Promise<Uint8Array> {
+  let handle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedFile('symbolic links are refused; drop the file itself')
+    throw err
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) throw new RefusedFile('not a regular file')
+    if (info.size > maxBytes) throw new RefusedFile(`the file is larger than ${maxBytes} bytes`)
+    const bytes = new Uint8Array(info.size)
+    const { bytesRead } = await handle.read(bytes, 0, info.size, 0)
+    return bytes.subarray(0, bytesRead)
+  } finally {
+    await handle.close()
+  }
+}
+
+/** `name` cut to at most `maxBytes` of UTF-8, never inside a character. */
+function truncateBytes(name: string, maxBytes: number): string {
+  let out = ''
+  let used = 0
+  for (const ch of name) {
+    const size = Buffer.byteLength(ch)
+    if (used + size > maxBytes) break
+    out += ch
+    used += size
+  }
+  return out
+}
+
+/** The stamped name a dropped file is moved to, shortened (keeping its extension) to fit. */
+export function movedName(name: string, at: Date): string {
+  const base = `${utcStamp(at)}_${name}`
+  if (Buffer.byteLength(base) <= NAME_MAX_BYTES - RESERVED_BYTES) return base
+  const dot = base.lastIndexOf('.')
+  const ext = dot > 0 && base.length - dot <= 16 ? base.slice(dot) : ''
+  return `${truncateBytes(base.slice(0, base.length - ext.length), NAME_MAX_BYTES - RESERVED_BYTES - Buffer.byteLength(ext))}${ext}`
 }
 
 /**
@@ -29,12 +94,14 @@ export async function prepareDropFolder(watchDir: string): Promise<void> {
  */
 export async function moveWithReport(watchDir: string, name: string, outcome: 'processed' | 'failed', at: Date, suffix: string, report: unknown): Promise<string> {
   const dir = join(watchDir, outcome)
-  const base = `${utcStamp(at)}_${name}`
+  const base = movedName(name, at)
   const dot = base.lastIndexOf('.')
   const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, '']
   let target = base
   for (let n = 2; (await exists(join(dir, target))) || (await exists(join(dir, `${target}.${suffix}`))); n++) target = `${stem}-${n}${ext}`
   await rename(join(watchDir, name), join(dir, target))
+  const moved = await lstat(join(dir, target))
+  if (!moved.isSymbolicLink()) await chmod(join(dir, target), 0o600)
   await writeFileAtomic(join(dir, `${target}.${suffix}`), `${JSON.stringify(report, null, 2)}\n`)
   return target
 }

@@ -8,14 +8,15 @@
  */
 
 import { watch, type FSWatcher } from 'chokidar'
-import { lstat, readdir, readFile } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AppError } from '../domain/errors.ts'
 import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal } from '../domain/principal.ts'
-import type { MigrationService } from '../services/migration-service.ts'
-import { moveWithReport, prepareDropFolder } from './drop-folder.ts'
+import type { ImportResult, MigrationService } from '../services/migration-service.ts'
+import { moveWithReport, prepareDropFolder, readDroppedFile, RefusedFile } from './drop-folder.ts'
+import { NO_TELEMETRY, type Telemetry } from '../services/telemetry.ts'
 
 /** Settings of the watcher (from config `import.*`). */
 export interface ImportWatcherOptions {
@@ -27,6 +28,8 @@ export interface ImportWatcherOptions {
   maxBytes: number
   now?: () => Date
   log?: (line: string) => void
+  /** Counts files refused before the import engine sees them (the engine counts the rest). */
+  telemetry?: Telemetry
 }
 
 /** A running watcher. */
@@ -45,6 +48,7 @@ interface Seen {
 }
 
 const RESERVED_DIRS = new Set(['processed', 'failed'])
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
 
 function errorReport(err: unknown): { code: string; message: string; details?: Record<string, unknown> } {
   if (err instanceof AppError) return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
@@ -56,6 +60,10 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
   const now = options.now ?? (() => new Date())
   const log = options.log ?? (() => {})
   const seen = new Map<string, Seen>()
+  const telemetry = options.telemetry ?? NO_TELEMETRY
+  /** Files applied but not yet moved (never to be imported twice), and files that could not be handled. */
+  const imported = new Set<string>()
+  const stuck = new Set<string>()
   let fsWatcher: FSWatcher | undefined
   let timer: ReturnType<typeof setInterval> | undefined
   let settleTimer: ReturnType<typeof setTimeout> | undefined
@@ -70,26 +78,41 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     log(`import of ${name} failed (${error.code}: ${error.message}); moved to failed/${moved}`)
   }
 
+  /** Refuses a file before it reaches the import engine (which reports its own outcomes). */
+  async function refuse(name: string, code: string, message: string): Promise<void> {
+    telemetry.importFinished({ source: 'drop-folder', outcome: 'invalid', error: message, origin: name })
+    await fail(name, { code, message })
+  }
+
   async function importFile(name: string): Promise<void> {
-    const path = join(options.watchDir, name)
     let raw: unknown
     try {
-      const info = await lstat(path)
-      if (info.size > options.maxBytes) return fail(name, { code: 'PAYLOAD_TOO_LARGE', message: `the file is larger than ${options.maxBytes} bytes` })
-      raw = JSON.parse(await readFile(path, 'utf8'))
-    } catch {
-      return fail(name, { code: 'INVALID_REQUEST', message: 'the file is not valid JSON' })
+      const bytes = await readDroppedFile(join(options.watchDir, name), options.maxBytes)
+      let text: string
+      try {
+        text = UTF8.decode(bytes)
+      } catch {
+        return refuse(name, 'INVALID_REQUEST', 'the file is not valid UTF-8')
+      }
+      raw = JSON.parse(text)
+    } catch (err) {
+      if (err instanceof RefusedFile) return refuse(name, err.message.includes('larger') ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST', err.message)
+      return refuse(name, 'INVALID_REQUEST', 'the file is not valid JSON')
     }
+    let result: ImportResult
     try {
       const caller = { principal: systemPrincipal('drop-folder'), requestId: newId('drop') }
-      const result = await migrations.importDocument(caller, raw, { mode: options.mode, values: options.values, dryRun: false }, 'drop-folder')
-      const moved = await moveWithReport(options.watchDir, name, 'processed', now(), 'result.json', result)
-      seen.delete(name)
-      const s = result.summary
-      log(`imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}`)
+      result = await migrations.importDocument(caller, raw, { mode: options.mode, values: options.values, dryRun: false }, 'drop-folder', name)
     } catch (err) {
-      await fail(name, errorReport(err))
+      return fail(name, errorReport(err))
     }
+    // Applied: from here on the file must never be imported again, even if it cannot be moved.
+    imported.add(name)
+    const moved = await moveWithReport(options.watchDir, name, 'processed', now(), 'result.json', result)
+    imported.delete(name)
+    seen.delete(name)
+    const s = result.summary
+    log(`imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}`)
   }
 
   async function scanOnce(): Promise<void> {
@@ -118,7 +141,15 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     for (const name of seen.keys()) if (!present.has(name)) seen.delete(name)
     for (const name of ready.sort()) {
       if (stopped) return
-      await importFile(name)
+      if (imported.has(name) || stuck.has(name)) continue
+      try {
+        await importFile(name)
+      } catch (err) {
+        // one bad file never holds up the ones after it, and is not tried again
+        stuck.add(name)
+        seen.delete(name)
+        log(`${name} could not be ${imported.has(name) ? 'moved or reported after it was imported' : 'processed'} (${(err as Error).message}); it stays in ${options.watchDir} and will not be read again until flagd restarts; move it away by hand`)
+      }
     }
     if (waiting && !stopped) {
       clearTimeout(settleTimer)

@@ -1,10 +1,11 @@
 /** Contract §7: the watched import folder, on a real file system. */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fixture } from '../helpers/fixtures.ts'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { readDroppedFile, RefusedFile } from '../../src/watcher/drop-folder.ts'
+import { createTestApp, tempDir, type TestApp } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
 
@@ -138,4 +139,62 @@ test('the rescan alone finds files: events are only hints', async () => {
   expect(list(dir, 'processed')).toHaveLength(2)
   expect((await t.req('GET', '/api/flags/ui/theme', { token: t.adminToken })).status).toBe(200)
   await watcher.stop()
+})
+
+test('a 245-character name is imported once, moved under a shortened name, never re-imported', async () => {
+  const { t, dir } = await started()
+  const name = `${'n'.repeat(240)}.json`
+  writeFileSync(join(dir, name), docWith({ 'long/f': { type: 'INTEGER', value: 1 } }))
+  await until(() => list(dir, 'processed').length === 2)
+  const moved = list(dir, 'processed').find((n) => !n.endsWith('.result.json')) as string
+  expect(moved.endsWith('.json')).toBe(true)
+  expect(Buffer.byteLength(`${moved}.result.json`)).toBeLessThanOrEqual(255)
+  expect(readdirSync(dir).filter((n) => n.endsWith('.json'))).toEqual([])
+  // an API edit after the import is not undone by later scans
+  expect((await t.req('PUT', '/api/flags/long/f', { token: t.adminToken, body: { value: 2 } })).status).toBe(200)
+  await t.app.watcher.scan()
+  await Bun.sleep(500)
+  await t.app.watcher.scan()
+  expect((await t.req('GET', '/api/flags/long/f', { token: t.adminToken })).body).toMatchObject({ value: 2, revision: 2 })
+})
+
+test('a file that is not valid UTF-8 fails like invalid JSON, nothing applied, and is counted', async () => {
+  const { t, dir } = await started()
+  const text = docWith({ 'utf/f': { type: 'STRING', value: 'XX' } })
+  const bytes = Buffer.from(text)
+  bytes[bytes.indexOf('XX')] = 0xff // a lone byte that is not UTF-8
+  writeFileSync(join(dir, 'bad-bytes.json'), bytes)
+  await until(() => list(dir, 'failed').length === 2)
+  const report = JSON.parse(readFileSync(join(dir, 'failed', list(dir, 'failed').find((n) => n.endsWith('.error.json')) as string), 'utf8'))
+  expect(report.error.message).toContain('not valid UTF-8')
+  expect((await t.req('GET', '/api/flags/utf/f', { token: t.adminToken })).status).toBe(404)
+  expect((await t.req('GET', '/metrics')).text).toContain('flagd_imports_total{source="drop-folder",outcome="invalid"} 1')
+})
+
+test('folders are 0700 and moved files 0600, even when the folder existed with 0755', async () => {
+  const { dir } = await started({}, (d) => {
+    chmodSync(d, 0o755)
+    writeFileSync(join(d, 'perm.json'), docWith({ 'perm/f': { type: 'BOOLEAN' } }), { mode: 0o644 })
+  })
+  await until(() => list(dir, 'processed').length === 2)
+  for (const d of [dir, join(dir, 'processed'), join(dir, 'failed')]) expect(statSync(d).mode & 0o777).toBe(0o700)
+  for (const f of list(dir, 'processed')) expect(statSync(join(dir, 'processed', f)).mode & 0o777).toBe(0o600)
+})
+
+test('reading never follows a link or waits on a FIFO, even when a file is swapped after the scan', async () => {
+  const outside = tempDir()
+  try {
+    writeFileSync(join(outside, 'secret.json'), docWith({ 'stolen/f': { type: 'BOOLEAN' } }), { mode: 0o600 })
+    symlinkSync(join(outside, 'secret.json'), join(outside, 'link.json'))
+    await expect(readDroppedFile(join(outside, 'link.json'), 1 << 20)).rejects.toBeInstanceOf(RefusedFile)
+    Bun.spawnSync(['mkfifo', join(outside, 'fifo')])
+    symlinkSync(join(outside, 'fifo'), join(outside, 'fifo-link.json'))
+    const started = performance.now()
+    await expect(readDroppedFile(join(outside, 'fifo'), 1 << 20)).rejects.toThrow('not a regular file')
+    await expect(readDroppedFile(join(outside, 'fifo-link.json'), 1 << 20)).rejects.toBeInstanceOf(RefusedFile)
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(readFileSync(join(outside, 'secret.json'), 'utf8')).toContain('stolen/f')
+  } finally {
+    rmSync(outside, { recursive: true, force: true })
+  }
 })
