@@ -58,7 +58,9 @@ export async function authenticateRequest(deps: GuardDeps, request: Request): Pr
 export function guard(deps: GuardDeps, options: GuardOptions = {}) {
   const checker = options.schema ? TypeCompiler.Compile(options.schema) : undefined
   return {
-    async transform(ctx: TransformContext): Promise<void> {
+    // An arrow function, not a method: Elysia's Sucrose reads hook source to infer what they use,
+    // and the minified method form (`async transform(s){…}`) made it print a warning in the binary.
+    transform: async (ctx: TransformContext): Promise<void> => {
       if (options.authenticate !== false) {
         await authenticateRequest(deps, ctx.request)
         // The services decide again with the same policy; checking here first answers 403 before the body is read.

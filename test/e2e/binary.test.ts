@@ -85,6 +85,20 @@ test('export and import through the CLI while the daemon runs', async () => {
   expect(again.stdout).toContain('3 unchanged')
 })
 
+test('every line the binary writes is a JSON log line: no framework warnings in the stream', async () => {
+  const token = await login()
+  for (const path of ['/api/flags', '/api/users', '/api/sessions', '/api/me', '/api/migrations/export', '/api/openapi.json', '/metrics']) {
+    await (await api(path, { token })).arrayBuffer()
+  }
+  await (await api('/api/flags', { method: 'POST', token, body: JSON.stringify({ name: 'lines/f', type: 'BOOLEAN' }) })).arrayBuffer()
+  await Bun.sleep(400) // the log is flushed every 200 ms
+  const lines = d.output().split('\n').filter((l) => l.trim() !== '')
+  expect(lines.length).toBeGreaterThan(5)
+  for (const line of lines) expect(() => JSON.parse(line), line.slice(0, 200)).not.toThrow()
+  expect(d.output()).not.toContain('Sucrose')
+})
+
+
 test('SIGTERM exits 0 within 5 s, and a restart on the same data dir keeps the flags', async () => {
   const started = Date.now()
   d.proc.kill('SIGTERM')
