@@ -73,6 +73,7 @@ export const importCommand = defineCommand({
     try {
       const result = await withAdmin(args, (admin) => admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']) }))
       console.log(args.json ? JSON.stringify(result, null, 2) : summary(result))
+      if (!args.json) for (const w of result.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
     } catch (err) {
       const problems = err instanceof AppError ? (err.details?.errors as FieldProblem[] | undefined) : undefined
       if (problems) throw new Error(`${args.file} was not imported, ${problems.length} problem(s):\n${problemLines(problems)}`)
@@ -88,5 +89,6 @@ export const validateCommand = defineCommand({
     const result = parseImportDocument(await readJsonFile(String(args.file)))
     if (!result.ok) throw new Error(`${args.file} is not valid, ${result.problems.length} problem(s):\n${problemLines(result.problems)}`)
     console.log(`${args.file} is valid: ${result.document.flags.size} flags from environment ${result.document.source.environment} (format ${result.document.source.version})`)
+    for (const w of result.document.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
   },
 })

@@ -35,10 +35,11 @@ export interface DocumentSource {
   createdAt: string
 }
 
-/** A parsed, validated import document. */
+/** A parsed, validated import document, with what was translated or dropped on the way. */
 export interface ParsedDocument {
   source: DocumentSource
   flags: Map<string, FlagDefinition>
+  warnings: FieldProblem[]
 }
 
 /** One flag in export order: description, type, defaultValue, valueExists, value, constraints. */
@@ -76,23 +77,42 @@ export function exportFileName(environment: string, at: Date): string {
 }
 
 /** Rewrites a flag written with FlagFlow's own field names into flagd's (contract §6.4). */
-export function fromFlagFlow(raw: Record<string, unknown>, problem: (field: string, reason: string) => void): Record<string, unknown> {
+export function fromFlagFlow(
+  raw: Record<string, unknown>,
+  problem: (field: string, reason: string) => void,
+  warning: (field: string, reason: string) => void = () => {},
+): Record<string, unknown> {
   if (!FLAGFLOW_FIELDS.some((k) => Object.hasOwn(raw, k))) return raw
   const out: Record<string, unknown> = { ...raw }
   const rename = (from: string, to: string) => {
     if (!Object.hasOwn(out, from)) return
     if (Object.hasOwn(out, to)) problem(from, `cannot be given together with ${to}`)
-    else out[to] = out[from]
+    else {
+      out[to] = out[from]
+      warning(from, `FlagFlow's ${from}, read as ${to}`)
+    }
     delete out[from]
   }
   rename('regExp', 'regexPattern')
   rename('tagValues', 'enumValues')
   rename('chanceBPercent', 'chancePercentB')
-  if (out.regexPattern === '') delete out.regexPattern
-  for (const key of ['maxLength', 'minCount', 'maxCount']) if (out[key] === 0) delete out[key]
+  if (out.regexPattern === '') {
+    delete out.regexPattern
+    warning('regExp', 'an empty FlagFlow pattern means no pattern; dropped')
+  }
+  for (const key of ['maxLength', 'minCount', 'maxCount']) {
+    if (out[key] !== 0) continue
+    delete out[key]
+    warning(key, 'FlagFlow writes 0 for "no bound"; dropped')
+  }
   if (out.type === 'AB-TEST' && !Object.hasOwn(out, 'defaultValue') && !Object.hasOwn(out, 'valueExists')) {
     out.defaultValue = 'A'
     out.valueExists = false
+    warning('defaultValue', 'FlagFlow A/B test without a default: defaultValue "A", no value')
+  }
+  if (Object.hasOwn(out, 'allowEmpty')) warning('allowEmpty', 'FlagFlow field flagd does not have; dropped')
+  if (Object.hasOwn(out, 'isKillSwitch')) {
+    warning('isKillSwitch', `FlagFlow kill-switch marker (${JSON.stringify(out.isKillSwitch)}) dropped: flagd has no kill switches; the flag imports as a plain ${String(out.type)}`)
   }
   delete out.allowEmpty
   delete out.isKillSwitch
@@ -121,6 +141,7 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
     problem('createdAt', 'must be an ISO 8601 timestamp')
   }
   const flags = new Map<string, FlagDefinition>()
+  const warnings: FieldProblem[] = []
   const budget = newCheckBudget() // one for the whole document: many costly flags cannot add up
   if (!Object.hasOwn(raw, 'flags')) problem('flags', 'required')
   else if (!isObject(raw.flags)) problem('flags', 'must be an object keyed by flag name')
@@ -133,7 +154,12 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
         problem(`flags.${name}`, 'must be an object')
         continue
       }
-      const input = fromFlagFlow(value, (field, reason) => problem(`${prefix}${field}`, reason))
+      const input = fromFlagFlow(
+        value,
+        (field, reason) => problem(`${prefix}${field}`, reason),
+        (field, reason) => warnings.push({ field: `${prefix}${field}`, reason }),
+      )
+      if (input.valueExists === false && Object.hasOwn(input, 'value')) warnings.push({ field: `${prefix}value`, reason: 'ignored: valueExists is false' })
       const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore', budget })
       if (!result.ok) problems.push(...result.problems)
       else if (!whyName) flags.set(name, result.definition)
@@ -146,5 +172,5 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
   }
   if (problems.length > 0) return { ok: false, problems }
   const source = { environment: raw.environment as string, version: raw.version as string, createdAt: raw.createdAt as string }
-  return { ok: true, document: { source, flags } }
+  return { ok: true, document: { source, flags, warnings } }
 }

@@ -8,7 +8,7 @@
  */
 
 import { requirePermission } from '../domain/access-policy.ts'
-import { NotFoundError, ValidationFailedError } from '../domain/errors.ts'
+import { MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { buildExportDocument, exportFileName, exportFlagsText, exportText, exportTextWithFlags, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
 import { applyPlan, planImport, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
@@ -36,6 +36,8 @@ export interface ImportResult {
   summary: { created: number; updated: number; deleted: number; unchanged: number }
   changes: { name: string; action: 'create' | 'update' | 'delete'; fields: string[] }[]
   backup: string | null
+  /** What was translated or dropped (FlagFlow's fields, a value beside valueExists false). */
+  warnings: FieldProblem[]
 }
 
 /** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
@@ -62,7 +64,7 @@ export interface MigrationDeps {
   telemetry?: Telemetry
 }
 
-function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSource, backup: string | null): ImportResult {
+function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSource, backup: string | null, warnings: FieldProblem[]): ImportResult {
   const count = (action: string) => plan.changes.filter((c) => c.action === action).length
   return {
     dryRun: options.dryRun,
@@ -72,6 +74,7 @@ function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSour
     summary: { created: count('create'), updated: count('update'), deleted: count('delete'), unchanged: plan.unchanged },
     changes: plan.changes.map(({ name, action, fields }) => ({ name, action, fields })),
     backup,
+    warnings: warnings.slice(0, MAX_LISTED_PROBLEMS),
   }
 }
 
@@ -121,8 +124,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     requirePermission(caller.principal, 'migration:write')
     const parsed = parseImportDocument(raw)
     if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
-    const { source: origin, flags: incoming } = parsed.document
-    if (options.dryRun) return resultOf(plan(store.committed(), incoming, options), options, origin, null)
+    const { source: origin, flags: incoming, warnings } = parsed.document
+    if (options.dryRun) return resultOf(plan(store.committed(), incoming, options), options, origin, null, warnings)
     return oneAtATime(async () => {
       const out = await store.transact(commitMeta(caller, source), (tx) => {
         const planned = plan(tx.read, incoming, options)
@@ -134,7 +137,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         for (const flag of rows.put) tx.put('flags', flag)
         return planned
       })
-      return resultOf(out.result, options, origin, out.backups[0] ?? null)
+      return resultOf(out.result, options, origin, out.backups[0] ?? null, warnings)
     })
   }
 

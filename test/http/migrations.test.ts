@@ -220,6 +220,17 @@ group('FlagFlow 1.7 files', () => {
     expect(flags['checkout/new_flow']).toMatchObject({ value: true })
     expect('isKillSwitch' in flags['checkout/new_flow']).toBe(false)
     expect('allowEmpty' in flags['ui/theme']).toBe(false)
+    // nothing vanishes silently: every translation and every dropped field is listed
+    const warned = res.body.warnings.map((w: { field: string }) => w.field)
+    expect(warned).toContain('flags.checkout/new_flow.isKillSwitch')
+    expect(warned).toContain('flags.ui/theme.allowEmpty')
+    expect(warned).toContain('flags.ui/modules.tagValues')
+    expect(warned).toContain('flags.ui/modules.maxCount')
+    expect(res.body.warnings.find((w: { field: string }) => w.field === 'flags.checkout/new_flow.isKillSwitch').reason).toContain('no kill switches')
+    // a dry run reports them too; a flagd export has none
+    expect((await put(app, fixture('flagflow-1.7-export.json'), '?dryRun=true')).body.warnings.length).toBe(res.body.warnings.length)
+    const own = await app.req('GET', '/api/migrations/export', { token: app.adminToken })
+    expect((await put(app, own.body)).body.warnings).toEqual([])
     await app.close()
   })
 })

@@ -84,5 +84,8 @@ export const ImportResultSchema = t.Object({
     }),
   ),
   backup: t.Union([t.String(), t.Null()], { description: 'File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run' }),
-}, { example: { dryRun: false, mode: 'merge', values: 'overwrite', source: { environment: 'staging', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z' }, summary: { created: 2, updated: 1, deleted: 0, unchanged: 7 }, changes: [{ name: 'app/max_retries', action: 'update', fields: ['value', 'maxValue'] }], backup: 'flagd_migration_production_20261122-101500.json' } })
+  warnings: t.Array(t.Object({ field: t.String(), reason: t.String() }), {
+    description: "What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was",
+  }),
+}, { example: { dryRun: false, mode: 'merge', values: 'overwrite', source: { environment: 'staging', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z' }, summary: { created: 2, updated: 1, deleted: 0, unchanged: 7 }, changes: [{ name: 'app/max_retries', action: 'update', fields: ['value', 'maxValue'] }], backup: 'flagd_migration_production_20261122-101500.json', warnings: [] } })
 
