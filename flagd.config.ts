@@ -14,8 +14,9 @@ const config: FlagdConfigFile = {
   dataDir: './data', // FLAGD_DATA_DIR, relative to the working directory
   environment: 'development', // FLAGD_ENVIRONMENT, written into exports
   publicExport: true, // FLAGD_PUBLIC_EXPORT: serve GET /migration/export without a token
-  trustProxy: [], // FLAGD_TRUST_PROXY: reverse proxies whose X-Forwarded-For is believed
+  trustProxy: [], // FLAGD_TRUST_PROXY: addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed
   logLevel: 'info', // FLAGD_LOG_LEVEL
+  metrics: { enabled: true }, // FLAGD_METRICS_ENABLED: serve GET /metrics
   auth: {
     tokenTtl: '12h', // FLAGD_AUTH_TOKEN_TTL: seconds, or 30m / 12h / 7d
     // secret: '...at least 32 characters...', // FLAGD_AUTH_SECRET; generated into dataDir when unset
@@ -28,6 +29,7 @@ const config: FlagdConfigFile = {
   limits: {
     bodyBytes: 1048576, // FLAGD_LIMITS_BODY_BYTES: 1 MiB on every route but import
     importBytes: 16777216, // FLAGD_LIMITS_IMPORT_BYTES: 16 MiB for PUT /api/migrations
+    maxFlags: 100000, // FLAGD_LIMITS_MAX_FLAGS: most flags the service holds
   },
   import: {
     // watchDir: './data/import', // FLAGD_IMPORT_WATCH_DIR (default <dataDir>/import)

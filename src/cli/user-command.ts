@@ -4,12 +4,17 @@ import { defineCommand } from 'citty'
 import { PERMISSIONS } from '../domain/permission.ts'
 import type { PublicUser } from '../domain/user.ts'
 import { configArgs, withAdmin } from './common-args.ts'
+import { UsageError } from './usage-error.ts'
 import { readNewPassword } from './password-input.ts'
 
+/** `--permissions`: "all", "none" or a comma list; an unknown name is a usage mistake (exit 2). */
 function parsePermissions(value: string | undefined): string[] {
   if (value === undefined || value === 'all') return [...PERMISSIONS]
   if (value === '' || value === 'none') return []
-  return value.split(',').map((p) => p.trim())
+  const names = value.split(',').map((p) => p.trim())
+  const unknown = names.find((p) => !(PERMISSIONS as readonly string[]).includes(p))
+  if (unknown !== undefined) throw new UsageError(`unknown permission ${JSON.stringify(unknown)} in --permissions; known: ${PERMISSIONS.join(', ')}`)
+  return names
 }
 
 /** Formats users as an aligned table for a terminal. */

@@ -18,6 +18,11 @@ interface Pattern {
   methods: Set<string>
 }
 
+/** Elysia's `/api/flags/*` and `/:userId` as the OpenAPI document writes them. */
+export function documentedTemplate(path: string): string {
+  return path.replace(/\/\*$/, '/{flagName}').replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+}
+
 function toRegex(path: string): RegExp {
   const body = path
     .split('/')
@@ -29,7 +34,10 @@ function toRegex(path: string): RegExp {
 /** Answers which methods exist for a path. */
 export interface RouteTable {
   allowed(pathname: string): string[]
-  /** The route template serving `method pathname` (for metrics labels), or `undefined`. */
+  /**
+   * The route template serving `method pathname`, in the OpenAPI document's style
+   * (`/api/flags/{flagName}`, `/api/users/{userId}`), for metrics labels; `undefined` when none.
+   */
   template(method: string, pathname: string): string | undefined
 }
 
@@ -56,7 +64,7 @@ export function createRouteTable(routes: readonly RouteEntry[]): RouteTable {
       let found: string | undefined
       for (const [path, p] of patterns) {
         if (p.methods.has(method) && p.regex.test(pathname)) {
-          found = path
+          found = documentedTemplate(path)
           break
         }
       }

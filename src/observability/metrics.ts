@@ -1,8 +1,9 @@
 /**
  * Prometheus metrics with prom-client (GET /metrics): requests and their duration by route and
  * status, flag count, imports by source and outcome, store commit duration and batch size, failed
- * logins. Routes are labelled by template (`/api/flags/*`), never by concrete path, so label
- * cardinality stays bounded.
+ * logins. Routes are labelled by template as the OpenAPI document writes them
+ * (`/api/flags/{flagName}`, `/api/users/{userId}`), never by concrete path, so label cardinality
+ * stays bounded.
  */
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'

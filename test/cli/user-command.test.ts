@@ -47,9 +47,11 @@ test('user list prints a table', async () => {
 test.each([
   [['user', 'add', 'alice', '--password-stdin'], 'alice-password', 1, 'taken'],
   [['user', 'add', 'carl', '--password-stdin'], 'short', 1, 'at least 8'],
-  [['user', 'add', 'carl', '--permissions', 'flag:fly', '--password-stdin'], 'carl-password', 1, 'unknown permission'],
+  [['user', 'add', 'carl', '--permissions', 'flag:fly', '--password-stdin'], 'carl-password', 2, 'unknown permission'],
   [['user', 'add', 'carl'], undefined, 2, '--password-stdin'],
-  [['user', 'add'], undefined, 2, 'USERNAME'],
+  [['user', 'add'], undefined, 2, 'missing <username>: usage is flagd user add <username> [options]'],
+  [['user', 'add', '--permissions', 'none'], undefined, 2, 'missing <username>'],
+  [[], undefined, 2, 'missing command: one of serve, user'],
   [['user', 'add', 'carl', '--pasword-stdin'], undefined, 2, 'unknown option'],
   [['user', 'remove', 'carl'], undefined, 2, 'unknown command'],
   [['frobnicate'], undefined, 2, 'unknown command'],
@@ -69,4 +71,12 @@ test('--help on every command, version', async () => {
   }
   const v = await runFlagd(['version'], { cwd })
   expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+})
+
+test('help in a pipe carries no colour codes', async () => {
+  for (const args of [['--help'], ['user', '--help'], []]) {
+    const res = await runFlagd(args, { cwd, env: { NO_COLOR: '' } })
+    expect(res.stdout + res.stderr).toContain('USAGE')
+    expect(res.stdout + res.stderr).not.toContain('\u001b[')
+  }
 })
