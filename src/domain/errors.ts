@@ -5,20 +5,24 @@
  */
 
 /** Stable, machine-readable error codes (the contract's `error.code`). */
-export type ErrorCode =
-  | 'INVALID_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'CONFLICT'
-  | 'PRECONDITION_FAILED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'TOO_MANY_REQUESTS'
-  | 'UPSTREAM_ERROR'
-  | 'UNAVAILABLE'
-  | 'INTERNAL'
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'PRECONDITION_FAILED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'TOO_MANY_REQUESTS',
+  'UPSTREAM_ERROR',
+  'UNAVAILABLE',
+  'INTERNAL',
+] as const
+
+/** One error code. */
+export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** One problem with one field, as reported in `details` or `details.errors`. */
 export interface FieldProblem {

@@ -17,7 +17,22 @@ import { flagComponents } from './schemas/flag-schemas.ts'
 
 type Json = Record<string, unknown>
 
-const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 412, 413, 415, 429, 502, 503]
+const ERROR_STATUSES = [400, 401, 403, 404, 409, 412, 413, 415, 429, 502, 503]
+
+/** One realistic answer per status, so example-driven tools and readers see what each means. */
+const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: Json }> = {
+  400: { code: 'INVALID_REQUEST', message: 'value 12 is above maxValue 10', details: { field: 'value', reason: '12 is above maxValue 10' } },
+  401: { code: 'UNAUTHORIZED', message: 'invalid or expired token' },
+  403: { code: 'FORBIDDEN', message: 'this action needs the flag:write permission', details: { required: 'flag:write' } },
+  404: { code: 'NOT_FOUND', message: 'no flag named "app/unknown"' },
+  409: { code: 'CONFLICT', message: 'flag app/max_retries already exists', details: { field: 'name' } },
+  412: { code: 'PRECONDITION_FAILED', message: 'flag app/max_retries is at revision 5, not 4; read it again and retry', details: { revision: 5 } },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than the limit of 1048576 bytes', details: { limit: 1048576 } },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be JSON: send Content-Type: application/json' },
+  429: { code: 'TOO_MANY_REQUESTS', message: 'too many failed logins; retry in 840 s', details: { retryAfter: 840 } },
+  502: { code: 'UPSTREAM_ERROR', message: 'the remote answered 404, expected 200' },
+  503: { code: 'UNAVAILABLE', message: 'storage is unavailable; the service is read-only until it is restarted' },
+}
 const ERROR_HEADERS: Record<number, Record<string, string>> = {
   401: { 'WWW-Authenticate': 'Always `Bearer`' },
   405: { Allow: 'Methods the path supports' },
@@ -57,7 +72,7 @@ function errorResponses(): Json {
     out[`E${status}`] = {
       description: errorText(status),
       ...(headers ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: ERROR_EXAMPLES[status] } } },
     }
   }
   return out
@@ -77,7 +92,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     const parameters = ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.name !== '*')
     if (wildcard) {
       key = key.replace('*', `{${wildcard.name}}`)
-      parameters.unshift({ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string' } })
+      parameters.unshift({ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string' }, example: 'app/checkout/new_flow' })
     }
     if (parameters.length > 0) op.parameters = parameters.map((p) => ({ ...p, schema: toOpenApi30(p.schema) }))
     else delete op.parameters

@@ -14,6 +14,8 @@ export type Access = Permission | 'public' | 'login' | 'any-user'
 /** What a route's documentation says. */
 export interface RouteDoc {
   summary: string
+  /** Stable name for client generators (a method name in generated clients). */
+  operationId: string
   tag: string
   access: Access
   description?: string
@@ -74,6 +76,7 @@ export function routeDoc(doc: RouteDoc) {
   }
   return {
     summary: doc.summary,
+    operationId: doc.operationId,
     description: [accessText(doc.access), doc.description].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
     security: authed ? [{ bearerAuth: [] }] : [],

@@ -34,6 +34,7 @@ export function authRoutes(deps: AuthRouteDeps) {
         query: NoQuery,
         detail: routeDoc({
           summary: 'Log in and get a token',
+          operationId: 'login',
           tag: 'auth',
           access: 'login',
           body: LoginBody,
@@ -51,6 +52,7 @@ export function authRoutes(deps: AuthRouteDeps) {
         query: NoQuery,
         detail: routeDoc({
           summary: "End the caller's own session",
+          operationId: 'logout',
           tag: 'auth',
           access: 'any-user',
           success: { status: 200, schema: DeletedById, description: 'The session ended' },
@@ -63,6 +65,7 @@ export function authRoutes(deps: AuthRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'The calling user',
+        operationId: 'getMe',
         tag: 'auth',
         access: 'any-user',
         success: { status: 200, schema: UserSchema, description: 'The caller' },

@@ -58,6 +58,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
       query: t.Object({ prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) }, { additionalProperties: false }),
       detail: routeDoc({
         summary: 'List flags',
+        operationId: 'listFlags',
         tag: 'flags',
         access: 'flag:read',
         description: 'Sorted by name (code point order).',
@@ -73,6 +74,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Create a flag',
+        operationId: 'createFlag',
         tag: 'flags',
         access: 'flag:write',
         description: "defaultValue defaults to the type's zero (false, 0, \"\", the first enumValue, [], \"A\"); a value makes valueExists true.",
@@ -86,6 +88,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Get a flag',
+        operationId: 'getFlag',
         tag: 'flags',
         access: 'flag:read',
         wildcard: FLAG_NAME,
@@ -99,6 +102,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Change a flag (partial)',
+        operationId: 'updateFlag',
         tag: 'flags',
         access: 'flag:write',
         description: 'Validated as a whole; on any error nothing changes. A request that changes nothing answers 200 without a new revision.',
@@ -118,6 +122,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Delete a flag',
+        operationId: 'deleteFlag',
         tag: 'flags',
         access: 'flag:write',
         wildcard: FLAG_NAME,

@@ -20,6 +20,7 @@ export function healthRoutes(health: HealthService) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Health check',
+        operationId: 'getHealth',
         tag: 'operations',
         access: 'public',
         description: 'Answers 503 with status "degraded" when storage failed and writes are refused.',

@@ -13,6 +13,7 @@ export function metricsRoutes(metrics: { contentType: string; render(): Promise<
     detail: {
       ...routeDoc({
         summary: 'Prometheus metrics',
+        operationId: 'getMetrics',
         tag: 'operations',
         access: 'public',
         description: 'Requests and durations by route and status, flag count, imports by outcome, store commit duration and batch size, failed logins. Off with metrics.enabled: false.',

@@ -24,6 +24,7 @@ const optionsOf = (q: Query): ImportOptions => ({ mode: q.mode ?? 'merge', value
 const exportDoc = (access: 'public' | 'migration:read') =>
   routeDoc({
     summary: access === 'public' ? 'Download the migration file (public)' : 'Download the migration file',
+    operationId: access === 'public' ? 'exportMigrationPublic' : 'exportMigration',
     tag: 'migrations',
     access,
     description:
@@ -54,6 +55,7 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
       query: ImportQuery,
       detail: routeDoc({
         summary: 'Import a migration file',
+        operationId: 'importMigration',
         tag: 'migrations',
         access: 'migration:write',
         description:
@@ -69,6 +71,7 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
       query: ImportQuery,
       detail: routeDoc({
         summary: 'Import a migration file from a URL',
+        operationId: 'importMigrationFromUrl',
         tag: 'migrations',
         access: 'migration:write',
         body: UrlImportBody,

@@ -21,6 +21,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'List active sessions',
+        operationId: 'listSessions',
         tag: 'sessions',
         access: 'session:read',
         description: 'Sorted by createdAt. Expired sessions are never listed.',
@@ -36,10 +37,11 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       },
       {
         ...guard(deps),
-        params: t.Object({ sessionId: t.String({ description: 'Session id' }) }),
+        params: t.Object({ sessionId: t.String({ description: 'Session id', example: 'ses_Yx5pQ0n1c3W7bM2rT9aKdg' }) }),
         query: NoQuery,
         detail: routeDoc({
           summary: 'End a session',
+          operationId: 'deleteSession',
           tag: 'sessions',
           access: 'session:write',
           description: "Any user may end its own sessions; ending another user's session needs `session:write`.",

@@ -7,7 +7,7 @@ import { guard, type GuardDeps } from '../auth-guard.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
-import { CreateUserBody, UpdateUserBody, UserSchema } from '../schemas/user-schemas.ts'
+import { CreateUserBody, CreateUserBodyDoc, UpdateUserBody, UpdateUserBodyDoc, UserSchema } from '../schemas/user-schemas.ts'
 
 /** Dependencies of the user routes. */
 export interface UserRouteDeps extends GuardDeps {
@@ -15,7 +15,7 @@ export interface UserRouteDeps extends GuardDeps {
   bodyLimit: number
 }
 
-const UserIdParams = t.Object({ userId: t.String({ description: 'User id' }) })
+const UserIdParams = t.Object({ userId: t.String({ description: 'User id', example: 'usr_3q2bqMWe2G9Zr0yLw1bXcg' }) })
 
 /** The user routes. */
 export function userRoutes(deps: UserRouteDeps) {
@@ -25,6 +25,7 @@ export function userRoutes(deps: UserRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'List users',
+        operationId: 'listUsers',
         tag: 'users',
         access: 'user:read',
         description: 'Sorted by lower-cased username.',
@@ -45,9 +46,10 @@ export function userRoutes(deps: UserRouteDeps) {
         query: NoQuery,
         detail: routeDoc({
           summary: 'Create a user',
+          operationId: 'createUser',
           tag: 'users',
           access: 'user:write',
-          body: CreateUserBody,
+          body: CreateUserBodyDoc,
           success: { status: 201, schema: UserSchema, description: 'The new user', headers: { Location: 'URL of the new user' } },
           errors: [400, 409, 413, 415, 503],
         }),
@@ -59,6 +61,7 @@ export function userRoutes(deps: UserRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Get a user',
+        operationId: 'getUser',
         tag: 'users',
         access: 'user:read',
         success: { status: 200, schema: UserSchema, description: 'The user' },
@@ -76,9 +79,10 @@ export function userRoutes(deps: UserRouteDeps) {
       query: NoQuery,
       detail: routeDoc({
         summary: 'Change a user',
+        operationId: 'updateUser',
         tag: 'users',
         access: 'user:write',
-        body: UpdateUserBody,
+        body: UpdateUserBodyDoc,
         description:
           'Any of username, password, permissions. Without `user:write`, a user may change only its own password, ' +
           'sending `currentPassword`. A password change ends the user\'s sessions (all but the caller\'s own when it is its own).',
@@ -98,6 +102,7 @@ export function userRoutes(deps: UserRouteDeps) {
         query: NoQuery,
         detail: routeDoc({
           summary: 'Delete a user',
+          operationId: 'deleteUser',
           tag: 'users',
           access: 'user:write',
           description: 'Ends all its sessions. You cannot delete yourself or the last holder of user:write (409).',

@@ -1,13 +1,14 @@
 /** Request and response models shared by every resource: the error envelope, deletions, queries. */
 
 import { t } from 'elysia'
+import { ERROR_CODES } from '../../domain/errors.ts'
 import { PERMISSIONS } from '../../domain/permission.ts'
 
 /** The error envelope of every non-2xx answer (contract §1.1). */
 export const ErrorSchema = t.Object(
   {
     error: t.Object({
-      code: t.String({ description: 'Machine-readable code', example: 'INVALID_REQUEST' }),
+      code: t.Union(ERROR_CODES.map((c) => t.Literal(c)), { description: 'Machine-readable code', example: 'INVALID_REQUEST' }),
       message: t.String({ description: 'Human-readable sentence', example: 'username is required' }),
       details: t.Optional(
         t.Object(
@@ -15,7 +16,8 @@ export const ErrorSchema = t.Object(
             field: t.Optional(t.String({ description: 'Offending field, dotted path for nested fields' })),
             reason: t.Optional(t.String()),
             required: t.Optional(t.String({ description: 'Permission that was missing (403)' })),
-            errors: t.Optional(t.Array(t.Object({ field: t.String(), reason: t.String() }))),
+            errors: t.Optional(t.Array(t.Object({ field: t.String(), reason: t.String() }), { description: 'Every problem, at most 1,000' })),
+            errorCount: t.Optional(t.Integer({ description: 'How many problems there were in all' })),
           },
           { additionalProperties: true },
         ),

@@ -99,7 +99,8 @@ function creation(d: TypeDoc): Json {
     properties: {
       name: { type: 'string', maxLength: 255, description: '1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/"' },
       type: { type: 'string', enum: [d.type] },
-      description: { type: 'string', default: '' },
+      // no `default` keyword: client generators would make the field required in requests
+      description: { type: 'string', maxLength: 4096, description: 'Free text; empty when not given' },
       defaultValue: { ...d.value, description: "Defaults to the type's zero value" },
       valueExists: { type: 'boolean', description: 'Implied true when value is given' },
       value: d.value,

@@ -43,16 +43,34 @@ export const ExportDocumentSchema = {
   example: EXAMPLE,
 }
 
+/**
+ * One flag in an import document: only `type` is required (the rest follows the create rules), and
+ * FlagFlow 1.7's own field names are accepted, so an export (or a FlagFlow file) can be passed
+ * straight back by a generated client.
+ */
+export const ImportedFlagSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  properties: {
+    ...ExportedFlagSchema.properties,
+    description: { type: 'string', description: 'Empty when not given' },
+    defaultValue: { description: "By type; the type's zero value when not given" },
+    valueExists: { type: 'boolean', description: 'Implied true when value is given' },
+    regExp: { type: 'string', description: "FlagFlow's name for regexPattern (an empty one means none)" },
+    tagValues: { type: 'array', items: { type: 'string' }, description: "FlagFlow's name for enumValues" },
+    chanceBPercent: { type: 'number', description: "FlagFlow's name for chancePercentB" },
+    allowEmpty: { type: 'boolean', description: 'FlagFlow field; dropped (listed in warnings)' },
+    isKillSwitch: { type: 'boolean', description: 'FlagFlow field; dropped (listed in warnings)' },
+  },
+}
+
 /** What PUT /api/migrations accepts: an export document, FlagFlow 1.7 field names included. */
 export const ImportDocumentSchema = {
   ...ExportDocumentSchema,
   properties: {
     ...ExportDocumentSchema.properties,
-    flags: {
-      type: 'object',
-      description: "Flags keyed by name. FlagFlow's regExp, tagValues, chanceBPercent, allowEmpty, isKillSwitch are accepted too.",
-      additionalProperties: { type: 'object' },
-    },
+    flags: { type: 'object', description: 'Flags keyed by name', additionalProperties: ImportedFlagSchema },
   },
 }
 

@@ -19,6 +19,15 @@ export const CreateUserBody = t.Object(
   { additionalProperties: false },
 )
 
+/**
+ * The documented forms of the user bodies: permissions as the enum. Validation keeps plain strings,
+ * so that an unknown name is refused by the service with `details.field: "permissions"` (§3).
+ */
+export const CreateUserBodyDoc = t.Object(
+  { username: Username, password: Password, permissions: t.Optional(t.Array(PermissionSchema, { example: ['flag:read'], description: 'Default: none' })) },
+  { additionalProperties: false },
+)
+
 export const UpdateUserBody = t.Object(
   {
     username: t.Optional(Username),
@@ -29,8 +38,20 @@ export const UpdateUserBody = t.Object(
   { additionalProperties: false },
 )
 
+/** The documented form of the update body (see CreateUserBodyDoc). */
+export const UpdateUserBodyDoc = t.Object(
+  {
+    username: t.Optional(Username),
+    password: t.Optional(Password),
+    permissions: t.Optional(t.Array(PermissionSchema, { example: ['flag:read', 'user:read'] })),
+    currentPassword: t.Optional(t.String({ description: 'Required when changing your own password' })),
+  },
+  { additionalProperties: false },
+)
+
+// The example is not `admin`: example-driven testers would otherwise lock out the real admin.
 export const LoginBody = t.Object(
-  { username: t.String({ example: 'admin' }), password: t.String({ example: 'correct horse battery' }) },
+  { username: t.String({ example: 'example-user' }), password: t.String({ example: 'correct horse battery' }) },
   { additionalProperties: false },
 )
 
