@@ -17,7 +17,7 @@ import { flagComponents } from './schemas/flag-schemas.ts'
 
 type Json = Record<string, unknown>
 
-const ERROR_STATUSES = [400, 401, 403, 404, 409, 412, 413, 415, 429, 502, 503]
+const ERROR_STATUSES = [400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 502, 503]
 
 /** One realistic answer per status, so example-driven tools and readers see what each means. */
 const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: Json }> = {
@@ -30,6 +30,7 @@ const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: 
   413: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than the limit of 1048576 bytes', details: { limit: 1048576 } },
   415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be JSON: send Content-Type: application/json' },
   429: { code: 'TOO_MANY_REQUESTS', message: 'too many failed logins; retry in 840 s', details: { retryAfter: 840 } },
+  500: { code: 'INTERNAL', message: 'internal error; the request id identifies it in the log' },
   502: { code: 'UPSTREAM_ERROR', message: 'the remote answered 404, expected 200' },
   503: { code: 'UNAVAILABLE', message: 'storage is unavailable; the service is read-only until it is restarted' },
 }
@@ -101,7 +102,8 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
       op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(body) } } }
     } else delete op.requestBody
     delete op['x-body']
-    op.responses = convertResponses((op.responses ?? {}) as Record<string, Json>)
+    // any operation can meet a bug: it answers the generic 500 envelope
+    op.responses = { ...convertResponses((op.responses ?? {}) as Record<string, Json>), 500: { $ref: '#/components/responses/E500' } }
     delete op['x-wildcard']
     paths[key] = { ...paths[key], [method]: op }
   }
@@ -110,11 +112,13 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     info: {
       title: 'flagd',
       version: VERSION,
+      contact: { name: 'flagd maintainers (see the README of the flagd repository)' },
       description:
         'Self-hosted feature-flag service. Log in with POST /api/login and send the token as `Authorization: Bearer <token>`. ' +
         'Every error uses the envelope `{"error": {"code", "message", "details"}}`.',
     },
-    servers: [{ url: '/' }],
+    // self-hosted for one team's applications and scripts: an internal API
+    servers: [{ url: '/', description: 'This flagd daemon (local: the one serving this document; its environment, e.g. staging or production, is set in its config)', 'x-internal': true }],
     tags: [
       { name: 'auth', description: 'Login, logout and the current user' },
       { name: 'users', description: 'The built-in user system' },
@@ -125,8 +129,17 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     ],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Error: toOpenApi30(ErrorSchema), ...flagComponents() },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'A session token from POST /api/login: a JWT signed with HS256 (the algorithm is pinned on verification, as RFC8725 recommends), ' +
+            'claims sub, sid, iat, exp; valid while its session exists.',
+        },
+      },
+      schemas: { Error: toOpenApi30(ErrorSchema), ...Object.fromEntries(Object.entries(flagComponents()).map(([name, schema]) => [name, toOpenApi30(schema)])) },
       responses: errorResponses(),
     },
   }

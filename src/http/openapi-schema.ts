@@ -2,7 +2,8 @@
  * Rewrites JSON Schema as emitted by TypeBox and Elysia into the OpenAPI 3.0 dialect: `const` →
  * `enum`, unions of literals → one `enum`, Elysia's numeric-string coercion branches dropped,
  * `null` unions → `nullable`, `patternProperties` (t.Record) → `additionalProperties`, numeric
- * `exclusiveMinimum` → boolean form, `examples` → `example`. The input is not modified.
+ * `exclusiveMinimum` → boolean form, `examples` → `example`, integers given their int64 format and
+ * safe bounds. The input is not modified.
  */
 
 import { isJsonObject as isObject } from '../domain/json-object.ts'
@@ -63,6 +64,13 @@ export function toOpenApi30(input: unknown): unknown {
     else if (branches.length === 1) s = { ...s, ...(branches[0] as Json) }
     else s[key] = branches
     if (nullable) s.nullable = true
+  }
+  // Every integer flagd handles is a safe integer: say so (format and bounds), as generators and
+  // linters expect.
+  if (s.type === 'integer') {
+    s.format ??= 'int64'
+    s.minimum ??= Number.MIN_SAFE_INTEGER
+    s.maximum ??= Number.MAX_SAFE_INTEGER
   }
   for (const key of ['properties', 'definitions'] as const) {
     if (isObject(s[key])) s[key] = Object.fromEntries(Object.entries(s[key] as Json).map(([k, v]) => [k, toOpenApi30(v)]))

@@ -42,6 +42,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Request body over the size limit',
   415: 'Request body is not declared as application/json',
   429: 'Too many failed logins; see Retry-After',
+  500: 'A bug: a generic message, the cause is logged with the request id',
   502: 'The remote source could not be fetched',
   503: 'Storage failed; the service refuses writes until restarted',
 }

@@ -45,7 +45,10 @@ test('every operation has a summary, responses with descriptions, and says who m
       expect(secured).toBe(!/No authentication/.test(op.description))
     }
   }
-  expect(doc.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+  const ids = Object.values<Record<string, any>>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId))
+  expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true)
+  expect(new Set(ids).size).toBe(ids.length)
   expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message'])
 })
 
