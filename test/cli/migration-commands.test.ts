@@ -92,5 +92,7 @@ test('the daemon imports a file dropped into <dataDir>/import', async () => {
   expect(await d.proc.exited).toBe(0)
   await Bun.sleep(50) // the pipe may lag the exit
   expect(d.output()).toContain('imported drop.json: 3 created')
+  const importLine = d.output().split('\n').find((l) => l.includes('"msg":"import"'))
+  expect(JSON.parse(importLine ?? '{}')).toMatchObject({ source: 'drop-folder', origin: 'drop.json', outcome: 'applied' })
   rmSync(dir, { recursive: true, force: true })
 })
