@@ -13,7 +13,7 @@ import type { TSchema } from 'elysia'
 import { AppError, UnauthorizedError } from '../domain/errors.ts'
 import { problemMessage, validationProblem } from './error-handler.ts'
 import type { AuthService } from '../services/auth-service.ts'
-import { readJsonBody } from './body-reader.ts'
+import { readJsonBody, type SmallBodyLimit } from './body-reader.ts'
 import { metaOf } from './request-context.ts'
 import type { TokenService } from './token-service.ts'
 
@@ -37,6 +37,8 @@ export interface GuardOptions {
    * `{"toString": false}` and would turn a client mistake into a 500.
    */
   schema?: TSchema
+  /** A smaller limit for bodies that are always small when valid (login), answered with its own error. */
+  smallBody?: SmallBodyLimit
 }
 
 type TransformContext = { request: Request; body: unknown; params?: unknown }
@@ -68,7 +70,7 @@ export function guard(deps: GuardDeps, options: GuardOptions = {}) {
         if (options.permission && principal) requirePermission(principal, options.permission)
         if (options.authorize && principal) options.authorize(principal, (ctx.params ?? {}) as Record<string, string>)
       }
-      if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit)
+      if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit, options.smallBody)
       if (checker && !checker.Check(ctx.body)) {
         const problem = validationProblem([...checker.Errors(ctx.body)].slice(0, 1), 'body')
         throw new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem })

@@ -40,14 +40,55 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
+/**
+ * A smaller limit for a route whose valid bodies are always small (login): a body over `bytes` is
+ * answered with `error()` at once, from its declared length when it has one, without reading it.
+ */
+export interface SmallBodyLimit {
+  bytes: number
+  error: () => AppError
+}
+
+/**
+ * Reads a body that should be small without keeping more than `small.bytes` of it: past that, the
+ * rest is only counted, so a streamed body over `limit` is still `413`, and any other oversized
+ * body gets `small.error()`; memory stays bounded either way.
+ */
+async function readSmall(stream: ReadableStream<Uint8Array> | null, small: SmallBodyLimit, limit: number): Promise<Uint8Array> {
+  let overflow = false
+  let total = 0
+  const kept = await readLimited(
+    stream === null
+      ? null
+      : stream.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              total += chunk.byteLength
+              if (total > limit) controller.error(tooLarge(limit))
+              else if (total > small.bytes) overflow = true
+              else controller.enqueue(chunk)
+            },
+          }),
+        ),
+    small.bytes,
+    small.error,
+  )
+  if (overflow) throw small.error()
+  return kept
+}
+
 /** Reads and parses the body (see module comment). */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limit: number, small?: SmallBodyLimit): Promise<unknown> {
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON: send Content-Type: application/json')
   }
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  const bytes = await readLimited(request.body, limit, () => tooLarge(limit))
+  if (small && declared !== null && Number(declared) > small.bytes) {
+    await request.body?.cancel().catch(() => {})
+    throw small.error()
+  }
+  const bytes = small && small.bytes < limit ? await readSmall(request.body, small, limit) : await readLimited(request.body, limit, () => tooLarge(limit))
   let text: string
   try {
     text = utf8.decode(bytes)

@@ -132,6 +132,19 @@ group('throttling', () => {
     expect((await t.req('POST', '/api/login', { body: { username: 'longpw', password: user.password }, peer: '10.7.0.1' })).status).toBe(200)
   })
 
+  test('a flood of 1 MB passwords is refused without being read; the admin still logs in at once', async () => {
+    const big = JSON.stringify({ username: 'admin', password: 'p'.repeat(1_000_000) })
+    const flood = Promise.all(Array.from({ length: 200 }, (_, i) => t.req('POST', '/api/login', { rawBody: big, headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, peer: `10.11.${i}.1` })))
+    const started = performance.now()
+    const admin = await t.req('POST', '/api/login', { body: ADMIN, peer: '10.11.255.1' })
+    expect(admin.status).toBe(200)
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect((await flood).every((r) => r.status === 401)).toBe(true)
+    // a body over the 1 MiB limit is still 413, as on every route
+    const huge = JSON.stringify({ username: 'admin', password: 'p'.repeat(1_100_000) })
+    expect((await t.req('POST', '/api/login', { rawBody: huge, headers: { 'content-type': 'application/json', 'content-length': String(huge.length) } })).status).toBe(413)
+  })
+
   test('a login that verified the old password while a reset was made gets no lasting session (40 races)', async () => {
     const user = await t.userWith([], 'racer')
     let password = user.password

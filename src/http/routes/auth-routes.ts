@@ -1,6 +1,7 @@
 /** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
 
 import { Elysia, type Static } from 'elysia'
+import { UnauthorizedError } from '../../domain/errors.ts'
 import type { AuthService } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
@@ -18,6 +19,13 @@ export interface AuthRouteDeps extends GuardDeps {
   bodyLimit: number
 }
 
+/**
+ * A login body over 64 KiB can only carry an over-long username or password (1,024 characters
+ * written as escaped surrogate pairs take 13 KiB): a bad credential, answered at once from the
+ * declared length without reading it, so a flood of 1 MB passwords costs no memory (§2).
+ */
+const LOGIN_BODY = { bytes: 64 * 1024, error: () => new UnauthorizedError('invalid username or password') }
+
 /** The authentication routes. */
 export function authRoutes(deps: AuthRouteDeps) {
   return new Elysia({ name: 'auth-routes' })
@@ -30,7 +38,7 @@ export function authRoutes(deps: AuthRouteDeps) {
         return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
       },
       {
-        ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit, schema: LoginBody }),
+        ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit, schema: LoginBody, smallBody: LOGIN_BODY }),
         query: NoQuery,
         detail: routeDoc({
           summary: 'Log in and get a token',
