@@ -80,7 +80,7 @@ function serve(config: Config, http: HttpApp, track: (delta: number) => void): S
     async fetch(request, srv) {
       track(1)
       try {
-        return await http.handle(request, srv.requestIP(request)?.address ?? 'unknown')
+        return await http.handle(request, () => srv.requestIP(request)?.address ?? 'unknown')
       } finally {
         track(-1)
       }

@@ -8,18 +8,34 @@ import type { Caller, Principal } from '../domain/principal.ts'
 /** What the HTTP layer knows about one request. */
 export interface RequestMeta {
   id: string
-  address: string
+  /** The client address (contract §2); worked out on first use, since only logins need it. */
+  readonly address: string
   startedAt: number
   principal?: Principal
 }
 
+/** A request's meta whose client address is resolved only when asked for. */
+export function newRequestMeta(id: string, startedAt: number, resolveAddress: () => string): RequestMeta {
+  let address: string | undefined
+  return {
+    id,
+    startedAt,
+    get address() {
+      return (address ??= resolveAddress())
+    },
+  }
+}
+
 const metas = new WeakMap<Request, RequestMeta>()
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/
+// Request ids made here: a random per-process prefix and a counter, unique without a UUID per request.
+const ID_PREFIX = crypto.randomUUID().slice(0, 18)
+let idCounter = 0
 
-/** The client's `X-Request-Id` when it is well-formed, otherwise a new random one. */
+/** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one. */
 export function requestIdFor(request: Request): string {
   const given = request.headers.get('x-request-id')
-  return given !== null && CLIENT_ID.test(given) ? given : crypto.randomUUID()
+  return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}${(++idCounter).toString(16).padStart(12, '0')}`
 }
 
 /** Records the meta of a request as it enters the app. */
@@ -31,7 +47,7 @@ export function attachMeta(request: Request, meta: RequestMeta): void {
 export function metaOf(request: Request): RequestMeta {
   let meta = metas.get(request)
   if (!meta) {
-    meta = { id: requestIdFor(request), address: 'unknown', startedAt: performance.now() }
+    meta = newRequestMeta(requestIdFor(request), performance.now(), () => 'unknown')
     metas.set(request, meta)
   }
   return meta

@@ -16,7 +16,7 @@ import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
 import { errorResponse, JSON_TYPE, problemMessage, validationProblem } from './error-handler.ts'
-import { attachMeta, metaOf, requestIdFor } from './request-context.ts'
+import { attachMeta, metaOf, newRequestMeta, requestIdFor } from './request-context.ts'
 import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
@@ -60,7 +60,8 @@ export interface RequestEvent {
 /** The HTTP app and its request entry point. */
 export interface HttpApp {
   app: Elysia
-  handle(request: Request, peerAddress?: string): Promise<Response>
+  /** `peerAddress` may be a function: it is called only if the client address is needed (logins). */
+  handle(request: Request, peerAddress?: string | (() => string)): Promise<Response>
 }
 
 /** The path of an absolute request URL, without a second URL parse. */
@@ -76,7 +77,6 @@ function pathOf(url: string): string {
 /** Marker the global parser returns: routes read their body in their guard, after auth. */
 const DEFERRED_BODY = Object.freeze({ deferred: true })
 
-const COMMON_HEADERS: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
 /** Builds the app (see module comment). */
 export function createHttpApp(deps: HttpDeps): HttpApp {
@@ -127,7 +127,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     app: app as unknown as Elysia,
     async handle(request, peerAddress = '127.0.0.1') {
       const id = requestIdFor(request)
-      attachMeta(request, { id, address: clientAddress(request, peerAddress), startedAt: performance.now() })
+      attachMeta(request, newRequestMeta(id, performance.now(), () => clientAddress(request, typeof peerAddress === 'function' ? peerAddress() : peerAddress)))
       let response: Response
       try {
         response = await app.handle(request)
@@ -137,8 +137,10 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
       }
       const headers = response.headers
       headers.set('x-request-id', id)
-      for (const [k, v] of Object.entries(COMMON_HEADERS)) headers.set(k, v)
-      if (headers.get('content-type')?.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
+      headers.set('cache-control', 'no-store')
+      headers.set('x-content-type-options', 'nosniff')
+      const type = headers.get('content-type')
+      if (type !== null && type !== JSON_TYPE && type.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
       if (deps.onRequest) {
         const meta = metaOf(request)
         const pathname = pathOf(request.url)

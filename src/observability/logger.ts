@@ -59,28 +59,59 @@ export function createLogging(options: LoggerOptions): Logging {
     const logger = pino(base, stream)
     return { logger, access: (e) => accessOn && logger.info(e, 'request'), flush: async () => {} }
   }
-  // One buffered Bun FileSink carries every line (pino's and the access log's), so lines never
-  // interleave; it is flushed every 200 ms and on shutdown. A kill -9 may lose the last lines, never
-  // state. (pino's own destination cost 1.2 µs a write against 0.07 µs for the FileSink.)
-  const sink = Bun.stdout.writer({ highWaterMark: 64 * 1024 })
-  const flusher = setInterval(() => void sink.flush(), 200)
+  // Every line (pino's and the access log's) is gathered in memory, in order, and written to one
+  // Bun FileSink every 200 ms, on shutdown, or when 512 lines are waiting: one native write per
+  // batch instead of one per request (the benchmark's profile showed the per-line write at ~8% of a
+  // request). A kill -9 may lose the last lines, never state.
+  const sink = Bun.stdout.writer({ highWaterMark: 256 * 1024 })
+  let pending: string[] = []
+  const drainLines = () => {
+    if (pending.length === 0) return
+    const text = pending.join('')
+    pending = []
+    sink.write(text)
+  }
+  const write = (text: string) => {
+    pending.push(text)
+    if (pending.length >= 512) drainLines()
+  }
+  const flusher = setInterval(() => {
+    drainLines()
+    void sink.flush()
+  }, 200)
   flusher.unref()
-  const destination = { write: (text: string) => void sink.write(text) }
+  const destination = { write }
+  // one timestamp string per millisecond, not per line
+  let isoAt = 0
+  let iso = ''
   const logger = pino({ ...base, timestamp: pino.stdTimeFunctions.isoTime }, destination)
   return {
     logger,
     access(e) {
       if (!accessOn) return
-      const user = e.userId === undefined ? '' : `,"userId":${JSON.stringify(e.userId)}`
-      sink.write(
-        `{"level":30,"time":"${new Date().toISOString()}","service":"flagd","method":${JSON.stringify(e.method)},"path":${JSON.stringify(e.path)},` +
-          `"status":${e.status},"durationMs":${e.durationMs},"requestId":${JSON.stringify(e.requestId)}${user},"msg":"request"}\n`,
+      const now = Date.now()
+      if (now !== isoAt) {
+        isoAt = now
+        iso = new Date(now).toISOString()
+      }
+      const user = e.userId === undefined ? '' : `,"userId":${quoted(e.userId)}`
+      write(
+        `{"level":30,"time":"${iso}","service":"flagd","method":${quoted(e.method)},"path":${quoted(e.path)},` +
+          `"status":${e.status},"durationMs":${e.durationMs},"requestId":${quoted(e.requestId)}${user},"msg":"request"}\n`,
       )
     },
     flush: async () => {
+      drainLines()
       await sink.flush()
     },
   }
+}
+
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/** A JSON string literal; values of printable ASCII without quote or backslash need no escaping. */
+function quoted(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value)
 }
 
 /** Just the pino logger (for tests and tools that need no access log). */

@@ -8,6 +8,7 @@
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { ImportOutcome, ImportSource } from '../services/telemetry.ts'
+import { createRequestMetrics } from './request-metrics.ts'
 
 /** The metrics of one daemon. */
 export interface Metrics {
@@ -23,35 +24,16 @@ export interface Metrics {
 export function createMetrics(flagCount: () => number): Metrics {
   const registry = new Registry()
   const registers = [registry]
-  const requests = new Counter({ name: 'flagd_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers })
-  const duration = new Histogram({
-    name: 'flagd_http_request_duration_seconds',
-    help: 'Time to answer HTTP requests',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers,
-  })
+  const requests = createRequestMetrics()
   new Gauge({ name: 'flagd_flags', help: 'Number of flags', registers, collect() { this.set(flagCount()) } })
   const imports = new Counter({ name: 'flagd_imports_total', help: 'Imports by source and outcome', labelNames: ['source', 'outcome'], registers })
   const commitSeconds = new Histogram({ name: 'flagd_store_commit_duration_seconds', help: 'Durable state-file writes', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers })
   const batch = new Histogram({ name: 'flagd_store_commit_batch_size', help: 'Changes carried by one write (group commit)', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers })
-  // Label sets are few (method × route template × status); resolving them once saves a hash per request.
-  const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }>()
   const loginFailures = new Counter({ name: 'flagd_login_failures_total', help: 'Failed logins (bad credentials)', registers })
   return {
     contentType: registry.contentType,
-    render: () => registry.metrics(),
-    request(labels, seconds) {
-      const key = `${labels.method} ${labels.route} ${labels.status}`
-      let child = children.get(key)
-      if (!child) {
-        const l = { method: labels.method, route: labels.route, status: String(labels.status) }
-        child = { count: requests.labels(l), time: duration.labels(l) }
-        children.set(key, child)
-      }
-      child.count.inc()
-      child.time.observe(seconds)
-    },
+    render: async () => `${requests.render()}\n${await registry.metrics()}`,
+    request: (labels, seconds) => requests.observe(labels.method, labels.route, labels.status, seconds),
     commit(seconds, size) {
       commitSeconds.observe(seconds)
       batch.observe(size)
