@@ -66,16 +66,20 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
         options.telemetry?.loginFailed()
         throw new UnauthorizedError(BAD_CREDENTIALS)
       }
-      const attempt = throttle.begin(username, address, now().getTime())
+      const attempt = await throttle.begin(username, address, () => now().getTime())
       if (typeof attempt === 'number') throw new TooManyRequestsError(attempt)
+      let ok = false
       const user = findUserByName(store.committed(), username)
-      const ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
+      try {
+        ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
+      } finally {
+        if (user && ok) attempt.succeeded()
+        else attempt.failed() // also when the check itself threw: a reservation is always settled
+      }
       if (!user || !ok) {
-        attempt.failed()
         options.telemetry?.loginFailed()
         throw new UnauthorizedError(BAD_CREDENTIALS)
       }
-      attempt.succeeded()
       const started = now()
       const session: StoredSession = {
         id: newId('ses'),

@@ -6,11 +6,13 @@
  * - per username from all addresses together: distributed guessing meets a ceiling that one
  *   hostile address alone cannot reach.
  *
- * An attempt is *reserved* before its password is checked: the reservation counts as a failure in
- * every window until the check ends (a success withdraws it), so of any number of simultaneous
- * attempts no more than the limit are ever checked against a password. Only failures count, so
- * scripts that log in often are never slowed; a success from an address clears that username-and-
- * address count. Memory is bounded: usernames are at most 64 characters and addresses at most 64
+ * An attempt is *reserved* before its password is checked, and counts against every window until
+ * the check ends. When settled failures fill a window the attempt is refused (429); when only
+ * reservations still in flight fill it, the attempt waits for one to settle and looks again. So of
+ * any number of simultaneous attempts no more than the limit are ever checked against a password,
+ * while correct logins are never refused for being simultaneous: only failures count, and scripts
+ * that log in often are never slowed. A success from an address clears that username-and-address
+ * count. Memory is bounded: usernames are at most 64 characters and addresses at most 64
  * (longer credentials are refused before they reach this table), windows hold at most their limit
  * of times, and every table has a ceiling on its entries.
  */
@@ -38,8 +40,11 @@ export interface Attempt {
 
 /** Throttling decisions for logins. */
 export interface LoginThrottle {
-  /** Reserves an attempt, or returns the seconds to wait (≥ 1) when a window is full. */
-  begin(username: string, address: string, nowMs: number): Attempt | number
+  /**
+   * Reserves an attempt, or resolves with the seconds to wait (≥ 1) when failures fill a window.
+   * Waits while only attempts still in flight fill it.
+   */
+  begin(username: string, address: string, now: () => number): Promise<Attempt | number>
   /** Forgets every count of `username` (password set, `flagd user unlock`). */
   clear(username: string): void
 }
@@ -48,7 +53,23 @@ const MAX_KEYS = 100_000
 
 class SlidingWindow {
   private readonly times = new BoundedMap<string, number[]>(MAX_KEYS)
+  private readonly inflight = new Map<string, number>()
   constructor(private readonly limit: WindowLimit) {}
+
+  /** True when settled failures and attempts in flight together fill the window. */
+  busy(key: string, nowMs: number): boolean {
+    return (this.live(key, nowMs)?.length ?? 0) + (this.inflight.get(key) ?? 0) >= this.limit.maxFailures
+  }
+
+  reserve(key: string): void {
+    this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1)
+  }
+
+  release(key: string): void {
+    const n = (this.inflight.get(key) ?? 1) - 1
+    if (n <= 0) this.inflight.delete(key)
+    else this.inflight.set(key, n)
+  }
 
   private live(key: string, nowMs: number): number[] | undefined {
     const times = this.times.get(key)
@@ -72,14 +93,6 @@ class SlidingWindow {
     else this.times.set(key, [at])
   }
 
-  /** Withdraws one recorded time (a reservation that turned out a success). */
-  withdraw(key: string, at: number): void {
-    const times = this.times.get(key)
-    const i = times?.lastIndexOf(at) ?? -1
-    if (times && i !== -1) times.splice(i, 1)
-    if (times?.length === 0) this.times.delete(key)
-  }
-
   clear(key: string): void {
     this.times.delete(key)
   }
@@ -95,28 +108,43 @@ export function createLoginThrottle(limits: ThrottleLimits): LoginThrottle {
   const addresses = new SlidingWindow(limits.perAddress)
   const users = new SlidingWindow(limits.perUser)
   const pairKey = (user: string, address: string) => `${user}\u0000${address}`
+  // attempts waiting for one in flight to settle; woken (to look again) by every settlement
+  let waiters: (() => void)[] = []
+  const wake = () => {
+    const woken = waiters
+    waiters = []
+    for (const w of woken) w()
+  }
   return {
-    begin(username, address, nowMs) {
+    async begin(username, address, now) {
       const user = username.toLowerCase()
       const pair = pairKey(user, address)
-      const wait = Math.max(userAddress.waitMs(pair, nowMs), addresses.waitMs(address, nowMs), users.waitMs(user, nowMs))
-      if (wait > 0) return Math.max(1, Math.ceil(wait / 1000))
-      userAddress.add(pair, nowMs)
-      addresses.add(address, nowMs)
-      users.add(user, nowMs)
-      let settled = false
-      return {
-        failed() {
-          settled = true
-        },
-        succeeded() {
-          if (settled) return
-          settled = true
-          userAddress.clear(pair)
-          addresses.withdraw(address, nowMs)
-          users.withdraw(user, nowMs)
-        },
+      const windows: [SlidingWindow, string][] = [
+        [userAddress, pair],
+        [addresses, address],
+        [users, user],
+      ]
+      for (;;) {
+        const at = now()
+        const wait = Math.max(...windows.map(([w, key]) => w.waitMs(key, at)))
+        if (wait > 0) return Math.max(1, Math.ceil(wait / 1000))
+        if (!windows.some(([w, key]) => w.busy(key, at))) break
+        await new Promise<void>((resolve) => waiters.push(resolve))
       }
+      for (const [w, key] of windows) w.reserve(key)
+      let settled = false
+      const settle = (failed: boolean) => {
+        if (settled) return
+        settled = true
+        const at = now()
+        for (const [w, key] of windows) {
+          w.release(key)
+          if (failed) w.add(key, at)
+        }
+        if (!failed) userAddress.clear(pair)
+        wake()
+      }
+      return { failed: () => settle(true), succeeded: () => settle(false) }
     },
     clear(username) {
       const user = username.toLowerCase()

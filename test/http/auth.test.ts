@@ -100,6 +100,12 @@ group('throttling', () => {
     expect(statuses[149]).toBe(429)
   })
 
+  test('16 simultaneous correct logins from one address all succeed: scripts are never slowed into 429', async () => {
+    const user = await t.userWith([], 'busy-script')
+    const answers = await Promise.all(Array.from({ length: 16 }, () => t.req('POST', '/api/login', { body: { username: 'busy-script', password: user.password }, peer: '10.12.0.1' })))
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200))
+  })
+
   test('a success resets that username-and-address count', async () => {
     const user = await t.userWith([], 'resets')
     for (let round = 0; round < 2; round++) {
