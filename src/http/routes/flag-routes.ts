@@ -7,7 +7,7 @@ import { isJsonObject } from '../../domain/json-object.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { JSON_TYPE } from '../error-handler.ts'
+import { jsonResponse } from '../json-response.ts'
 import { parseIfMatch } from '../if-match.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
@@ -49,11 +49,11 @@ export const flagLocation = (name: string) => `/api/flags/${name.split('/').map(
 /** Dependencies of the flag routes. */
 export function flagRoutes(deps: FlagRouteDeps) {
   const { flags } = deps
-  const flagResponse = (flag: Flag, status = 200, extra: Record<string, string> = {}) =>
-    new Response(flags.read.json(flag), { status, headers: { 'content-type': JSON_TYPE, etag: `"${flag.revision}"`, ...extra } })
+  const flagResponse = (request: Request, flag: Flag, status = 200, extra: Record<string, string> = {}) =>
+    jsonResponse(request, flags.read.json(flag), status, { etag: `"${flag.revision}"`, ...extra })
 
   return new Elysia({ name: 'flag-routes' })
-    .get('/api/flags', ({ query, request }) => new Response(flags.list(principalOf(request), query.prefix ?? ''), { headers: { 'content-type': JSON_TYPE } }), {
+    .get('/api/flags', ({ query, request }) => jsonResponse(request, flags.list(principalOf(request), query.prefix ?? '')), {
       ...guard(deps, { permission: 'flag:read' }),
       query: t.Object({ prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) }, { additionalProperties: false }),
       detail: routeDoc({
@@ -68,7 +68,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
     })
     .post('/api/flags', async ({ body, request }) => {
       const flag = await flags.create(callerOf(request), body)
-      return flagResponse(flag, 201, { location: flagLocation(flag.name) })
+      return flagResponse(request, flag, 201, { location: flagLocation(flag.name) })
     }, {
       ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
       query: NoQuery,
@@ -83,7 +83,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
         errors: [400, 409, 413, 415, 503],
       }),
     })
-    .get('/api/flags/*', ({ params, request }) => flagResponse(flags.get(principalOf(request), flagNameFromPath(params['*']))), {
+    .get('/api/flags/*', ({ params, request }) => flagResponse(request, flags.get(principalOf(request), flagNameFromPath(params['*']))), {
       ...guard(deps, { permission: 'flag:read' }),
       query: NoQuery,
       detail: routeDoc({
@@ -97,7 +97,7 @@ export function flagRoutes(deps: FlagRouteDeps) {
       }),
     })
     .put('/api/flags/*', async ({ params, body, request }) =>
-      flagResponse(await flags.update(callerOf(request), flagNameFromPath(params['*']), updateBody(body), parseIfMatch(request.headers.get('if-match')))), {
+      flagResponse(request, await flags.update(callerOf(request), flagNameFromPath(params['*']), updateBody(body), parseIfMatch(request.headers.get('if-match')))), {
       ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
       query: NoQuery,
       detail: routeDoc({

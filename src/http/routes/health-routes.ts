@@ -3,6 +3,9 @@
 import { Elysia } from 'elysia'
 import type { HealthService } from '../../services/health-service.ts'
 import { VERSION } from '../../version.ts'
+import { jsonResponse } from '../json-response.ts'
+
+const VERSION_JSON = JSON.stringify(VERSION)
 import { routeDoc } from '../route-docs.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { HealthSchema } from '../schemas/user-schemas.ts'
@@ -11,10 +14,9 @@ import { HealthSchema } from '../schemas/user-schemas.ts'
 export function healthRoutes(health: HealthService) {
   return new Elysia({ name: 'health-routes' }).get(
     '/health',
-    ({ set }) => {
+    ({ request }) => {
       const { writable, flags } = health.check()
-      if (!writable) set.status = 503
-      return { status: writable ? ('ok' as const) : ('degraded' as const), version: VERSION, flags }
+      return jsonResponse(request, `{"status":"${writable ? 'ok' : 'degraded'}","version":${VERSION_JSON},"flags":${flags}}`, writable ? 200 : 503)
     },
     {
       query: NoQuery,
