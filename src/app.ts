@@ -45,7 +45,7 @@ export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
 /** Opens the data directory and wires everything. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logging: Logging = options.logger
-    ? { logger: options.logger, access: (e) => options.logger?.info(e, 'request'), flush: async () => {} }
+    ? { logger: options.logger, access: ({ seconds, ...e }) => options.logger?.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'), flush: async () => {} }
     : createLogging({ level: config.logLevel })
   const logger = logging.logger
   // read at scrape time, when the store exists
@@ -70,7 +70,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logError: (requestId, err) => logger.error({ requestId, err }, 'request failed with an internal error'),
       onRequest(event) {
         metrics.request(event, event.seconds)
-        logging.access({ method: event.method, path: event.path, status: event.status, durationMs: Math.round(event.seconds * 10000) / 10, requestId: event.requestId, userId: event.userId })
+        logging.access(event)
       },
     })
     const prune = () => void services.auth.pruneExpired().catch((err) => logger.warn({ err }, 'pruning expired sessions failed'))

@@ -22,12 +22,16 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream
 }
 
-/** The fields of one access-log line. */
+/**
+ * The fields of one access-log line. `requestId` and `userId` are safe JSON string contents by
+ * construction (the request id is checked or made by flagd; user ids are URL-safe), so only the
+ * method and the path are escaped when needed.
+ */
 export interface AccessEvent {
   method: string
   path: string
   status: number
-  durationMs: number
+  seconds: number
   requestId: string
   userId: string | undefined
 }
@@ -57,7 +61,11 @@ export function createLogging(options: LoggerOptions): Logging {
       ? pretty({ sync: true, colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY), ignore: 'pid,hostname,service', destination: options.destination ?? 1 })
       : (options.destination as DestinationStream)
     const logger = pino(base, stream)
-    return { logger, access: (e) => accessOn && logger.info(e, 'request'), flush: async () => {} }
+    return {
+      logger,
+      access: ({ seconds, ...e }) => accessOn && logger.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'),
+      flush: async () => {},
+    }
   }
   // Every line (pino's and the access log's) is gathered in memory, in order, and written to one
   // Bun FileSink every 200 ms, on shutdown, or when 512 lines are waiting: one native write per
@@ -94,11 +102,11 @@ export function createLogging(options: LoggerOptions): Logging {
         isoAt = now
         iso = new Date(now).toISOString()
       }
-      const user = e.userId === undefined ? '' : `,"userId":${quoted(e.userId)}`
-      write(
-        `{"level":30,"time":"${iso}","service":"flagd","method":${quoted(e.method)},"path":${quoted(e.path)},` +
-          `"status":${e.status},"durationMs":${e.durationMs},"requestId":${quoted(e.requestId)}${user},"msg":"request"}\n`,
-      )
+      const method = METHODS.has(e.method) ? `"${e.method}"` : JSON.stringify(e.method)
+      const path = PLAIN.test(e.path) ? `"${e.path}"` : JSON.stringify(e.path)
+      const user = e.userId === undefined ? '' : `,"userId":"${e.userId}"`
+      const ms = Math.round(e.seconds * 10000) / 10
+      write(`{"level":30,"time":"${iso}","service":"flagd","method":${method},"path":${path},"status":${e.status},"durationMs":${ms},"requestId":"${e.requestId}"${user},"msg":"request"}\n`)
     },
     flush: async () => {
       drainLines()
@@ -107,12 +115,9 @@ export function createLogging(options: LoggerOptions): Logging {
   }
 }
 
+/** Printable ASCII without quote or backslash: a JSON string's contents as they are. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
-
-/** A JSON string literal; values of printable ASCII without quote or backslash need no escaping. */
-function quoted(value: string): string {
-  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value)
-}
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /** Just the pino logger (for tests and tools that need no access log). */
 export function createLogger(options: LoggerOptions): Logger {
