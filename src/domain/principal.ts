@@ -51,18 +51,6 @@ export interface Caller {
   requestId: string
 }
 
-/** The principal as an audit actor: `{type, id, name}` (contract §15). */
-export function actorOf(p: Principal): { type: 'user' | 'token' | 'system'; id: string; name: string } {
-  switch (p.kind) {
-    case 'user':
-      return { type: 'user', id: p.userId, name: p.username }
-    case 'token':
-      return { type: 'token', id: p.tokenId, name: p.name }
-    case 'system':
-      return { type: 'system', id: p.name, name: p.name }
-  }
-}
-
 /** The user id behind a principal, when it is a user (logs, "is this me?" checks). */
 export function userIdOf(p: Principal): string | undefined {
   return p.kind === 'user' ? p.userId : undefined

@@ -18,11 +18,6 @@ export function canonicalAddress(text: string): string | undefined {
   return parsed.toString()
 }
 
-/** True when `entry` is an IP address or a CIDR range (the forms `trustProxy` accepts). */
-export function isAddressOrRange(entry: string): boolean {
-  return ipaddr.isValid(entry) || ipaddr.isValidCIDR(entry)
-}
-
 /** Resolves the client address of a request from its peer and headers. */
 export type ClientAddressOf = (request: Request, peer: string) => string
 
