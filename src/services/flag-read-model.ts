@@ -11,18 +11,10 @@ import type { Store } from '../storage/store.ts'
 
 /** Cached views of the committed flags. */
 export interface FlagReadModel {
-  /** The flags' revision the views below reflect (for ETags). */
-  revision(): number
-  /** Flag names in code-point order. */
-  names(): readonly string[]
-  /** A flag by name. */
-  find(name: string): Flag | undefined
   /** The flag's API resource as JSON text. */
   json(flag: Flag): string
   /** A JSON array of the flags whose names start with `prefix`. */
   listJson(prefix: string): string
-  /** The flags whose names start with `prefix`, in order. */
-  list(prefix: string): Flag[]
 }
 
 function lowerBound(names: readonly string[], prefix: string): number {
@@ -71,14 +63,10 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   // views run synchronously, so names() and rows() always see the same committed snapshot
   const rows = (list: string[]) => {
     const flags = store.committed().flags
-    return list.map((n) => flags.get(n)).filter((f): f is Flag => f !== undefined)
+    return list.map((n) => flags.get(n) as Flag)
   }
   return {
-    revision: () => store.committed().revisionOf('flags'),
-    names,
-    find: (name) => store.committed().flags.get(name),
     json,
-    list: (prefix) => rows(matching(prefix)),
     listJson(prefix) {
       const list = matching(prefix)
       const render = () => `[${rows(list).map(json).join(',')}]`

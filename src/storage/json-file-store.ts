@@ -10,7 +10,7 @@
 import { join } from 'node:path'
 import { Low } from 'lowdb'
 import { UnavailableError } from '../domain/errors.ts'
-import { fsyncDirectory, removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
+import { removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
 import { writeBackup } from './backup-store.ts'
 import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
 import { prepareDataDir } from './data-dir.ts'
@@ -96,8 +96,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
     if (loaded.fromVersion < 2) {
       await writeFileAtomic(v1BackupPath(options.dataDir), db.data)
       db.data = serializeState(loaded.data, () => undefined)
-      await db.write()
-      await fsyncDirectory(options.dataDir)
+      await db.write() // writeFileAtomic: durable, directory included
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`)
     }
     return new JsonFileStore(db, loaded.data, lock, options)
