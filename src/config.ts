@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { CONFIG_KEYS, envName, type Config } from './config-schema.ts'
+import { deepFreeze } from './domain/deep-freeze.ts'
 
 export type { Config } from './config-schema.ts'
 
@@ -105,14 +106,6 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   let node = target
   for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>
   node[parts[parts.length - 1] as string] = value
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v)
-    Object.freeze(value)
-  }
-  return value
 }
 
 /** Resolves the configuration (see module comment); throws `ConfigError` on a bad value. */

@@ -1,8 +1,16 @@
 /** What flagd accepts as a JSON object: not null, not an array, and no prototype-changing keys. */
 
+import { InvalidError } from './errors.ts'
+
 /** True when `v` is a JSON object. */
 export function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** `input` as a JSON object, or a 400 saying that the request body must be one. */
+export function requireJsonObject(input: unknown): Record<string, unknown> {
+  if (!isJsonObject(input)) throw new InvalidError('request body must be a JSON object', 'body', 'must be a JSON object')
+  return input
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])

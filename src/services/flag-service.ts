@@ -12,7 +12,7 @@ import { validateDefinition } from '../domain/flag-definition.ts'
 import { nameCollision, nameProblem } from '../domain/flag-name.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
-import { isJsonObject } from '../domain/json-object.ts'
+import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Tx } from '../storage/store.ts'
@@ -31,11 +31,6 @@ export interface FlagService {
   create(caller: Caller, input: unknown): Promise<Flag>
   update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch): Promise<Flag>
   remove(caller: Caller, name: string, ifMatch?: IfMatch): Promise<void>
-}
-
-function asObject(input: unknown): Record<string, unknown> {
-  if (!isJsonObject(input)) throw new InvalidError('request body must be a JSON object', 'body', 'must be a JSON object')
-  return input
 }
 
 function findIn(snapshot: Snapshot, name: string): Flag {
@@ -85,7 +80,7 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
 
     async create(caller, input) {
       requirePermission(caller.principal, 'flag:write')
-      const body = asObject(input)
+      const body = requireJsonObject(input)
       const problems: FieldProblem[] = []
       const whyName = Object.hasOwn(body, 'name') ? nameProblem(body.name) : 'required'
       if (whyName) problems.push({ field: 'name', reason: whyName })

@@ -6,6 +6,7 @@
  * and is never written again. Rows are frozen on the way in, so they can be shared and cached safely.
  */
 
+import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { TABLES, type Change, type Rows, type Snapshot, type Table, type Tx } from './store.ts'
@@ -36,14 +37,6 @@ export function stateFromRows(rows: { [T in Table]: Iterable<Rows[T]> }, revisio
   const draft = new Draft(data)
   for (const table of TABLES) for (const row of rows[table]) draft.set(table, row as never)
   return { ...draft.seal(), revision, revisions: { ...revisions } }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const v of Object.values(value)) deepFreeze(v)
-  }
-  return value
 }
 
 /** A read-only view of state data (committed, or a draft seen from inside a transaction). */

@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { InvalidError } from '../../domain/errors.ts'
 import type { Flag } from '../../domain/flag.ts'
-import { isJsonObject } from '../../domain/json-object.ts'
+import { requireJsonObject } from '../../domain/json-object.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
@@ -37,8 +37,7 @@ export function flagNameFromPath(raw: string | undefined): string {
  * client may send back from a GET (`createdAt`, `updatedAt`, `revision`), which are ignored.
  */
 export function updateBody(body: unknown): Record<string, unknown> {
-  if (!isJsonObject(body)) throw new InvalidError('request body must be a JSON object', 'body', 'must be a JSON object')
-  const patch = { ...body }
+  const patch = { ...requireJsonObject(body) }
   for (const key of READ_ONLY_FIELDS) delete patch[key]
   return patch
 }
