@@ -5,6 +5,7 @@
  * zero default filled in, `chancePercentB` defaulted, absent constraints left out.
  */
 
+import { codePointCount } from './code-points.ts'
 import type { FieldProblem } from './errors.ts'
 import { COMMON_FIELDS, CONSTRAINT_FIELDS, definitionOf, isFlagType, TYPE_CONSTRAINTS, zeroValue, FLAG_TYPES, type FlagConstraints, type FlagDefinition, type FlagType } from './flag.ts'
 import { compilePattern, newCheckBudget, PATTERN_MAX, patternMatches, type CheckBudget } from './regex-pattern.ts'
@@ -35,12 +36,6 @@ const show = (v: unknown) => {
 }
 const has = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k) && o[k] !== null && o[k] !== undefined
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v)
-const length = (s: string) => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
-
 /** Why `v` is not a valid value of a flag with these constraints, or `undefined`. */
 export function valueProblem(type: FlagType, v: unknown, c: FlagConstraints, budget: CheckBudget = newCheckBudget()): string | undefined {
   switch (type) {
@@ -53,7 +48,7 @@ export function valueProblem(type: FlagType, v: unknown, c: FlagConstraints, bud
       return undefined
     case 'STRING': {
       if (typeof v !== 'string') return 'must be a string'
-      const n = length(v)
+      const n = codePointCount(v, STRING_VALUE_MAX)
       if (n > STRING_VALUE_MAX) return `must be at most ${STRING_VALUE_MAX} characters`
       if (c.maxLength !== undefined && n > c.maxLength) return `is ${n} characters, above maxLength ${c.maxLength}`
       if (c.regexPattern !== undefined) {
@@ -93,7 +88,7 @@ function enumValuesProblem(v: unknown): string | undefined {
   for (const item of v) {
     if (typeof item !== 'string') return 'must be an array of strings'
     if (item.length === 0) return 'must not contain an empty string'
-    if (length(item) > ENUM_VALUE_LENGTH_MAX) return `values must be at most ${ENUM_VALUE_LENGTH_MAX} characters`
+    if (codePointCount(item, ENUM_VALUE_LENGTH_MAX) > ENUM_VALUE_LENGTH_MAX) return `values must be at most ${ENUM_VALUE_LENGTH_MAX} characters`
     if (seen.has(item)) return `repeats ${show(item)}`
     seen.add(item)
   }
@@ -123,7 +118,7 @@ function checkConstraints(type: FlagType, input: Record<string, unknown>, out: F
         break
       case 'regexPattern': {
         if (typeof v !== 'string') problem(key, 'must be a string')
-        else if (length(v) > PATTERN_MAX) problem(key, `must be at most ${PATTERN_MAX} characters`)
+        else if (codePointCount(v, PATTERN_MAX) > PATTERN_MAX) problem(key, `must be at most ${PATTERN_MAX} characters`)
         else {
           const re = compilePattern(v, budget)
           typeof re === 'string' ? problem(key, re) : (out.regexPattern = v)
@@ -170,7 +165,7 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   if (has(input, 'description')) {
     const d = input.description
     if (typeof d !== 'string') problem('description', 'must be a string')
-    else if (length(d) > DESCRIPTION_MAX) problem('description', `must be at most ${DESCRIPTION_MAX} characters`)
+    else if (codePointCount(d, DESCRIPTION_MAX) > DESCRIPTION_MAX) problem('description', `must be at most ${DESCRIPTION_MAX} characters`)
     else description = d
   }
   const constraints: FlagConstraints = {}

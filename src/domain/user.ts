@@ -3,6 +3,7 @@
 import { InvalidError } from './errors.ts'
 import type { Permission } from './permission.ts'
 import { compareCodePoints } from './code-point-order.ts'
+import { codePointCount } from './code-points.ts'
 
 /** A user as kept in the state file. The hash never leaves the storage and service layers. */
 export interface StoredUser {
@@ -38,8 +39,8 @@ export function checkUsername(username: string, field = 'username'): void {
   if (username.length === 0) throw new InvalidError('username must not be empty', field, 'must not be empty')
   if (!USERNAME.test(username)) {
     const reason =
-      [...username].length > 64
-        ? 'must be at most 64 characters'
+      codePointCount(username, USERNAME_MAX) > USERNAME_MAX
+        ? `must be at most ${USERNAME_MAX} characters`
         : 'may contain only letters A-Z a-z, digits and . _ @ -'
     throw new InvalidError(`username ${reason}`, field, reason)
   }
@@ -47,7 +48,7 @@ export function checkUsername(username: string, field = 'username'): void {
 
 /** Throws unless `password` is 8–1024 characters (Unicode code points). */
 export function checkPassword(password: string, field = 'password'): void {
-  const length = [...password].length
+  const length = codePointCount(password, PASSWORD_MAX)
   if (length < PASSWORD_MIN) {
     throw new InvalidError(`${field} must be at least ${PASSWORD_MIN} characters`, field, `must be at least ${PASSWORD_MIN} characters`)
   }

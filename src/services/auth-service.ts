@@ -6,6 +6,7 @@
  */
 
 import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain/errors.ts'
+import { codePointCount } from '../domain/code-points.ts'
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal, type Caller, type UserPrincipal } from '../domain/principal.ts'
 import { isExpired, type StoredSession } from '../domain/session.ts'
@@ -43,13 +44,6 @@ export interface AuthServiceOptions {
   now?: () => Date
 }
 
-/** More than `max` code points? Decided from the length alone when it can be (no array of a huge string). */
-function tooManyCodePoints(s: string, max: number): boolean {
-  if (s.length <= max) return false
-  if (s.length > 2 * max) return true // at least length/2 code points
-  return [...s].length > max
-}
-
 const LAST_USED_PRECISION_MS = 60_000
 const BAD_CREDENTIALS = 'invalid username or password'
 
@@ -62,7 +56,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       if (username.length === 0) throw new InvalidError('username is required', 'username', 'required')
       if (password.length === 0) throw new InvalidError('password is required', 'password', 'required')
       // No such credential can exist: refuse at once, without hashing and without keeping the value.
-      if (username.length > USERNAME_MAX || tooManyCodePoints(password, PASSWORD_MAX)) {
+      if (username.length > USERNAME_MAX || codePointCount(password, PASSWORD_MAX) > PASSWORD_MAX) {
         options.telemetry?.loginFailed()
         throw new UnauthorizedError(BAD_CREDENTIALS)
       }
