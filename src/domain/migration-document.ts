@@ -50,9 +50,14 @@ export function exportFlag(f: FlagDefinition): ExportedFlag {
 
 /** The export document of `flags` (given in name order). Nothing but flags ever goes into it. */
 export function buildExportDocument(flags: readonly Flag[], environment: string, now: Date): ExportDocument {
+  return { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: exportedFlags(flags) }
+}
+
+/** The `flags` member of an export: each flag by name, in the given order. */
+function exportedFlags(flags: readonly Flag[]): Record<string, ExportedFlag> {
   const out: Record<string, ExportedFlag> = {}
   for (const f of flags) out[f.name] = exportFlag(f)
-  return { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: out }
+  return out
 }
 
 /** The export document as file text: indented for people and diffs, ending in a newline. */
@@ -62,7 +67,7 @@ export function exportText(document: ExportDocument): string {
 
 /** The `flags` member of an export's file text, indented as `exportText` places it. */
 export function exportFlagsText(flags: readonly Flag[]): string {
-  return JSON.stringify(buildExportDocument(flags, '', new Date(0)).flags, null, 2).replaceAll('\n', '\n  ')
+  return JSON.stringify(exportedFlags(flags), null, 2).replaceAll('\n', '\n  ')
 }
 
 /** The same text as `exportText`, around a `flags` part made once by `exportFlagsText`. */

@@ -37,6 +37,12 @@ export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
   return FIELD_ORDER.filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
 }
 
+/** How many flags a plan creates, updates, deletes and leaves unchanged. */
+export function planSummary(plan: ImportPlan): { created: number; updated: number; deleted: number; unchanged: number } {
+  const count = (action: PlannedChange['action']) => plan.changes.filter((c) => c.action === action).length
+  return { created: count('create'), updated: count('update'), deleted: count('delete'), unchanged: plan.unchanged }
+}
+
 /** Plans an import of `incoming` over the `current` flags. */
 export function planImport(current: ReadonlyMap<string, Flag>, incoming: ReadonlyMap<string, FlagDefinition>, mode: ImportMode, values: ImportValues): ImportPlan {
   const changes: PlannedChange[] = []

@@ -25,7 +25,16 @@ export function jsonResponse(request: Request, body: string, status = 200, extra
   return response
 }
 
-/** True for a response built by `jsonResponse` (nothing left to add). */
-export function hasCompleteHeaders(response: Response): boolean {
-  return complete.has(response)
+/**
+ * Gives any other response the same headers (an Elysia-built answer, an error): set one by one on
+ * the finished Response, and the JSON content type made `application/json; charset=utf-8`.
+ */
+export function completeHeaders(response: Response, requestId: string): void {
+  if (complete.has(response)) return
+  const headers = response.headers
+  headers.set('x-request-id', requestId)
+  headers.set('cache-control', 'no-store')
+  headers.set('x-content-type-options', 'nosniff')
+  const type = headers.get('content-type')
+  if (type !== null && type !== JSON_TYPE && type.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
 }

@@ -15,8 +15,8 @@ import type { HealthService } from '../services/health-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
-import { errorResponse, JSON_TYPE, problemMessage, validationProblem } from './error-handler.ts'
-import { hasCompleteHeaders } from './json-response.ts'
+import { errorResponse, problemMessage, validationProblem } from './error-handler.ts'
+import { completeHeaders } from './json-response.ts'
 import { attachMeta, metaOf, newRequestMeta, requestIdFor } from './request-context.ts'
 import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
@@ -136,14 +136,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
         logError(id, err)
         response = errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
       }
-      if (!hasCompleteHeaders(response)) {
-        const headers = response.headers
-        headers.set('x-request-id', id)
-        headers.set('cache-control', 'no-store')
-        headers.set('x-content-type-options', 'nosniff')
-        const type = headers.get('content-type')
-        if (type !== null && type !== JSON_TYPE && type.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
-      }
+      completeHeaders(response, id)
       if (deps.onRequest) {
         const meta = metaOf(request)
         const pathname = pathOf(request.url)

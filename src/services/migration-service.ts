@@ -11,7 +11,7 @@ import { requirePermission } from '../domain/access-policy.ts'
 import { MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { buildExportDocument, exportFileName, exportFlagsText, exportText, exportTextWithFlags, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
-import { applyPlan, planImport, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
+import { applyPlan, planImport, planSummary, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
@@ -65,13 +65,12 @@ export interface MigrationDeps {
 }
 
 function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSource, backup: string | null, warnings: FieldProblem[]): ImportResult {
-  const count = (action: string) => plan.changes.filter((c) => c.action === action).length
   return {
     dryRun: options.dryRun,
     mode: options.mode,
     values: options.values,
     source,
-    summary: { created: count('create'), updated: count('update'), deleted: count('delete'), unchanged: plan.unchanged },
+    summary: planSummary(plan),
     changes: plan.changes.map(({ name, action, fields }) => ({ name, action, fields })),
     backup,
     warnings: warnings.slice(0, MAX_LISTED_PROBLEMS),
@@ -112,8 +111,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
     const planned = planImport(current.flags, incoming, options.mode, options.values)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
-    const count = (action: string) => planned.changes.filter((c) => c.action === action).length
-    const after = current.flags.size + count('create') - count('delete')
+    const { created, deleted } = planSummary(planned)
+    const after = current.flags.size + created - deleted
     if (after > deps.maxFlags) {
       throw new ValidationFailedError([{ field: 'flags', reason: `the import would leave ${after} flags: ${flagLimitMessage(deps.maxFlags)}` }])
     }
