@@ -106,6 +106,23 @@ group('body size limits', () => {
     expect(res.status).toBe(413)
   })
 
+  test('a streamed login body over 64 KiB is a bad credential, answered without keeping it', async () => {
+    const chunk = new TextEncoder().encode(`{"username":"admin","password":"${'p'.repeat(16 * 1024)}`)
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 6) controller.enqueue(sent === 1 ? chunk : new TextEncoder().encode('p'.repeat(16 * 1024)))
+        else {
+          controller.enqueue(new TextEncoder().encode('"}'))
+          controller.close()
+        }
+      },
+    })
+    const res = await t.app.http.handle(new Request('http://localhost/api/login', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }))
+    expect(res.status).toBe(401)
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED')
+  })
+
   test('a body just under the limit is read', async () => {
     const res = await t.req('POST', '/api/login', { body: { username: 'a', password: 'b'.repeat(1024 * 1024 - 100) } })
     expect(res.status).toBe(401)

@@ -198,3 +198,20 @@ test('reading never follows a link or waits on a FIFO, even when a file is swapp
     rmSync(outside, { recursive: true, force: true })
   }
 })
+
+test('a file imported but impossible to move is never imported twice, and does not hold up the next', async () => {
+  const { t, dir } = await started()
+  rmSync(join(dir, 'processed'), { recursive: true })
+  writeFileSync(join(dir, 'processed'), 'not a folder') // every move into processed/ now fails
+  writeFileSync(join(dir, 'a-stuck.json'), docWith({ 'stuck/f': { type: 'INTEGER', value: 1 } }))
+  writeFileSync(join(dir, 'b-bad.json'), 'not json')
+  await until(() => list(dir, 'failed').length === 2) // the file after it was handled
+  expect((await t.req('GET', '/api/flags/stuck/f', { token: t.adminToken })).body.revision).toBe(1)
+  expect((await t.req('PUT', '/api/flags/stuck/f', { token: t.adminToken, body: { value: 2 } })).status).toBe(200)
+  for (let i = 0; i < 3; i++) {
+    await Bun.sleep(400)
+    await t.app.watcher.scan()
+  }
+  expect((await t.req('GET', '/api/flags/stuck/f', { token: t.adminToken })).body).toMatchObject({ value: 2, revision: 2 })
+  expect(existsSync(join(dir, 'a-stuck.json'))).toBe(true) // left in place, never deleted
+})
