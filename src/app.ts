@@ -14,7 +14,7 @@ import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 import type { Config } from './config.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
-import { createTokenService } from './http/token-service.ts'
+import { createSessionTokenCodec } from './http/session-token-codec.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import { openJsonFileStore, stateFilePath } from './storage/json-file-store.ts'
 import type { FileWriter } from './storage/durable-text-file.ts'
@@ -61,11 +61,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
     const telemetry = telemetryFor(logger, metrics)
     const services = createServices(store, config, { ...options, telemetry })
-    const tokens = createTokenService(secret)
+    const sessionTokens = createSessionTokenCodec(secret)
     const http = createHttpApp({
       config,
       ...services,
-      tokens,
+      sessionTokens,
       ...(config.metrics.enabled ? { metrics } : {}),
       logError: (requestId, err) => logger.error({ requestId, err }, 'request failed with an internal error'),
       onRequest(event) {

@@ -5,18 +5,29 @@
  * directory already controls the service.
  */
 
-import { ForbiddenError } from './errors.ts'
+import { AppError, ForbiddenError } from './errors.ts'
 import type { Permission } from './permission.ts'
-import type { Principal } from './principal.ts'
+import type { Principal, UserPrincipal } from './principal.ts'
 
-/** True when `p` holds `permission`. */
+/** True when `p` holds `permission`. `flag:read` grants `flag:evaluate` too (contract §3). */
 export function can(p: Principal, permission: Permission): boolean {
-  return p.kind === 'system' || p.permissions.includes(permission)
+  if (p.kind === 'system' || p.permissions.includes(permission)) return true
+  return permission === 'flag:evaluate' && p.permissions.includes('flag:read')
 }
 
 /** Throws `ForbiddenError` naming `permission` unless `p` holds it. */
 export function requirePermission(p: Principal, permission: Permission): void {
   if (!can(p, permission)) throw new ForbiddenError(permission)
+}
+
+/**
+ * Actions about one's own login session (logout): only a session may do them. An API token has no
+ * session; it is ended by revoking it (contract §12), so it gets `403`.
+ */
+export function requireSession(p: Principal, action: string): asserts p is UserPrincipal {
+  if (p.kind !== 'user') {
+    throw new AppError('FORBIDDEN', `${action} needs a session token from POST /api/login; an API token has no session (revoke it with DELETE /api/tokens/{tokenId})`, { reason: 'session only' })
+  }
 }
 
 /** True when `p` is the user `userId` signed in with a session. */
@@ -36,4 +47,51 @@ export function authorizeUserUpdate(p: Principal, userId: string, changes: { use
 /** Ending a session: one's own always, anyone else's with `session:write`. */
 export function authorizeSessionDelete(p: Principal, sessionUserId: string): void {
   if (!isSelf(p, sessionUserId)) requirePermission(p, 'session:write')
+}
+
+/** The flag-name prefixes `p` is confined to; empty means every flag (users, unscoped tokens, the system). */
+export function flagScopeOf(p: Principal): readonly string[] {
+  return p.kind === 'token' ? p.flagPrefixes : []
+}
+
+/**
+ * True when the flag `name` exists for `p` (contract §12): a token with `flagPrefixes` sees only
+ * flags under them, and every read, list and evaluation asks here, so flags outside behave exactly
+ * as if they did not exist.
+ */
+export function canSeeFlag(p: Principal, name: string): boolean {
+  const scope = flagScopeOf(p)
+  return scope.length === 0 || scope.some((prefix) => name.startsWith(prefix))
+}
+
+/** A change to a flag outside the token's `flagPrefixes`: refused (403), whether the flag exists or not. */
+export class OutOfScopeError extends AppError {
+  constructor(name: string, scope: readonly string[]) {
+    super('FORBIDDEN', `this token may only change flags under ${scope.join(', ')}; ${JSON.stringify(name)} is outside`, { field: 'name', flagPrefixes: [...scope] })
+  }
+}
+
+/** Throws `OutOfScopeError` unless `p` may change the flag `name`. */
+export function requireFlagInScope(p: Principal, name: string): void {
+  if (!canSeeFlag(p, name)) throw new OutOfScopeError(name, flagScopeOf(p))
+}
+
+/** Migrations act on every flag at once, so they need a principal confined to no prefixes (403). */
+export function requireUnscoped(p: Principal): void {
+  const scope = flagScopeOf(p)
+  if (scope.length > 0) {
+    throw new AppError('FORBIDDEN', `migrations act on every flag; this token is confined to ${scope.join(', ')}; use a token without flagPrefixes`, { flagPrefixes: [...scope] })
+  }
+}
+
+/**
+ * The prefixes to list for a query `prefix` under `scope`: the query itself when unscoped, else each
+ * scope prefix narrowed by the query, with prefixes inside another one dropped, sorted, so their
+ * name ranges are disjoint and in name order.
+ */
+export function visiblePrefixes(scope: readonly string[], prefix: string): string[] {
+  if (scope.length === 0) return [prefix]
+  const narrowed = scope.flatMap((s) => (prefix.startsWith(s) ? [prefix] : s.startsWith(prefix) ? [s] : []))
+  const unique = [...new Set(narrowed)].sort()
+  return unique.filter((p, i) => !unique.slice(0, i).some((q) => p.startsWith(q)))
 }

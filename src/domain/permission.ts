@@ -12,6 +12,10 @@ export const PERMISSIONS = [
   'session:write',
   'migration:read',
   'migration:write',
+  'flag:evaluate',
+  'token:read',
+  'token:write',
+  'audit:read',
 ] as const
 
 /** One permission name. */

@@ -6,21 +6,24 @@
  */
 
 import type { Permission } from '../domain/permission.ts'
-import { requirePermission } from '../domain/access-policy.ts'
+import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { Principal } from '../domain/principal.ts'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { TSchema } from 'elysia'
 import { AppError, UnauthorizedError } from '../domain/errors.ts'
 import { problemMessage, validationProblem } from './error-handler.ts'
+import { TOKEN_PREFIX } from '../domain/api-token.ts'
+import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import { readJsonBody, type SmallBodyLimit } from './body-reader.ts'
 import { metaOf } from './request-context.ts'
-import type { TokenService } from './token-service.ts'
+import type { SessionTokenCodec } from './session-token-codec.ts'
 
 /** What the guard needs. */
 export interface GuardDeps {
-  tokens: TokenService
+  sessionTokens: SessionTokenCodec
   auth: AuthService
+  apiTokens: ApiTokenService
 }
 
 /** Guard options: the permission needed (none: any logged-in user) and, for body routes, the limit. */
@@ -37,6 +40,8 @@ export interface GuardOptions {
    * `{"toString": false}` and would turn a client mistake into a 500.
    */
   schema?: TSchema
+  /** Routes that act on every flag (migrations): a token confined to flagPrefixes is refused (403). */
+  unscoped?: boolean
   /** A smaller limit for bodies that are always small when valid (login), answered with its own error. */
   smallBody?: SmallBodyLimit
 }
@@ -44,14 +49,40 @@ export interface GuardOptions {
 type TransformContext = { request: Request; body: unknown; params?: unknown }
 
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*$/i
+const API_KEY = /^[ \t]*([A-Za-z0-9._~+/-]+=*)[ \t]*$/
+
+/**
+ * The credential a request presents: `Authorization: Bearer <session JWT or API token>`, or an API
+ * token in `X-API-Key`. Both headers at once must carry the same token (a proxy adding one is fine;
+ * two different credentials are ambiguous and refused).
+ */
+function presentedCredential(headers: Headers): string {
+  const header = headers.get('authorization')
+  const apiKey = headers.get('x-api-key')
+  let bearer: string | undefined
+  if (header !== null) {
+    bearer = BEARER.exec(header)?.[1]
+    if (!bearer) throw new UnauthorizedError('malformed Authorization header: expected Bearer <token>')
+  }
+  if (apiKey === null) {
+    if (bearer === undefined) throw new UnauthorizedError('missing credentials: send Authorization: Bearer <token>, or X-API-Key: <API token>')
+    return bearer
+  }
+  const key = API_KEY.exec(apiKey)?.[1]
+  if (!key?.startsWith(TOKEN_PREFIX)) throw new UnauthorizedError(`malformed X-API-Key header: expected an API token (${TOKEN_PREFIX}…)`)
+  if (bearer !== undefined && bearer !== key) throw new UnauthorizedError('Authorization and X-API-Key carry different credentials; send one')
+  return key
+}
 
 /** Authenticates the request and records its principal; throws 401 when that fails. */
 export async function authenticateRequest(deps: GuardDeps, request: Request): Promise<void> {
-  const header = request.headers.get('authorization')
-  if (header === null) throw new UnauthorizedError('missing bearer token: send Authorization: Bearer <token>')
-  const match = BEARER.exec(header)
-  if (!match?.[1]) throw new UnauthorizedError('malformed Authorization header: expected Bearer <token>')
-  const claims = await deps.tokens.verify(match[1])
+  const credential = presentedCredential(request.headers)
+  // API tokens are told from session JWTs by their prefix (a JWT starts with "eyJ"): no parse, no guess
+  if (credential.startsWith(TOKEN_PREFIX)) {
+    metaOf(request).principal = deps.apiTokens.authenticate(credential)
+    return
+  }
+  const claims = await deps.sessionTokens.verify(credential)
   if (!claims) throw new UnauthorizedError('invalid or expired token')
   metaOf(request).principal = deps.auth.resolve(claims.sub, claims.sid)
 }
@@ -68,6 +99,7 @@ export function guard(deps: GuardDeps, options: GuardOptions = {}) {
         // The services decide again with the same policy; checking here first answers 403 before the body is read.
         const principal = metaOf(ctx.request).principal
         if (options.permission && principal) requirePermission(principal, options.permission)
+        if (options.unscoped && principal) requireUnscoped(principal)
         if (options.authorize && principal) options.authorize(principal, (ctx.params ?? {}) as Record<string, string>)
       }
       if (options.bodyLimit !== undefined) ctx.body = await readJsonBody(ctx.request, options.bodyLimit, options.smallBody)

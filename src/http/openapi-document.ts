@@ -124,6 +124,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
       { name: 'users', description: 'The built-in user system' },
       { name: 'flags', description: 'Feature flags' },
       { name: 'sessions', description: 'Active login sessions' },
+      { name: 'tokens', description: 'API tokens for applications, CI jobs and scripts' },
       { name: 'migrations', description: 'Export and import of flags' },
       { name: 'operations', description: 'Health and metrics' },
     ],
@@ -133,10 +134,15 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          bearerFormat: 'JWT',
           description:
-            'A session token from POST /api/login: a JWT signed with HS256 (the algorithm is pinned on verification, as RFC8725 recommends), ' +
-            'claims sub, sid, iat, exp; valid while its session exists.',
+            'Either a session token from POST /api/login: a JWT signed with HS256 (the algorithm is pinned on verification, as RFC8725 recommends), ' +
+            'claims sub, sid, iat, exp, valid while its session exists; or an API token (fdt_…) from POST /api/tokens or `flagd token add`.',
+        },
+        apiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An API token (fdt_…), as an alternative to Authorization: Bearer. Session tokens are not accepted here.',
         },
       },
       schemas: { Error: toOpenApi30(ErrorSchema), ...Object.fromEntries(Object.entries(flagComponents()).map(([name, schema]) => [name, toOpenApi30(schema)])) },

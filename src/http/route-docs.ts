@@ -33,8 +33,8 @@ export interface RouteDoc {
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid request (bad JSON, failed validation, unknown field or query parameter)',
-  401: 'Missing, malformed, expired or revoked token, or bad credentials',
-  403: 'The token lacks the required permission',
+  401: 'Missing, malformed, expired or revoked token (session or API token), or bad credentials',
+  403: 'The token lacks the required permission, or the flag is outside its flagPrefixes',
   404: 'No such resource',
   405: 'Method not allowed on this path',
   409: 'Conflict with current state',
@@ -54,7 +54,7 @@ function accessText(access: Access): string {
     case 'login':
       return 'No authentication (this is how a token is obtained).'
     case 'any-user':
-      return 'Requires a valid token; no permission needed.'
+      return 'Requires a valid session or API token; no permission needed.'
     default:
       return `Requires permission \`${access}\`.`
   }
@@ -80,7 +80,7 @@ export function routeDoc(doc: RouteDoc) {
     operationId: doc.operationId,
     description: [accessText(doc.access), doc.description].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
-    security: authed ? [{ bearerAuth: [] }] : [],
+    security: authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [],
     responses: responses as unknown as OpenAPIV3.ResponsesObject,
     'x-flagd-permission': doc.access,
     ...(doc.body ? { 'x-body': doc.body } : {}),

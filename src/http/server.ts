@@ -8,6 +8,7 @@ import { Elysia } from 'elysia'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import { userIdOf } from '../domain/principal.ts'
+import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -26,8 +27,9 @@ import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
+import { tokenRoutes } from './routes/token-routes.ts'
 import { userRoutes } from './routes/user-routes.ts'
-import type { TokenService } from './token-service.ts'
+import type { SessionTokenCodec } from './session-token-codec.ts'
 
 /** Everything the HTTP layer needs. */
 export interface HttpDeps {
@@ -37,8 +39,9 @@ export interface HttpDeps {
   flags: FlagService
   migrations: MigrationService
   sessions: SessionService
+  apiTokens: ApiTokenService
   health: HealthService
-  tokens: TokenService
+  sessionTokens: SessionTokenCodec
   /** Where unexpected errors are reported (with the request id). */
   logError?: (requestId: string, err: unknown) => void
   /** Called once per answered request (logs and metrics). */
@@ -117,6 +120,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(userRoutes({ ...deps, bodyLimit }))
     .use(flagRoutes({ ...deps, bodyLimit }))
     .use(sessionRoutes(deps))
+    .use(tokenRoutes({ ...deps, bodyLimit }))
     .use(metricsRoutes(deps.metrics))
     .use(migrationRoutes({ ...deps, bodyLimit, importLimit: deps.config.limits.importBytes, publicExport: deps.config.publicExport }))
 

@@ -5,6 +5,7 @@
  * HTTP layer's business.
  */
 
+import { requireSession } from '../domain/access-policy.ts'
 import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain/errors.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { newId } from '../domain/new-id.ts'
@@ -101,9 +102,9 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       const user = snapshot.users.get(userId)
       if (!user) throw new UnauthorizedError('token is no longer valid')
       let used = lastUsed.get(session)
-      if (used === undefined) lastUsed.set(session, (used = Date.parse(store.lastUsed(session))))
+      if (used === undefined) lastUsed.set(session, (used = Date.parse(store.lastUsed('sessions', session))))
       if (at - used >= LAST_USED_PRECISION_MS) {
-        store.touchSession(sessionId, new Date(at).toISOString())
+        store.touch('sessions', sessionId, new Date(at).toISOString())
         lastUsed.set(session, at)
       }
       return { kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }
@@ -111,7 +112,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
 
     async logout(caller) {
       const p = caller.principal
-      if (p.kind !== 'user') throw new InvalidError('only a session can log out', 'authorization', 'not a session token')
+      requireSession(p, 'logging out')
       await store.transact(commitMeta(caller), (tx) => tx.delete('sessions', p.sessionId))
       return p.sessionId
     },

@@ -13,8 +13,11 @@ import type { Store } from '../storage/store.ts'
 export interface FlagReadModel {
   /** The flag's API resource as JSON text. */
   json(flag: Flag): string
-  /** A JSON array of the flags whose names start with `prefix`. */
-  listJson(prefix: string): string
+  /**
+   * A JSON array of the flags whose names start with one of `prefixes`, in name order. The
+   * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
+   */
+  listJson(prefixes: readonly string[]): string
 }
 
 function lowerBound(names: readonly string[], prefix: string): number {
@@ -67,10 +70,10 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   }
   return {
     json,
-    listJson(prefix) {
-      const list = matching(prefix)
+    listJson(prefixes) {
+      const list = prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching)
       const render = () => `[${rows(list).map(json).join(',')}]`
-      return prefix === '' ? (allJson ??= render()) : render()
+      return prefixes.length === 1 && prefixes[0] === '' ? (allJson ??= render()) : render()
     },
   }
 }

@@ -6,7 +6,7 @@
  * writes nothing.
  */
 
-import { requirePermission } from '../domain/access-policy.ts'
+import { canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
 import { ConflictError, InvalidError, NotFoundError, ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
 import { nameCollision, nameProblem } from '../domain/flag-name.ts'
@@ -33,9 +33,11 @@ export interface FlagService {
   remove(caller: Caller, name: string, ifMatch?: IfMatch): Promise<void>
 }
 
+const notFound = (name: string) => new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+
 function findIn(snapshot: Snapshot, name: string): Flag {
   const flag = snapshot.flags.get(name)
-  if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+  if (!flag) throw notFound(name)
   return flag
 }
 
@@ -70,17 +72,20 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
 
     get(principal, name) {
       requirePermission(principal, 'flag:read')
+      // outside a token's flagPrefixes a flag does not exist: the same 404 as for a missing one
+      if (!canSeeFlag(principal, name)) throw notFound(name)
       return findIn(store.committed(), name)
     },
 
     list(principal, prefix) {
       requirePermission(principal, 'flag:read')
-      return read.listJson(prefix)
+      return read.listJson(visiblePrefixes(flagScopeOf(principal), prefix))
     },
 
     async create(caller, input) {
       requirePermission(caller.principal, 'flag:write')
       const body = requireJsonObject(input)
+      if (typeof body.name === 'string') requireFlagInScope(caller.principal, body.name)
       const problems: FieldProblem[] = []
       const whyName = Object.hasOwn(body, 'name') ? nameProblem(body.name) : 'required'
       if (whyName) problems.push({ field: 'name', reason: whyName })
@@ -101,6 +106,8 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
 
     async update(caller, name, patch, ifMatch) {
       requirePermission(caller.principal, 'flag:write')
+      requireFlagInScope(caller.principal, name)
+      if (typeof patch.name === 'string') requireFlagInScope(caller.principal, patch.name)
       const out = await store.transact(commitMeta(caller), (tx) => {
         const current = findIn(tx.read, name)
         expectRevision(tx, current, ifMatch)
@@ -129,6 +136,7 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
 
     async remove(caller, name, ifMatch) {
       requirePermission(caller.principal, 'flag:write')
+      requireFlagInScope(caller.principal, name)
       await store.transact(commitMeta(caller), (tx) => {
         const current = findIn(tx.read, name)
         expectRevision(tx, current, ifMatch)

@@ -7,7 +7,7 @@
  * whatever else is written meanwhile. Imports run one at a time.
  */
 
-import { requirePermission } from '../domain/access-policy.ts'
+import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import { MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { buildExportDocument, exportFileName, exportFlagsText, exportText, exportTextWithFlags, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
@@ -143,7 +143,10 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   const authorizeExport = (audience: ExportAudience) => {
     if (audience === 'public') {
       if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')
-    } else requirePermission(audience, 'migration:read')
+    } else {
+      requirePermission(audience, 'migration:read')
+      requireUnscoped(audience)
+    }
   }
   let flagsText: { revision: number; text: string } | undefined
 
@@ -167,6 +170,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         'import-url',
         async () => {
           requirePermission(caller.principal, 'migration:write')
+          requireUnscoped(caller.principal)
           return applyDocument(caller, await fetchRemoteDocument(url, deps.remote), options, 'import-url')
         },
         url,

@@ -5,6 +5,7 @@
 
 import type { Config } from '../config.ts'
 import type { Store } from '../storage/store.ts'
+import { createApiTokenService, type ApiTokenService } from './api-token-service.ts'
 import { createAuthService, type AuthService } from './auth-service.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
@@ -22,6 +23,7 @@ export interface Services {
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
+  apiTokens: ApiTokenService
   health: HealthService
 }
 
@@ -56,6 +58,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     }),
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
+    apiTokens: createApiTokenService(store, now),
     health: createHealthService(store),
   }
 }

@@ -31,7 +31,7 @@ export function createSessionService(store: Store, now: () => Date = () => new D
           username: users.get(s.userId)?.username ?? '',
           createdAt: s.createdAt,
           expiresAt: s.expiresAt,
-          lastUsedAt: store.lastUsed(s),
+          lastUsedAt: store.lastUsed('sessions', s),
           current: s.id === own,
         }))
     },

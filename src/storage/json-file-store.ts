@@ -17,7 +17,7 @@ import { prepareDataDir } from './data-dir.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
-import type { Change, Commit, CommitMeta, Snapshot, Store, Tx, TxResult } from './store.ts'
+import { USAGE_TABLES, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
 
 /** Options of `openJsonFileStore`. */
 export interface FileStoreOptions {
@@ -114,7 +114,7 @@ class JsonFileStore implements Store {
   private inflight: Batch | undefined
   private writing: Promise<void> | undefined
   private readonly listeners = new Set<(commit: Commit) => void>()
-  private readonly touched = new Map<string, string>()
+  private readonly touched: Record<UsageTable, Map<string, string>> = { sessions: new Map(), tokens: new Map() }
   private touchedSinceWrite = false
   writes = 0
 
@@ -141,16 +141,16 @@ class JsonFileStore implements Store {
     return () => this.listeners.delete(listener)
   }
 
-  touchSession(id: string, at: string): void {
-    const known = this.touched.get(id)
+  touch(table: UsageTable, id: string, at: string): void {
+    const known = this.touched[table].get(id)
     if (known !== undefined && known >= at) return
-    this.touched.set(id, at)
+    this.touched[table].set(id, at)
     this.touchedSinceWrite = true
   }
 
-  lastUsed(session: { id: string; lastUsedAt: string }): string {
-    const touched = this.touched.get(session.id)
-    return touched !== undefined && touched > session.lastUsedAt ? touched : session.lastUsedAt
+  lastUsed<T extends UsageTable>(table: T, row: Rows[T]): Rows[T]['lastUsedAt'] {
+    const touched = this.touched[table].get(row.id)
+    return touched !== undefined && (row.lastUsedAt === null || touched > row.lastUsedAt) ? touched : row.lastUsedAt
   }
 
   async transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
@@ -217,8 +217,8 @@ class JsonFileStore implements Store {
         }
         this.touchedSinceWrite = false
         const data = batch.draft.seal()
-        for (const id of this.touched.keys()) if (!data.tables.sessions.has(id)) this.touched.delete(id)
-        this.db.data = serializeState(data, (id) => this.touched.get(id))
+        for (const table of USAGE_TABLES) for (const id of this.touched[table].keys()) if (!data.tables[table].has(id)) this.touched[table].delete(id)
+        this.db.data = serializeState(data, (table, id) => this.touched[table].get(id))
         await this.db.write()
         this.current = data
       } catch (err) {

@@ -12,7 +12,7 @@ import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { emptyStateData, stateFromRows, type StateData } from './memory-state.ts'
-import { TABLES, type Rows, type Table } from './store.ts'
+import { TABLES, type Rows, type Table, type UsageTable } from './store.ts'
 
 /** The schema version this build writes; files with a higher one were written by a newer flagd. */
 export const SCHEMA_VERSION = 2
@@ -46,7 +46,16 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
   },
   users: { username: isText, passwordHash: isText, permissions: isStringList, createdAt: isTime, updatedAt: isTime },
   sessions: { userId: isText, createdAt: isTime, expiresAt: isTime, lastUsedAt: isTime },
-  tokens: { name: isText, secretHash: isText, permissions: isStringList, flagPrefixes: isStringList, createdAt: isTime },
+  tokens: {
+    name: isText,
+    secretHash: (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v),
+    permissions: isStringList,
+    flagPrefixes: isStringList,
+    createdAt: isTime,
+    createdBy: (v) => isPlainObject(v) && isText(v.type) && isText(v.id) && isText(v.name),
+    expiresAt: (v) => v === null || isTime(v),
+    lastUsedAt: (v) => v === null || isTime(v),
+  },
 }
 
 function checkRows(path: string, table: Table, raw: unknown): Rows[Table][] {
@@ -122,13 +131,13 @@ function cachedJson(row: object): string {
   return text
 }
 
-/** The file text of `data`; `lastUsed` supplies sessions' in-memory last use. */
-export function serializeState(data: StateData, lastUsed: (id: string) => string | undefined): string {
+/** The file text of `data`; `lastUsed` supplies the in-memory last use of sessions and tokens. */
+export function serializeState(data: StateData, lastUsed: (table: UsageTable, id: string) => string | undefined): string {
   const parts = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
   for (const table of TABLES) {
     const entries: string[] = []
     for (const [id, row] of data.tables[table]) {
-      const touched = table === 'sessions' ? lastUsed(id) : undefined
+      const touched = table === 'sessions' || table === 'tokens' ? lastUsed(table, id) : undefined
       entries.push(`${JSON.stringify(id)}:${touched === undefined ? cachedJson(row) : JSON.stringify({ ...row, lastUsedAt: touched })}`)
     }
     parts.push(`${JSON.stringify(table)}:{${entries.join(',')}}`)

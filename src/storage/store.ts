@@ -39,6 +39,13 @@ export type Table = keyof Rows
 /** Every table, in the order state files list them. */
 export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens']
 
+/**
+ * The tables whose rows record their last use (`lastUsedAt`, precise to about a minute). A use is
+ * not a change: the store keeps it in memory and writes it with the next commit, so reads never write.
+ */
+export type UsageTable = 'sessions' | 'tokens'
+export const USAGE_TABLES: readonly UsageTable[] = ['sessions', 'tokens']
+
 /** Through what a change was made (contract §15 `source`; `maintenance` is housekeeping, never audited). */
 export type Source = 'api' | 'cli' | 'drop-folder' | 'import-upload' | 'import-url' | 'rollback' | 'bootstrap' | 'maintenance'
 
@@ -117,15 +124,15 @@ export interface Store {
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>>
   /** Subscribes to durable commits; returns the unsubscribe function. */
   onCommit(listener: (commit: Commit) => void): () => void
-  /** Records a session's last use. Not a change: kept in memory, written with the next commit. */
-  touchSession(id: string, at: string): void
-  /** A session's last use: the newest of its row and `touchSession`. */
-  lastUsed(session: StoredSession): string
+  /** Records the last use of a session or token (see `UsageTable`); an older time is ignored. */
+  touch(table: UsageTable, id: string, at: string): void
+  /** A row's last use: the newest of its stored `lastUsedAt` and `touch`. */
+  lastUsed<T extends UsageTable>(table: T, row: Rows[T]): Rows[T]['lastUsedAt']
   /** False after a failed write: writes are refused (503) until the store recovers or restarts. */
   readonly writable: boolean
   /** Durable writes made so far (tests use it to prove that reads never write). */
   readonly writes: number
-  /** Writes pending in-memory facts (session last use) now. */
+  /** Writes pending in-memory facts (last use of sessions and tokens) now. */
   flush(): Promise<void>
   /** Finishes pending commits and releases the store. */
   close(): Promise<void>

@@ -1,5 +1,6 @@
 /** The daemon as a process: lock, bootstrap, config precedence, graceful stop (contract §11). */
 
+import { PERMISSIONS } from '../../src/domain/permission.ts'
 import { afterAll, afterEach, setDefaultTimeout, describe, expect, test } from 'bun:test'
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -85,7 +86,7 @@ describe('first user', () => {
     expect(d.output()).toContain('root')
     const res = await login(d.url, 'root', 'root-password')
     expect(res.status).toBe(200)
-    expect(((await res.json()) as { user: { permissions: string[] } }).user.permissions).toHaveLength(8)
+    expect(((await res.json()) as { user: { permissions: string[] } }).user.permissions).toEqual([...PERMISSIONS])
     d.proc.kill('SIGTERM')
     expect(await d.proc.exited).toBe(0)
     expect(d.output()).toContain('stopped')

@@ -1,5 +1,6 @@
 /** `flagd user add|list`, `flagd version`, help and exit codes. */
 
+import { PERMISSIONS } from '../../src/domain/permission.ts'
 import { afterEach, afterAll, setDefaultTimeout, expect, test } from 'bun:test'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,7 +21,7 @@ test('user add reads the password from stdin and grants every permission by defa
   const list = await runFlagd(['user', 'list', '--json'], { cwd })
   const users = JSON.parse(list.stdout)
   expect(users).toHaveLength(1)
-  expect(users[0].permissions).toHaveLength(8)
+  expect(users[0].permissions).toEqual([...PERMISSIONS])
   expect(list.stdout).not.toContain('argon2')
 })
 

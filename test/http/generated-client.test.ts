@@ -47,7 +47,7 @@ test('a strict client generated with default options type-checks without casts a
   const { exercise } = (await import(join(clientDir, 'strict-client.ts'))) as { exercise: (url: string, password: string) => Promise<string[]> }
   const done = await exercise(d.url, PASSWORD)
   expect(done).toEqual([
-    'login as admin with 8 permissions',
+    'login as admin with 12 permissions',
     'flag revision 2',
     '6 flags',
     'import of the export: 6 unchanged, 0 warnings',
@@ -55,6 +55,7 @@ test('a strict client generated with default options type-checks without casts a
     'public export of 6 flags',
     'me: admin',
     'deleted client/ab',
+    'token client ci saw 5 flags of 1 token(s); after revoke 401',
     'missing flag: NOT_FOUND',
     'health ok',
   ])

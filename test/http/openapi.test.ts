@@ -57,7 +57,11 @@ test('every operation has a summary, responses with descriptions, and says who m
       expect(secured).toBe(!/No authentication/.test(op.description))
     }
   }
-  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
+  expect(doc.components.securitySchemes.apiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
+  for (const ops of Object.values<Record<string, any>>(doc.paths)) {
+    for (const op of Object.values<any>(ops)) if ((op.security ?? []).length > 0) expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
+  }
   const ids = Object.values<Record<string, any>>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId))
   expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true)
   expect(new Set(ids).size).toBe(ids.length)

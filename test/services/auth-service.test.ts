@@ -72,7 +72,7 @@ test('lastUsedAt moves about once a minute, in memory only', async () => {
   const { auth, store, advance } = await setup()
   const { session, user } = await auth.login('alice', 'alice-password', '10.0.0.1', 'req')
   const commits = store.writes
-  const stored = () => store.lastUsed(store.committed().sessions.get(session.id) as StoredSession)
+  const stored = () => store.lastUsed('sessions', store.committed().sessions.get(session.id) as StoredSession)
   advance(59_000)
   auth.resolve(user.id, session.id)
   expect(stored()).toBe(session.lastUsedAt)

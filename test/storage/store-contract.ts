@@ -179,12 +179,12 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         tx.put('sessions', session('s1'))
       })
       const revision = store.committed().revision
-      store.touchSession('s1', '2026-11-22T10:05:00.000Z')
-      store.touchSession('s1', '2026-11-22T10:04:00.000Z') // older: ignored
-      expect(store.lastUsed(store.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
+      store.touch('sessions', 's1', '2026-11-22T10:05:00.000Z')
+      store.touch('sessions', 's1', '2026-11-22T10:04:00.000Z') // older: ignored
+      expect(store.lastUsed('sessions', store.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
       expect(store.committed().revision).toBe(revision)
       const again = await reopen()
-      expect(again.lastUsed(again.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
+      expect(again.lastUsed('sessions', again.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
     })
 
     test('a backup is written in the same commit and named in the result', async () => {

@@ -1,21 +1,24 @@
 /** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
 
-import { Elysia, type Static } from 'elysia'
+import { Elysia, t, type Static } from 'elysia'
 import { UnauthorizedError } from '../../domain/errors.ts'
+import type { ApiTokenService } from '../../services/api-token-service.ts'
 import type { AuthService } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
 import { callerOf, metaOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
+import { TokenSchema } from '../schemas/token-schemas.ts'
 import { LoginBody, LoginResponse, UserSchema } from '../schemas/user-schemas.ts'
-import type { TokenService } from '../token-service.ts'
+import type { SessionTokenCodec } from '../session-token-codec.ts'
 
 /** Dependencies of the auth routes. */
 export interface AuthRouteDeps extends GuardDeps {
   auth: AuthService
   users: UserService
-  tokens: TokenService
+  sessionTokens: SessionTokenCodec
+  apiTokens: ApiTokenService
   bodyLimit: number
 }
 
@@ -34,7 +37,7 @@ export function authRoutes(deps: AuthRouteDeps) {
       async ({ body, request }) => {
         const { username, password } = body as Static<typeof LoginBody>
         const { session, user } = await deps.auth.login(username, password, metaOf(request).address, metaOf(request).id)
-        const token = await deps.tokens.sign(user.id, session.id, new Date(session.expiresAt))
+        const token = await deps.sessionTokens.sign(user.id, session.id, new Date(session.expiresAt))
         return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
       },
       {
@@ -63,20 +66,25 @@ export function authRoutes(deps: AuthRouteDeps) {
           operationId: 'logout',
           tag: 'auth',
           access: 'any-user',
+          description: 'Session tokens only: an API token has no session (403); revoke it instead.',
           success: { status: 200, schema: DeletedById, description: 'The session ended' },
-          errors: [400, 503],
+          errors: [400, 403, 503],
         }),
       },
     )
-    .get('/api/me', ({ request }) => deps.users.me(principalOf(request)), {
+    .get('/api/me', ({ request }) => {
+      const principal = principalOf(request)
+      return principal.kind === 'token' ? deps.apiTokens.me(principal) : deps.users.me(principal)
+    }, {
       ...guard(deps),
       query: NoQuery,
       detail: routeDoc({
-        summary: 'The calling user',
+        summary: 'The caller: its user, or its API token',
         operationId: 'getMe',
         tag: 'auth',
         access: 'any-user',
-        success: { status: 200, schema: UserSchema, description: 'The caller' },
+        description: 'With a session token, the user; with an API token, the token resource (never its secret).',
+        success: { status: 200, schema: t.Union([UserSchema, TokenSchema]), description: 'The caller' },
         errors: [400],
       }),
     })

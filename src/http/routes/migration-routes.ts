@@ -46,12 +46,12 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
   }
   const routes = new Elysia({ name: 'migration-routes' })
     .get('/api/migrations/export', ({ request }) => exportResponse(principalOf(request)), {
-      ...guard(deps, { permission: 'migration:read' }),
+      ...guard(deps, { permission: 'migration:read', unscoped: true }),
       query: NoQuery,
       detail: exportDoc('migration:read'),
     })
     .put('/api/migrations', ({ body, query, request }) => migrations.importDocument(callerOf(request), body, optionsOf(query), 'import-upload'), {
-      ...guard(deps, { permission: 'migration:write', bodyLimit: deps.importLimit }),
+      ...guard(deps, { permission: 'migration:write', unscoped: true, bodyLimit: deps.importLimit }),
       query: ImportQuery,
       detail: routeDoc({
         summary: 'Import a migration file',
@@ -67,7 +67,7 @@ export function migrationRoutes(deps: MigrationRouteDeps) {
       }),
     })
     .patch('/api/migrations', ({ body, query, request }) => migrations.importFromUrl(callerOf(request), (body as Static<typeof UrlImportBody>).url, optionsOf(query)), {
-      ...guard(deps, { permission: 'migration:write', bodyLimit: deps.bodyLimit, schema: UrlImportBody }),
+      ...guard(deps, { permission: 'migration:write', unscoped: true, bodyLimit: deps.bodyLimit, schema: UrlImportBody }),
       query: ImportQuery,
       detail: routeDoc({
         summary: 'Import a migration file from a URL',

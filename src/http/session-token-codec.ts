@@ -18,7 +18,7 @@ export interface TokenClaims {
 }
 
 /** Token minting and checking. */
-export interface TokenService {
+export interface SessionTokenCodec {
   sign(userId: string, sessionId: string, expiresAt: Date): Promise<string>
   /** The claims of a valid, unexpired token, or `undefined`. */
   verify(token: string): Promise<TokenClaims | undefined>
@@ -27,7 +27,7 @@ export interface TokenService {
 const MAX_TOKEN_LENGTH = 4096
 
 /** Creates the token service over a secret; `cacheSize` bounds the verified-token cache. */
-export function createTokenService(secret: string, cacheSize = 10_000, now: () => number = Date.now): TokenService {
+export function createSessionTokenCodec(secret: string, cacheSize = 10_000, now: () => number = Date.now): SessionTokenCodec {
   const key = new TextEncoder().encode(secret)
   const cache = new BoundedMap<string, TokenClaims>(cacheSize)
   return {

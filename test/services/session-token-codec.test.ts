@@ -1,13 +1,13 @@
 /** The verified-token cache: it saves signature checks, never validity (issue 2). */
 
 import { expect, test } from 'bun:test'
-import { createTokenService } from '../../src/http/token-service.ts'
+import { createSessionTokenCodec } from '../../src/http/session-token-codec.ts'
 
 const SECRET = 's'.repeat(40)
 
 test('a cached token stops verifying once it expires', async () => {
   let now = Date.now()
-  const tokens = createTokenService(SECRET, 100, () => now)
+  const tokens = createSessionTokenCodec(SECRET, 100, () => now)
   const token = await tokens.sign('usr_1', 'ses_1', new Date(now + 60_000))
   expect(await tokens.verify(token)).toEqual({ sub: 'usr_1', sid: 'ses_1', exp: Math.floor((now + 60_000) / 1000) })
   expect(await tokens.verify(token)).toBeDefined() // served from the cache
@@ -16,7 +16,7 @@ test('a cached token stops verifying once it expires', async () => {
 })
 
 test('a full cache still verifies every token correctly, and a tampered token is refused', async () => {
-  const tokens = createTokenService(SECRET, 2)
+  const tokens = createSessionTokenCodec(SECRET, 2)
   const exp = new Date(Date.now() + 60_000)
   const many = await Promise.all(Array.from({ length: 5 }, (_, i) => tokens.sign(`usr_${i}`, `ses_${i}`, exp)))
   for (let round = 0; round < 2; round++) {

@@ -1,0 +1,186 @@
+/**
+ * API tokens (contract §12): made, listed and revoked by principals holding `token:*`, and turned
+ * back into a principal on every request that presents one. A secret is hashed and looked up in an
+ * index of the committed tokens, rebuilt only when the tokens table changes, so a request that uses
+ * a token costs one SHA-256 and a map lookup; revocation and expiry hold from the very next request
+ * because the index always reflects the committed snapshot.
+ */
+
+import { can, canSeeFlag, flagScopeOf, requirePermission } from '../domain/access-policy.ts'
+import {
+  checkTokenName,
+  hashTokenSecret,
+  isTokenExpired,
+  newTokenSecret,
+  normalizeExpiry,
+  normalizeFlagPrefixes,
+  sameHash,
+  toPublicToken,
+  type NewToken,
+  type PublicToken,
+  type StoredToken,
+  type TokenCreator,
+} from '../domain/api-token.ts'
+import { compareCodePoints } from '../domain/code-point-order.ts'
+import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
+import { requireJsonObject } from '../domain/json-object.ts'
+import { newId } from '../domain/new-id.ts'
+import { normalizePermissions } from '../domain/permission.ts'
+import type { Caller, Principal, TokenPrincipal } from '../domain/principal.ts'
+import type { Store } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
+
+/** The API token use cases. */
+export interface ApiTokenService {
+  create(caller: Caller, input: unknown): Promise<NewToken>
+  list(principal: Principal): PublicToken[]
+  get(principal: Principal, tokenId: string): PublicToken
+  /** Deletes the token; it is refused from the next request on. Returns it as it was. */
+  revoke(caller: Caller, tokenId: string): Promise<PublicToken>
+  /** The token a CLI user means by `ref`: its id, else its name. */
+  find(ref: string): PublicToken | undefined
+  /** The principal behind a presented secret; throws `UnauthorizedError` when unknown, revoked or expired. */
+  authenticate(secret: string): TokenPrincipal
+  /** The caller's own token, as `GET /api/me` shows it. */
+  me(principal: TokenPrincipal): PublicToken
+}
+
+const FIELDS = new Set(['name', 'permissions', 'expiresAt', 'flagPrefixes'])
+const LAST_USED_PRECISION_MS = 60_000
+const MAX_SECRET_LENGTH = 256
+
+/** The creator of a token as an audit-style actor. */
+export function creatorOf(p: Principal): TokenCreator {
+  if (p.kind === 'user') return { type: 'user', id: p.userId, name: p.username }
+  if (p.kind === 'token') return { type: 'token', id: p.tokenId, name: p.name }
+  return { type: 'system', id: p.name, name: p.name }
+}
+
+/**
+ * No escalation through a token: a token made by a token is confined to prefixes inside its
+ * creator's and may not outlive it (permissions are checked against the creator by the caller).
+ */
+function checkNarrower(p: Principal, prefixes: readonly string[], expiresAt: string | null, creatorExpiry: string | null): void {
+  const scope = flagScopeOf(p)
+  if (scope.length > 0) {
+    const wider = prefixes.length === 0 ? '(every flag)' : prefixes.find((prefix) => !canSeeFlag(p, prefix))
+    if (wider !== undefined) {
+      throw new AppError('FORBIDDEN', `this token is confined to ${scope.join(', ')}; a token it creates must be too (${wider} is not)`, { field: 'flagPrefixes' })
+    }
+  }
+  if (creatorExpiry !== null && (expiresAt === null || expiresAt > creatorExpiry)) {
+    throw new AppError('FORBIDDEN', `this token expires at ${creatorExpiry}; a token it creates may not outlive it`, { field: 'expiresAt' })
+  }
+}
+
+/** Creates the service. */
+export function createApiTokenService(store: Store, now: () => Date = () => new Date()): ApiTokenService {
+  let index = new Map<string, StoredToken>()
+  let indexedAt = -1
+  const principals = new WeakMap<StoredToken, TokenPrincipal>()
+  const lastTouch = new WeakMap<StoredToken, number>()
+
+  const byHash = (hash: string): StoredToken | undefined => {
+    const snapshot = store.committed()
+    const at = snapshot.revisionOf('tokens')
+    if (at !== indexedAt) {
+      index = new Map([...snapshot.tokens.values()].map((t) => [t.secretHash, t]))
+      indexedAt = at
+    }
+    return index.get(hash)
+  }
+  const shown = (t: StoredToken) => toPublicToken(t, store.lastUsed('tokens', t))
+  const stored = (tokenId: string) => {
+    const t = store.committed().tokens.get(tokenId)
+    if (!t) throw new NotFoundError(`no token with id ${JSON.stringify(tokenId)}`)
+    return t
+  }
+
+  return {
+    async create(caller, input) {
+      const creator = caller.principal
+      requirePermission(creator, 'token:write')
+      const body = requireJsonObject(input)
+      const unknown = Object.keys(body).find((k) => !FIELDS.has(k))
+      if (unknown !== undefined) throw new InvalidError(`unknown field ${JSON.stringify(unknown)}`, unknown, 'unknown field')
+      const name = checkTokenName(body.name)
+      if (!Array.isArray(body.permissions) || !body.permissions.every((p) => typeof p === 'string')) {
+        throw new InvalidError('permissions must be an array of permission names', 'permissions', body.permissions === undefined ? 'required' : 'must be an array of strings')
+      }
+      const permissions = normalizePermissions(body.permissions)
+      const missing = permissions.find((p) => !can(creator, p))
+      if (missing !== undefined) throw new ForbiddenError(missing)
+      const flagPrefixes = normalizeFlagPrefixes(body.flagPrefixes)
+      const at = now()
+      const expiresAt = normalizeExpiry(body.expiresAt, at.getTime())
+      checkNarrower(creator, flagPrefixes, expiresAt, creator.kind === 'token' ? (store.committed().tokens.get(creator.tokenId)?.expiresAt ?? null) : null)
+      const secret = newTokenSecret()
+      const row: StoredToken = {
+        id: newId('tok'),
+        name,
+        secretHash: hashTokenSecret(secret),
+        permissions,
+        flagPrefixes,
+        createdAt: at.toISOString(),
+        createdBy: creatorOf(creator),
+        expiresAt,
+        lastUsedAt: null,
+      }
+      await store.transact(commitMeta(caller), (tx) => {
+        for (const t of tx.read.tokens.values()) if (t.name === name) throw new ConflictError(`a token named ${JSON.stringify(name)} already exists`, { field: 'name' })
+        tx.put('tokens', row)
+      })
+      return { token: secret, ...toPublicToken(row) }
+    },
+
+    list(principal) {
+      requirePermission(principal, 'token:read')
+      return [...store.committed().tokens.values()].sort((a, b) => compareCodePoints(a.name, b.name)).map(shown)
+    },
+
+    get(principal, tokenId) {
+      requirePermission(principal, 'token:read')
+      return shown(stored(tokenId))
+    },
+
+    async revoke(caller, tokenId) {
+      requirePermission(caller.principal, 'token:write')
+      const out = await store.transact(commitMeta(caller), (tx) => {
+        const t = tx.read.tokens.get(tokenId)
+        if (!t) throw new NotFoundError(`no token with id ${JSON.stringify(tokenId)}`)
+        tx.delete('tokens', tokenId)
+        return t
+      })
+      return shown(out.result)
+    },
+
+    find(ref) {
+      const tokens = store.committed().tokens
+      const t = tokens.get(ref) ?? [...tokens.values()].find((x) => x.name === ref)
+      return t && shown(t)
+    },
+
+    authenticate(secret) {
+      const hash = secret.length <= MAX_SECRET_LENGTH ? hashTokenSecret(secret) : ''
+      const t = hash === '' ? undefined : byHash(hash)
+      // A lookup keyed by the hash tells an observer nothing about the secret; the final comparison
+      // is constant-time anyway, as the contract asks.
+      if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
+      const at = now().getTime()
+      if (isTokenExpired(t, at)) throw new UnauthorizedError(`API token ${t.name} expired at ${t.expiresAt}`)
+      const used = lastTouch.get(t)
+      if (used === undefined || at - used >= LAST_USED_PRECISION_MS) {
+        store.touch('tokens', t.id, new Date(at).toISOString())
+        lastTouch.set(t, at)
+      }
+      let principal = principals.get(t)
+      if (!principal) {
+        principal = Object.freeze({ kind: 'token', tokenId: t.id, name: t.name, permissions: t.permissions, flagPrefixes: t.flagPrefixes }) as TokenPrincipal
+        principals.set(t, principal)
+      }
+      return principal
+    },
+
+    me: (principal) => shown(stored(principal.tokenId)),
+  }
+}
