@@ -80,7 +80,7 @@ export function routeDoc(doc: RouteDoc) {
     operationId: doc.operationId,
     description: [accessText(doc.access), doc.description].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
-    security: authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [],
+    security: (authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : []) as OpenAPIV3.SecurityRequirementObject[],
     responses: responses as unknown as OpenAPIV3.ResponsesObject,
     'x-flagd-permission': doc.access,
     ...(doc.body ? { 'x-body': doc.body } : {}),

@@ -5,6 +5,7 @@
  * concurrent transactions, durability across reopening, and backups in the commit.
  */
 
+import type { StoredToken } from '../../src/domain/api-token.ts'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -185,6 +186,31 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       expect(store.committed().revision).toBe(revision)
       const again = await reopen()
       expect(again.lastUsed('sessions', again.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:05:00.000Z')
+    })
+
+    test('token last use starts null, is kept without a change and survives a reopen', async () => {
+      const { store, reopen } = await fresh()
+      const row: StoredToken = {
+        id: 'tok_1',
+        name: 'ci',
+        secretHash: 'a'.repeat(64),
+        permissions: ['flag:read'],
+        flagPrefixes: [],
+        createdAt: '2026-11-22T10:00:00.000Z',
+        createdBy: { type: 'system', id: 'cli', name: 'cli' },
+        expiresAt: null,
+        lastUsedAt: null,
+      }
+      await store.transact(meta, (tx) => tx.put('tokens', row))
+      const token = () => store.committed().tokens.get('tok_1') as StoredToken
+      expect(store.lastUsed('tokens', token())).toBeNull()
+      const revision = store.committed().revision
+      store.touch('tokens', 'tok_1', '2026-11-22T10:05:00.000Z')
+      expect(store.lastUsed('tokens', token())).toBe('2026-11-22T10:05:00.000Z')
+      expect(store.committed().revision).toBe(revision)
+      const again = await reopen()
+      expect(again.lastUsed('tokens', again.committed().tokens.get('tok_1') as StoredToken)).toBe('2026-11-22T10:05:00.000Z')
+      expect(again.committed().tokens.get('tok_1')).toMatchObject({ ...row, lastUsedAt: '2026-11-22T10:05:00.000Z' })
     })
 
     test('a backup is written in the same commit and named in the result', async () => {
