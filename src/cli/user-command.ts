@@ -1,39 +1,27 @@
 /** `flagd user add|list|passwd|delete`: manage users from a shell, whether or not the daemon runs. */
 
 import { defineCommand } from 'citty'
-import { PERMISSIONS } from '../domain/permission.ts'
 import type { PublicUser } from '../domain/user.ts'
 import { configArgs, withAdmin } from './common-args.ts'
-import { UsageError } from './usage-error.ts'
+import { textTable } from './text-table.ts'
+import { parsePermissions, PERMISSIONS_HELP } from './permission-arg.ts'
 import { readNewPassword } from './password-input.ts'
-
-/** `--permissions`: "all", "none" or a comma list; an unknown name is a usage mistake (exit 2). */
-function parsePermissions(value: string | undefined): string[] {
-  if (value === undefined || value === 'all') return [...PERMISSIONS]
-  if (value === '' || value === 'none') return []
-  const names = value.split(',').map((p) => p.trim())
-  const unknown = names.find((p) => !(PERMISSIONS as readonly string[]).includes(p))
-  if (unknown !== undefined) throw new UsageError(`unknown permission ${JSON.stringify(unknown)} in --permissions; known: ${PERMISSIONS.join(', ')}`)
-  return names
-}
 
 /** Formats users as an aligned table for a terminal. */
 export function userTable(users: PublicUser[]): string {
-  const rows = [['ID', 'USERNAME', 'PERMISSIONS', 'CREATED'], ...users.map((u) => [u.id, u.username, u.permissions.join(',') || '-', u.createdAt])]
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? []
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')
+  return textTable([['ID', 'USERNAME', 'PERMISSIONS', 'CREATED'], ...users.map((u) => [u.id, u.username, u.permissions.join(',') || '-', u.createdAt])])
 }
 
 const addCommand = defineCommand({
   meta: { name: 'add', description: 'Create a user (prompts for the password on a terminal)' },
   args: {
     username: { type: 'positional', description: 'Name of the new user', required: true },
-    permissions: { type: 'string', description: `"all" (default), "none", or a comma list of: ${PERMISSIONS.join(', ')}` },
+    permissions: { type: 'string', description: `${PERMISSIONS_HELP} (default: all)` },
     'password-stdin': { type: 'boolean', description: 'Read the password from standard input' },
     ...configArgs,
   },
   async run({ args }) {
-    const permissions = parsePermissions(args.permissions)
+    const permissions = parsePermissions(args.permissions ?? 'all')
     const password = await readNewPassword(Boolean(args['password-stdin']))
     const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }), { mayInitialise: true })
     console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}`)

@@ -1,5 +1,5 @@
 /**
- * What an administrator does from a shell (`flagd user …`, `flagd export`, `flagd import`), as one
+ * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd export`, `flagd import`), as one
  * interface with two carriers: in-process over the services when the CLI holds the data directory,
  * or through the daemon's control socket when a daemon holds it. Either way the same service code
  * runs, as the system principal `cli` (file-system access to the data directory is the
@@ -10,6 +10,7 @@ import { NotFoundError } from '../domain/errors.ts'
 import type { ExportDocument } from '../domain/migration-document.ts'
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal, type Caller } from '../domain/principal.ts'
+import type { NewToken, PublicToken } from '../domain/api-token.ts'
 import type { PublicUser } from '../domain/user.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'
 import type { Services } from './services.ts'
@@ -22,12 +23,28 @@ export interface AdminApi {
   deleteUser(username: string): Promise<PublicUser>
   /** Forgets the failed-login counts of a username (they live in the daemon's memory). */
   unlockUser(username: string): Promise<{ username: string }>
+  /** Creates an API token; the answer holds its secret (the only time it is shown). */
+  addToken(input: { name: string; permissions: string[]; expiresAt?: string; flagPrefixes?: string[] }): Promise<NewToken>
+  listTokens(): Promise<PublicToken[]>
+  /** Revokes the token with this id, or else this name. */
+  revokeToken(ref: string): Promise<PublicToken>
   exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
 
 /** The operation names, as the control socket routes them: exactly the keys of `AdminApi`. */
-export const ADMIN_METHODS = ['addUser', 'listUsers', 'setPassword', 'deleteUser', 'unlockUser', 'exportDocument', 'importDocument'] as const satisfies readonly (keyof AdminApi)[]
+export const ADMIN_METHODS = [
+  'addUser',
+  'listUsers',
+  'setPassword',
+  'deleteUser',
+  'unlockUser',
+  'addToken',
+  'listTokens',
+  'revokeToken',
+  'exportDocument',
+  'importDocument',
+] as const satisfies readonly (keyof AdminApi)[]
 
 // A compile-time check that no operation of AdminApi is missing from ADMIN_METHODS.
 type Unlisted = Exclude<keyof AdminApi, (typeof ADMIN_METHODS)[number]>
@@ -51,6 +68,13 @@ export function createAdminService(services: Services): AdminApi {
     async unlockUser(username) {
       services.auth.unlock(username)
       return { username }
+    },
+    addToken: (input) => services.apiTokens.create(command(), input),
+    listTokens: async () => services.apiTokens.list(cli),
+    async revokeToken(ref) {
+      const token = services.apiTokens.find(ref)
+      if (!token) throw new NotFoundError(`no token with id or name ${JSON.stringify(ref)}`)
+      return services.apiTokens.revoke(command(), token.id)
     },
     exportDocument: async () => services.migrations.exportDocument(cli),
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
