@@ -59,6 +59,8 @@ export interface RequestEvent {
   seconds: number
   requestId: string
   userId: string | undefined
+  /** The API token that authenticated the request, if one did. */
+  tokenId: string | undefined
 }
 
 /** The HTTP app and its request entry point. */
@@ -152,6 +154,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
           seconds: (performance.now() - meta.startedAt) / 1000,
           requestId: id,
           userId: meta.principal ? userIdOf(meta.principal) : undefined,
+          tokenId: meta.principal?.kind === 'token' ? meta.principal.tokenId : undefined,
         })
       }
       return response

@@ -23,8 +23,8 @@ export interface LoggerOptions {
 }
 
 /**
- * The fields of one access-log line. `requestId` and `userId` are safe JSON string contents by
- * construction (the request id is checked or made by flagd; user ids are URL-safe), so only the
+ * The fields of one access-log line. `requestId`, `userId` and `tokenId` are safe JSON string contents by
+ * construction (the request id is checked or made by flagd; ids are URL-safe), so only the
  * method and the path are escaped when needed.
  */
 export interface AccessEvent {
@@ -34,6 +34,7 @@ export interface AccessEvent {
   seconds: number
   requestId: string
   userId: string | undefined
+  tokenId: string | undefined
 }
 
 /** The process logs. */
@@ -104,7 +105,7 @@ export function createLogging(options: LoggerOptions): Logging {
       }
       const method = METHODS.has(e.method) ? `"${e.method}"` : JSON.stringify(e.method)
       const path = PLAIN.test(e.path) ? `"${e.path}"` : JSON.stringify(e.path)
-      const user = e.userId === undefined ? '' : `,"userId":"${e.userId}"`
+      const user = e.userId !== undefined ? `,"userId":"${e.userId}"` : e.tokenId !== undefined ? `,"tokenId":"${e.tokenId}"` : ''
       const ms = Math.round(e.seconds * 10000) / 10
       write(`{"level":30,"time":"${iso}","service":"flagd","method":${method},"path":${path},"status":${e.status},"durationMs":${ms},"requestId":"${e.requestId}"${user},"msg":"request"}\n`)
     },

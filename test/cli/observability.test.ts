@@ -24,6 +24,9 @@ test('one JSON line per request with its fields; no password, token or secret in
   const { token, user } = (await login.json()) as { token: string; user: { id: string } }
   await fetch(`${d.url}/api/flags?prefix=x`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-me-1' } })
   await fetch(`${d.url}/api/users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bob', password: 'bob-password-xyz' }) })
+  const made = await fetch(`${d.url}/api/tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ci', permissions: ['flag:read'] }) })
+  const apiToken = (await made.json()) as { token: string; id: string }
+  await fetch(`${d.url}/api/flags`, { headers: { 'x-api-key': apiToken.token, 'x-request-id': 'trace-token-1' } })
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
   const lines = d.output().trim().split('\n').map((l) => JSON.parse(l))
@@ -33,7 +36,8 @@ test('one JSON line per request with its fields; no password, token or secret in
   expect(typeof traced.durationMs).toBe('number')
   expect(new Date(traced.time).toISOString()).toBe(traced.time)
   expect(access.some((l) => l.path === '/api/login' && l.status === 200 && l.userId === undefined)).toBe(true)
-  for (const secret of [PASSWORD, token, 'bob-password-xyz', token.split('.')[2] as string, 'argon2']) expect(d.output()).not.toContain(secret)
+  expect(access.find((l) => l.requestId === 'trace-token-1')).toMatchObject({ path: '/api/flags', status: 200, tokenId: apiToken.id })
+  for (const secret of [PASSWORD, token, 'bob-password-xyz', token.split('.')[2] as string, 'argon2', apiToken.token.slice(4)]) expect(d.output()).not.toContain(secret)
   expect(lines.some((l) => l.msg === 'stopped')).toBe(true)
 })
 

@@ -130,8 +130,22 @@ test('real responses match the document', async () => {
     ['PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', flags: {} } }],
     ['PATCH', '/api/migrations', { token: t.adminToken, body: { url: 'http://127.0.0.1:1/' } }],
     ['PATCH', '/api/migrations', { token: t.adminToken, body: { url: 'http://0.0.0.0:9/' } }],
+    ['POST', '/api/tokens', { token: t.adminToken, body: { name: 'doc token', permissions: ['flag:read'], flagPrefixes: ['doc/'], expiresAt: '2999-01-01' } }],
+    ['POST', '/api/tokens', { token: t.adminToken, body: { name: 'doc token', permissions: [] } }],
+    ['POST', '/api/tokens', { token: t.adminToken, body: { name: 'other', permissions: ['x'] } }],
+    ['GET', '/api/tokens', { token: t.adminToken }],
+    ['GET', '/api/tokens/nope', { token: t.adminToken }],
+    ['DELETE', '/api/tokens/nope', { token: t.adminToken }],
   ]
   const problems: string[] = []
+  const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'conform', permissions: ['flag:read'] } })
+  calls.push(
+    ['GET', `/api/tokens/${made.body.id}`, { token: t.adminToken }],
+    ['GET', '/api/me', { token: made.body.token }],
+    ['POST', '/api/logout', { token: made.body.token }],
+    ['DELETE', `/api/tokens/${made.body.id}`, { token: t.adminToken }],
+    ['GET', '/api/me', { token: made.body.token }],
+  )
   for (const [method, path, o] of calls) {
     const res = await t.req(method, path, o)
     problems.push(...c.check(method, path, res.status, res.body))

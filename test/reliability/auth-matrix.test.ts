@@ -43,6 +43,22 @@ beforeAll(async () => {
   )
   for (const p of PERMISSIONS) credentials.push({ name: p, token: (await t.userWith([p], `only-${p.replace(':', '-')}`)).token, permissions: [p] })
   credentials.push({ name: 'none-granted', token: (await t.userWith([], 'nothing')).token, permissions: [] })
+  // API tokens (§12): one per permission, and dead ones (revoked, expired, unknown)
+  const apiToken = async (name: string, permissions: readonly Permission[], extra: Record<string, unknown> = {}) => {
+    const res = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name, permissions, ...extra } })
+    return res.body as { token: string; id: string }
+  }
+  for (const p of PERMISSIONS) credentials.push({ name: `api token ${p}`, token: (await apiToken(`only ${p}`, [p])).token, permissions: [p] })
+  credentials.push({ name: 'api token none', token: (await apiToken('nothing', [])).token, permissions: [] })
+  const dead = await apiToken('dead', [...PERMISSIONS])
+  await t.req('DELETE', `/api/tokens/${dead.id}`, { token: t.adminToken })
+  const expiring = await apiToken('expiring', [...PERMISSIONS], { expiresAt: new Date(Date.now() + 1000).toISOString() })
+  credentials.push(
+    { name: 'revoked api token', token: dead.token, permissions: null },
+    { name: 'expired api token', token: expiring.token, permissions: null },
+    { name: 'unknown api token', token: `fdt_${'x'.repeat(43)}`, permissions: null },
+  )
+  await Bun.sleep(1100)
 })
 afterAll(() => t.close())
 
@@ -62,6 +78,8 @@ const routes = (): Route[] => [
   { method: 'GET', path: '/api/sessions', need: 'session:read' },
   { method: 'GET', path: '/api/migrations/export', need: 'migration:read' },
   { method: 'PUT', path: '/api/migrations?dryRun=true', need: 'migration:write', body: () => fixture('valid-merge.json') },
+  { method: 'GET', path: '/api/tokens', need: 'token:read' },
+  { method: 'POST', path: '/api/tokens', need: 'token:write', body: () => ({ name: `t ${crypto.randomUUID().slice(0, 8)}`, permissions: [] }) },
 ]
 
 const variants = (path: string): { path: string; same: boolean }[] => {
