@@ -143,6 +143,9 @@ async function main() {
     row(name, `${m.text}; ${bytes.length} bytes`, `≥ ${goal} × bare${moonshot}${p99Goal ? `, p99 < ${p99Goal} ms` : ''}`, met, m)
   }
   await scenario('GET /api/flags/{name} (authenticated), 1,000 flags, 32 connections', '/api/flags/app/g07/f507', { authorization: `Bearer ${token}` }, 0.6, ' (moonshot 0.8 ×)', 5)
+  const made = await fetch(`${flagd.url}/api/tokens`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench', permissions: ['flag:read'] }) })
+  const apiToken = ((await made.json()) as { token: string }).token
+  await scenario('GET /api/flags/{name} (API token in X-API-Key), 1,000 flags, 32 connections', '/api/flags/app/g07/f507', { 'x-api-key': apiToken }, 0.6, ' (moonshot 0.8 ×)', 5)
   await scenario('GET /health, 32 connections', '/health', {}, 0.8, '')
   await scenario('GET /api/flags?prefix= (50 of 1,000), 32 connections', '/api/flags?prefix=app/g07/', { authorization: `Bearer ${token}` }, 0.3, '')
 

@@ -144,7 +144,12 @@ export function normalizeExpiry(input: unknown, nowMs: number): string | null {
   return new Date(at).toISOString()
 }
 
-/** True when the token has an expiry at or before `nowMs`. */
+const expiry = new WeakMap<StoredToken, number>()
+
+/** True when the token has an expiry at or before `nowMs` (parsed once per stored row). */
 export function isTokenExpired(t: StoredToken, nowMs: number): boolean {
-  return t.expiresAt !== null && Date.parse(t.expiresAt) <= nowMs
+  if (t.expiresAt === null) return false
+  let at = expiry.get(t)
+  if (at === undefined) expiry.set(t, (at = Date.parse(t.expiresAt)))
+  return at <= nowMs
 }

@@ -21,6 +21,7 @@ import {
   type StoredToken,
   type TokenCreator,
 } from '../domain/api-token.ts'
+import { BoundedMap } from '../domain/bounded-map.ts'
 import { compareCodePoints } from '../domain/code-point-order.ts'
 import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
@@ -79,6 +80,9 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
   let indexedAt = -1
   const principals = new WeakMap<StoredToken, TokenPrincipal>()
   const lastTouch = new WeakMap<StoredToken, number>()
+  // Secrets already checked, and the row each one matched: the hot path skips the hash. Bounded, and
+  // holding only secrets that clients sent anyway (as the session-token cache holds JWTs).
+  const verified = new BoundedMap<string, StoredToken>(10_000)
 
   const byHash = (hash: string): StoredToken | undefined => {
     const snapshot = store.committed()
@@ -161,11 +165,17 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
     },
 
     authenticate(secret) {
-      const hash = secret.length <= MAX_SECRET_LENGTH ? hashTokenSecret(secret) : ''
-      const t = hash === '' ? undefined : byHash(hash)
-      // A lookup keyed by the hash tells an observer nothing about the secret; the final comparison
-      // is constant-time anyway, as the contract asks.
-      if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
+      let t = verified.get(secret)
+      // a verified secret still names that very row: anything else (revoked, changed) checks afresh
+      if (t === undefined || store.committed().tokens.get(t.id) !== t) {
+        verified.delete(secret)
+        const hash = secret.length <= MAX_SECRET_LENGTH ? hashTokenSecret(secret) : ''
+        t = hash === '' ? undefined : byHash(hash)
+        // A lookup keyed by the hash tells an observer nothing about the secret; the final
+        // comparison is constant-time anyway, as the contract asks.
+        if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
+        verified.set(secret, t)
+      }
       const at = now().getTime()
       if (isTokenExpired(t, at)) throw new UnauthorizedError(`API token ${t.name} expired at ${t.expiresAt}`)
       const used = lastTouch.get(t)
