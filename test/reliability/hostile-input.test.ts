@@ -18,7 +18,8 @@ beforeAll(async () => {
   t = await createTestApp()
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'h/int', type: 'INTEGER', maxValue: 10 } })
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'h/tag', type: 'TAG', enumValues: ['a', 'b'] } })
-  tokens = [t.adminToken, (await t.userWith(['flag:read'])).token, 'garbage', '']
+  const api = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'hostile', permissions: ['flag:read', 'flag:write', 'token:write'], flagPrefixes: ['h/'] } })
+  tokens = [t.adminToken, (await t.userWith(['flag:read'])).token, 'garbage', '', api.body.token]
 })
 afterAll(() => t.close())
 
@@ -39,6 +40,10 @@ const ROUTES: [string, string][] = [
   ['DELETE', '/api/flags/nope'],
   ['GET', '/api/sessions'],
   ['DELETE', '/api/sessions/x'],
+  ['GET', '/api/tokens'],
+  ['POST', '/api/tokens'],
+  ['GET', '/api/tokens/x'],
+  ['DELETE', '/api/tokens/x'],
   ['GET', '/api/migrations/export'],
   ['PUT', '/api/migrations'],
   ['PATCH', '/api/migrations'],
@@ -51,7 +56,7 @@ const ROUTES: [string, string][] = [
 const nasty = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'),
   fc.string({ maxLength: 20 }),
-  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'url', 'flags', 'environment', 'version', 'createdAt'),
+  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'flagPrefixes', 'expiresAt', 'url', 'flags', 'environment', 'version', 'createdAt'),
 )
 const leaf = fc.oneof(
   fc.integer(),
@@ -91,11 +96,13 @@ interface Attempt {
   noise: string
   ifMatch: string | undefined
   requestId: string | undefined
+  apiKey: string | undefined
 }
 
 const attempt: fc.Arbitrary<Attempt> = fc.record({
   route: fc.constantFrom(...ROUTES),
-  token: fc.oneof(fc.constantFrom(...[0, 1, 2, 3]).map((i) => i as unknown as string), headerValue),
+  token: fc.oneof(fc.constantFrom(...[0, 1, 2, 3, 4]).map((i) => i as unknown as string), headerValue),
+  apiKey: fc.option(fc.oneof(fc.constant(4).map((i) => i as unknown as string), headerValue), { nil: undefined }),
   body: fc.option(fc.oneof(rawBody, fc.uint8Array({ maxLength: 32 })), { nil: undefined }),
   type: contentType,
   noise: pathNoise,
@@ -112,9 +119,14 @@ async function send(a: Attempt) {
   }
   put('authorization', token ? (token.startsWith('Bearer') || token === tokens[2] ? token : `Bearer ${token}`) : undefined)
   if (a.body !== undefined) put('content-type', a.type)
+  put('x-api-key', typeof a.apiKey === 'number' ? tokens[a.apiKey] : a.apiKey)
   put('if-match', a.ifMatch)
   put('x-request-id', a.requestId)
-  const before = JSON.stringify([...t.app.store.committed().flags.values()]) + JSON.stringify([...t.app.store.committed().users.values()])
+  const state = () => {
+    const c = t.app.store.committed()
+    return JSON.stringify([[...c.flags.values()], [...c.users.values()], [...c.tokens.values()]])
+  }
+  const before = state()
   let url: string
   try {
     url = new URL(`http://localhost${path}${a.noise}`).href
@@ -123,7 +135,7 @@ async function send(a: Attempt) {
   }
   const res = await t.app.http.handle(new Request(url, { method, headers, body: a.body }))
   const text = await res.text()
-  return { res, text, before, after: JSON.stringify([...t.app.store.committed().flags.values()]) + JSON.stringify([...t.app.store.committed().users.values()]) }
+  return { res, text, before, after: state() }
 }
 
 test(`${RUNS * 4} hostile requests: never 5xx, always the envelope, rejections change nothing`, async () => {
