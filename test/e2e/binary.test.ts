@@ -66,6 +66,20 @@ test('a flag round trip over HTTP', async () => {
   expect(((await (await fetch(`${d.url}/api/openapi.json`)).json()) as { openapi: string }).openapi).toStartWith('3.0.')
 })
 
+test('an API token from the CLI, used with curl-like requests, then revoked', async () => {
+  const add = await runFlagd(['token', 'add', 'e2e ci', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'e2e/', '--expires', '30d'], { cwd: home, command: binary })
+  expect(add.code).toBe(0)
+  const secret = add.stdout.trim()
+  expect(secret).toMatch(/^fdt_/)
+  const headers = { 'x-api-key': secret }
+  expect((await api('/api/flags/e2e/checkout/limit', { headers })).status).toBe(200)
+  expect((await api('/api/flags/e2e/checkout/limit', { method: 'PUT', headers, body: JSON.stringify({ value: 7 }) })).status).toBe(200)
+  expect((await api('/api/flags', { method: 'POST', headers, body: JSON.stringify({ name: 'other/x', type: 'BOOLEAN' }) })).status).toBe(403)
+  expect((await api('/api/migrations/export', { headers })).status).toBe(403)
+  expect((await runFlagd(['token', 'revoke', 'e2e ci'], { cwd: home, command: binary })).code).toBe(0)
+  expect((await api('/api/flags/e2e/checkout/limit', { token: secret })).status).toBe(401)
+})
+
 test('a dropped file is imported', async () => {
   const dir = join(home, 'data', 'import')
   writeFileSync(join(dir, '.drop.tmp'), fixtureText('valid-merge.json'))
@@ -87,7 +101,7 @@ test('export and import through the CLI while the daemon runs', async () => {
 
 test('every line the binary writes is a JSON log line: no framework warnings in the stream', async () => {
   const token = await login()
-  for (const path of ['/api/flags', '/api/users', '/api/sessions', '/api/me', '/api/migrations/export', '/api/openapi.json', '/metrics']) {
+  for (const path of ['/api/flags', '/api/users', '/api/sessions', '/api/tokens', '/api/me', '/api/migrations/export', '/api/openapi.json', '/metrics']) {
     await (await api(path, { token })).arrayBuffer()
   }
   await (await api('/api/flags', { method: 'POST', token, body: JSON.stringify({ name: 'lines/f', type: 'BOOLEAN' }) })).arrayBuffer()
@@ -108,7 +122,7 @@ test('SIGTERM exits 0 within 5 s, and a restart on the same data dir keeps the f
   d = await startDaemon(home, [], {}, binary)
   const token = await login()
   const flag = await api('/api/flags/e2e/checkout/limit', { token })
-  expect(((await flag.json()) as { value: number; revision: number })).toMatchObject({ value: 6, revision: 2 })
+  expect(((await flag.json()) as { value: number; revision: number })).toMatchObject({ value: 7, revision: 3 }) // 7: set with the API token
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
 })
