@@ -17,6 +17,8 @@ const config: FlagdConfigFile = {
   trustProxy: [], // FLAGD_TRUST_PROXY: addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed
   logLevel: 'info', // FLAGD_LOG_LEVEL
   metrics: { enabled: true }, // FLAGD_METRICS_ENABLED: serve GET /metrics
+  cors: { origins: [] }, // FLAGD_CORS_ORIGINS: browser origins allowed to call the API, e.g. ['https://app.example.com'] or ['*']
+  streams: { heartbeatSeconds: 15 }, // FLAGD_STREAMS_HEARTBEAT_SECONDS: keep-alive comments on event streams (1-15)
   auth: {
     tokenTtl: '12h', // FLAGD_AUTH_TOKEN_TTL: seconds, or 30m / 12h / 7d
     // secret: '...at least 32 characters...', // FLAGD_AUTH_SECRET; generated into dataDir when unset

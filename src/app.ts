@@ -14,7 +14,9 @@ import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 import type { Config } from './config.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
+import { createStreamHub } from './http/event-stream.ts'
 import { createSessionTokenCodec } from './http/session-token-codec.ts'
+import { createStreamCredentials } from './http/stream-credentials.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import { openJsonFileStore, stateFilePath } from './storage/json-file-store.ts'
 import type { FileWriter } from './storage/durable-text-file.ts'
@@ -66,6 +68,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       config,
       ...services,
       sessionTokens,
+      streams: createStreamHub(config.streams.heartbeatSeconds * 1000),
+      streamCredentials: createStreamCredentials(secret, services),
       ...(config.metrics.enabled ? { metrics } : {}),
       logError: (requestId, err) => logger.error({ requestId, err }, 'request failed with an internal error'),
       onRequest(event) {
@@ -97,6 +101,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       flushLogs: () => logging.flush(),
       async close() {
         clearInterval(pruner)
+        http.closeStreams()
+        services.changeFeed.close()
         await watcher.stop()
         await store.flush().catch(() => {})
         await store.close()

@@ -16,6 +16,8 @@ export interface Config {
   trustProxy: string[]
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   metrics: { enabled: boolean }
+  cors: { origins: string[] }
+  streams: { heartbeatSeconds: number }
   auth: {
     tokenTtl: number
     secret: string | undefined
@@ -99,6 +101,22 @@ const addressList: Parser = (raw) => {
   return bad === undefined ? parsed : { ok: false, reason: `has ${JSON.stringify(bad)}, which is neither an IP address nor a CIDR range` }
 }
 
+/** Browser origins allowed by CORS: `*`, or origins such as `https://app.example.com` (scheme, host, port; no path). */
+const originList: Parser = (raw) => {
+  const parsed = list(raw)
+  if (!parsed.ok) return parsed
+  const wrong = (parsed.value as string[]).find((o) => {
+    if (o === '*') return false
+    try {
+      const url = new URL(o)
+      return (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o
+    } catch {
+      return true
+    }
+  })
+  return wrong === undefined ? parsed : bad(`has ${JSON.stringify(wrong)}, which is not an origin: write "*" or scheme://host[:port], without a path or trailing slash`)
+}
+
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
 
 /** Durations are whole seconds, or a number with a unit: `90s`, `30m`, `12h`, `7d`. */
@@ -134,6 +152,8 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'trustProxy', default: [], parse: addressList, doc: 'Proxy addresses or CIDR ranges whose X-Forwarded-For is trusted.' },
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
   { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
+  { path: 'cors.origins', default: [], parse: originList, doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.' },
+  { path: 'streams.heartbeatSeconds', default: 15, parse: integer(1, 15), doc: 'Seconds between keep-alive comments on event streams.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
   { path: 'auth.secret', default: undefined, parse: secret, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
   { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username and client address allowed in the window.' },

@@ -29,6 +29,8 @@ function untilStopped(listener: Listener, control: Server<undefined> | undefined
       }
       stoppingSince = Date.now()
       log(`${signal}: finishing in-flight requests, then exiting`)
+      // event streams never end on their own: close them first, so they do not hold up the stop
+      app.http.closeStreams()
       void listener
         .stop(SHUTDOWN_GRACE_MS)
         .then(async () => {

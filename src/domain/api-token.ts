@@ -9,13 +9,10 @@ import { codePointCount } from './code-points.ts'
 import { InvalidError } from './errors.ts'
 import { NAME_MAX } from './flag-name.ts'
 import type { Permission } from './permission.ts'
+import type { Actor } from './principal.ts'
 
-/** Who created a token, like an audit actor (§15). */
-export interface TokenCreator {
-  type: 'user' | 'token' | 'system'
-  id: string
-  name: string
-}
+/** Who created a token: an audit actor (§15). */
+export type TokenCreator = Actor
 
 /** A token as kept in the store. */
 export interface StoredToken {

@@ -55,3 +55,18 @@ export interface Caller {
 export function userIdOf(p: Principal): string | undefined {
   return p.kind === 'user' ? p.userId : undefined
 }
+
+/** Who acted, as audit entries, token creators and change events show it (contract §15). */
+export interface Actor {
+  type: 'user' | 'token' | 'system'
+  id: string
+  /** The username, the token's name, or the system part (`cli`, `drop-folder`, `bootstrap`). */
+  name: string
+}
+
+/** The actor of a principal; a system part's id is its name. */
+export function actorOf(p: Principal): Actor {
+  if (p.kind === 'user') return { type: 'user', id: p.userId, name: p.username }
+  if (p.kind === 'token') return { type: 'token', id: p.tokenId, name: p.name }
+  return { type: 'system', id: p.name, name: p.name }
+}

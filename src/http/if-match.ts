@@ -1,4 +1,4 @@
-/** The `If-Match` request header (contract §5.4), parsed for the services. */
+/** The conditional request headers `If-Match` (contract §5.4) and `If-None-Match` (§14). */
 
 import type { IfMatch } from '../services/flag-service.ts'
 
@@ -11,4 +11,18 @@ export function parseIfMatch(header: string | null): IfMatch | undefined {
   const tags = header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))
   if (tags.includes('*')) return '*'
   return tags.map((t) => (/^\d{1,15}$/.test(t) ? Number(t) : -1))
+}
+
+/**
+ * `If-None-Match` against the current ETag (RFC 9110 weak comparison): true when the client's copy is
+ * current, so the answer is `304`. Takes `*`, a list, and tags with or without `W/`.
+ */
+export function noneMatch(header: string | null, etag: string): boolean {
+  if (header === null) return false
+  const current = etag.replace(/^W\//, '')
+  for (const raw of header.split(',')) {
+    const tag = raw.trim()
+    if (tag === '*' || tag.replace(/^W\//, '') === current) return true
+  }
+  return false
 }

@@ -38,3 +38,13 @@ export function completeHeaders(response: Response, requestId: string): void {
   const type = headers.get('content-type')
   if (type !== null && type !== JSON_TYPE && type.startsWith('application/json')) headers.set('content-type', JSON_TYPE)
 }
+
+/** `304 Not Modified` for a conditional read: no body, the ETag and the contract's headers. */
+export function notModified(request: Request, etag: string): Response {
+  const response = new Response(null, {
+    status: 304,
+    headers: { etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': metaOf(request).id },
+  })
+  complete.add(response)
+  return response
+}

@@ -77,7 +77,12 @@ function serve(config: Config, http: HttpApp): Server<undefined> {
     reusePort: false,
     development: false,
     maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
-    fetch: (request, srv) => http.handle(request, () => srv.requestIP(request)?.address ?? 'unknown'),
+    fetch: (request, srv) =>
+      http.handle(
+        request,
+        () => srv.requestIP(request)?.address ?? 'unknown',
+        () => srv.timeout(request, 0),
+      ),
     error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
   })
 }

@@ -44,7 +44,7 @@ const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.j
 interface RouteInfo {
   method: string
   path: string
-  hooks: { detail?: { 'x-wildcard'?: { name: string; description: string }; 'x-body'?: unknown } }
+  hooks: { detail?: { 'x-wildcard'?: { name: string; description: string }; 'x-body'?: unknown; 'x-body-required'?: boolean } }
 }
 
 function openApiPath(path: string): string {
@@ -99,9 +99,10 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     else delete op.parameters
     const body = route.hooks.detail?.['x-body']
     if (body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: toOpenApi30(body) } } }
+      op.requestBody = { required: route.hooks.detail?.['x-body-required'] !== false, content: { 'application/json': { schema: toOpenApi30(body) } } }
     } else delete op.requestBody
     delete op['x-body']
+    delete op['x-body-required']
     // any operation can meet a bug: it answers the generic 500 envelope
     op.responses = { ...convertResponses((op.responses ?? {}) as Record<string, Json>), 500: { $ref: '#/components/responses/E500' } }
     delete op['x-wildcard']
@@ -125,6 +126,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
       { name: 'flags', description: 'Feature flags' },
       { name: 'sessions', description: 'Active login sessions' },
       { name: 'tokens', description: 'API tokens for applications, CI jobs and scripts' },
+      { name: 'evaluation', description: 'Flag evaluation for applications: the OpenFeature Remote Evaluation Protocol (OFREP) and its change stream' },
       { name: 'migrations', description: 'Export and import of flags' },
       { name: 'operations', description: 'Health and metrics' },
     ],

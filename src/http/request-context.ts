@@ -12,6 +12,8 @@ export interface RequestMeta {
   readonly address: string
   startedAt: number
   principal?: Principal
+  /** Lifts the listener's idle timeout for this request's connection (long-lived event streams). */
+  keepOpen?: () => void
 }
 
 /** A request's meta whose client address is resolved only when asked for. */

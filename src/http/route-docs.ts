@@ -19,16 +19,28 @@ export interface RouteDoc {
   tag: string
   access: Access
   description?: string
-  success: { status: number; schema: TSchema | Record<string, unknown>; description: string; example?: unknown; headers?: Record<string, string> }
+  success: {
+    status: number
+    schema: TSchema | Record<string, unknown>
+    description: string
+    example?: unknown
+    headers?: Record<string, string>
+    /** Default `application/json`; event streams are `text/event-stream`. */
+    contentType?: string
+  }
   /** The request body's schema, for the document (the guard or the domain does the checking). */
   body?: TSchema | Record<string, unknown>
+  /** False when the body may be left out (OFREP evaluations: no body means an empty context). */
+  bodyRequired?: boolean
   /** A wildcard path segment documented as one `{name}` parameter that may contain `/`. */
   wildcard?: { name: string; description: string }
   /** Header parameters (e.g. If-Match). */
   headers?: { name: string; description: string }[]
   errors: number[]
-  /** Non-error-envelope answers besides the success one (e.g. health's 503). */
-  other?: Record<number, { schema: TSchema | Record<string, unknown>; description: string }>
+  /** Non-error-envelope answers besides the success one (e.g. health's 503); no schema: no body (304). */
+  other?: Record<number, { schema?: TSchema | Record<string, unknown>; description: string; example?: unknown }>
+  /** A query the route reads but does not refuse others beside (OFREP tolerates unknown parameters). */
+  query?: { name: string; description: string }[]
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -68,12 +80,12 @@ export function routeDoc(doc: RouteDoc) {
     [String(doc.success.status)]: {
       description: doc.success.description,
       ...(doc.success.headers ? { headers: Object.fromEntries(Object.entries(doc.success.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-      content: { 'application/json': { schema: doc.success.schema, ...(doc.success.example === undefined ? {} : { example: doc.success.example }) } },
+      content: { [doc.success.contentType ?? 'application/json']: { schema: doc.success.schema, ...(doc.success.example === undefined ? {} : { example: doc.success.example }) } },
     },
   }
   for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` }
   for (const [status, r] of Object.entries(doc.other ?? {})) {
-    responses[status] = { description: r.description, content: { 'application/json': { schema: r.schema } } }
+    responses[status] = r.schema === undefined ? { description: r.description } : { description: r.description, content: { 'application/json': { schema: r.schema, ...(r.example === undefined ? {} : { example: r.example }) } } }
   }
   return {
     summary: doc.summary,
@@ -83,10 +95,15 @@ export function routeDoc(doc: RouteDoc) {
     security: (authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : []) as OpenAPIV3.SecurityRequirementObject[],
     responses: responses as unknown as OpenAPIV3.ResponsesObject,
     'x-flagd-permission': doc.access,
-    ...(doc.body ? { 'x-body': doc.body } : {}),
+    ...(doc.body ? { 'x-body': doc.body, 'x-body-required': doc.bodyRequired ?? true } : {}),
     ...(doc.wildcard ? { 'x-wildcard': doc.wildcard } : {}),
-    ...(doc.headers
-      ? { parameters: doc.headers.map((h): OpenAPIV3.ParameterObject => ({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })) }
+    ...(doc.headers || doc.query
+      ? {
+          parameters: [
+            ...(doc.headers ?? []).map((h): OpenAPIV3.ParameterObject => ({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })),
+            ...(doc.query ?? []).map((q): OpenAPIV3.ParameterObject => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } })),
+          ],
+        }
       : {}),
   }
 }

@@ -9,6 +9,13 @@ import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import { userIdOf } from '../domain/principal.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
+import type { EvaluationService } from '../services/evaluation-service.ts'
+import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
+import { createCors } from './cors.ts'
+import type { StreamHub } from './event-stream.ts'
+import type { StreamCredentials } from './stream-credentials.ts'
+import { eventRoutes } from './routes/event-routes.ts'
+import { ofrepRoutes } from './routes/ofrep-routes.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -40,6 +47,10 @@ export interface HttpDeps {
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
+  evaluations: EvaluationService
+  changeFeed: FlagChangeFeed
+  streams: StreamHub
+  streamCredentials: StreamCredentials
   health: HealthService
   sessionTokens: SessionTokenCodec
   /** Where unexpected errors are reported (with the request id). */
@@ -66,8 +77,13 @@ export interface RequestEvent {
 /** The HTTP app and its request entry point. */
 export interface HttpApp {
   app: Elysia
-  /** `peerAddress` may be a function: it is called only if the client address is needed (logins). */
-  handle(request: Request, peerAddress?: string | (() => string)): Promise<Response>
+  /**
+   * `peerAddress` may be a function: it is called only if the client address is needed (logins).
+   * `keepOpen` lifts the connection's idle timeout, for event streams.
+   */
+  handle(request: Request, peerAddress?: string | (() => string), keepOpen?: () => void): Promise<Response>
+  /** Closes every event stream and refuses new ones (first step of a graceful stop). */
+  closeStreams(): void
 }
 
 /** The path of an absolute request URL, without a second URL parse. */
@@ -89,6 +105,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   const bodyLimit = deps.config.limits.bodyBytes
   const clientAddress = createClientAddress(deps.config.trustProxy)
   const logError = deps.logError ?? ((id, err) => console.error(`request ${id} failed:`, err))
+  const cors = createCors(deps.config.cors.origins)
   let allowed: (path: string) => string[] = () => []
 
   // Elysia by default finds the path at the first '/' after index 11, assuming a host of at least 4
@@ -123,6 +140,8 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(flagRoutes({ ...deps, bodyLimit }))
     .use(sessionRoutes(deps))
     .use(tokenRoutes({ ...deps, bodyLimit }))
+    .use(ofrepRoutes({ ...deps, bodyLimit }))
+    .use(eventRoutes(deps))
     .use(metricsRoutes(deps.metrics))
     .use(migrationRoutes({ ...deps, bodyLimit, importLimit: deps.config.limits.importBytes, publicExport: deps.config.publicExport }))
 
@@ -132,19 +151,22 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
 
   return {
     app: app as unknown as Elysia,
-    async handle(request, peerAddress = '127.0.0.1') {
+    closeStreams: () => deps.streams.closeAll(),
+    async handle(request, peerAddress = '127.0.0.1', keepOpen) {
       const id = requestIdFor(request)
-      attachMeta(request, newRequestMeta(id, performance.now(), () => clientAddress(request, typeof peerAddress === 'function' ? peerAddress() : peerAddress)))
-      let response: Response
+      const meta = newRequestMeta(id, performance.now(), () => clientAddress(request, typeof peerAddress === 'function' ? peerAddress() : peerAddress))
+      if (keepOpen) meta.keepOpen = keepOpen
+      attachMeta(request, meta)
+      let response: Response | undefined = cors?.preflight(request)
       try {
-        response = await app.handle(request)
+        response ??= await app.handle(request)
       } catch (err) {
         logError(id, err)
         response = errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
       }
       completeHeaders(response, id)
+      cors?.decorate(request, response)
       if (deps.onRequest) {
-        const meta = metaOf(request)
         const pathname = pathOf(request.url)
         deps.onRequest({
           method: request.method,

@@ -19,7 +19,6 @@ import {
   type NewToken,
   type PublicToken,
   type StoredToken,
-  type TokenCreator,
 } from '../domain/api-token.ts'
 import { BoundedMap } from '../domain/bounded-map.ts'
 import { compareCodePoints } from '../domain/code-point-order.ts'
@@ -27,7 +26,7 @@ import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, U
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions } from '../domain/permission.ts'
-import type { Caller, Principal, TokenPrincipal } from '../domain/principal.ts'
+import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 
@@ -42,6 +41,8 @@ export interface ApiTokenService {
   find(ref: string): PublicToken | undefined
   /** The principal behind a presented secret; throws `UnauthorizedError` when unknown, revoked or expired. */
   authenticate(secret: string): TokenPrincipal
+  /** The principal of a token by id, checked afresh (stream tickets and open streams); 401 when gone or expired. */
+  principalById(tokenId: string): TokenPrincipal
   /** The caller's own token, as `GET /api/me` shows it. */
   me(principal: TokenPrincipal): PublicToken
 }
@@ -49,13 +50,6 @@ export interface ApiTokenService {
 const FIELDS = new Set(['name', 'permissions', 'expiresAt', 'flagPrefixes'])
 const LAST_USED_PRECISION_MS = 60_000
 const MAX_SECRET_LENGTH = 256
-
-/** The creator of a token as an audit-style actor. */
-export function creatorOf(p: Principal): TokenCreator {
-  if (p.kind === 'user') return { type: 'user', id: p.userId, name: p.username }
-  if (p.kind === 'token') return { type: 'token', id: p.tokenId, name: p.name }
-  return { type: 'system', id: p.name, name: p.name }
-}
 
 /**
  * No escalation through a token: a token made by a token is confined to prefixes inside its
@@ -100,6 +94,23 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
     return t
   }
 
+  /** The principal of a committed token row: refused when expired; its use is noted (in memory). */
+  const principalOf = (t: StoredToken): TokenPrincipal => {
+    const at = now().getTime()
+    if (isTokenExpired(t, at)) throw new UnauthorizedError(`API token ${t.name} expired at ${t.expiresAt}`)
+    const used = lastTouch.get(t)
+    if (used === undefined || at - used >= LAST_USED_PRECISION_MS) {
+      store.touch('tokens', t.id, new Date(at).toISOString())
+      lastTouch.set(t, at)
+    }
+    let principal = principals.get(t)
+    if (!principal) {
+      principal = Object.freeze({ kind: 'token', tokenId: t.id, name: t.name, permissions: t.permissions, flagPrefixes: t.flagPrefixes }) as TokenPrincipal
+      principals.set(t, principal)
+    }
+    return principal
+  }
+
   return {
     async create(caller, input) {
       const creator = caller.principal
@@ -126,7 +137,7 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
         permissions,
         flagPrefixes,
         createdAt: at.toISOString(),
-        createdBy: creatorOf(creator),
+        createdBy: actorOf(creator),
         expiresAt,
         lastUsedAt: null,
       }
@@ -176,19 +187,13 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
         if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
         verified.set(secret, t)
       }
-      const at = now().getTime()
-      if (isTokenExpired(t, at)) throw new UnauthorizedError(`API token ${t.name} expired at ${t.expiresAt}`)
-      const used = lastTouch.get(t)
-      if (used === undefined || at - used >= LAST_USED_PRECISION_MS) {
-        store.touch('tokens', t.id, new Date(at).toISOString())
-        lastTouch.set(t, at)
-      }
-      let principal = principals.get(t)
-      if (!principal) {
-        principal = Object.freeze({ kind: 'token', tokenId: t.id, name: t.name, permissions: t.permissions, flagPrefixes: t.flagPrefixes }) as TokenPrincipal
-        principals.set(t, principal)
-      }
-      return principal
+      return principalOf(t)
+    },
+
+    principalById(tokenId) {
+      const t = store.committed().tokens.get(tokenId)
+      if (!t) throw new UnauthorizedError('invalid or revoked API token')
+      return principalOf(t)
     },
 
     me: (principal) => shown(stored(principal.tokenId)),

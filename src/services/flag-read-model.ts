@@ -18,6 +18,8 @@ export interface FlagReadModel {
    * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
    */
   listJson(prefixes: readonly string[]): string
+  /** The flags under `prefixes` (same rules as `listJson`), in name order. */
+  list(prefixes: readonly string[]): Flag[]
 }
 
 function lowerBound(names: readonly string[], prefix: string): number {
@@ -68,10 +70,12 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     const flags = store.committed().flags
     return list.map((n) => flags.get(n) as Flag)
   }
+  const under = (prefixes: readonly string[]) => (prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching))
   return {
     json,
+    list: (prefixes) => rows(under(prefixes)),
     listJson(prefixes) {
-      const list = prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching)
+      const list = under(prefixes)
       const render = () => `[${rows(list).map(json).join(',')}]`
       return prefixes.length === 1 && prefixes[0] === '' ? (allJson ??= render()) : render()
     },

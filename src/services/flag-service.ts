@@ -28,6 +28,8 @@ export interface FlagService {
   readonly read: FlagReadModel
   get(principal: Principal, name: string): Flag
   list(principal: Principal, prefix: string): string
+  /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
+  listTag(principal: Principal): string
   create(caller: Caller, input: unknown): Promise<Flag>
   update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch): Promise<Flag>
   remove(caller: Caller, name: string, ifMatch?: IfMatch): Promise<void>
@@ -80,6 +82,13 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
     list(principal, prefix) {
       requirePermission(principal, 'flag:read')
       return read.listJson(visiblePrefixes(flagScopeOf(principal), prefix))
+    },
+
+    listTag(principal) {
+      requirePermission(principal, 'flag:read')
+      const revision = store.committed().revisionOf('flags')
+      const scope = flagScopeOf(principal)
+      return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
     },
 
     async create(caller, input) {

@@ -6,6 +6,8 @@
 import type { Config } from '../config.ts'
 import type { Store } from '../storage/store.ts'
 import { createApiTokenService, type ApiTokenService } from './api-token-service.ts'
+import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
+import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
 import { createAuthService, type AuthService } from './auth-service.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
@@ -24,6 +26,9 @@ export interface Services {
   auth: AuthService
   sessions: SessionService
   apiTokens: ApiTokenService
+  evaluations: EvaluationService
+  /** Committed flag changes, for the event streams; `close()` it with the store. */
+  changeFeed: FlagChangeFeed
   health: HealthService
 }
 
@@ -44,9 +49,10 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     perAddress: { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
     perUser: { maxFailures: config.auth.loginMaxFailuresPerUserTotal, windowMs: userWindowMs },
   })
+  const flags = createFlagService(store, config.limits.maxFlags, now)
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
-    flags: createFlagService(store, config.limits.maxFlags, now),
+    flags,
     migrations: createMigrationService({
       store,
       now,
@@ -59,6 +65,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     apiTokens: createApiTokenService(store, now),
+    evaluations: createEvaluationService(store, flags.read),
+    changeFeed: createFlagChangeFeed(store),
     health: createHealthService(store),
   }
 }

@@ -7,8 +7,8 @@ import { requireJsonObject } from '../../domain/json-object.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { jsonResponse } from '../json-response.ts'
-import { parseIfMatch } from '../if-match.ts'
+import { jsonResponse, notModified } from '../json-response.ts'
+import { noneMatch, parseIfMatch } from '../if-match.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
@@ -21,6 +21,8 @@ export interface FlagRouteDeps extends GuardDeps {
 }
 
 const FLAG_NAME = { name: 'flagName', description: 'The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F' }
+const IF_NONE_MATCH = [{ name: 'If-None-Match', description: 'An ETag from an earlier answer: 304 without a body while it is current' }]
+const NOT_MODIFIED = { 304: { description: 'Not modified: the ETag sent in If-None-Match is current' } }
 const IF_MATCH = [{ name: 'If-Match', description: 'Apply only if the flag is at this revision ("4"); otherwise 412' }]
 
 /** Decodes the wildcard part of the path (Elysia leaves it percent-encoded). */
@@ -52,7 +54,12 @@ export function flagRoutes(deps: FlagRouteDeps) {
     jsonResponse(request, flags.read.json(flag), status, { etag: `"${flag.revision}"`, ...extra })
 
   return new Elysia({ name: 'flag-routes' })
-    .get('/api/flags', ({ query, request }) => jsonResponse(request, flags.list(principalOf(request), query.prefix ?? '')), {
+    .get('/api/flags', ({ query, request }) => {
+      const principal = principalOf(request)
+      const etag = flags.listTag(principal)
+      if (noneMatch(request.headers.get('if-none-match'), etag)) return notModified(request, etag)
+      return jsonResponse(request, flags.list(principal, query.prefix ?? ''), 200, { etag })
+    }, {
       ...guard(deps, { permission: 'flag:read' }),
       query: t.Object({ prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) }, { additionalProperties: false }),
       detail: routeDoc({
@@ -60,9 +67,11 @@ export function flagRoutes(deps: FlagRouteDeps) {
         operationId: 'listFlags',
         tag: 'flags',
         access: 'flag:read',
-        description: 'Sorted by name (code point order).',
-        success: { status: 200, schema: { type: 'array', items: ref('Flag') }, description: 'The flags' },
+        description: 'Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.',
+        headers: IF_NONE_MATCH,
+        success: { status: 200, schema: { type: 'array', items: ref('Flag') }, description: 'The flags', headers: { ETag: 'Changes with every flag change' } },
         errors: [400],
+        other: NOT_MODIFIED,
       }),
     })
     .post('/api/flags', async ({ body, request }) => {
@@ -82,7 +91,11 @@ export function flagRoutes(deps: FlagRouteDeps) {
         errors: [400, 409, 413, 415, 503],
       }),
     })
-    .get('/api/flags/*', ({ params, request }) => flagResponse(request, flags.get(principalOf(request), flagNameFromPath(params['*']))), {
+    .get('/api/flags/*', ({ params, request }) => {
+      const flag = flags.get(principalOf(request), flagNameFromPath(params['*']))
+      const etag = `"${flag.revision}"`
+      return noneMatch(request.headers.get('if-none-match'), etag) ? notModified(request, etag) : flagResponse(request, flag)
+    }, {
       ...guard(deps, { permission: 'flag:read' }),
       query: NoQuery,
       detail: routeDoc({
@@ -91,8 +104,10 @@ export function flagRoutes(deps: FlagRouteDeps) {
         tag: 'flags',
         access: 'flag:read',
         wildcard: FLAG_NAME,
-        success: { status: 200, schema: ref('Flag'), description: 'The flag', headers: { ETag: 'The revision, for If-Match' } },
+        headers: IF_NONE_MATCH,
+        success: { status: 200, schema: ref('Flag'), description: 'The flag', headers: { ETag: 'The revision, for If-Match and If-None-Match' } },
         errors: [400, 404],
+        other: NOT_MODIFIED,
       }),
     })
     .put('/api/flags/*', async ({ params, body, request }) =>

@@ -1,0 +1,58 @@
+/**
+ * CORS (contract §14), off unless `cors.origins` lists origins: a listed origin (or any, with `*`)
+ * gets `Access-Control-Allow-Origin` on every answer and its preflight `OPTIONS` answered `204`; an
+ * unlisted one gets no CORS headers at all, so the browser refuses the answer. Credentials travel in
+ * headers (Authorization, X-API-Key), never cookies, so `Allow-Credentials` is never sent.
+ */
+
+/** What the HTTP wrapper asks of CORS. */
+export interface Cors {
+  /** The `204` answer to a preflight from an allowed origin, or `undefined` to route as usual. */
+  preflight(request: Request): Response | undefined
+  /** Adds the CORS headers an allowed origin gets to a finished answer. */
+  decorate(request: Request, response: Response): void
+}
+
+const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE'
+const ALLOW_HEADERS = 'Authorization, Content-Type, If-None-Match, If-Match, X-API-Key, X-Request-Id, Last-Event-ID'
+const EXPOSE_HEADERS = 'ETag, Location, X-Request-Id, Retry-After'
+const MAX_AGE = '600'
+
+/** CORS for `origins`, or `undefined` when the list is empty (then nothing is added, not even `Vary`). */
+export function createCors(origins: readonly string[]): Cors | undefined {
+  if (origins.length === 0) return undefined
+  const any = origins.includes('*')
+  const listed = new Set(origins)
+  const allowed = (request: Request): string | undefined => {
+    const origin = request.headers.get('origin')
+    if (origin === null) return undefined
+    return any ? '*' : listed.has(origin) ? origin : undefined
+  }
+  return {
+    preflight(request) {
+      if (request.method !== 'OPTIONS') return undefined
+      const origin = allowed(request)
+      if (origin === undefined) return undefined
+      return new Response(null, {
+        status: 204,
+        headers: {
+          'access-control-allow-origin': origin,
+          'access-control-allow-methods': ALLOW_METHODS,
+          'access-control-allow-headers': ALLOW_HEADERS,
+          'access-control-max-age': MAX_AGE,
+          vary: 'Origin',
+        },
+      })
+    },
+    decorate(request, response) {
+      const origin = allowed(request)
+      if (origin === undefined) {
+        if (!any) response.headers.append('vary', 'Origin')
+        return
+      }
+      response.headers.set('access-control-allow-origin', origin)
+      response.headers.set('access-control-expose-headers', EXPOSE_HEADERS)
+      if (!any) response.headers.append('vary', 'Origin')
+    },
+  }
+}

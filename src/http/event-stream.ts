@@ -1,0 +1,154 @@
+/**
+ * Server-sent event streams (contract §14): one `text/event-stream` response per client, kept by a
+ * hub that sends every stream a `: ping` comment on a shared timer (so proxies keep them open),
+ * checks each client's credential at every event and heartbeat (a revoked one is closed then), and
+ * closes them all at shutdown so that they never hold up graceful stop.
+ */
+
+import type { Principal } from '../domain/principal.ts'
+
+/** One open stream. */
+export interface EventStream {
+  /** Which stream: OFREP's (`/ofrep/v1/events`) or the management one (`/api/events`). */
+  readonly kind: StreamKind
+  readonly principal: Principal
+  /** Sends pre-formatted SSE text; false (and the stream closed) when the client is gone. */
+  send(text: string): boolean
+  close(): void
+  readonly closed: boolean
+}
+
+/** The two event streams. */
+export type StreamKind = 'ofrep' | 'changes'
+
+/** What a route gives the hub to open a stream. */
+export interface StreamOptions {
+  kind: StreamKind
+  principal: Principal
+  /** Checks the credential again; a falsy answer or a throw closes the stream. */
+  stillValid(): boolean
+  /** Text sent first (catch-up events, a retry hint). */
+  initial?: string
+  /** Called once when the stream closes, for whatever reason. */
+  onClose?(stream: EventStream): void
+}
+
+/** The registry of open streams. */
+export interface StreamHub {
+  /** The streaming response for a new client. */
+  open(options: StreamOptions): Response
+  /** Sends `text` to every open stream for which `filter` holds, checking each credential first. */
+  broadcast(text: (stream: EventStream) => string | undefined): void
+  /** Closes every stream and refuses new ones (shutdown). */
+  closeAll(): void
+  readonly size: number
+}
+
+const encoder = new TextEncoder()
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  // tells nginx and similar proxies not to buffer the stream
+  'x-accel-buffering': 'no',
+}
+
+/** Creates a hub whose heartbeat runs every `heartbeatMs`. */
+export function createStreamHub(heartbeatMs: number): StreamHub {
+  const open = new Set<EventStream & { stillValid(): boolean }>()
+  let accepting = true
+  let timer: ReturnType<typeof setInterval> | undefined
+
+  const deliver = (stream: EventStream & { stillValid(): boolean }, text: string) => {
+    let valid = false
+    try {
+      valid = stream.stillValid()
+    } catch {
+      valid = false
+    }
+    if (!valid) stream.close()
+    else stream.send(text)
+  }
+  const ensureTimer = () => {
+    if (timer || !accepting) return
+    timer = setInterval(() => {
+      for (const stream of [...open]) deliver(stream, ': ping\n\n')
+      if (open.size === 0) {
+        clearInterval(timer)
+        timer = undefined
+      }
+    }, heartbeatMs)
+    timer.unref?.()
+  }
+
+  return {
+    open(options) {
+      let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+      let closed = !accepting
+      const stream = {
+        kind: options.kind,
+        principal: options.principal,
+        stillValid: options.stillValid,
+        get closed() {
+          return closed
+        },
+        send(text: string) {
+          if (closed || !controller) return false
+          try {
+            controller.enqueue(encoder.encode(text))
+            return true
+          } catch {
+            stream.close()
+            return false
+          }
+        },
+        close() {
+          if (closed) return
+          closed = true
+          open.delete(stream)
+          try {
+            controller?.close()
+          } catch {
+            // the client already went away
+          }
+          options.onClose?.(stream)
+        },
+      }
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c
+          if (closed) {
+            c.close()
+            return
+          }
+          open.add(stream)
+          ensureTimer()
+          // a comment first, so clients and proxies see the stream open at once
+          c.enqueue(encoder.encode(`: connected\nretry: 2000\n\n${options.initial ?? ''}`))
+        },
+        cancel() {
+          stream.close()
+        },
+      })
+      return new Response(body, { status: 200, headers: SSE_HEADERS })
+    },
+
+    broadcast(text) {
+      for (const stream of [...open]) {
+        const message = text(stream)
+        if (message !== undefined) deliver(stream, message)
+      }
+    },
+
+    closeAll() {
+      accepting = false
+      for (const stream of [...open]) stream.close()
+      if (timer) clearInterval(timer)
+      timer = undefined
+    },
+
+    get size() {
+      return open.size
+    },
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The request side of OFREP (contract §13), which follows the OpenFeature protocol rather than §1:
+ * the body is `{"context": {...}}`, where an empty body (whatever its content type), `{}`, and a
+ * missing or `null` context all mean an empty context; unknown fields are ignored; a problem gets
+ * OFREP's own error body `{key?, errorCode, errorDetails}` instead of the §1.1 envelope.
+ */
+
+import { AppError } from '../domain/errors.ts'
+import type { EvaluationContext } from '../domain/evaluation.ts'
+import { isJsonObject, forbiddenKeys } from '../domain/json-object.ts'
+import { readLimited } from '../io/read-limited.ts'
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
+
+/** An OFREP error code (the ones flagd can give). */
+export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND'
+
+/** A problem answered with OFREP's error body. */
+export class OfrepProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: OfrepErrorCode,
+    readonly errorDetails: string,
+  ) {
+    super(errorDetails)
+  }
+}
+
+const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
+
+/** Reads the evaluation context of an OFREP request (see module comment). Over `limit`: 413 (§1.1). */
+export async function readEvaluationContext(request: Request, limit: number): Promise<EvaluationContext> {
+  const declared = request.headers.get('content-length')
+  if (declared === '0' || (declared === null && request.body === null)) return {}
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  // with a declared length Bun has the body already and holds it to that length; otherwise count
+  const text = declared !== null ? await request.text() : new TextDecoder().decode(await readLimited(request.body, limit, () => tooLarge(limit)))
+  if (text.trim() === '') return {}
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw new OfrepProblem(400, 'PARSE_ERROR', `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new OfrepProblem(400, 'PARSE_ERROR', 'the body is not valid JSON')
+  }
+  if (!isJsonObject(body)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'the body must be a JSON object: {"context": {...}}')
+  const context = body.context
+  if (context === undefined || context === null) return {}
+  if (!isJsonObject(context)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'context must be a JSON object')
+  const forbidden = forbiddenKeys(context)
+  if (forbidden.length > 0) throw new OfrepProblem(400, 'INVALID_CONTEXT', `context may not hold the key at ${forbidden[0]}`)
+  return context
+}

@@ -1,0 +1,74 @@
+/**
+ * GET /api/events (contract §14): the management stream of committed flag changes, one event per
+ * change, numbered by the change (audit entry) id, with catch-up from `Last-Event-ID`. A token
+ * confined to flagPrefixes sees only its flags: a flag renamed into its scope appears as created,
+ * one renamed out of it as deleted.
+ */
+
+import { Elysia } from 'elysia'
+import { canSeeFlag } from '../../domain/access-policy.ts'
+import type { Principal } from '../../domain/principal.ts'
+import type { FlagChange, FlagChangeFeed } from '../../services/flag-change-feed.ts'
+import { guard, type GuardDeps } from '../auth-guard.ts'
+import type { StreamHub } from '../event-stream.ts'
+import { metaOf, principalOf } from '../request-context.ts'
+import type { StreamCredentials } from '../stream-credentials.ts'
+import { NoQuery } from '../schemas/common-schemas.ts'
+import { ofrepDocs } from './ofrep-docs.ts'
+
+/** Dependencies of the management stream. */
+export interface EventRouteDeps extends GuardDeps {
+  changeFeed: FlagChangeFeed
+  streams: StreamHub
+  streamCredentials: StreamCredentials
+}
+
+/** A change as `principal` sees it, or `undefined` when it concerns no flag it can see. */
+export function visibleChange(principal: Principal, c: FlagChange): FlagChange | undefined {
+  const now = canSeeFlag(principal, c.name)
+  const before = c.previousName === undefined ? now : canSeeFlag(principal, c.previousName)
+  if (now && before) return c
+  if (!now && !before) return undefined
+  if (now) return { id: c.id, type: 'flag.created', name: c.name, revision: c.revision, actor: c.actor, at: c.at }
+  return { id: c.id, type: 'flag.deleted', name: c.previousName as string, revision: c.revision, actor: c.actor, at: c.at }
+}
+
+/** One change as SSE text. */
+export function changeEvent(c: FlagChange): string {
+  const data = { name: c.name, revision: c.revision, ...(c.previousName === undefined ? {} : { previousName: c.previousName }), actor: c.actor, at: c.at }
+  return `id: ${c.id}\nevent: ${c.type}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+const render = (principal: Principal, changes: readonly FlagChange[]) =>
+  changes.map((c) => visibleChange(principal, c)).filter((c): c is FlagChange => c !== undefined).map(changeEvent).join('')
+
+/** The management stream route. */
+export function eventRoutes(deps: EventRouteDeps) {
+  const { streams, streamCredentials, changeFeed } = deps
+  changeFeed.subscribe(({ changes }) => {
+    let unscoped: string | undefined
+    streams.broadcast((stream) => {
+      if (stream.kind !== 'changes') return undefined
+      const p = stream.principal
+      const text = p.kind === 'token' && p.flagPrefixes.length > 0 ? render(p, changes) : (unscoped ??= render(p, changes))
+      return text === '' ? undefined : text
+    })
+  })
+
+  return new Elysia({ name: 'event-routes' }).get(
+    '/api/events',
+    ({ request }) => {
+      const principal = principalOf(request)
+      const last = Number(request.headers.get('last-event-id') ?? Number.NaN)
+      const missed = Number.isSafeInteger(last) && last >= 0 ? (changeFeed.since(last) ?? []) : []
+      metaOf(request).keepOpen?.()
+      return streams.open({
+        kind: 'changes',
+        principal,
+        initial: render(principal, missed),
+        stillValid: () => streamCredentials.refresh(principal, 'flag:read') !== undefined,
+      })
+    },
+    { ...guard(deps, { permission: 'flag:read' }), query: NoQuery, detail: ofrepDocs.changes },
+  )
+}
