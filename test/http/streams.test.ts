@@ -1,0 +1,163 @@
+/** Contract §14: the OFREP event stream and the management stream, read as a client reads them. */
+
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp({ FLAGD_STREAMS_HEARTBEAT_SECONDS: '1' })
+  for (const name of ['s/a', 's/b', 'x/c']) await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' } })
+})
+afterAll(() => t.close())
+
+/** An open event stream: its status, and the text received so far. */
+async function open(path: string, headers: Record<string, string> = {}) {
+  const res = await t.app.http.handle(new Request(`http://localhost${path}`, { headers }))
+  let text = ''
+  let done = false
+  const reader = res.body?.getReader()
+  const pump = (async () => {
+    if (!reader) return
+    const decoder = new TextDecoder()
+    for (;;) {
+      const { value, done: end } = await reader.read()
+      if (end) break
+      text += decoder.decode(value)
+    }
+    done = true
+  })()
+  return {
+    res,
+    get text() {
+      return text
+    },
+    get done() {
+      return done
+    },
+    /** Waits (at most 5 s) until `pattern` has been received. */
+    async until(pattern: RegExp | string): Promise<string> {
+      const deadline = Date.now() + 5000
+      while (!(typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text))) {
+        if (Date.now() > deadline) throw new Error(`not received: ${pattern}; got ${JSON.stringify(text)}`)
+        await Bun.sleep(5)
+      }
+      return text
+    },
+    close: () => reader?.cancel().catch(() => {}),
+    pump,
+  }
+}
+
+const makeToken = async (body: Record<string, unknown>) => (await t.req('POST', '/api/tokens', { token: t.adminToken, body })).body as { token: string; id: string }
+const change = (name: string, value: boolean) => t.req('PUT', `/api/flags/${name}`, { token: t.adminToken, body: { value } })
+
+test('OFREP stream: an event with an increasing id after each committed change, heartbeats in between', async () => {
+  const app = await makeToken({ name: 'ofrep-stream', permissions: ['flag:evaluate'] })
+  const s = await open('/ofrep/v1/events', { 'x-api-key': app.token })
+  expect(s.res.status).toBe(200)
+  expect(s.res.headers.get('content-type')).toStartWith('text/event-stream')
+  expect(s.res.headers.get('x-request-id')).toBeString()
+  await change('s/a', true)
+  await s.until(/data: \{"type":"refetchEvaluation"/)
+  await change('s/b', true)
+  await s.until(/(id: \d+\n[^\n]*refetchEvaluation[^\n]*\n\n[\s\S]*){2}/)
+  const events = [...s.text.matchAll(/id: (\d+)\ndata: (.*)\n/g)].map((m) => ({ id: Number(m[1]), data: JSON.parse(m[2] as string) }))
+  expect(events.length).toBeGreaterThanOrEqual(2)
+  expect(events[1]!.id).toBeGreaterThan(events[0]!.id)
+  expect(events[1]!.data.etag).not.toBe(events[0]!.data.etag)
+  expect(typeof events[0]!.data.lastModified).toBe('number')
+  await s.until(': ping')
+  await s.close()
+})
+
+test('OFREP stream by ticket: the ticket from the bulk answer opens it; revoking the token closes it and the ticket', async () => {
+  const app = await makeToken({ name: 'browser', permissions: ['flag:evaluate'] })
+  const bulk = await t.req('POST', '/ofrep/v1/evaluate/flags', { headers: { 'x-api-key': app.token }, body: {} })
+  const uri = bulk.body.eventStreams[0].endpoint.requestUri as string
+  const s = await open(uri)
+  expect(s.res.status).toBe(200)
+  await change('s/a', false)
+  await s.until('refetchEvaluation')
+  expect((await open(`${uri}x`)).res.status).toBe(401)
+  expect((await open('/ofrep/v1/events?ticket=bm9wZQ.bm9wZQ')).res.status).toBe(401)
+  expect((await open('/ofrep/v1/events')).res.status).toBe(401)
+  await t.req('DELETE', `/api/tokens/${app.id}`, { token: t.adminToken })
+  await s.pump // closed at the next heartbeat
+  expect(s.done).toBe(true)
+  expect((await open(uri)).res.status).toBe(401)
+})
+
+test('OFREP stream: a scoped token hears only changes to its flags', async () => {
+  const scoped = await makeToken({ name: 'scoped-stream', permissions: ['flag:evaluate'], flagPrefixes: ['s/'] })
+  const s = await open('/ofrep/v1/events', { authorization: `Bearer ${scoped.token}` })
+  await change('x/c', true)
+  await change('s/b', false)
+  await s.until('refetchEvaluation')
+  expect(s.text.match(/refetchEvaluation/g)).toHaveLength(1)
+  await s.close()
+})
+
+test('OFREP stream needs flag:evaluate', async () => {
+  const writer = await makeToken({ name: 'no-evaluate', permissions: ['flag:write'] })
+  const res = await open('/ofrep/v1/events', { 'x-api-key': writer.token })
+  expect(res.res.status).toBe(403)
+})
+
+test('management stream: one event per change with name, revision, previousName, actor, at', async () => {
+  const s = await open('/api/events', { authorization: `Bearer ${t.adminToken}` })
+  expect(s.res.status).toBe(200)
+  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'm/new', type: 'INTEGER' } })
+  await t.req('PUT', '/api/flags/m/new', { token: t.adminToken, body: { name: 'm/renamed' } })
+  await t.req('DELETE', '/api/flags/m/renamed', { token: t.adminToken })
+  await s.until('event: flag.deleted')
+  const events = [...s.text.matchAll(/id: (\d+)\nevent: (\S+)\ndata: (.*)\n/g)].map((m) => ({ id: Number(m[1]), type: m[2], data: JSON.parse(m[3] as string) }))
+  expect(events.map((e) => e.type)).toEqual(['flag.created', 'flag.updated', 'flag.deleted'])
+  expect(events[0]!.data).toEqual({ name: 'm/new', revision: 1, actor: { type: 'user', id: expect.any(String), name: 'admin' }, at: expect.stringMatching(/Z$/) })
+  expect(events[1]!.data).toMatchObject({ name: 'm/renamed', previousName: 'm/new', revision: 2 })
+  expect(events[2]!.data).toMatchObject({ name: 'm/renamed', revision: 2 })
+  expect(events[1]!.id).toBeGreaterThan(events[0]!.id)
+  await s.close()
+
+  // reconnecting with Last-Event-ID gets what was missed first
+  const resumed = await open('/api/events', { authorization: `Bearer ${t.adminToken}`, 'last-event-id': String(events[0]!.id) })
+  await resumed.until('event: flag.deleted')
+  expect([...resumed.text.matchAll(/event: (\S+)/g)].map((m) => m[1])).toEqual(['flag.updated', 'flag.deleted'])
+  await resumed.close()
+})
+
+test('management stream: a scoped token sees renames across its prefixes as creations and deletions', async () => {
+  const scoped = await makeToken({ name: 'scoped-mgmt', permissions: ['flag:read'], flagPrefixes: ['in/'] })
+  const s = await open('/api/events', { 'x-api-key': scoped.token })
+  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'out/a', type: 'BOOLEAN' } })
+  await t.req('PUT', '/api/flags/out/a', { token: t.adminToken, body: { name: 'in/a' } })
+  await t.req('PUT', '/api/flags/in/a', { token: t.adminToken, body: { name: 'out/b' } })
+  await s.until('flag.deleted')
+  const events = [...s.text.matchAll(/event: (\S+)\ndata: (.*)\n/g)].map((m) => [m[1], JSON.parse(m[2] as string).name])
+  expect(events).toEqual([
+    ['flag.created', 'in/a'],
+    ['flag.deleted', 'in/a'],
+  ])
+  expect(s.text).not.toContain('out/')
+  await s.close()
+})
+
+test('management stream needs flag:read and refuses unknown query parameters', async () => {
+  const evaluator = await makeToken({ name: 'evaluate-only', permissions: ['flag:evaluate'] })
+  expect((await open('/api/events', { 'x-api-key': evaluator.token })).res.status).toBe(403)
+  expect((await open('/api/events?x=1', { authorization: `Bearer ${t.adminToken}` })).res.status).toBe(400)
+})
+
+test('closing the streams (shutdown) ends every open stream', async () => {
+  const c = await createTestApp()
+  try {
+    const res = await c.app.http.handle(new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${c.adminToken}` } }))
+    const reader = res.body!.getReader()
+    await reader.read() // the opening comment
+    c.app.http.closeStreams()
+    expect((await reader.read()).done).toBe(true)
+    const late = await c.app.http.handle(new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${c.adminToken}` } }))
+    expect((await late.text()).length).toBe(0)
+  } finally {
+    await c.close()
+  }
+})
