@@ -48,7 +48,7 @@ export function conformance(doc: Json): Conformance {
   ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/)
   const templates = Object.keys(doc.paths).map((template) => ({
     template,
-    regex: new RegExp(`^${template.replace(/\{flagName\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    regex: new RegExp(`^${template.replace(/\{(flagName|key)\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
   }))
   return {
     check(method, path, status, body) {

@@ -88,7 +88,7 @@ test('real responses match the document', async () => {
   const { conformance } = await import('../helpers/openapi-conformance.ts')
   const c = conformance(doc)
   const u = await t.userWith(['flag:read'])
-  const calls: [string, string, { body?: unknown; token?: string; rawBody?: string }][] = [
+  const calls: [string, string, { body?: unknown; token?: string; rawBody?: string; headers?: Record<string, string> }][] = [
     ['GET', '/health', {}],
     ['POST', '/api/login', { body: { username: 'admin', password: 'admin-password' } }],
     ['POST', '/api/login', { body: { username: 'admin', password: 'wrong-password' } }],
@@ -139,6 +139,20 @@ test('real responses match the document', async () => {
   ]
   const problems: string[] = []
   const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'conform', permissions: ['flag:read'] } })
+  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/exp', type: 'AB-TEST' } })
+  const bulkTag = (await t.req('POST', '/ofrep/v1/evaluate/flags', { token: t.adminToken, body: {} })).headers.get('etag') as string
+  calls.push(
+    ['POST', '/ofrep/v1/evaluate/flags/doc/exp', { token: t.adminToken, body: { context: { targetingKey: 'u1' } } }],
+    ['POST', '/ofrep/v1/evaluate/flags/doc/bool', { token: t.adminToken }],
+    ['POST', '/ofrep/v1/evaluate/flags/doc/none', { token: t.adminToken, body: {} }],
+    ['POST', '/ofrep/v1/evaluate/flags/doc/exp', { token: t.adminToken, rawBody: '{' }],
+    ['POST', '/ofrep/v1/evaluate/flags/doc/exp', { token: t.adminToken, body: { context: 1 } }],
+    ['POST', '/ofrep/v1/evaluate/flags/doc/exp', {}],
+    ['POST', '/ofrep/v1/evaluate/flags', { token: t.adminToken, body: { context: { targetingKey: 'u1' } } }],
+    ['POST', '/ofrep/v1/evaluate/flags', { token: t.adminToken, rawBody: 'x' }],
+    ['POST', '/ofrep/v1/evaluate/flags', { token: t.adminToken, body: {}, headers: { 'if-none-match': bulkTag } }],
+    ['GET', '/api/flags/doc/bool', { token: t.adminToken, headers: { 'if-none-match': '"1"' } }],
+  )
   calls.push(
     ['GET', `/api/tokens/${made.body.id}`, { token: t.adminToken }],
     ['GET', '/api/me', { token: made.body.token }],

@@ -79,6 +79,8 @@ const routes = (): Route[] => [
   { method: 'GET', path: '/api/migrations/export', need: 'migration:read' },
   { method: 'PUT', path: '/api/migrations?dryRun=true', need: 'migration:write', body: () => fixture('valid-merge.json') },
   { method: 'GET', path: '/api/tokens', need: 'token:read' },
+  { method: 'POST', path: '/ofrep/v1/evaluate/flags/m/flag', need: 'flag:evaluate', body: () => ({ context: { targetingKey: 'u' } }) },
+  { method: 'POST', path: '/ofrep/v1/evaluate/flags', need: 'flag:evaluate', body: () => ({}) },
   { method: 'POST', path: '/api/tokens', need: 'token:write', body: () => ({ name: `t ${crypto.randomUUID().slice(0, 8)}`, permissions: [] }) },
 ]
 
@@ -101,6 +103,7 @@ const variants = (path: string): { path: string; same: boolean }[] => {
 function allowed(need: Need, permissions: readonly Permission[] | null): boolean {
   if (need === 'open') return true
   if (permissions === null) return false
+  if (need === 'flag:evaluate' && permissions.includes('flag:read')) return true
   return need === 'user' || permissions.includes(need)
 }
 

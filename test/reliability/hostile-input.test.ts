@@ -41,6 +41,8 @@ const ROUTES: [string, string][] = [
   ['GET', '/api/sessions'],
   ['DELETE', '/api/sessions/x'],
   ['GET', '/api/tokens'],
+  ['POST', '/ofrep/v1/evaluate/flags/h/int'],
+  ['POST', '/ofrep/v1/evaluate/flags'],
   ['POST', '/api/tokens'],
   ['GET', '/api/tokens/x'],
   ['DELETE', '/api/tokens/x'],
@@ -56,7 +58,7 @@ const ROUTES: [string, string][] = [
 const nasty = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'),
   fc.string({ maxLength: 20 }),
-  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'flagPrefixes', 'expiresAt', 'url', 'flags', 'environment', 'version', 'createdAt'),
+  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'flagPrefixes', 'expiresAt', 'context', 'targetingKey', 'url', 'flags', 'environment', 'version', 'createdAt'),
 )
 const leaf = fc.oneof(
   fc.integer(),
@@ -149,8 +151,13 @@ test(`${RUNS * 4} hostile requests: never 5xx, always the envelope, rejections c
         expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._-]{1,128}$/)
         if (res.status >= 400) {
           const body = JSON.parse(text)
-          expect(typeof body.error.code).toBe('string')
-          expect(typeof body.error.message).toBe('string')
+          // OFREP evaluation problems (400, 404) use the protocol's own body; everything else the envelope
+          const ofrep = a.route[1].startsWith('/ofrep/') && (res.status === 400 || res.status === 404) && body.errorCode !== undefined
+          if (ofrep) expect(typeof body.errorDetails).toBe('string')
+          else {
+            expect(typeof body.error.code).toBe('string')
+            expect(typeof body.error.message).toBe('string')
+          }
           expect(text).not.toMatch(/at \w+ \(|\.ts:\d+:\d+/)
           expect(after).toBe(before)
         }
