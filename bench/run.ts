@@ -12,6 +12,7 @@ import { cpus, totalmem, tmpdir } from 'node:os'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { ofrepScenarios } from './ofrep.ts'
 import { ensureWrk, spread, wrk, type WrkResult } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -87,11 +88,11 @@ const row = (scenario: string, result: string, goal: string, met: boolean, raw: 
 }
 
 /** flagd and the bare server on the same path, alternated ROUNDS times; ratios per round. */
-function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, string>, connections = 32) {
+function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, string>, connections = 32, lua?: string) {
   const rounds: { flagd: WrkResult; bare: WrkResult; ratio: number }[] = []
   for (let i = 0; i < ROUNDS; i++) {
     const bare = wrk({ url: bareUrl, connections, seconds: SECONDS, dir: work })
-    const flagd = wrk({ url: flagdUrl, connections, seconds: SECONDS, headers, dir: work })
+    const flagd = wrk({ url: flagdUrl, connections, seconds: SECONDS, headers, dir: work, ...(lua ? { lua } : {}) })
     rounds.push({ flagd, bare, ratio: flagd.rps / bare.rps })
   }
   const ratio = spread(rounds.map((r) => r.ratio))
@@ -134,10 +135,11 @@ async function main() {
   const seeded = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(doc(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
 
-  const scenario = async (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number) => {
-    const bytes = await (await fetch(flagd.url + path, { headers })).bytes()
+  const scenario = async (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string) => {
+    const bytes = await (await fetch(flagd.url + path, post === undefined ? { headers } : { method: 'POST', headers, body: post })).bytes()
     const bare = await startBare(bytes, name.replace(/\W+/g, '-'))
-    const m = versusBare(flagd.url + path, bare.url + path, headers)
+    const lua = post === undefined ? undefined : `wrk.method = "POST"\nwrk.body = '${post}'\nwrk.headers["Content-Type"] = "application/json"\n`
+    const m = versusBare(flagd.url + path, bare.url + path, headers, 32, lua)
     bare.proc.kill()
     const met = m.ratio.median >= goal && m.errors === 0 && (p99Goal === undefined || m.p99 < p99Goal)
     row(name, `${m.text}; ${bytes.length} bytes`, `≥ ${goal} × bare${moonshot}${p99Goal ? `, p99 < ${p99Goal} ms` : ''}`, met, m)
@@ -147,6 +149,7 @@ async function main() {
   const apiToken = ((await made.json()) as { token: string }).token
   await scenario('GET /api/flags/{name} (API token in X-API-Key), 1,000 flags, 32 connections', '/api/flags/app/g07/f507', { 'x-api-key': apiToken }, 0.6, ' (moonshot 0.8 ×)', 5)
   await scenario('GET /health, 32 connections', '/health', {}, 0.8, '')
+  await ofrepScenarios({ url: flagd.url, pid: flagd.proc.pid, auth, scenario, row, rssMb })
   await scenario('GET /api/flags?prefix= (50 of 1,000), 32 connections', '/api/flags?prefix=app/g07/', { authorization: `Bearer ${token}` }, 0.3, '')
 
   // durable writes: every PUT sets a new value, so every one is a commit
