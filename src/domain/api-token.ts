@@ -29,16 +29,7 @@ export interface StoredToken {
 }
 
 /** A token as every API and CLI answer shows it: no secret, no hash. */
-export interface PublicToken {
-  id: string
-  name: string
-  permissions: Permission[]
-  flagPrefixes: string[]
-  createdAt: string
-  createdBy: TokenCreator
-  expiresAt: string | null
-  lastUsedAt: string | null
-}
+export type PublicToken = Omit<StoredToken, 'secretHash'>
 
 /** What `POST /api/tokens` answers: the one time the secret is shown. */
 export type NewToken = { token: string } & PublicToken
