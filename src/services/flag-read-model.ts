@@ -2,10 +2,11 @@
  * The read side of flags over the committed snapshot: names kept sorted (re-sorted only when the
  * flags' revision moves, so logins and session changes cost nothing here) and each flag serialised
  * once (cached by row identity: stored rows are frozen). A list or prefix query joins cached strings
- * instead of re-serialising, and a prefix is found by binary search, since names are ASCII and sort
- * by code point.
+ * instead of re-serialising, and each rendered list is kept until the flags change; a prefix is
+ * found by binary search, since names are ASCII and sort by code point.
  */
 
+import { BoundedMap } from '../domain/bounded-map.ts'
 import { toFlagResource, type Flag } from '../domain/flag.ts'
 import type { Store } from '../storage/store.ts'
 
@@ -39,6 +40,8 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   let sorted: string[] = []
   let sortedAt = -1
   let allJson: string | undefined
+  // rendered lists by their prefixes, for the current flags revision (pollers ask the same ones)
+  const lists = new BoundedMap<string, string>(1_000)
 
   const names = () => {
     const snapshot = store.committed()
@@ -47,6 +50,7 @@ export function createFlagReadModel(store: Store): FlagReadModel {
       sorted = [...snapshot.flags.keys()].sort()
       sortedAt = at
       allJson = undefined
+      lists.clear()
     }
     return sorted
   }
@@ -75,9 +79,13 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     json,
     list: (prefixes) => rows(under(prefixes)),
     listJson(prefixes) {
-      const list = under(prefixes)
+      const list = under(prefixes) // also brings the names (and the caches) up to the committed revision
       const render = () => `[${rows(list).map(json).join(',')}]`
-      return prefixes.length === 1 && prefixes[0] === '' ? (allJson ??= render()) : render()
+      if (prefixes.length === 1 && prefixes[0] === '') return (allJson ??= render())
+      const key = prefixes.join('\n')
+      let text = lists.get(key)
+      if (text === undefined) lists.set(key, (text = render()))
+      return text
     },
   }
 }
