@@ -18,6 +18,7 @@ const config: FlagdConfigFile = {
   logLevel: 'info', // FLAGD_LOG_LEVEL
   metrics: { enabled: true }, // FLAGD_METRICS_ENABLED: serve GET /metrics
   cors: { origins: [] }, // FLAGD_CORS_ORIGINS: browser origins allowed to call the API, e.g. ['https://app.example.com'] or ['*']
+  audit: { retentionDays: 365 }, // FLAGD_AUDIT_RETENTION_DAYS: entries older are pruned (0 keeps everything)
   streams: { heartbeatSeconds: 15 }, // FLAGD_STREAMS_HEARTBEAT_SECONDS: keep-alive comments on event streams (1-15)
   auth: {
     tokenTtl: '12h', // FLAGD_AUTH_TOKEN_TTL: seconds, or 30m / 12h / 7d

@@ -54,6 +54,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = createMetrics(() => store.committed().flags.size)
   const store = await openJsonFileStore({
     dataDir: config.dataDir,
+    auditRetentionMs: config.audit.retentionDays * 86_400_000,
     onWrite: metrics.commit,
     log: (line) => logger.warn(line),
     onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),

@@ -18,6 +18,7 @@ export interface Config {
   metrics: { enabled: boolean }
   cors: { origins: string[] }
   streams: { heartbeatSeconds: number }
+  audit: { retentionDays: number }
   auth: {
     tokenTtl: number
     secret: string | undefined
@@ -153,6 +154,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
   { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
   { path: 'cors.origins', default: [], parse: originList, doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.' },
+  { path: 'audit.retentionDays', default: 365, parse: integer(0, 36500), doc: 'Days the audit log keeps its entries (0: keep everything).' },
   { path: 'streams.heartbeatSeconds', default: 15, parse: integer(1, 15), doc: 'Seconds between keep-alive comments on event streams.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
   { path: 'auth.secret', default: undefined, parse: secret, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },

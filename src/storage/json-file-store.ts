@@ -17,7 +17,10 @@ import { prepareDataDir } from './data-dir.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
-import { USAGE_TABLES, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
+import { USAGE_TABLES, type AuditLog, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
+import { auditEntriesOf } from '../domain/audit-entry.ts'
+import { AuditJournal } from './audit-journal.ts'
+import { fileAuditLog } from './file-audit-log.ts'
 
 /** Options of `openJsonFileStore`. */
 export interface FileStoreOptions {
@@ -30,6 +33,8 @@ export interface FileStoreOptions {
   onFailure?: (error: unknown) => void
   /** Told what opening did that an operator should know (an upgraded state file). */
   log?: (line: string) => void
+  /** Audit entries older than this are pruned and never read (0: keep everything); default 365 days. */
+  auditRetentionMs?: number
 }
 
 /** The state file's path inside a data directory. */
@@ -99,7 +104,8 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       await db.write() // writeFileAtomic: durable, directory included
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`)
     }
-    return new JsonFileStore(db, loaded.data, lock, options)
+    const journal = await AuditJournal.open(options.dataDir, loaded.data.revision, options.log)
+    return new JsonFileStore(db, loaded.data, lock, journal, options)
   } catch (err) {
     lock.release()
     throw err
@@ -122,11 +128,15 @@ class JsonFileStore implements Store {
     private readonly db: Low<string>,
     initial: StateData,
     private readonly lock: DirLock,
+    private readonly journal: AuditJournal,
     private readonly options: FileStoreOptions,
   ) {
     this.current = initial
     this.snapshot = new MemorySnapshot(initial)
+    this.audit = fileAuditLog(journal, () => options.auditRetentionMs ?? 365 * 86_400_000)
   }
+
+  readonly audit: AuditLog
 
   get writable(): boolean {
     return this.isWritable
@@ -189,6 +199,7 @@ class JsonFileStore implements Store {
   async close(): Promise<void> {
     await this.flush()
     while (this.writing) await this.writing.catch(() => {})
+    await this.journal.close().catch(() => {})
     this.lock.release()
   }
 
@@ -209,6 +220,8 @@ class JsonFileStore implements Store {
       this.inflight = batch
       const started = performance.now()
       const names: string[][] = []
+      const at = new Date().toISOString()
+      let appended: Awaited<ReturnType<AuditJournal['append']>> | undefined
       try {
         for (const entry of batch.entries) {
           const written: string[] = []
@@ -216,20 +229,24 @@ class JsonFileStore implements Store {
           names.push(written)
         }
         this.touchedSinceWrite = false
+        // the audit entries go first: a crash before the state file leaves entries that opening cuts off
+        const entries = batch.entries.flatMap((e) => auditEntriesOf(e.meta.principal, e.meta.source, e.meta.requestId, at, e.changes))
+        appended = entries.length > 0 ? await this.journal.append(entries) : undefined
         const data = batch.draft.seal()
         for (const table of USAGE_TABLES) for (const id of this.touched[table].keys()) if (!data.tables[table].has(id)) this.touched[table].delete(id)
         this.db.data = serializeState(data, (table, id) => this.touched[table].get(id))
         await this.db.write()
         this.current = data
       } catch (err) {
+        if (appended) await this.journal.discard(appended.mark).catch(() => {}) // else opening cuts them off
         this.fail(batch, err)
         break
       }
+      if (appended) this.journal.publish(appended.items)
       this.writes++
       this.snapshot = new MemorySnapshot(this.current)
       this.inflight = undefined
       this.options.onWrite?.((performance.now() - started) / 1000, batch.entries.length)
-      const at = new Date().toISOString()
       for (const entry of batch.entries) if (entry.changes.length > 0) this.publish({ meta: entry.meta, changes: entry.changes, at })
       batch.entries.forEach((entry, i) => entry.written.resolve(names[i] ?? []))
       batch.done.resolve()

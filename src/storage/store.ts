@@ -20,6 +20,7 @@
  */
 
 import type { StoredToken } from '../domain/api-token.ts'
+import type { AuditEntry } from '../domain/audit-entry.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { StoredSession } from '../domain/session.ts'
@@ -118,8 +119,40 @@ export interface TxResult<T> {
   backups: readonly string[]
 }
 
+/** Which audit entries to read. Every given filter must hold. */
+export interface AuditQuery {
+  /** Entries of these flags (by internal id), whatever they were named. */
+  flagIds?: readonly string[]
+  /** Entries whose target had this name, before or after the change. */
+  name?: string
+  actorId?: string
+  actionPrefix?: string
+  sinceMs?: number
+  untilMs?: number
+  /** Entries with a smaller id (the next page of a newest-first read). */
+  beforeId?: number
+  /** Entries with a larger id, oldest first (catching up a stream). */
+  afterId?: number
+  limit: number
+}
+
+/**
+ * The audit log (contract §15): one entry per recorded change, written in the same commit as the
+ * change, numbered by its `seq`. Read-only from outside the store.
+ */
+export interface AuditLog {
+  /** Newest first; with `afterId`, oldest first. Entries older than the retention are never returned. */
+  query(q: AuditQuery): Promise<AuditEntry[]>
+  /** The entry that left flag `flagId` at `revision`, if the log still has it. */
+  flagRevision(flagId: string, revision: number): Promise<AuditEntry | undefined>
+  /** Drops entries older than `cutoffMs` (retention); returns how many went. */
+  prune(cutoffMs: number): Promise<number>
+}
+
 /** The store. */
 export interface Store {
+  /** The audit log, written in the same commits as the changes it records. */
+  readonly audit: AuditLog
   committed(): Snapshot
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>>
   /** Subscribes to durable commits; returns the unsubscribe function. */

@@ -1,0 +1,97 @@
+/**
+ * Audit entries (contract §15): what the log records of each committed change, made from the rows
+ * before and after it. Pure, so every store (the JSON file's journal, PostgreSQL) records the same
+ * entries. Never a password, hash or token secret: users and tokens appear as their public
+ * resources. Logins and logouts, and sessions pruned when they expire, are not recorded; a session
+ * ended by someone else (or with its user) is.
+ */
+
+import { toPublicToken, type StoredToken } from './api-token.ts'
+import { toFlagResource, type Flag } from './flag.ts'
+import { actorOf, type Actor, type Principal } from './principal.ts'
+import type { StoredSession } from './session.ts'
+import { toPublicUser, type StoredUser } from './user.ts'
+
+/** What an entry is about. */
+export interface AuditTarget {
+  type: 'flag' | 'user' | 'token' | 'session'
+  id?: string
+  name?: string
+}
+
+/** One entry as `GET /api/audit` shows it. */
+export interface AuditEntry {
+  id: number
+  at: string
+  actor: Actor
+  source: string
+  requestId: string
+  action: string
+  target: AuditTarget
+  revision?: number
+  before: Record<string, unknown> | null
+  after: Record<string, unknown> | null
+}
+
+/** An entry as a store keeps it: the entry, and the stable id of the flag it concerns (never shown). */
+export interface StoredAuditEntry {
+  entry: AuditEntry
+  /** The flag's internal id, so history follows it through renames. */
+  flagId?: string
+}
+
+/** One changed row, as the store describes it (the shape of the store's `Change`). */
+export interface RowChange {
+  seq: number
+  table: 'flags' | 'users' | 'sessions' | 'tokens'
+  id: string
+  before: unknown
+  after: unknown
+}
+
+const verb = (before: unknown, after: unknown) => (before === null ? 'created' : after === null ? 'deleted' : 'updated')
+
+function userResource(u: StoredUser | null, passwordChanged: boolean): Record<string, unknown> | null {
+  if (!u) return null
+  return { ...toPublicUser(u), ...(passwordChanged ? { passwordChanged: true } : {}) }
+}
+
+/**
+ * The entries of one commit. `principal` acted through `source` (`maintenance` is never recorded),
+ * `at` is when the commit became durable.
+ */
+export function auditEntriesOf(principal: Principal, source: string, requestId: string, at: string, changes: readonly RowChange[]): StoredAuditEntry[] {
+  if (source === 'maintenance') return []
+  const actor = actorOf(principal)
+  const base = (id: number) => ({ id, at, actor, source, requestId })
+  const out: StoredAuditEntry[] = []
+  for (const c of changes) {
+    const action = `${c.table === 'flags' ? 'flag' : c.table === 'users' ? 'user' : c.table === 'tokens' ? 'token' : 'session'}.${verb(c.before, c.after)}`
+    if (c.table === 'flags') {
+      const before = c.before as Flag | null
+      const after = c.after as Flag | null
+      const flag = (after ?? before) as Flag
+      out.push({
+        entry: { ...base(c.seq), action, target: { type: 'flag', name: flag.name }, revision: flag.revision, before: before && toFlagResource(before), after: after && toFlagResource(after) },
+        flagId: flag.id,
+      })
+    } else if (c.table === 'users') {
+      const before = c.before as StoredUser | null
+      const after = c.after as StoredUser | null
+      const changed = before !== null && after !== null && before.passwordHash !== after.passwordHash
+      const user = (after ?? before) as StoredUser
+      out.push({ entry: { ...base(c.seq), action, target: { type: 'user', id: user.id, name: user.username }, before: userResource(before, false), after: userResource(after, changed) } })
+    } else if (c.table === 'tokens') {
+      const before = c.before as StoredToken | null
+      const after = c.after as StoredToken | null
+      const token = (after ?? before) as StoredToken
+      out.push({ entry: { ...base(c.seq), action, target: { type: 'token', id: token.id, name: token.name }, before: before && { ...toPublicToken(before) }, after: after && { ...toPublicToken(after) } } })
+    } else {
+      const session = c.before as StoredSession | null
+      // only a session ended by someone else is recorded: not logins, not one's own logout
+      if (c.after !== null || !session || (principal.kind === 'user' && principal.userId === session.userId)) continue
+      out.push({ entry: { ...base(c.seq), action, target: { type: 'session', id: session.id }, before: { id: session.id, userId: session.userId, createdAt: session.createdAt, expiresAt: session.expiresAt }, after: null } })
+    }
+  }
+  return out
+}
