@@ -1,0 +1,73 @@
+/**
+ * Contract §15 durability: after `kill -9` at any moment, state and audit log agree both ways. For
+ * every flag the newest entry carries its current revision, no entry describes a change that was not
+ * applied (none past the state's revision), ids only increase, and every acknowledged change has its
+ * entry.
+ */
+
+import { expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 8))
+
+async function runAndKill(dir: string): Promise<string[]> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, 'audit-crash-child.ts'), dir], { stdout: 'pipe', stderr: 'inherit' })
+  const acked: string[] = []
+  const reader = child.stdout.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let killAt = Number.POSITIVE_INFINITY
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const { done, value } = await reader.read()
+    if (done) break
+    buffer += decoder.decode(value, { stream: true })
+    const lines = buffer.split('\n')
+    buffer = lines.pop() ?? ''
+    for (const line of lines) {
+      if (line === 'ready') killAt = Date.now() + 20 + Math.random() * 150
+      else if (line) acked.push(line)
+    }
+    if (Date.now() >= killAt) break
+  }
+  child.kill('SIGKILL')
+  await child.exited
+  return acked
+}
+
+test(`state and audit log agree after SIGKILL at any moment (${ROUNDS} rounds)`, async () => {
+  const dir = tempDir()
+  const acknowledged: string[] = []
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      acknowledged.push(...(await runAndKill(dir)))
+      const store = await openJsonFileStore({ dataDir: dir })
+      try {
+        const snapshot = store.committed()
+        const entries = (await store.audit.query({ limit: 1_000_000, afterId: 0 })) // oldest first
+        const ids = entries.map((e) => e.id)
+        expect(ids).toEqual([...ids].sort((a, b) => a - b))
+        expect(new Set(ids).size).toBe(ids.length)
+        expect(Math.max(0, ...ids)).toBeLessThanOrEqual(snapshot.revision)
+        for (const flag of snapshot.flags.values()) {
+          const newest = entries.filter((e) => e.target.type === 'flag' && ((e.after?.name ?? e.before?.name) === flag.name || e.before?.name === flag.name)).at(-1)
+          expect(newest?.after?.revision, flag.name).toBe(flag.revision)
+          expect(newest?.after?.name).toBe(flag.name)
+        }
+        const recorded = new Set(entries.map((e) => `${e.after?.name} ${e.after?.revision}`))
+        for (const line of acknowledged) {
+          const [, name, revision] = line.split(' ')
+          expect(recorded.has(`${name} ${revision}`), line).toBe(true)
+        }
+      } finally {
+        await store.close()
+      }
+    }
+    expect(acknowledged.length).toBeGreaterThan(ROUNDS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 180_000)
