@@ -130,7 +130,7 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const store = await openJsonFileStore({ dataDir: config.dataDir, log: (line) => console.error(`flagd: ${line}`) })
+  const store = await openJsonFileStore({ dataDir: config.dataDir, auditRetentionMs: config.audit.retentionDays * 86_400_000, log: (line) => console.error(`flagd: ${line}`) })
   return { services: createServices(store, config), close: () => store.close() }
 }
 

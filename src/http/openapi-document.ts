@@ -126,6 +126,7 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
       { name: 'flags', description: 'Feature flags' },
       { name: 'sessions', description: 'Active login sessions' },
       { name: 'tokens', description: 'API tokens for applications, CI jobs and scripts' },
+      { name: 'audit', description: 'Who changed what: the audit log and rollbacks' },
       { name: 'evaluation', description: 'Flag evaluation for applications: the OpenFeature Remote Evaluation Protocol (OFREP) and its change stream' },
       { name: 'migrations', description: 'Export and import of flags' },
       { name: 'operations', description: 'Health and metrics' },

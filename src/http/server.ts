@@ -9,7 +9,9 @@ import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import { userIdOf } from '../domain/principal.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
+import type { AuditService } from '../services/audit-service.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
+import { auditRoutes } from './routes/audit-routes.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import { createCors } from './cors.ts'
 import type { StreamHub } from './event-stream.ts'
@@ -48,6 +50,7 @@ export interface HttpDeps {
   sessions: SessionService
   apiTokens: ApiTokenService
   evaluations: EvaluationService
+  audit: AuditService
   changeFeed: FlagChangeFeed
   streams: StreamHub
   streamCredentials: StreamCredentials
@@ -142,6 +145,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(tokenRoutes({ ...deps, bodyLimit }))
     .use(ofrepRoutes({ ...deps, bodyLimit }))
     .use(eventRoutes(deps))
+    .use(auditRoutes({ ...deps, bodyLimit }))
     .use(metricsRoutes(deps.metrics))
     .use(migrationRoutes({ ...deps, bodyLimit, importLimit: deps.config.limits.importBytes, publicExport: deps.config.publicExport }))
 

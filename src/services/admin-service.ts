@@ -1,5 +1,6 @@
 /**
- * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd export`, `flagd import`), as one
+ * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd audit`, `flagd export`,
+ * `flagd import`), as one
  * interface with two carriers: in-process over the services when the CLI holds the data directory,
  * or through the daemon's control socket when a daemon holds it. Either way the same service code
  * runs, as the system principal `cli` (file-system access to the data directory is the
@@ -12,6 +13,7 @@ import { newId } from '../domain/new-id.ts'
 import { systemPrincipal, type Caller } from '../domain/principal.ts'
 import type { NewToken, PublicToken } from '../domain/api-token.ts'
 import type { PublicUser } from '../domain/user.ts'
+import type { AuditFilter, AuditPage } from './audit-service.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'
 import type { Services } from './services.ts'
 
@@ -28,6 +30,8 @@ export interface AdminApi {
   listTokens(): Promise<PublicToken[]>
   /** Revokes the token with this id, or else this name. */
   revokeToken(ref: string): Promise<PublicToken>
+  /** A page of the audit log, newest first (`flagd audit`). */
+  listAudit(filter: AuditFilter): Promise<AuditPage>
   exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
@@ -42,6 +46,7 @@ export const ADMIN_METHODS = [
   'addToken',
   'listTokens',
   'revokeToken',
+  'listAudit',
   'exportDocument',
   'importDocument',
 ] as const satisfies readonly (keyof AdminApi)[]
@@ -76,6 +81,7 @@ export function createAdminService(services: Services): AdminApi {
       if (!token) throw new NotFoundError(`no token with id or name ${JSON.stringify(ref)}`)
       return services.apiTokens.revoke(command(), token.id)
     },
+    listAudit: (filter) => services.audit.list(cli, filter),
     exportDocument: async () => services.migrations.exportDocument(cli),
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
   }

@@ -3,10 +3,11 @@
  * to the store's commits, which arrive only once durable and in commit order, so a stream never
  * tells of a change that a failed write later undoes. Each change keeps the store's `seq` as its id:
  * durable, increasing and never reused, the same number the audit log gives its entries, so a client
- * resuming with `Last-Event-ID` can be given exactly what it missed. Recent changes are kept in
- * memory for that catch-up.
+ * resuming with `Last-Event-ID` is given exactly what it missed, read back from the audit log (as
+ * far as its retention reaches, across restarts).
  */
 
+import type { AuditEntry } from '../domain/audit-entry.ts'
 import { actorOf, type Actor } from '../domain/principal.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Commit, Store } from '../storage/store.ts'
@@ -36,14 +37,30 @@ export interface FlagChangeBatch {
 /** The feed. */
 export interface FlagChangeFeed {
   subscribe(listener: (batch: FlagChangeBatch) => void): () => void
-  /** The changes after `id`, oldest first, or `undefined` when the feed no longer reaches back that far. */
-  since(id: number): FlagChange[] | undefined
+  /** The flag changes after `id`, oldest first (at most `limit`), from the audit log. */
+  since(id: number, limit?: number): Promise<FlagChange[]>
   /** Stops listening to the store. */
   close(): void
 }
 
-/** How many recent changes are kept for catch-up. */
-export const FEED_CAPACITY = 10_000
+/** The most changes a reconnecting client is sent at once. */
+export const CATCH_UP_LIMIT = 10_000
+
+/** A flag change as the audit log recorded it. */
+export function flagChangeOf(entry: AuditEntry): FlagChange {
+  const before = entry.before as { name?: string } | null
+  const after = entry.after as { name?: string } | null
+  const renamed = before !== null && after !== null && before.name !== after.name
+  return {
+    id: entry.id,
+    type: entry.action as FlagChange['type'],
+    name: entry.target.name as string,
+    ...(renamed ? { previousName: before.name as string } : {}),
+    revision: entry.revision ?? 0,
+    actor: entry.actor,
+    at: entry.at,
+  }
+}
 
 /** The flag changes of one commit. */
 export function flagChangesOf(commit: Commit): FlagChange[] {
@@ -62,17 +79,12 @@ export function flagChangesOf(commit: Commit): FlagChange[] {
   return out
 }
 
-/** Starts the feed over `store`, remembering the last `capacity` changes. */
-export function createFlagChangeFeed(store: Store, capacity = FEED_CAPACITY): FlagChangeFeed {
-  const recent: FlagChange[] = []
-  // the feed reaches back to changes after this id; before any change, to the store's start
-  let floor = store.committed().revision
+/** Starts the feed over `store`. */
+export function createFlagChangeFeed(store: Store): FlagChangeFeed {
   const listeners = new Set<(batch: FlagChangeBatch) => void>()
   const unsubscribe = store.onCommit((commit) => {
     const changes = flagChangesOf(commit)
     if (changes.length === 0) return
-    recent.push(...changes)
-    if (recent.length > capacity) floor = (recent.splice(0, recent.length - capacity).at(-1) as FlagChange).id
     const batch = { changes, revision: store.committed().revisionOf('flags') }
     for (const listener of listeners) listener(batch)
   })
@@ -81,16 +93,9 @@ export function createFlagChangeFeed(store: Store, capacity = FEED_CAPACITY): Fl
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    since(id) {
-      if (id < floor) return undefined
-      let lo = 0
-      let hi = recent.length
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if ((recent[mid] as FlagChange).id <= id) lo = mid + 1
-        else hi = mid
-      }
-      return recent.slice(lo)
+    async since(id, limit = CATCH_UP_LIMIT) {
+      const entries = await store.audit.query({ afterId: id, actionPrefix: 'flag.', limit })
+      return entries.map(flagChangeOf)
     },
     close: unsubscribe,
   }

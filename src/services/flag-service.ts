@@ -15,7 +15,7 @@ import { definitionOf, type Flag } from '../domain/flag.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
-import type { Snapshot, Tx } from '../storage/store.ts'
+import type { Snapshot, Source, Tx } from '../storage/store.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
@@ -31,7 +31,8 @@ export interface FlagService {
   /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
   listTag(principal: Principal): string
   create(caller: Caller, input: unknown): Promise<Flag>
-  update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch): Promise<Flag>
+  /** `source` is `rollback` when the patch restores an earlier revision (recorded so in the audit log). */
+  update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch, source?: Source): Promise<Flag>
   remove(caller: Caller, name: string, ifMatch?: IfMatch): Promise<void>
 }
 
@@ -113,11 +114,11 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
       return out.result
     },
 
-    async update(caller, name, patch, ifMatch) {
+    async update(caller, name, patch, ifMatch, source) {
       requirePermission(caller.principal, 'flag:write')
       requireFlagInScope(caller.principal, name)
       if (typeof patch.name === 'string') requireFlagInScope(caller.principal, patch.name)
-      const out = await store.transact(commitMeta(caller), (tx) => {
+      const out = await store.transact(commitMeta(caller, source), (tx) => {
         const current = findIn(tx.read, name)
         expectRevision(tx, current, ifMatch)
         const problems: FieldProblem[] = []

@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts'
 import type { Store } from '../storage/store.ts'
 import { createApiTokenService, type ApiTokenService } from './api-token-service.ts'
+import { createAuditService, type AuditService } from './audit-service.ts'
 import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
 import { createAuthService, type AuthService } from './auth-service.ts'
@@ -27,6 +28,7 @@ export interface Services {
   sessions: SessionService
   apiTokens: ApiTokenService
   evaluations: EvaluationService
+  audit: AuditService
   /** Committed flag changes, for the event streams; `close()` it with the store. */
   changeFeed: FlagChangeFeed
   health: HealthService
@@ -66,6 +68,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     sessions: createSessionService(store, now),
     apiTokens: createApiTokenService(store, now),
     evaluations: createEvaluationService(store, flags.read),
+    audit: createAuditService(store, flags),
     changeFeed: createFlagChangeFeed(store),
     health: createHealthService(store),
   }

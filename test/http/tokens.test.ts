@@ -59,10 +59,12 @@ group('POST /api/tokens', () => {
       expect(text).not.toContain('"token"')
     }
     // a backup is written by an import: the state file and every backup must hold no usable secret
-    await t.req('PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', version: '1', createdAt: new Date().toISOString(), flags: {} } })
+    const imported = await t.req('PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'sec/x': { type: 'BOOLEAN' } } } })
+    expect(imported.status).toBe(200)
     await t.app.store.flush()
     const files = allFiles(t.dataDir)
-    expect(files.length).toBeGreaterThan(1)
+    expect(readdirSync(join(t.dataDir, 'backups')).length).toBeGreaterThan(0)
+    expect(files.length).toBeGreaterThan(3)
     for (const text of files) expect(text).not.toContain(made.token.slice(4))
     expect(files.some((text) => text.includes(new Bun.CryptoHasher('sha256').update(made.token).digest('hex')))).toBe(true)
   })

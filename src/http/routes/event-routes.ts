@@ -57,10 +57,10 @@ export function eventRoutes(deps: EventRouteDeps) {
 
   return new Elysia({ name: 'event-routes' }).get(
     '/api/events',
-    ({ request }) => {
+    async ({ request }) => {
       const principal = principalOf(request)
       const last = Number(request.headers.get('last-event-id') ?? Number.NaN)
-      const missed = Number.isSafeInteger(last) && last >= 0 ? (changeFeed.since(last) ?? []) : []
+      const missed = Number.isSafeInteger(last) && last >= 0 ? await changeFeed.since(last) : []
       metaOf(request).keepOpen?.()
       return streams.open({
         kind: 'changes',

@@ -1,0 +1,94 @@
+/** GET /api/audit and POST /api/rollbacks (contract §15). */
+
+import { Elysia, t } from 'elysia'
+import type { AuditService } from '../../services/audit-service.ts'
+import type { FlagService } from '../../services/flag-service.ts'
+import { guard, type GuardDeps } from '../auth-guard.ts'
+import { parseIfMatch } from '../if-match.ts'
+import { jsonResponse } from '../json-response.ts'
+import { callerOf, principalOf } from '../request-context.ts'
+import { routeDoc } from '../route-docs.ts'
+import { NoQuery } from '../schemas/common-schemas.ts'
+import { ref } from '../schemas/flag-schemas.ts'
+import { AuditEntrySchema } from '../schemas/audit-schemas.ts'
+
+/** Dependencies of the audit routes. */
+export interface AuditRouteDeps extends GuardDeps {
+  audit: AuditService
+  flags: FlagService
+  bodyLimit: number
+}
+
+const AuditQuery = t.Object(
+  {
+    flag: t.Optional(t.String({ description: 'The entries of the flag now so named, back through its renames; when none is, the entries that named it' })),
+    actor: t.Optional(t.String({ description: 'An actor id (user, token or system part)' })),
+    action: t.Optional(t.String({ description: 'An action prefix, e.g. flag. or flag.updated' })),
+    since: t.Optional(t.String({ description: 'ISO 8601: entries at or after' })),
+    until: t.Optional(t.String({ description: 'ISO 8601: entries at or before' })),
+    limit: t.Optional(t.String({ description: '1-1000, default 100' })),
+    before: t.Optional(t.String({ description: 'An entry id: entries older than it (the next page)' })),
+  },
+  { additionalProperties: false },
+)
+
+const RollbackBody = t.Object(
+  { name: t.String({ description: 'The flag, by its current name', example: 'checkout/new_flow' }), revision: t.Integer({ minimum: 1, description: 'The revision to restore', example: 3 }) },
+  { additionalProperties: false },
+)
+
+/** The audit routes. */
+export function auditRoutes(deps: AuditRouteDeps) {
+  return new Elysia({ name: 'audit-routes' })
+    .get(
+      '/api/audit',
+      async ({ query, request }) => {
+        const page = await deps.audit.list(principalOf(request), query)
+        const extra: Record<string, string> = {}
+        if (page.nextBefore !== undefined) {
+          const next = new URLSearchParams(Object.entries(query).filter(([k, v]) => k !== 'before' && v !== undefined) as [string, string][])
+          next.set('before', String(page.nextBefore))
+          extra.link = `</api/audit?${next}>; rel="next"`
+        }
+        return jsonResponse(request, JSON.stringify(page.entries), 200, extra)
+      },
+      {
+        ...guard(deps),
+        query: AuditQuery,
+        detail: routeDoc({
+          summary: 'Read the audit log',
+          operationId: 'listAuditEntries',
+          tag: 'audit',
+          access: 'audit:read',
+          description:
+            'Newest first. With `flag=`, `flag:read` is enough. When more entries remain, `Link: <…&before=<id>>; rel="next"` points at the next page. Entries cannot be changed or deleted.',
+          success: { status: 200, schema: { type: 'array', items: AuditEntrySchema }, description: 'The entries', headers: { Link: 'The next page, when there is one' } },
+          errors: [400, 403],
+        }),
+      },
+    )
+    .post(
+      '/api/rollbacks',
+      async ({ body, request }) => {
+        const b = body as { name: string; revision: number }
+        const flag = await deps.audit.rollback(callerOf(request), b.name, b.revision, parseIfMatch(request.headers.get('if-match')))
+        return jsonResponse(request, deps.flags.read.json(flag), 200, { etag: `"${flag.revision}"` })
+      },
+      {
+        ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit, schema: RollbackBody }),
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Roll a flag back to an earlier revision',
+          operationId: 'rollbackFlag',
+          tag: 'audit',
+          access: 'flag:write',
+          description:
+            'Restores the type, description, default value, value and constraints the flag had right after `revision`, as a new revision recorded with source `rollback`. The name stays the current one. Validated like any update.',
+          body: RollbackBody,
+          headers: [{ name: 'If-Match', description: 'Apply only if the flag is at this revision; otherwise 412' }],
+          success: { status: 200, schema: ref('Flag'), description: 'The flag after the rollback', headers: { ETag: 'The new revision' } },
+          errors: [400, 404, 412, 413, 415, 503],
+        }),
+      },
+    )
+}

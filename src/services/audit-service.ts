@@ -1,0 +1,102 @@
+/**
+ * Reading the audit log and rolling a flag back (contract §15). The log itself is written by the
+ * store, in the same commit as each change; this service only reads it, and a rollback is an
+ * ordinary flag update (validated, `If-Match` honoured) recorded with the source `rollback`.
+ */
+
+import { can, canSeeFlag, requireFlagInScope, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import type { AuditEntry } from '../domain/audit-entry.ts'
+import { InvalidError, NotFoundError } from '../domain/errors.ts'
+import { TYPE_CONSTRAINTS, type Flag, type FlagType } from '../domain/flag.ts'
+import type { Caller, Principal } from '../domain/principal.ts'
+import type { AuditQuery, Store } from '../storage/store.ts'
+import type { FlagService, IfMatch } from './flag-service.ts'
+
+/** The filters of `GET /api/audit`, as strings from the query (or the CLI). */
+export interface AuditFilter {
+  flag?: string | undefined
+  actor?: string | undefined
+  action?: string | undefined
+  since?: string | undefined
+  until?: string | undefined
+  limit?: string | number | undefined
+  before?: string | number | undefined
+}
+
+/** A page of entries, newest first; `nextBefore` when more remain. */
+export interface AuditPage {
+  entries: AuditEntry[]
+  nextBefore?: number
+}
+
+/** The audit use cases. */
+export interface AuditService {
+  list(principal: Principal, filter: AuditFilter): Promise<AuditPage>
+  rollback(caller: Caller, name: unknown, revision: unknown, ifMatch?: IfMatch): Promise<Flag>
+}
+
+const DEFAULT_LIMIT = 100
+const MAX_LIMIT = 1000
+
+function integerIn(value: string | number | undefined, field: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined
+  const n = typeof value === 'number' ? value : /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidError(`${field} must be a whole number from ${min} to ${max}`, field, `must be a whole number from ${min} to ${max}`)
+  return n
+}
+
+function timeIn(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined
+  const at = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(at)) throw new InvalidError(`${field} must be an ISO 8601 date or date-time with a zone`, field, 'must be an ISO 8601 date-time')
+  return at
+}
+
+/** Creates the service. */
+export function createAuditService(store: Store, flags: FlagService): AuditService {
+  return {
+    async list(principal, filter) {
+      // the history of one flag is open to its readers; the whole log needs audit:read
+      requirePermission(principal, filter.flag !== undefined && !can(principal, 'audit:read') ? 'flag:read' : 'audit:read')
+      const limit = integerIn(filter.limit, 'limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT
+      const query: AuditQuery = { limit: limit + 1 }
+      const before = integerIn(filter.before, 'before', 1, Number.MAX_SAFE_INTEGER)
+      if (before !== undefined) query.beforeId = before
+      const since = timeIn(filter.since, 'since')
+      const until = timeIn(filter.until, 'until')
+      if (since !== undefined) query.sinceMs = since
+      if (until !== undefined) query.untilMs = until
+      if (filter.actor !== undefined) query.actorId = filter.actor
+      if (filter.action !== undefined) query.actionPrefix = filter.action
+      if (filter.flag !== undefined) {
+        if (!canSeeFlag(principal, filter.flag)) return { entries: [] }
+        const current = store.committed().flags.get(filter.flag)
+        if (current) query.flagIds = [current.id]
+        else query.name = filter.flag
+      } else requireUnscoped(principal)
+      const entries = await store.audit.query(query)
+      const more = entries.length > limit
+      const page = more ? entries.slice(0, limit) : entries
+      return more ? { entries: page, nextBefore: (page.at(-1) as AuditEntry).id } : { entries: page }
+    },
+
+    async rollback(caller, name, revision, ifMatch) {
+      requirePermission(caller.principal, 'flag:write')
+      if (typeof name !== 'string' || name === '') throw new InvalidError('name is required', 'name', 'required')
+      if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1) {
+        throw new InvalidError('revision must be a whole number from 1', 'revision', 'must be a whole number from 1')
+      }
+      requireFlagInScope(caller.principal, name)
+      const current = store.committed().flags.get(name)
+      if (!current) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+      const entry = await store.audit.flagRevision(current.id, revision)
+      const was = entry?.after
+      if (!was) throw new NotFoundError(`flag ${name} has no revision ${revision} in the audit log (it never existed, or is past retention)`)
+      // the definition as it was: every constraint it had, and null for those it did not (removed)
+      const patch: Record<string, unknown> = { type: was.type, description: was.description, defaultValue: was.defaultValue, valueExists: was.valueExists }
+      if (was.valueExists === true) patch.value = was.value
+      for (const field of TYPE_CONSTRAINTS[was.type as FlagType] ?? []) patch[field] = was[field] ?? null
+      return flags.update(caller, name, patch, ifMatch, 'rollback')
+    },
+  }
+}
