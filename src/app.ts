@@ -12,6 +12,7 @@ import { createLogging, type Logger, type Logging } from './observability/logger
 import { createMetrics, type Metrics } from './observability/metrics.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
+import { createWebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
 import type { Config } from './config.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createStreamHub } from './http/event-stream.ts'
@@ -42,6 +43,8 @@ export interface App {
 export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
   writer?: FileWriter
   logger?: Logger
+  /** Tests shorten the webhook retry schedule. */
+  webhookRetryDelaysMs?: readonly number[]
 }
 
 /** Opens the data directory and wires everything. */
@@ -78,7 +81,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         logging.access(event)
       },
     })
-    const prune = () => void services.auth.pruneExpired().catch((err) => logger.warn({ err }, 'pruning expired sessions failed'))
+    const webhooks = createWebhookDispatcher(store, {
+      dataDir: config.dataDir,
+      environment: config.environment,
+      webhooks: config.webhooks,
+      telemetry: webhookTelemetry(logger, metrics),
+      ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+    })
+    webhooks.start()
+    const prune = () => {
+      void services.auth.pruneExpired().catch((err) => logger.warn({ err }, 'pruning expired sessions failed'))
+      if (config.audit.retentionDays > 0) {
+        void store.audit
+          .prune(Date.now() - config.audit.retentionDays * 86_400_000)
+          .then((n) => n > 0 && logger.info({ entries: n, retentionDays: config.audit.retentionDays }, 'audit log: pruned entries past retention'))
+          .catch((err) => logger.warn({ err }, 'pruning the audit log failed'))
+      }
+    }
     prune()
     const pruner = setInterval(prune, 60_000)
     pruner.unref()
@@ -104,6 +123,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         clearInterval(pruner)
         http.closeStreams()
         services.changeFeed.close()
+        await webhooks.stop()
         await watcher.stop()
         await store.flush().catch(() => {})
         await store.close()
@@ -112,6 +132,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   } catch (err) {
     await store.close()
     throw err
+  }
+}
+
+/** Webhook deliveries in the log (a line per attempt) and the metrics. */
+function webhookTelemetry(logger: Logger, metrics: Metrics): WebhookTelemetry {
+  return {
+    delivered(webhook, id, status, attempt) {
+      metrics.webhookDelivery(webhook, 'delivered')
+      logger.info({ webhook, delivery: id, status, attempt }, 'webhook delivered')
+    },
+    failedAttempt(webhook, id, why, attempt, retryInMs) {
+      metrics.webhookDelivery(webhook, 'retried')
+      logger.warn({ webhook, delivery: id, attempt, retryInSeconds: retryInMs / 1000 }, `webhook delivery failed: ${why}; retrying`)
+    },
+    gaveUp(webhook, id, why) {
+      metrics.webhookDelivery(webhook, 'failed')
+      logger.error({ webhook, delivery: id }, `webhook delivery given up after its last retry: ${why}`)
+    },
   }
 }
 

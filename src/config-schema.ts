@@ -19,6 +19,7 @@ export interface Config {
   cors: { origins: string[] }
   streams: { heartbeatSeconds: number }
   audit: { retentionDays: number }
+  webhooks: WebhookConfig[]
   auth: {
     tokenTtl: number
     secret: string | undefined
@@ -39,6 +40,16 @@ export interface Config {
     urlTimeoutMs: number
     urlMaxBytes: number
   }
+}
+
+/** One webhook (contract §16): where to POST which audit entries, signed with `secret`. */
+export interface WebhookConfig {
+  /** Names the webhook in logs, metrics and its delivery cursor; the URL when not given. */
+  name: string
+  url: string
+  /** Action patterns: `*`, `flag.*`, `flag.updated`. */
+  events: string[]
+  secret: string
 }
 
 /** Converts a raw value to the key's type or returns a reason it cannot. */
@@ -118,6 +129,45 @@ const originList: Parser = (raw) => {
   return wrong === undefined ? parsed : bad(`has ${JSON.stringify(wrong)}, which is not an origin: write "*" or scheme://host[:port], without a path or trailing slash`)
 }
 
+const EVENT_PATTERN = /^(\*|(flag|user|token|session)\.(\*|created|updated|deleted))$/
+
+/** `webhooks`: a list of `{url, events, secret, name?}` (JSON text in the environment). */
+const webhookList: Parser = (raw) => {
+  let value = raw
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      return bad('must be a JSON array of {url, events, secret, name?}')
+    }
+  }
+  if (!Array.isArray(value)) return bad('must be a list of {url, events, secret, name?}')
+  const out: WebhookConfig[] = []
+  for (const [i, w] of value.entries()) {
+    const where = `entry ${i + 1}`
+    if (typeof w !== 'object' || w === null) return bad(`${where} must be an object {url, events, secret, name?}`)
+    const { url, events, secret, name, ...rest } = w as Record<string, unknown>
+    const unknown = Object.keys(rest)[0]
+    if (unknown !== undefined) return bad(`${where} has an unknown field "${unknown}" (known: url, events, secret, name)`)
+    let parsed: URL | undefined
+    try {
+      parsed = typeof url === 'string' ? new URL(url) : undefined
+    } catch {
+      parsed = undefined
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return bad(`${where} needs a url: an http:// or https:// address`)
+    if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && EVENT_PATTERN.test(e))) {
+      return bad(`${where} needs events: a non-empty list of "*", "flag.*", "flag.updated" and the like`)
+    }
+    if (typeof secret !== 'string' || secret.length < 16) return bad(`${where} needs a secret of at least 16 characters (the receiver checks signatures with it)`)
+    if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(name))) return bad(`${where} has a name that is not 1-64 of A-Z a-z 0-9 . _ -`)
+    const id = (name as string | undefined) ?? (url as string)
+    if (out.some((o) => o.name === id)) return bad(`${where}: two webhooks are named ${JSON.stringify(id)}; give each a distinct name`)
+    out.push({ name: id, url: url as string, events: events as string[], secret })
+  }
+  return ok(out)
+}
+
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
 
 /** Durations are whole seconds, or a number with a unit: `90s`, `30m`, `12h`, `7d`. */
@@ -154,6 +204,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
   { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
   { path: 'cors.origins', default: [], parse: originList, doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.' },
+  { path: 'webhooks', default: [], parse: webhookList, doc: 'Webhooks: [{url, events, secret, name?}] (JSON in FLAGD_WEBHOOKS).' },
   { path: 'audit.retentionDays', default: 365, parse: integer(0, 36500), doc: 'Days the audit log keeps its entries (0: keep everything).' },
   { path: 'streams.heartbeatSeconds', default: 15, parse: integer(1, 15), doc: 'Seconds between keep-alive comments on event streams.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },

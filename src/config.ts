@@ -10,12 +10,15 @@ import { pathToFileURL } from 'node:url'
 import { CONFIG_KEYS, envName, type Config } from './config-schema.ts'
 import { deepFreeze } from './domain/deep-freeze.ts'
 
-export type { Config } from './config-schema.ts'
+export type { Config, WebhookConfig } from './config-schema.ts'
+import type { WebhookConfig } from './config-schema.ts'
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
 
 /** What a `flagd.config.ts` default-exports (use `import type { FlagdConfigFile }`). */
-export type FlagdConfigFile = Omit<DeepPartial<Config>, 'auth'> & {
+export type FlagdConfigFile = Omit<DeepPartial<Config>, 'auth' | 'webhooks'> & {
+  /** name is optional here: the URL names a webhook without one. */
+  webhooks?: (Omit<WebhookConfig, 'name'> & { name?: string })[]
   auth?: Omit<DeepPartial<Config['auth']>, 'tokenTtl'> & { tokenTtl?: number | string }
 }
 

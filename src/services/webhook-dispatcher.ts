@@ -1,0 +1,180 @@
+/**
+ * Webhooks (contract §16): every audit entry that matches a webhook's events is POSTed to it,
+ * signed, at least once and in entry order. The audit log is the outbox: each webhook keeps a
+ * durable cursor (the id of the last entry it is done with) in `<dataDir>/webhooks.json`, so after
+ * a restart delivery resumes exactly there, and nothing is skipped or lost. A failed delivery (no 2xx
+ * within 10 s) is retried, the first time within 10 s, then with growing delays for over an hour;
+ * later entries wait behind it. After the last retry the entry is given up, logged and counted.
+ */
+
+import { createHmac } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { WebhookConfig } from '../config-schema.ts'
+import type { AuditEntry } from '../domain/audit-entry.ts'
+import { writeFileAtomic } from '../io/atomic-write.ts'
+import type { Store } from '../storage/store.ts'
+
+/** Retry delays in ms after each failed attempt (sum: 63 min 50 s); the last failure gives up. */
+export const RETRY_DELAYS_MS = [5, 15, 30, 60, 120, 300, 600, 900, 900, 900].map((s) => s * 1000)
+const ATTEMPT_TIMEOUT_MS = 10_000
+const BATCH = 100
+
+/** What the dispatcher reports (log lines and metrics). */
+export interface WebhookTelemetry {
+  delivered(webhook: string, id: number, status: number, attempt: number): void
+  failedAttempt(webhook: string, id: number, why: string, attempt: number, retryInMs: number): void
+  gaveUp(webhook: string, id: number, why: string): void
+}
+
+/** Options of the dispatcher. */
+export interface DispatcherOptions {
+  dataDir: string
+  environment: string
+  webhooks: readonly WebhookConfig[]
+  telemetry?: WebhookTelemetry
+  /** Tests shorten the retry schedule. */
+  retryDelaysMs?: readonly number[]
+  attemptTimeoutMs?: number
+}
+
+/** The running dispatcher. */
+export interface WebhookDispatcher {
+  start(): void
+  stop(): Promise<void>
+}
+
+/** True when `action` matches one of `patterns` (`*`, `flag.*`, `flag.updated`). */
+export function matchesEvents(action: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => p === '*' || p === action || (p.endsWith('.*') && action.startsWith(p.slice(0, -1))))
+}
+
+/** The signature header value: `sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`. */
+export function signature(secret: string, timestamp: number, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
+}
+
+/** The delivery body of an entry. */
+export function deliveryBody(entry: AuditEntry, environment: string): string {
+  const { id, action, at, actor, target, revision, before, after } = entry
+  return JSON.stringify({ id, type: action, at, actor, target, ...(revision === undefined ? {} : { revision }), before, after, environment })
+}
+
+/** Starts delivering for every configured webhook. */
+export function createWebhookDispatcher(store: Store, options: DispatcherOptions): WebhookDispatcher {
+  const cursorPath = join(options.dataDir, 'webhooks.json')
+  const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
+  const cursors: Record<string, number> = existsSync(cursorPath) ? (JSON.parse(readFileSync(cursorPath, 'utf8')) as Record<string, number>) : {}
+  let stopped = false
+  let commits = 0
+  const wakers = new Set<() => void>()
+  let unsubscribe: (() => void) | undefined
+  const loops: Promise<void>[] = []
+  const abort = new AbortController()
+
+  let saving: Promise<void> = Promise.resolve()
+  const saveCursor = (name: string, id: number) => {
+    cursors[name] = id
+    const text = `${JSON.stringify(cursors, null, 2)}\n`
+    saving = saving.then(() => writeFileAtomic(cursorPath, text)).catch(() => {})
+    return saving
+  }
+  const sleepers = new Set<() => void>() // every sleep: all end at stop
+  /** Sleeps `ms`; an idle wait (`onCommit`) also ends at the next commit, a retry delay does not. */
+  const sleep = (ms: number, onCommit = false) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        wakers.delete(done)
+        sleepers.delete(done)
+        resolve()
+      }
+      sleepers.add(done)
+      if (onCommit) wakers.add(done)
+    })
+
+  async function attempt(hook: WebhookConfig, entry: AuditEntry, body: string): Promise<{ ok: boolean; status: number; why: string }> {
+    const timestamp = Math.floor(Date.now() / 1000)
+    try {
+      const res = await fetch(hook.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'flagd-webhooks',
+          'x-flagd-event': entry.action,
+          'x-flagd-delivery': String(entry.id),
+          'x-flagd-timestamp': String(timestamp),
+          'x-flagd-signature': signature(hook.secret, timestamp, body),
+        },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS), abort.signal]),
+      })
+      await res.arrayBuffer().catch(() => undefined)
+      return { ok: res.status >= 200 && res.status < 300, status: res.status, why: `answered ${res.status}` }
+    } catch (err) {
+      return { ok: false, status: 0, why: (err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : `could not connect (${(err as Error).message})` }
+    }
+  }
+
+  async function deliver(hook: WebhookConfig, entry: AuditEntry): Promise<void> {
+    const body = deliveryBody(entry, options.environment)
+    for (let n = 0; !stopped; n++) {
+      const result = await attempt(hook, entry, body)
+      if (stopped) return
+      if (result.ok) {
+        options.telemetry?.delivered(hook.name, entry.id, result.status, n + 1)
+        await saveCursor(hook.name, entry.id)
+        return
+      }
+      const wait = delays[n]
+      if (wait === undefined) {
+        options.telemetry?.gaveUp(hook.name, entry.id, result.why)
+        await saveCursor(hook.name, entry.id)
+        return
+      }
+      options.telemetry?.failedAttempt(hook.name, entry.id, result.why, n + 1, wait)
+      await sleep(wait)
+    }
+  }
+
+  async function run(hook: WebhookConfig): Promise<void> {
+    while (!stopped) {
+      const seen = commits
+      const cursor = cursors[hook.name] ?? 0
+      const entries = await store.audit.query({ afterId: cursor, limit: BATCH })
+      const due = entries.filter((e) => matchesEvents(e.action, hook.events))
+      for (const entry of due) {
+        if (stopped) return
+        await deliver(hook, entry)
+      }
+      if (stopped) return
+      const last = entries.at(-1)
+      if (last && last.id > (cursors[hook.name] ?? 0)) await saveCursor(hook.name, last.id) // skipped: not its events
+      // nothing left and nothing committed meanwhile: wait for the next commit
+      if (entries.length < BATCH && commits === seen) await sleep(60_000, true)
+    }
+  }
+
+  return {
+    start() {
+      // a webhook seen for the first time starts at the present, not at the beginning of the log
+      const newest = store.committed().revision
+      for (const hook of options.webhooks) if (cursors[hook.name] === undefined) void saveCursor(hook.name, newest)
+      unsubscribe = store.onCommit(() => {
+        commits++
+        for (const wake of [...wakers]) wake()
+      })
+      for (const hook of options.webhooks) loops.push(run(hook))
+    },
+    async stop() {
+      stopped = true
+      unsubscribe?.()
+      abort.abort()
+      for (const wake of [...sleepers]) wake()
+      await Promise.all(loops)
+      await saving
+    },
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Contract §16: signed webhook deliveries to a receiver on 127.0.0.1 that checks every signature,
+ * goes down and comes back: at-least-once, in order, the same delivery id and body on a retry,
+ * progress kept across restarts, given up (and counted) only after the last retry.
+ */
+
+import { afterAll, afterEach, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import { deliveryBody, matchesEvents, signature } from '../../src/services/webhook-dispatcher.ts'
+import { createTestApp, tempDir, type TestApp } from '../helpers/test-app.ts'
+
+const SECRET = 'receiver-shared-secret'
+const dirs: string[] = []
+const apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps.splice(0)) await a.close().catch(() => {})
+})
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+interface Received {
+  id: number
+  event: string
+  body: { id: number; type: string; environment: string; target: { name: string }; after: { value?: unknown } | null }
+  raw: string
+}
+
+/** A receiver that verifies signatures; `up` decides whether it answers 200 or 503. */
+function receiver() {
+  const got: Received[] = []
+  const attempts: string[] = []
+  const state = { up: true, badSignatures: 0 }
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const raw = await req.text()
+      const ts = req.headers.get('x-flagd-timestamp') ?? ''
+      const expected = `sha256=${createHmac('sha256', SECRET).update(`${ts}.${raw}`).digest('hex')}`
+      if (req.headers.get('x-flagd-signature') !== expected || Math.abs(Date.now() / 1000 - Number(ts)) > 300) state.badSignatures++
+      attempts.push(`${req.headers.get('x-flagd-delivery')} ${raw}`)
+      if (!state.up) return new Response('down', { status: 503 })
+      got.push({ id: Number(req.headers.get('x-flagd-delivery')), event: req.headers.get('x-flagd-event') ?? '', body: JSON.parse(raw), raw })
+      return new Response('ok')
+    },
+  })
+  return { got, attempts, state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
+}
+
+async function app(dataDir: string, url: string, delays = [20, 40, 80]) {
+  const env = { FLAGD_WEBHOOKS: JSON.stringify([{ name: 'ci', url, events: ['flag.*'], secret: SECRET }]), FLAGD_ENVIRONMENT: 'staging' }
+  const a = await createTestApp(env, { dataDir, webhookRetryDelaysMs: delays })
+  apps.push(a)
+  return a
+}
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await Bun.sleep(10)
+  }
+}
+
+test('signed deliveries of matching entries, in order, with the payload of §16', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const a = await app(dir, r.url)
+    await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'w/a', type: 'INTEGER' } })
+    await a.userWith([], 'not-a-flag-event')
+    for (let i = 1; i <= 5; i++) await a.req('PUT', '/api/flags/w/a', { token: a.adminToken, body: { value: i } })
+    await until(() => r.got.length >= 6)
+    expect(r.state.badSignatures).toBe(0)
+    expect(r.got.map((g) => g.event)).toEqual(['flag.created', 'flag.updated', 'flag.updated', 'flag.updated', 'flag.updated', 'flag.updated'])
+    expect(r.got.map((g) => g.body.after?.value ?? null)).toEqual([null, 1, 2, 3, 4, 5])
+    const ids = r.got.map((g) => g.id)
+    expect(ids).toEqual([...ids].sort((x, y) => x - y))
+    expect(r.got[0]!.body).toMatchObject({ id: ids[0], type: 'flag.created', environment: 'staging', target: { name: 'w/a' }, actor: { type: 'user', name: 'admin' }, revision: 1, before: null })
+    expect(Object.keys(r.got[0]!.body).sort()).toEqual(['actor', 'after', 'at', 'before', 'environment', 'id', 'revision', 'target', 'type'])
+    const [entry] = (await a.req('GET', `/api/audit?flag=w/a&limit=1`, { token: a.adminToken })).body
+    expect(r.got.at(-1)!.raw).toBe(deliveryBody(entry, 'staging'))
+  } finally {
+    r.stop()
+  }
+})
+
+test('a receiver that was down gets every missed event, in order, the same body again; progress survives restarts', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const first = await app(dir, r.url)
+    await first.req('POST', '/api/flags', { token: first.adminToken, body: { name: 'd/x', type: 'INTEGER' } })
+    await until(() => r.got.length === 1)
+    r.state.up = false
+    for (let i = 1; i <= 3; i++) await first.req('PUT', '/api/flags/d/x', { token: first.adminToken, body: { value: i } })
+    await until(() => r.attempts.length >= 3) // the first missed one is being retried
+    await first.close()
+    apps.splice(apps.indexOf(first), 1)
+    // a change while no daemon runs (the CLI's way): recorded, and delivered on the next start
+    const offline = await createTestApp({}, { dataDir: dir })
+    await offline.req('PUT', '/api/flags/d/x', { token: offline.adminToken, body: { value: 4 } })
+    await offline.close()
+
+    r.state.up = true
+    await app(dir, r.url)
+    await until(() => r.got.length >= 5)
+    expect(r.got.map((g) => g.body.after?.value ?? null)).toEqual([null, 1, 2, 3, 4])
+    const retried = r.attempts.filter((a) => a.startsWith(`${r.got[1]!.id} `))
+    expect(new Set(retried).size).toBe(1) // every attempt of one delivery: the same id and body
+    expect(retried.length).toBeGreaterThanOrEqual(2)
+    expect(r.state.badSignatures).toBe(0)
+  } finally {
+    r.stop()
+  }
+})
+
+test('after the last retry an entry is given up and counted; later entries go on', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const a = await app(dir, r.url, [10, 10])
+    r.state.up = false
+    await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'g/x', type: 'BOOLEAN' } })
+    await until(() => r.attempts.length === 3)
+    await Bun.sleep(50)
+    r.state.up = true
+    await a.req('PUT', '/api/flags/g/x', { token: a.adminToken, body: { value: true } })
+    await until(() => r.got.length === 1)
+    expect(r.got[0]!.event).toBe('flag.updated')
+    const metrics = await a.req('GET', '/metrics')
+    expect(metrics.text).toContain('flagd_webhook_deliveries_total{webhook="ci",outcome="failed"} 1')
+    expect(metrics.text).toContain('flagd_webhook_deliveries_total{webhook="ci",outcome="retried"} 2')
+    expect(metrics.text).toContain('flagd_webhook_deliveries_total{webhook="ci",outcome="delivered"} 1')
+  } finally {
+    r.stop()
+  }
+})
+
+test('event patterns and the signature format', () => {
+  expect(matchesEvents('flag.updated', ['flag.*'])).toBe(true)
+  expect(matchesEvents('user.created', ['flag.*'])).toBe(false)
+  expect(matchesEvents('user.created', ['*'])).toBe(true)
+  expect(matchesEvents('flag.deleted', ['flag.updated'])).toBe(false)
+  expect(signature('s', 1700000000, '{}')).toBe(`sha256=${createHmac('sha256', 's').update('1700000000.{}').digest('hex')}`)
+})
+
+test('a bad webhooks setting stops start-up naming it', async () => {
+  const bad = [
+    [{ url: 'ftp://x', events: ['*'], secret: SECRET }],
+    [{ url: 'http://x', events: [], secret: SECRET }],
+    [{ url: 'http://x', events: ['flags.*'], secret: SECRET }],
+    [{ url: 'http://x', events: ['*'], secret: 'short' }],
+    [{ url: 'http://x', events: ['*'], secret: SECRET, extra: 1 }],
+  ]
+  for (const webhooks of bad) {
+    const err = await createTestApp({ FLAGD_WEBHOOKS: JSON.stringify(webhooks) }).catch((e) => e)
+    expect(String(err)).toContain('webhooks')
+  }
+})
