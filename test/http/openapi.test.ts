@@ -152,6 +152,12 @@ test('real responses match the document', async () => {
     ['POST', '/ofrep/v1/evaluate/flags', { token: t.adminToken, rawBody: 'x' }],
     ['POST', '/ofrep/v1/evaluate/flags', { token: t.adminToken, body: {}, headers: { 'if-none-match': bulkTag } }],
     ['GET', '/api/flags/doc/bool', { token: t.adminToken, headers: { 'if-none-match': '"1"' } }],
+    ['GET', '/api/audit?limit=5', { token: t.adminToken }],
+    ['GET', '/api/audit?flag=doc/bool', { token: t.adminToken }],
+    ['GET', '/api/audit?limit=0', { token: t.adminToken }],
+    ['POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'doc/bool', revision: 1 } }],
+    ['POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'doc/bool', revision: 77 } }],
+    ['POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'doc/bool' } }],
   )
   calls.push(
     ['GET', `/api/tokens/${made.body.id}`, { token: t.adminToken }],

@@ -79,6 +79,8 @@ const routes = (): Route[] => [
   { method: 'GET', path: '/api/migrations/export', need: 'migration:read' },
   { method: 'PUT', path: '/api/migrations?dryRun=true', need: 'migration:write', body: () => fixture('valid-merge.json') },
   { method: 'GET', path: '/api/tokens', need: 'token:read' },
+  { method: 'GET', path: '/api/audit', need: 'audit:read' },
+  { method: 'POST', path: '/api/rollbacks', need: 'flag:write', body: () => ({ name: 'm/flag', revision: 1 }) },
   { method: 'POST', path: '/ofrep/v1/evaluate/flags/m/flag', need: 'flag:evaluate', body: () => ({ context: { targetingKey: 'u' } }) },
   { method: 'POST', path: '/ofrep/v1/evaluate/flags', need: 'flag:evaluate', body: () => ({}) },
   { method: 'POST', path: '/api/tokens', need: 'token:write', body: () => ({ name: `t ${crypto.randomUUID().slice(0, 8)}`, permissions: [] }) },

@@ -43,6 +43,8 @@ const ROUTES: [string, string][] = [
   ['GET', '/api/tokens'],
   ['POST', '/ofrep/v1/evaluate/flags/h/int'],
   ['POST', '/ofrep/v1/evaluate/flags'],
+  ['GET', '/api/audit'],
+  ['POST', '/api/rollbacks'],
   ['POST', '/api/tokens'],
   ['GET', '/api/tokens/x'],
   ['DELETE', '/api/tokens/x'],
@@ -58,7 +60,7 @@ const ROUTES: [string, string][] = [
 const nasty = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'),
   fc.string({ maxLength: 20 }),
-  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'flagPrefixes', 'expiresAt', 'context', 'targetingKey', 'url', 'flags', 'environment', 'version', 'createdAt'),
+  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'flagPrefixes', 'expiresAt', 'context', 'targetingKey', 'revision', 'url', 'flags', 'environment', 'version', 'createdAt'),
 )
 const leaf = fc.oneof(
   fc.integer(),
