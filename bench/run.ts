@@ -9,7 +9,7 @@
  */
 
 import { cpus, totalmem, tmpdir } from 'node:os'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { ofrepScenarios } from './ofrep.ts'
@@ -21,6 +21,18 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const BINARY = join(ROOT, 'dist/flagd')
 const work = mkdtempSync(join(tmpdir(), 'flagd-bench-'))
 const PASSWORD = 'bench-password'
+
+/** Entries and bytes of the audit journal (one JSON line per entry). */
+function auditJournalSize(dir: string): { entries: number; bytes: number } {
+  let entries = 0
+  let bytes = 0
+  for (const name of readdirSync(dir)) {
+    const text = readFileSync(join(dir, name))
+    bytes += text.length
+    for (const b of text) if (b === 10) entries++
+  }
+  return { entries, bytes }
+}
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 const cpuTicks = (pid: number) => {
@@ -125,7 +137,8 @@ async function main() {
   const cold = spread(colds)
   row('cold start of dist/flagd to first 200', `${cold.median.toFixed(1)} ms (median of 5)`, '< 100 ms', cold.median < 100, colds)
 
-  const flagd = await startFlagd(mkdtempSync(join(work, 'main-')))
+  const mainDir = mkdtempSync(join(work, 'main-'))
+  const flagd = await startFlagd(mainDir)
   const login = await fetch(`${flagd.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
   const token = ((await login.json()) as { token: string }).token
   await Bun.sleep(500)
@@ -168,7 +181,10 @@ end
 `,
   })
   const acked = (writes.requests - writes.non2xx) / SECONDS
-  row('durable PUT of values, 16 writers, 1,000 flags', `${acked.toFixed(0)} acknowledged writes/s, p99 ${writes.p99Ms.toFixed(1)} ms, errors ${writes.non2xx + writes.socketErrors}`, '≥ 2,000 writes/s', acked >= 2000 && writes.non2xx + writes.socketErrors === 0, writes)
+  row('durable PUT of values, 16 writers, 1,000 flags (audit log on)', `${acked.toFixed(0)} acknowledged writes/s, p99 ${writes.p99Ms.toFixed(1)} ms, errors ${writes.non2xx + writes.socketErrors}`, '≥ 2,000 writes/s', acked >= 2000 && writes.non2xx + writes.socketErrors === 0, writes)
+  const journal = auditJournalSize(join(mainDir, 'data', 'audit'))
+  const per10k = (journal.bytes / journal.entries) * 10_000
+  row('audit log size', `${(per10k / 2 ** 20).toFixed(1)} MiB per 10,000 flag changes (${journal.entries} entries, ${(journal.bytes / 2 ** 20).toFixed(1)} MiB after the write scenario)`, 'reported', true, journal)
 
   // import and export of 10,000 flags
   let started = performance.now()

@@ -51,11 +51,17 @@ export class AuditJournal {
   private current: string | undefined
   private size = 0
 
-  private constructor(readonly dir: string) {}
+  private constructor(
+    readonly dir: string,
+    private readonly segmentBytes: number,
+  ) {}
 
-  /** Opens the journal in `dataDir`, cutting off entries past `committedRevision` and a torn tail. */
-  static async open(dataDir: string, committedRevision: number, log?: (line: string) => void): Promise<AuditJournal> {
-    const journal = new AuditJournal(join(dataDir, 'audit'))
+  /**
+   * Opens the journal in `dataDir`, cutting off entries past `committedRevision` and a torn tail.
+   * `segmentBytes` (16 MiB) is where a new segment starts; tests make it small.
+   */
+  static async open(dataDir: string, committedRevision: number, log?: (line: string) => void, segmentBytes = SEGMENT_BYTES): Promise<AuditJournal> {
+    const journal = new AuditJournal(join(dataDir, 'audit'), segmentBytes)
     if (!existsSync(journal.dir)) mkdirSync(journal.dir, { mode: 0o700 })
     const segments = readdirSync(journal.dir).filter((n) => /^audit-\d{16}\.jsonl$/.test(n)).sort()
     for (const segment of segments) {
@@ -103,7 +109,7 @@ export class AuditJournal {
   async append(entries: readonly StoredAuditEntry[]): Promise<{ items: IndexItem[]; mark: { segment: string; size: number } }> {
     const first = entries[0]
     if (!first) throw new Error('nothing to append')
-    if (!this.handle || this.size >= SEGMENT_BYTES) await this.roll(first.entry.id)
+    if (!this.handle || this.size >= this.segmentBytes) await this.roll(first.entry.id)
     const mark = { segment: this.current as string, size: this.size }
     const items: IndexItem[] = []
     const lines: string[] = []
@@ -174,7 +180,7 @@ export class AuditJournal {
   }
 
   private async roll(firstId: number): Promise<void> {
-    const name = this.current && this.size < SEGMENT_BYTES ? this.current : segmentName(firstId)
+    const name = this.current && this.size < this.segmentBytes ? this.current : segmentName(firstId)
     await this.handle?.close()
     this.handle = await open(join(this.dir, name), 'a', 0o600)
     if (name !== this.current) {
