@@ -48,3 +48,13 @@ export function notModified(request: Request, etag: string): Response {
   complete.add(response)
   return response
 }
+
+/**
+ * A non-JSON answer whose headers the route decides (the web UI: HTML no-store, assets cacheable);
+ * the request id and `nosniff` are added, and the wrapper leaves it alone.
+ */
+export function finalResponse(request: Request, body: string | null, status: number, headers: Record<string, string>): Response {
+  const response = new Response(body, { status, headers: { ...headers, 'x-content-type-options': 'nosniff', 'x-request-id': metaOf(request).id } })
+  complete.add(response)
+  return response
+}

@@ -39,7 +39,7 @@ const ERROR_HEADERS: Record<number, Record<string, string>> = {
   405: { Allow: 'Methods the path supports' },
   429: { 'Retry-After': 'Whole seconds to wait' },
 }
-const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css']
+const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css', '/', '/ui/', '/ui/assets/:file', '/ui/*']
 
 interface RouteInfo {
   method: string

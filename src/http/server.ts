@@ -18,6 +18,7 @@ import type { StreamHub } from './event-stream.ts'
 import type { StreamCredentials } from './stream-credentials.ts'
 import { eventRoutes } from './routes/event-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
+import { uiRoutes } from './routes/ui-routes.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -146,6 +147,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     .use(ofrepRoutes({ ...deps, bodyLimit }))
     .use(eventRoutes(deps))
     .use(auditRoutes({ ...deps, bodyLimit }))
+    .use(uiRoutes())
     .use(metricsRoutes(deps.metrics))
     .use(migrationRoutes({ ...deps, bodyLimit, importLimit: deps.config.limits.importBytes, publicExport: deps.config.publicExport }))
 

@@ -64,6 +64,11 @@ test('a flag round trip over HTTP', async () => {
   const docs = await fetch(`${d.url}/api/docs/swagger-ui-bundle.js`)
   expect(docs.status).toBe(200)
   expect(((await (await fetch(`${d.url}/api/openapi.json`)).json()) as { openapi: string }).openapi).toStartWith('3.0.')
+  // the web UI is inside the binary: its page and every asset it names
+  const ui = await (await fetch(`${d.url}/ui/`)).text()
+  const assets = [...ui.matchAll(/\/ui\/assets\/[^"]+/g)].map((m) => m[0])
+  expect(assets.length).toBeGreaterThanOrEqual(2)
+  for (const path of assets) expect((await fetch(`${d.url}${path}`)).status).toBe(200)
 })
 
 test('an API token from the CLI, used with curl-like requests, then revoked', async () => {

@@ -1,0 +1,37 @@
+/**
+ * The UI's API client: openapi-fetch typed by the types openapi-typescript generated from the served
+ * OpenAPI document (`api-types.ts`), so every call is checked against the API the daemon describes.
+ * The session token lives in this module and in session storage (never a cookie, never a URL).
+ */
+
+import createClient from 'openapi-fetch'
+import type { paths } from './api-types.ts'
+
+const KEY = 'flagd.token'
+let token: string | null = sessionStorage.getItem(KEY)
+
+/** The typed client; every request carries the session token when there is one. */
+export const api = createClient<paths>({ baseUrl: location.origin })
+api.use({
+  onRequest({ request }) {
+    if (token) request.headers.set('authorization', `Bearer ${token}`)
+    return request
+  },
+})
+
+export const session = {
+  get token() {
+    return token
+  },
+  set(value: string | null) {
+    token = value
+    if (value) sessionStorage.setItem(KEY, value)
+    else sessionStorage.removeItem(KEY)
+  },
+}
+
+/** The service's own words for an error answer. */
+export function messageOf(error: unknown, fallback = 'the request failed'): string {
+  const e = error as { error?: { message?: string } } | undefined
+  return e?.error?.message ?? fallback
+}

@@ -1,0 +1,149 @@
+/**
+ * Contract §17 in Chromium (Debian's package, driven by puppeteer-core): the web UI served by the
+ * daemon, signed into with the labelled fields, a flag toggled with its switch, a teammate's change
+ * appearing live, sign-out, the phone viewport, and the page's own headers (CSP, no-store, cacheable
+ * assets under 300 KB gzipped). Screenshots land in a temp directory when a test fails. In CI
+ * (FLAGD_REQUIRE_BROWSER=1) a missing browser is a failure.
+ */
+
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(60_000)
+const chromium = Bun.which('chromium') ?? Bun.which('chromium-browser') ?? Bun.which('google-chrome')
+if (!chromium && process.env.FLAGD_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
+
+const cwd = tempDir()
+const shots = mkdtempSync(join(tmpdir(), 'flagd-ui-shots-'))
+let d: Daemon
+let browser: Browser | undefined
+let page: Page | undefined
+let admin = ''
+
+const api = (method: string, path: string, body?: unknown) =>
+  fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+beforeAll(async () => {
+  if (!chromium) return
+  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
+  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  admin = ((await login.json()) as { token: string }).token
+  for (const flag of [{ name: 'shop/checkout/new_flow', type: 'BOOLEAN' }, { name: 'shop/retries', type: 'INTEGER', value: 3 }, { name: 'top', type: 'BOOLEAN', value: true }]) await api('POST', '/api/flags', flag)
+  browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+}, 60_000)
+
+afterEach(async () => {
+  // every test leaves its last screen in the shots directory (printed at the end), failures included
+  if (page) await page.screenshot({ path: join(shots, `${Date.now()}.png`) }).catch(() => {})
+  await page?.close().catch(() => {})
+  page = undefined
+})
+
+afterAll(async () => {
+  if (browser) console.log(`web UI screenshots: ${shots}`)
+  await browser?.close()
+  d?.proc.kill('SIGTERM')
+  await d?.proc.exited
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+/** Types into the form control whose <label> reads `text` (how a person, or a screen reader, finds it). */
+async function fillByLabel(p: Page, text: string, value: string): Promise<void> {
+  const id = await p.waitForFunction((t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false, {}, text)
+  const input = await p.waitForSelector(`#${await id.jsonValue()}`)
+  await input!.click({ count: 3 })
+  await input!.type(value)
+}
+
+/** Clicks the button whose accessible name (its text) is `name`. */
+async function clickButton(p: Page, name: string): Promise<void> {
+  const button = await p.waitForFunction((n) => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false, {}, name)
+  await (button as unknown as { click(): Promise<void> }).click()
+}
+
+const switchOf = (name: string) => `[role="switch"][aria-label="${name}"]`
+
+async function signIn(viewport = { width: 1280, height: 800 }): Promise<Page> {
+  page = await browser!.newPage()
+  await page.setViewport(viewport)
+  const violations: string[] = []
+  page.on('console', (m) => m.type() === 'error' && violations.push(m.text()))
+  await page.goto(`${d.url}/`)
+  expect(page.url()).toBe(`${d.url}/ui/`)
+  await fillByLabel(page, 'Username', 'admin')
+  await fillByLabel(page, 'Password', 'admin-password')
+  await clickButton(page, 'Sign in')
+  await page.waitForSelector('[role="switch"]')
+  expect(violations.filter((v) => /Content Security Policy/i.test(v))).toEqual([])
+  return page
+}
+
+test.skipIf(!chromium)('sign in, see the flags as groups, toggle one with its switch', async () => {
+  const p = await signIn()
+  const toggle = await p.waitForSelector(switchOf('shop/checkout/new_flow'))
+  expect(await toggle!.evaluate((el) => el.getAttribute('aria-checked'))).toBe('false')
+  await toggle!.click()
+  await p.waitForFunction(() => document.querySelector('[aria-label="shop/checkout/new_flow"]')?.getAttribute('aria-checked') === 'true')
+  const flag = (await (await api('GET', '/api/flags/shop/checkout/new_flow')).json()) as { value: boolean }
+  expect(flag.value).toBe(true)
+  expect(await p.$eval('body', (b) => b.textContent ?? '')).toContain('shop/checkout')
+})
+
+test.skipIf(!chromium)('a change made through the API appears without reload; search narrows the list', async () => {
+  const p = await signIn()
+  await api('PUT', '/api/flags/top', { value: false })
+  await p.waitForFunction(() => document.querySelector('[aria-label="top"]')?.getAttribute('aria-checked') === 'false', { timeout: 5000 })
+  await api('POST', '/api/flags', { name: 'shop/live_new', type: 'BOOLEAN' })
+  await p.waitForSelector(switchOf('shop/live_new'), { timeout: 5000 })
+  await fillByLabel(p, 'Search flags', 'retries')
+  await p.waitForFunction(() => !document.querySelector('[aria-label="top"]'))
+  expect(await p.$eval('body', (b) => b.textContent ?? '')).toContain('retries')
+})
+
+test.skipIf(!chromium)('sign-out ends the session; the phone viewport works', async () => {
+  const p = await signIn({ width: 390, height: 844 })
+  const width = await p.evaluate(() => document.documentElement.scrollWidth)
+  expect(width).toBeLessThanOrEqual(390)
+  const token = await p.evaluate(() => sessionStorage.getItem('flagd.token'))
+  await clickButton(p, 'Sign out')
+  await p.waitForSelector('#username')
+  expect(await p.evaluate(() => sessionStorage.getItem('flagd.token'))).toBeNull()
+  expect((await fetch(`${d.url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401)
+  expect(await p.evaluate(() => document.cookie)).toBe('')
+})
+
+test.skipIf(!chromium)('wrong credentials show the service message', async () => {
+  page = await browser!.newPage()
+  await page.goto(`${d.url}/ui/`)
+  await fillByLabel(page, 'Username', 'admin')
+  await fillByLabel(page, 'Password', 'wrong-password')
+  await clickButton(page, 'Sign in')
+  const alert = await page.waitForSelector('[role="alert"]')
+  expect(await alert!.evaluate((el) => el.textContent)).toBe('invalid username or password')
+})
+
+test.skipIf(!chromium)('the page: CSP from this origin only, HTML no-store, fingerprinted assets cacheable and small', async () => {
+  const res = await fetch(`${d.url}/ui/`)
+  expect(res.headers.get('content-security-policy')).toContain("script-src 'self'")
+  expect(res.headers.get('content-security-policy')).not.toContain('unsafe-inline')
+  expect(res.headers.get('cache-control')).toBe('no-store')
+  const html = await res.text()
+  expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/) // no inline script
+  const assets = [...html.matchAll(/\/ui\/assets\/[^"]+/g)].map((m) => m[0])
+  expect(assets.length).toBeGreaterThanOrEqual(2)
+  let gzipped = 0
+  for (const path of assets) {
+    expect(path).toMatch(/-[a-z0-9]{6,}\.(js|css)$/)
+    const asset = await fetch(`${d.url}${path}`)
+    expect(asset.headers.get('cache-control')).toContain('immutable')
+    gzipped += gzipSync(new Uint8Array(await asset.arrayBuffer())).length
+  }
+  expect(gzipped).toBeLessThan(300 * 1024)
+  expect((await fetch(`${d.url}/ui/assets/missing-123.js`)).status).toBe(404)
+})
