@@ -147,3 +147,53 @@ test.skipIf(!chromium)('the page: CSP from this origin only, HTML no-store, fing
   expect(gzipped).toBeLessThan(300 * 1024)
   expect((await fetch(`${d.url}/ui/assets/missing-123.js`)).status).toBe(404)
 })
+
+/** Picks `value` in the <select> labelled `text`. */
+async function selectByLabel(p: Page, text: string, value: string): Promise<void> {
+  const id = await p.waitForFunction((t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false, {}, text)
+  await p.select(`#${await id.jsonValue()}`, value)
+}
+
+const bodyText = (p: Page) => p.$eval('body', (b) => b.textContent ?? '')
+
+test.skipIf(!chromium)('create a flag (type first), see a validation error next to its field, fix it', async () => {
+  const p = await signIn()
+  const link = await p.waitForSelector('a[href="/ui/new"]')
+  await link!.click()
+  await selectByLabel(p, 'Type', 'INTEGER')
+  await fillByLabel(p, 'Name', 'shop/max_items')
+  await fillByLabel(p, 'Maximum', '10')
+  await fillByLabel(p, 'Default value', '50')
+  await clickButton(p, 'Create')
+  const error = await p.waitForSelector('.field-error')
+  expect(await error!.evaluate((el) => el.textContent)).toContain('10') // the service's own words: at most 10
+  expect(await error!.evaluate((el) => el.parentElement?.querySelector('label')?.textContent)).toBe('Default value')
+  await fillByLabel(p, 'Default value', '5')
+  await clickButton(p, 'Create')
+  await p.waitForFunction(() => location.pathname === '/ui/flags/shop/max_items')
+  await p.waitForFunction(() => document.body.textContent?.includes('revision 1'))
+  const flag = (await (await api('GET', '/api/flags/shop/max_items')).json()) as { defaultValue: number; maxValue: number }
+  expect(flag).toMatchObject({ defaultValue: 5, maxValue: 10 })
+})
+
+test.skipIf(!chromium)('edit a value, roll the mistake back from the history, rename, delete', async () => {
+  await api('POST', '/api/flags', { name: 'shop/banner', type: 'STRING', value: 'welcome' })
+  const p = await signIn()
+  await p.goto(`${d.url}/ui/flags/shop/banner`)
+  await p.waitForFunction(() => document.body.textContent?.includes('History'))
+  await fillByLabel(p, 'Value', 'oops')
+  await clickButton(p, 'Save')
+  await p.waitForFunction(() => document.body.textContent?.includes('saved as revision 2'))
+  await p.waitForFunction(() => document.body.textContent?.includes('"welcome" → "oops"'))
+  await clickButton(p, 'Roll back to revision 1')
+  await p.waitForFunction(() => document.body.textContent?.includes('rolled back to revision 1'))
+  expect(((await (await api('GET', '/api/flags/shop/banner')).json()) as { value: string }).value).toBe('welcome')
+  await fillByLabel(p, 'New name', 'shop/hello_banner')
+  await clickButton(p, 'Rename')
+  await p.waitForFunction(() => location.pathname === '/ui/flags/shop/hello_banner')
+  await clickButton(p, 'Delete')
+  await clickButton(p, 'Delete shop/hello_banner for good')
+  await p.waitForFunction(() => location.pathname === '/ui/')
+  expect((await api('GET', '/api/flags/shop/hello_banner')).status).toBe(404)
+  expect(await bodyText(p)).not.toContain('hello_banner')
+})

@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { listenForChanges } from './live.ts'
+import { link } from './router.ts'
 
 type Flag = { name: string; type: string; value?: unknown; defaultValue: unknown; valueExists: boolean; revision: number }
 
@@ -55,7 +56,7 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
           <ul>
             {list.map((f) => (
               <li key={f.name} data-flag={f.name}>
-                <span class="name">{f.name.slice(group ? group.length + 1 : 0)}</span>
+                <a class="name" {...link(`flags/${f.name}`)}>{f.name.slice(group ? group.length + 1 : 0)}</a>
                 <span class="type">{f.type}</span>
                 {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={setError} /> : <code class="value">{JSON.stringify(effective(f))}</code>}
               </li>

@@ -1,0 +1,116 @@
+/**
+ * One flag (contract §17): its fields edited with type-aware inputs (saved with If-Match, the
+ * service's messages shown next to the fields), rename, delete with a confirmation step, and its
+ * history with what changed and a rollback to any revision.
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { api, messageOf } from './api.ts'
+import { bodyOf, draftOf, FlagFields, fieldErrors, type Draft } from './flag-fields.tsx'
+import { listenForChanges } from './live.ts'
+import { navigate } from './router.ts'
+
+type Entry = { id: number; at: string; actor: { name: string }; source: string; action: string; revision?: number; before: Record<string, unknown> | null; after: Record<string, unknown> | null }
+
+/** "value false → true; description '' → 'x'". */
+function changes(e: Entry): string {
+  if (!e.before || !e.after) return e.action === 'flag.created' ? 'created' : 'deleted'
+  const skip = new Set(['updatedAt', 'revision', 'createdAt'])
+  const keys = [...new Set([...Object.keys(e.before), ...Object.keys(e.after)])].filter((k) => !skip.has(k) && JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]))
+  return keys.map((k) => `${k} ${JSON.stringify(e.before?.[k]) ?? '–'} → ${JSON.stringify(e.after?.[k]) ?? '–'}`).join('; ') || 'no change'
+}
+
+export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
+  const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
+  const [draft, setDraft] = useState<Draft | null>(null)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [message, setMessage] = useState<string | null>(null)
+  const [history, setHistory] = useState<Entry[]>([])
+  const [newName, setNewName] = useState(name)
+  const [confirming, setConfirming] = useState(false)
+
+  async function load() {
+    const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
+    if (!data) return setMessage(messageOf(error))
+    setFlag(data as Record<string, unknown>)
+    setDraft(draftOf(data as Record<string, unknown>))
+    const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: '50' } } })
+    if (audit.data) setHistory(audit.data as Entry[])
+  }
+  useEffect(() => {
+    void load()
+    return listenForChanges((_, c) => c.name === name && void load())
+  }, [name])
+
+  async function save(e: Event) {
+    e.preventDefault()
+    if (!draft || !flag) return
+    setErrors({})
+    setMessage(null)
+    const { data, error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } }, body: bodyOf(draft) as never })
+    if (!data) {
+      setErrors(fieldErrors(error))
+      return setMessage(messageOf(error))
+    }
+    setMessage(`saved as revision ${(data as { revision: number }).revision}`)
+    void load()
+  }
+  async function rename() {
+    const { data, error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: name } }, body: { name: newName } as never })
+    if (!data) return setMessage(messageOf(error))
+    navigate(`flags/${newName}`)
+  }
+  async function remove() {
+    const { error } = await api.DELETE('/api/flags/{flagName}', { params: { path: { flagName: name } } })
+    if (error) return setMessage(messageOf(error))
+    navigate('')
+  }
+  async function rollback(revision: number) {
+    const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
+    setMessage(data ? `rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}` : messageOf(error))
+    void load()
+  }
+
+  if (!flag || !draft) return <section class="page">{message ? <p class="error" role="alert">{message}</p> : <p>Loading…</p>}</section>
+  return (
+    <section class="page">
+      <p><a href="/ui/" onClick={(e) => (e.preventDefault(), navigate(''))}>← All flags</a></p>
+      <h1>{name}</h1>
+      <p class="meta">{String(flag.type)} · revision {String(flag.revision)} · updated {String(flag.updatedAt)}</p>
+      {message && <p class={Object.keys(errors).length > 0 || /fail|not|must|invalid/i.test(message) ? 'error' : 'note'} role="status">{message}</p>}
+      <form onSubmit={save}>
+        <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
+        {canWrite && <button type="submit">Save</button>}
+      </form>
+      {canWrite && (
+        <div class="actions">
+          <div class="field">
+            <label for="f-rename">New name</label>
+            <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
+          </div>
+          <button type="button" onClick={rename} disabled={newName === name}>Rename</button>
+          {confirming ? (
+            <>
+              <button type="button" class="danger" onClick={remove}>Delete {name} for good</button>
+              <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
+            </>
+          ) : (
+            <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete</button>
+          )}
+        </div>
+      )}
+      <h2>History</h2>
+      <ol class="history">
+        {history.map((e) => (
+          <li key={e.id}>
+            <span>{e.at.replace('T', ' ').slice(0, 19)} · {e.actor.name} ({e.source}) · revision {e.revision}</span>
+            <span class="diff">{changes(e)}</span>
+            {canWrite && e.after && e.revision !== flag.revision && (
+              <button type="button" onClick={() => rollback(e.revision as number)}>Roll back to revision {e.revision}</button>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  )
+}

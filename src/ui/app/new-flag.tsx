@@ -1,0 +1,56 @@
+/** Creating a flag (contract §17): the type first, then its name and fields. */
+
+import { useState } from 'preact/hooks'
+import { api, messageOf } from './api.ts'
+import { bodyOf, FLAG_TYPES, FlagFields, fieldErrors, type Draft, type FlagType } from './flag-fields.tsx'
+import { navigate } from './router.ts'
+
+const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A' }
+
+export function NewFlag() {
+  const [type, setType] = useState<FlagType | null>(null)
+  const [name, setName] = useState('')
+  const [draft, setDraft] = useState<Draft | null>(null)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [message, setMessage] = useState<string | null>(null)
+  function choose(t: FlagType) {
+    setType(t)
+    setDraft({ type: t, description: '', defaultValue: ZERO[t], valueExists: false, value: ZERO[t], constraints: t === 'AB-TEST' ? { chancePercentB: '50' } : {} })
+  }
+  async function create(e: Event) {
+    e.preventDefault()
+    if (!draft) return
+    const body = Object.fromEntries(Object.entries({ name, ...bodyOf(draft) }).filter(([, v]) => v !== null))
+    if (draft.type === 'ENUM' && draft.defaultValue === '') delete body.defaultValue // the first allowed value
+    const { data, error } = await api.POST('/api/flags', { body: body as never })
+    if (!data) {
+      setErrors(fieldErrors(error))
+      return setMessage(messageOf(error))
+    }
+    navigate(`flags/${name}`)
+  }
+  return (
+    <section class="page">
+      <h1>New flag</h1>
+      <div class="field">
+        <label for="f-type">Type</label>
+        <select id="f-type" value={type ?? ''} onChange={(e) => choose(e.currentTarget.value as FlagType)}>
+          <option value="" disabled>Choose a type…</option>
+          {FLAG_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>
+      </div>
+      {draft && (
+        <form onSubmit={create}>
+          <div class="field">
+            <label for="f-name">Name</label>
+            <input id="f-name" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="app/checkout/new_flow" />
+            {errors.name && <p class="error field-error" role="alert">{errors.name}</p>}
+          </div>
+          <FlagFields d={draft} set={setDraft} errors={errors} />
+          {message && <p class="error" role="alert">{message}</p>}
+          <button type="submit">Create</button>
+        </form>
+      )}
+    </section>
+  )
+}
