@@ -14,10 +14,10 @@ import { gzipSync } from 'node:zlib'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
 
 setDefaultTimeout(60_000)
-const chromium = Bun.which('chromium') ?? Bun.which('chromium-browser') ?? Bun.which('google-chrome')
-if (!chromium && process.env.FLAGD_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
+const chromium = findChromium()
 
 const cwd = tempDir()
 const shots = mkdtempSync(join(tmpdir(), 'flagd-ui-shots-'))
@@ -53,22 +53,6 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true })
 })
 
-/** Types into the form control whose <label> reads `text` (how a person, or a screen reader, finds it). */
-async function fillByLabel(p: Page, text: string, value: string): Promise<void> {
-  const id = await p.waitForFunction((t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false, {}, text)
-  const input = await p.waitForSelector(`#${await id.jsonValue()}`)
-  await input!.click({ count: 3 })
-  await input!.type(value)
-}
-
-/** Clicks the button whose accessible name (its text) is `name`. */
-async function clickButton(p: Page, name: string): Promise<void> {
-  const button = await p.waitForFunction((n) => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false, {}, name)
-  await (button as unknown as { click(): Promise<void> }).click()
-}
-
-const switchOf = (name: string) => `[role="switch"][aria-label="${name}"]`
-
 async function signIn(viewport = { width: 1280, height: 800 }): Promise<Page> {
   page = await browser!.newPage()
   await page.setViewport(viewport)
@@ -89,7 +73,7 @@ test.skipIf(!chromium)('sign in, see the flags as groups, toggle one with its sw
   const toggle = await p.waitForSelector(switchOf('shop/checkout/new_flow'))
   expect(await toggle!.evaluate((el) => el.getAttribute('aria-checked'))).toBe('false')
   await toggle!.click()
-  await p.waitForFunction(() => document.querySelector('[aria-label="shop/checkout/new_flow"]')?.getAttribute('aria-checked') === 'true')
+  await waitForSwitch(p, 'shop/checkout/new_flow', true)
   const flag = (await (await api('GET', '/api/flags/shop/checkout/new_flow')).json()) as { value: boolean }
   expect(flag.value).toBe(true)
   expect(await p.$eval('body', (b) => b.textContent ?? '')).toContain('shop/checkout')
@@ -98,24 +82,23 @@ test.skipIf(!chromium)('sign in, see the flags as groups, toggle one with its sw
 test.skipIf(!chromium)('a change made through the API appears without reload; search narrows the list', async () => {
   const p = await signIn()
   await api('PUT', '/api/flags/top', { value: false })
-  await p.waitForFunction(() => document.querySelector('[aria-label="top"]')?.getAttribute('aria-checked') === 'false', { timeout: 5000 })
+  await waitForSwitch(p, 'top', false, 5000)
   await api('POST', '/api/flags', { name: 'shop/live_new', type: 'BOOLEAN' })
   await p.waitForSelector(switchOf('shop/live_new'), { timeout: 5000 })
   await fillByLabel(p, 'Search flags', 'retries')
-  await p.waitForFunction(() => !document.querySelector('[aria-label="top"]'))
+  await waitForNoSwitch(p, 'top')
   expect(await p.$eval('body', (b) => b.textContent ?? '')).toContain('retries')
 })
 
 test.skipIf(!chromium)('sign-out ends the session; the phone viewport works', async () => {
   const p = await signIn({ width: 390, height: 844 })
-  const width = await p.evaluate(() => document.documentElement.scrollWidth)
-  expect(width).toBeLessThanOrEqual(390)
+  expect(await layoutWidth(p)).toBeLessThanOrEqual(390)
   const token = await p.evaluate(() => sessionStorage.getItem('flagd.token'))
   await clickButton(p, 'Sign out')
   await p.waitForSelector('#username')
   expect(await p.evaluate(() => sessionStorage.getItem('flagd.token'))).toBeNull()
   expect((await fetch(`${d.url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401)
-  expect(await p.evaluate(() => document.cookie)).toBe('')
+  expect(await pageCookies(p)).toBe('')
 })
 
 test.skipIf(!chromium)('wrong credentials show the service message', async () => {
@@ -148,14 +131,6 @@ test.skipIf(!chromium)('the page: CSP from this origin only, HTML no-store, fing
   expect((await fetch(`${d.url}/ui/assets/missing-123.js`)).status).toBe(404)
 })
 
-/** Picks `value` in the <select> labelled `text`. */
-async function selectByLabel(p: Page, text: string, value: string): Promise<void> {
-  const id = await p.waitForFunction((t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false, {}, text)
-  await p.select(`#${await id.jsonValue()}`, value)
-}
-
-const bodyText = (p: Page) => p.$eval('body', (b) => b.textContent ?? '')
-
 test.skipIf(!chromium)('create a flag (type first), see a validation error next to its field, fix it', async () => {
   const p = await signIn()
   const link = await p.waitForSelector('a[href="/ui/new"]')
@@ -170,8 +145,8 @@ test.skipIf(!chromium)('create a flag (type first), see a validation error next 
   expect(await error!.evaluate((el) => el.parentElement?.querySelector('label')?.textContent)).toBe('Default value')
   await fillByLabel(p, 'Default value', '5')
   await clickButton(p, 'Create')
-  await p.waitForFunction(() => location.pathname === '/ui/flags/shop/max_items')
-  await p.waitForFunction(() => document.body.textContent?.includes('revision 1'))
+  await waitForPath(p, '/ui/flags/shop/max_items')
+  await waitForText(p, 'revision 1')
   const flag = (await (await api('GET', '/api/flags/shop/max_items')).json()) as { defaultValue: number; maxValue: number }
   expect(flag).toMatchObject({ defaultValue: 5, maxValue: 10 })
 })
@@ -180,20 +155,20 @@ test.skipIf(!chromium)('edit a value, roll the mistake back from the history, re
   await api('POST', '/api/flags', { name: 'shop/banner', type: 'STRING', value: 'welcome' })
   const p = await signIn()
   await p.goto(`${d.url}/ui/flags/shop/banner`)
-  await p.waitForFunction(() => document.body.textContent?.includes('History'))
+  await waitForText(p, 'History')
   await fillByLabel(p, 'Value', 'oops')
   await clickButton(p, 'Save')
-  await p.waitForFunction(() => document.body.textContent?.includes('saved as revision 2'))
-  await p.waitForFunction(() => document.body.textContent?.includes('"welcome" → "oops"'))
+  await waitForText(p, 'saved as revision 2')
+  await waitForText(p, '"welcome" → "oops"')
   await clickButton(p, 'Roll back to revision 1')
-  await p.waitForFunction(() => document.body.textContent?.includes('rolled back to revision 1'))
+  await waitForText(p, 'rolled back to revision 1')
   expect(((await (await api('GET', '/api/flags/shop/banner')).json()) as { value: string }).value).toBe('welcome')
   await fillByLabel(p, 'New name', 'shop/hello_banner')
   await clickButton(p, 'Rename')
-  await p.waitForFunction(() => location.pathname === '/ui/flags/shop/hello_banner')
+  await waitForPath(p, '/ui/flags/shop/hello_banner')
   await clickButton(p, 'Delete')
   await clickButton(p, 'Delete shop/hello_banner for good')
-  await p.waitForFunction(() => location.pathname === '/ui/')
+  await waitForPath(p, '/ui/')
   expect((await api('GET', '/api/flags/shop/hello_banner')).status).toBe(404)
   expect(await bodyText(p)).not.toContain('hello_banner')
 })

@@ -1,0 +1,106 @@
+/**
+ * Drives the web UI in Chromium the way a person (or a screen reader) finds things: form controls by
+ * their <label>, buttons by their accessible name, switches by aria-label, progress by visible text
+ * and the address bar. puppeteer-core's own ARIA selectors and Locator actions hang with Debian's
+ * Chromium 150, so these helpers wait with plain page functions instead.
+ */
+
+import type { Page } from 'puppeteer-core'
+
+/**
+ * The few browser globals the page functions below touch. Those functions run in Chromium, not in
+ * Bun; loading the whole DOM library into the project would clash with bun-types.
+ */
+interface PageElement {
+  textContent: string | null
+  htmlFor?: string
+  getAttribute(name: string): string | null
+}
+declare const document: {
+  querySelector(selector: string): PageElement | null
+  querySelectorAll(selector: string): Iterable<PageElement>
+  body: PageElement
+  documentElement: { scrollWidth: number }
+  cookie: string
+}
+declare const location: { pathname: string }
+
+/** The Chromium on the PATH; in CI (FLAGD_REQUIRE_BROWSER=1) a missing browser is a failure, not a skip. */
+export function findChromium(): string | null {
+  const found = Bun.which('chromium') ?? Bun.which('chromium-browser') ?? Bun.which('google-chrome')
+  if (!found && process.env.FLAGD_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
+  return found
+}
+
+/** Waits for the <label> reading `text` and answers the id of the control it labels. */
+async function controlId(p: Page, text: string): Promise<string> {
+  const id = await p.waitForFunction((t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false, {}, text)
+  return (await id.jsonValue()) as string
+}
+
+/** Replaces the text of the form control whose <label> reads `text`. */
+export async function fillByLabel(p: Page, text: string, value: string): Promise<void> {
+  const input = await p.waitForSelector(`#${await controlId(p, text)}`)
+  await input!.click({ count: 3 })
+  await p.keyboard.press('Backspace')
+  await input!.type(value)
+}
+
+/** Picks `value` in the <select> labelled `text`. */
+export async function selectByLabel(p: Page, text: string, value: string): Promise<void> {
+  await p.select(`#${await controlId(p, text)}`, value)
+}
+
+/** Ticks or clears the checkbox labelled `text`. */
+export async function checkByLabel(p: Page, text: string, checked: boolean): Promise<void> {
+  const box = await p.waitForSelector(`#${await controlId(p, text)}`)
+  if ((await box!.evaluate((el) => (el as unknown as { checked: boolean }).checked)) !== checked) await box!.click()
+}
+
+/** Clicks the button whose accessible name (aria-label, else its text) is `name`. */
+export async function clickButton(p: Page, name: string): Promise<void> {
+  const button = await p.waitForFunction(
+    (n) => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false,
+    {},
+    name,
+  )
+  await (button as unknown as { click(): Promise<void> }).click()
+}
+
+/** Follows the link whose text is `name`. */
+export async function clickLink(p: Page, name: string): Promise<void> {
+  const link = await p.waitForFunction((n) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false, {}, name)
+  await (link as unknown as { click(): Promise<void> }).click()
+}
+
+/** The selector of the switch that toggles flag `name`. */
+export const switchOf = (name: string) => `[role="switch"][aria-label="${name}"]`
+
+/** Waits until flag `name`'s switch shows `on`. */
+export async function waitForSwitch(p: Page, name: string, on: boolean, timeout = 30_000): Promise<void> {
+  await p.waitForFunction((n, v) => document.querySelector(`[aria-label="${n}"]`)?.getAttribute('aria-checked') === v, { timeout }, name, String(on))
+}
+
+/** Waits until flag `name`'s switch is gone from the page. */
+export async function waitForNoSwitch(p: Page, name: string): Promise<void> {
+  await p.waitForFunction((n) => !document.querySelector(`[aria-label="${n}"]`), {}, name)
+}
+
+/** Waits until the page shows `text` somewhere. */
+export async function waitForText(p: Page, text: string, timeout = 30_000): Promise<void> {
+  await p.waitForFunction((t) => document.body.textContent?.includes(t) ?? false, { timeout }, text)
+}
+
+/** Waits until the address bar's path is `path`. */
+export async function waitForPath(p: Page, path: string): Promise<void> {
+  await p.waitForFunction((want) => location.pathname === want, {}, path)
+}
+
+/** All the text the page shows. */
+export const bodyText = (p: Page) => p.$eval('body', (b) => b.textContent ?? '')
+
+/** How wide the page is laid out (wider than the viewport means sideways scrolling). */
+export const layoutWidth = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth)
+
+/** The cookies the page can see (the UI sets none). */
+export const pageCookies = (p: Page) => p.evaluate(() => document.cookie)
