@@ -108,12 +108,3 @@ export function FlagFields({ d, set, errors, disabled }: { d: Draft; set: (d: Dr
     </fieldset>
   )
 }
-
-/** Field → reason from a service error (its `details.errors`, or `details.field`). */
-export function fieldErrors(problem: unknown): Record<string, string> {
-  const details = (problem as { error?: { details?: { field?: string; reason?: string; errors?: { field: string; reason: string }[] } } })?.error?.details
-  const out: Record<string, string> = {}
-  for (const e of details?.errors ?? []) out[e.field] ??= e.reason
-  if (details?.field && details.reason) out[details.field] ??= details.reason
-  return out
-}

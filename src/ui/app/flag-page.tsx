@@ -5,20 +5,12 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf } from './api.ts'
-import { bodyOf, draftOf, FlagFields, fieldErrors, type Draft } from './flag-fields.tsx'
+import { api, fieldErrors, messageOf } from './api.ts'
+import { describeChange, shortTime, type Entry } from './audit-diff.ts'
+import { ConfirmButton } from './confirm-button.tsx'
+import { bodyOf, draftOf, FlagFields, type Draft } from './flag-fields.tsx'
 import { listenForChanges } from './live.ts'
 import { navigate } from './router.ts'
-
-type Entry = { id: number; at: string; actor: { name: string }; source: string; action: string; revision?: number; before: Record<string, unknown> | null; after: Record<string, unknown> | null }
-
-/** "value false → true; description '' → 'x'". */
-function changes(e: Entry): string {
-  if (!e.before || !e.after) return e.action === 'flag.created' ? 'created' : 'deleted'
-  const skip = new Set(['updatedAt', 'revision', 'createdAt'])
-  const keys = [...new Set([...Object.keys(e.before), ...Object.keys(e.after)])].filter((k) => !skip.has(k) && JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]))
-  return keys.map((k) => `${k} ${JSON.stringify(e.before?.[k]) ?? '–'} → ${JSON.stringify(e.after?.[k]) ?? '–'}`).join('; ') || 'no change'
-}
 
 export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
   const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
@@ -27,7 +19,6 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   const [message, setMessage] = useState<string | null>(null)
   const [history, setHistory] = useState<Entry[]>([])
   const [newName, setNewName] = useState(name)
-  const [confirming, setConfirming] = useState(false)
 
   async function load() {
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
@@ -89,22 +80,15 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
             <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
           </div>
           <button type="button" onClick={rename} disabled={newName === name}>Rename</button>
-          {confirming ? (
-            <>
-              <button type="button" class="danger" onClick={remove}>Delete {name} for good</button>
-              <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
-            </>
-          ) : (
-            <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete</button>
-          )}
+          <ConfirmButton label="Delete" confirm={`Delete ${name} for good`} onConfirm={remove} />
         </div>
       )}
       <h2>History</h2>
       <ol class="history">
         {history.map((e) => (
           <li key={e.id}>
-            <span>{e.at.replace('T', ' ').slice(0, 19)} · {e.actor.name} ({e.source}) · revision {e.revision}</span>
-            <span class="diff">{changes(e)}</span>
+            <span>{shortTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision}</span>
+            <span class="diff">{describeChange(e)}</span>
             {canWrite && e.after && e.revision !== flag.revision && (
               <button type="button" onClick={() => rollback(e.revision as number)}>Roll back to revision {e.revision}</button>
             )}

@@ -1,16 +1,38 @@
-/** The web UI (contract §17): sign in, then the flags; sign out ends the session. */
+/**
+ * The web UI (contract §17): sign in, then the pages the signed-in person's permissions allow; the
+ * navigation offers only those. Sign-out ends the session and drops the token.
+ */
 
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import { AccountPage } from './account-page.tsx'
 import { api, session } from './api.ts'
+import { AuditPage } from './audit-page.tsx'
+import { EvaluatePage } from './evaluate-page.tsx'
 import { FlagList } from './flag-list.tsx'
 import { FlagPage } from './flag-page.tsx'
+import { MigrationsPage } from './migrations-page.tsx'
 import { NewFlag } from './new-flag.tsx'
 import { link, usePath } from './router.ts'
+import { SessionsPage } from './sessions-page.tsx'
 import { SignIn } from './sign-in.tsx'
+import { TokensPage } from './tokens-page.tsx'
+import { UsersPage } from './users-page.tsx'
 import './styles.css'
 
-type Me = { username?: string; name?: string; permissions: string[] }
+type Me = { id: string; username?: string; name?: string; permissions: string[] }
+
+/** The pages of the navigation, each offered only with the permission it needs. */
+const PAGES: { path: string; label: string; needs: (can: (p: string) => boolean) => boolean }[] = [
+  { path: '', label: 'Flags', needs: (can) => can('flag:read') },
+  { path: 'new', label: 'New flag', needs: (can) => can('flag:write') },
+  { path: 'evaluate', label: 'Evaluate', needs: (can) => can('flag:evaluate') || can('flag:read') },
+  { path: 'migrations', label: 'Import & export', needs: (can) => can('migration:read') || can('migration:write') },
+  { path: 'users', label: 'Users', needs: (can) => can('user:read') },
+  { path: 'tokens', label: 'Tokens', needs: (can) => can('token:read') },
+  { path: 'sessions', label: 'Sessions', needs: (can) => can('session:read') },
+  { path: 'audit', label: 'Audit log', needs: (can) => can('audit:read') },
+]
 
 function App() {
   const [me, setMe] = useState<Me | null>(null)
@@ -20,40 +42,64 @@ function App() {
     if (!signedIn) return
     void api.GET('/api/me').then(({ data }) => {
       if (data) setMe(data as Me)
-      else {
-        session.set(null)
-        setSignedIn(false)
-      }
+      else signedOut()
     })
   }, [signedIn])
-  async function signOut() {
-    await api.POST('/api/logout')
+  function signedOut() {
     session.set(null)
     setMe(null)
     setSignedIn(false)
   }
+  async function signOut() {
+    await api.POST('/api/logout')
+    signedOut()
+  }
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />
   if (!me) return <p>Loading…</p>
   const can = (p: string) => me.permissions.includes(p)
+  const offered = PAGES.filter((p) => p.needs(can))
+  // the start page is the first one this person may open (the flags, for most)
+  const page = path.startsWith('flags/') ? 'flags/' : path === '' ? (offered[0]?.path ?? '') : path
+  const allowed = page === 'account' || (page === 'flags/' ? can('flag:read') : offered.some((p) => p.path === page))
   return (
     <div class="app">
       <header>
         <a class="brand" {...link('')}>flagd</a>
-        <nav>
-          {can('flag:write') && <a {...link('new')}>New flag</a>}
+        <nav aria-label="Pages">
+          {offered.map((p) => (
+            <a key={p.path} {...link(p.path)} aria-current={p.path === page ? 'page' : undefined}>{p.label}</a>
+          ))}
         </nav>
-        <span class="who">{me.username ?? me.name}</span>
+        <a class="who" {...link('account')} aria-label={`Your account: ${me.username ?? me.name}`}>{me.username ?? me.name}</a>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      {!can('flag:read') ? (
-        <p>This account may not read flags.</p>
-      ) : path === 'new' && can('flag:write') ? (
-        <NewFlag />
-      ) : path.startsWith('flags/') ? (
-        <FlagPage name={path.slice('flags/'.length)} canWrite={can('flag:write')} />
-      ) : (
-        <FlagList canWrite={can('flag:write')} />
-      )}
+      <main>
+        {!allowed ? (
+          <section class="page">
+            <p>{offered.length > 0 ? 'This account may not open this page.' : 'This account has no permissions yet: ask an administrator for some.'}</p>
+          </section>
+        ) : page === 'account' ? (
+          <AccountPage meId={me.id} username={me.username ?? me.name ?? ''} permissions={me.permissions} />
+        ) : page === 'new' ? (
+          <NewFlag />
+        ) : page === 'flags/' ? (
+          <FlagPage name={path.slice('flags/'.length)} canWrite={can('flag:write')} />
+        ) : page === 'evaluate' ? (
+          <EvaluatePage canList={can('flag:read')} />
+        ) : page === 'migrations' ? (
+          <MigrationsPage canExport={can('migration:read')} canImport={can('migration:write')} />
+        ) : page === 'users' ? (
+          <UsersPage canWrite={can('user:write')} meId={me.id} />
+        ) : page === 'tokens' ? (
+          <TokensPage canWrite={can('token:write')} mine={me.permissions} />
+        ) : page === 'sessions' ? (
+          <SessionsPage canEndAny={can('session:write')} meId={me.id} onSignedOut={signedOut} />
+        ) : page === 'audit' ? (
+          <AuditPage />
+        ) : (
+          <FlagList canWrite={can('flag:write')} />
+        )}
+      </main>
     </div>
   )
 }

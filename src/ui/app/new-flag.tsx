@@ -1,8 +1,8 @@
 /** Creating a flag (contract §17): the type first, then its name and fields. */
 
 import { useState } from 'preact/hooks'
-import { api, messageOf } from './api.ts'
-import { bodyOf, FLAG_TYPES, FlagFields, fieldErrors, type Draft, type FlagType } from './flag-fields.tsx'
+import { api, fieldErrors, messageOf } from './api.ts'
+import { bodyOf, FLAG_TYPES, FlagFields, type Draft, type FlagType } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 
 const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A' }

@@ -1,0 +1,41 @@
+/**
+ * One's own account (contract §3): anyone signed in may change their own password, proving it with
+ * the current one; the service's message for a wrong one appears next to that field.
+ */
+
+import { useState } from 'preact/hooks'
+import { api, fieldErrors, messageOf } from './api.ts'
+import { Field } from './field.tsx'
+
+export function AccountPage({ meId, username, permissions }: { meId: string; username: string; permissions: string[] }) {
+  const [currentPassword, setCurrent] = useState('')
+  const [password, setPassword] = useState('')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null)
+  async function change(e: Event) {
+    e.preventDefault()
+    setErrors({})
+    const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: meId } }, body: { password, currentPassword } as never })
+    if (!data) return (setErrors(fieldErrors(error)), setMessage({ text: messageOf(error), bad: true }))
+    setCurrent('')
+    setPassword('')
+    setMessage({ text: 'password changed', bad: false })
+  }
+  return (
+    <section class="page">
+      <h1>{username}</h1>
+      <p class="meta">Permissions: {permissions.join(', ') || 'none'}</p>
+      <form onSubmit={change} class="card">
+        <h2>Change your password</h2>
+        <Field id="acc-current" label="Current password" error={errors.currentPassword}>
+          <input id="acc-current" type="password" autocomplete="current-password" value={currentPassword} onInput={(e) => setCurrent(e.currentTarget.value)} required />
+        </Field>
+        <Field id="acc-new" label="New password" error={errors.password}>
+          <input id="acc-new" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required />
+        </Field>
+        {message && <p class={message.bad ? 'error' : 'note'} role="status">{message.text}</p>}
+        <button type="submit">Change password</button>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,28 @@
+/** Audit entries as the UI shows them (contract §15): one line saying what changed. */
+
+/** An audit entry as the UI reads it. */
+export type Entry = {
+  id: number
+  at: string
+  actor: { type: string; id: string; name: string }
+  source: string
+  action: string
+  target: { type: string; id?: string; name?: string }
+  revision?: number
+  before: Record<string, unknown> | null
+  after: Record<string, unknown> | null
+}
+
+const BOOKKEEPING = new Set(['updatedAt', 'revision', 'createdAt', 'lastUsedAt'])
+
+/** "value false → true; description "" → "x"", or "created" / "deleted". */
+export function describeChange(e: Entry): string {
+  if (!e.before || !e.after) return e.after ? 'created' : 'deleted'
+  const keys = [...new Set([...Object.keys(e.before), ...Object.keys(e.after)])].filter(
+    (k) => !BOOKKEEPING.has(k) && JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]),
+  )
+  return keys.map((k) => `${k} ${JSON.stringify(e.before?.[k]) ?? '–'} → ${JSON.stringify(e.after?.[k]) ?? '–'}`).join('; ') || 'no change'
+}
+
+/** "2026-11-22 10:15:00" from an ISO time, in UTC like the service. */
+export const shortTime = (iso: string) => iso.replace('T', ' ').slice(0, 19)

@@ -1,0 +1,145 @@
+/**
+ * Import and export (contract §6, §17): an import is always previewed first (a dry run listing what
+ * would be created, updated and deleted, with warnings and every error), and applied only from that
+ * preview; the export downloads as the service names it.
+ */
+
+import { useRef, useState } from 'preact/hooks'
+import { api, messageOf, session } from './api.ts'
+
+type Result = {
+  dryRun: boolean
+  summary: { created: number; updated: number; deleted: number; unchanged: number }
+  changes: { name: string; action: string; fields: string[] }[]
+  warnings: { field: string; reason: string }[]
+  backup: string | null
+}
+type Problem = { message: string; errors: { field: string; reason: string }[]; count: number }
+
+function problemOf(error: unknown): Problem {
+  const details = (error as { error?: { details?: { errors?: { field: string; reason: string }[]; errorCount?: number } } })?.error?.details
+  return { message: messageOf(error), errors: details?.errors ?? [], count: details?.errorCount ?? details?.errors?.length ?? 0 }
+}
+
+/** Downloads the export under the name the service gives it (Content-Disposition). */
+async function downloadExport(): Promise<string | null> {
+  const res = await fetch('/api/migrations/export', { headers: { authorization: `Bearer ${session.token}` } })
+  if (!res.ok) return ((await res.json().catch(() => null)) as { error?: { message?: string } } | null)?.error?.message ?? `export failed (${res.status})`
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'flagd_migration.json'
+  const url = URL.createObjectURL(await res.blob())
+  const a = Object.assign(document.createElement('a'), { href: url, download: name })
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  return null
+}
+
+export function MigrationsPage({ canExport, canImport }: { canExport: boolean; canImport: boolean }) {
+  const [file, setFile] = useState<File | null>(null)
+  const [url, setUrl] = useState('')
+  const picker = useRef<HTMLInputElement>(null)
+  const [mode, setMode] = useState<'merge' | 'replace'>('merge')
+  const [values, setValues] = useState<'overwrite' | 'keep'>('overwrite')
+  const [preview, setPreview] = useState<Result | null>(null)
+  const [applied, setApplied] = useState<Result | null>(null)
+  const [problem, setProblem] = useState<Problem | null>(null)
+  const [exportError, setExportError] = useState<string | null>(null)
+  const reset = () => (setPreview(null), setApplied(null), setProblem(null))
+
+  async function run(dryRun: boolean) {
+    setProblem(null)
+    // read at each run, not when chosen: a file edited and previewed again is read afresh
+    let text = ''
+    if (!url.trim() && file) {
+      try {
+        text = await file.text()
+      } catch {
+        return setProblem({ message: `${file.name} cannot be read any more (changed since it was chosen?): choose it again`, errors: [], count: 0 })
+      }
+    }
+    const query = { mode, values, dryRun: dryRun ? ('true' as const) : ('false' as const) }
+    const { data, error } = url.trim()
+      ? await api.PATCH('/api/migrations', { params: { query }, body: { url: url.trim() } })
+      : await api.PUT('/api/migrations', { params: { query }, body: {} as never, bodySerializer: () => text })
+    if (!data) return (setProblem(problemOf(error)), setPreview(null))
+    if (dryRun) setPreview(data as Result)
+    else (setApplied(data as Result), setPreview(null), setFile(null), picker.current && (picker.current.value = ''))
+  }
+
+  return (
+    <section class="page">
+      <h1>Import and export</h1>
+      {canExport && (
+        <div class="actions">
+          <button type="button" onClick={async () => setExportError(await downloadExport())}>Download export</button>
+          {exportError && <p class="error" role="alert">{exportError}</p>}
+        </div>
+      )}
+      {canImport && (
+        <form onSubmit={(e) => (e.preventDefault(), void run(true))}>
+          <h2>Import</h2>
+          <div class="field">
+            <label for="im-file">Migration file</label>
+            <input id="im-file" ref={picker} type="file" accept=".json,application/json" onChange={(e) => (reset(), setFile(e.currentTarget.files?.[0] ?? null))} />
+          </div>
+          <div class="field">
+            <label for="im-url">Or from a URL</label>
+            <input id="im-url" type="url" value={url} placeholder="https://…/flags.json" onInput={(e) => (reset(), setUrl(e.currentTarget.value))} />
+          </div>
+          <div class="field">
+            <label for="im-mode">Mode</label>
+            <select id="im-mode" value={mode} onChange={(e) => (reset(), setMode(e.currentTarget.value as 'merge'))}>
+              <option value="merge">merge: create and update the flags in the file</option>
+              <option value="replace">replace: also delete flags the file does not name</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="im-values">Values</label>
+            <select id="im-values" value={values} onChange={(e) => (reset(), setValues(e.currentTarget.value as 'keep'))}>
+              <option value="overwrite">overwrite: take the file's values</option>
+              <option value="keep">keep: keep the values flags have here</option>
+            </select>
+          </div>
+          <button type="submit" disabled={!file && !url.trim()}>Preview changes</button>
+        </form>
+      )}
+      {problem && (
+        <div class="error" role="alert">
+          <p>{problem.message}</p>
+          {problem.errors.length > 0 && (
+            <ul class="problems">{problem.errors.map((e) => <li key={e.field}><code>{e.field}</code>: {e.reason}</li>)}</ul>
+          )}
+          {problem.count > problem.errors.length && <p>… and {problem.count - problem.errors.length} more</p>}
+        </div>
+      )}
+      {preview && <ImportResult result={preview} />}
+      {preview && (
+        <div class="actions">
+          <button type="button" onClick={() => run(false)} disabled={preview.changes.length === 0}>Apply import</button>
+          <button type="button" class="plain" onClick={reset}>Cancel</button>
+        </div>
+      )}
+      {applied && <ImportResult result={applied} />}
+    </section>
+  )
+}
+
+function ImportResult({ result }: { result: Result }) {
+  const { created, updated, deleted, unchanged } = result.summary
+  const verb = result.dryRun ? 'Would' : 'Did'
+  return (
+    <div class="import-result" role="status">
+      <h2>{result.dryRun ? 'Preview (nothing changed yet)' : 'Imported'}</h2>
+      <p>{verb} create {created}, update {updated}, delete {deleted}; {unchanged} unchanged.{result.backup ? ` Backup of the flags before: ${result.backup}` : ''}</p>
+      {result.changes.length > 0 && (
+        <ul class="changes">
+          {result.changes.map((c) => <li key={c.name}><span class={`action ${c.action}`}>{c.action}</span> <code>{c.name}</code>{c.fields.length > 0 && ` (${c.fields.join(', ')})`}</li>)}
+        </ul>
+      )}
+      {result.warnings.length > 0 && (
+        <ul class="warnings">{result.warnings.map((w) => <li key={w.field}>warning: <code>{w.field}</code> {w.reason}</li>)}</ul>
+      )}
+    </div>
+  )
+}

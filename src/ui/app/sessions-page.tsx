@@ -1,0 +1,48 @@
+/**
+ * Sessions (contract §8, §17): who is signed in, since when, last seen. Ending one's own session is
+ * always allowed (ending the current one signs out); ending someone else's needs `session:write`.
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { api, messageOf } from './api.ts'
+import { shortTime } from './audit-diff.ts'
+import { ConfirmButton } from './confirm-button.tsx'
+
+type Session = { id: string; userId: string; username: string; createdAt: string; expiresAt: string; lastUsedAt: string; current: boolean }
+
+export function SessionsPage({ canEndAny, meId, onSignedOut }: { canEndAny: boolean; meId: string; onSignedOut: () => void }) {
+  const [sessions, setSessions] = useState<Session[] | null>(null)
+  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null)
+  async function load() {
+    const { data, error } = await api.GET('/api/sessions')
+    if (data) setSessions(data as Session[])
+    else setMessage({ text: messageOf(error), bad: true })
+  }
+  useEffect(() => void load(), [])
+  async function end(s: Session) {
+    const { error } = await api.DELETE('/api/sessions/{sessionId}', { params: { path: { sessionId: s.id } } })
+    if (error) return setMessage({ text: messageOf(error), bad: true })
+    if (s.current) return onSignedOut()
+    setMessage({ text: `ended ${s.username}'s session`, bad: false })
+    void load()
+  }
+  return (
+    <section class="page">
+      <h1>Sessions</h1>
+      {message && <p class={message.bad ? 'error' : 'note'} role="status">{message.text}</p>}
+      {sessions === null ? <p>Loading…</p> : (
+        <ul class="rows">
+          {sessions.map((s) => (
+            <li key={s.id} data-session={s.id}>
+              <strong>{s.username}{s.current && ' (this browser)'}</strong>
+              <span class="meta">signed in {shortTime(s.createdAt)} · last seen {shortTime(s.lastUsedAt)} · expires {shortTime(s.expiresAt)}</span>
+              {(canEndAny || s.userId === meId) && (
+                <ConfirmButton label={`End session ${s.id.slice(0, 8)}`} confirm={s.current ? 'End it and sign out' : `End ${s.username}'s session`} onConfirm={() => end(s)} />
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

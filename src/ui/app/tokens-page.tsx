@@ -1,0 +1,113 @@
+/**
+ * API tokens (contract §12, §17): the list with what each may do and when it was last used; a new
+ * token's secret is shown once, with a copy button; revoking asks first. The permissions offered are
+ * the signed-in person's own, since a token never holds more.
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { api, fieldErrors, messageOf } from './api.ts'
+import { shortTime } from './audit-diff.ts'
+import { ConfirmButton } from './confirm-button.tsx'
+import { Field } from './field.tsx'
+import { PermissionPicker } from './permission-picker.tsx'
+
+type Token = { id: string; name: string; permissions: string[]; flagPrefixes: string[]; createdAt: string; createdBy: { name: string }; expiresAt: string | null; lastUsedAt: string | null }
+
+/** Copies `text`; the Clipboard API needs a secure context, so plain-HTTP hosts fall back to a selection copy. */
+async function copy(text: string, field: HTMLInputElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text)
+    return true
+  } catch {
+    field?.select()
+    return document.execCommand('copy')
+  }
+}
+
+export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string[] }) {
+  const [tokens, setTokens] = useState<Token[] | null>(null)
+  const [name, setName] = useState('')
+  const [permissions, setPermissions] = useState<string[]>([])
+  const [expires, setExpires] = useState('')
+  const [prefixes, setPrefixes] = useState('')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [message, setMessage] = useState<string | null>(null)
+  const [secret, setSecret] = useState<{ name: string; token: string } | null>(null)
+  const [copied, setCopied] = useState(false)
+  const offered = mine.includes('flag:read') && !mine.includes('flag:evaluate') ? [...mine, 'flag:evaluate'] : mine
+
+  async function load() {
+    const { data, error } = await api.GET('/api/tokens')
+    if (data) setTokens(data as Token[])
+    else setMessage(messageOf(error))
+  }
+  useEffect(() => void load(), [])
+
+  async function create(e: Event) {
+    e.preventDefault()
+    setErrors({})
+    setMessage(null)
+    const flagPrefixes = prefixes.split(',').map((p) => p.trim()).filter(Boolean)
+    const { data, error } = await api.POST('/api/tokens', { body: { name, permissions: permissions as never, ...(expires ? { expiresAt: expires } : {}), flagPrefixes } })
+    if (!data) return (setErrors(fieldErrors(error)), setMessage(messageOf(error)))
+    setSecret({ name: data.name, token: data.token })
+    setCopied(false)
+    setName('')
+    setPermissions([])
+    setExpires('')
+    setPrefixes('')
+    void load()
+  }
+  async function revoke(t: Token) {
+    const { error } = await api.DELETE('/api/tokens/{tokenId}', { params: { path: { tokenId: t.id } } })
+    setMessage(error ? messageOf(error) : `revoked ${t.name}`)
+    void load()
+  }
+
+  return (
+    <section class="page">
+      <h1>API tokens</h1>
+      <p class="meta">For applications, CI jobs and scripts: send one as <code>Authorization: Bearer fdt_…</code> or <code>X-API-Key</code>.</p>
+      {message && <p class={Object.keys(errors).length ? 'error' : 'note'} role="status">{message}</p>}
+      {secret && (
+        <div class="secret" role="status">
+          <p>The secret of <strong>{secret.name}</strong>. Copy it now: it is not shown again.</p>
+          <div class="actions">
+            <label class="sr-only" for="tok-secret">Secret</label>
+            <input id="tok-secret" readOnly value={secret.token} onFocus={(e) => e.currentTarget.select()} />
+            <button type="button" onClick={async () => setCopied(await copy(secret.token, document.getElementById('tok-secret') as HTMLInputElement))}>{copied ? 'Copied' : 'Copy'}</button>
+            <button type="button" class="plain" onClick={() => setSecret(null)}>Done</button>
+          </div>
+        </div>
+      )}
+      {canWrite && (
+        <form onSubmit={create} class="card">
+          <h2>New token</h2>
+          <Field id="tok-name" label="Token name" error={errors.name}>
+            <input id="tok-name" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="ci deploy" required />
+          </Field>
+          <PermissionPicker id="tok-perm" legend="Permissions" value={permissions} onChange={setPermissions} offered={offered} error={errors.permissions} />
+          <Field id="tok-expires" label="Expires on (optional; at 00:00 UTC)" error={errors.expiresAt}>
+            <input id="tok-expires" type="date" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
+          </Field>
+          <Field id="tok-prefixes" label="Only flags starting with (comma-separated; empty for all)" error={errors.flagPrefixes}>
+            <input id="tok-prefixes" value={prefixes} onInput={(e) => setPrefixes(e.currentTarget.value)} placeholder="mobile/, checkout/" />
+          </Field>
+          <button type="submit">Create token</button>
+        </form>
+      )}
+      {tokens === null ? <p>Loading…</p> : tokens.length === 0 ? <p>No tokens yet.</p> : (
+        <ul class="rows">
+          {tokens.map((t) => (
+            <li key={t.id} data-token={t.name}>
+              <strong>{t.name}</strong>
+              <span class="meta">{t.permissions.join(', ') || 'no permissions'}{t.flagPrefixes.length > 0 && ` · only ${t.flagPrefixes.join(', ')}`}</span>
+              <span class="meta">created {shortTime(t.createdAt)} by {t.createdBy.name} · {t.expiresAt ? `expires ${shortTime(t.expiresAt)}` : 'no expiry'} · {t.lastUsedAt ? `last used ${shortTime(t.lastUsedAt)}` : 'never used'}</span>
+              {canWrite && <ConfirmButton label={`Revoke ${t.name}`} confirm={`Revoke ${t.name} now`} onConfirm={() => revoke(t)} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

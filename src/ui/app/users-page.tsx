@@ -1,0 +1,113 @@
+/**
+ * Users and their permissions (contract §4, §17): the list, a form to add someone, and per user an
+ * editor for name, password and permissions, and deletion after a confirmation. Without `user:write`
+ * the page only lists.
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { api, fieldErrors, messageOf } from './api.ts'
+import { shortTime } from './audit-diff.ts'
+import { ConfirmButton } from './confirm-button.tsx'
+import { Field } from './field.tsx'
+import { PermissionPicker } from './permission-picker.tsx'
+
+type User = { id: string; username: string; permissions: string[]; createdAt: string }
+type Form = { username: string; password: string; permissions: string[] }
+
+/** The fields of a new or edited user; ids are prefixed so that two forms never share one. */
+function UserForm({ prefix, form, set, errors, passwordLabel }: { prefix: string; form: Form; set: (f: Form) => void; errors: Record<string, string>; passwordLabel: string }) {
+  return (
+    <>
+      <Field id={`${prefix}-username`} label="Username" error={errors.username}>
+        <input id={`${prefix}-username`} value={form.username} autocomplete="off" onInput={(e) => set({ ...form, username: e.currentTarget.value })} />
+      </Field>
+      <Field id={`${prefix}-password`} label={passwordLabel} error={errors.password}>
+        <input id={`${prefix}-password`} type="password" autocomplete="new-password" value={form.password} onInput={(e) => set({ ...form, password: e.currentTarget.value })} />
+      </Field>
+      <PermissionPicker id={`${prefix}-perm`} legend="Permissions" value={form.permissions} onChange={(permissions) => set({ ...form, permissions })} error={errors.permissions} />
+    </>
+  )
+}
+
+export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string }) {
+  const empty: Form = { username: '', password: '', permissions: [] }
+  const [users, setUsers] = useState<User[] | null>(null)
+  const [draft, setDraft] = useState<Form>(empty)
+  const [editing, setEditing] = useState<{ id: string; form: Form } | null>(null)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null)
+
+  async function load() {
+    const { data, error } = await api.GET('/api/users')
+    if (data) setUsers(data as User[])
+    else setMessage({ text: messageOf(error), bad: true })
+  }
+  useEffect(() => void load(), [])
+  const fail = (error: unknown) => (setErrors(fieldErrors(error)), setMessage({ text: messageOf(error), bad: true }))
+
+  async function create(e: Event) {
+    e.preventDefault()
+    setErrors({})
+    const { data, error } = await api.POST('/api/users', { body: draft as never })
+    if (!data) return fail(error)
+    setMessage({ text: `added ${data.username}`, bad: false })
+    setDraft(empty)
+    void load()
+  }
+  async function save(e: Event) {
+    e.preventDefault()
+    if (!editing) return
+    setErrors({})
+    const { username, password, permissions } = editing.form
+    const body = { username, permissions, ...(password ? { password } : {}) }
+    const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: editing.id } }, body: body as never })
+    if (!data) return fail(error)
+    setMessage({ text: `saved ${data.username}`, bad: false })
+    setEditing(null)
+    void load()
+  }
+  async function remove(u: User) {
+    const { error } = await api.DELETE('/api/users/{userId}', { params: { path: { userId: u.id } } })
+    if (error) return fail(error)
+    setMessage({ text: `deleted ${u.username}; their sessions have ended`, bad: false })
+    void load()
+  }
+
+  return (
+    <section class="page">
+      <h1>Users</h1>
+      {message && <p class={message.bad ? 'error' : 'note'} role="status">{message.text}</p>}
+      {users === null ? <p>Loading…</p> : (
+        <ul class="rows">
+          {users.map((u) => (
+            <li key={u.id} data-user={u.username}>
+              <strong>{u.username}{u.id === meId && ' (you)'}</strong>
+              <span class="meta">{u.permissions.join(', ') || 'no permissions'} · since {shortTime(u.createdAt)}</span>
+              {canWrite && editing?.id === u.id ? (
+                <form onSubmit={save} class="card">
+                  <UserForm prefix="edit" form={editing.form} set={(form) => setEditing({ id: u.id, form })} errors={errors} passwordLabel="New password (empty keeps it)" />
+                  <div class="actions">
+                    <button type="submit">Save {u.username}</button>
+                    <button type="button" class="plain" onClick={() => (setEditing(null), setErrors({}))}>Cancel</button>
+                  </div>
+                </form>
+              ) : canWrite && (
+                <div class="actions">
+                  <button type="button" onClick={() => (setErrors({}), setEditing({ id: u.id, form: { username: u.username, password: '', permissions: u.permissions } }))}>Edit {u.username}</button>
+                  {u.id !== meId && <ConfirmButton label={`Delete ${u.username}`} confirm={`Delete ${u.username} for good`} onConfirm={() => remove(u)} />}
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {canWrite && !editing && (
+        <form onSubmit={create} class="card">
+          <h2>Add a user</h2>
+          <UserForm prefix="new" form={draft} set={setDraft} errors={errors} passwordLabel="Password (8 characters or more)" />
+          <button type="submit">Add user</button>
+        </form>
+      )}
+    </section>
+  )
+}
