@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
-import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
+import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, screenshotTo, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
 
 setDefaultTimeout(60_000)
 const chromium = findChromium()
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // every test leaves its last screen in the shots directory (printed at the end), failures included
-  if (page) await page.screenshot({ path: join(shots, `${Date.now()}.png`) }).catch(() => {})
+  if (page) await screenshotTo(page, join(shots, `${Date.now()}.png`))
   await page?.close().catch(() => {})
   page = undefined
 })

@@ -5,7 +5,9 @@
  * Chromium 150, so these helpers wait with plain page functions instead.
  */
 
-import type { Page } from 'puppeteer-core'
+import type { AxeResults } from 'axe-core'
+import { readFileSync } from 'node:fs'
+import type { Browser, Page } from 'puppeteer-core'
 
 /**
  * The few browser globals the page functions below touch. Those functions run in Chromium, not in
@@ -24,6 +26,7 @@ declare const document: {
   cookie: string
 }
 declare const location: { pathname: string }
+declare const navigator: { clipboard: { readText(): Promise<string> } }
 
 /** The Chromium on the PATH; in CI (FLAGD_REQUIRE_BROWSER=1) a missing browser is a failure, not a skip. */
 export function findChromium(): string | null {
@@ -104,3 +107,49 @@ export const layoutWidth = (p: Page) => p.evaluate(() => document.documentElemen
 
 /** The cookies the page can see (the UI sets none). */
 export const pageCookies = (p: Page) => p.evaluate(() => document.cookie)
+
+/** Opens a new tab at the UI and signs in as `username` with the labelled form. */
+export async function signInAs(browser: Browser, url: string, username: string, password: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const p = await browser.newPage()
+  await p.setViewport(viewport)
+  await p.goto(`${url}/ui/`)
+  await fillByLabel(p, 'Username', username)
+  await fillByLabel(p, 'Password', password)
+  await clickButton(p, 'Sign in')
+  await p.waitForSelector('header nav')
+  return p
+}
+
+/** Lets the browser save downloads into `dir`. */
+export async function allowDownloads(browser: Browser, dir: string): Promise<void> {
+  const cdp = await browser.target().createCDPSession()
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir })
+}
+
+const AXE = readFileSync(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir), 'utf8')
+declare const axe: { run(context: unknown, options: unknown): Promise<AxeResults> }
+
+/**
+ * The serious and critical accessibility problems axe-core finds on the page as it is now. axe is
+ * injected through DevTools evaluation, which the page's CSP (no inline script) does not govern.
+ */
+export async function seriousViolations(p: Page): Promise<string[]> {
+  await p.evaluate(AXE)
+  return p.evaluate(async () => {
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+  })
+}
+
+/** What the page's clipboard holds (the browser context must have been granted clipboard-read). */
+export const clipboardText = (p: Page) => p.evaluate(() => navigator.clipboard.readText())
+
+/**
+ * Saves a screenshot of `p` into `path`. Headless Chromium paints only the tab in front, so the tab
+ * is brought there first, and a tab that cannot paint within 5 s is skipped rather than waited on.
+ */
+export async function screenshotTo(p: Page, path: string): Promise<void> {
+  await Promise.race([p.bringToFront().then(() => p.screenshot({ path })), Bun.sleep(5000)]).catch(() => {})
+}

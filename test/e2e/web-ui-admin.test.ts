@@ -1,0 +1,260 @@
+/**
+ * Contract §17 in Chromium, the administration pages: API tokens (secret once, copy, revoke), users
+ * and the permission-aware navigation, import with its preview, the export download, the evaluate
+ * console, sessions, the audit log with filters, one's own password; and axe-core on every page at
+ * both viewports. With FLAGD_UPDATE_SCREENSHOTS=1 the README's screenshots are written to docs/.
+ */
+
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+import {
+  allowDownloads, bodyText, checkByLabel, clipboardText, screenshotTo, clickButton, clickLink, fillByLabel, findChromium, layoutWidth, selectByLabel,
+  seriousViolations, signInAs, waitForPath, waitForText,
+} from '../helpers/ui-driver.ts'
+
+setDefaultTimeout(60_000)
+const chromium = findChromium()
+const cwd = tempDir()
+const scratch = mkdtempSync(join(tmpdir(), 'flagd-ui-admin-'))
+let d: Daemon
+let browser: Browser | undefined
+const pages: Page[] = []
+let admin = ''
+
+const api = (method: string, path: string, body?: unknown, token = admin) =>
+  fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+/** A signed-in tab, closed after the test. */
+async function open(username = 'admin', password = 'admin-password', viewport?: { width: number; height: number }): Promise<Page> {
+  const p = await signInAs(browser!, d.url, username, password, viewport)
+  pages.push(p)
+  return p
+}
+
+beforeAll(async () => {
+  if (!chromium) return
+  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
+  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  admin = ((await login.json()) as { token: string }).token
+  await api('POST', '/api/flags', { name: 'shop/checkout/new_flow', type: 'BOOLEAN', value: true, description: 'the new checkout' })
+  await api('POST', '/api/flags', { name: 'shop/banner_test', type: 'AB-TEST', chancePercentB: 50 })
+  browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+}, 60_000)
+
+afterEach(async () => {
+  for (const p of pages.splice(0)) {
+    await screenshotTo(p, join(scratch, `${Date.now()}.png`))
+    await p.close().catch(() => {})
+  }
+})
+
+afterAll(async () => {
+  if (browser) console.log(`web UI screenshots: ${scratch}`)
+  await browser?.close()
+  d?.proc.kill('SIGTERM')
+  await d?.proc.exited
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+test.skipIf(!chromium)('a token for CI: secret shown once with a copy button, usable at once, refused after revoking', async () => {
+  const p = await open()
+  await browser!.defaultBrowserContext().overridePermissions(d.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write'])
+  await clickLink(p, 'Tokens')
+  await fillByLabel(p, 'Token name', 'ci deploy')
+  await checkByLabel(p, 'flag:read', true)
+  await checkByLabel(p, 'flag:write', true)
+  await fillByLabel(p, 'Only flags starting with (comma-separated; empty for all)', 'shop/')
+  await clickButton(p, 'Create token')
+  const secretField = await p.waitForSelector('#tok-secret')
+  const secret = await secretField!.evaluate((el) => (el as unknown as { value: string }).value)
+  expect(secret).toMatch(/^fdt_[A-Za-z0-9_-]{43,}$/)
+  await clickButton(p, 'Copy')
+  await waitForText(p, 'Copied')
+  expect(await clipboardText(p)).toBe(secret)
+  expect((await api('PUT', '/api/flags/shop/checkout/new_flow', { value: false }, secret)).status).toBe(200)
+  await clickButton(p, 'Done')
+  await waitForText(p, 'ci deploy')
+  expect(await bodyText(p)).toContain('only shop/')
+  await p.reload()
+  await waitForText(p, 'ci deploy')
+  expect(await p.content()).not.toContain(secret)
+  await clickButton(p, 'Revoke ci deploy')
+  await clickButton(p, 'Revoke ci deploy now')
+  await waitForText(p, 'revoked ci deploy')
+  expect((await api('GET', '/api/flags', undefined, secret)).status).toBe(401)
+})
+
+test.skipIf(!chromium)('users: add one with some permissions; they see only what those allow; edit, then delete with confirmation', async () => {
+  const p = await open()
+  await clickLink(p, 'Users')
+  await fillByLabel(p, 'Username', 'viewer')
+  await fillByLabel(p, 'Password (8 characters or more)', 'short')
+  await checkByLabel(p, 'flag:read', true)
+  await clickButton(p, 'Add user')
+  const tooShort = await p.waitForSelector('.field-error')
+  expect(await tooShort!.evaluate((el) => el.parentElement?.querySelector('label')?.textContent)).toBe('Password (8 characters or more)')
+  await fillByLabel(p, 'Password (8 characters or more)', 'viewer-password')
+  await clickButton(p, 'Add user')
+  await waitForText(p, 'added viewer')
+
+  const v = await open('viewer', 'viewer-password')
+  const nav = await v.$eval('header nav', (n) => n.textContent)
+  expect(nav).toBe('FlagsEvaluate')
+  await v.waitForSelector('[role="switch"]')
+  expect(await v.$eval('[role="switch"]', (s) => (s as unknown as { disabled: boolean }).disabled)).toBe(true)
+  await v.goto(`${d.url}/ui/users`)
+  await waitForText(v, 'may not open this page')
+
+  await p.bringToFront()
+  await clickButton(p, 'Edit viewer')
+  await checkByLabel(p, 'flag:write', true)
+  await clickButton(p, 'Save viewer')
+  await waitForText(p, 'saved viewer')
+  const viewer = ((await (await api('GET', '/api/users')).json()) as { username: string; id: string; permissions: string[] }[]).find((u) => u.username === 'viewer')!
+  expect(viewer.permissions).toEqual(['flag:read', 'flag:write'])
+  expect(await bodyText(p)).not.toContain('Delete admin') // nobody deletes themselves here
+  await clickButton(p, 'Delete viewer')
+  await clickButton(p, 'Delete viewer for good')
+  await waitForText(p, 'deleted viewer')
+  expect((await api('GET', `/api/users/${viewer.id}`)).status).toBe(404)
+})
+
+test.skipIf(!chromium)('import: the preview lists the changes and changes nothing; apply does; an invalid file lists every error', async () => {
+  const file = join(scratch, 'staging.json')
+  const flags = { 'shop/imported_a': { type: 'BOOLEAN', value: true }, 'shop/imported_b': { type: 'INTEGER', defaultValue: 3, maxValue: 10 } }
+  writeFileSync(file, JSON.stringify({ environment: 'staging', version: '1.0.0', createdAt: new Date().toISOString(), flags }))
+  const p = await open()
+  await clickLink(p, 'Import & export')
+  const input = await p.waitForSelector('#im-file')
+  await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file)
+  await clickButton(p, 'Preview changes')
+  await waitForText(p, 'Would create 2, update 0, delete 0')
+  expect(await bodyText(p)).toContain('shop/imported_b')
+  expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(404)
+  await clickButton(p, 'Apply import')
+  await waitForText(p, 'Did create 2')
+  expect(await bodyText(p)).toContain('Backup of the flags before: flagd_migration_')
+  expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(200)
+
+  const bad = join(scratch, 'broken.json')
+  writeFileSync(bad, JSON.stringify({ environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'shop/bad': { type: 'INTEGER', value: 'ten' }, 'shop/worse': { type: 'NOPE' } } }))
+  await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(bad)
+  await clickButton(p, 'Preview changes')
+  await waitForText(p, 'flags.shop/bad.value')
+  expect(await bodyText(p)).toContain('flags.shop/worse.type')
+})
+
+test.skipIf(!chromium)('export downloads under the name the service gives it', async () => {
+  const downloads = mkdtempSync(join(scratch, 'dl-'))
+  await allowDownloads(browser!, downloads)
+  const p = await open()
+  await clickLink(p, 'Import & export')
+  await clickButton(p, 'Download export')
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline && !readdirSync(downloads).some((n) => n.endsWith('.json'))) await Bun.sleep(100)
+  const name = readdirSync(downloads).find((n) => n.endsWith('.json'))
+  expect(name).toMatch(/^flagd_migration_[A-Za-z0-9_-]+_\d{8}-\d{6}\.json$/)
+  const doc = JSON.parse(readFileSync(join(downloads, name!), 'utf8')) as { flags: Record<string, unknown> }
+  expect(Object.keys(doc.flags)).toContain('shop/checkout/new_flow')
+})
+
+test.skipIf(!chromium)('the evaluate console answers what OFREP answers an application', async () => {
+  const p = await open()
+  await clickLink(p, 'Evaluate')
+  await fillByLabel(p, 'Flag', 'shop/banner_test')
+  await fillByLabel(p, 'Targeting key', 'user-42')
+  await clickButton(p, 'Evaluate')
+  await waitForText(p, 'SPLIT')
+  const ofrep = (await (await api('POST', '/ofrep/v1/evaluate/flags/shop/banner_test', { context: { targetingKey: 'user-42' } })).json()) as { variant: string }
+  const shown = await p.$eval('dl.answer', (dl) => dl.textContent ?? '')
+  expect(shown).toContain(`Variant${ofrep.variant}`)
+  await fillByLabel(p, 'Flag', 'shop/missing')
+  await clickButton(p, 'Evaluate')
+  await waitForText(p, 'FLAG_NOT_FOUND')
+  await fillByLabel(p, 'More context (JSON object, optional)', '{oops')
+  await clickButton(p, 'Evaluate')
+  await waitForText(p, 'Context is not JSON')
+})
+
+test.skipIf(!chromium)('sessions: another browser\'s session is listed and ended; the audit log filters by kind', async () => {
+  const other = await open()
+  const otherToken = await other.evaluate(() => sessionStorage.getItem('flagd.token'))
+  const p = await open()
+  await clickLink(p, 'Sessions')
+  await waitForText(p, '(this browser)')
+  const others = await p.$$eval('[data-session]', (rows) => rows.filter((r) => !r.textContent?.includes('(this browser)')).map((r) => r.getAttribute('data-session')))
+  const id = (await (await api('GET', '/api/sessions', undefined, otherToken!)).json() as { id: string; current: boolean }[]).find((s) => s.current)!.id
+  expect(others).toContain(id)
+  await clickButton(p, `End session ${id.slice(0, 8)}`)
+  await clickButton(p, "End admin's session")
+  await waitForText(p, "ended admin's session")
+  expect((await api('GET', '/api/me', undefined, otherToken!)).status).toBe(401)
+
+  await clickLink(p, 'Audit log')
+  await waitForText(p, 'flag.created')
+  await selectByLabel(p, 'Kind', 'session.')
+  await clickButton(p, 'Filter')
+  const kinds = () => p.$$eval('[data-entry] strong', (s) => [...new Set(s.map((e) => e.textContent))])
+  for (let i = 0; i < 100 && (await kinds()).join() !== 'session.deleted'; i++) await Bun.sleep(50)
+  expect(await kinds()).toEqual(['session.deleted'])
+})
+
+test.skipIf(!chromium)('one\'s own password: a wrong current one is named next to its field', async () => {
+  await api('POST', '/api/users', { username: 'changer', password: 'first-password', permissions: [] })
+  const p = await open('changer', 'first-password')
+  await waitForText(p, 'no permissions yet')
+  await clickLink(p, 'changer')
+  await fillByLabel(p, 'Current password', 'not-it-at-all')
+  await fillByLabel(p, 'New password', 'second-password')
+  await clickButton(p, 'Change password')
+  const error = await p.waitForSelector('.field-error')
+  expect(await error!.evaluate((el) => el.parentElement?.querySelector('label')?.textContent)).toBe('Current password')
+  await fillByLabel(p, 'Current password', 'first-password')
+  await clickButton(p, 'Change password')
+  await waitForText(p, 'password changed')
+  expect((await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'changer', password: 'second-password' }) })).status).toBe(200)
+})
+
+/** Every page, the text that says it has loaded, and the README screenshot it may become. */
+const TOUR = [
+  { path: '', ready: 'shop/checkout', shot: 'flags' },
+  { path: 'flags/shop/checkout/new_flow', ready: 'History', shot: 'flag' },
+  { path: 'new', ready: 'Type', shot: null },
+  { path: 'evaluate', ready: 'Targeting key', shot: null },
+  { path: 'migrations', ready: 'Preview changes', shot: null },
+  { path: 'users', ready: 'Add a user', shot: null },
+  { path: 'tokens', ready: 'New token', shot: 'tokens' },
+  { path: 'sessions', ready: '(this browser)', shot: null },
+  { path: 'audit', ready: 'flag.created', shot: 'audit' },
+  { path: 'account', ready: 'Change your password', shot: null },
+]
+
+test.skipIf(!chromium)('every page: no serious accessibility problem (axe-core), no sideways scrolling on a phone', async () => {
+  const docs = join(import.meta.dir, '../../docs/screenshots')
+  const update = process.env.FLAGD_UPDATE_SCREENSHOTS === '1'
+  await api('POST', '/api/tokens', { name: 'ci deploy', permissions: ['flag:read', 'flag:write'] })
+  await api('POST', '/api/tokens', { name: 'mobile app', permissions: ['flag:evaluate'], flagPrefixes: ['mobile/'], expiresAt: '2027-06-01' })
+  if (update && !existsSync(docs)) mkdirSync(docs, { recursive: true })
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const p = await open('admin', 'admin-password', viewport)
+    for (const { path, ready, shot } of TOUR) {
+      await p.goto(`${d.url}/ui/${path}`)
+      await waitForText(p, ready)
+      expect({ path, viewport: viewport.width, violations: await seriousViolations(p) }).toEqual({ path, viewport: viewport.width, violations: [] })
+      expect({ path, width: await layoutWidth(p) }).toEqual({ path, width: Math.min(await layoutWidth(p), viewport.width) })
+      if (update && shot && viewport.width === 1280) await p.screenshot({ path: join(docs, `${shot}.png`) })
+    }
+    await waitForPath(p, '/ui/account')
+  }
+  // the sign-in page too
+  const signIn = await browser!.newPage()
+  pages.push(signIn)
+  await signIn.goto(`${d.url}/ui/`)
+  await waitForText(signIn, 'Sign in')
+  expect(await seriousViolations(signIn)).toEqual([])
+})
