@@ -194,6 +194,10 @@ test.skipIf(!chromium)('sessions: another browser\'s session is listed and ended
   await clickButton(p, "End admin's session")
   await waitForText(p, "ended admin's session")
   expect((await api('GET', '/api/me', undefined, otherToken!)).status).toBe(401)
+  await other.bringToFront()
+  await other.reload()
+  await waitForText(other, 'Your session has ended: sign in again.')
+  await p.bringToFront()
 
   await clickLink(p, 'Audit log')
   await waitForText(p, 'flag.created')

@@ -172,3 +172,12 @@ test.skipIf(!chromium)('edit a value, roll the mistake back from the history, re
   expect((await api('GET', '/api/flags/shop/hello_banner')).status).toBe(404)
   expect(await bodyText(p)).not.toContain('hello_banner')
 })
+
+test.skipIf(!chromium)('when the service cannot be reached, the page says so instead of staying blank', async () => {
+  const p = await signIn()
+  await p.setRequestInterception(true)
+  p.on('request', (r) => (r.url().endsWith('/api/flags') ? r.abort('connectionrefused') : r.continue()))
+  await p.reload()
+  await waitForText(p, 'flagd cannot be reached')
+  expect(await p.$eval('[role="alert"]', (a) => a.textContent)).toContain('check that the daemon is running')
+})

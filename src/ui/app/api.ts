@@ -19,7 +19,33 @@ api.use({
   },
 })
 
+const expiredListeners = new Set<() => void>()
+
+/** A network failure answers like the service would, so every page shows a sentence, never nothing. */
+api.use({
+  onError({ error }) {
+    const message = `flagd cannot be reached (${(error as Error)?.message ?? error}); check that the daemon is running`
+    return new Response(JSON.stringify({ error: { code: 'UNAVAILABLE', message } }), { status: 503, headers: { 'content-type': 'application/json' } })
+  },
+  onResponse({ request, response }) {
+    // the session ended elsewhere (expired, signed out in another tab, ended by an admin): back to sign-in
+    if (response.status === 401 && token && !request.url.endsWith('/api/login')) session.expire()
+    return response
+  },
+})
+
 export const session = {
+  /** Calls `listener` when the service refuses the session token; returns the unsubscribe function. */
+  onExpired(listener: () => void): () => void {
+    expiredListeners.add(listener)
+    return () => expiredListeners.delete(listener)
+  },
+  /** The service refused the token: drop it and tell the listeners. */
+  expire() {
+    if (!token) return
+    session.set(null)
+    for (const listener of expiredListeners) listener()
+  },
   get token() {
     return token
   },

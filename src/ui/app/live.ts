@@ -16,7 +16,8 @@ export function listenForChanges(onChange: (type: string, data: { name: string; 
         const headers: Record<string, string> = { authorization: `Bearer ${session.token}` }
         if (lastId) headers['last-event-id'] = lastId
         const res = await fetch('/api/events', { headers, signal: abort.signal })
-        if (!res.ok || !res.body) return // no permission, or signed out: nothing to listen to
+        if (res.status === 401) return session.expire() // the session ended elsewhere
+        if (!res.ok || !res.body) return // no permission: nothing to listen to
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
         let buffer = ''
         for (;;) {

@@ -38,6 +38,8 @@ function App() {
   const [me, setMe] = useState<Me | null>(null)
   const [signedIn, setSignedIn] = useState(Boolean(session.token))
   const path = usePath()
+  const [notice, setNotice] = useState<string | null>(null)
+  useEffect(() => session.onExpired(() => (signedOut(), setNotice('Your session has ended: sign in again.'))), [])
   useEffect(() => {
     if (!signedIn) return
     void api.GET('/api/me').then(({ data }) => {
@@ -54,7 +56,7 @@ function App() {
     await api.POST('/api/logout')
     signedOut()
   }
-  if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />
+  if (!signedIn) return <SignIn notice={notice} onSignedIn={() => (setNotice(null), setSignedIn(true))} />
   if (!me) return <p>Loading…</p>
   const can = (p: string) => me.permissions.includes(p)
   const offered = PAGES.filter((p) => p.needs(can))

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks'
 import { api, messageOf, session } from './api.ts'
 
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [error, setError] = useState<string | null>(null)
@@ -21,6 +21,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main class="sign-in">
       <h1>flagd</h1>
+      {notice && <p class="note" role="status">{notice}</p>}
       <form onSubmit={submit}>
         <label for="username">Username</label>
         <input id="username" name="username" autocomplete="username" value={username} onInput={(e) => setUsername(e.currentTarget.value)} required />
