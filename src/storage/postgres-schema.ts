@@ -1,0 +1,93 @@
+/**
+ * The PostgreSQL store's tables (contract §18), created and upgraded at start under an advisory lock
+ * so that replicas starting together do it once.
+ *
+ * - `flagd_state`: one row holding the store revision and per-table revisions. Every write locks it
+ *   first (`FOR UPDATE`), which serialises writers across replicas and makes `If-Match` a
+ *   compare-and-swap on committed state.
+ * - `flagd_rows`: every row of every table as JSON, keyed by (table, id).
+ * - `flagd_changes`: the change feed, one row per changed row with the commit's metadata; replicas
+ *   catch up from it after a notification (or the poll), and streams on any replica see changes made
+ *   on any other. Old feed rows are pruned; a replica further behind reloads `flagd_rows`.
+ * - `flagd_audit`: the audit log (§15), written in the same transaction as the change.
+ * - `flagd_settings`: the token-signing secret and other shared values.
+ * - `flagd_login_failures`: login throttling counts shared by every replica.
+ */
+
+import type { SQL } from 'bun'
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = 1
+
+/** The advisory lock key of schema changes (any constant; "flagd" in ASCII). */
+const SCHEMA_LOCK = 0x666c616764
+
+const V1 = `
+CREATE TABLE IF NOT EXISTS flagd_state (
+  id smallint PRIMARY KEY CHECK (id = 1),
+  revision bigint NOT NULL,
+  revisions jsonb NOT NULL
+);
+INSERT INTO flagd_state (id, revision, revisions)
+  VALUES (1, 0, '{"flags":0,"users":0,"sessions":0,"tokens":0}') ON CONFLICT (id) DO NOTHING;
+CREATE TABLE IF NOT EXISTS flagd_rows (
+  tbl text NOT NULL,
+  id text NOT NULL,
+  body jsonb NOT NULL,
+  PRIMARY KEY (tbl, id)
+);
+CREATE TABLE IF NOT EXISTS flagd_changes (
+  seq bigint PRIMARY KEY,
+  commit_seq bigint NOT NULL,
+  tbl text NOT NULL,
+  id text NOT NULL,
+  before jsonb,
+  after jsonb,
+  meta jsonb NOT NULL,
+  at timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS flagd_audit (
+  id bigint PRIMARY KEY,
+  at timestamptz NOT NULL,
+  actor_id text NOT NULL,
+  action text NOT NULL,
+  flag_id text,
+  names text[] NOT NULL,
+  revision bigint,
+  entry jsonb NOT NULL
+);
+CREATE INDEX IF NOT EXISTS flagd_audit_flag ON flagd_audit (flag_id, id);
+CREATE INDEX IF NOT EXISTS flagd_audit_at ON flagd_audit (at);
+CREATE TABLE IF NOT EXISTS flagd_settings (
+  key text PRIMARY KEY,
+  value text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS flagd_login_failures (
+  key text PRIMARY KEY,
+  failures jsonb NOT NULL
+);
+CREATE TABLE IF NOT EXISTS flagd_schema (
+  id smallint PRIMARY KEY CHECK (id = 1),
+  version integer NOT NULL
+);
+`
+
+/**
+ * Creates or upgrades the tables; throws when the database was written by a newer flagd. Safe when
+ * several replicas start at once: they take the same advisory lock in turn.
+ */
+export async function migrate(sql: SQL): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`
+    const [exists] = await tx`SELECT to_regclass('flagd_schema') IS NOT NULL AS present`
+    if (exists.present) {
+      const [row] = await tx`SELECT version FROM flagd_schema WHERE id = 1`
+      if (row && row.version > SCHEMA_VERSION) {
+        throw new Error(`the database holds flagd schema version ${row.version}, newer than this flagd understands (${SCHEMA_VERSION}): run a newer flagd`)
+      }
+      if (row && row.version === SCHEMA_VERSION) return
+    }
+    await tx.unsafe(V1)
+    await tx`INSERT INTO flagd_schema (id, version) VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version`
+  })
+}

@@ -1,0 +1,279 @@
+/**
+ * The store on PostgreSQL (contract §18), implementing the store contract (`store.ts`) for N replicas
+ * sharing one database. Reads come from memory: a committed snapshot kept current by the change feed,
+ * pulled when another replica's commit is notified (`LISTEN flagd_commits`) and by a cheap revision
+ * poll as the safety net (a notification can be lost across a reconnect). Writes are group-committed:
+ * the transactions that arrive while one database transaction runs go together into the next. Each
+ * database transaction first locks the state row, catches up with commits made elsewhere, then runs
+ * the work against that newest state, so `tx.expect` is a compare-and-swap across every replica and
+ * two changes never get the same revision. Rows, change feed and audit entries commit together.
+ *
+ * When the database cannot be reached, writes answer 503 (`UnavailableError`), reads go on from
+ * memory, and the poll notices when it is back: unlike the file store, no restart is needed.
+ */
+
+import { SQL } from 'bun'
+import { UnavailableError } from '../domain/errors.ts'
+import { writeBackup } from './backup-store.ts'
+import { prepareDataDir } from './data-dir.ts'
+import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
+import { postgresAuditLog } from './postgres-audit-log.ts'
+import { applyCommits, commitsSince, loadState, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
+import { migrate } from './postgres-schema.ts'
+import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
+
+/** Options of `openPostgresStore`. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:5432/database`. */
+  url: string
+  /** This replica's data directory: import backups are written here. */
+  dataDir: string
+  /** Audit entries older than this are pruned and never read (0: keep everything); default 365 days. */
+  auditRetentionMs?: number
+  /** How often the revision is polled (the safety net under notifications); default 1000 ms. */
+  pollMs?: number
+  /** A write not committed within this answers 503; default 4000 ms. */
+  writeTimeoutMs?: number
+  onWrite?: (seconds: number, transactions: number) => void
+  /** Told when the database is lost and when it is back. */
+  log?: (line: string) => void
+}
+
+type Use = { tbl: string; id: string; at: string }
+
+interface Pending {
+  meta: CommitMeta
+  work: (tx: Tx) => unknown
+  resolve(result: TxResult<unknown>): void
+  reject(err: unknown): void
+}
+
+/** Connects, creates or upgrades the tables, loads the state and starts following other replicas. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store & { readonly sql: SQL }> {
+  await prepareDataDir(options.dataDir)
+  const sql = new SQL({ url: options.url, max: 8, connectionTimeout: 5, idleTimeout: 60 })
+  try {
+    await migrate(sql)
+    const store = new PostgresStore(sql, await loadState(sql), options)
+    await store.follow()
+    return store
+  } catch (err) {
+    await sql.close().catch(() => {})
+    throw err
+  }
+}
+
+class PostgresStore implements Store {
+  readonly audit: AuditLog
+  writes = 0
+  private current: StateData
+  private snapshot: MemorySnapshot
+  private healthy = true
+  private queue: Pending[] = []
+  private writing: Promise<void> | undefined
+  private turn: Promise<unknown> = Promise.resolve()
+  private readonly listeners = new Set<(commit: Commit) => void>()
+  private readonly touched: Record<UsageTable, Map<string, string>> = { sessions: new Map(), tokens: new Map() }
+  private readonly unsaved = new Map<string, string>()
+  private unlisten: (() => Promise<void>) | undefined
+  private poll: ReturnType<typeof setInterval> | undefined
+  private closed = false
+
+  constructor(
+    readonly sql: SQL,
+    initial: StateData,
+    private readonly options: PostgresStoreOptions,
+  ) {
+    this.current = initial
+    this.snapshot = new MemorySnapshot(initial)
+    this.audit = postgresAuditLog(sql, () => options.auditRetentionMs ?? 365 * 86_400_000)
+  }
+
+  /** Starts following commits made by other replicas (notifications, and the poll). */
+  async follow(): Promise<void> {
+    const subscription = await this.sql.listen('flagd_commits', () => void this.catchUp().catch(() => {}))
+    this.unlisten = () => subscription.unlisten()
+    this.poll = setInterval(() => void this.check(), this.options.pollMs ?? 1000)
+    this.poll.unref?.()
+  }
+
+  get writable(): boolean {
+    return this.healthy
+  }
+
+  committed(): Snapshot {
+    return this.snapshot
+  }
+
+  onCommit(listener: (commit: Commit) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  touch(table: UsageTable, id: string, at: string): void {
+    const known = this.touched[table].get(id)
+    if (known !== undefined && known >= at) return
+    this.touched[table].set(id, at)
+    this.unsaved.set(`${table}/${id}`, at)
+  }
+
+  lastUsed<T extends UsageTable>(table: T, row: Rows[T]): Rows[T]['lastUsedAt'] {
+    const touched = this.touched[table].get(row.id)
+    return touched !== undefined && (row.lastUsedAt === null || touched > row.lastUsedAt) ? touched : row.lastUsedAt
+  }
+
+  transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
+    if (!this.healthy || this.closed) return Promise.reject(new UnavailableError('the database cannot be reached; writes are refused until it is back (reads go on)'))
+    return new Promise<TxResult<T>>((resolve, reject) => {
+      this.queue.push({ meta, work, resolve: resolve as (r: TxResult<unknown>) => void, reject })
+      this.writing ??= this.drain()
+    })
+  }
+
+  async flush(): Promise<void> {
+    await this.exclusive(async () => {
+      const uses = this.unsavedUses()
+      await writeUsage(this.sql, uses)
+      this.saved(uses)
+    }).catch(() => {})
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.poll)
+    while (this.writing) await this.writing
+    await this.flush()
+    await this.unlisten?.().catch(() => {})
+    await this.sql.close()
+  }
+
+  /** Runs `fn` after every earlier catch-up or write of this replica (they all move `current`). */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn, fn)
+    this.turn = run.catch(() => {})
+    return run
+  }
+
+  /** The poll: catches up, and notices when a lost database is back. */
+  private async check(): Promise<void> {
+    try {
+      await this.catchUp()
+      if (!this.healthy) {
+        this.healthy = true
+        this.options.log?.('the database is reachable again; writes are accepted')
+      }
+    } catch (err) {
+      this.lost(err)
+    }
+  }
+
+  private lost(err: unknown): void {
+    if (!this.healthy || this.closed) return
+    this.healthy = false
+    this.options.log?.(`the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`)
+  }
+
+  /** Applies commits made elsewhere, in order; reloads everything when the feed no longer reaches back. */
+  private catchUp(): Promise<void> {
+    return this.exclusive(async () => {
+      const upTo = await remoteRevision(this.sql)
+      if (upTo > this.current.revision) await this.adopt(this.sql, upTo)
+    })
+  }
+
+  private async adopt(q: SQL, upTo: number, wanted: () => boolean = () => true): Promise<void> {
+    const commits = await commitsSince(q, this.current.revision, upTo)
+    const next = commits ? applyCommits(this.current, commits) : await loadState(this.sql)
+    if (!wanted()) throw new Error('abandoned')
+    this.current = next
+    this.snapshot = new MemorySnapshot(this.current)
+    for (const commit of commits ?? []) this.publish(commit)
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0)
+      await this.exclusive(() => this.commit(batch))
+    }
+    this.writing = undefined
+  }
+
+  /** One database transaction carrying every transaction of `batch` (see module comment). */
+  private async commit(batch: Pending[]): Promise<void> {
+    const started = performance.now()
+    const done: { p: Pending; result: unknown; changes: WrittenCommit['changes']; requests: BackupRequest[]; backups: string[] }[] = []
+    let draft: Draft | undefined
+    let abandoned = false // the caller gave up (timeout): this transaction must not touch memory any more
+    let uses: Use[] = []
+    const at = new Date().toISOString()
+    const timeoutMs = this.options.writeTimeoutMs ?? 4000
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      const work = this.sql.begin(async (q) => {
+        const upTo = await remoteRevision(q, true)
+        if (abandoned) throw new Error('abandoned')
+        if (upTo > this.current.revision) await this.adopt(q, upTo, () => !abandoned)
+        draft = new Draft(this.current)
+        for (const p of batch) {
+          const tx = new DraftTx(draft)
+          try {
+            const result = p.work(tx)
+            done.push({ p, result, changes: tx.finish(), requests: [...tx.backups], backups: [] })
+          } catch (err) {
+            tx.rollback()
+            p.reject(err)
+          }
+        }
+        if (!done.some((d) => d.changes.length > 0 || d.requests.length > 0)) return
+        // the backup of what an import replaces is written before the import commits (§6.2)
+        for (const d of done) for (const b of d.requests) d.backups.push(await writeBackup(this.options.dataDir, b.fileName, b.text, 50))
+        await writeCommits(q, done.filter((d) => d.changes.length > 0).map((d) => ({ meta: d.p.meta, changes: d.changes })), draft.seal(), at)
+        uses = this.unsavedUses()
+        await writeUsage(q, uses)
+        if (abandoned) throw new Error('abandoned')
+      })
+      const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no commit within ${timeoutMs} ms`)), timeoutMs)))
+      await Promise.race([work, late]).catch((err) => {
+        abandoned = true
+        throw err
+      })
+      this.saved(uses)
+    } catch (err) {
+      this.lost(err)
+      const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
+      for (const p of batch) if (!done.some((d) => d.p === p)) p.reject(unavailable)
+      for (const d of done) d.p.reject(unavailable)
+      return
+    } finally {
+      clearTimeout(timer)
+    }
+    if (draft && draft.revision !== this.current.revision) {
+      this.current = draft.seal()
+      this.snapshot = new MemorySnapshot(this.current)
+      this.writes++
+      this.options.onWrite?.((performance.now() - started) / 1000, done.length)
+    }
+    for (const d of done) if (d.changes.length > 0) this.publish({ meta: d.p.meta, changes: d.changes, at })
+    for (const d of done) d.p.resolve({ result: d.result, revision: d.changes.at(-1)?.seq ?? this.current.revision, changes: d.changes, backups: d.backups })
+  }
+
+  /** The last-use times not yet in the database. */
+  private unsavedUses(): Use[] {
+    return [...this.unsaved].map(([key, at]) => ({ tbl: key.slice(0, key.indexOf('/')), id: key.slice(key.indexOf('/') + 1), at }))
+  }
+
+  /** Forgets `uses` as unsaved, unless a newer time came meanwhile. */
+  private saved(uses: readonly Use[]): void {
+    for (const u of uses) if (this.unsaved.get(`${u.tbl}/${u.id}`) === u.at) this.unsaved.delete(`${u.tbl}/${u.id}`)
+  }
+
+  private publish(commit: Commit): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(commit)
+      } catch (err) {
+        console.error('flagd: a commit listener failed:', err)
+      }
+    }
+  }
+}

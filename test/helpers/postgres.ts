@@ -1,0 +1,103 @@
+/**
+ * A real PostgreSQL server for tests: Debian's `postgresql` binaries (`initdb`, `pg_ctl`), a cluster
+ * in a temp directory listening on 127.0.0.1 only, run as an unprivileged user because PostgreSQL
+ * refuses root (the package's `postgres` user, else one created for the tests). One server per test
+ * file; each test takes a fresh database. In CI (FLAGD_REQUIRE_POSTGRES=1) missing binaries are a
+ * failure, elsewhere the tests that need them skip.
+ */
+
+import { SQL } from 'bun'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { freePort } from './daemon.ts'
+
+/** The directory of `initdb` and `pg_ctl`: on the PATH, else the newest under /usr/lib/postgresql. */
+export function findPostgresBin(): string | null {
+  const onPath = Bun.which('initdb')
+  if (onPath && Bun.which('pg_ctl')) return dirname(onPath)
+  const root = '/usr/lib/postgresql'
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin/initdb'))).sort((a, b) => Number(b) - Number(a)) : []
+  const found = versions[0] ? join(root, versions[0], 'bin') : null
+  if (!found && process.env.FLAGD_REQUIRE_POSTGRES === '1') throw new Error('no PostgreSQL binaries: install Debian\'s package "postgresql"')
+  return found
+}
+
+/** A running test server. */
+export interface PostgresServer {
+  port: number
+  /** A connection URL for `database`. */
+  url(database: string): string
+  /** Creates an empty database with a fresh name and answers its URL. */
+  freshDatabase(): Promise<string>
+  /** Stops the server (fast shutdown), as an outage would. */
+  stop(): Promise<void>
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>
+  /** Stops it for good and removes its files. */
+  destroy(): Promise<void>
+}
+
+const SUPERUSER = 'flagd'
+let created = 0
+
+/** The user the server runs as: root may not run PostgreSQL. */
+function serverUser(): string | null {
+  if (process.getuid?.() !== 0) return null
+  const hasUser = (name: string) => Bun.spawnSync(['id', '-u', name]).exitCode === 0
+  if (hasUser('postgres')) return 'postgres'
+  if (!hasUser('flagd-test')) Bun.spawnSync(['useradd', '--system', '--no-create-home', 'flagd-test'])
+  return 'flagd-test'
+}
+
+function run(user: string | null, command: string[]): void {
+  const argv = user ? ['runuser', '-u', user, '--', ...command] : command
+  const out = Bun.spawnSync(argv, { stdout: 'pipe', stderr: 'pipe' })
+  if (out.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${out.stderr.toString()}${out.stdout.toString()}`)
+}
+
+/** Starts a server in a temp directory (see module comment). */
+export async function startPostgres(bin: string): Promise<PostgresServer> {
+  const user = serverUser()
+  const dir = mkdtempSync(join(tmpdir(), 'flagd-pg-'))
+  chmodSync(dir, 0o700)
+  if (user) {
+    const uid = Number(Bun.spawnSync(['id', '-u', user]).stdout.toString().trim())
+    const gid = Number(Bun.spawnSync(['id', '-g', user]).stdout.toString().trim())
+    chownSync(dir, uid, gid)
+  }
+  const data = join(dir, 'data')
+  const port = freePort()
+  run(user, [join(bin, 'initdb'), '-D', data, '-U', SUPERUSER, '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'])
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB`
+  const pgCtl = (...args: string[]) => run(user, [join(bin, 'pg_ctl'), '-D', data, ...args])
+  const start = async () => pgCtl('start', '-w', '-t', '30', '-l', join(dir, 'server.log'), '-o', options)
+  await start()
+  const url = (database: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`
+  return {
+    port,
+    url,
+    async freshDatabase() {
+      const name = `flagd_${process.pid}_${++created}`
+      const admin = new SQL(url('postgres'))
+      try {
+        await admin.unsafe(`CREATE DATABASE ${name}`)
+      } finally {
+        await admin.close()
+      }
+      return url(name)
+    },
+    async stop() {
+      pgCtl('stop', '-m', 'fast', '-w')
+    },
+    start,
+    async destroy() {
+      try {
+        pgCtl('stop', '-m', 'immediate', '-w')
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,30 @@
+/** The store contract suite on the PostgreSQL store, against a real server (test/helpers/postgres.ts). */
+
+import { afterAll, beforeAll } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { openPostgresStore } from '../../src/storage/postgres-store.ts'
+import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { tempDir } from '../helpers/test-app.ts'
+import { describeStoreContract } from './store-contract.ts'
+
+const bin = findPostgresBin()
+let server: PostgresServer | undefined
+
+beforeAll(async () => {
+  if (bin) server = await startPostgres(bin)
+})
+afterAll(async () => {
+  await server?.destroy()
+})
+
+if (bin) {
+  describeStoreContract('PostgreSQL', async () => {
+    const dataDir = tempDir()
+    const url = await server!.freshDatabase()
+    return {
+      dataDir,
+      open: () => openPostgresStore({ url, dataDir }),
+      destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
+    }
+  })
+}
