@@ -12,17 +12,17 @@ import { createLogging, type Logger, type Logging } from './observability/logger
 import { createMetrics, type Metrics } from './observability/metrics.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
-import { createWebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
 import type { Config } from './config.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createStreamHub } from './http/event-stream.ts'
 import { createSessionTokenCodec } from './http/session-token-codec.ts'
 import { createStreamCredentials } from './http/stream-credentials.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
-import { openJsonFileStore, stateFilePath } from './storage/json-file-store.ts'
+import { stateFilePath } from './storage/json-file-store.ts'
 import type { FileWriter } from './storage/durable-text-file.ts'
+import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
-import { loadOrCreateSecret } from './storage/secret-file.ts'
 
 /** A wired application over an open data directory. */
 export interface App {
@@ -55,16 +55,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = logging.logger
   // read at scrape time, when the store exists
   const metrics = createMetrics(() => store.committed().flags.size)
-  const store = await openJsonFileStore({
-    dataDir: config.dataDir,
-    auditRetentionMs: config.audit.retentionDays * 86_400_000,
+  const storage = await openStorage(config, {
     onWrite: metrics.commit,
     log: (line) => logger.warn(line),
     onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),
     ...(options.writer ? { writer: options.writer } : {}),
   })
+  const store = storage.store
   try {
-    const secret = config.auth.secret ?? (await loadOrCreateSecret(config.dataDir))
+    const secret = await storage.secret()
     const telemetry = telemetryFor(logger, metrics)
     const services = createServices(store, config, { ...options, telemetry })
     const sessionTokens = createSessionTokenCodec(secret)
@@ -81,15 +80,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         logging.access(event)
       },
     })
-    const webhooks = createWebhookDispatcher(store, {
-      dataDir: config.dataDir,
-      environment: config.environment,
-      webhooks: config.webhooks,
-      telemetry: webhookTelemetry(logger, metrics),
-      ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+    // once-only work runs on one replica at a time (always here, with the file store); a replica
+    // that takes over starts a fresh dispatcher from the shared cursors
+    const newDispatcher = () =>
+      createWebhookDispatcher(store, {
+        cursors: storage.webhookCursors,
+        environment: config.environment,
+        webhooks: config.webhooks,
+        telemetry: webhookTelemetry(logger, metrics),
+        ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+      })
+    let webhooks: WebhookDispatcher | undefined
+    const leadership = storage.leadership()
+    const stopFollowing = leadership.onChange((leading) => {
+      if (leading && !webhooks) (webhooks = newDispatcher()).start()
+      if (!leading && webhooks) {
+        const stopping = webhooks
+        webhooks = undefined
+        void stopping.stop()
+      }
     })
-    webhooks.start()
     const prune = () => {
+      if (!leadership.leading) return
       void services.auth.pruneExpired().catch((err) => logger.warn({ err }, 'pruning expired sessions failed'))
       if (config.audit.retentionDays > 0) {
         void store.audit
@@ -123,7 +135,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         clearInterval(pruner)
         http.closeStreams()
         services.changeFeed.close()
-        await webhooks.stop()
+        stopFollowing()
+        await leadership.stop()
+        await webhooks?.stop()
         await watcher.stop()
         await store.flush().catch(() => {})
         await store.close()
@@ -168,7 +182,7 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const store = await openJsonFileStore({ dataDir: config.dataDir, auditRetentionMs: config.audit.retentionDays * 86_400_000, log: (line) => console.error(`flagd: ${line}`) })
+  const { store } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
   return { services: createServices(store, config), close: () => store.close() }
 }
 
@@ -194,6 +208,11 @@ function checkExistingState(dataDir: string, mayInitialise: boolean): void {
  * the running daemon's control socket when a daemon holds it (same service code either way).
  */
 export async function openAdmin(config: Config, mayInitialise = false): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
+  if (config.storage.backend === 'postgres') {
+    // every replica and every command share the database: commands open it themselves, running daemons or not
+    const { services, close } = await openServices(config)
+    return { admin: createAdminService(services), close, viaDaemon: false }
+  }
   checkExistingState(config.dataDir, mayInitialise)
   try {
     const { services, close } = await openServices(config)

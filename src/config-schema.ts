@@ -20,6 +20,8 @@ export interface Config {
   streams: { heartbeatSeconds: number }
   audit: { retentionDays: number }
   webhooks: WebhookConfig[]
+  /** Where state lives (contract §18): the JSON file in dataDir, or one PostgreSQL database shared by replicas. */
+  storage: { backend: 'file' | 'postgres'; postgresUrl: string | undefined }
   auth: {
     tokenTtl: number
     secret: string | undefined
@@ -61,6 +63,8 @@ export interface KeySpec {
   default: unknown
   parse: Parser
   doc: string
+  /** Never echoed in errors (it holds a password or key). */
+  sensitive?: boolean
 }
 
 const ok = (value: unknown) => ({ ok: true as const, value })
@@ -186,6 +190,20 @@ const secret: Parser = (raw) => {
   return ok(raw)
 }
 
+/** A PostgreSQL connection URL; the password inside it is never echoed. */
+const postgresUrl: Parser = (raw) => {
+  if (raw === undefined || raw === '') return ok(undefined)
+  if (typeof raw !== 'string') return bad('must be a URL like postgres://flagd:password@db.example.com:5432/flagd')
+  try {
+    const url = new URL(raw)
+    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return bad('must start with postgres:// or postgresql://')
+    if (!url.hostname && !url.searchParams.has('host')) return bad('must name a host')
+  } catch {
+    return bad('must be a URL like postgres://flagd:password@db.example.com:5432/flagd')
+  }
+  return ok(raw)
+}
+
 const MiB = 1024 * 1024
 
 /** The table of keys, in the order the README documents them. */
@@ -193,6 +211,13 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'host', default: '127.0.0.1', parse: text(1, 255), doc: 'Address to listen on.' },
   { path: 'port', default: 8080, parse: integer(0, 65535), doc: 'TCP port (0 picks a free one).' },
   { path: 'dataDir', default: './data', parse: text(1, 4096), doc: 'Directory holding the state file, secret, lock and backups.' },
+  {
+    path: 'storage.backend',
+    default: undefined,
+    parse: (raw) => (raw === undefined || raw === '' ? ok(undefined) : oneOf('file', 'postgres')(raw)),
+    doc: 'file (the JSON file in dataDir) or postgres (replicas sharing storage.postgresUrl); postgres when a URL is set, else file.',
+  },
+  { path: 'storage.postgresUrl', default: undefined, parse: postgresUrl, sensitive: true, doc: 'postgres://user:password@host:5432/database for the postgres backend.' },
   {
     path: 'environment',
     default: 'development',
@@ -208,7 +233,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'audit.retentionDays', default: 365, parse: integer(0, 36500), doc: 'Days the audit log keeps its entries (0: keep everything).' },
   { path: 'streams.heartbeatSeconds', default: 15, parse: integer(1, 15), doc: 'Seconds between keep-alive comments on event streams.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
-  { path: 'auth.secret', default: undefined, parse: secret, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
+  { path: 'auth.secret', default: undefined, parse: secret, sensitive: true, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
   { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username and client address allowed in the window.' },
   { path: 'auth.loginMaxFailuresPerUserTotal', default: 100, parse: integer(1, 100000), doc: 'Failed logins per username from all addresses together allowed in the window.' },
   { path: 'auth.loginUserWindowSeconds', default: 900, parse: integer(1, 86400), doc: 'Sliding window for both per-username counts.' },

@@ -146,12 +146,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     }
     const parsed = spec.parse(value)
     if (!parsed.ok) {
-      throw new ConfigError(`invalid configuration: ${spec.path} ${parsed.reason} (got ${JSON.stringify(value)} from ${source})`, source === 'command line')
+      const got = spec.sensitive ? `from ${source}` : `got ${JSON.stringify(value)} from ${source}`
+      throw new ConfigError(`invalid configuration: ${spec.path} ${parsed.reason} (${got})`, source === 'command line')
     }
     setPath(result, spec.path, parsed.value)
   }
   const config = result as unknown as Config
   config.dataDir = resolve(cwd, config.dataDir)
   if (config.import.watchDir !== undefined) config.import.watchDir = resolve(cwd, config.import.watchDir)
+  config.storage.backend ??= config.storage.postgresUrl ? 'postgres' : 'file'
+  if (config.storage.backend === 'postgres' && !config.storage.postgresUrl) {
+    throw new ConfigError('invalid configuration: storage.backend is postgres but storage.postgresUrl (FLAGD_STORAGE_POSTGRES_URL) is not set')
+  }
   return deepFreeze(config)
 }

@@ -3,6 +3,7 @@
  * FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD (unattended installs), or says how to create one.
  */
 
+import { ConflictError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { PERMISSIONS } from '../domain/permission.ts'
 import { systemPrincipal } from '../domain/principal.ts'
@@ -15,7 +16,13 @@ export async function bootstrapAdmin(services: Services, dataDir: string, env: R
   const password = env.FLAGD_ADMIN_PASSWORD
   if (username && password) {
     const caller = { principal: systemPrincipal('bootstrap'), requestId: newId('bootstrap') }
-    await services.users.create(caller, { username, password, permissions: [...PERMISSIONS] })
+    try {
+      await services.users.create(caller, { username, password, permissions: [...PERMISSIONS] })
+    } catch (err) {
+      // replicas starting together on one database: another one created it first
+      if (err instanceof ConflictError && services.users.count() > 0) return log(`the first user "${username}" was created by another replica`)
+      throw err
+    }
     log(`created the first user "${username}" with every permission (from FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD)`)
     return
   }

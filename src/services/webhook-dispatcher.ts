@@ -1,8 +1,9 @@
 /**
  * Webhooks (contract §16): every audit entry that matches a webhook's events is POSTed to it,
  * signed, at least once and in entry order. The audit log is the outbox: each webhook keeps a
- * durable cursor (the id of the last entry it is done with) in `<dataDir>/webhooks.json`, so after
- * a restart delivery resumes exactly there, and nothing is skipped or lost. A failed delivery (no 2xx
+ * durable cursor (the id of the last entry it is done with) in `<dataDir>/webhooks.json`, or in the
+ * database with replicas, so after a restart (or on the replica that takes over) delivery resumes
+ * exactly there, and nothing is skipped or lost. A failed delivery (no 2xx
  * within 10 s) is retried, the first time within 10 s, then with growing delays for over an hour;
  * later entries wait behind it. After the last retry the entry is given up, logged and counted.
  */
@@ -27,9 +28,24 @@ export interface WebhookTelemetry {
   gaveUp(webhook: string, id: number, why: string): void
 }
 
+/** Where the delivery cursors are kept durably (webhook name → id of the last entry done with). */
+export interface CursorStore {
+  load(): Promise<Record<string, number>>
+  save(cursors: Readonly<Record<string, number>>): Promise<void>
+}
+
+/** Cursors in `<dataDir>/webhooks.json`. */
+export function fileCursors(dataDir: string): CursorStore {
+  const path = join(dataDir, 'webhooks.json')
+  return {
+    load: async () => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, number>) : {}),
+    save: (cursors) => writeFileAtomic(path, `${JSON.stringify(cursors, null, 2)}\n`),
+  }
+}
+
 /** Options of the dispatcher. */
 export interface DispatcherOptions {
-  dataDir: string
+  cursors: CursorStore
   environment: string
   webhooks: readonly WebhookConfig[]
   telemetry?: WebhookTelemetry
@@ -62,9 +78,8 @@ export function deliveryBody(entry: AuditEntry, environment: string): string {
 
 /** Starts delivering for every configured webhook. */
 export function createWebhookDispatcher(store: Store, options: DispatcherOptions): WebhookDispatcher {
-  const cursorPath = join(options.dataDir, 'webhooks.json')
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
-  const cursors: Record<string, number> = existsSync(cursorPath) ? (JSON.parse(readFileSync(cursorPath, 'utf8')) as Record<string, number>) : {}
+  const cursors: Record<string, number> = {}
   let stopped = false
   let commits = 0
   const wakers = new Set<() => void>()
@@ -75,8 +90,8 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
   let saving: Promise<void> = Promise.resolve()
   const saveCursor = (name: string, id: number) => {
     cursors[name] = id
-    const text = `${JSON.stringify(cursors, null, 2)}\n`
-    saving = saving.then(() => writeFileAtomic(cursorPath, text)).catch(() => {})
+    const copy = { ...cursors }
+    saving = saving.then(() => options.cursors.save(copy)).catch(() => {})
     return saving
   }
   const sleepers = new Set<() => void>() // every sleep: all end at stop
@@ -159,14 +174,18 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
 
   return {
     start() {
-      // a webhook seen for the first time starts at the present, not at the beginning of the log
-      const newest = store.committed().revision
-      for (const hook of options.webhooks) if (cursors[hook.name] === undefined) void saveCursor(hook.name, newest)
+      if (options.webhooks.length === 0) return
       unsubscribe = store.onCommit(() => {
         commits++
         for (const wake of [...wakers]) wake()
       })
-      for (const hook of options.webhooks) loops.push(run(hook))
+      const ready = options.cursors.load().then((saved) => {
+        Object.assign(cursors, saved)
+        // a webhook seen for the first time starts at the present, not at the beginning of the log
+        const newest = store.committed().revision
+        for (const hook of options.webhooks) if (cursors[hook.name] === undefined) void saveCursor(hook.name, newest)
+      })
+      for (const hook of options.webhooks) loops.push(ready.then(() => run(hook)).catch((err) => console.error(`flagd: webhook ${hook.name} stopped: ${(err as Error)?.message ?? err}`)))
     },
     async stop() {
       stopped = true

@@ -117,3 +117,11 @@ export async function writeUsage(q: SQL, uses: readonly { tbl: string; id: strin
     FROM jsonb_to_recordset(${JSON.stringify(uses)}::text::jsonb) AS u(tbl text, id text, at text)
     WHERE r.tbl = u.tbl AND r.id = u.id AND (r.body->>'lastUsedAt' IS NULL OR r.body->>'lastUsedAt' < u.at)`
 }
+
+/**
+ * Drops change-feed rows older than an hour (any replica may; it is idempotent). A replica that was
+ * away longer reloads every row instead of replaying the feed.
+ */
+export async function pruneFeed(q: SQL): Promise<void> {
+  await q`DELETE FROM flagd_changes WHERE at < now() - interval '1 hour'`
+}

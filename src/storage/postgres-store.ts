@@ -18,7 +18,7 @@ import { writeBackup } from './backup-store.ts'
 import { prepareDataDir } from './data-dir.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { postgresAuditLog } from './postgres-audit-log.ts'
-import { applyCommits, commitsSince, loadState, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
+import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 
@@ -78,6 +78,7 @@ class PostgresStore implements Store {
   private unlisten: (() => Promise<void>) | undefined
   private poll: ReturnType<typeof setInterval> | undefined
   private closed = false
+  private polls = 0
 
   constructor(
     readonly sql: SQL,
@@ -158,6 +159,7 @@ class PostgresStore implements Store {
   private async check(): Promise<void> {
     try {
       await this.catchUp()
+      if (++this.polls % 600 === 0) await pruneFeed(this.sql)
       if (!this.healthy) {
         this.healthy = true
         this.options.log?.('the database is reachable again; writes are accepted')

@@ -1,0 +1,68 @@
+/**
+ * Opens the storage the configuration names (contract §18): the JSON file in the data directory (the
+ * default), or the PostgreSQL database shared by replicas. Either way the caller gets a store, the
+ * token-signing secret and the leadership for once-only work; nothing else differs.
+ */
+
+import type { Config } from '../config.ts'
+import type { FileWriter } from './durable-text-file.ts'
+import { openJsonFileStore } from './json-file-store.ts'
+import { fileCursors, type CursorStore } from '../services/webhook-dispatcher.ts'
+import { advisoryLeadership, sharedCursors, sharedSecret, soleLeader, type Leadership } from './postgres-shared.ts'
+import { openPostgresStore } from './postgres-store.ts'
+import { loadOrCreateSecret } from './secret-file.ts'
+import type { Store } from './store.ts'
+
+/** An open storage. */
+export interface Storage {
+  store: Store
+  /** The secret session tokens are signed with: configured, else kept by the storage. */
+  secret(): Promise<string>
+  /** Whether this process runs the once-only work; call `stop()` before closing the store. */
+  leadership(): Leadership
+  /** Where webhook delivery cursors live. */
+  webhookCursors: CursorStore
+}
+
+/** How opening reports. */
+export interface StorageHooks {
+  log(line: string): void
+  onWrite?: (seconds: number, transactions: number) => void
+  onFailure?: (error: unknown) => void
+  /** Tests simulate a full disk (file store only). */
+  writer?: FileWriter
+}
+
+/** Opens the configured storage. */
+export async function openStorage(config: Config, hooks: StorageHooks): Promise<Storage> {
+  const auditRetentionMs = config.audit.retentionDays * 86_400_000
+  if (config.storage.backend === 'postgres') {
+    const store = await openPostgresStore({
+      url: config.storage.postgresUrl as string,
+      dataDir: config.dataDir,
+      auditRetentionMs,
+      log: hooks.log,
+      ...(hooks.onWrite ? { onWrite: hooks.onWrite } : {}),
+    })
+    return {
+      store,
+      secret: async () => config.auth.secret ?? (await sharedSecret(store.sql)),
+      leadership: () => advisoryLeadership(store.sql, 2000, hooks.log),
+      webhookCursors: sharedCursors(store.sql),
+    }
+  }
+  const store = await openJsonFileStore({
+    dataDir: config.dataDir,
+    auditRetentionMs,
+    log: hooks.log,
+    ...(hooks.onWrite ? { onWrite: hooks.onWrite } : {}),
+    ...(hooks.onFailure ? { onFailure: hooks.onFailure } : {}),
+    ...(hooks.writer ? { writer: hooks.writer } : {}),
+  })
+  return {
+    store,
+    secret: async () => config.auth.secret ?? (await loadOrCreateSecret(config.dataDir)),
+    leadership: () => soleLeader,
+    webhookCursors: fileCursors(config.dataDir),
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * What replicas on one PostgreSQL database share besides the tables of the store (contract §18): the
+ * token-signing secret, and the leadership for work that must happen once (webhook deliveries,
+ * retention, pruning), held as a session advisory lock on a connection of its own, so that it moves
+ * to another replica when its holder dies or loses the database.
+ */
+
+import { randomBytes } from 'node:crypto'
+import type { SQL } from 'bun'
+
+/** The secret every replica signs session tokens with, created by the first replica to start. */
+export async function sharedSecret(sql: SQL): Promise<string> {
+  await sql`INSERT INTO flagd_settings (key, value) VALUES ('jwt-secret', ${randomBytes(32).toString('hex')}) ON CONFLICT (key) DO NOTHING`
+  const [row] = await sql`SELECT value FROM flagd_settings WHERE key = 'jwt-secret'`
+  return row.value
+}
+
+/** The webhook delivery cursors, shared so that the replica taking over resumes where the last left off. */
+export function sharedCursors(sql: SQL) {
+  return {
+    async load(): Promise<Record<string, number>> {
+      const [row] = await sql`SELECT value FROM flagd_settings WHERE key = 'webhook-cursors'`
+      return row ? (JSON.parse(row.value) as Record<string, number>) : {}
+    },
+    async save(cursors: Readonly<Record<string, number>>): Promise<void> {
+      await sql`INSERT INTO flagd_settings (key, value) VALUES ('webhook-cursors', ${JSON.stringify(cursors)})
+        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
+    },
+  }
+}
+
+/** Whether this replica currently runs the once-only work. */
+export interface Leadership {
+  readonly leading: boolean
+  /** Calls `listener` with every change of `leading` (and once now); returns the unsubscribe function. */
+  onChange(listener: (leading: boolean) => void): () => void
+  stop(): Promise<void>
+}
+
+/** Leadership that never moves: the file store has one process. */
+export const soleLeader: Leadership = {
+  leading: true,
+  onChange(listener) {
+    listener(true)
+    return () => {}
+  },
+  stop: async () => {},
+}
+
+const LEADER_LOCK = 0x666c61676401 // "flagd" + 1
+
+/** Competes for the leader lock every `everyMs`, holding it on a reserved connection while alive. */
+export function advisoryLeadership(sql: SQL, everyMs = 2000, log: (line: string) => void = () => {}): Leadership {
+  const listeners = new Set<(leading: boolean) => void>()
+  let leading = false
+  let held: Awaited<ReturnType<SQL['reserve']>> | undefined
+  let stopped = false
+  const set = (next: boolean) => {
+    if (next === leading) return
+    leading = next
+    log(next ? 'this replica now runs the once-only work (webhooks, retention, pruning)' : 'this replica no longer runs the once-only work')
+    for (const l of listeners) l(next)
+  }
+  const drop = () => {
+    held?.release()
+    held = undefined
+    set(false)
+  }
+  async function tick(): Promise<void> {
+    if (stopped) return
+    try {
+      if (held) {
+        await held`SELECT 1` // still connected, so still holding it
+        return
+      }
+      const connection = await sql.reserve()
+      const [row] = await connection`SELECT pg_try_advisory_lock(${LEADER_LOCK}) AS got`
+      if (row.got) {
+        held = connection
+        set(true)
+      } else connection.release()
+    } catch {
+      drop() // the connection is gone, and the lock with it
+    }
+  }
+  void tick()
+  const timer = setInterval(() => void tick(), everyMs)
+  timer.unref?.()
+  return {
+    get leading() {
+      return leading
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      listener(leading)
+      return () => listeners.delete(listener)
+    },
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      if (held) await held`SELECT pg_advisory_unlock(${LEADER_LOCK})`.catch(() => {})
+      drop()
+    },
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Contract §18 from outside: three `flagd serve` processes on one PostgreSQL database (started by the
+ * test helper, as an unprivileged user). A session and an API token from one replica work on all; a
+ * logout on one is refused on all; a change on one is read on the others within 1 s and reported by
+ * their event streams; If-Match races across replicas have one winner; a database outage answers
+ * writes with 503, keeps reads and reports `degraded`, and heals by itself; `kill -9` of a replica
+ * under writes loses no acknowledged write.
+ */
+
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(90_000)
+const bin = findPostgresBin()
+let server: PostgresServer | undefined
+let url = ''
+const daemons: Daemon[] = []
+const dirs: string[] = []
+let token = ''
+
+const json = { 'content-type': 'application/json' }
+const call = (d: Daemon, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...json, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+async function replica(env: Record<string, string> = {}): Promise<Daemon> {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  const d = await startDaemon(cwd, [], { FLAGD_STORAGE_POSTGRES_URL: url, FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', ...env })
+  daemons.push(d)
+  return d
+}
+
+async function within<T>(ms: number, probe: () => Promise<T | undefined>): Promise<{ value: T; took: number }> {
+  const started = performance.now()
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return { value, took: performance.now() - started }
+    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`)
+    await Bun.sleep(10)
+  }
+}
+
+beforeAll(async () => {
+  if (!bin) return
+  server = await startPostgres(bin)
+  url = await server.freshDatabase()
+  await Promise.all([replica(), replica(), replica()]) // starting together: one creates the tables and the admin
+  const login = await fetch(`${daemons[0]!.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  token = ((await login.json()) as { token: string }).token
+})
+
+afterAll(async () => {
+  for (const d of daemons) d.proc.kill('SIGKILL')
+  await Promise.all(daemons.map((d) => d.proc.exited))
+  await server?.destroy()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+test.skipIf(!bin)('one admin for three replicas started together; a session from one works on all; a logout is refused on all', async () => {
+  const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
+  const users = (await (await call(b, 'GET', '/api/users')).json()) as { username: string }[]
+  expect(users.map((u) => u.username)).toEqual(['admin'])
+  const other = ((await (await fetch(`${c.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })).json()) as { token: string }).token
+  for (const d of [a, b, c]) expect((await fetch(`${d.url}/api/me`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(200)
+  expect((await fetch(`${a.url}/api/logout`, { method: 'POST', headers: { authorization: `Bearer ${other}` } })).status).toBe(200)
+  await within(1000, async () => ((await fetch(`${c.url}/api/me`, { headers: { authorization: `Bearer ${other}` } })).status === 401 ? true : undefined))
+  expect((await fetch(`${b.url}/api/me`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(401)
+})
+
+test.skipIf(!bin)('a change on one replica is read on the others within 1 s and reported by their streams; an API token works everywhere', async () => {
+  const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
+  const created = (await (await call(a, 'POST', '/api/tokens', { name: 'ci', permissions: ['flag:read', 'flag:write'] })).json()) as { token: string }
+  const stream = await fetch(`${c.url}/api/events`, { headers: { authorization: `Bearer ${token}` } })
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
+  await call(b, 'POST', '/api/flags', { name: 'shop/replicated', type: 'BOOLEAN', value: true }, { authorization: `Bearer ${created.token}` })
+  const seen = await within(1000, async () => ((await fetch(`${c.url}/api/flags/shop/replicated`, { headers: { 'x-api-key': created.token } })).status === 200 ? true : undefined))
+  expect(seen.took).toBeLessThan(1000)
+  let text = ''
+  const deadline = Date.now() + 1000
+  while (!text.includes('shop/replicated') && Date.now() < deadline) text += (await reader.read()).value ?? ''
+  expect(text).toContain('shop/replicated')
+  await reader.cancel()
+  expect(((await (await call(a, 'GET', '/api/flags/shop/replicated')).json()) as { value: boolean }).value).toBe(true)
+})
+
+test.skipIf(!bin)('If-Match across replicas: of writers racing on three replicas with one revision, exactly one wins', async () => {
+  await call(daemons[0]!, 'POST', '/api/flags', { name: 'race', type: 'INTEGER', value: 0 })
+  await within(1000, async () => ((await call(daemons[2]!, 'GET', '/api/flags/race')).status === 200 ? true : undefined))
+  const answers = await Promise.all(daemons.flatMap((d, r) => [0, 1, 2].map((i) => call(d, 'PUT', '/api/flags/race', { value: r * 10 + i }, { 'if-match': '"1"' }))))
+  const statuses = answers.map((res) => res.status).sort()
+  expect(statuses.filter((s) => s === 200)).toHaveLength(1)
+  expect(statuses.filter((s) => s !== 200)).toEqual(Array(8).fill(412))
+})
+
+test.skipIf(!bin)('the database stops for a while: writes 503 within 5 s, reads go on, /health degraded; all heal by themselves', async () => {
+  const [a, b] = daemons as [Daemon, Daemon]
+  await call(a, 'POST', '/api/flags', { name: 'outage/kept', type: 'STRING', value: 'before' })
+  await within(1000, async () => ((await call(b, 'GET', '/api/flags/outage/kept')).status === 200 ? true : undefined))
+  await server!.stop()
+  try {
+    const refused = await within(5000, async () => {
+      const res = await call(a, 'PUT', '/api/flags/outage/kept', { value: 'during' })
+      return res.status === 503 ? res : undefined
+    })
+    expect(((await refused.value.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
+    expect(((await (await call(b, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value).toBe('before')
+    await within(5000, async () => ((await fetch(`${b.url}/health`)).status === 503 ? true : undefined))
+    expect(((await (await fetch(`${b.url}/health`)).json()) as { status: string }).status).toBe('degraded')
+  } finally {
+    await server!.start()
+  }
+  for (const d of daemons) await within(15_000, async () => ((await fetch(`${d.url}/health`)).status === 200 ? true : undefined))
+  expect((await call(b, 'PUT', '/api/flags/outage/kept', { value: 'after' })).status).toBe(200)
+  await within(1000, async () => (((await (await call(a, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value === 'after' ? true : undefined))
+})
+
+test.skipIf(!bin)('kill -9 of a replica under writes: every acknowledged write is on the others', async () => {
+  const victim = await replica()
+  const acknowledged: string[] = []
+  let stop = false
+  const writers = Array.from({ length: 8 }, async (_, w) => {
+    for (let i = 0; !stop; i++) {
+      const name = `kill/w${w}_${i}`
+      const res = await call(victim, 'POST', '/api/flags', { name, type: 'BOOLEAN' }).catch(() => undefined)
+      if (res?.status === 201) acknowledged.push(name)
+    }
+  })
+  await Bun.sleep(700)
+  victim.proc.kill('SIGKILL')
+  stop = true
+  await Promise.all(writers)
+  expect(acknowledged.length).toBeGreaterThan(10)
+  const survivor = daemons[1]!
+  await within(2000, async () => {
+    const names = new Set(((await (await call(survivor, 'GET', '/api/flags')).json()) as { name: string }[]).map((f) => f.name))
+    return acknowledged.every((n) => names.has(n)) ? true : undefined
+  })
+})
