@@ -65,7 +65,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   try {
     const secret = await storage.secret()
     const telemetry = telemetryFor(logger, metrics)
-    const services = createServices(store, config, { ...options, telemetry })
+    const services = createServices(store, config, { ...options, telemetry, failureLedger: storage.failureLedger })
     const sessionTokens = createSessionTokenCodec(secret)
     const http = createHttpApp({
       config,
@@ -182,8 +182,8 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const { store } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
-  return { services: createServices(store, config), close: () => store.close() }
+  const { store, failureLedger } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
+  return { services: createServices(store, config, { failureLedger }), close: () => store.close() }
 }
 
 /**

@@ -71,7 +71,7 @@ export function createAdminService(services: Services): AdminApi {
     setPassword: async (username, password) => services.users.update(command(), byName(username).id, { password }),
     deleteUser: async (username) => services.users.remove(command(), byName(username).id),
     async unlockUser(username) {
-      services.auth.unlock(username)
+      await services.auth.unlock(username)
       return { username }
     },
     addToken: (input) => services.apiTokens.create(command(), input),

@@ -35,7 +35,7 @@ export interface AuthService {
   /** Deletes expired sessions (housekeeping); returns how many. */
   pruneExpired(): Promise<number>
   /** Forgets the failed-login counts of `username` (after a password reset, or `flagd user unlock`). */
-  unlock(username: string): void
+  unlock(username: string): Promise<void>
 }
 
 /** Options of the auth service. */

@@ -45,8 +45,20 @@ export interface LoginThrottle {
    * Waits while only attempts still in flight fill it.
    */
   begin(username: string, address: string, now: () => number): Promise<Attempt | number>
-  /** Forgets every count of `username` (password set, `flagd user unlock`). */
-  clear(username: string): void
+  /** Forgets every count of `username` (password set, `flagd user unlock`), here and in the ledger. */
+  clear(username: string): Promise<void>
+}
+
+/**
+ * Failures shared by replicas (contract §18): every replica records its failures here and reads the
+ * others' before deciding, so the limits hold for the service, not per process. Keys are plain text.
+ */
+export interface FailureLedger {
+  /** Failure times (ms) of each key after `sinceMs`, oldest first. */
+  recent(keys: readonly string[], sinceMs: number): Promise<Map<string, number[]>>
+  record(keys: readonly string[], atMs: number): Promise<void>
+  /** Forgets `keys` and every key starting with one of `prefixes`. */
+  clear(keys: readonly string[], prefixes: readonly string[]): Promise<void>
 }
 
 const MAX_KEYS = 100_000
@@ -87,6 +99,17 @@ class SlidingWindow {
     return (times[times.length - this.limit.maxFailures] as number) + this.limit.windowMs - nowMs
   }
 
+  /**
+   * Replaces the failure times of `key` with the shared ledger's (which hold this process's too, and
+   * drop what an unlock cleared), keeping local ones after `recentMs` that may still be on their way.
+   */
+  replace(key: string, shared: number[], recentMs: number): void {
+    const inFlight = (this.times.get(key) ?? []).filter((t) => t > recentMs && !shared.includes(t))
+    const times = [...shared, ...inFlight].sort((a, b) => a - b).slice(-this.limit.maxFailures)
+    if (times.length === 0) this.times.delete(key)
+    else this.times.set(key, times)
+  }
+
   add(key: string, at: number): void {
     const times = this.times.get(key)
     if (times) times.push(at)
@@ -102,8 +125,8 @@ class SlidingWindow {
   }
 }
 
-/** Creates the throttle. */
-export function createLoginThrottle(limits: ThrottleLimits): LoginThrottle {
+/** Creates the throttle; with a `ledger`, failures are shared with the other replicas. */
+export function createLoginThrottle(limits: ThrottleLimits, ledger?: FailureLedger): LoginThrottle {
   const userAddress = new SlidingWindow(limits.perUserAddress)
   const addresses = new SlidingWindow(limits.perAddress)
   const users = new SlidingWindow(limits.perUser)
@@ -124,6 +147,13 @@ export function createLoginThrottle(limits: ThrottleLimits): LoginThrottle {
         [addresses, address],
         [users, user],
       ]
+      // the ledger's names: the pair's separator is one no username or address contains
+      const shared = [`pair:${user} ${address}`, `addr:${address}`, `user:${user}`]
+      if (ledger) {
+        const longest = Math.max(limits.perUserAddress.windowMs, limits.perAddress.windowMs, limits.perUser.windowMs)
+        const known = await ledger.recent(shared, now() - longest).catch(() => undefined) // unreachable: this process's counts still hold
+        if (known) windows.forEach(([w, key], i) => w.replace(key, known.get(shared[i] as string) ?? [], now() - 5000))
+      }
       for (;;) {
         const at = now()
         const wait = Math.max(...windows.map(([w, key]) => w.waitMs(key, at)))
@@ -142,14 +172,17 @@ export function createLoginThrottle(limits: ThrottleLimits): LoginThrottle {
           if (failed) w.add(key, at)
         }
         if (!failed) userAddress.clear(pair)
+        if (failed) void ledger?.record(shared, at).catch(() => {})
+        else void ledger?.clear([shared[0] as string], []).catch(() => {})
         wake()
       }
       return { failed: () => settle(true), succeeded: () => settle(false) }
     },
-    clear(username) {
+    async clear(username) {
       const user = username.toLowerCase()
       users.clear(user)
       userAddress.clearWhere((key) => key.startsWith(`${user}\u0000`))
+      await ledger?.clear([`user:${user}`], [`pair:${user} `]).catch(() => {})
     },
   }
 }

@@ -12,7 +12,7 @@ import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts
 import { createAuthService, type AuthService } from './auth-service.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
-import { createLoginThrottle } from './login-throttle.ts'
+import { createLoginThrottle, type FailureLedger } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
@@ -39,6 +39,8 @@ export interface ServiceOptions {
   hashCost?: HashCost
   now?: () => Date
   telemetry?: Telemetry
+  /** Failed logins shared by replicas (PostgreSQL storage). */
+  failureLedger?: FailureLedger | undefined
 }
 
 /** Wires the services over `store`. */
@@ -50,7 +52,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     perUserAddress: { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: userWindowMs },
     perAddress: { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
     perUser: { maxFailures: config.auth.loginMaxFailuresPerUserTotal, windowMs: userWindowMs },
-  })
+  }, options.failureLedger)
   const flags = createFlagService(store, config.limits.maxFlags, now)
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),

@@ -8,7 +8,8 @@ import type { Config } from '../config.ts'
 import type { FileWriter } from './durable-text-file.ts'
 import { openJsonFileStore } from './json-file-store.ts'
 import { fileCursors, type CursorStore } from '../services/webhook-dispatcher.ts'
-import { advisoryLeadership, sharedCursors, sharedSecret, soleLeader, type Leadership } from './postgres-shared.ts'
+import type { FailureLedger } from '../services/login-throttle.ts'
+import { advisoryLeadership, sharedCursors, sharedFailures, sharedSecret, soleLeader, type Leadership } from './postgres-shared.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
 import type { Store } from './store.ts'
@@ -22,6 +23,8 @@ export interface Storage {
   leadership(): Leadership
   /** Where webhook delivery cursors live. */
   webhookCursors: CursorStore
+  /** Failed logins shared by replicas; absent with one process (the throttle keeps them in memory). */
+  failureLedger?: FailureLedger
 }
 
 /** How opening reports. */
@@ -49,6 +52,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
       secret: async () => config.auth.secret ?? (await sharedSecret(store.sql)),
       leadership: () => advisoryLeadership(store.sql, 2000, hooks.log),
       webhookCursors: sharedCursors(store.sql),
+      failureLedger: sharedFailures(store.sql),
     }
   }
   const store = await openJsonFileStore({

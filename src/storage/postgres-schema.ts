@@ -63,9 +63,10 @@ CREATE TABLE IF NOT EXISTS flagd_settings (
   value text NOT NULL
 );
 CREATE TABLE IF NOT EXISTS flagd_login_failures (
-  key text PRIMARY KEY,
-  failures jsonb NOT NULL
+  key text NOT NULL,
+  at_ms bigint NOT NULL
 );
+CREATE INDEX IF NOT EXISTS flagd_login_failures_key ON flagd_login_failures (key, at_ms);
 CREATE TABLE IF NOT EXISTS flagd_schema (
   id smallint PRIMARY KEY CHECK (id = 1),
   version integer NOT NULL

@@ -7,6 +7,7 @@
 
 import { randomBytes } from 'node:crypto'
 import type { SQL } from 'bun'
+import type { FailureLedger } from '../services/login-throttle.ts'
 
 /** The secret every replica signs session tokens with, created by the first replica to start. */
 export async function sharedSecret(sql: SQL): Promise<string> {
@@ -25,6 +26,25 @@ export function sharedCursors(sql: SQL) {
     async save(cursors: Readonly<Record<string, number>>): Promise<void> {
       await sql`INSERT INTO flagd_settings (key, value) VALUES ('webhook-cursors', ${JSON.stringify(cursors)})
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
+    },
+  }
+}
+
+/** Failed logins of every replica (`FailureLedger` of the login throttle), pruned after a day. */
+export function sharedFailures(sql: SQL): FailureLedger {
+  return {
+    async recent(keys: readonly string[], sinceMs: number): Promise<Map<string, number[]>> {
+      const rows = await sql`SELECT key, at_ms FROM flagd_login_failures WHERE key = ANY(${sql.array([...keys], 'TEXT')}) AND at_ms > ${sinceMs} ORDER BY at_ms`
+      const out = new Map<string, number[]>()
+      for (const r of rows as { key: string; at_ms: string }[]) out.set(r.key, [...(out.get(r.key) ?? []), Number(r.at_ms)])
+      return out
+    },
+    async record(keys: readonly string[], atMs: number): Promise<void> {
+      await sql`INSERT INTO flagd_login_failures (key, at_ms) SELECT k, ${atMs} FROM unnest(${sql.array([...keys], 'TEXT')}) AS k`
+      await sql`DELETE FROM flagd_login_failures WHERE at_ms < ${atMs - 86_400_000}`
+    },
+    async clear(keys: readonly string[], prefixes: readonly string[]): Promise<void> {
+      await sql`DELETE FROM flagd_login_failures WHERE key = ANY(${sql.array([...keys], 'TEXT')}) OR EXISTS (SELECT 1 FROM unnest(${sql.array([...prefixes], 'TEXT')}) AS p WHERE starts_with(key, p))`
     },
   }
 }

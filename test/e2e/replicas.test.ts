@@ -139,3 +139,15 @@ test.skipIf(!bin)('kill -9 of a replica under writes: every acknowledged write i
     return acknowledged.every((n) => names.has(n)) ? true : undefined
   })
 })
+
+test.skipIf(!bin)('failed logins count across replicas: the limit holds for the service, not per replica', async () => {
+  const attempt = (d: Daemon) => fetch(`${d.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'ghost', password: 'wrong-password' }) })
+  const statuses: number[] = []
+  for (let i = 0; i < 5; i++) statuses.push((await attempt(daemons[i % 3]!)).status)
+  expect(statuses).toEqual([401, 401, 401, 401, 401])
+  for (const d of daemons.slice(0, 3)) {
+    const refused = await attempt(d)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+  }
+})
