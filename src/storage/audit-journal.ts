@@ -144,6 +144,11 @@ export class AuditJournal {
 
   /** Reads the entries of `items` from disk. */
   read(items: readonly IndexItem[]): AuditEntry[] {
+    return this.readStored(items).map((stored) => stored.entry)
+  }
+
+  /** The entries of `items` as stored (with the flag id that follows renames). */
+  readStored(items: readonly IndexItem[]): StoredAuditEntry[] {
     const fds = new Map<string, number>()
     try {
       return items.map((item) => {
@@ -151,7 +156,7 @@ export class AuditJournal {
         if (fd === undefined) fds.set(item.segment, (fd = openSync(join(this.dir, item.segment), 'r')))
         const buffer = Buffer.allocUnsafe(item.length)
         readSync(fd, buffer, 0, item.length, item.offset)
-        return (JSON.parse(buffer.toString('utf8')) as StoredAuditEntry).entry
+        return JSON.parse(buffer.toString('utf8')) as StoredAuditEntry
       })
     } finally {
       for (const fd of fds.values()) closeSync(fd)
