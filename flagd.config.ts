@@ -12,6 +12,10 @@ const config: FlagdConfigFile = {
   host: '127.0.0.1', // FLAGD_HOST
   port: 8080, // FLAGD_PORT
   dataDir: './data', // FLAGD_DATA_DIR, relative to the working directory
+  storage: {
+    // backend: 'postgres', // FLAGD_STORAGE_BACKEND: 'file' (default) or 'postgres' (replicas; the default when a URL is set)
+    // postgresUrl: 'postgres://flagd:password@db.example.com:5432/flagd', // FLAGD_STORAGE_POSTGRES_URL (prefer the variable: it holds a password)
+  },
   environment: 'development', // FLAGD_ENVIRONMENT, written into exports
   publicExport: true, // FLAGD_PUBLIC_EXPORT: serve GET /migration/export without a token
   trustProxy: [], // FLAGD_TRUST_PROXY: addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed

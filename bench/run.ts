@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { ofrepScenarios } from './ofrep.ts'
+import { replicaScenarios } from './replicas.ts'
 import { ensureWrk, spread, wrk, type WrkResult } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -99,6 +100,18 @@ const row = (scenario: string, result: string, goal: string, met: boolean, raw: 
   console.log(`  ${met ? 'ok  ' : 'MISS'} ${scenario}: ${result} (goal ${goal})`)
 }
 
+/** wrk's script for 16 writers PUTting new values into the 1,000 seeded flags (every PUT a commit). */
+export function writeLua(token: string): string {
+  return `wrk.headers["Authorization"] = "Bearer ${token}"
+wrk.headers["Content-Type"] = "application/json"
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("PUT", string.format("/api/flags/app/g%02d/f%d", n % 20, (n * 20 + (n % 20)) % 1000), nil, '{"value":' .. n .. '}')
+end
+`
+}
+
 /** flagd and the bare server on the same path, alternated ROUNDS times; ratios per round. */
 function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, string>, connections = 32, lua?: string) {
   const rounds: { flagd: WrkResult; bare: WrkResult; ratio: number }[] = []
@@ -148,11 +161,11 @@ async function main() {
   const seeded = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(doc(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
 
-  const scenario = async (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string) => {
-    const bytes = await (await fetch(flagd.url + path, post === undefined ? { headers } : { method: 'POST', headers, body: post })).bytes()
+  const scenario = async (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string, base = flagd.url) => {
+    const bytes = await (await fetch(base + path, post === undefined ? { headers } : { method: 'POST', headers, body: post })).bytes()
     const bare = await startBare(bytes, name.replace(/\W+/g, '-'))
     const lua = post === undefined ? undefined : `wrk.method = "POST"\nwrk.body = '${post}'\nwrk.headers["Content-Type"] = "application/json"\n`
-    const m = versusBare(flagd.url + path, bare.url + path, headers, 32, lua)
+    const m = versusBare(base + path, bare.url + path, headers, 32, lua)
     bare.proc.kill()
     const met = m.ratio.median >= goal && m.errors === 0 && (p99Goal === undefined || m.p99 < p99Goal)
     row(name, `${m.text}; ${bytes.length} bytes`, `≥ ${goal} × bare${moonshot}${p99Goal ? `, p99 < ${p99Goal} ms` : ''}`, met, m)
@@ -166,20 +179,7 @@ async function main() {
   await scenario('GET /api/flags?prefix= (50 of 1,000), 32 connections', '/api/flags?prefix=app/g07/', { authorization: `Bearer ${token}` }, 0.3, '')
 
   // durable writes: every PUT sets a new value, so every one is a commit
-  const writes = wrk({
-    url: flagd.url,
-    connections: 16,
-    seconds: SECONDS,
-    dir: work,
-    lua: `wrk.headers["Authorization"] = "Bearer ${token}"
-wrk.headers["Content-Type"] = "application/json"
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format("PUT", string.format("/api/flags/app/g%02d/f%d", n % 20, (n * 20 + (n % 20)) % 1000), nil, '{"value":' .. n .. '}')
-end
-`,
-  })
+  const writes = wrk({ url: flagd.url, connections: 16, seconds: SECONDS, dir: work, lua: writeLua(token) })
   const acked = (writes.requests - writes.non2xx) / SECONDS
   row('durable PUT of values, 16 writers, 1,000 flags (audit log on)', `${acked.toFixed(0)} acknowledged writes/s, p99 ${writes.p99Ms.toFixed(1)} ms, errors ${writes.non2xx + writes.socketErrors}`, '≥ 2,000 writes/s', acked >= 2000 && writes.non2xx + writes.socketErrors === 0, writes)
   const journal = auditJournalSize(join(mainDir, 'data', 'audit'))
@@ -217,6 +217,8 @@ end
     await put
   }
   row('costliest allowed pattern check (243 instructions × 65,536 characters)', `PUT answered in ≤ ${Math.max(...checks).toFixed(0)} ms, /health meanwhile ≤ ${Math.max(...healths).toFixed(0)} ms (worst of 5)`, 'other requests wait < 1 s', Math.max(...healths) < 1000, { checks, healths })
+
+  await replicaScenarios({ binary: BINARY, work, seconds: SECONDS, seed: doc(1000, 'app'), scenario, row, writeLua })
 
   // logins: argon2id at OWASP cost, at most 2 at once
   const beforeLogins = rssMb(flagd.proc.pid)

@@ -58,6 +58,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const storage = await openStorage(config, {
     onWrite: metrics.commit,
     log: (line) => logger.warn(line),
+    info: (line) => logger.info(line),
     onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),
     ...(options.writer ? { writer: options.writer } : {}),
   })

@@ -1,6 +1,7 @@
 /** `flagd serve`: run the daemon until SIGTERM or SIGINT. */
 
 import { defineCommand } from 'citty'
+import { redactedUrl } from '../storage/copy-to-postgres.ts'
 import type { Server } from 'bun'
 import { rmSync } from 'node:fs'
 import { createApp, type App } from '../app.ts'
@@ -76,7 +77,8 @@ export const serveCommand = defineCommand({
     }
     await app.watcher.start()
     const { hostname, port } = listener.server
-    log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}, environment ${config.environment})`)
+    const storage = config.storage.backend === 'postgres' ? `, storage ${redactedUrl(config.storage.postgresUrl as string)}` : ''
+    log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}${storage}, environment ${config.environment})`)
     await untilStopped(listener, control, app)
   },
 })

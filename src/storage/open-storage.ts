@@ -29,7 +29,10 @@ export interface Storage {
 
 /** How opening reports. */
 export interface StorageHooks {
+  /** What an operator should act on (an upgraded file, a lost database). */
   log(line: string): void
+  /** What is good to know (the database is back, leadership moved). */
+  info?: (line: string) => void
   onWrite?: (seconds: number, transactions: number) => void
   onFailure?: (error: unknown) => void
   /** Tests simulate a full disk (file store only). */
@@ -45,12 +48,13 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
       dataDir: config.dataDir,
       auditRetentionMs,
       log: hooks.log,
+      ...(hooks.info ? { info: hooks.info } : {}),
       ...(hooks.onWrite ? { onWrite: hooks.onWrite } : {}),
     })
     return {
       store,
       secret: async () => config.auth.secret ?? (await sharedSecret(store.sql)),
-      leadership: () => advisoryLeadership(store.sql, 2000, hooks.log),
+      leadership: () => advisoryLeadership(store.sql, 2000, hooks.info ?? hooks.log),
       webhookCursors: sharedCursors(store.sql),
       failureLedger: sharedFailures(store.sql),
     }

@@ -35,8 +35,10 @@ export interface PostgresStoreOptions {
   /** A write not committed within this answers 503; default 4000 ms. */
   writeTimeoutMs?: number
   onWrite?: (seconds: number, transactions: number) => void
-  /** Told when the database is lost and when it is back. */
+  /** Told when the database is lost. */
   log?: (line: string) => void
+  /** Told when it is back. */
+  info?: (line: string) => void
 }
 
 type Use = { tbl: string; id: string; at: string }
@@ -162,7 +164,7 @@ class PostgresStore implements Store {
       if (++this.polls % 600 === 0) await pruneFeed(this.sql)
       if (!this.healthy) {
         this.healthy = true
-        this.options.log?.('the database is reachable again; writes are accepted')
+        ;(this.options.info ?? this.options.log)?.('the database is reachable again; writes are accepted')
       }
     } catch (err) {
       this.lost(err)
