@@ -17,7 +17,8 @@ import { prepareDataDir } from './data-dir.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
-import { USAGE_TABLES, type AuditLog, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
+import { UsageTimes } from './usage-times.ts'
+import { type AuditLog, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
 import { auditEntriesOf } from '../domain/audit-entry.ts'
 import { AuditJournal } from './audit-journal.ts'
 import { fileAuditLog } from './file-audit-log.ts'
@@ -120,7 +121,7 @@ class JsonFileStore implements Store {
   private inflight: Batch | undefined
   private writing: Promise<void> | undefined
   private readonly listeners = new Set<(commit: Commit) => void>()
-  private readonly touched: Record<UsageTable, Map<string, string>> = { sessions: new Map(), tokens: new Map() }
+  private readonly usage = new UsageTimes()
   private touchedSinceWrite = false
   writes = 0
 
@@ -152,15 +153,11 @@ class JsonFileStore implements Store {
   }
 
   touch(table: UsageTable, id: string, at: string): void {
-    const known = this.touched[table].get(id)
-    if (known !== undefined && known >= at) return
-    this.touched[table].set(id, at)
-    this.touchedSinceWrite = true
+    if (this.usage.touch(table, id, at)) this.touchedSinceWrite = true
   }
 
   lastUsed<T extends UsageTable>(table: T, row: Rows[T]): Rows[T]['lastUsedAt'] {
-    const touched = this.touched[table].get(row.id)
-    return touched !== undefined && (row.lastUsedAt === null || touched > row.lastUsedAt) ? touched : row.lastUsedAt
+    return this.usage.lastUsed(table, row)
   }
 
   async transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
@@ -233,8 +230,8 @@ class JsonFileStore implements Store {
         const entries = batch.entries.flatMap((e) => auditEntriesOf(e.meta.principal, e.meta.source, e.meta.requestId, at, e.changes))
         appended = entries.length > 0 ? await this.journal.append(entries) : undefined
         const data = batch.draft.seal()
-        for (const table of USAGE_TABLES) for (const id of this.touched[table].keys()) if (!data.tables[table].has(id)) this.touched[table].delete(id)
-        this.db.data = serializeState(data, (table, id) => this.touched[table].get(id))
+        this.usage.forgetMissing((table, id) => data.tables[table].has(id))
+        this.db.data = serializeState(data, (table, id) => this.usage.get(table, id))
         await this.db.write()
         this.current = data
       } catch (err) {

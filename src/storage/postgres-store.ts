@@ -21,6 +21,7 @@ import { postgresAuditLog } from './postgres-audit-log.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
+import { UsageTimes, type Use } from './usage-times.ts'
 
 /** Options of `openPostgresStore`. */
 export interface PostgresStoreOptions {
@@ -40,8 +41,6 @@ export interface PostgresStoreOptions {
   /** Told when it is back. */
   info?: (line: string) => void
 }
-
-type Use = { tbl: string; id: string; at: string }
 
 interface Pending {
   meta: CommitMeta
@@ -75,8 +74,7 @@ class PostgresStore implements Store {
   private writing: Promise<void> | undefined
   private turn: Promise<unknown> = Promise.resolve()
   private readonly listeners = new Set<(commit: Commit) => void>()
-  private readonly touched: Record<UsageTable, Map<string, string>> = { sessions: new Map(), tokens: new Map() }
-  private readonly unsaved = new Map<string, string>()
+  private readonly usage = new UsageTimes()
   private unlisten: (() => Promise<void>) | undefined
   private poll: ReturnType<typeof setInterval> | undefined
   private closed = false
@@ -114,15 +112,11 @@ class PostgresStore implements Store {
   }
 
   touch(table: UsageTable, id: string, at: string): void {
-    const known = this.touched[table].get(id)
-    if (known !== undefined && known >= at) return
-    this.touched[table].set(id, at)
-    this.unsaved.set(`${table}/${id}`, at)
+    this.usage.touch(table, id, at)
   }
 
   lastUsed<T extends UsageTable>(table: T, row: Rows[T]): Rows[T]['lastUsedAt'] {
-    const touched = this.touched[table].get(row.id)
-    return touched !== undefined && (row.lastUsedAt === null || touched > row.lastUsedAt) ? touched : row.lastUsedAt
+    return this.usage.lastUsed(table, row)
   }
 
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
@@ -135,9 +129,9 @@ class PostgresStore implements Store {
 
   async flush(): Promise<void> {
     await this.exclusive(async () => {
-      const uses = this.unsavedUses()
+      const uses = this.usage.pending()
       await writeUsage(this.sql, uses)
-      this.saved(uses)
+      this.usage.saved(uses)
     }).catch(() => {})
   }
 
@@ -161,7 +155,10 @@ class PostgresStore implements Store {
   private async check(): Promise<void> {
     try {
       await this.catchUp()
-      if (++this.polls % 600 === 0) await pruneFeed(this.sql)
+      if (++this.polls % 600 === 0) {
+        await pruneFeed(this.sql)
+        this.usage.forgetMissing((table, id) => this.current.tables[table].has(id))
+      }
       if (!this.healthy) {
         this.healthy = true
         ;(this.options.info ?? this.options.log)?.('the database is reachable again; writes are accepted')
@@ -232,7 +229,7 @@ class PostgresStore implements Store {
         // the backup of what an import replaces is written before the import commits (§6.2)
         for (const d of done) for (const b of d.requests) d.backups.push(await writeBackup(this.options.dataDir, b.fileName, b.text, 50))
         await writeCommits(q, done.filter((d) => d.changes.length > 0).map((d) => ({ meta: d.p.meta, changes: d.changes })), draft.seal(), at)
-        uses = this.unsavedUses()
+        uses = this.usage.pending()
         await writeUsage(q, uses)
         if (abandoned) throw new Error('abandoned')
       })
@@ -241,7 +238,7 @@ class PostgresStore implements Store {
         abandoned = true
         throw err
       })
-      this.saved(uses)
+      this.usage.saved(uses)
     } catch (err) {
       this.lost(err)
       const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
@@ -259,16 +256,6 @@ class PostgresStore implements Store {
     }
     for (const d of done) if (d.changes.length > 0) this.publish({ meta: d.p.meta, changes: d.changes, at })
     for (const d of done) d.p.resolve({ result: d.result, revision: d.changes.at(-1)?.seq ?? this.current.revision, changes: d.changes, backups: d.backups })
-  }
-
-  /** The last-use times not yet in the database. */
-  private unsavedUses(): Use[] {
-    return [...this.unsaved].map(([key, at]) => ({ tbl: key.slice(0, key.indexOf('/')), id: key.slice(key.indexOf('/') + 1), at }))
-  }
-
-  /** Forgets `uses` as unsaved, unless a newer time came meanwhile. */
-  private saved(uses: readonly Use[]): void {
-    for (const u of uses) if (this.unsaved.get(`${u.tbl}/${u.id}`) === u.at) this.unsaved.delete(`${u.tbl}/${u.id}`)
   }
 
   private publish(commit: Commit): void {
