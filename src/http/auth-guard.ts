@@ -74,17 +74,33 @@ function presentedCredential(headers: Headers): string {
   return key
 }
 
-/** Authenticates the request and records its principal; throws 401 when that fails. */
+/**
+ * Authenticates the request and records its principal; throws 401 when that fails. A credential this
+ * process does not know may have been created on another replica a moment ago (a login there, then
+ * this request through the load balancer): the store catches up once before the answer is 401.
+ */
 export async function authenticateRequest(deps: GuardDeps, request: Request): Promise<void> {
   const credential = presentedCredential(request.headers)
   // API tokens are told from session JWTs by their prefix (a JWT starts with "eyJ"): no parse, no guess
   if (credential.startsWith(TOKEN_PREFIX)) {
-    metaOf(request).principal = deps.apiTokens.authenticate(credential)
+    const found = orAfterCatchingUp(deps, () => deps.apiTokens.authenticate(credential))
+    metaOf(request).principal = found instanceof Promise ? await found : found
     return
   }
   const claims = await deps.sessionTokens.verify(credential)
   if (!claims) throw new UnauthorizedError('invalid or expired token')
-  metaOf(request).principal = deps.auth.resolve(claims.sub, claims.sid)
+  const found = orAfterCatchingUp(deps, () => deps.auth.resolve(claims.sub, claims.sid))
+  metaOf(request).principal = found instanceof Promise ? await found : found
+}
+
+/** `find()`, or on a 401 `find()` again once the store has caught up (no promise on the hot path). */
+function orAfterCatchingUp<T>(deps: GuardDeps, find: () => T): T | Promise<T> {
+  try {
+    return find()
+  } catch (err) {
+    if (!(err instanceof UnauthorizedError)) throw err
+    return deps.auth.refreshCredentials().then(find)
+  }
 }
 
 /** Builds the `transform` hook for a route (see module comment). */

@@ -36,6 +36,8 @@ export interface AuthService {
   pruneExpired(): Promise<number>
   /** Forgets the failed-login counts of `username` (after a password reset, or `flagd user unlock`). */
   unlock(username: string): Promise<void>
+  /** Catches up with credentials created on other replicas a moment ago (see `Store.refresh`). */
+  refreshCredentials(): Promise<void>
 }
 
 /** Options of the auth service. */
@@ -64,12 +66,17 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       const attempt = await throttle.begin(username, address, () => now().getTime())
       if (typeof attempt === 'number') throw new TooManyRequestsError(attempt)
       let ok = false
-      const user = findUserByName(store.committed(), username)
+      let user = findUserByName(store.committed(), username)
       try {
+        if (!user) {
+          // perhaps created on another replica a moment ago
+          await store.refresh()
+          user = findUserByName(store.committed(), username)
+        }
         ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
       } finally {
         if (user && ok) attempt.succeeded()
-        else attempt.failed() // also when the check itself threw: a reservation is always settled
+        else await attempt.failed() // also when the check itself threw: a reservation is always settled
       }
       if (!user || !ok) {
         options.telemetry?.loginFailed()
@@ -118,6 +125,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
     },
 
     unlock: (username) => throttle.clear(username),
+    refreshCredentials: () => store.refresh(),
 
     async pruneExpired() {
       const at = now().getTime()

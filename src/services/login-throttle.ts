@@ -35,7 +35,8 @@ export interface ThrottleLimits {
 /** A reserved attempt: settle it with the outcome of the password check. */
 export interface Attempt {
   succeeded(): void
-  failed(): void
+  /** Settles as a failure; resolves once the failure is shared with the other replicas (if any). */
+  failed(): Promise<void>
 }
 
 /** Throttling decisions for logins. */
@@ -172,11 +173,12 @@ export function createLoginThrottle(limits: ThrottleLimits, ledger?: FailureLedg
           if (failed) w.add(key, at)
         }
         if (!failed) userAddress.clear(pair)
-        if (failed) void ledger?.record(shared, at).catch(() => {})
-        else void ledger?.clear([shared[0] as string], []).catch(() => {})
         wake()
+        // a failure is shared before it is answered, so the next attempt, wherever it lands, counts it
+        if (failed) return ledger?.record(shared, at).catch(() => {})
+        void ledger?.clear([shared[0] as string], []).catch(() => {})
       }
-      return { failed: () => settle(true), succeeded: () => settle(false) }
+      return { failed: async () => settle(true), succeeded: () => void settle(false) }
     },
     async clear(username) {
       const user = username.toLowerCase()

@@ -183,6 +183,9 @@ class JsonFileStore implements Store {
     return { result, revision: changes.at(-1)?.seq ?? batch.draft.revision, changes, backups }
   }
 
+  /** Only this process writes the file: the snapshot is always current. */
+  async refresh(): Promise<void> {}
+
   async flush(): Promise<void> {
     if (!this.isWritable) return
     if (this.touchedSinceWrite) {

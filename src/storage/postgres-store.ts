@@ -78,6 +78,7 @@ class PostgresStore implements Store {
   private unlisten: (() => Promise<void>) | undefined
   private poll: ReturnType<typeof setInterval> | undefined
   private closed = false
+  private queued: Promise<void> | undefined
   private polls = 0
 
   constructor(
@@ -175,11 +176,24 @@ class PostgresStore implements Store {
   }
 
   /** Applies commits made elsewhere, in order; reloads everything when the feed no longer reaches back. */
+  /**
+   * Catches up after every commit made before this call. Callers that arrive while a catch-up waits
+   * for its turn share it (a burst of notifications costs one query); one already running may have
+   * read the revision before their commit, so it is never joined.
+   */
   private catchUp(): Promise<void> {
-    return this.exclusive(async () => {
+    if (this.queued) return this.queued
+    const run = this.exclusive(async () => {
+      this.queued = undefined
       const upTo = await remoteRevision(this.sql)
       if (upTo > this.current.revision) await this.adopt(this.sql, upTo)
     })
+    this.queued = run
+    return run
+  }
+
+  async refresh(): Promise<void> {
+    await this.catchUp().catch((err) => this.lost(err))
   }
 
   private async adopt(q: SQL, upTo: number, wanted: () => boolean = () => true): Promise<void> {

@@ -167,6 +167,12 @@ export interface Store {
   readonly writes: number
   /** Writes pending in-memory facts (last use of sessions and tokens) now. */
   flush(): Promise<void>
+  /**
+   * Brings `committed()` up to date with every change other processes committed before this call
+   * (replicas on one database). Used on a miss that may only be news: a session or token created on
+   * another replica a moment ago. A no-op for a store that only this process writes.
+   */
+  refresh(): Promise<void>
   /** Finishes pending commits and releases the store. */
   close(): Promise<void>
 }
