@@ -71,3 +71,21 @@ test('an unknown FLAGD_ variable is warned about, naming the closest setting', a
   await loadConfig({ cwd: '/srv/flagd', env: { FLAGD_PROT: '9000', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_LOG_LEVEL: 'warn', HOME: '/root' }, warn: (m) => warnings.push(m) })
   expect(warnings).toEqual(['environment variable FLAGD_PROT is not a flagd setting and is ignored; did you mean FLAGD_PORT?'])
 })
+
+test('storage: file by default; a PostgreSQL URL alone selects postgres; postgres without a URL is refused', async () => {
+  expect((await load({})).storage).toEqual({ backend: 'file', postgresUrl: undefined })
+  const url = 'postgres://flagd:pw@db.internal:5432/flagd'
+  expect((await load({ FLAGD_STORAGE_POSTGRES_URL: url })).storage).toEqual({ backend: 'postgres', postgresUrl: url })
+  expect((await load({ FLAGD_STORAGE_POSTGRES_URL: url, FLAGD_STORAGE_BACKEND: 'file' })).storage.backend).toBe('file')
+  await expect(load({ FLAGD_STORAGE_BACKEND: 'postgres' })).rejects.toThrow('storage.postgresUrl (FLAGD_STORAGE_POSTGRES_URL) is not set')
+  await expect(load({ FLAGD_STORAGE_BACKEND: 'mysql' })).rejects.toThrow('storage.backend must be one of file, postgres')
+})
+
+test('a bad PostgreSQL URL or secret is named without echoing it', async () => {
+  const error = await load({ FLAGD_STORAGE_POSTGRES_URL: 'mysql://flagd:hunter2-secret@db/flagd' }).catch((e: Error) => e)
+  expect(error).toBeInstanceOf(ConfigError)
+  expect((error as Error).message).toContain('storage.postgresUrl must start with postgres:// or postgresql://')
+  expect((error as Error).message).not.toContain('hunter2')
+  const short = await load({ FLAGD_AUTH_SECRET: 'too-short-hunter2' }).catch((e: Error) => e)
+  expect((short as Error).message).not.toContain('hunter2')
+})

@@ -1,7 +1,7 @@
 /** `flagd serve`: run the daemon until SIGTERM or SIGINT. */
 
 import { defineCommand } from 'citty'
-import { redactedUrl } from '../storage/copy-to-postgres.ts'
+import { redactedUrl } from '../storage/redacted-url.ts'
 import type { Server } from 'bun'
 import { rmSync } from 'node:fs'
 import { createApp, type App } from '../app.ts'

@@ -1,7 +1,8 @@
 /** `flagd storage copy --to postgres://…`: move a data directory into PostgreSQL (contract §18). */
 
 import { defineCommand } from 'citty'
-import { copyToPostgres, redactedUrl } from '../storage/copy-to-postgres.ts'
+import { copyToPostgres } from '../storage/copy-to-postgres.ts'
+import { redactedUrl } from '../storage/redacted-url.ts'
 import { DirectoryInUseError } from '../storage/file-lock.ts'
 import { configArgs, configFromArgs } from './common-args.ts'
 

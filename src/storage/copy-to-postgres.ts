@@ -16,6 +16,7 @@ import { openJsonFileStore, stateFilePath } from './json-file-store.ts'
 import { auditRow } from './postgres-audit-log.ts'
 import { migrate } from './postgres-schema.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
+import { redactedUrl } from './redacted-url.ts'
 import { TABLES, USAGE_TABLES, type Table } from './store.ts'
 
 /** What was copied. */
@@ -26,17 +27,6 @@ export interface CopySummary {
   tokens: number
   auditEntries: number
   revision: number
-}
-
-/** The URL with its password hidden, for messages. */
-export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'the database URL'
-  }
 }
 
 /** Copies `dataDir` into the empty database at `url` (see module comment). */

@@ -16,6 +16,7 @@ import { SQL } from 'bun'
 import { UnavailableError } from '../domain/errors.ts'
 import { writeBackup } from './backup-store.ts'
 import { prepareDataDir } from './data-dir.ts'
+import { redactedUrl } from './redacted-url.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { postgresAuditLog } from './postgres-audit-log.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
@@ -60,7 +61,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return store
   } catch (err) {
     await sql.close().catch(() => {})
-    throw err
+    const e = err as Error & { code?: string; errno?: string }
+    const detail = [e.message, e.code && e.code !== e.message ? e.code : undefined].filter(Boolean).join(', ')
+    throw new Error(`cannot open the PostgreSQL database ${redactedUrl(options.url)}: ${detail}`, { cause: err })
   }
 }
 
