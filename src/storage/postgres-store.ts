@@ -96,10 +96,21 @@ class PostgresStore implements Store {
 
   /** Starts following commits made by other replicas (notifications, and the poll). */
   async follow(): Promise<void> {
-    const subscription = await this.sql.listen('flagd_commits', () => void this.catchUp().catch(() => {}))
-    this.unlisten = () => subscription.unlisten()
+    await this.subscribe()
     this.poll = setInterval(() => void this.check(), this.options.pollMs ?? 1000)
     this.poll.unref?.()
+  }
+
+  /**
+   * Listens for other replicas' commits. After an outage it is done again: the driver's own
+   * reconnection backs off for longer than an outage may last, and until it is back only the poll
+   * would bring changes in.
+   */
+  private async subscribe(): Promise<void> {
+    const previous = this.unlisten
+    const subscription = await this.sql.listen('flagd_commits', () => void this.catchUp().catch(() => {}))
+    this.unlisten = () => subscription.unlisten()
+    await previous?.().catch(() => {})
   }
 
   get writable(): boolean {
@@ -164,6 +175,8 @@ class PostgresStore implements Store {
         this.usage.forgetMissing((table, id) => this.current.tables[table].has(id))
       }
       if (!this.healthy) {
+        await this.subscribe()
+        await this.catchUp() // what was committed while the subscription was down
         this.healthy = true
         ;(this.options.info ?? this.options.log)?.('the database is reachable again; writes are accepted')
       }

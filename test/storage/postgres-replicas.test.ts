@@ -121,3 +121,15 @@ test.skipIf(!bin)('database outage: writes answer 503 within 5 s, reads go on, a
   await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('after')))
   expect([...a!.committed().flags.keys()].sort()).toEqual(['after', 'kept'])
 })
+
+test.skipIf(!bin)('after an outage, notifications flow again: another replica sees a change in far less than the poll interval', async () => {
+  const [a, b] = await replicas(2, 1000)
+  await server!.stop()
+  await Bun.sleep(15_000) // long enough for the driver's own reconnection to back off for seconds
+  await server!.start()
+  await until(() => a!.writable && b!.writable, 15_000)
+  for (let i = 0; i < 5; i++) {
+    await a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`after/${i}`)))
+    expect(await until(() => b!.committed().flags.has(`after/${i}`), 1000)).toBeLessThan(300)
+  }
+})
