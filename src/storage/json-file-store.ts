@@ -17,6 +17,7 @@ import { prepareDataDir } from './data-dir.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
+import { CommitListeners } from './commit-listeners.ts'
 import { UsageTimes } from './usage-times.ts'
 import { type AuditLog, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
 import { auditEntriesOf } from '../domain/audit-entry.ts'
@@ -120,7 +121,7 @@ class JsonFileStore implements Store {
   private open: Batch | undefined
   private inflight: Batch | undefined
   private writing: Promise<void> | undefined
-  private readonly listeners = new Set<(commit: Commit) => void>()
+  private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
   private touchedSinceWrite = false
   writes = 0
@@ -148,8 +149,7 @@ class JsonFileStore implements Store {
   }
 
   onCommit(listener: (commit: Commit) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    return this.listeners.add(listener)
   }
 
   touch(table: UsageTable, id: string, at: string): void {
@@ -247,21 +247,11 @@ class JsonFileStore implements Store {
       this.snapshot = new MemorySnapshot(this.current)
       this.inflight = undefined
       this.options.onWrite?.((performance.now() - started) / 1000, batch.entries.length)
-      for (const entry of batch.entries) if (entry.changes.length > 0) this.publish({ meta: entry.meta, changes: entry.changes, at })
+      for (const entry of batch.entries) if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at })
       batch.entries.forEach((entry, i) => entry.written.resolve(names[i] ?? []))
       batch.done.resolve()
     }
     this.writing = undefined
-  }
-
-  private publish(commit: Commit): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(commit)
-      } catch (err) {
-        console.error('flagd: a commit listener failed:', err)
-      }
-    }
   }
 
   /** A write failed: refuse writes from now on and fail every waiting transaction. */

@@ -22,6 +22,7 @@ import { postgresAuditLog } from './postgres-audit-log.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
+import { CommitListeners } from './commit-listeners.ts'
 import { UsageTimes, type Use } from './usage-times.ts'
 
 /** Options of `openPostgresStore`. */
@@ -76,7 +77,7 @@ class PostgresStore implements Store {
   private queue: Pending[] = []
   private writing: Promise<void> | undefined
   private turn: Promise<unknown> = Promise.resolve()
-  private readonly listeners = new Set<(commit: Commit) => void>()
+  private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
   private unlisten: (() => Promise<void>) | undefined
   private poll: ReturnType<typeof setInterval> | undefined
@@ -122,8 +123,7 @@ class PostgresStore implements Store {
   }
 
   onCommit(listener: (commit: Commit) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    return this.listeners.add(listener)
   }
 
   touch(table: UsageTable, id: string, at: string): void {
@@ -218,7 +218,7 @@ class PostgresStore implements Store {
     if (!wanted()) throw new Error('abandoned')
     this.current = next
     this.snapshot = new MemorySnapshot(this.current)
-    for (const commit of commits ?? []) this.publish(commit)
+    for (const commit of commits ?? []) this.listeners.publish(commit)
   }
 
   private async drain(): Promise<void> {
@@ -284,17 +284,7 @@ class PostgresStore implements Store {
       this.writes++
       this.options.onWrite?.((performance.now() - started) / 1000, done.length)
     }
-    for (const d of done) if (d.changes.length > 0) this.publish({ meta: d.p.meta, changes: d.changes, at })
+    for (const d of done) if (d.changes.length > 0) this.listeners.publish({ meta: d.p.meta, changes: d.changes, at })
     for (const d of done) d.p.resolve({ result: d.result, revision: d.changes.at(-1)?.seq ?? this.current.revision, changes: d.changes, backups: d.backups })
-  }
-
-  private publish(commit: Commit): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(commit)
-      } catch (err) {
-        console.error('flagd: a commit listener failed:', err)
-      }
-    }
   }
 }

@@ -6,12 +6,12 @@
  */
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { startDaemon, type Daemon } from '../helpers/daemon.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import type { Browser, Page } from 'puppeteer-core'
+import type { Daemon } from '../helpers/daemon.ts'
+import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
 import {
   allowDownloads, bodyText, checkByLabel, clipboardText, screenshotTo, clickButton, clickLink, fillByLabel, findChromium, layoutWidth, selectByLabel,
   seriousViolations, signInAs, waitForPath, waitForText,
@@ -19,15 +19,12 @@ import {
 
 setDefaultTimeout(60_000)
 const chromium = findChromium()
-const cwd = tempDir()
 const scratch = mkdtempSync(join(tmpdir(), 'flagd-ui-admin-'))
+let ui: UiFixture
 let d: Daemon
 let browser: Browser | undefined
 const pages: Page[] = []
-let admin = ''
-
-const api = (method: string, path: string, body?: unknown, token = admin) =>
-  fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+const api = (method: string, path: string, body?: unknown, token?: string) => ui.api(method, path, body, token)
 
 /** A signed-in tab, closed after the test. */
 async function open(username = 'admin', password = 'admin-password', viewport?: { width: number; height: number }): Promise<Page> {
@@ -38,12 +35,10 @@ async function open(username = 'admin', password = 'admin-password', viewport?: 
 
 beforeAll(async () => {
   if (!chromium) return
-  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
-  admin = ((await login.json()) as { token: string }).token
+  ui = await startUiFixture(chromium)
+  ;({ d, browser } = ui)
   await api('POST', '/api/flags', { name: 'shop/checkout/new_flow', type: 'BOOLEAN', value: true, description: 'the new checkout' })
   await api('POST', '/api/flags', { name: 'shop/banner_test', type: 'AB-TEST', chancePercentB: 50 })
-  browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
 }, 60_000)
 
 afterEach(async () => {
@@ -55,10 +50,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   if (browser) console.log(`web UI screenshots: ${scratch}`)
-  await browser?.close()
-  d?.proc.kill('SIGTERM')
-  await d?.proc.exited
-  rmSync(cwd, { recursive: true, force: true })
+  await ui?.close()
 })
 
 test.skipIf(!chromium)('a token for CI: secret shown once with a copy button, usable at once, refused after revoking', async () => {

@@ -7,35 +7,30 @@
  */
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { startDaemon, type Daemon } from '../helpers/daemon.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import type { Browser, Page } from 'puppeteer-core'
+import type { Daemon } from '../helpers/daemon.ts'
+import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
 import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, screenshotTo, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
 
 setDefaultTimeout(60_000)
 const chromium = findChromium()
 
-const cwd = tempDir()
 const shots = mkdtempSync(join(tmpdir(), 'flagd-ui-shots-'))
+let ui: UiFixture
 let d: Daemon
 let browser: Browser | undefined
 let page: Page | undefined
-let admin = ''
-
-const api = (method: string, path: string, body?: unknown) =>
-  fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+const api = (method: string, path: string, body?: unknown) => ui.api(method, path, body)
 
 beforeAll(async () => {
   if (!chromium) return
-  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
-  admin = ((await login.json()) as { token: string }).token
+  ui = await startUiFixture(chromium)
+  ;({ d, browser } = ui)
   for (const flag of [{ name: 'shop/checkout/new_flow', type: 'BOOLEAN' }, { name: 'shop/retries', type: 'INTEGER', value: 3 }, { name: 'top', type: 'BOOLEAN', value: true }]) await api('POST', '/api/flags', flag)
-  browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
 }, 60_000)
 
 afterEach(async () => {
@@ -47,10 +42,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   if (browser) console.log(`web UI screenshots: ${shots}`)
-  await browser?.close()
-  d?.proc.kill('SIGTERM')
-  await d?.proc.exited
-  rmSync(cwd, { recursive: true, force: true })
+  await ui?.close()
 })
 
 async function signIn(viewport = { width: 1280, height: 800 }): Promise<Page> {

@@ -3,6 +3,8 @@
  * percentage; each labelled, each showing the service's own validation message for that field.
  */
 
+import { Field } from './field.tsx'
+
 export type FlagType = 'BOOLEAN' | 'INTEGER' | 'STRING' | 'ENUM' | 'TAG' | 'AB-TEST'
 export const FLAG_TYPES: FlagType[] = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST']
 
@@ -74,11 +76,9 @@ function ValueInput({ id, label, d, value, onChange, error }: { id: string; labe
     )
   }
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
+    <Field id={id} label={label} error={error}>
       {input}
-      {error && <p class="error field-error" role="alert">{error}</p>}
-    </div>
+    </Field>
   )
 }
 
@@ -87,17 +87,13 @@ export function FlagFields({ d, set, errors, disabled }: { d: Draft; set: (d: Dr
   const err = (field: string) => errors[field] ?? Object.entries(errors).find(([k]) => k.startsWith(`${field}.`))?.[1]
   return (
     <fieldset class="flag-fields" disabled={disabled}>
-      <div class="field">
-        <label for="f-description">Description</label>
+      <Field id="f-description" label="Description" error={err('description')}>
         <input id="f-description" value={d.description} onInput={(e) => set({ ...d, description: e.currentTarget.value })} />
-        {err('description') && <p class="error field-error" role="alert">{err('description')}</p>}
-      </div>
+      </Field>
       {CONSTRAINTS[d.type].map(([key, label]) => (
-        <div class="field" key={key}>
-          <label for={`f-${key}`}>{label}</label>
+        <Field key={key} id={`f-${key}`} label={label} error={err(key)}>
           <input id={`f-${key}`} type={key === 'regexPattern' || key === 'enumValues' ? 'text' : 'number'} step="any" value={d.constraints[key] ?? ''} onInput={(e) => set({ ...d, constraints: { ...d.constraints, [key]: e.currentTarget.value } })} />
-          {err(key) && <p class="error field-error" role="alert">{err(key)}</p>}
-        </div>
+        </Field>
       ))}
       <ValueInput id="f-default" label="Default value" d={d} value={d.defaultValue} onChange={(v) => set({ ...d, defaultValue: v })} error={err('defaultValue')} />
       <div class="field inline">
