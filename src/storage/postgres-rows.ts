@@ -119,9 +119,10 @@ export async function writeUsage(q: SQL, uses: readonly { tbl: string; id: strin
 }
 
 /**
- * Drops change-feed rows older than an hour (any replica may; it is idempotent). A replica that was
- * away longer reloads every row instead of replaying the feed.
+ * Drops change-feed rows older than a day (any replica may; it is idempotent). A replica that was
+ * away longer reloads every row instead of replaying the feed; its open streams then hear nothing of
+ * what happened meanwhile (clients reconnecting with Last-Event-ID still catch up from the audit log).
  */
 export async function pruneFeed(q: SQL): Promise<void> {
-  await q`DELETE FROM flagd_changes WHERE at < now() - interval '1 hour'`
+  await q`DELETE FROM flagd_changes WHERE at < now() - interval '1 day'`
 }
