@@ -49,6 +49,8 @@ interface Pending {
   work: (tx: Tx) => unknown
   resolve(result: TxResult<unknown>): void
   reject(err: unknown): void
+  /** The caller was answered 503 (deadline): the work must not run any more. */
+  gaveUp: boolean
 }
 
 /** Connects, creates or upgrades the tables, loads the state and starts following other replicas. */
@@ -83,6 +85,7 @@ class PostgresStore implements Store {
   private poll: ReturnType<typeof setInterval> | undefined
   private closed = false
   private queued: Promise<void> | undefined
+  private checking = false
   private polls = 0
 
   constructor(
@@ -137,7 +140,18 @@ class PostgresStore implements Store {
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
     if (!this.healthy || this.closed) return Promise.reject(new UnavailableError('the database cannot be reached; writes are refused until it is back (reads go on)'))
     return new Promise<TxResult<T>>((resolve, reject) => {
-      this.queue.push({ meta, work, resolve: resolve as (r: TxResult<unknown>) => void, reject })
+      const pending: Pending = { meta, work, resolve: resolve as (r: TxResult<unknown>) => void, reject, gaveUp: false }
+      // a database that stops answering (no error, no reset) must not hold a caller past the deadline;
+      // a write not started by then never will be
+      const timeoutMs = this.options.writeTimeoutMs ?? 4000
+      const deadline = setTimeout(() => {
+        pending.gaveUp = true
+        this.lost(new Error(`no answer within ${timeoutMs} ms`))
+        reject(new UnavailableError('the database did not answer in time; the change was not confirmed (retry when it is back)'))
+      }, timeoutMs + 500)
+      pending.resolve = (r) => (clearTimeout(deadline), resolve(r as TxResult<T>))
+      pending.reject = (err) => (clearTimeout(deadline), reject(err))
+      this.queue.push(pending)
       this.writing ??= this.drain()
     })
   }
@@ -168,6 +182,9 @@ class PostgresStore implements Store {
 
   /** The poll: catches up, and notices when a lost database is back. */
   private async check(): Promise<void> {
+    if (this.checking) return // the last one still waits for an answer
+    this.checking = true
+    const limit = setTimeout(() => this.lost(new Error('no answer to the revision poll within 3 s')), 3000)
     try {
       await this.catchUp()
       if (++this.polls % 600 === 0) {
@@ -182,6 +199,9 @@ class PostgresStore implements Store {
       }
     } catch (err) {
       this.lost(err)
+    } finally {
+      clearTimeout(limit)
+      this.checking = false
     }
   }
 
@@ -191,7 +211,6 @@ class PostgresStore implements Store {
     this.options.log?.(`the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`)
   }
 
-  /** Applies commits made elsewhere, in order; reloads everything when the feed no longer reaches back. */
   /**
    * Catches up after every commit made before this call. Callers that arrive while a catch-up waits
    * for its turn share it (a burst of notifications costs one query); one already running may have
@@ -212,6 +231,7 @@ class PostgresStore implements Store {
     await this.catchUp().catch((err) => this.lost(err))
   }
 
+  /** Applies commits made elsewhere, in order; reloads everything when the feed no longer reaches back. */
   private async adopt(q: SQL, upTo: number, wanted: () => boolean = () => true): Promise<void> {
     const commits = await commitsSince(q, this.current.revision, upTo)
     const next = commits ? applyCommits(this.current, commits) : await loadState(this.sql)
@@ -246,6 +266,7 @@ class PostgresStore implements Store {
         if (upTo > this.current.revision) await this.adopt(q, upTo, () => !abandoned)
         draft = new Draft(this.current)
         for (const p of batch) {
+          if (p.gaveUp) continue
           const tx = new DraftTx(draft)
           try {
             const result = p.work(tx)

@@ -7,7 +7,7 @@
  */
 
 import { SQL } from 'bun'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { freePort } from './daemon.ts'
@@ -34,6 +34,10 @@ export interface PostgresServer {
   stop(): Promise<void>
   /** Starts it again on the same port and data. */
   start(): Promise<void>
+  /** Freezes every server process (SIGSTOP): connections stay open and nothing answers, as in a network partition. */
+  freeze(): void
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void
   /** Stops it for good and removes its files. */
   destroy(): Promise<void>
 }
@@ -54,6 +58,14 @@ function run(user: string | null, command: string[]): void {
   const argv = user ? ['runuser', '-u', user, '--', ...command] : command
   const out = Bun.spawnSync(argv, { stdout: 'pipe', stderr: 'pipe' })
   if (out.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${out.stderr.toString()}${out.stdout.toString()}`)
+}
+
+/** Sends `signal` to the postmaster and every process it started. */
+function signalServer(data: string, signal: 'STOP' | 'CONT'): void {
+  const pid = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim()
+  if (!pid) throw new Error('no postmaster.pid: is the server running?')
+  const children = Bun.spawnSync(['pgrep', '-P', pid]).stdout.toString().split('\n').filter(Boolean)
+  for (const p of [pid, ...children]) Bun.spawnSync(['kill', `-${signal}`, p])
 }
 
 /** Starts a server in a temp directory (see module comment). */
@@ -91,6 +103,8 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
       pgCtl('stop', '-m', 'fast', '-w')
     },
     start,
+    freeze: () => signalServer(data, 'STOP'),
+    thaw: () => signalServer(data, 'CONT'),
     async destroy() {
       try {
         pgCtl('stop', '-m', 'immediate', '-w')

@@ -133,3 +133,24 @@ test.skipIf(!bin)('after an outage, notifications flow again: another replica se
     expect(await until(() => b!.committed().flags.has(`after/${i}`), 1000)).toBeLessThan(300)
   }
 })
+
+test.skipIf(!bin)('a database that stops answering (frozen, no error): writes answer 503 within 5 s, reads go on, and it heals', async () => {
+  const [a] = await replicas(1, 200)
+  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('kept', 'before')))
+  server!.freeze()
+  try {
+    const started = performance.now()
+    const outcomes = await Promise.allSettled([0, 1, 2].map((i) => a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`frozen/${i}`)))))
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'applied'))).toEqual(['UNAVAILABLE', 'UNAVAILABLE', 'UNAVAILABLE'])
+    expect(a!.writable).toBe(false)
+    expect(a!.committed().flags.get('kept')?.defaultValue).toBe('before')
+  } finally {
+    server!.thaw()
+  }
+  await until(() => a!.writable, 15_000)
+  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('after')))
+  expect(a!.committed().flags.has('after')).toBe(true)
+  await a!.refresh()
+  expect([...a!.committed().flags.keys()].filter((n) => n.startsWith('frozen/'))).toEqual([]) // answered 503: not applied later either
+})
