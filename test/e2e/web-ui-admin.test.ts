@@ -173,18 +173,19 @@ test.skipIf(!chromium)('the evaluate console answers what OFREP answers an appli
   await waitForText(p, 'Context is not JSON')
 })
 
-test.skipIf(!chromium)('sessions: another browser\'s session is listed and ended; the audit log filters by kind', async () => {
-  const other = await open()
+test.skipIf(!chromium)('sessions: a teammate\'s session is listed and ended (their tab returns to sign-in); the audit log filters by kind and by actor', async () => {
+  await api('POST', '/api/users', { username: 'visitor', password: 'visitor-password', permissions: [] })
+  const other = await open('visitor', 'visitor-password')
   const otherToken = await other.evaluate(() => sessionStorage.getItem('flagd.token'))
   const p = await open()
   await clickLink(p, 'Sessions')
   await waitForText(p, '(this browser)')
-  const others = await p.$$eval('[data-session]', (rows) => rows.filter((r) => !r.textContent?.includes('(this browser)')).map((r) => r.getAttribute('data-session')))
-  const id = (await (await api('GET', '/api/sessions', undefined, otherToken!)).json() as { id: string; current: boolean }[]).find((s) => s.current)!.id
-  expect(others).toContain(id)
+  const id = ((await (await api('GET', '/api/sessions')).json()) as { id: string; username: string }[]).find((s) => s.username === 'visitor')!.id
+  const listed = await p.$$eval('[data-session]', (rows) => rows.map((r) => r.getAttribute('data-session')))
+  expect(listed).toContain(id)
   await clickButton(p, `End session ${id.slice(0, 8)}`)
-  await clickButton(p, "End admin's session")
-  await waitForText(p, "ended admin's session")
+  await clickButton(p, "End visitor's session")
+  await waitForText(p, "ended visitor's session")
   expect((await api('GET', '/api/me', undefined, otherToken!)).status).toBe(401)
   await other.bringToFront()
   await other.reload()
@@ -193,11 +194,22 @@ test.skipIf(!chromium)('sessions: another browser\'s session is listed and ended
 
   await clickLink(p, 'Audit log')
   await waitForText(p, 'flag.created')
+  const kinds = () => p.$$eval('[data-entry] strong', (s) => [...new Set(s.map((e) => e.textContent))])
+  const until = async (want: string) => {
+    for (let i = 0; i < 100 && (await kinds()).join() !== want; i++) await Bun.sleep(50)
+  }
   await selectByLabel(p, 'Kind', 'session.')
   await clickButton(p, 'Filter')
-  const kinds = () => p.$$eval('[data-entry] strong', (s) => [...new Set(s.map((e) => e.textContent))])
-  for (let i = 0; i < 100 && (await kinds()).join() !== 'session.deleted'; i++) await Bun.sleep(50)
+  await until('session.deleted')
   expect(await kinds()).toEqual(['session.deleted'])
+  // an actor's name narrows the log to that actor's entries (the filter takes their id)
+  await selectByLabel(p, 'Kind', 'user.')
+  await clickButton(p, 'Filter')
+  await until('user.created')
+  await clickButton(p, 'bootstrap')
+  await until('user.created')
+  expect(await p.$$eval('[data-entry]', (rows) => rows.length)).toBe(1) // only the first admin, made by the bootstrap
+  expect(await p.$eval('#au-actor', (el) => (el as unknown as { value: string }).value)).toBe('bootstrap')
 })
 
 test.skipIf(!chromium)('one\'s own password: a wrong current one is named next to its field', async () => {

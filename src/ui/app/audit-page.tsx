@@ -38,6 +38,11 @@ export function AuditPage() {
     setMore(/rel="next"/.test(response.headers.get('link') ?? ''))
   }
   useEffect(() => void load(NONE, false), [])
+  const byActor = (actor: string) => {
+    const next = { ...filters, actor }
+    setFilters(next)
+    void load(next, false)
+  }
   const set = (key: keyof Filters) => (e: Event) => setFilters({ ...filters, [key]: (e.currentTarget as HTMLInputElement).value })
 
   return (
@@ -65,7 +70,11 @@ export function AuditPage() {
           {entries.map((e) => (
             <li key={e.id} data-entry={e.id}>
               <span><strong>{e.action}</strong> {e.target.name ?? e.target.id}{e.revision !== undefined && ` · revision ${e.revision}`}</span>
-              <span class="meta">{shortTime(e.at)} · {e.actor.name} ({e.actor.type}, {e.source}) · <code>{e.actor.id}</code></span>
+              <span class="meta">
+                {shortTime(e.at)} ·{' '}
+                <button type="button" class="link" title="Show only this actor's entries" onClick={() => byActor(e.actor.id)}>{e.actor.name}</button>{' '}
+                ({e.actor.type}, {e.source})
+              </span>
               <span class="diff">{describeChange(e)}</span>
             </li>
           ))}
