@@ -164,13 +164,20 @@ class PostgresStore implements Store {
     }).catch(() => {})
   }
 
+  /**
+   * Finishes the writes in flight and writes last-use times, then disconnects. A database that does
+   * not answer may not hold a stopping daemon: after 5 s the connections are closed regardless.
+   */
   async close(): Promise<void> {
     this.closed = true
     clearInterval(this.poll)
-    while (this.writing) await this.writing
-    await this.flush()
-    await this.unlisten?.().catch(() => {})
-    await this.sql.close()
+    const finish = (async () => {
+      while (this.writing) await this.writing
+      await this.flush()
+      await this.unlisten?.().catch(() => {})
+    })()
+    await Promise.race([finish, Bun.sleep(5000)])
+    await this.sql.close({ timeout: 1 })
   }
 
   /** Runs `fn` after every earlier catch-up or write of this replica (they all move `current`). */

@@ -154,3 +154,19 @@ test.skipIf(!bin)('a database that stops answering (frozen, no error): writes an
   await a!.refresh()
   expect([...a!.committed().flags.keys()].filter((n) => n.startsWith('frozen/'))).toEqual([]) // answered 503: not applied later either
 })
+
+test.skipIf(!bin)('a stopping replica is not held by a database that does not answer', async () => {
+  const url = await server!.freshDatabase()
+  const dataDir = tempDir()
+  dirs.push(dataDir)
+  const store = await openPostgresStore({ url, dataDir, writeTimeoutMs: 2000 })
+  store.touch('sessions', 'ses_x', new Date().toISOString()) // something to write on close
+  server!.freeze()
+  try {
+    const started = performance.now()
+    await store.close()
+    expect(performance.now() - started).toBeLessThan(8000)
+  } finally {
+    server!.thaw()
+  }
+})
