@@ -9,7 +9,7 @@
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -155,4 +155,19 @@ test.skipIf(!bin)('failed logins count across replicas: the limit holds for the 
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
   }
+})
+
+test.skipIf(!bin)('CLI commands act on the database while the replicas run, and the replicas see what they do', async () => {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  const env = { FLAGD_STORAGE_POSTGRES_URL: url }
+  const users = await runFlagd(['user', 'list', '--json'], { cwd, env })
+  expect(users.code).toBe(0)
+  expect((JSON.parse(users.stdout) as { username: string }[]).map((u) => u.username)).toContain('admin')
+  const made = await runFlagd(['token', 'add', 'from-cli', '--permissions', 'flag:read'], { cwd, env })
+  expect(made.code).toBe(0)
+  const secret = made.stdout.trim()
+  expect((await fetch(`${daemons[2]!.url}/api/flags`, { headers: { 'x-api-key': secret } })).status).toBe(200)
+  const audit = await runFlagd(['audit', '--json', '--action', 'token.'], { cwd, env })
+  expect((JSON.parse(audit.stdout) as { target: { name: string }; actor: { name: string } }[])[0]).toMatchObject({ target: { name: 'from-cli' }, actor: { name: 'cli' } })
 })
