@@ -8,7 +8,8 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -170,4 +171,20 @@ test.skipIf(!bin)('CLI commands act on the database while the replicas run, and 
   expect((await fetch(`${daemons[2]!.url}/api/flags`, { headers: { 'x-api-key': secret } })).status).toBe(200)
   const audit = await runFlagd(['audit', '--json', '--action', 'token.'], { cwd, env })
   expect((JSON.parse(audit.stdout) as { target: { name: string }; actor: { name: string } }[])[0]).toMatchObject({ target: { name: 'from-cli' }, actor: { name: 'cli' } })
+})
+
+test.skipIf(!bin)('an import is one transaction; its backup is written into the data directory of the replica that ran it', async () => {
+  const [a, b] = daemons as [Daemon, Daemon]
+  const dataDir = (d: Daemon) => /\(data ([^,]+),/.exec(d.output())?.[1] as string
+  const doc = { environment: 'staging', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'imp/a': { type: 'BOOLEAN', value: true }, 'imp/b': { type: 'INTEGER', value: 2 } } }
+  const res = await call(b, 'PUT', '/api/migrations', doc)
+  expect(res.status).toBe(200)
+  const backup = ((await res.json()) as { backup: string }).backup
+  expect(existsSync(join(dataDir(b), 'backups', backup))).toBe(true)
+  expect(existsSync(join(dataDir(a), 'backups', backup))).toBe(false)
+  const revisions = await within(1000, async () => {
+    const both = await Promise.all(['imp/a', 'imp/b'].map(async (n) => (await call(a, 'GET', `/api/flags/${n}`)).status))
+    return both.every((s) => s === 200) ? both : undefined
+  })
+  expect(revisions.value).toEqual([200, 200])
 })
