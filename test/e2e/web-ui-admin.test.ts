@@ -139,6 +139,11 @@ test.skipIf(!chromium)('import: the preview lists the changes and changes nothin
   await clickButton(p, 'Preview changes')
   await waitForText(p, 'flags.shop/bad.value')
   expect(await bodyText(p)).toContain('flags.shop/worse.type')
+
+  // from a URL: the service's own refusal of a loopback address is shown, nothing changes
+  await fillByLabel(p, 'Or from a URL', 'http://127.0.0.1:9/flags.json')
+  await clickButton(p, 'Preview changes')
+  await waitForText(p, 'list it in import.allowedHosts to allow it')
 })
 
 test.skipIf(!chromium)('export downloads under the name the service gives it', async () => {
