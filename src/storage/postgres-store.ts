@@ -3,10 +3,9 @@
  * sharing one database. Reads come from memory: a committed snapshot kept current by the change feed,
  * pulled when another replica's commit is notified (`LISTEN flagd_commits`) and by a cheap revision
  * poll as the safety net (a notification can be lost across a reconnect). Writes are group-committed:
- * the transactions that arrive while one database transaction runs go together into the next. Each
- * database transaction first locks the state row, catches up with commits made elsewhere, then runs
- * the work against that newest state, so `tx.expect` is a compare-and-swap across every replica and
- * two changes never get the same revision. Rows, change feed and audit entries commit together.
+ * the transactions that arrive while one database transaction runs go together into the next
+ * (`postgres-batch.ts`: lock, catch up, run the work, write rows, feed and audit entries, commit), so
+ * `tx.expect` is a compare-and-swap across every replica and two changes never share a revision.
  *
  * When the database cannot be reached, writes answer 503 (`UnavailableError`), reads go on from
  * memory, and the poll notices when it is back: unlike the file store, no restart is needed.
@@ -14,16 +13,16 @@
 
 import { SQL } from 'bun'
 import { UnavailableError } from '../domain/errors.ts'
-import { writeBackup } from './backup-store.ts'
 import { prepareDataDir } from './data-dir.ts'
 import { redactedUrl } from './redacted-url.ts'
-import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
+import { MemorySnapshot, type StateData } from './memory-state.ts'
+import { commitBatch, type BatchHost, type Pending } from './postgres-batch.ts'
 import { postgresAuditLog } from './postgres-audit-log.ts'
-import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeCommits, writeUsage, type WrittenCommit } from './postgres-rows.ts'
+import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeUsage } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { CommitListeners } from './commit-listeners.ts'
-import { UsageTimes, type Use } from './usage-times.ts'
+import { UsageTimes } from './usage-times.ts'
 
 /** Options of `openPostgresStore`. */
 export interface PostgresStoreOptions {
@@ -44,14 +43,6 @@ export interface PostgresStoreOptions {
   info?: (line: string) => void
 }
 
-interface Pending {
-  meta: CommitMeta
-  work: (tx: Tx) => unknown
-  resolve(result: TxResult<unknown>): void
-  reject(err: unknown): void
-  /** The caller was answered 503 (deadline): the work must not run any more. */
-  gaveUp: boolean
-}
 
 /** Connects, creates or upgrades the tables, loads the state and starts following other replicas. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store & { readonly sql: SQL }> {
@@ -256,63 +247,30 @@ class PostgresStore implements Store {
     this.writing = undefined
   }
 
-  /** One database transaction carrying every transaction of `batch` (see module comment). */
+  /** Commits `batch` in one database transaction (`postgres-batch.ts`), then publishes and answers. */
   private async commit(batch: Pending[]): Promise<void> {
     const started = performance.now()
-    const done: { p: Pending; result: unknown; changes: WrittenCommit['changes']; requests: BackupRequest[]; backups: string[] }[] = []
-    let draft: Draft | undefined
-    let abandoned = false // the caller gave up (timeout): this transaction must not touch memory any more
-    let uses: Use[] = []
     const at = new Date().toISOString()
-    const timeoutMs = this.options.writeTimeoutMs ?? 4000
-    let timer: ReturnType<typeof setTimeout> | undefined
+    let outcome: Awaited<ReturnType<typeof commitBatch>>
     try {
-      const work = this.sql.begin(async (q) => {
-        const upTo = await remoteRevision(q, true)
-        if (abandoned) throw new Error('abandoned')
-        if (upTo > this.current.revision) await this.adopt(q, upTo, () => !abandoned)
-        draft = new Draft(this.current)
-        for (const p of batch) {
-          if (p.gaveUp) continue
-          const tx = new DraftTx(draft)
-          try {
-            const result = p.work(tx)
-            done.push({ p, result, changes: tx.finish(), requests: [...tx.backups], backups: [] })
-          } catch (err) {
-            tx.rollback()
-            p.reject(err)
-          }
-        }
-        if (!done.some((d) => d.changes.length > 0 || d.requests.length > 0)) return
-        // the backup of what an import replaces is written before the import commits (§6.2)
-        for (const d of done) for (const b of d.requests) d.backups.push(await writeBackup(this.options.dataDir, b.fileName, b.text, 50))
-        await writeCommits(q, done.filter((d) => d.changes.length > 0).map((d) => ({ meta: d.p.meta, changes: d.changes })), draft.seal(), at)
-        uses = this.usage.pending()
-        await writeUsage(q, uses)
-        if (abandoned) throw new Error('abandoned')
-      })
-      const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no commit within ${timeoutMs} ms`)), timeoutMs)))
-      await Promise.race([work, late]).catch((err) => {
-        abandoned = true
-        throw err
-      })
-      this.usage.saved(uses)
+      outcome = await commitBatch(this.batchHost, batch, at, this.options.writeTimeoutMs ?? 4000)
     } catch (err) {
       this.lost(err)
       const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
-      for (const p of batch) if (!done.some((d) => d.p === p)) p.reject(unavailable)
-      for (const d of done) d.p.reject(unavailable)
+      for (const p of batch) p.reject(unavailable) // a transaction whose work threw keeps its own error
       return
-    } finally {
-      clearTimeout(timer)
     }
-    if (draft && draft.revision !== this.current.revision) {
-      this.current = draft.seal()
+    if (outcome.state) {
+      this.current = outcome.state
       this.snapshot = new MemorySnapshot(this.current)
       this.writes++
-      this.options.onWrite?.((performance.now() - started) / 1000, done.length)
+      this.options.onWrite?.((performance.now() - started) / 1000, outcome.ran.length)
     }
-    for (const d of done) if (d.changes.length > 0) this.listeners.publish({ meta: d.p.meta, changes: d.changes, at })
-    for (const d of done) d.p.resolve({ result: d.result, revision: d.changes.at(-1)?.seq ?? this.current.revision, changes: d.changes, backups: d.backups })
+    for (const r of outcome.ran) if (r.changes.length > 0) this.listeners.publish({ meta: r.p.meta, changes: r.changes, at })
+    for (const r of outcome.ran) r.p.resolve({ result: r.result, revision: r.changes.at(-1)?.seq ?? this.current.revision, changes: r.changes, backups: r.backups })
+  }
+
+  private get batchHost(): BatchHost {
+    return { sql: this.sql, dataDir: this.options.dataDir, usage: this.usage, current: () => this.current, adopt: (q, upTo, wanted) => this.adopt(q, upTo, wanted) }
   }
 }
