@@ -45,6 +45,12 @@ export interface PostgresServer {
 const SUPERUSER = 'flagd'
 let created = 0
 
+// the last safety net, as for daemons: a test process that ends (even by a crash) leaves no server behind
+const running = new Set<() => void>()
+process.on('exit', () => {
+  for (const stop of running) stop()
+})
+
 /** The user the server runs as: root may not run PostgreSQL. */
 function serverUser(): string | null {
   if (process.getuid?.() !== 0) return null
@@ -85,6 +91,14 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   const pgCtl = (...args: string[]) => run(user, [join(bin, 'pg_ctl'), '-D', data, ...args])
   const start = async () => pgCtl('start', '-w', '-t', '30', '-l', join(dir, 'server.log'), '-o', options)
   await start()
+  const stopNow = () => {
+    try {
+      pgCtl('stop', '-m', 'immediate', '-w')
+    } catch {
+      // already stopped
+    }
+  }
+  running.add(stopNow)
   const url = (database: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`
   return {
     port,
@@ -106,11 +120,8 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
     freeze: () => signalServer(data, 'STOP'),
     thaw: () => signalServer(data, 'CONT'),
     async destroy() {
-      try {
-        pgCtl('stop', '-m', 'immediate', '-w')
-      } catch {
-        // already stopped
-      }
+      running.delete(stopNow)
+      stopNow()
       rmSync(dir, { recursive: true, force: true })
     },
   }
