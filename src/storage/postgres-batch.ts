@@ -3,8 +3,9 @@
  * database transaction. It locks the state row, catches up with what other replicas committed, runs
  * each transaction's work against that newest state (so `tx.expect` is a compare-and-swap across
  * replicas), writes the backups an import asked for, then the rows, change feed, audit entries and
- * pending last-use times, and commits. A database that does not commit within the deadline fails the
- * batch; the transaction is then abandoned and rolls back whenever the database answers again.
+ * pending last-use times, and commits. When the store finds the database lost meanwhile (`lost`
+ * rejects), the batch fails at once; its transaction is abandoned and rolls back whenever the
+ * database answers again. However long a large import takes, a database that answers never fails it.
  */
 
 import type { SQL } from 'bun'
@@ -46,15 +47,14 @@ export interface BatchHost {
 /**
  * Runs and commits `batch` (see module comment). A transaction whose work throws is rejected with its
  * error and leaves nothing behind. Resolves with the new state (undefined when nothing changed) and
- * what each transaction did; rejects when the database failed or missed the deadline, with nothing
- * of the batch committed by it.
+ * what each transaction did; rejects when the database failed or was lost, with nothing of the batch
+ * committed by it.
  */
-export async function commitBatch(host: BatchHost, batch: readonly Pending[], at: string, timeoutMs: number): Promise<{ state: StateData | undefined; ran: Ran[] }> {
+export async function commitBatch(host: BatchHost, batch: readonly Pending[], at: string, lost: Promise<never>): Promise<{ state: StateData | undefined; ran: Ran[] }> {
   const ran: Ran[] = []
   let draft: Draft | undefined
-  let abandoned = false // the deadline passed: this transaction must not touch memory any more
+  let abandoned = false // the database was lost: this transaction must not touch memory any more
   let uses: ReturnType<UsageTimes['pending']> = []
-  let timer: ReturnType<typeof setTimeout> | undefined
   const work = host.sql.begin(async (q) => {
     const upTo = await remoteRevision(q, true)
     if (abandoned) throw new Error('abandoned')
@@ -81,14 +81,12 @@ export async function commitBatch(host: BatchHost, batch: readonly Pending[], at
     await writeUsage(q, uses)
     if (abandoned) throw new Error('abandoned')
   })
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no commit within ${timeoutMs} ms`)), timeoutMs)))
   try {
-    await Promise.race([work, late])
+    await Promise.race([work, lost])
   } catch (err) {
     abandoned = true
+    work.catch(() => {}) // settles (rolled back) whenever the database answers
     throw err
-  } finally {
-    clearTimeout(timer)
   }
   host.usage.saved(uses)
   const state = draft && draft.revision !== host.current().revision ? draft.seal() : undefined

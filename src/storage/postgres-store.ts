@@ -34,8 +34,8 @@ export interface PostgresStoreOptions {
   auditRetentionMs?: number
   /** How often the revision is polled (the safety net under notifications); default 1000 ms. */
   pollMs?: number
-  /** A write not committed within this answers 503; default 4000 ms. */
-  writeTimeoutMs?: number
+  /** A liveness query not answered within this marks the database lost (writes 503); default 3000 ms. */
+  livenessMs?: number
   onWrite?: (seconds: number, transactions: number) => void
   /** Told when the database is lost. */
   log?: (line: string) => void
@@ -77,6 +77,10 @@ class PostgresStore implements Store {
   private closed = false
   private queued: Promise<void> | undefined
   private checking = false
+  /** Writes not answered yet. */
+  private readonly waiting = new Set<Pending>()
+  /** Abandons the batch in flight (the database was lost). */
+  private abandon: ((err: Error) => void) | undefined
   private polls = 0
 
   constructor(
@@ -131,17 +135,14 @@ class PostgresStore implements Store {
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
     if (!this.healthy || this.closed) return Promise.reject(new UnavailableError('the database cannot be reached; writes are refused until it is back (reads go on)'))
     return new Promise<TxResult<T>>((resolve, reject) => {
-      const pending: Pending = { meta, work, resolve: resolve as (r: TxResult<unknown>) => void, reject, gaveUp: false }
-      // a database that stops answering (no error, no reset) must not hold a caller past the deadline;
-      // a write not started by then never will be
-      const timeoutMs = this.options.writeTimeoutMs ?? 4000
-      const deadline = setTimeout(() => {
-        pending.gaveUp = true
-        this.lost(new Error(`no answer within ${timeoutMs} ms`))
-        reject(new UnavailableError('the database did not answer in time; the change was not confirmed (retry when it is back)'))
-      }, timeoutMs + 500)
-      pending.resolve = (r) => (clearTimeout(deadline), resolve(r as TxResult<T>))
-      pending.reject = (err) => (clearTimeout(deadline), reject(err))
+      const pending: Pending = {
+        meta,
+        work,
+        resolve: (r) => (this.waiting.delete(pending), resolve(r as TxResult<T>)),
+        reject: (err) => (this.waiting.delete(pending), reject(err)),
+        gaveUp: false,
+      }
+      this.waiting.add(pending)
       this.queue.push(pending)
       this.writing ??= this.drain()
     })
@@ -179,11 +180,21 @@ class PostgresStore implements Store {
   }
 
   /** The poll: catches up, and notices when a lost database is back. */
+  /**
+   * The poll. Liveness is a query of its own with a deadline, outside the queue of catch-ups and
+   * writes: a long import keeps the queue busy without the database being gone, while a database
+   * that stops answering (no error, no reset: a partition, a frozen server) is noticed within
+   * `pollMs` + `livenessMs` even though nothing in the queue can finish.
+   */
   private async check(): Promise<void> {
     if (this.checking) return // the last one still waits for an answer
     this.checking = true
-    const limit = setTimeout(() => this.lost(new Error('no answer to the revision poll within 3 s')), 3000)
+    const livenessMs = this.options.livenessMs ?? 3000
+    let timer: ReturnType<typeof setTimeout> | undefined
     try {
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${livenessMs} ms`)), livenessMs)))
+      await Promise.race([this.sql`SELECT 1`, late])
+      clearTimeout(timer)
       await this.catchUp()
       if (++this.polls % 600 === 0) {
         await pruneFeed(this.sql)
@@ -198,15 +209,26 @@ class PostgresStore implements Store {
     } catch (err) {
       this.lost(err)
     } finally {
-      clearTimeout(limit)
+      clearTimeout(timer)
       this.checking = false
     }
   }
 
+  /**
+   * The database is gone: every write not yet answered is answered 503 now (a write whose
+   * transaction has not committed is abandoned, and rolls back whenever the database answers again),
+   * and new writes are refused until the poll finds it back.
+   */
   private lost(err: unknown): void {
     if (!this.healthy || this.closed) return
     this.healthy = false
     this.options.log?.(`the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`)
+    const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
+    for (const p of [...this.waiting]) {
+      p.gaveUp = true
+      p.reject(unavailable)
+    }
+    this.abandon?.(new Error('the database was lost'))
   }
 
   /**
@@ -253,12 +275,15 @@ class PostgresStore implements Store {
     const at = new Date().toISOString()
     let outcome: Awaited<ReturnType<typeof commitBatch>>
     try {
-      outcome = await commitBatch(this.batchHost, batch, at, this.options.writeTimeoutMs ?? 4000)
+      const lost = new Promise<never>((_, reject) => (this.abandon = reject))
+      outcome = await commitBatch(this.batchHost, batch, at, lost)
     } catch (err) {
       this.lost(err)
       const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
       for (const p of batch) p.reject(unavailable) // a transaction whose work threw keeps its own error
       return
+    } finally {
+      this.abandon = undefined
     }
     if (outcome.state) {
       this.current = outcome.state
