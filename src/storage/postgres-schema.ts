@@ -12,17 +12,19 @@
  * - `flagd_audit`: the audit log (§15), written in the same transaction as the change.
  * - `flagd_settings`: the token-signing secret and other shared values.
  * - `flagd_login_failures`: login throttling counts shared by every replica.
+ * - `flagd_replicas`: live replicas and the revision each has applied (revocations wait for them).
+ * Every statement is idempotent, so an older schema is upgraded by running them all again.
  */
 
 import type { SQL } from 'bun'
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /** The advisory lock key of schema changes (any constant; "flagd" in ASCII). */
 const SCHEMA_LOCK = 0x666c616764
 
-const V1 = `
+const TABLES = `
 CREATE TABLE IF NOT EXISTS flagd_state (
   id smallint PRIMARY KEY CHECK (id = 1),
   revision bigint NOT NULL,
@@ -67,6 +69,11 @@ CREATE TABLE IF NOT EXISTS flagd_login_failures (
   at_ms bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS flagd_login_failures_key ON flagd_login_failures (key, at_ms);
+CREATE TABLE IF NOT EXISTS flagd_replicas (
+  id text PRIMARY KEY,
+  revision bigint NOT NULL,
+  seen_at timestamptz NOT NULL
+);
 CREATE TABLE IF NOT EXISTS flagd_schema (
   id smallint PRIMARY KEY CHECK (id = 1),
   version integer NOT NULL
@@ -88,7 +95,7 @@ export async function migrate(sql: SQL): Promise<void> {
       }
       if (row && row.version === SCHEMA_VERSION) return
     }
-    await tx.unsafe(V1)
+    await tx.unsafe(TABLES)
     await tx`INSERT INTO flagd_schema (id, version) VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version`
   })
 }

@@ -20,6 +20,7 @@ import { commitBatch, type BatchHost, type Pending } from './postgres-batch.ts'
 import { postgresAuditLog } from './postgres-audit-log.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeUsage } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
+import { ReplicaRegistry, revokes } from './postgres-replicas.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { CommitListeners } from './commit-listeners.ts'
 import { UsageTimes } from './usage-times.ts'
@@ -72,6 +73,7 @@ class PostgresStore implements Store {
   private turn: Promise<unknown> = Promise.resolve()
   private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
+  private readonly replicas: ReplicaRegistry
   private unlisten: (() => Promise<void>) | undefined
   private poll: ReturnType<typeof setInterval> | undefined
   private closed = false
@@ -89,6 +91,8 @@ class PostgresStore implements Store {
     private readonly options: PostgresStoreOptions,
   ) {
     this.current = initial
+    this.replicas = new ReplicaRegistry(sql)
+    this.replicas.report(initial.revision)
     this.snapshot = new MemorySnapshot(initial)
     this.audit = postgresAuditLog(sql, () => options.auditRetentionMs ?? 365 * 86_400_000)
   }
@@ -167,6 +171,7 @@ class PostgresStore implements Store {
       while (this.writing) await this.writing
       await this.flush()
       await this.unlisten?.().catch(() => {})
+      await this.replicas.leave().catch(() => {})
     })()
     await Promise.race([finish, Bun.sleep(5000)])
     await this.sql.close({ timeout: 1 })
@@ -193,7 +198,7 @@ class PostgresStore implements Store {
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
       const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${livenessMs} ms`)), livenessMs)))
-      await Promise.race([this.sql`SELECT 1`, late])
+      await Promise.race([this.replicas.heartbeat(this.current.revision), late])
       clearTimeout(timer)
       await this.catchUp()
       if (++this.polls % 600 === 0) {
@@ -257,6 +262,7 @@ class PostgresStore implements Store {
     const next = commits ? applyCommits(this.current, commits) : await loadState(this.sql)
     if (!wanted()) throw new Error('abandoned')
     this.current = next
+    this.replicas.report(next.revision)
     this.snapshot = new MemorySnapshot(this.current)
     for (const commit of commits ?? []) this.listeners.publish(commit)
   }
@@ -290,9 +296,17 @@ class PostgresStore implements Store {
       this.snapshot = new MemorySnapshot(this.current)
       this.writes++
       this.options.onWrite?.((performance.now() - started) / 1000, outcome.ran.length)
+      this.replicas.report(this.current.revision)
     }
     for (const r of outcome.ran) if (r.changes.length > 0) this.listeners.publish({ meta: r.p.meta, changes: r.changes, at })
-    for (const r of outcome.ran) r.p.resolve({ result: r.result, revision: r.changes.at(-1)?.seq ?? this.current.revision, changes: r.changes, backups: r.backups })
+    const revision = this.current.revision
+    const answer = () => {
+      for (const r of outcome.ran) r.p.resolve({ result: r.result, revision: r.changes.at(-1)?.seq ?? revision, changes: r.changes, backups: r.backups })
+    }
+    // a revocation is answered once every live replica refuses what it revoked (outside the queue,
+    // so this replica goes on applying and committing meanwhile)
+    if (outcome.ran.some((r) => r.changes.some(revokes))) void this.replicas.awaitOthers(revision).catch(() => {}).finally(answer)
+    else answer()
   }
 
   private get batchHost(): BatchHost {
