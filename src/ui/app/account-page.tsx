@@ -4,22 +4,23 @@
  */
 
 import { useState } from 'preact/hooks'
-import { api, fieldErrors, messageOf } from './api.ts'
+import { api, fieldErrors } from './api.ts'
+import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { Field } from './field.tsx'
 
 export function AccountPage({ meId, username, permissions }: { meId: string; username: string; permissions: string[] }) {
   const [currentPassword, setCurrent] = useState('')
   const [password, setPassword] = useState('')
   const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null)
+  const [message, setMessage] = useState<Notice>(null)
   async function change(e: Event) {
     e.preventDefault()
     setErrors({})
     const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: meId } }, body: { password, currentPassword } as never })
-    if (!data) return (setErrors(fieldErrors(error)), setMessage({ text: messageOf(error), bad: true }))
+    if (!data) return (setErrors(fieldErrors(error)), setMessage(refused(error)))
     setCurrent('')
     setPassword('')
-    setMessage({ text: 'password changed', bad: false })
+    setMessage(done('password changed'))
   }
   return (
     <section class="page">
@@ -33,7 +34,7 @@ export function AccountPage({ meId, username, permissions }: { meId: string; use
         <Field id="acc-new" label="New password" error={errors.password}>
           <input id="acc-new" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required />
         </Field>
-        {message && <p class={message.bad ? 'error' : 'note'} role="status">{message.text}</p>}
+        <NoticeLine notice={message} />
         <button type="submit">Change password</button>
       </form>
     </section>

@@ -5,7 +5,8 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, fieldErrors, messageOf } from './api.ts'
+import { api, fieldErrors } from './api.ts'
+import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { describeChange, shortTime, type Entry } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { bodyOf, draftOf, FlagFields, type Draft } from './flag-fields.tsx'
@@ -16,13 +17,13 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
   const [draft, setDraft] = useState<Draft | null>(null)
   const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<string | null>(null)
+  const [message, setMessage] = useState<Notice>(null)
   const [history, setHistory] = useState<Entry[]>([])
   const [newName, setNewName] = useState(name)
 
   async function load() {
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
-    if (!data) return setMessage(messageOf(error))
+    if (!data) return setMessage(refused(error))
     setFlag(data as Record<string, unknown>)
     setDraft(draftOf(data as Record<string, unknown>))
     const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: '50' } } })
@@ -41,34 +42,34 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     const { data, error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } }, body: bodyOf(draft) as never })
     if (!data) {
       setErrors(fieldErrors(error))
-      return setMessage(messageOf(error))
+      return setMessage(refused(error))
     }
-    setMessage(`saved as revision ${(data as { revision: number }).revision}`)
+    setMessage(done(`saved as revision ${(data as { revision: number }).revision}`))
     void load()
   }
   async function rename() {
     const { data, error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: name } }, body: { name: newName } as never })
-    if (!data) return setMessage(messageOf(error))
+    if (!data) return setMessage(refused(error))
     navigate(`flags/${newName}`)
   }
   async function remove() {
     const { error } = await api.DELETE('/api/flags/{flagName}', { params: { path: { flagName: name } } })
-    if (error) return setMessage(messageOf(error))
+    if (error) return setMessage(refused(error))
     navigate('')
   }
   async function rollback(revision: number) {
     const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
-    setMessage(data ? `rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}` : messageOf(error))
+    setMessage(data ? done(`rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}`) : refused(error))
     void load()
   }
 
-  if (!flag || !draft) return <section class="page">{message ? <p class="error" role="alert">{message}</p> : <p>Loading…</p>}</section>
+  if (!flag || !draft) return <section class="page">{message ? <p class="error" role="alert">{message.text}</p> : <p>Loading…</p>}</section>
   return (
     <section class="page">
       <p><a href="/ui/" onClick={(e) => (e.preventDefault(), navigate(''))}>← All flags</a></p>
       <h1>{name}</h1>
       <p class="meta">{String(flag.type)} · revision {String(flag.revision)} · updated {String(flag.updatedAt)}</p>
-      {message && <p class={Object.keys(errors).length > 0 || /fail|not|must|invalid/i.test(message) ? 'error' : 'note'} role="status">{message}</p>}
+      <NoticeLine notice={message} />
       <form onSubmit={save}>
         <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
         {canWrite && <button type="submit">Save</button>}

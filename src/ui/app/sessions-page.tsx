@@ -4,32 +4,33 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf } from './api.ts'
+import { api } from './api.ts'
 import { shortTime } from './audit-diff.ts'
+import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { ConfirmButton } from './confirm-button.tsx'
 
 type Session = { id: string; userId: string; username: string; createdAt: string; expiresAt: string; lastUsedAt: string; current: boolean }
 
 export function SessionsPage({ canEndAny, meId, onSignedOut }: { canEndAny: boolean; meId: string; onSignedOut: () => void }) {
   const [sessions, setSessions] = useState<Session[] | null>(null)
-  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null)
+  const [message, setMessage] = useState<Notice>(null)
   async function load() {
     const { data, error } = await api.GET('/api/sessions')
     if (data) setSessions(data as Session[])
-    else setMessage({ text: messageOf(error), bad: true })
+    else setMessage(refused(error))
   }
   useEffect(() => void load(), [])
   async function end(s: Session) {
     const { error } = await api.DELETE('/api/sessions/{sessionId}', { params: { path: { sessionId: s.id } } })
-    if (error) return setMessage({ text: messageOf(error), bad: true })
+    if (error) return setMessage(refused(error))
     if (s.current) return onSignedOut()
-    setMessage({ text: `ended ${s.username}'s session`, bad: false })
+    setMessage(done(`ended ${s.username}'s session`))
     void load()
   }
   return (
     <section class="page">
       <h1>Sessions</h1>
-      {message && <p class={message.bad ? 'error' : 'note'} role="status">{message.text}</p>}
+      <NoticeLine notice={message} />
       {sessions === null ? <p>Loading…</p> : (
         <ul class="rows">
           {sessions.map((s) => (

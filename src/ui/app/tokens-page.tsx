@@ -5,7 +5,8 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, fieldErrors, messageOf } from './api.ts'
+import { api, fieldErrors } from './api.ts'
+import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
@@ -31,7 +32,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
   const [expires, setExpires] = useState('')
   const [prefixes, setPrefixes] = useState('')
   const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<string | null>(null)
+  const [message, setMessage] = useState<Notice>(null)
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null)
   const [copied, setCopied] = useState(false)
   const offered = mine.includes('flag:read') && !mine.includes('flag:evaluate') ? [...mine, 'flag:evaluate'] : mine
@@ -39,7 +40,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
   async function load() {
     const { data, error } = await api.GET('/api/tokens')
     if (data) setTokens(data as Token[])
-    else setMessage(messageOf(error))
+    else setMessage(refused(error))
   }
   useEffect(() => void load(), [])
 
@@ -49,7 +50,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
     setMessage(null)
     const flagPrefixes = prefixes.split(',').map((p) => p.trim()).filter(Boolean)
     const { data, error } = await api.POST('/api/tokens', { body: { name, permissions: permissions as never, ...(expires ? { expiresAt: expires } : {}), flagPrefixes } })
-    if (!data) return (setErrors(fieldErrors(error)), setMessage(messageOf(error)))
+    if (!data) return (setErrors(fieldErrors(error)), setMessage(refused(error)))
     setSecret({ name: data.name, token: data.token })
     setCopied(false)
     setName('')
@@ -60,7 +61,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
   }
   async function revoke(t: Token) {
     const { error } = await api.DELETE('/api/tokens/{tokenId}', { params: { path: { tokenId: t.id } } })
-    setMessage(error ? messageOf(error) : `revoked ${t.name}`)
+    setMessage(error ? refused(error) : done(`revoked ${t.name}`))
     void load()
   }
 
@@ -68,7 +69,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
     <section class="page">
       <h1>API tokens</h1>
       <p class="meta">For applications, CI jobs and scripts: send one as <code>Authorization: Bearer fdt_…</code> or <code>X-API-Key</code>.</p>
-      {message && <p class={Object.keys(errors).length ? 'error' : 'note'} role="status">{message}</p>}
+      <NoticeLine notice={message} />
       {secret && (
         <div class="secret" role="status">
           <p>The secret of <strong>{secret.name}</strong>. Copy it now: it is not shown again.</p>

@@ -5,8 +5,9 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, fieldErrors, messageOf } from './api.ts'
+import { api, fieldErrors } from './api.ts'
 import { shortTime } from './audit-diff.ts'
+import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
@@ -35,22 +36,22 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
   const [draft, setDraft] = useState<Form>(empty)
   const [editing, setEditing] = useState<{ id: string; form: Form } | null>(null)
   const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null)
+  const [message, setMessage] = useState<Notice>(null)
 
   async function load() {
     const { data, error } = await api.GET('/api/users')
     if (data) setUsers(data as User[])
-    else setMessage({ text: messageOf(error), bad: true })
+    else setMessage(refused(error))
   }
   useEffect(() => void load(), [])
-  const fail = (error: unknown) => (setErrors(fieldErrors(error)), setMessage({ text: messageOf(error), bad: true }))
+  const fail = (error: unknown) => (setErrors(fieldErrors(error)), setMessage(refused(error)))
 
   async function create(e: Event) {
     e.preventDefault()
     setErrors({})
     const { data, error } = await api.POST('/api/users', { body: draft as never })
     if (!data) return fail(error)
-    setMessage({ text: `added ${data.username}`, bad: false })
+    setMessage(done(`added ${data.username}`))
     setDraft(empty)
     void load()
   }
@@ -62,21 +63,21 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     const body = { username, permissions, ...(password ? { password } : {}) }
     const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: editing.id } }, body: body as never })
     if (!data) return fail(error)
-    setMessage({ text: `saved ${data.username}`, bad: false })
+    setMessage(done(`saved ${data.username}`))
     setEditing(null)
     void load()
   }
   async function remove(u: User) {
     const { error } = await api.DELETE('/api/users/{userId}', { params: { path: { userId: u.id } } })
     if (error) return fail(error)
-    setMessage({ text: `deleted ${u.username}; their sessions have ended`, bad: false })
+    setMessage(done(`deleted ${u.username}; their sessions have ended`))
     void load()
   }
 
   return (
     <section class="page">
       <h1>Users</h1>
-      {message && <p class={message.bad ? 'error' : 'note'} role="status">{message.text}</p>}
+      <NoticeLine notice={message} />
       {users === null ? <p>Loading…</p> : (
         <ul class="rows">
           {users.map((u) => (

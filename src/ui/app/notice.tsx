@@ -1,0 +1,19 @@
+/**
+ * The one line of outcome a page shows after an action: the service's message when it refused
+ * (styled as an error, announced to screen readers), or a short confirmation.
+ */
+
+import { messageOf } from './api.ts'
+
+export type Notice = { text: string; bad: boolean } | null
+
+/** The service's refusal, in its own words. */
+export const refused = (error: unknown): Notice => ({ text: messageOf(error), bad: true })
+
+/** A confirmation. */
+export const done = (text: string): Notice => ({ text, bad: false })
+
+export function NoticeLine({ notice }: { notice: Notice }) {
+  if (!notice) return null
+  return <p class={notice.bad ? 'error' : 'note'} role="status">{notice.text}</p>
+}
