@@ -5,7 +5,7 @@
  */
 
 import { useRef, useState } from 'preact/hooks'
-import { api, messageOf, session } from './api.ts'
+import { api, messageOf } from './api.ts'
 
 type Result = {
   dryRun: boolean
@@ -23,10 +23,10 @@ function problemOf(error: unknown): Problem {
 
 /** Downloads the export under the name the service gives it (Content-Disposition). */
 async function downloadExport(): Promise<string | null> {
-  const res = await fetch('/api/migrations/export', { headers: { authorization: `Bearer ${session.token}` } })
-  if (!res.ok) return ((await res.json().catch(() => null)) as { error?: { message?: string } } | null)?.error?.message ?? `export failed (${res.status})`
-  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'flagd_migration.json'
-  const url = URL.createObjectURL(await res.blob())
+  const { data, error, response } = await api.GET('/api/migrations/export', { parseAs: 'blob' })
+  if (!data) return messageOf(error, `export failed (${response.status})`)
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'flagd_migration.json'
+  const url = URL.createObjectURL(data as Blob)
   const a = Object.assign(document.createElement('a'), { href: url, download: name })
   document.body.append(a)
   a.click()
