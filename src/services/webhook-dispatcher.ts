@@ -9,11 +9,8 @@
  */
 
 import { createHmac } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { WebhookConfig } from '../config-schema.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
-import { writeFileAtomic } from '../io/atomic-write.ts'
 import type { Store } from '../storage/store.ts'
 
 /** Retry delays in ms after each failed attempt (sum: 63 min 50 s); the last failure gives up. */
@@ -32,15 +29,6 @@ export interface WebhookTelemetry {
 export interface CursorStore {
   load(): Promise<Record<string, number>>
   save(cursors: Readonly<Record<string, number>>): Promise<void>
-}
-
-/** Cursors in `<dataDir>/webhooks.json`. */
-export function fileCursors(dataDir: string): CursorStore {
-  const path = join(dataDir, 'webhooks.json')
-  return {
-    load: async () => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, number>) : {}),
-    save: (cursors) => writeFileAtomic(path, `${JSON.stringify(cursors, null, 2)}\n`),
-  }
 }
 
 /** Options of the dispatcher. */

@@ -8,8 +8,7 @@
  */
 
 import { SQL } from 'bun'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync } from 'node:fs'
 import type { StoredAuditEntry } from '../domain/audit-entry.ts'
 import { AuditJournal } from './audit-journal.ts'
 import { openJsonFileStore, stateFilePath } from './json-file-store.ts'
@@ -18,6 +17,7 @@ import { migrate } from './postgres-schema.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
 import { redactedUrl } from './redacted-url.ts'
 import { TABLES, USAGE_TABLES, type Table } from './store.ts'
+import { fileCursors } from './webhook-cursor-file.ts'
 
 /** What was copied. */
 export interface CopySummary {
@@ -53,8 +53,7 @@ export async function copyToPostgres(dataDir: string, url: string): Promise<Copy
       }
     }
     const secret = await loadOrCreateSecret(dataDir)
-    const cursorsPath = join(dataDir, 'webhooks.json')
-    const cursors = existsSync(cursorsPath) ? readFileSync(cursorsPath, 'utf8') : undefined
+    const cursors = await fileCursors(dataDir).load()
     await sql.begin(async (q) => {
       const [state] = await q`SELECT revision FROM flagd_state WHERE id = 1 FOR UPDATE`
       const [{ n }] = await q`SELECT (SELECT count(*) FROM flagd_rows) + (SELECT count(*) FROM flagd_audit) AS n`
@@ -71,7 +70,7 @@ export async function copyToPostgres(dataDir: string, url: string): Promise<Copy
       }
       await q`UPDATE flagd_state SET revision = ${snapshot.revision}, revisions = ${JSON.stringify(revisions)}::text::jsonb WHERE id = 1`
       await q`INSERT INTO flagd_settings (key, value) VALUES ('jwt-secret', ${secret}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
-      if (cursors !== undefined) await q`INSERT INTO flagd_settings (key, value) VALUES ('webhook-cursors', ${JSON.stringify(JSON.parse(cursors))}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
+      if (Object.keys(cursors).length > 0) await q`INSERT INTO flagd_settings (key, value) VALUES ('webhook-cursors', ${JSON.stringify(cursors)}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
     })
     return { flags: snapshot.flags.size, users: snapshot.users.size, sessions: snapshot.sessions.size, tokens: snapshot.tokens.size, auditEntries: audit.length, revision: snapshot.revision }
   } finally {
