@@ -9,41 +9,17 @@ import { expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { runAndKill } from '../helpers/kill-child.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 8))
-
-async function runAndKill(dir: string): Promise<string[]> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, 'audit-crash-child.ts'), dir], { stdout: 'pipe', stderr: 'inherit' })
-  const acked: string[] = []
-  const reader = child.stdout.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  let killAt = Number.POSITIVE_INFINITY
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += decoder.decode(value, { stream: true })
-    const lines = buffer.split('\n')
-    buffer = lines.pop() ?? ''
-    for (const line of lines) {
-      if (line === 'ready') killAt = Date.now() + 20 + Math.random() * 150
-      else if (line) acked.push(line)
-    }
-    if (Date.now() >= killAt) break
-  }
-  child.kill('SIGKILL')
-  await child.exited
-  return acked
-}
 
 test(`state and audit log agree after SIGKILL at any moment (${ROUNDS} rounds)`, async () => {
   const dir = tempDir()
   const acknowledged: string[] = []
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      acknowledged.push(...(await runAndKill(dir)))
+      acknowledged.push(...(await runAndKill([join(import.meta.dir, 'audit-crash-child.ts'), dir])))
       const store = await openJsonFileStore({ dataDir: dir })
       try {
         const snapshot = store.committed()

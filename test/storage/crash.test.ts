@@ -10,42 +10,18 @@ import { join } from 'node:path'
 import { openJsonFileStore, stateFilePath } from '../../src/storage/json-file-store.ts'
 import { readStateFile } from '../helpers/state-file.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
+import { runAndKill } from '../helpers/kill-child.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 // 10 rounds by default keep `bun test` quick; .ci/run sets FLAGD_FULL_RELIABILITY for the full 30.
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 10))
-
-async function runAndKill(dir: string, start: number): Promise<string[]> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, 'crash-child.ts'), dir, String(start)], { stdout: 'pipe', stderr: 'inherit' })
-  const acked: string[] = []
-  const reader = child.stdout.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  let killAt = Number.POSITIVE_INFINITY
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += decoder.decode(value, { stream: true })
-    const lines = buffer.split('\n')
-    buffer = lines.pop() ?? ''
-    for (const line of lines) {
-      if (line === 'ready') killAt = Date.now() + 20 + Math.random() * 150
-      else if (line) acked.push(line)
-    }
-    if (Date.now() >= killAt) break
-  }
-  child.kill('SIGKILL')
-  await child.exited
-  return acked
-}
 
 test(`every acknowledged change survives SIGKILL (${ROUNDS} rounds)`, async () => {
   const dir = tempDir()
   const all: string[] = []
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      const acked = await runAndKill(dir, round * 1_000_000)
+      const acked = await runAndKill([join(import.meta.dir, 'crash-child.ts'), dir, String(round * 1_000_000)])
       all.push(...acked)
       const state = readStateFile(stateFilePath(dir))
       for (const key of all) expect(state.flags.get(key)).toEqual(sampleFlag(key, 'x'.repeat(200)))
