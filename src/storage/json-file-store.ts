@@ -234,8 +234,10 @@ class JsonFileStore implements Store {
         appended = entries.length > 0 ? await this.journal.append(entries) : undefined
         const data = batch.draft.seal()
         this.usage.forgetMissing((table, id) => data.tables[table].has(id))
+        const uses = this.usage.pending()
         this.db.data = serializeState(data, (table, id) => this.usage.get(table, id))
         await this.db.write()
+        this.usage.saved(uses)
         this.current = data
       } catch (err) {
         if (appended) await this.journal.discard(appended.mark).catch(() => {}) // else opening cuts them off
