@@ -70,3 +70,19 @@ test.skipIf(!bin)('a feed pruned past a replica\'s revision is reported, so it r
     await store.close()
   }
 })
+
+test.skipIf(!bin)('a database written by a newer flagd is refused with a sentence; an older schema is upgraded in place', async () => {
+  const url = await server!.freshDatabase()
+  const dataDir = tempDir()
+  dirs.push(dataDir)
+  const first = await openPostgresStore({ url, dataDir })
+  await first.sql`UPDATE flagd_schema SET version = 1`
+  await first.sql`DROP TABLE flagd_replicas`
+  await first.close()
+  const upgraded = await openPostgresStore({ url, dataDir }) // schema 1 → current: the missing table is made
+  expect((await upgraded.sql`SELECT version FROM flagd_schema`)[0].version).toBeGreaterThan(1)
+  expect((await upgraded.sql`SELECT to_regclass('flagd_replicas') IS NOT NULL AS present`)[0].present).toBe(true)
+  await upgraded.sql`UPDATE flagd_schema SET version = 99`
+  await upgraded.close()
+  await expect(openPostgresStore({ url, dataDir })).rejects.toThrow('newer than this flagd understands')
+})
