@@ -7,7 +7,9 @@
  */
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { SQL } from 'bun'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -47,11 +49,15 @@ test.skipIf(!bin)('a data directory moves into PostgreSQL whole: sessions, token
   expect(whileRunning.stderr).toContain('stop it first')
   d.proc.kill('SIGTERM')
   await d.proc.exited
+  writeFileSync(join(cwd, 'data', 'webhooks.json'), JSON.stringify({ ci: 2 })) // a webhook's delivery cursor
 
   const copied = await runFlagd(['storage', 'copy', '--to', url], { cwd })
   expect(copied.stderr).toContain('copied 1 flags, 1 users, 1 sessions, 1 API tokens')
   expect(copied.code).toBe(0)
   expect(copied.stderr + copied.stdout).not.toContain('not-a-real-password')
+  const db = new SQL(url)
+  expect((await db`SELECT value FROM flagd_settings WHERE key = 'webhook-cursors'`)[0].value).toBe('{"ci":2}')
+  await db.close()
   const again = await runFlagd(['storage', 'copy', '--to', url], { cwd })
   expect(again.code).not.toBe(0)
   expect(again.stderr).toContain('already holds a flagd state')
