@@ -13,16 +13,27 @@ const complete = new WeakSet<Response>()
 
 /** A JSON answer to `request` whose headers are complete. */
 export function jsonResponse(request: Request, body: string, status = 200, extra?: Record<string, string>): Response {
+  const response = jsonAnswer(metaOf(request).id, body, status, extra)
+  complete.add(response)
+  return response
+}
+
+/** Marks an answer built with `jsonAnswer`/`notModifiedAnswer` as complete, so the wrapper leaves it alone. */
+export function asComplete(response: Response): Response {
+  complete.add(response)
+  return response
+}
+
+/** The same answer for the request with id `requestId`, for the fast lane (which has no meta). */
+export function jsonAnswer(requestId: string, body: string, status = 200, extra?: Record<string, string>): Response {
   const headers: Record<string, string> = {
     'content-type': JSON_TYPE,
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    'x-request-id': metaOf(request).id,
+    'x-request-id': requestId,
   }
   if (extra) Object.assign(headers, extra)
-  const response = new Response(body, { status, headers })
-  complete.add(response)
-  return response
+  return new Response(body, { status, headers })
 }
 
 /**
@@ -41,12 +52,14 @@ export function completeHeaders(response: Response, requestId: string): void {
 
 /** `304 Not Modified` for a conditional read: no body, the ETag and the contract's headers. */
 export function notModified(request: Request, etag: string): Response {
-  const response = new Response(null, {
-    status: 304,
-    headers: { etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': metaOf(request).id },
-  })
+  const response = notModifiedAnswer(metaOf(request).id, etag)
   complete.add(response)
   return response
+}
+
+/** The same `304` for the request with id `requestId` (the fast lane). */
+export function notModifiedAnswer(requestId: string, etag: string): Response {
+  return new Response(null, { status: 304, headers: { etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId } })
 }
 
 /**

@@ -40,6 +40,16 @@ export function requestIdFor(request: Request): string {
   return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}-${(++idCounter).toString(16).padStart(12, '0')}`
 }
 
+/** The path of an absolute request URL, without a second URL parse. */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start === -1) return '/'
+  const end = url.indexOf('?', start)
+  const hash = url.indexOf('#', start)
+  const stop = end === -1 ? (hash === -1 ? url.length : hash) : end
+  return url.slice(start, stop)
+}
+
 /** Records the meta of a request as it enters the app. */
 export function attachMeta(request: Request, meta: RequestMeta): void {
   metas.set(request, meta)

@@ -28,7 +28,8 @@ import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
 import { errorResponse, problemMessage, validationProblem } from './error-handler.ts'
 import { completeHeaders } from './json-response.ts'
-import { attachMeta, metaOf, newRequestMeta, requestIdFor } from './request-context.ts'
+import { attachMeta, metaOf, newRequestMeta, pathOf, requestIdFor } from './request-context.ts'
+import { createFastLanes, type Lane, type Lanes } from './fast-lane.ts'
 import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
@@ -76,6 +77,8 @@ export interface RequestEvent {
   userId: string | undefined
   /** The API token that authenticated the request, if one did. */
   tokenId: string | undefined
+  /** When the answer was ready, in ms since the epoch. */
+  at: number
 }
 
 /** The HTTP app and its request entry point. */
@@ -88,16 +91,8 @@ export interface HttpApp {
   handle(request: Request, peerAddress?: string | (() => string), keepOpen?: () => void): Promise<Response>
   /** Closes every event stream and refuses new ones (first step of a graceful stop). */
   closeStreams(): void
-}
-
-/** The path of an absolute request URL, without a second URL parse. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start === -1) return '/'
-  const end = url.indexOf('?', start)
-  const hash = url.indexOf('#', start)
-  const stop = end === -1 ? (hash === -1 ? url.length : hash) : end
-  return url.slice(start, stop)
+  /** Bun `routes` for the hottest reads (see fast-lane.ts); `full` answers what they do not. */
+  fastLanes(full: Lane): Lanes
 }
 
 /** Marker the global parser returns: routes read their body in their guard, after auth. */
@@ -158,6 +153,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   return {
     app: app as unknown as Elysia,
     closeStreams: () => deps.streams.closeAll(),
+    fastLanes: (full) => createFastLanes({ ...deps, bodyLimit, cors, onRequest: deps.onRequest, logError }, full),
     async handle(request, peerAddress = '127.0.0.1', keepOpen) {
       const id = requestIdFor(request)
       const meta = newRequestMeta(id, performance.now(), () => clientAddress(request, typeof peerAddress === 'function' ? peerAddress() : peerAddress))
@@ -183,6 +179,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
           requestId: id,
           userId: meta.principal ? userIdOf(meta.principal) : undefined,
           tokenId: meta.principal?.kind === 'token' ? meta.principal.tokenId : undefined,
+          at: Date.now(),
         })
       }
       return response

@@ -22,6 +22,8 @@ export interface SessionTokenCodec {
   sign(userId: string, sessionId: string, expiresAt: Date): Promise<string>
   /** The claims of a valid, unexpired token, or `undefined`. */
   verify(token: string): Promise<TokenClaims | undefined>
+  /** The claims of a token verified before and still unexpired, without a signature check; else `undefined`. */
+  known(token: string): TokenClaims | undefined
 }
 
 const MAX_TOKEN_LENGTH = 4096
@@ -38,6 +40,11 @@ export function createSessionTokenCodec(secret: string, cacheSize = 10_000, now:
         .setIssuedAt(Math.floor(now() / 1000))
         .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
         .sign(key),
+
+    known(token) {
+      const cached = cache.get(token)
+      return cached !== undefined && cached.exp > now() / 1000 ? cached : undefined
+    },
 
     async verify(token) {
       if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined

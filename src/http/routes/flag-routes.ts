@@ -3,13 +3,14 @@
 import { Elysia, t } from 'elysia'
 import { InvalidError } from '../../domain/errors.ts'
 import type { Flag } from '../../domain/flag.ts'
+import type { Principal } from '../../domain/principal.ts'
 import { requireJsonObject } from '../../domain/json-object.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { jsonResponse, notModified } from '../json-response.ts'
+import { asComplete, jsonAnswer, jsonResponse, notModified, notModifiedAnswer } from '../json-response.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
-import { callerOf, principalOf } from '../request-context.ts'
+import { callerOf, metaOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
@@ -42,6 +43,16 @@ export function updateBody(body: unknown): Record<string, unknown> {
   const patch = { ...requireJsonObject(body) }
   for (const key of READ_ONLY_FIELDS) delete patch[key]
   return patch
+}
+
+/**
+ * The answer to `GET /api/flags/{name}` (`rawName` as the path has it): the flag with its ETag, or
+ * `304` while the client's copy is current. The route and the fast lane both answer with it.
+ */
+export function readFlagAnswer(flags: FlagService, principal: Principal, rawName: string | undefined, ifNoneMatch: string | null, requestId: string): Response {
+  const flag = flags.get(principal, flagNameFromPath(rawName))
+  const etag = `"${flag.revision}"`
+  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : jsonAnswer(requestId, flags.read.json(flag), 200, { etag })
 }
 
 /** Location of a flag: its name written literally. */
@@ -91,11 +102,8 @@ export function flagRoutes(deps: FlagRouteDeps) {
         errors: [400, 409, 413, 415, 503],
       }),
     })
-    .get('/api/flags/*', ({ params, request }) => {
-      const flag = flags.get(principalOf(request), flagNameFromPath(params['*']))
-      const etag = `"${flag.revision}"`
-      return noneMatch(request.headers.get('if-none-match'), etag) ? notModified(request, etag) : flagResponse(request, flag)
-    }, {
+    .get('/api/flags/*', ({ params, request }) =>
+      asComplete(readFlagAnswer(flags, principalOf(request), params['*'], request.headers.get('if-none-match'), metaOf(request).id)), {
       ...guard(deps, { permission: 'flag:read' }),
       query: NoQuery,
       detail: routeDoc({

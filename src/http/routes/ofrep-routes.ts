@@ -8,12 +8,13 @@
 import { Elysia, t } from 'elysia'
 import { NotFoundError } from '../../domain/errors.ts'
 import { canSeeFlag, requirePermission } from '../../domain/access-policy.ts'
+import type { Principal } from '../../domain/principal.ts'
 import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
 import { authenticateRequest, guard, type GuardDeps } from '../auth-guard.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { noneMatch } from '../if-match.ts'
-import { jsonResponse, notModified } from '../json-response.ts'
+import { asComplete, jsonAnswer, notModifiedAnswer } from '../json-response.ts'
 import { OfrepProblem, readEvaluationContext } from '../ofrep-context.ts'
 import { metaOf, principalOf } from '../request-context.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
@@ -32,8 +33,44 @@ export interface OfrepRouteDeps extends GuardDeps {
 /** How long a browser may leave the stream closed while hidden before it must re-fetch (OFREP ADR-0008). */
 export const INACTIVITY_DELAY_SEC = 120
 
-const ofrepError = (request: Request, problem: OfrepProblem, key?: string) =>
-  jsonResponse(request, JSON.stringify({ ...(key === undefined ? {} : { key }), errorCode: problem.errorCode, errorDetails: problem.errorDetails }), problem.status)
+const ofrepError = (requestId: string, problem: OfrepProblem, key?: string) =>
+  jsonAnswer(requestId, JSON.stringify({ ...(key === undefined ? {} : { key }), errorCode: problem.errorCode, errorDetails: problem.errorDetails }), problem.status)
+
+/**
+ * The answer to `POST /ofrep/v1/evaluate/flags/{key}` once the caller may evaluate: reads the
+ * context from the body and evaluates. Evaluation problems get OFREP's error body; anything else
+ * (a body over the limit) is thrown for the §1.1 envelope. The route and the fast lane answer with it.
+ */
+export async function evaluateOneAnswer(deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit'>, principal: Principal, key: string, request: Request, requestId: string): Promise<Response> {
+  try {
+    const context = await readEvaluationContext(request, deps.bodyLimit)
+    return jsonAnswer(requestId, deps.evaluations.oneJson(principal, key, context))
+  } catch (err) {
+    if (err instanceof OfrepProblem) return ofrepError(requestId, err, key)
+    if (err instanceof NotFoundError) return ofrepError(requestId, new OfrepProblem(404, 'FLAG_NOT_FOUND', err.message), key)
+    throw err
+  }
+}
+
+/**
+ * The answer to `POST /ofrep/v1/evaluate/flags` once the caller may evaluate: every visible flag
+ * evaluated, with the ETag of the result and the event stream to follow, or `304` while the
+ * client's ETag is current. The route and the fast lane answer with it.
+ */
+export async function evaluateAllAnswer(deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit' | 'streamCredentials'>, principal: Principal, request: Request, requestId: string): Promise<Response> {
+  let context
+  try {
+    context = await readEvaluationContext(request, deps.bodyLimit)
+  } catch (err) {
+    if (err instanceof OfrepProblem) return ofrepError(requestId, err)
+    throw err
+  }
+  const tag = deps.evaluations.bulkTag(principal, context)
+  if (noneMatch(request.headers.get('if-none-match'), tag)) return notModifiedAnswer(requestId, tag)
+  const { etag, flags } = deps.evaluations.bulkJson(principal, context)
+  const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
+  return jsonAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, 200, { etag })
+}
 
 /** The OFREP routes. */
 export function ofrepRoutes(deps: OfrepRouteDeps) {
@@ -56,37 +93,13 @@ export function ofrepRoutes(deps: OfrepRouteDeps) {
   return new Elysia({ name: 'ofrep-routes' })
     .post(
       '/ofrep/v1/evaluate/flags',
-      async ({ request }) => {
-        const principal = principalOf(request)
-        let context
-        try {
-          context = await readEvaluationContext(request, deps.bodyLimit)
-        } catch (err) {
-          if (err instanceof OfrepProblem) return ofrepError(request, err)
-          throw err
-        }
-        const tag = evaluations.bulkTag(principal, context)
-        if (noneMatch(request.headers.get('if-none-match'), tag)) return notModified(request, tag)
-        const { etag, flags } = evaluations.bulkJson(principal, context)
-        const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
-        return jsonResponse(request, `{"flags":${flags},"eventStreams":${stream}}`, 200, { etag })
-      },
+      async ({ request }) => asComplete(await evaluateAllAnswer(deps, principalOf(request), request, metaOf(request).id)),
       { ...evaluateGuard, detail: ofrepDocs.bulk },
     )
     .post(
       '/ofrep/v1/evaluate/flags/*',
-      async ({ params, request }) => {
-        const principal = principalOf(request)
-        const key = flagNameFromPath(params['*'])
-        try {
-          const context = await readEvaluationContext(request, deps.bodyLimit)
-          return jsonResponse(request, evaluations.oneJson(principal, key, context))
-        } catch (err) {
-          if (err instanceof OfrepProblem) return ofrepError(request, err, key)
-          if (err instanceof NotFoundError) return ofrepError(request, new OfrepProblem(404, 'FLAG_NOT_FOUND', err.message), key)
-          throw err
-        }
-      },
+      async ({ params, request }) =>
+        asComplete(await evaluateOneAnswer(deps, principalOf(request), flagNameFromPath(params['*']), request, metaOf(request).id)),
       { ...evaluateGuard, detail: ofrepDocs.single },
     )
     .get(

@@ -1,0 +1,160 @@
+/**
+ * The fast lanes (src/http/fast-lane.ts) against the full pipeline: every request of the table is
+ * sent through Bun's router, wired as the listener wires it, and through `http.handle()` alone, and
+ * both answers must agree on status, headers (but the request id and the date) and body. The
+ * common case must be answered by the lane itself, without the full pipeline, or the lanes measure
+ * nothing; everything else must be handed over before anything is read.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Server } from 'bun'
+import type { Lane } from '../../src/http/fast-lane.ts'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+const ORIGIN = 'https://app.example.com'
+let t: TestApp
+let server: Server<undefined>
+let fullCalls = 0
+const tokens: Record<string, string> = {}
+
+beforeAll(async () => {
+  t = await createTestApp({ FLAGD_CORS_ORIGINS: ORIGIN, FLAGD_LIMITS_BODY_BYTES: '2048' })
+  for (const body of [
+    { name: 'app/on', type: 'BOOLEAN', value: true },
+    { name: 'app/size', type: 'INTEGER', defaultValue: 3 },
+    { name: 'app/ab', type: 'AB-TEST', chancePercentB: 50 },
+    { name: 'app/a.b-c_d', type: 'STRING', value: 'x' },
+    { name: 'other/secret', type: 'BOOLEAN', value: true },
+  ]) expect((await t.req('POST', '/api/flags', { token: t.adminToken, body })).status).toBe(201)
+  const token = async (body: object) => (await t.req('POST', '/api/tokens', { token: t.adminToken, body })).body.token as string
+  tokens.admin = t.adminToken
+  tokens.reader = (await t.userWith(['flag:read'])).token
+  tokens.nobody = (await t.userWith(['user:read'])).token
+  tokens.evaluator = await token({ name: 'app', permissions: ['flag:evaluate'], flagPrefixes: ['app/'] })
+  tokens.apiReader = await token({ name: 'reader', permissions: ['flag:read'] })
+  const revoked = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'gone', permissions: ['flag:read'] } })
+  tokens.revoked = revoked.body.token
+  expect((await t.req('DELETE', `/api/tokens/${revoked.body.id}`, { token: t.adminToken })).status).toBe(200)
+
+  const http = t.app.http
+  const full: Lane = (request) => {
+    fullCalls++
+    return http.handle(request, '127.0.0.1')
+  }
+  server = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, routes: http.fastLanes(full), fetch: full })
+})
+
+afterAll(async () => {
+  await server?.stop(true)
+  await t?.close()
+})
+
+interface Case {
+  name: string
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string
+  /** The lane answers it itself (else the full pipeline must). */
+  lane: boolean
+}
+
+const bearer = (who: string) => ({ authorization: `Bearer ${tokens[who]}` })
+const apiKey = (who: string) => ({ 'x-api-key': tokens[who] as string })
+const json = { 'content-type': 'application/json' }
+const ofrep = (key: string) => `/ofrep/v1/evaluate/flags/${key}`
+
+const cases = (): Case[] => [
+  { name: 'health', path: '/health', lane: true },
+  { name: 'health with a client request id', path: '/health', headers: { 'x-request-id': 'client-42' }, lane: true },
+  { name: 'health with a query', path: '/health?verbose=1', lane: false },
+  { name: 'health, HEAD', method: 'HEAD', path: '/health', lane: false },
+  { name: 'flag, session', path: '/api/flags/app/on', headers: bearer('admin'), lane: true },
+  { name: 'flag, read-only user', path: '/api/flags/app/size', headers: bearer('reader'), lane: true },
+  { name: 'flag, API token in X-API-Key', path: '/api/flags/app/on', headers: apiKey('apiReader'), lane: true },
+  { name: 'flag, API token as Bearer', path: '/api/flags/app/on', headers: bearer('apiReader'), lane: true },
+  { name: 'flag, percent-encoded name', path: '/api/flags/app%2Fon', headers: bearer('admin'), lane: true },
+  { name: 'flag, percent-encoded dot', path: '/api/flags/app/a%2Eb-c_d', headers: bearer('admin'), lane: true },
+  { name: 'flag, current ETag', path: '/api/flags/app/on', headers: { ...bearer('admin'), 'if-none-match': '"1"' }, lane: true },
+  { name: 'flag, stale ETag', path: '/api/flags/app/on', headers: { ...bearer('admin'), 'if-none-match': '"0"' }, lane: true },
+  { name: 'flag, allowed origin', path: '/api/flags/app/on', headers: { ...bearer('admin'), origin: ORIGIN }, lane: true },
+  { name: 'flag, other origin', path: '/api/flags/app/on', headers: { ...bearer('admin'), origin: 'https://evil.example' }, lane: true },
+  { name: 'flag, missing', path: '/api/flags/app/none', headers: bearer('admin'), lane: false },
+  { name: 'flag, bad percent-encoding', path: '/api/flags/app%E0%A4%A', headers: bearer('admin'), lane: false },
+  { name: 'flag, empty name', path: '/api/flags/', headers: bearer('admin'), lane: false },
+  { name: 'flag, query', path: '/api/flags/app/on?x=1', headers: bearer('admin'), lane: false },
+  { name: 'flag, no credentials', path: '/api/flags/app/on', lane: false },
+  { name: 'flag, malformed Authorization', path: '/api/flags/app/on', headers: { authorization: 'Basic abc' }, lane: false },
+  { name: 'flag, forged session token', path: '/api/flags/app/on', headers: { authorization: `Bearer ${tokens.admin?.slice(0, -3)}xyz` }, lane: false },
+  { name: 'flag, revoked API token', path: '/api/flags/app/on', headers: apiKey('revoked'), lane: false },
+  { name: 'flag, two different credentials', path: '/api/flags/app/on', headers: { ...bearer('admin'), ...apiKey('apiReader') }, lane: false },
+  { name: 'flag, no permission', path: '/api/flags/app/on', headers: bearer('nobody'), lane: false },
+  { name: 'flag, evaluate-only token', path: '/api/flags/app/on', headers: apiKey('evaluator'), lane: false },
+  { name: 'flag, HEAD', method: 'HEAD', path: '/api/flags/app/on', headers: bearer('admin'), lane: false },
+  { name: 'flag, DELETE without credentials', method: 'DELETE', path: '/api/flags/app/on', lane: false },
+  { name: 'ofrep one', method: 'POST', path: ofrep('app/ab'), headers: { ...apiKey('evaluator'), ...json }, body: '{"context":{"targetingKey":"u-1"}}', lane: true },
+  { name: 'ofrep one, session', method: 'POST', path: ofrep('app/on'), headers: { ...bearer('reader'), ...json }, body: '{"context":{}}', lane: true },
+  { name: 'ofrep one, empty body', method: 'POST', path: ofrep('app/on'), headers: apiKey('evaluator'), lane: true },
+  { name: 'ofrep one, query ignored', method: 'POST', path: `${ofrep('app/on')}?x=1`, headers: { ...apiKey('evaluator'), ...json }, body: '{}', lane: true },
+  { name: 'ofrep one, not JSON', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json }, body: '{"context":', lane: true },
+  { name: 'ofrep one, context not an object', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json }, body: '{"context":[1]}', lane: true },
+  { name: 'ofrep one, body over the limit', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json }, body: `{"context":{"k":"${'x'.repeat(3000)}"}}`, lane: true },
+  { name: 'ofrep one, unknown flag', method: 'POST', path: ofrep('app/none'), headers: { ...apiKey('evaluator'), ...json }, body: '{}', lane: true },
+  { name: 'ofrep one, outside the token prefixes', method: 'POST', path: ofrep('other/secret'), headers: { ...apiKey('evaluator'), ...json }, body: '{}', lane: true },
+  { name: 'ofrep one, allowed origin', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json, origin: ORIGIN }, body: '{}', lane: true },
+  { name: 'ofrep one, bad percent-encoding', method: 'POST', path: ofrep('app%E0%A4%A'), headers: apiKey('evaluator'), lane: false },
+  { name: 'ofrep one, no credentials', method: 'POST', path: ofrep('app/on'), headers: json, body: '{}', lane: false },
+  { name: 'ofrep one, no permission', method: 'POST', path: ofrep('app/on'), headers: { ...bearer('nobody'), ...json }, body: '{}', lane: false },
+  { name: 'ofrep bulk', method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: { ...apiKey('evaluator'), ...json }, body: '{"context":{"targetingKey":"u-2"}}', lane: true },
+  { name: 'ofrep bulk, not JSON', method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: { ...apiKey('evaluator'), ...json }, body: 'nope', lane: true },
+  { name: 'ofrep bulk, no credentials', method: 'POST', path: '/ofrep/v1/evaluate/flags', body: '{}', lane: false },
+  { name: 'ofrep bulk, preflight', method: 'OPTIONS', path: '/ofrep/v1/evaluate/flags', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' }, lane: false },
+  { name: 'ofrep bulk, GET', path: '/ofrep/v1/evaluate/flags', headers: apiKey('evaluator'), lane: false },
+]
+
+const IGNORED = new Set(['x-request-id', 'date', 'content-length'])
+const headersOf = (r: Response) => [...r.headers].filter(([k]) => !IGNORED.has(k)).sort()
+// each answer names a fresh stream ticket
+const comparable = (text: string) => text.replace(/ticket=[^"]+/g, 'ticket=…')
+
+describe('fast lanes answer exactly as the full pipeline', () => {
+  test('every case of the table', async () => {
+    // the first sight of a session token always goes the full way (its signature is checked there)
+    for (const who of ['admin', 'reader']) await fetch(`http://127.0.0.1:${server.port}/api/me`, { headers: bearer(who) })
+    for (const c of cases()) {
+      const init = { method: c.method ?? 'GET', headers: c.headers ?? {}, ...(c.body === undefined ? {} : { body: c.body }) }
+      const before = fullCalls
+      const viaLanes = await fetch(`http://127.0.0.1:${server.port}${c.path}`, init)
+      const laneText = await viaLanes.text()
+      expect(fullCalls === before, `${c.name}: answered by the lane`).toBe(c.lane)
+      const viaPipeline = await t.app.http.handle(new Request(`http://localhost${c.path}`, init), '127.0.0.1')
+      const pipelineText = c.method === 'HEAD' ? '' : await viaPipeline.text()
+      expect(viaLanes.status, c.name).toBe(viaPipeline.status)
+      expect(headersOf(viaLanes), c.name).toEqual(headersOf(viaPipeline))
+      expect(comparable(laneText), c.name).toBe(comparable(pipelineText))
+      expect(viaLanes.headers.get('x-request-id'), c.name).toBeTruthy()
+    }
+  })
+
+  test('a client request id is echoed by a lane', async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/api/flags/app/on`, { headers: { ...bearer('admin'), 'x-request-id': 'trace-7' } })
+    expect(res.headers.get('x-request-id')).toBe('trace-7')
+  })
+
+  test('a flag changed or deleted is seen by the lane at once', async () => {
+    const url = `http://127.0.0.1:${server.port}/api/flags/app/size`
+    expect((await t.req('PUT', '/api/flags/app/size', { token: t.adminToken, body: { value: 9 } })).status).toBe(200)
+    expect(await (await fetch(url, { headers: bearer('admin') })).json()).toMatchObject({ value: 9, revision: 2 })
+    expect((await t.req('DELETE', '/api/flags/app/size', { token: t.adminToken })).status).toBe(200)
+    expect((await fetch(url, { headers: bearer('admin') })).status).toBe(404)
+  })
+
+  test('a session ended is refused by the lane from the next request', async () => {
+    const user = await t.userWith(['flag:read'])
+    const url = `http://127.0.0.1:${server.port}/api/flags/app/on`
+    expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200)
+    expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200)
+    expect((await t.req('POST', '/api/logout', { token: user.token })).status).toBe(200)
+    expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(401)
+  })
+})
