@@ -37,7 +37,7 @@ let idCounter = 0
 /** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one. */
 export function requestIdFor(request: Request): string {
   const given = request.headers.get('x-request-id')
-  return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}-${(++idCounter).toString(16).padStart(12, '0')}`
+  return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}-${++idCounter}`
 }
 
 /** The path of an absolute request URL, without a second URL parse. */

@@ -26,16 +26,25 @@ const escapeLabel = (v: string) => v.replaceAll('\\', '\\\\').replaceAll('"', '\
 
 /** Creates the recorder. Label sets are bounded: unknown methods are recorded as OTHER. */
 export function createRequestMetrics(): RequestMetrics {
-  const series = new Map<string, Series>()
+  // found by method, route and status in nested maps: no key string is built per request
+  const byMethod = new Map<string, Map<string, Map<number, Series>>>()
+  const series: Series[] = []
+  const seriesOf = (method: string, route: string, status: number): Series => {
+    let routes = byMethod.get(method)
+    if (routes === undefined) byMethod.set(method, (routes = new Map()))
+    let statuses = routes.get(route)
+    if (statuses === undefined) routes.set(route, (statuses = new Map()))
+    let s = statuses.get(status)
+    if (s === undefined) {
+      s = { labels: `method="${method}",route="${escapeLabel(route)}",status="${status}"`, buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 }
+      statuses.set(status, s)
+      series.push(s)
+    }
+    return s
+  }
   return {
     observe(method, route, status, seconds) {
-      const m = METHODS.has(method) ? method : 'OTHER'
-      const key = `${m} ${route} ${status}`
-      let s = series.get(key)
-      if (!s) {
-        s = { labels: `method="${m}",route="${escapeLabel(route)}",status="${status}"`, buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 }
-        series.set(key, s)
-      }
+      const s = seriesOf(METHODS.has(method) ? method : 'OTHER', route, status)
       let i = 0
       while (i < BUCKETS.length && seconds > (BUCKETS[i] as number)) i++
       ;(s.buckets as Float64Array)[i]! += 1
@@ -44,9 +53,9 @@ export function createRequestMetrics(): RequestMetrics {
     },
     render() {
       const lines = ['# HELP flagd_http_requests_total HTTP requests answered', '# TYPE flagd_http_requests_total counter']
-      for (const s of series.values()) lines.push(`flagd_http_requests_total{${s.labels}} ${s.count}`)
+      for (const s of series) lines.push(`flagd_http_requests_total{${s.labels}} ${s.count}`)
       lines.push('', '# HELP flagd_http_request_duration_seconds Time to answer HTTP requests', '# TYPE flagd_http_request_duration_seconds histogram')
-      for (const s of series.values()) {
+      for (const s of series) {
         let cumulative = 0
         BUCKETS.forEach((le, i) => {
           cumulative += s.buckets[i] as number

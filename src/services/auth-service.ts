@@ -11,7 +11,7 @@ import { codePointCount } from '../domain/code-points.ts'
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal, type Caller, type UserPrincipal } from '../domain/principal.ts'
 import { isExpired, type StoredSession } from '../domain/session.ts'
-import { PASSWORD_MAX, toPublicUser, USERNAME_MAX, type PublicUser } from '../domain/user.ts'
+import { PASSWORD_MAX, toPublicUser, USERNAME_MAX, type PublicUser, type StoredUser } from '../domain/user.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import type { LoginThrottle } from './login-throttle.ts'
@@ -53,7 +53,11 @@ const BAD_CREDENTIALS = 'invalid username or password'
 /** Creates the auth service. */
 export function createAuthService(store: Store, hasher: PasswordHasher, throttle: LoginThrottle, options: AuthServiceOptions): AuthService {
   const now = options.now ?? (() => new Date())
+  const nowMs = options.now ? () => now().getTime() : Date.now
   const lastUsed = new WeakMap<StoredSession, number>() // parsed last use, to skip Date.parse per request
+  // the principal of a session, made again only when its user row changes (stored rows are frozen and
+  // replaced on change, so identity tells): no new object per authenticated request
+  const principals = new WeakMap<StoredSession, { user: StoredUser; principal: UserPrincipal }>()
   return {
     async login(username, password, address, requestId) {
       if (username.length === 0) throw new InvalidError('username is required', 'username', 'required')
@@ -104,7 +108,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
     resolve(userId, sessionId) {
       const snapshot = store.committed()
       const session = snapshot.sessions.get(sessionId)
-      const at = now().getTime()
+      const at = nowMs()
       if (!session || session.userId !== userId || isExpired(session, at)) throw new UnauthorizedError('token is no longer valid')
       const user = snapshot.users.get(userId)
       if (!user) throw new UnauthorizedError('token is no longer valid')
@@ -114,7 +118,12 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
         store.touch('sessions', sessionId, new Date(at).toISOString())
         lastUsed.set(session, at)
       }
-      return { kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }
+      let known = principals.get(session)
+      if (known === undefined || known.user !== user) {
+        known = { user, principal: Object.freeze({ kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }) }
+        principals.set(session, known)
+      }
+      return known.principal
     },
 
     async logout(caller) {

@@ -28,8 +28,10 @@ const IF_MATCH = [{ name: 'If-Match', description: 'Apply only if the flag is at
 
 /** Decodes the wildcard part of the path (Elysia leaves it percent-encoded). */
 export function flagNameFromPath(raw: string | undefined): string {
+  if (raw === undefined) return ''
+  if (!raw.includes('%')) return raw // nothing to decode (the common case, on the hot path)
   try {
-    return decodeURIComponent(raw ?? '')
+    return decodeURIComponent(raw)
   } catch {
     throw new InvalidError('the flag name in the path is not valid percent-encoding', 'flagName', 'invalid percent-encoding')
   }
