@@ -20,7 +20,8 @@ import type { Principal } from '../domain/principal.ts'
 import { userIdOf } from '../domain/principal.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
-import { knownPrincipal, type GuardDeps } from './auth-guard.ts'
+import type { GuardDeps } from './auth-guard.ts'
+import { createCredentialCache } from './credential-cache.ts'
 import type { Cors } from './cors.ts'
 import { pathOf, requestIdFor } from './request-context.ts'
 import { flagNameFromPath, readFlagAnswer } from './routes/flag-routes.ts'
@@ -57,6 +58,7 @@ const OFREP_PREFIX = '/ofrep/v1/evaluate/flags/'
 /** Bun `routes` for the lanes; `full` is the full pipeline, which answers whatever a lane does not. */
 export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
   const { cors, onRequest } = deps
+  const credentials = createCredentialCache(deps)
   const finish = (request: Request, response: Response, path: string, route: string, startedAt: number, id: string, principal?: Principal) => {
     cors?.decorate(request, response)
     onRequest?.({
@@ -88,7 +90,7 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
         const url = request.url
         if (request.method !== 'GET' || url.includes('?')) return full(request, server)
         const headers = request.headers
-        const principal = knownPrincipal(deps, headers)
+        const principal = credentials.principal(headers)
         if (principal === undefined || !can(principal, 'flag:read')) return full(request, server)
         const path = pathOf(url)
         const id = requestIdFor(request)
@@ -105,7 +107,7 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
     '/ofrep/v1/evaluate/flags': {
       async POST(request, server) {
         const startedAt = performance.now()
-        const principal = knownPrincipal(deps, request.headers)
+        const principal = credentials.principal(request.headers)
         if (principal === undefined || !can(principal, 'flag:evaluate')) return full(request, server)
         const id = requestIdFor(request)
         const response = await evaluateAllAnswer(deps, principal, request, id).catch((err) => failure(deps, id, err))
@@ -115,7 +117,7 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
     '/ofrep/v1/evaluate/flags/*': {
       async POST(request, server) {
         const startedAt = performance.now()
-        const principal = knownPrincipal(deps, request.headers)
+        const principal = credentials.principal(request.headers)
         if (principal === undefined || !can(principal, 'flag:evaluate')) return full(request, server)
         const path = pathOf(request.url)
         let key: string

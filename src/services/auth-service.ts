@@ -12,7 +12,7 @@ import { newId } from '../domain/new-id.ts'
 import { systemPrincipal, type Caller, type UserPrincipal } from '../domain/principal.ts'
 import { isExpired, type StoredSession } from '../domain/session.ts'
 import { PASSWORD_MAX, toPublicUser, USERNAME_MAX, type PublicUser, type StoredUser } from '../domain/user.ts'
-import type { Store } from '../storage/store.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import type { LoginThrottle } from './login-throttle.ts'
 import type { PasswordHasher } from './password-hasher.ts'
@@ -30,6 +30,12 @@ export interface AuthService {
   login(username: string, password: string, address: string, requestId: string): Promise<LoginResult>
   /** The principal behind a verified token's claims; throws `UnauthorizedError` if revoked or expired. */
   resolve(userId: string, sessionId: string): UserPrincipal
+  /**
+   * The committed state every credential is checked against. Immutable: a logout, a revocation or
+   * a changed user is a commit, and every commit makes a new one, so its identity tells whether a
+   * principal found earlier may still be current (the fast lanes' credential cache).
+   */
+  credentialState(): Snapshot
   /** Ends the caller's own session; returns its id. */
   logout(caller: Caller): Promise<string>
   /** Deletes expired sessions (housekeeping); returns how many. */
@@ -104,6 +110,8 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       })
       return out.result
     },
+
+    credentialState: () => store.committed(),
 
     resolve(userId, sessionId) {
       const snapshot = store.committed()

@@ -157,4 +157,30 @@ describe('fast lanes answer exactly as the full pipeline', () => {
     expect((await t.req('POST', '/api/logout', { token: user.token })).status).toBe(200)
     expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(401)
   })
+
+  test('a revoked API token, a lost permission and an expired token are refused at once, though the lane remembers credentials', async () => {
+    const base = `http://127.0.0.1:${server.port}/api/flags/app/on`
+    const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'soon revoked', permissions: ['flag:read'] } })
+    const key = { 'x-api-key': made.body.token as string }
+    for (let i = 0; i < 3; i++) expect((await fetch(base, { headers: key })).status).toBe(200)
+    expect((await t.req('DELETE', `/api/tokens/${made.body.id}`, { token: t.adminToken })).status).toBe(200)
+    expect((await fetch(base, { headers: key })).status).toBe(401)
+
+    const user = await t.userWith(['flag:read'])
+    const session = { authorization: `Bearer ${user.token}` }
+    for (let i = 0; i < 3; i++) expect((await fetch(base, { headers: session })).status).toBe(200)
+    expect((await t.req('PUT', `/api/users/${user.id}`, { token: t.adminToken, body: { permissions: ['user:read'] } })).status).toBe(200)
+    expect((await fetch(base, { headers: session })).status).toBe(403)
+
+    const expiresAt = new Date(Date.now() + 1500).toISOString()
+    const brief = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'brief', permissions: ['flag:read'], expiresAt } })
+    expect(brief.status).toBe(201)
+    const briefKey = { 'x-api-key': brief.body.token as string }
+    while (Date.now() < Date.parse(expiresAt) - 100) {
+      expect((await fetch(base, { headers: briefKey })).status).toBe(200)
+      await Bun.sleep(50)
+    }
+    await Bun.sleep(Date.parse(expiresAt) - Date.now() + 1)
+    expect((await fetch(base, { headers: briefKey })).status).toBe(401)
+  })
 })
