@@ -1,0 +1,106 @@
+/**
+ * `bun bench/contest.ts <checkout> [<checkout>|<checkout>|ENV=value ...]`: an A/B of the request path
+ * that machine noise cannot blur. Every contestant (a flagd checkout run from source, with optional
+ * FLAGD_* settings after `|`) and a bare Bun.serve returning the same bytes run at once, all pinned
+ * to CPU 0, each loaded by its own wrk pinned to CPU 1, for the same seconds. The scheduler shares
+ * the core between them, so each one's throughput is inversely proportional to its CPU cost per
+ * request, and a slow moment of the machine slows them all alike: ratios between contestants vary
+ * by about ±3% from round to round, against ±15% for runs taken one after another on a shared VM.
+ * It is how each change of the request path was measured (figures in the commit messages); the
+ * ratio to bare is lower than `bun run bench` shows, since here flagd also pays for the CPU time
+ * the kernel spends on its sockets.
+ *
+ * CONTEST_PATH (default /api/flags/app/g07/f507), CONTEST_BODY (POSTs it as JSON), CONTEST_API_KEY=1
+ * (an API token instead of a session), CONTEST_ROUNDS (5), CONTEST_SECONDS (4). Needs wrk and taskset.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { ensureWrk, parseWrk, spread } from './wrk.ts'
+
+const contestants = process.argv.slice(2)
+if (contestants.length === 0) throw new Error('usage: bun bench/contest.ts <flagd checkout>[|FLAGD_X=value…] …')
+const PATH = process.env.CONTEST_PATH ?? '/api/flags/app/g07/f507'
+const BODY = process.env.CONTEST_BODY
+const ROUNDS = Number(process.env.CONTEST_ROUNDS ?? 5)
+const SECONDS = Number(process.env.CONTEST_SECONDS ?? 4)
+const PASSWORD = 'contest-password'
+const work = mkdtempSync(join(tmpdir(), 'flagd-contest-'))
+const procs: Subprocess[] = []
+let nextPort = 30_000 + Math.floor(Math.random() * 5000)
+
+async function up(url: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await fetch(url).then((r) => r.ok, () => false)) return
+    await Bun.sleep(20)
+  }
+  throw new Error(`${url} did not come up`)
+}
+
+/** Starts one contestant on CPU 0 with 1,000 flags; returns its URL and the headers of its credential. */
+async function start(spec: string): Promise<{ url: string; headers: Record<string, string> }> {
+  const [checkout, ...settings] = spec.split('|') as [string, ...string[]]
+  const dir = mkdtempSync(join(work, 'c-'))
+  const port = nextPort++
+  const env = { ...Object.fromEntries(settings.map((s) => s.split('=', 2))), PATH: process.env.PATH ?? '', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: PASSWORD }
+  const args = ['taskset', '-c', '0', process.execPath, join(checkout, 'src/main.ts'), 'serve', '--port', String(port), '--data-dir', join(dir, 'data')]
+  procs.push(Bun.spawn(args, { cwd: dir, env, stdout: Bun.file(join(dir, 'flagd.log')), stderr: 'inherit' }))
+  const url = `http://127.0.0.1:${port}`
+  await up(`${url}/health`)
+  const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
+  const auth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}`, 'content-type': 'application/json' }
+  const flags: Record<string, unknown> = {}
+  for (let i = 0; i < 1000; i++) flags[`app/g${String(i % 20).padStart(2, '0')}/f${i}`] = { type: 'INTEGER', defaultValue: 1, valueExists: true, value: i, minValue: 0, maxValue: 1e9 }
+  const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify({ environment: 'contest', version: '1.0.0', createdAt: new Date().toISOString(), flags }) })
+  if (seeded.status !== 200) throw new Error(`seeding ${spec} failed: ${seeded.status}`)
+  if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization } }
+  const made = await fetch(`${url}/api/tokens`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'contest', permissions: ['flag:read'] }) })
+  return { url, headers: { 'x-api-key': ((await made.json()) as { token: string }).token } }
+}
+
+async function main(): Promise<void> {
+  ensureWrk()
+  const started = []
+  for (const spec of contestants) started.push(await start(spec))
+  const first = started[0] as { url: string; headers: Record<string, string> }
+  const init = BODY === undefined ? { headers: first.headers } : { method: 'POST', headers: { ...first.headers, 'content-type': 'application/json' }, body: BODY }
+  const bytesFile = join(work, 'answer')
+  writeFileSync(bytesFile, await (await fetch(first.url + PATH, init)).bytes())
+  const barePort = nextPort++
+  procs.push(Bun.spawn(['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'bare-server.ts'), String(barePort), bytesFile], { stdout: 'ignore', stderr: 'inherit' }))
+  await up(`http://127.0.0.1:${barePort}/`)
+  const script = join(work, 'request.lua')
+  writeFileSync(script, BODY === undefined ? '' : `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`)
+  const targets = [...started, { url: `http://127.0.0.1:${barePort}`, headers: {} }]
+  const names = [...contestants, 'bare Bun.serve']
+  const rps: number[][] = targets.map(() => [])
+  for (let round = 0; round < ROUNDS; round++) {
+    const runs = targets.map((t) =>
+      Bun.spawn(['taskset', '-c', '1', 'wrk', '-t1', '-c16', `-d${SECONDS}s`, '-s', script, ...Object.entries(t.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), t.url + PATH], { stdout: 'pipe' }),
+    )
+    const results = await Promise.all(runs.map(async (p) => parseWrk(await new Response(p.stdout).text())))
+    results.forEach((r, i) => {
+      if (r.non2xx > 0) console.log(`  ${names[i]}: ${r.non2xx} answers not 2xx/3xx`)
+      rps[i]?.push(r.rps)
+    })
+    console.log(`round ${round + 1}: ${results.map((r, i) => `${names[i]} ${r.rps.toFixed(0)}`).join(', ')}`)
+  }
+  const bare = rps[rps.length - 1] as number[]
+  const ratio = (a: number[], b: number[]) => spread(a.map((x, r) => x / (b[r] as number)))
+  console.log(`\n${PATH}${BODY === undefined ? '' : ' (POST)'}, ${ROUNDS} rounds of ${SECONDS} s, one core shared:`)
+  names.forEach((name, i) => {
+    const own = rps[i] as number[]
+    const vsBare = ratio(own, bare)
+    const vsFirst = ratio(own, rps[0] as number[])
+    console.log(`  ${name}: ${spread(own).median.toFixed(0)} req/s, ${vsBare.median.toFixed(3)} × bare (${vsBare.min.toFixed(3)}–${vsBare.max.toFixed(3)}), ${vsFirst.median.toFixed(3)} × the first (${vsFirst.min.toFixed(3)}–${vsFirst.max.toFixed(3)})`)
+  })
+}
+
+try {
+  await main()
+} finally {
+  for (const p of procs) p.kill()
+  rmSync(work, { recursive: true, force: true })
+}
