@@ -23,9 +23,10 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 export function forbiddenKeys(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
   if (depth > 64 || typeof value !== 'object' || value === null) return out
   for (const key of Object.keys(value)) {
-    const here = path ? `${path}.${key}` : key
-    if (FORBIDDEN_KEYS.has(key)) out.push(here)
-    else forbiddenKeys((value as Record<string, unknown>)[key], here, out, depth + 1)
+    const child = (value as Record<string, unknown>)[key]
+    // a path is spelled out only where it is reported or descended into (evaluation contexts are mostly flat)
+    if (FORBIDDEN_KEYS.has(key)) out.push(path ? `${path}.${key}` : key)
+    else if (typeof child === 'object' && child !== null) forbiddenKeys(child, path ? `${path}.${key}` : key, out, depth + 1)
   }
   return out
 }

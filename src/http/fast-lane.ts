@@ -110,7 +110,12 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
         const principal = credentials.principal(request.headers)
         if (principal === undefined || !can(principal, 'flag:evaluate')) return full(request, server)
         const id = requestIdFor(request)
-        const response = await evaluateAllAnswer(deps, principal, request, id).catch((err) => failure(deps, id, err))
+        let response: Response
+        try {
+          response = await evaluateAllAnswer(deps, principal, request, id)
+        } catch (err) {
+          response = failure(deps, id, err)
+        }
         return finish(request, response, pathOf(request.url), '/ofrep/v1/evaluate/flags', startedAt, id, principal)
       },
     },
@@ -128,7 +133,12 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
         }
         if (key === '') return full(request, server)
         const id = requestIdFor(request)
-        const response = await evaluateOneAnswer(deps, principal, key, request, id).catch((err) => failure(deps, id, err))
+        let response: Response
+        try {
+          response = await evaluateOneAnswer(deps, principal, key, request, id)
+        } catch (err) {
+          response = failure(deps, id, err)
+        }
         return finish(request, response, path, '/ofrep/v1/evaluate/flags/{key}', startedAt, id, principal)
       },
     },
