@@ -1,13 +1,13 @@
 /**
- * Prometheus metrics with prom-client (GET /metrics): requests and their duration by route and
+ * Prometheus metrics (GET /metrics): requests and their duration by route and
  * status, flag count, imports by source and outcome, store commit duration and batch size, failed
  * logins, webhook deliveries. Routes are labelled by template as the OpenAPI document writes them
  * (`/api/flags/{flagName}`, `/api/users/{userId}`), never by concrete path, so label cardinality
  * stays bounded.
  */
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { ImportOutcome, ImportSource } from '../services/telemetry.ts'
+import { createMetricRegistry, PROMETHEUS_TEXT } from './metric-registry.ts'
 import { createRequestMetrics } from './request-metrics.ts'
 
 /** The metrics of one daemon. */
@@ -22,20 +22,19 @@ export interface Metrics {
   webhookDelivery(webhook: string, outcome: 'delivered' | 'retried' | 'failed'): void
 }
 
-/** Creates the registry; `flagCount` is read at scrape time. */
+/** Creates the metrics; `flagCount` is read at scrape time. */
 export function createMetrics(flagCount: () => number): Metrics {
-  const registry = new Registry()
-  const registers = [registry]
+  const registry = createMetricRegistry()
   const requests = createRequestMetrics()
-  new Gauge({ name: 'flagd_flags', help: 'Number of flags', registers, collect() { this.set(flagCount()) } })
-  const imports = new Counter({ name: 'flagd_imports_total', help: 'Imports by source and outcome', labelNames: ['source', 'outcome'], registers })
-  const commitSeconds = new Histogram({ name: 'flagd_store_commit_duration_seconds', help: 'Durable state-file writes', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers })
-  const batch = new Histogram({ name: 'flagd_store_commit_batch_size', help: 'Changes carried by one write (group commit)', buckets: [1, 2, 4, 8, 16, 32, 64, 128], registers })
-  const loginFailures = new Counter({ name: 'flagd_login_failures_total', help: 'Failed logins (bad credentials)', registers })
-  const deliveries = new Counter({ name: 'flagd_webhook_deliveries_total', help: 'Webhook delivery attempts by webhook and outcome', labelNames: ['webhook', 'outcome'], registers })
+  registry.gauge('flagd_flags', 'Number of flags', flagCount)
+  const imports = registry.counter('flagd_imports_total', 'Imports by source and outcome', ['source', 'outcome'])
+  const commitSeconds = registry.histogram('flagd_store_commit_duration_seconds', 'Durable state-file writes', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
+  const batch = registry.histogram('flagd_store_commit_batch_size', 'Changes carried by one write (group commit)', [1, 2, 4, 8, 16, 32, 64, 128])
+  const loginFailures = registry.counter('flagd_login_failures_total', 'Failed logins (bad credentials)')
+  const deliveries = registry.counter('flagd_webhook_deliveries_total', 'Webhook delivery attempts by webhook and outcome', ['webhook', 'outcome'])
   return {
-    contentType: registry.contentType,
-    render: async () => `${requests.render()}\n${await registry.metrics()}`,
+    contentType: PROMETHEUS_TEXT,
+    render: async () => `${requests.render()}\n${registry.render()}`,
     request: (labels, seconds) => requests.observe(labels.method, labels.route, labels.status, seconds),
     commit(seconds, size) {
       commitSeconds.observe(seconds)

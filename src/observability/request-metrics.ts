@@ -5,6 +5,8 @@
  * of a request; the metric names, labels, buckets and text format are the same as before.
  */
 
+import { escapeLabel, histogramLines } from './metric-registry.ts'
+
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
@@ -22,7 +24,6 @@ export interface RequestMetrics {
   render(): string
 }
 
-const escapeLabel = (v: string) => v.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')
 
 /** Creates the recorder. Label sets are bounded: unknown methods are recorded as OTHER. */
 export function createRequestMetrics(): RequestMetrics {
@@ -55,16 +56,7 @@ export function createRequestMetrics(): RequestMetrics {
       const lines = ['# HELP flagd_http_requests_total HTTP requests answered', '# TYPE flagd_http_requests_total counter']
       for (const s of series) lines.push(`flagd_http_requests_total{${s.labels}} ${s.count}`)
       lines.push('', '# HELP flagd_http_request_duration_seconds Time to answer HTTP requests', '# TYPE flagd_http_request_duration_seconds histogram')
-      for (const s of series) {
-        let cumulative = 0
-        BUCKETS.forEach((le, i) => {
-          cumulative += s.buckets[i] as number
-          lines.push(`flagd_http_request_duration_seconds_bucket{le="${le}",${s.labels}} ${cumulative}`)
-        })
-        lines.push(`flagd_http_request_duration_seconds_bucket{le="+Inf",${s.labels}} ${s.count}`)
-        lines.push(`flagd_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`)
-        lines.push(`flagd_http_request_duration_seconds_count{${s.labels}} ${s.count}`)
-      }
+      for (const s of series) lines.push(...histogramLines('flagd_http_request_duration_seconds', s.labels, BUCKETS, s.buckets, s.sum, s.count))
       return `${lines.join('\n')}\n`
     },
   }
