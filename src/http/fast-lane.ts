@@ -1,17 +1,19 @@
 /**
- * The fast lane (issue 11): Bun's own router hands the two hottest reads, `GET /api/flags/{name}`
- * and `GET /health`, straight to small handlers instead of through the wrapper and Elysia's generic
- * request handler. Measured with both servers sharing one core (bench/README.md), that path cost a
- * read about a third of its time: the route lookup, Elysia's context and hooks, an awaited guard,
- * the request's meta.
+ * The fast lanes (issue 11): Bun's own router hands the hottest routes, `GET /api/flags/{name}`,
+ * `GET /health` and both OFREP evaluations, straight to small handlers instead of through the
+ * wrapper and Elysia's generic request handler. Measured with the servers sharing one core
+ * (bench/contest.ts; README "Performance"), that path cost a read about a third of its time: the
+ * route lookup, Elysia's context and hooks, an awaited guard, the request's meta.
  *
  * A lane answers only the common case, and only with the functions the routes themselves answer
- * with (`readFlagAnswer`, `healthAnswer`, `knownPrincipal`): a GET without a query string, from a
- * credential this process already knows, for a flag the caller may read. Everything else (HEAD, a
- * query string, no or a first-seen or a bad credential, a missing flag, a refusal) goes to the full
- * pipeline, which stays the one reference for every answer; a differential test holds both to the
- * same status, headers and body. The answer still gets its request id, CORS headers, metrics and
- * access line, as every answer does.
+ * with (`readFlagAnswer`, `healthAnswer`, `evaluateOneAnswer`, `evaluateAllAnswer`; the credential
+ * through `knownPrincipal`, remembered by the credential cache): a credential this process already
+ * knows, the permission held, no query string on the REST reads. Everything else (HEAD, a query
+ * string, no or a first-seen or a bad credential, a missing flag, a refusal) goes to the full
+ * pipeline before anything is read, so that stays the one reference for every answer; a
+ * differential test holds both to the same status, headers and body. Once an OFREP lane has read
+ * the body it answers to the end, failures too, as the routes' handlers do. Every answer still gets
+ * its request id, CORS headers, metrics and access line.
  */
 
 import type { Server } from 'bun'
