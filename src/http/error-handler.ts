@@ -42,6 +42,16 @@ export function errorResponse(err: AppError, extraHeaders: Record<string, string
   return new Response(JSON.stringify(body), { status: STATUS_OF[err.code], headers })
 }
 
+/**
+ * The answer to anything a handler threw: an `AppError` as it says; anything else is a bug, logged
+ * with the request id (never shown to the client) and answered `500`.
+ */
+export function thrownErrorResponse(err: unknown, requestId: string, logError: (requestId: string, err: unknown) => void): Response {
+  if (err instanceof AppError) return errorResponse(err)
+  logError(requestId, err)
+  return errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
+}
+
 interface TypeBoxError {
   type: number
   path: string

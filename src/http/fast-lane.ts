@@ -19,7 +19,6 @@
 import type { Server } from 'bun'
 import { can } from '../domain/access-policy.ts'
 import type { Principal } from '../domain/principal.ts'
-import { userIdOf } from '../domain/principal.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { GuardDeps } from './auth-guard.ts'
@@ -28,13 +27,12 @@ import type { Cors } from './cors.ts'
 import { pathOf, requestIdFor } from './request-context.ts'
 import { flagNameFromPath, readFlagAnswer } from './routes/flag-routes.ts'
 import { evaluateAllAnswer, evaluateOneAnswer } from './routes/ofrep-routes.ts'
-import { errorResponse } from './error-handler.ts'
+import { thrownErrorResponse } from './error-handler.ts'
 import { completeHeaders } from './json-response.ts'
-import { AppError } from '../domain/errors.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { StreamCredentials } from './stream-credentials.ts'
 import { healthAnswer } from './routes/health-routes.ts'
-import type { RequestEvent } from './server.ts'
+import { requestEvent, type RequestEvent } from './request-event.ts'
 
 /** A handler Bun's router calls. */
 export type Lane = (request: Request, server: Server<undefined>) => Response | Promise<Response>
@@ -63,17 +61,7 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
   const credentials = createCredentialCache(deps)
   const finish = (request: Request, response: Response, path: string, route: string, startedAt: number, id: string, principal?: Principal) => {
     cors?.decorate(request, response)
-    onRequest?.({
-      method: request.method,
-      path,
-      route,
-      status: response.status,
-      seconds: (performance.now() - startedAt) / 1000,
-      requestId: id,
-      userId: principal ? userIdOf(principal) : undefined,
-      tokenId: principal?.kind === 'token' ? principal.tokenId : undefined,
-      at: Date.now(),
-    })
+    onRequest?.(requestEvent(request, path, route, response.status, startedAt, id, principal))
     return response
   }
 
@@ -147,14 +135,9 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
   }
 }
 
-/** The answer to an error thrown after a lane read the body: what the full pipeline's handlers give. */
+/** The answer to an error thrown after a lane read the body: what the full pipeline gives. */
 function failure(deps: FastLaneDeps, id: string, err: unknown): Response {
-  if (err instanceof AppError) return withRequestId(errorResponse(err), id)
-  deps.logError(id, err)
-  return withRequestId(errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log')), id)
-}
-
-function withRequestId(response: Response, id: string): Response {
+  const response = thrownErrorResponse(err, id, deps.logError)
   completeHeaders(response, id)
   return response
 }

@@ -7,7 +7,6 @@
 import { Elysia } from 'elysia'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
-import { userIdOf } from '../domain/principal.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuditService } from '../services/audit-service.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
@@ -26,10 +25,11 @@ import type { HealthService } from '../services/health-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
-import { errorResponse, problemMessage, validationProblem } from './error-handler.ts'
+import { errorResponse, problemMessage, thrownErrorResponse, validationProblem } from './error-handler.ts'
 import { completeHeaders } from './json-response.ts'
 import { attachMeta, metaOf, newRequestMeta, pathOf, requestIdFor } from './request-context.ts'
 import { createFastLanes, type Lane, type Lanes } from './fast-lane.ts'
+import { requestEvent, type RequestEvent } from './request-event.ts'
 import { createRouteTable } from './route-table.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
@@ -64,21 +64,6 @@ export interface HttpDeps {
   onRequest?: (event: RequestEvent) => void
   /** Prometheus text for GET /metrics; no route when absent. */
   metrics?: { contentType: string; render(): Promise<string> }
-}
-
-/** One answered request, as logs and metrics see it (never a body, header or token). */
-export interface RequestEvent {
-  method: string
-  path: string
-  route: string
-  status: number
-  seconds: number
-  requestId: string
-  userId: string | undefined
-  /** The API token that authenticated the request, if one did. */
-  tokenId: string | undefined
-  /** When the answer was ready, in ms since the epoch. */
-  at: number
 }
 
 /** The HTTP app and its request entry point. */
@@ -130,8 +115,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
         return errorResponse(new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem }))
       }
       if (code === 'PARSE') return errorResponse(new AppError('INVALID_REQUEST', 'request body is not valid JSON', { field: 'body', reason: 'not valid JSON' }))
-      logError(metaOf(request).id, error)
-      return errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
+      return thrownErrorResponse(error, metaOf(request).id, logError)
     })
     .use(healthRoutes(deps.health))
     .use(authRoutes({ ...deps, bodyLimit }))
@@ -163,24 +147,13 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
       try {
         response ??= await app.handle(request)
       } catch (err) {
-        logError(id, err)
-        response = errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
+        response = thrownErrorResponse(err, id, logError)
       }
       completeHeaders(response, id)
       cors?.decorate(request, response)
       if (deps.onRequest) {
         const pathname = pathOf(request.url)
-        deps.onRequest({
-          method: request.method,
-          path: pathname,
-          route: table.template(request.method, pathname) ?? 'unmatched',
-          status: response.status,
-          seconds: (performance.now() - meta.startedAt) / 1000,
-          requestId: id,
-          userId: meta.principal ? userIdOf(meta.principal) : undefined,
-          tokenId: meta.principal?.kind === 'token' ? meta.principal.tokenId : undefined,
-          at: Date.now(),
-        })
+        deps.onRequest(requestEvent(request, pathname, table.template(request.method, pathname) ?? 'unmatched', response.status, meta.startedAt, id, meta.principal))
       }
       return response
     },
