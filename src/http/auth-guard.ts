@@ -93,17 +93,24 @@ export async function authenticateRequest(deps: GuardDeps, request: Request): Pr
   metaOf(request).principal = found instanceof Promise ? await found : found
 }
 
+/** A credential this process already knows, and what it stands for. */
+export interface KnownCredential {
+  principal: Principal
+  /** For a session token: when the token itself expires (ms since the epoch). */
+  tokenExpiresAt?: number
+}
+
 /**
  * The principal of a request whose credential this process already knows (an API token, or a session
  * token verified before), found without waiting; `undefined` for anything else (no or malformed
- * credentials, a first sight, a revoked one), which the full pipeline then answers. For the fast lane.
+ * credentials, a first sight, a revoked one), which the full pipeline then answers. For the fast lanes.
  */
-export function knownPrincipal(deps: GuardDeps, headers: Headers): Principal | undefined {
+export function knownCredential(deps: GuardDeps, headers: Headers): KnownCredential | undefined {
   try {
     const credential = presentedCredential(headers)
-    if (credential.startsWith(TOKEN_PREFIX)) return deps.apiTokens.authenticate(credential)
+    if (credential.startsWith(TOKEN_PREFIX)) return { principal: deps.apiTokens.authenticate(credential) }
     const claims = deps.sessionTokens.known(credential)
-    return claims && deps.auth.resolve(claims.sub, claims.sid)
+    return claims && { principal: deps.auth.resolve(claims.sub, claims.sid), tokenExpiresAt: claims.exp * 1000 }
   } catch {
     return undefined
   }

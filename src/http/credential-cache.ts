@@ -5,17 +5,17 @@
  * a new state), for at most a second, and never past the session's, the session token's or the API
  * token's expiry. A remembered read skips the header parse, the verified-token cache and the session
  * and user checks; the first request after any change, or after the second, goes the whole way
- * (`knownPrincipal`), which also keeps last-use times current (they have a minute's precision).
+ * (`knownCredential`), which also keeps last-use times current (they have a minute's precision).
  */
 
 import { BoundedMap } from '../domain/bounded-map.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Snapshot } from '../storage/store.ts'
-import { knownPrincipal, type GuardDeps } from './auth-guard.ts'
+import { knownCredential, type GuardDeps, type KnownCredential } from './auth-guard.ts'
 
 /** The cache (see module comment). */
 export interface CredentialCache {
-  /** As `knownPrincipal`: the principal of a credential this process knows, else `undefined`. */
+  /** As `knownCredential`: the principal of a credential this process knows, else `undefined`. */
   principal(headers: Headers): Principal | undefined
 }
 
@@ -27,18 +27,12 @@ interface Entry {
 
 const HOLD_MS = 1000
 
-/** The earliest instant the principal may stop being valid by the clock alone. */
-function expiryOf(p: Principal, state: Snapshot, deps: GuardDeps, credential: string): number {
-  let at = Number.POSITIVE_INFINITY
-  if (p.kind === 'user') {
-    const session = state.sessions.get(p.sessionId)
-    if (session) at = Date.parse(session.expiresAt)
-    const claims = deps.sessionTokens.known(credential)
-    if (claims) at = Math.min(at, claims.exp * 1000)
-  } else if (p.kind === 'token') {
-    const expiresAt = state.tokens.get(p.tokenId)?.expiresAt
-    if (expiresAt) at = Date.parse(expiresAt)
-  }
+/** The earliest instant the credential may stop being valid by the clock alone. */
+function expiryOf(known: KnownCredential, state: Snapshot): number {
+  const p = known.principal
+  let at = known.tokenExpiresAt ?? Number.POSITIVE_INFINITY
+  const expiresAt = p.kind === 'user' ? state.sessions.get(p.sessionId)?.expiresAt : p.kind === 'token' ? state.tokens.get(p.tokenId)?.expiresAt : undefined
+  if (expiresAt) at = Math.min(at, Date.parse(expiresAt))
   return at
 }
 
@@ -53,19 +47,18 @@ export function createCredentialCache(deps: GuardDeps, maxEntries = 10_000): Cre
       // both headers at once are rare and have rules of their own: always the whole way
       const table = apiKey === null ? byAuthorization : authorization === null ? byApiKey : undefined
       const key = apiKey ?? authorization
-      if (table === undefined || key === null) return knownPrincipal(deps, headers)
+      if (table === undefined || key === null) return knownCredential(deps, headers)?.principal
       const now = Date.now()
       const state = deps.auth.credentialState()
       const hit = table.get(key)
       if (hit !== undefined && hit.state === state && now < hit.until) return hit.principal
-      const principal = knownPrincipal(deps, headers)
-      if (principal === undefined) {
+      const known = knownCredential(deps, headers)
+      if (known === undefined) {
         table.delete(key)
         return undefined
       }
-      const credential = key.replace(/^\s*Bearer\s+/i, '').trim()
-      table.set(key, { principal, state, until: Math.min(now + HOLD_MS, expiryOf(principal, state, deps, credential)) })
-      return principal
+      table.set(key, { principal: known.principal, state, until: Math.min(now + HOLD_MS, expiryOf(known, state)) })
+      return known.principal
     },
   }
 }

@@ -7,7 +7,7 @@
  *
  * A lane answers only the common case, and only with the functions the routes themselves answer
  * with (`readFlagAnswer`, `healthAnswer`, `evaluateOneAnswer`, `evaluateAllAnswer`; the credential
- * through `knownPrincipal`, remembered by the credential cache): a credential this process already
+ * through `knownCredential`, remembered by the credential cache): a credential this process already
  * knows, the permission held, no query string on the REST reads. Everything else (HEAD, a query
  * string, no or a first-seen or a bad credential, a missing flag, a refusal) goes to the full
  * pipeline before anything is read, so that stays the one reference for every answer; a
