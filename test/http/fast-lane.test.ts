@@ -183,4 +183,14 @@ describe('fast lanes answer exactly as the full pipeline', () => {
     await Bun.sleep(Date.parse(expiresAt) - Date.now() + 1)
     expect((await fetch(base, { headers: briefKey })).status).toBe(401)
   })
+
+  test('an API token used only through the lane has its last use recorded', async () => {
+    const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'lane only', permissions: ['flag:read'] } })
+    expect(made.body.lastUsedAt).toBeNull()
+    const before = fullCalls
+    for (let i = 0; i < 3; i++) expect((await fetch(`http://127.0.0.1:${server.port}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
+    expect(fullCalls).toBe(before)
+    const shown = await t.req('GET', `/api/tokens/${made.body.id}`, { token: t.adminToken })
+    expect(shown.body.lastUsedAt).toBeString()
+  })
 })
