@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { flagDocument, loginHeaders, waitFor } from './fixture.ts'
 import { ensureWrk, parseWrk, spread } from './wrk.ts'
 
 const contestants = process.argv.slice(2)
@@ -31,14 +32,6 @@ const work = mkdtempSync(join(tmpdir(), 'flagd-contest-'))
 const procs: Subprocess[] = []
 let nextPort = 30_000 + Math.floor(Math.random() * 5000)
 
-async function up(url: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return
-    await Bun.sleep(20)
-  }
-  throw new Error(`${url} did not come up`)
-}
-
 /** Starts one contestant on CPU 0 with 1,000 flags; returns its URL and the headers of its credential. */
 async function start(spec: string): Promise<{ url: string; headers: Record<string, string> }> {
   const [checkout, ...settings] = spec.split('|') as [string, ...string[]]
@@ -48,14 +41,11 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
   const args = ['taskset', '-c', '0', process.execPath, join(checkout, 'src/main.ts'), 'serve', '--port', String(port), '--data-dir', join(dir, 'data')]
   procs.push(Bun.spawn(args, { cwd: dir, env, stdout: Bun.file(join(dir, 'flagd.log')), stderr: 'inherit' }))
   const url = `http://127.0.0.1:${port}`
-  await up(`${url}/health`)
-  const login = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
-  const auth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}`, 'content-type': 'application/json' }
-  const flags: Record<string, unknown> = {}
-  for (let i = 0; i < 1000; i++) flags[`app/g${String(i % 20).padStart(2, '0')}/f${i}`] = { type: 'INTEGER', defaultValue: 1, valueExists: true, value: i, minValue: 0, maxValue: 1e9 }
-  const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify({ environment: 'contest', version: '1.0.0', createdAt: new Date().toISOString(), flags }) })
+  await waitFor(`${url}/health`)
+  const auth = await loginHeaders(url, 'admin', PASSWORD)
+  const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding ${spec} failed: ${seeded.status}`)
-  if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization } }
+  if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization as string } }
   const made = await fetch(`${url}/api/tokens`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'contest', permissions: ['flag:read'] }) })
   return { url, headers: { 'x-api-key': ((await made.json()) as { token: string }).token } }
 }
@@ -70,7 +60,7 @@ async function main(): Promise<void> {
   writeFileSync(bytesFile, await (await fetch(first.url + PATH, init)).bytes())
   const barePort = nextPort++
   procs.push(Bun.spawn(['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'bare-server.ts'), String(barePort), bytesFile], { stdout: 'ignore', stderr: 'inherit' }))
-  await up(`http://127.0.0.1:${barePort}/`)
+  await waitFor(`http://127.0.0.1:${barePort}/`)
   const script = join(work, 'request.lua')
   writeFileSync(script, BODY === undefined ? '' : `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`)
   const targets = [...started, { url: `http://127.0.0.1:${barePort}`, headers: {} }]

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
 import type { Subprocess } from 'bun'
 import { findPostgresBin, startPostgres } from '../test/helpers/postgres.ts'
+import { freePort, loginHeaders, waitFor } from './fixture.ts'
 import { spread, wrk } from './wrk.ts'
 
 type Scenario = (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string, base?: string) => Promise<void>
@@ -37,11 +38,7 @@ async function replica(c: ReplicaBenchContext, url: string, port: number): Promi
     stderr: 'inherit',
   })
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 15_000
-  while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
-    if (Date.now() > deadline) throw new Error('a replica did not come up')
-    await Bun.sleep(20)
-  }
+  await waitFor(`${base}/health`, 15_000)
   return { proc, url: base }
 }
 
@@ -56,19 +53,12 @@ export async function replicaScenarios(c: ReplicaBenchContext): Promise<void> {
   const replicas: Subprocess[] = []
   try {
     const url = await server.freshDatabase()
-    const ports = [0, 1].map(() => {
-      const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
-      const port = probe.port as number
-      probe.stop(true)
-      return port
-    })
-    const a = await replica(c, url, ports[0] as number)
+    const a = await replica(c, url, freePort())
     replicas.push(a.proc)
-    const b = await replica(c, url, ports[1] as number)
+    const b = await replica(c, url, freePort())
     replicas.push(b.proc)
-    const login = await fetch(`${a.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
-    const token = ((await login.json()) as { token: string }).token
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const auth = await loginHeaders(a.url, 'admin', PASSWORD)
+    const token = (auth.authorization as string).slice('Bearer '.length)
     const seeded = await fetch(`${a.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(c.seed) })
     if (seeded.status !== 200) throw new Error(`seeding the replicas failed: ${seeded.status}`)
     await Bun.sleep(500)

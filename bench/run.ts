@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
+import { flagDocument, freePort, loginHeaders, waitFor } from './fixture.ts'
 import { ensureWrk, spread, wrk, type WrkResult } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -44,21 +45,6 @@ const cpuTicks = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')
   return Number(f[13]) + Number(f[14])
 }
-const freePort = () => {
-  const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
-  const p = s.port as number
-  s.stop(true)
-  return p
-}
-async function waitFor(url: string, ms = 10_000) {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return
-    await Bun.sleep(2)
-  }
-  throw new Error(`${url} did not come up`)
-}
-
 function ensureBinary() {
   // Always measure the current source: rebuild unless told not to (BENCH_NO_BUILD=1).
   if (existsSync(BINARY) && process.env.BENCH_NO_BUILD === '1') return
@@ -88,12 +74,6 @@ async function startBare(bytes: Uint8Array, name: string, readBody = false): Pro
   const url = `http://127.0.0.1:${port}`
   await waitFor(url)
   return { proc, url }
-}
-
-function doc(n: number, prefix: string) {
-  const flags: Record<string, unknown> = {}
-  for (let i = 0; i < n; i++) flags[`${prefix}/g${String(i % 20).padStart(2, '0')}/f${i}`] = { description: 'bench flag', type: 'INTEGER', defaultValue: 1, valueExists: true, value: i, minValue: 0, maxValue: 1_000_000_000 }
-  return { environment: 'bench', version: '1.0.0', createdAt: new Date().toISOString(), flags }
 }
 
 const rows: { scenario: string; result: string; goal: string; met: boolean }[] = []
@@ -167,13 +147,12 @@ async function main() {
 
   const mainDir = mkdtempSync(join(work, 'main-'))
   const flagd = await startFlagd(mainDir)
-  const login = await fetch(`${flagd.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) })
-  const token = ((await login.json()) as { token: string }).token
+  const auth = await loginHeaders(flagd.url, 'admin', PASSWORD)
+  const token = (auth.authorization as string).slice('Bearer '.length)
   await Bun.sleep(500)
   const afterLogin = rssMb(flagd.proc.pid)
   row('idle RSS at start / after the first login', `${idle.toFixed(0)} MB / ${afterLogin.toFixed(0)} MB`, '< 60 MB at start (moonshot 45 MB)', idle < 60, { idle, afterLogin })
-  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-  const seeded = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(doc(1000, 'app')) })
+  const seeded = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
 
   const scenario = async (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string, base = flagd.url) => {
@@ -205,7 +184,7 @@ async function main() {
 
   // import and export of 10,000 flags
   let started = performance.now()
-  const imported = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(doc(10_000, 'big')) })
+  const imported = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(10_000, 'big')) })
   const importMs = performance.now() - started
   row('import of a 10,000-flag document', `${importMs.toFixed(0)} ms (status ${imported.status})`, '< 2 s', importMs < 2000 && imported.status === 200, importMs)
   const exports: number[] = []
@@ -235,7 +214,7 @@ async function main() {
   }
   row('costliest allowed pattern check (243 instructions × 65,536 characters)', `PUT answered in ≤ ${Math.max(...checks).toFixed(0)} ms, /health meanwhile ≤ ${Math.max(...healths).toFixed(0)} ms (worst of 5)`, 'other requests wait < 1 s', Math.max(...healths) < 1000, { checks, healths })
 
-  await replicaScenarios({ binary: BINARY, work, seconds: LOAD_SECONDS, seed: doc(1000, 'app'), scenario, row, writeLua })
+  await replicaScenarios({ binary: BINARY, work, seconds: LOAD_SECONDS, seed: flagDocument(1000, 'app'), scenario, row, writeLua })
 
   // logins: argon2id at OWASP cost, at most 2 at once
   const beforeLogins = rssMb(flagd.proc.pid)

@@ -1,0 +1,36 @@
+/**
+ * What every bench script does to a daemon before measuring it: find a free port, wait for it to
+ * answer, log in, and the migration document that seeds it with flags.
+ */
+
+/** A port nothing listens on right now (asked of the kernel). */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
+  const port = probe.port as number
+  probe.stop(true)
+  return port
+}
+
+/** Resolves once `url` answers 2xx; throws after `ms`. */
+export async function waitFor(url: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (await fetch(url).then((r) => r.ok, () => false)) return
+    await Bun.sleep(2)
+  }
+  throw new Error(`${url} did not come up`)
+}
+
+/** Logs in and returns the headers of a JSON request with the session token. */
+export async function loginHeaders(url: string, username: string, password: string): Promise<Record<string, string>> {
+  const res = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  if (res.status !== 200) throw new Error(`login at ${url} failed: ${res.status}`)
+  return { authorization: `Bearer ${((await res.json()) as { token: string }).token}`, 'content-type': 'application/json' }
+}
+
+/** A migration document of `n` INTEGER flags named `<prefix>/gNN/fI`, in 20 groups. */
+export function flagDocument(n: number, prefix: string) {
+  const flags: Record<string, unknown> = {}
+  for (let i = 0; i < n; i++) flags[`${prefix}/g${String(i % 20).padStart(2, '0')}/f${i}`] = { description: 'bench flag', type: 'INTEGER', defaultValue: 1, valueExists: true, value: i, minValue: 0, maxValue: 1_000_000_000 }
+  return { environment: 'bench', version: '1.0.0', createdAt: new Date().toISOString(), flags }
+}
