@@ -2,12 +2,14 @@
  * A lowdb adapter for a text file that is replaced durably (temp file → fsync → rename → fsync
  * directory). lowdb's own adapters rename without fsync, so a power loss could lose an acknowledged
  * write; this one does not. The store serialises state itself (caching each row's JSON), so the
- * adapter carries text.
+ * adapter carries text. Besides lowdb's `write`, it can write in two halves (`stage`, then the
+ * staged file's `commit`), which the store's group commit uses to write the state file while the
+ * audit journal is appended.
  */
 
 import type { Adapter } from 'lowdb'
 import { readFile } from 'node:fs/promises'
-import { writeFileAtomic } from '../io/atomic-write.ts'
+import { stageFile, type StagedFile } from '../io/atomic-write.ts'
 
 /** How bytes reach the disk; tests inject a failing one to simulate a full disk. */
 export type FileWriter = (path: string, content: string) => Promise<void>
@@ -16,7 +18,7 @@ export type FileWriter = (path: string, content: string) => Promise<void>
 export class DurableTextFile implements Adapter<string> {
   constructor(
     readonly path: string,
-    private readonly writer: FileWriter = writeFileAtomic,
+    private readonly writer?: FileWriter,
   ) {}
 
   /** The file's text, or `null` when there is no file yet. */
@@ -31,6 +33,16 @@ export class DurableTextFile implements Adapter<string> {
 
   /** Durably replaces the file. */
   async write(text: string): Promise<void> {
-    await this.writer(this.path, text)
+    await (await this.stage(text)).commit()
+  }
+
+  /**
+   * Puts `text` on disk beside the file; the file changes when the result is committed. An injected
+   * writer does all of its work at commit.
+   */
+  async stage(text: string): Promise<StagedFile> {
+    const writer = this.writer
+    if (writer === undefined) return stageFile(this.path, text)
+    return { commit: () => writer(this.path, text), discard: async () => {} }
   }
 }
