@@ -10,7 +10,7 @@
 import { join } from 'node:path'
 import { Low } from 'lowdb'
 import { UnavailableError } from '../domain/errors.ts'
-import { removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
+import { removeStaleTempFiles, writeFileAtomic, type StagedFile } from '../io/atomic-write.ts'
 import { writeBackup } from './backup-store.ts'
 import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
 import { prepareDataDir } from './data-dir.ts'
@@ -18,7 +18,9 @@ import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
 import { CommitListeners } from './commit-listeners.ts'
-import { UsageTimes } from './usage-times.ts'
+import { UsageTimes, type Use } from './usage-times.ts'
+import { StateText } from './state-text.ts'
+import { deferred, GroupCommit, type Deferred, type PipelineBatch } from './group-commit.ts'
 import { type AuditLog, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
 import { auditEntriesOf } from '../domain/audit-entry.ts'
 import { AuditJournal } from './audit-journal.ts'
@@ -49,23 +51,6 @@ export function v1BackupPath(dataDir: string): string {
   return join(dataDir, 'flagd.v1.json')
 }
 
-interface Deferred<T> {
-  promise: Promise<T>
-  resolve(value: T): void
-  reject(err: unknown): void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (err: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  promise.catch(() => {}) // callers attach their own handlers
-  return { promise, resolve, reject }
-}
-
 interface Entry {
   meta: CommitMeta
   changes: Change[]
@@ -73,13 +58,26 @@ interface Entry {
   written: Deferred<string[]>
 }
 
-interface Batch {
+interface Batch extends PipelineBatch {
   draft: Draft
   entries: Entry[]
   /** Write even without entries (pending session last-use times). */
   force: boolean
-  done: Deferred<void>
 }
+
+/** A batch on disk beside the state file (journal appended, state staged), waiting for its rename. */
+interface Prepared {
+  data: StateData
+  uses: Use[]
+  appended: Appended | undefined
+  staged: StagedFile
+  /** Backup files written, per entry. */
+  names: string[][]
+  at: string
+  started: number
+}
+
+type Appended = Awaited<ReturnType<AuditJournal['append']>>
 
 /**
  * Opens a data directory: takes its lock (throws `DirectoryInUseError` when another process holds
@@ -93,7 +91,8 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
   try {
     const path = stateFilePath(options.dataDir)
     await removeStaleTempFiles(path)
-    const db = new Low<string>(new DurableTextFile(path, options.writer), '')
+    const file = new DurableTextFile(path, options.writer)
+    const db = new Low<string>(file, '')
     await db.read()
     if (db.data === null || db.data === '') {
       db.data = emptyStateText()
@@ -107,7 +106,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`)
     }
     const journal = await AuditJournal.open(options.dataDir, loaded.data.revision, options.log)
-    return new JsonFileStore(db, loaded.data, lock, journal, options)
+    return new JsonFileStore(db, file, loaded.data, lock, journal, options)
   } catch (err) {
     lock.release()
     throw err
@@ -119,15 +118,17 @@ class JsonFileStore implements Store {
   private snapshot: MemorySnapshot
   private isWritable = true
   private open: Batch | undefined
-  private inflight: Batch | undefined
-  private writing: Promise<void> | undefined
+  private readonly pipeline: GroupCommit<Batch, Prepared>
   private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
+  /** The state file's text, rebuilt from each batch's changes. */
+  private readonly text = new StateText()
   private touchedSinceWrite = false
   writes = 0
 
   constructor(
     private readonly db: Low<string>,
+    private readonly file: DurableTextFile,
     initial: StateData,
     private readonly lock: DirLock,
     private readonly journal: AuditJournal,
@@ -136,6 +137,14 @@ class JsonFileStore implements Store {
     this.current = initial
     this.snapshot = new MemorySnapshot(initial)
     this.audit = fileAuditLog(journal, () => options.auditRetentionMs ?? 365 * 86_400_000)
+    this.pipeline = new GroupCommit<Batch, Prepared>({
+      take: () => this.take(),
+      prepare: (batch) => this.prepare(batch),
+      commit: (_, prepared) => prepared.staged.commit(),
+      committed: (batch, prepared) => this.publish(batch, prepared),
+      undo: (prepared) => this.undo(prepared),
+      failed: (batches, cause) => this.fail(batches, cause),
+    })
   }
 
   readonly audit: AuditLog
@@ -178,7 +187,7 @@ class JsonFileStore implements Store {
     }
     const entry: Entry = { meta, changes, backups: [...tx.backups], written: deferred() }
     batch.entries.push(entry)
-    this.writing ??= this.drain()
+    void this.pipeline.kick()
     const backups = await entry.written.promise
     return { result, revision: changes.at(-1)?.seq ?? batch.draft.revision, changes, backups }
   }
@@ -191,79 +200,94 @@ class JsonFileStore implements Store {
     if (this.touchedSinceWrite) {
       const batch = (this.open ??= this.newBatch())
       batch.force = true
-      this.writing ??= this.drain()
+      void this.pipeline.kick()
     }
     await this.settled().catch(() => {})
   }
 
   async close(): Promise<void> {
     await this.flush()
-    while (this.writing) await this.writing.catch(() => {})
+    await this.pipeline.idle()
     await this.journal.close().catch(() => {})
     this.lock.release()
   }
 
   private newBatch(): Batch {
-    return { draft: new Draft(this.inflight?.draft ?? this.current), entries: [], force: false, done: deferred() }
+    return { draft: new Draft(this.pipeline.newest?.draft ?? this.current), entries: [], force: false, done: deferred() }
   }
 
   /** Resolves when every transaction accepted so far is durable; rejects if their write failed. */
   private async settled(): Promise<void> {
-    if (this.inflight) await this.inflight.done.promise
+    for (const batch of [...this.pipeline.inFlight]) await batch.done.promise
     if (this.open && (this.open.entries.length > 0 || this.open.force)) await this.open.done.promise
   }
 
-  private async drain(): Promise<void> {
-    while (this.open && (this.open.entries.length > 0 || this.open.force)) {
-      const batch = this.open
-      this.open = undefined
-      this.inflight = batch
-      const started = performance.now()
-      const names: string[][] = []
-      const at = new Date().toISOString()
-      let appended: Awaited<ReturnType<AuditJournal['append']>> | undefined
-      try {
-        for (const entry of batch.entries) {
-          const written: string[] = []
-          for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text, 50, this.options.writer))
-          names.push(written)
-        }
-        this.touchedSinceWrite = false
-        // the audit entries go first: a crash before the state file leaves entries that opening cuts off
-        const entries = batch.entries.flatMap((e) => auditEntriesOf(e.meta.principal, e.meta.source, e.meta.requestId, at, e.changes))
-        appended = entries.length > 0 ? await this.journal.append(entries) : undefined
-        const data = batch.draft.seal()
-        this.usage.forgetMissing((table, id) => data.tables[table].has(id))
-        const uses = this.usage.pending()
-        this.db.data = serializeState(data, (table, id) => this.usage.get(table, id))
-        await this.db.write()
-        this.usage.saved(uses)
-        this.current = data
-      } catch (err) {
-        if (appended) await this.journal.discard(appended.mark).catch(() => {}) // else opening cuts them off
-        this.fail(batch, err)
-        break
-      }
-      if (appended) this.journal.publish(appended.items)
-      this.writes++
-      this.snapshot = new MemorySnapshot(this.current)
-      this.inflight = undefined
-      this.options.onWrite?.((performance.now() - started) / 1000, batch.entries.length)
-      for (const entry of batch.entries) if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at })
-      batch.entries.forEach((entry, i) => entry.written.resolve(names[i] ?? []))
-      batch.done.resolve()
+  /** The open batch, if it has anything to write; it is no longer open. */
+  private take(): Batch | undefined {
+    const batch = this.open
+    if (!this.isWritable || batch === undefined || (batch.entries.length === 0 && !batch.force)) return undefined
+    this.open = undefined
+    return batch
+  }
+
+  /**
+   * Writes a batch beside the state file: backups first, then the audit entries appended while the
+   * new state is serialised and staged. The rename (`GroupCommit` commits) comes only once both are
+   * durable, so the journal is never behind the state; a crash before it leaves entries that opening
+   * cuts off and a temp file that opening removes.
+   */
+  private async prepare(batch: Batch): Promise<Prepared> {
+    const started = performance.now()
+    const at = new Date().toISOString()
+    const names: string[][] = []
+    for (const entry of batch.entries) {
+      const written: string[] = []
+      for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text, 50, this.options.writer))
+      names.push(written)
     }
-    this.writing = undefined
+    this.touchedSinceWrite = false
+    const entries = batch.entries.flatMap((e) => auditEntriesOf(e.meta.principal, e.meta.source, e.meta.requestId, at, e.changes))
+    const appending = entries.length > 0 ? this.journal.append(entries) : undefined
+    const data = batch.draft.seal()
+    this.usage.forgetMissing((table, id) => data.tables[table].has(id))
+    const uses = this.usage.pending()
+    this.db.data = this.text.of(data, (table, id) => this.usage.get(table, id), batch.entries.flatMap((e) => e.changes))
+    const [journal, staged] = await Promise.allSettled([appending, this.file.stage(this.db.data)])
+    if (journal.status === 'rejected' || staged.status === 'rejected') {
+      if (staged.status === 'fulfilled') await staged.value.discard()
+      if (journal.status === 'fulfilled' && journal.value) await this.journal.discard(journal.value.mark).catch(() => {}) // else opening cuts them off
+      throw journal.status === 'rejected' ? journal.reason : (staged as PromiseRejectedResult).reason
+    }
+    return { data, uses, appended: journal.value, staged: staged.value, names, at, started }
+  }
+
+  /** A batch is in place: the snapshot moves, listeners hear of it, its callers are answered. */
+  private publish(batch: Batch, p: Prepared): void {
+    this.usage.saved(p.uses)
+    this.current = p.data
+    if (p.appended) this.journal.publish(p.appended.items)
+    this.writes++
+    this.snapshot = new MemorySnapshot(p.data)
+    this.options.onWrite?.((performance.now() - p.started) / 1000, batch.entries.length)
+    for (const entry of batch.entries) if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at: p.at })
+    batch.entries.forEach((entry, i) => entry.written.resolve(p.names[i] ?? []))
+    batch.done.resolve()
+  }
+
+  /** Takes back batches prepared behind a failed one: their temp files and audit entries. */
+  private async undo(prepared: Prepared[]): Promise<void> {
+    for (const p of prepared) await p.staged.discard()
+    const first = prepared.find((p) => p.appended)?.appended
+    if (first) await this.journal.discard(first.mark)
   }
 
   /** A write failed: refuse writes from now on and fail every waiting transaction. */
-  private fail(batch: Batch, cause: unknown): void {
+  private fail(batches: Batch[], cause: unknown): void {
     this.isWritable = false
-    this.inflight = undefined
     const report = this.options.onFailure ?? ((err) => console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`))
     report(cause)
     const error = new UnavailableError()
-    for (const b of [batch, this.open]) {
+    for (const b of [...batches, this.open]) {
       if (!b) continue
       for (const entry of b.entries) entry.written.reject(error)
       b.done.reject(error)

@@ -12,10 +12,10 @@ import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { emptyStateData, stateFromRows, type StateData } from './memory-state.ts'
-import { TABLES, type Rows, type Table, type UsageTable } from './store.ts'
+import { TABLES, type Rows, type Table } from './store.ts'
+import { SCHEMA_VERSION, StateText, type LastUsed } from './state-text.ts'
 
-/** The schema version this build writes; files with a higher one were written by a newer flagd. */
-export const SCHEMA_VERSION = 2
+export { SCHEMA_VERSION }
 
 /** The state file could not be used; the message says what to do. */
 export class CorruptStateError extends Error {
@@ -119,30 +119,9 @@ export function parseStateFile(path: string, text: string): LoadedState {
   }
 }
 
-const rowText = new WeakMap<object, string>()
-
-/** JSON of a row, cached: rows are frozen, so each is serialised once however often it is written. */
-function cachedJson(row: object): string {
-  let text = rowText.get(row)
-  if (text === undefined) {
-    text = JSON.stringify(row)
-    rowText.set(row, text)
-  }
-  return text
-}
-
-/** The file text of `data`; `lastUsed` supplies the in-memory last use of sessions and tokens. */
-export function serializeState(data: StateData, lastUsed: (table: UsageTable, id: string) => string | undefined): string {
-  const parts = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
-  for (const table of TABLES) {
-    const entries: string[] = []
-    for (const [id, row] of data.tables[table]) {
-      const touched = table === 'sessions' || table === 'tokens' ? lastUsed(table, id) : undefined
-      entries.push(`${JSON.stringify(id)}:${touched === undefined ? cachedJson(row) : JSON.stringify({ ...row, lastUsedAt: touched })}`)
-    }
-    parts.push(`${JSON.stringify(table)}:{${entries.join(',')}}`)
-  }
-  return `${parts.join(',')}}`
+/** The file text of `data`, built whole; `lastUsed` supplies the in-memory last use of sessions and tokens. */
+export function serializeState(data: StateData, lastUsed: LastUsed): string {
+  return new StateText().of(data, lastUsed)
 }
 
 /** The text of a new, empty state file. */

@@ -30,6 +30,19 @@ async function open(writer?: (p: string, c: string) => Promise<void>, dir = temp
   stores.push(store)
   return { store, dir }
 }
+/** Whether this machine lets the tests make a directory immutable (root on ext4 and the like). */
+function canMakeImmutable(): boolean {
+  const probe = tempDir()
+  try {
+    if (Bun.spawnSync(['chattr', '+i', probe], { stderr: 'ignore' }).exitCode !== 0) return false
+    Bun.spawnSync(['chattr', '-i', probe])
+    return true
+  } catch {
+    return false // no chattr
+  } finally {
+    rmSync(probe, { recursive: true, force: true })
+  }
+}
 const EMPTY_V2 = { schemaVersion: 2, revision: 0, revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 }, flags: {}, users: {}, sessions: {}, tokens: {} }
 
 describe('open', () => {
@@ -169,6 +182,27 @@ describe('writes', () => {
     fail = false
     await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('later')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
     expect(Object.keys(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags)).toEqual(['flg_kept'])
+  })
+
+  // The journal is appended while the state file is staged; a staging failure must take the appended
+  // entries back. An immutable directory (chattr +i) refuses the temp file even to root, while the
+  // audit/ directory inside it still takes the journal's lines.
+  test.skipIf(!canMakeImmutable())('a state file that cannot be staged fails the batch and takes its audit entries back', async () => {
+    const { store, dir } = await open()
+    await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
+    const journal = () => readdirSync(join(dir, 'audit')).map((n) => readFileSync(join(dir, 'audit', n), 'utf8')).join('')
+    const before = { state: readFileSync(stateFilePath(dir), 'utf8'), journal: journal() }
+    Bun.spawnSync(['chattr', '+i', dir])
+    try {
+      await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    } finally {
+      Bun.spawnSync(['chattr', '-i', dir])
+    }
+    expect(store.writable).toBe(false)
+    expect(readFileSync(stateFilePath(dir), 'utf8')).toBe(before.state)
+    expect(journal()).toBe(before.journal)
+    expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
+    expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
   })
 })
 

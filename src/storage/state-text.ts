@@ -1,0 +1,107 @@
+/**
+ * The text of the state file (format in `state-file.ts`), built so that a write costs what changed
+ * rather than what is stored. Each row's member (`"<id>":<row JSON>`) is cached with the row (rows
+ * are frozen). A `StateText` also remembers, per table, the members it last wrote in file order: a
+ * table whose Map is the one written last time is reused as it is, and a table whose rows were only
+ * replaced has just those members swapped before the members are joined again. Inserts and deletes
+ * (which move positions) and the session and token tables (whose last-use times change outside
+ * commits) are built whole.
+ *
+ * Measured under 16 writers over 1,000 flags (issue 11), building every member on every write took a
+ * quarter of the daemon's main thread; the group commit writes a few hundred times a second.
+ */
+
+import type { StateData } from './memory-state.ts'
+import { TABLES, USAGE_TABLES, type Change, type Table, type UsageTable } from './store.ts'
+
+/** The schema version this build writes; files with a higher one were written by a newer flagd. */
+export const SCHEMA_VERSION = 2
+
+/** The in-memory last use of a session or token, when newer than its row says. */
+export type LastUsed = (table: UsageTable, id: string) => string | undefined
+
+const entryText = new WeakMap<object, string>()
+const touchedText = new WeakMap<object, { at: string; text: string }>()
+
+/** A row's member of its table object, cached with the row (and with its last use, if touched). */
+function member(id: string, row: object, touched: string | undefined): string {
+  if (touched !== undefined) {
+    const hit = touchedText.get(row)
+    if (hit?.at === touched) return hit.text
+    const text = `${JSON.stringify(id)}:${JSON.stringify({ ...row, lastUsedAt: touched })}`
+    touchedText.set(row, { at: touched, text })
+    return text
+  }
+  let text = entryText.get(row)
+  if (text === undefined) {
+    text = `${JSON.stringify(id)}:${JSON.stringify(row)}`
+    entryText.set(row, text)
+  }
+  return text
+}
+
+/** A table as last written: its Map, its members in file order, where each id's member is. */
+interface WrittenTable {
+  rows: ReadonlyMap<string, object>
+  members: string[]
+  position: Map<string, number>
+  text: string
+}
+
+const isUsageTable = (table: Table): table is UsageTable => (USAGE_TABLES as readonly Table[]).includes(table)
+
+/** Successive texts of one store's state (see module comment). */
+export class StateText {
+  private readonly written = new Map<Table, WrittenTable>()
+
+  /**
+   * The file text of `data`. `changes` are every change since the state this instance last wrote
+   * (the batch's); without them, or when they cannot be applied by replacement, tables are built whole.
+   */
+  of(data: StateData, lastUsed: LastUsed, changes?: readonly Change[]): string {
+    const parts = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
+    for (const table of TABLES) parts.push(`${JSON.stringify(table)}:{${this.table(table, data.tables[table], lastUsed, changes)}}`)
+    return `${parts.join(',')}}`
+  }
+
+  private table(table: Table, rows: ReadonlyMap<string, object>, lastUsed: LastUsed, changes: readonly Change[] | undefined): string {
+    if (isUsageTable(table)) {
+      const members: string[] = []
+      for (const [id, row] of rows) members.push(member(id, row, lastUsed(table, id)))
+      return members.join(',')
+    }
+    const last = this.written.get(table)
+    if (last !== undefined && last.rows === rows) return last.text
+    if (last !== undefined && changes !== undefined && replaceChanged(last, table, rows, changes)) return last.text
+    const members: string[] = []
+    const position = new Map<string, number>()
+    for (const [id, row] of rows) {
+      position.set(id, members.length)
+      members.push(member(id, row, undefined))
+    }
+    const text = members.join(',')
+    this.written.set(table, { rows, members, position, text })
+    return text
+  }
+}
+
+/**
+ * Brings `last` to `rows` when `changes` only replaced rows of `table` (no position moves);
+ * answers false, changing nothing, otherwise.
+ */
+function replaceChanged(last: WrittenTable, table: Table, rows: ReadonlyMap<string, object>, changes: readonly Change[]): boolean {
+  if (rows.size !== last.rows.size) return false
+  const at: [number, string, object][] = []
+  for (const change of changes) {
+    if (change.table !== table) continue
+    if (change.before === null || change.after === null) return false
+    const index = last.position.get(change.id)
+    const row = rows.get(change.id)
+    if (index === undefined || row === undefined) return false
+    at.push([index, change.id, row])
+  }
+  for (const [index, id, row] of at) last.members[index] = member(id, row, undefined)
+  last.rows = rows
+  last.text = last.members.join(',')
+  return true
+}
