@@ -9,9 +9,7 @@ import fc from 'fast-check'
 import { Draft, DraftTx, emptyStateData, type StateData } from '../../src/storage/memory-state.ts'
 import { serializeState } from '../../src/storage/state-file.ts'
 import { StateText } from '../../src/storage/state-text.ts'
-import type { Change } from '../../src/storage/store.ts'
-import type { User } from '../../src/domain/user.ts'
-import type { Session } from '../../src/domain/session.ts'
+import type { Change, Rows } from '../../src/storage/store.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 type Op = { kind: 'put' | 'delete'; table: 'flags' | 'users'; key: number; value: number } | { kind: 'touch'; key: number; value: number }
@@ -22,11 +20,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 )
 
 const at = '2026-11-22T10:15:00.000Z'
-function user(key: number, value: number): User {
-  return { id: `usr_${key}`, username: `user${key}`, passwordHash: `hash-${value}`, permissions: ['flag:read'], createdAt: at, updatedAt: at, failedLogins: 0, lockedUntil: null } as unknown as User
+function user(key: number, value: number): Rows['users'] {
+  return { id: `usr_${key}`, username: `user${key}`, passwordHash: `hash-${value}`, permissions: ['flag:read'], createdAt: at, updatedAt: at }
 }
-function session(key: number): Session {
-  return { id: `ses_${key}`, userId: 'usr_0', createdAt: at, expiresAt: '2026-11-23T10:15:00.000Z', lastUsedAt: at } as unknown as Session
+function session(key: number): Rows['sessions'] {
+  return { id: `ses_${key}`, userId: 'usr_0', createdAt: at, expiresAt: '2026-11-23T10:15:00.000Z', lastUsedAt: at }
 }
 
 /** Applies one batch of operations as one draft of transactions; answers the new state and its changes. */
