@@ -4,20 +4,11 @@
  */
 
 import { userIdOf, type Principal } from '../domain/principal.ts'
+import type { AccessEvent } from '../observability/logger.ts'
 
-/** One answered request. */
-export interface RequestEvent {
-  method: string
-  path: string
+/** One answered request: the access line's fields and the route template metrics count it under. */
+export interface RequestEvent extends AccessEvent {
   route: string
-  status: number
-  seconds: number
-  requestId: string
-  userId: string | undefined
-  /** The API token that authenticated the request, if one did. */
-  tokenId: string | undefined
-  /** When the answer was ready, in ms since the epoch. */
-  at: number
 }
 
 /** The event of `request`, answered with `status`, begun at `startedAt` (`performance.now()`). */
