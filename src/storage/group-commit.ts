@@ -12,22 +12,14 @@
  * one prepared batch wait, so a slow disk holds at most two batches' worth of temp files.
  */
 
-/** A promise with its resolvers. */
-export interface Deferred<T> {
-  promise: Promise<T>
-  resolve(value: T): void
-  reject(err: unknown): void
-}
+/** A promise with its resolvers, as the platform makes them. */
+export type Deferred<T> = PromiseWithResolvers<T>
 
+/** `Promise.withResolvers`, with rejection handled here: waiters attach their own handlers. */
 export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (err: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  promise.catch(() => {}) // callers attach their own handlers
-  return { promise, resolve, reject }
+  const d = Promise.withResolvers<T>()
+  d.promise.catch(() => {})
+  return d
 }
 
 /** What the pipeline needs of a batch: a way to tell its waiters that it is done or failed. */
@@ -113,17 +105,15 @@ export class GroupCommit<B extends PipelineBatch, P> {
         continue
       }
       this.taken.push(batch)
-      let prepared: P
-      try {
-        prepared = await this.steps.prepare(batch)
-      } catch (cause) {
-        const before = committing === undefined ? undefined : await committing
-        if (before !== undefined && !before.ok) return this.fail([before.batch, batch], [], before.cause)
-        return this.fail([batch], [], cause)
-      }
-      const before = committing === undefined ? undefined : await committing
-      if (before !== undefined && !before.ok) return this.fail([before.batch, batch], [prepared], before.cause)
-      committing = this.commit(batch, prepared)
+      const prepared = await this.steps.prepare(batch).then(
+        (value) => ({ ok: true as const, value }),
+        (cause: unknown) => ({ ok: false as const, cause }),
+      )
+      // the batch before must be in place first; if it failed, so does this one (undone if prepared)
+      const before = await committing
+      if (before?.ok === false) return this.fail([before.batch, batch], prepared.ok ? [prepared.value] : [], before.cause)
+      if (!prepared.ok) return this.fail([batch], [], prepared.cause)
+      committing = this.commit(batch, prepared.value)
     }
   }
 

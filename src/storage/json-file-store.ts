@@ -1,8 +1,10 @@
 /**
  * The store on one JSON file (`<dataDir>/flagd.json`), implementing the store contract (`store.ts`).
  * Transactions apply to the draft of the open batch at once; batches are group-committed: while one
- * is being written, later transactions gather into the next, and each caller resolves only when a
- * write that contains its change is durable. Only then does the committed snapshot move and do the
+ * is being written, later transactions gather into the next (`GroupCommit`, which also writes a batch
+ * while the one before is renamed into place), and each caller resolves only when a write that
+ * contains its change is durable. lowdb reads and first writes the file at open; batches go through
+ * the same adapter's two halves (`DurableTextFile.stage`). Only then does the committed snapshot move and do the
  * commit listeners hear of it. A failed write turns the store read-only (503) and fails everything
  * pending; the committed snapshot stays what is on disk.
  */
@@ -106,7 +108,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`)
     }
     const journal = await AuditJournal.open(options.dataDir, loaded.data.revision, options.log)
-    return new JsonFileStore(db, file, loaded.data, lock, journal, options)
+    return new JsonFileStore(file, loaded.data, lock, journal, options)
   } catch (err) {
     lock.release()
     throw err
@@ -127,7 +129,6 @@ class JsonFileStore implements Store {
   writes = 0
 
   constructor(
-    private readonly db: Low<string>,
     private readonly file: DurableTextFile,
     initial: StateData,
     private readonly lock: DirLock,
@@ -251,8 +252,8 @@ class JsonFileStore implements Store {
     const data = batch.draft.seal()
     this.usage.forgetMissing((table, id) => data.tables[table].has(id))
     const uses = this.usage.pending()
-    this.db.data = this.text.of(data, (table, id) => this.usage.get(table, id), batch.entries.flatMap((e) => e.changes))
-    const [journal, staged] = await Promise.allSettled([appending, this.file.stage(this.db.data)])
+    const text = this.text.of(data, (table, id) => this.usage.get(table, id), batch.entries.flatMap((e) => e.changes))
+    const [journal, staged] = await Promise.allSettled([appending, this.file.stage(text)])
     if (journal.status === 'rejected' || staged.status === 'rejected') {
       if (staged.status === 'fulfilled') await staged.value.discard()
       if (journal.status === 'fulfilled' && journal.value) await this.journal.discard(journal.value.mark).catch(() => {}) // else opening cuts them off

@@ -125,3 +125,17 @@ test('a kick that comes after the writer last found nothing to take is not lost'
   await h.pipeline.idle()
   expect(h.log).toEqual(['prepare 9', 'commit 9', 'committed 9'])
 })
+
+test('when the commit before fails and this prepare fails too, both fail with the first cause and nothing is undone', async () => {
+  const h = harness(2)
+  const running = h.pipeline.kick()
+  h.gate('prepare 1').resolve()
+  await h.ticks()
+  const first = new Error('EIO on rename')
+  h.gate('prepare 2').reject(new Error('ENOSPC'))
+  await h.ticks()
+  h.gate('commit 1').reject(first)
+  await running
+  expect(h.failures).toEqual([{ batches: [1, 2], cause: first }])
+  expect(h.undone).toEqual([])
+})

@@ -182,6 +182,17 @@ describe('writes', () => {
     fail = false
     await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('later')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
     expect(Object.keys(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags)).toEqual(['flg_kept'])
+    // the failed commit's audit entries stay in the journal (its rename might have happened); the
+    // log never shows them, and reopening cuts them off because the state file does not hold them
+    expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
+    await store.close()
+    stores.splice(stores.indexOf(store), 1)
+    const lines = readdirSync(join(dir, 'audit')).flatMap((n) => readFileSync(join(dir, 'audit', n), 'utf8').split('\n').filter(Boolean))
+    expect(lines.length).toBe(3) // kept, lost, also-lost
+    const reopened = await openJsonFileStore({ dataDir: dir })
+    stores.push(reopened)
+    expect((await reopened.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
+    expect([...reopened.committed().flags.keys()]).toEqual(['kept'])
   })
 
   // The journal is appended while the state file is staged; a staging failure must take the appended
