@@ -11,7 +11,8 @@
  * the kernel spends on its sockets.
  *
  * CONTEST_PATH (default /api/flags/app/g07/f507), CONTEST_BODY (POSTs it as JSON), CONTEST_API_KEY=1
- * (an API token instead of a session), CONTEST_ROUNDS (5), CONTEST_SECONDS (4). Needs wrk and taskset.
+ * (an API token instead of a session), CONTEST_ROUNDS (5), CONTEST_SECONDS (4), CONTEST_FLOOR=1 (adds the
+ * contract's floor, `floor-server.ts`, for `/health` or a flag read). Needs wrk and taskset.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -50,6 +51,21 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
   return { url, headers: { 'x-api-key': ((await made.json()) as { token: string }).token } }
 }
 
+/** The contract's floor for PATH on CPU 0 (`/health`, or a flag read with the first contestant's credential). */
+async function startFloor(bytesFile: string, first: { url: string; headers: Record<string, string> }, init: RequestInit) {
+  const port = nextPort++
+  const read = PATH.startsWith('/api/flags/')
+  if (!read && PATH !== '/health') throw new Error('CONTEST_FLOOR knows /health and GET /api/flags/{name}')
+  const credential = first.headers.authorization ?? first.headers['x-api-key'] ?? ''
+  const etag = (await fetch(first.url + PATH, init)).headers.get('etag') ?? ''
+  const mode = read ? ['read', credential, PATH.slice('/api/flags/'.length), etag] : ['health']
+  const args = ['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), bytesFile, ...mode]
+  procs.push(Bun.spawn(args, { stdout: Bun.file(join(work, 'floor.log')), stderr: 'ignore' }))
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(url + PATH, 10_000, first.headers)
+  return [{ url, headers: first.headers }]
+}
+
 async function main(): Promise<void> {
   ensureWrk()
   const started = []
@@ -61,10 +77,11 @@ async function main(): Promise<void> {
   const barePort = nextPort++
   procs.push(Bun.spawn(['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'bare-server.ts'), String(barePort), bytesFile], { stdout: 'ignore', stderr: 'inherit' }))
   await waitFor(`http://127.0.0.1:${barePort}/`)
+  const floor = process.env.CONTEST_FLOOR === '1' ? await startFloor(bytesFile, first, init) : []
   const script = join(work, 'request.lua')
   writeFileSync(script, BODY === undefined ? '' : `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`)
-  const targets = [...started, { url: `http://127.0.0.1:${barePort}`, headers: {} }]
-  const names = [...contestants, 'bare Bun.serve']
+  const targets = [...started, ...floor, { url: `http://127.0.0.1:${barePort}`, headers: {} }]
+  const names = [...contestants, ...floor.map(() => 'contract floor'), 'bare Bun.serve']
   const rps: number[][] = targets.map(() => [])
   for (let round = 0; round < ROUNDS; round++) {
     const runs = targets.map((t) =>

@@ -11,11 +11,11 @@ export function freePort(): number {
   return port
 }
 
-/** Resolves once `url` answers 2xx; throws after `ms`. */
-export async function waitFor(url: string, ms = 10_000): Promise<void> {
+/** Resolves once `url` answers 2xx (asked with `headers`); throws after `ms`. */
+export async function waitFor(url: string, ms = 10_000, headers: Record<string, string> = {}): Promise<void> {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return
+    if (await fetch(url, { headers }).then((r) => r.ok, () => false)) return
     await Bun.sleep(2)
   }
   throw new Error(`${url} did not come up`)

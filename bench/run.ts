@@ -66,6 +66,25 @@ async function startFlagd(dir: string, bootstrap = true): Promise<{ proc: Subpro
   return { proc, url, startMs: performance.now() - started }
 }
 
+/**
+ * The contract's floor (`floor-server.ts`) for `/health` or a flag read, answering like flagd: the
+ * least any server of the route must do. `headers` holds the read's one credential.
+ */
+async function startFloor(bytes: Uint8Array, name: string, path: string, headers: Record<string, string>, etag: string | null): Promise<{ proc: Subprocess; url: string }> {
+  const file = join(work, `${name}.floor`)
+  writeFileSync(file, bytes)
+  const port = freePort()
+  const credential = headers.authorization ?? headers['x-api-key'] ?? ''
+  const mode = path === '/health' ? ['health'] : ['read', credential, path.slice('/api/flags/'.length), etag ?? '']
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), file, ...mode], { stdout: Bun.file(join(work, `${name}.floor.log`)), stderr: 'ignore' })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(url + path, 10_000, headers)
+  return { proc, url }
+}
+
+/** Whether the floor server knows `path`: `/health` and one flag's read without a query. */
+const hasFloor = (path: string, post: string | undefined) => post === undefined && (path === '/health' || (path.startsWith('/api/flags/') && !path.includes('?')))
+
 async function startBare(bytes: Uint8Array, name: string, readBody = false): Promise<{ proc: Subprocess; url: string }> {
   const file = join(work, `${name}.bytes`)
   writeFileSync(file, bytes)
@@ -98,10 +117,11 @@ end
 
 /**
  * flagd and the bare server on the same path, alternated ROUNDS times; ratios per round. For a POST
- * route, `readingBareUrl` is a bare server that reads the body (sent the same POSTs), alternated too.
+ * route, `readingBareUrl` is a bare server that reads the body (sent the same POSTs), alternated too;
+ * `floorUrl`, the contract's floor (sent the same headers as flagd), likewise.
  */
-function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, string>, connections = 32, lua?: string, readingBareUrl?: string) {
-  const rounds: { flagd: WrkResult; bare: WrkResult; ratio: number; reading?: number }[] = []
+function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, string>, connections = 32, lua?: string, readingBareUrl?: string, floorUrl?: string) {
+  const rounds: { flagd: WrkResult; bare: WrkResult; ratio: number; reading?: number; floor?: number }[] = []
   // warm-up, not counted: the JIT has seen these requests before the first measured round
   wrk({ url: bareUrl, connections, seconds: 1, dir: work })
   wrk({ url: flagdUrl, connections, seconds: 1, headers, dir: work, ...(lua ? { lua } : {}) })
@@ -109,7 +129,8 @@ function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, s
     const bare = wrk({ url: bareUrl, connections, seconds: SECONDS, dir: work })
     const flagd = wrk({ url: flagdUrl, connections, seconds: SECONDS, headers, dir: work, ...(lua ? { lua } : {}) })
     const reading = readingBareUrl === undefined ? undefined : wrk({ url: readingBareUrl, connections, seconds: SECONDS, dir: work, ...(lua ? { lua } : {}) }).rps
-    rounds.push({ flagd, bare, ratio: flagd.rps / bare.rps, ...(reading === undefined ? {} : { reading }) })
+    const floor = floorUrl === undefined ? undefined : wrk({ url: floorUrl, connections, seconds: SECONDS, headers, dir: work }).rps
+    rounds.push({ flagd, bare, ratio: flagd.rps / bare.rps, ...(reading === undefined ? {} : { reading }), ...(floor === undefined ? {} : { floor }) })
   }
   const ratio = spread(rounds.map((r) => r.ratio))
   const rps = spread(rounds.map((r) => r.flagd.rps))
@@ -120,6 +141,11 @@ function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, s
   if (readingBareUrl !== undefined) {
     const vsReading = spread(rounds.map((r) => r.flagd.rps / (r.reading as number)))
     text += `; ${vsReading.median.toFixed(2)} × a bare Bun that reads the body (${spread(rounds.map((r) => r.reading as number)).median.toFixed(0)}; ${vsReading.min.toFixed(2)}–${vsReading.max.toFixed(2)})`
+  }
+  if (floorUrl !== undefined) {
+    const vsFloor = spread(rounds.map((r) => r.flagd.rps / (r.floor as number)))
+    const floorVsBare = spread(rounds.map((r) => (r.floor as number) / r.bare.rps))
+    text += `; ${vsFloor.median.toFixed(2)} × the contract's floor (${vsFloor.min.toFixed(2)}–${vsFloor.max.toFixed(2)}), which itself runs at ${floorVsBare.median.toFixed(2)} × bare (${spread(rounds.map((r) => r.floor as number)).median.toFixed(0)} req/s)`
   }
   return { rounds, ratio, p99, errors, text }
 }
@@ -156,13 +182,16 @@ async function main() {
   if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
 
   const scenario = async (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string, base = flagd.url) => {
-    const bytes = await (await fetch(base + path, post === undefined ? { headers } : { method: 'POST', headers, body: post })).bytes()
+    const answer = await fetch(base + path, post === undefined ? { headers } : { method: 'POST', headers, body: post })
+    const bytes = await answer.bytes()
     const bare = await startBare(bytes, name.replace(/\W+/g, '-'))
     const reading = post === undefined ? undefined : await startBare(bytes, `${name.replace(/\W+/g, '-')}-reading`, true)
+    const floor = hasFloor(path, post) ? await startFloor(bytes, name.replace(/\W+/g, '-'), path, headers, answer.headers.get('etag')) : undefined
     const lua = post === undefined ? undefined : `wrk.method = "POST"\nwrk.body = '${post}'\nwrk.headers["Content-Type"] = "application/json"\n`
-    const m = versusBare(base + path, bare.url + path, headers, 32, lua, reading && reading.url + path)
+    const m = versusBare(base + path, bare.url + path, headers, 32, lua, reading && reading.url + path, floor && floor.url + path)
     bare.proc.kill()
     reading?.proc.kill()
+    floor?.proc.kill()
     const met = m.ratio.median >= goal && m.errors === 0 && (p99Goal === undefined || m.p99 < p99Goal)
     row(name, `${m.text}; ${bytes.length} bytes`, `≥ ${goal} × bare${moonshot}${p99Goal ? `, p99 < ${p99Goal} ms` : ''}`, met, m)
   }
