@@ -83,7 +83,7 @@ export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
         const principal = credentials.principal(headers)
         if (principal === undefined || !can(principal, 'flag:read')) return full(request, server)
         const path = pathOf(url)
-        const id = requestIdFor(request)
+        const id = requestIdFor(request, headers)
         let response: Response
         try {
           response = readFlagAnswer(deps.flags, principal, path.slice(FLAGS_PREFIX.length), headers.get('if-none-match'), id)

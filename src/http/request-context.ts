@@ -34,9 +34,9 @@ const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/
 const ID_PREFIX = crypto.randomUUID().slice(0, 18)
 let idCounter = 0
 
-/** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one. */
-export function requestIdFor(request: Request): string {
-  const given = request.headers.get('x-request-id')
+/** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one (`headers`: the request's, when at hand). */
+export function requestIdFor(request: Request, headers: Headers = request.headers): string {
+  const given = headers.get('x-request-id')
   return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}-${++idCounter}`
 }
 

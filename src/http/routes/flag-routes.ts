@@ -8,7 +8,7 @@ import { requireJsonObject } from '../../domain/json-object.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { guard, type GuardDeps } from '../auth-guard.ts'
-import { asComplete, jsonAnswer, jsonResponse, notModified, notModifiedAnswer } from '../json-response.ts'
+import { asComplete, jsonResponse, notModified, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
 import { callerOf, metaOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
@@ -54,7 +54,7 @@ export function updateBody(body: unknown): Record<string, unknown> {
 export function readFlagAnswer(flags: FlagService, principal: Principal, rawName: string | undefined, ifNoneMatch: string | null, requestId: string): Response {
   const flag = flags.get(principal, flagNameFromPath(rawName))
   const etag = `"${flag.revision}"`
-  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : jsonAnswer(requestId, flags.read.json(flag), 200, { etag })
+  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedJsonAnswer(requestId, flags.read.json(flag), etag)
 }
 
 /** Location of a flag: its name written literally. */
