@@ -49,9 +49,12 @@ export function authorizeSessionDelete(p: Principal, sessionUserId: string): voi
   if (!isSelf(p, sessionUserId)) requirePermission(p, 'session:write')
 }
 
+// one shared empty scope: every read asks, and a new array each time was garbage on the hot path
+const UNSCOPED: readonly string[] = Object.freeze([])
+
 /** The flag-name prefixes `p` is confined to; empty means every flag (users, unscoped tokens, the system). */
 export function flagScopeOf(p: Principal): readonly string[] {
-  return p.kind === 'token' ? p.flagPrefixes : []
+  return p.kind === 'token' ? p.flagPrefixes : UNSCOPED
 }
 
 /**
