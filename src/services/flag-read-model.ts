@@ -10,10 +10,18 @@ import { BoundedMap } from '../domain/bounded-map.ts'
 import { toFlagResource, type Flag } from '../domain/flag.ts'
 import type { Store } from '../storage/store.ts'
 
+/** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */
+export interface FlagText {
+  readonly json: string
+  readonly etag: string
+}
+
 /** Cached views of the committed flags. */
 export interface FlagReadModel {
   /** The flag's API resource as JSON text. */
   json(flag: Flag): string
+  /** `json(flag)` with its ETag, made once per stored row: a read answers without building a string. */
+  text(flag: Flag): FlagText
   /**
    * A JSON array of the flags whose names start with one of `prefixes`, in name order. The
    * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
@@ -36,7 +44,7 @@ function lowerBound(names: readonly string[], prefix: string): number {
 
 /** Creates the read model over a store. */
 export function createFlagReadModel(store: Store): FlagReadModel {
-  const texts = new WeakMap<Flag, string>()
+  const texts = new WeakMap<Flag, FlagText>()
   let sorted: string[] = []
   let sortedAt = -1
   let allJson: string | undefined
@@ -54,14 +62,15 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     }
     return sorted
   }
-  const json = (flag: Flag) => {
-    let text = texts.get(flag)
-    if (text === undefined) {
-      text = JSON.stringify(toFlagResource(flag))
-      texts.set(flag, text)
+  const text = (flag: Flag): FlagText => {
+    let made = texts.get(flag)
+    if (made === undefined) {
+      made = { json: JSON.stringify(toFlagResource(flag)), etag: `"${flag.revision}"` }
+      texts.set(flag, made)
     }
-    return text
+    return made
   }
+  const json = (flag: Flag) => text(flag).json
   const matching = (prefix: string): string[] => {
     const all = names()
     if (prefix === '') return all as string[]
@@ -77,6 +86,7 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   const under = (prefixes: readonly string[]) => (prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching))
   return {
     json,
+    text,
     list: (prefixes) => rows(under(prefixes)),
     listJson(prefixes) {
       const list = under(prefixes) // also brings the names (and the caches) up to the committed revision

@@ -72,7 +72,8 @@ export function auditRoutes(deps: AuditRouteDeps) {
       async ({ body, request }) => {
         const b = body as { name: string; revision: number }
         const flag = await deps.audit.rollback(callerOf(request), b.name, b.revision, parseIfMatch(request.headers.get('if-match')))
-        return jsonResponse(request, deps.flags.read.json(flag), 200, { etag: `"${flag.revision}"` })
+        const { json, etag } = deps.flags.read.text(flag)
+        return jsonResponse(request, json, 200, { etag })
       },
       {
         ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit, schema: RollbackBody }),

@@ -52,9 +52,8 @@ export function updateBody(body: unknown): Record<string, unknown> {
  * `304` while the client's copy is current. The route and the fast lane both answer with it.
  */
 export function readFlagAnswer(flags: FlagService, principal: Principal, rawName: string | undefined, ifNoneMatch: string | null, requestId: string): Response {
-  const flag = flags.get(principal, flagNameFromPath(rawName))
-  const etag = `"${flag.revision}"`
-  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedJsonAnswer(requestId, flags.read.json(flag), etag)
+  const { json, etag } = flags.read.text(flags.get(principal, flagNameFromPath(rawName)))
+  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedJsonAnswer(requestId, json, etag)
 }
 
 /** Location of a flag: its name written literally. */
@@ -63,8 +62,10 @@ export const flagLocation = (name: string) => `/api/flags/${name.split('/').map(
 /** Dependencies of the flag routes. */
 export function flagRoutes(deps: FlagRouteDeps) {
   const { flags } = deps
-  const flagResponse = (request: Request, flag: Flag, status = 200, extra: Record<string, string> = {}) =>
-    jsonResponse(request, flags.read.json(flag), status, { etag: `"${flag.revision}"`, ...extra })
+  const flagResponse = (request: Request, flag: Flag, status = 200, extra: Record<string, string> = {}) => {
+    const { json, etag } = flags.read.text(flag)
+    return jsonResponse(request, json, status, { etag, ...extra })
+  }
 
   return new Elysia({ name: 'flag-routes' })
     .get('/api/flags', ({ query, request }) => {
