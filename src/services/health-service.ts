@@ -4,16 +4,26 @@ import type { Store } from '../storage/store.ts'
 
 /** A snapshot of the service's health. */
 export interface Health {
-  writable: boolean
-  flags: number
+  readonly writable: boolean
+  readonly flags: number
 }
 
 /** Health checks over the store. */
 export interface HealthService {
+  /** The current health; the same object while nothing it reports can have changed. */
   check(): Health
 }
 
 /** Creates the health service. */
 export function createHealthService(store: Store): HealthService {
-  return { check: () => ({ writable: store.writable, flags: store.committed().flags.size }) }
+  // kept per committed snapshot: /health is polled hard, and answers from the same object
+  let seen: { state: unknown; health: Health } | undefined
+  return {
+    check() {
+      const state = store.committed()
+      const writable = store.writable
+      if (seen === undefined || seen.state !== state || seen.health.writable !== writable) seen = { state, health: { writable, flags: state.flags.size } }
+      return seen.health
+    },
+  }
 }

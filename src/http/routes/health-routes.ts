@@ -1,7 +1,7 @@
 /** GET /health (contract §10): 200 while writable, 503 `degraded` when writes are refused. */
 
 import { Elysia } from 'elysia'
-import type { HealthService } from '../../services/health-service.ts'
+import type { Health, HealthService } from '../../services/health-service.ts'
 import { VERSION } from '../../version.ts'
 import { asComplete, jsonAnswer } from '../json-response.ts'
 import { metaOf } from '../request-context.ts'
@@ -10,11 +10,18 @@ import { NoQuery } from '../schemas/common-schemas.ts'
 import { HealthSchema } from '../schemas/user-schemas.ts'
 
 const VERSION_JSON = JSON.stringify(VERSION)
+// the body of each health the service reported (it reports the same object until something changes)
+const bodies = new WeakMap<Health, string>()
 
 /** The answer to `GET /health`; the route and the fast lane both answer with it. */
 export function healthAnswer(health: HealthService, requestId: string): Response {
-  const { writable, flags } = health.check()
-  return jsonAnswer(requestId, `{"status":"${writable ? 'ok' : 'degraded'}","version":${VERSION_JSON},"flags":${flags}}`, writable ? 200 : 503)
+  const now = health.check()
+  let body = bodies.get(now)
+  if (body === undefined) {
+    body = `{"status":"${now.writable ? 'ok' : 'degraded'}","version":${VERSION_JSON},"flags":${now.flags}}`
+    bodies.set(now, body)
+  }
+  return jsonAnswer(requestId, body, now.writable ? 200 : 503)
 }
 
 /** The health route. */
