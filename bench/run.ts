@@ -177,7 +177,7 @@ async function main() {
   const token = (auth.authorization as string).slice('Bearer '.length)
   await Bun.sleep(500)
   const afterLogin = rssMb(flagd.proc.pid)
-  row('idle RSS at start / after the first login', `${idle.toFixed(0)} MB / ${afterLogin.toFixed(0)} MB`, '< 60 MB at start (moonshot 45 MB)', idle < 60, { idle, afterLogin })
+  row('idle RSS at start / after the first login', `${idle.toFixed(1)} MB / ${afterLogin.toFixed(1)} MB`, '< 60 MB at start (moonshot 45 MB)', idle < 60, { idle, afterLogin })
   const seeded = await fetch(`${flagd.url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
 
