@@ -3,29 +3,28 @@
  * Transactions apply to the draft of the open batch at once; batches are group-committed: while one
  * is being written, later transactions gather into the next (`GroupCommit`, which also writes a batch
  * while the one before is renamed into place), and each caller resolves only when a write that
- * contains its change is durable. lowdb reads and first writes the file at open; batches go through
- * the same adapter's two halves (`DurableTextFile.stage`). Only then does the committed snapshot move and do the
- * commit listeners hear of it. A failed write turns the store read-only (503) and fails everything
- * pending; the committed snapshot stays what is on disk.
+ * contains its change is durable. lowdb reads and first writes the file at open; a batch's backups,
+ * audit entries and staged state are `FileBatchWriter`'s (through the same adapter's `stage`). Only
+ * once the batch is renamed into place does the committed snapshot move and do the commit listeners
+ * hear of it. A failed write turns the store read-only (503) and fails everything pending; the
+ * committed snapshot stays what is on disk.
  */
 
 import { join } from 'node:path'
 import { Low } from 'lowdb'
 import { UnavailableError } from '../domain/errors.ts'
-import { removeStaleTempFiles, writeFileAtomic, type StagedFile } from '../io/atomic-write.ts'
-import { writeBackup } from './backup-store.ts'
+import { removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
 import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
 import { prepareDataDir } from './data-dir.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
-import { Draft, DraftTx, MemorySnapshot, type BackupRequest, type StateData } from './memory-state.ts'
+import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
 import { CommitListeners } from './commit-listeners.ts'
-import { UsageTimes, type Use } from './usage-times.ts'
-import { StateText } from './state-text.ts'
+import { UsageTimes } from './usage-times.ts'
 import { deferred, GroupCommit, type Deferred, type PipelineBatch } from './group-commit.ts'
-import { type AuditLog, type Change, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
-import { auditEntriesOf } from '../domain/audit-entry.ts'
+import { type AuditLog, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
 import { AuditJournal } from './audit-journal.ts'
+import { FileBatchWriter, type BatchEntry, type PreparedBatch } from './file-batch-writer.ts'
 import { fileAuditLog } from './file-audit-log.ts'
 
 /** Options of `openJsonFileStore`. */
@@ -53,10 +52,7 @@ export function v1BackupPath(dataDir: string): string {
   return join(dataDir, 'flagd.v1.json')
 }
 
-interface Entry {
-  meta: CommitMeta
-  changes: Change[]
-  backups: BackupRequest[]
+interface Entry extends BatchEntry {
   written: Deferred<string[]>
 }
 
@@ -66,20 +62,6 @@ interface Batch extends PipelineBatch {
   /** Write even without entries (pending session last-use times). */
   force: boolean
 }
-
-/** A batch on disk beside the state file (journal appended, state staged), waiting for its rename. */
-interface Prepared {
-  data: StateData
-  uses: Use[]
-  appended: Appended | undefined
-  staged: StagedFile
-  /** Backup files written, per entry. */
-  names: string[][]
-  at: string
-  started: number
-}
-
-type Appended = Awaited<ReturnType<AuditJournal['append']>>
 
 /**
  * Opens a data directory: takes its lock (throws `DirectoryInUseError` when another process holds
@@ -120,16 +102,15 @@ class JsonFileStore implements Store {
   private snapshot: MemorySnapshot
   private isWritable = true
   private open: Batch | undefined
-  private readonly pipeline: GroupCommit<Batch, Prepared>
+  private readonly pipeline: GroupCommit<Batch, PreparedBatch>
   private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
-  /** The state file's text, rebuilt from each batch's changes. */
-  private readonly text = new StateText()
+  private readonly writer: FileBatchWriter
   private touchedSinceWrite = false
   writes = 0
 
   constructor(
-    private readonly file: DurableTextFile,
+    file: DurableTextFile,
     initial: StateData,
     private readonly lock: DirLock,
     private readonly journal: AuditJournal,
@@ -138,12 +119,16 @@ class JsonFileStore implements Store {
     this.current = initial
     this.snapshot = new MemorySnapshot(initial)
     this.audit = fileAuditLog(journal, () => options.auditRetentionMs ?? 365 * 86_400_000)
-    this.pipeline = new GroupCommit<Batch, Prepared>({
+    this.writer = new FileBatchWriter(file, journal, this.usage, options.dataDir, options.writer)
+    this.pipeline = new GroupCommit<Batch, PreparedBatch>({
       take: () => this.take(),
-      prepare: (batch) => this.prepare(batch),
+      prepare: (batch) => {
+        this.touchedSinceWrite = false // the staged file carries every use recorded until now
+        return this.writer.prepare(batch.draft, batch.entries)
+      },
       commit: (_, prepared) => prepared.staged.commit(),
       committed: (batch, prepared) => this.publish(batch, prepared),
-      undo: (prepared) => this.undo(prepared),
+      undo: (prepared) => this.writer.undo(prepared),
       failed: (batches, cause) => this.fail(batches, cause),
     })
   }
@@ -231,55 +216,16 @@ class JsonFileStore implements Store {
     return batch
   }
 
-  /**
-   * Writes a batch beside the state file: backups first, then the audit entries appended while the
-   * new state is serialised and staged. The rename (`GroupCommit` commits) comes only once both are
-   * durable, so the journal is never behind the state; a crash before it leaves entries that opening
-   * cuts off and a temp file that opening removes.
-   */
-  private async prepare(batch: Batch): Promise<Prepared> {
-    const started = performance.now()
-    const at = new Date().toISOString()
-    const names: string[][] = []
-    for (const entry of batch.entries) {
-      const written: string[] = []
-      for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text, 50, this.options.writer))
-      names.push(written)
-    }
-    this.touchedSinceWrite = false
-    const entries = batch.entries.flatMap((e) => auditEntriesOf(e.meta.principal, e.meta.source, e.meta.requestId, at, e.changes))
-    const appending = entries.length > 0 ? this.journal.append(entries) : undefined
-    const data = batch.draft.seal()
-    this.usage.forgetMissing((table, id) => data.tables[table].has(id))
-    const uses = this.usage.pending()
-    const text = this.text.of(data, (table, id) => this.usage.get(table, id), batch.entries.flatMap((e) => e.changes))
-    const [journal, staged] = await Promise.allSettled([appending, this.file.stage(text)])
-    if (journal.status === 'rejected' || staged.status === 'rejected') {
-      if (staged.status === 'fulfilled') await staged.value.discard()
-      if (journal.status === 'fulfilled' && journal.value) await this.journal.discard(journal.value.mark).catch(() => {}) // else opening cuts them off
-      throw journal.status === 'rejected' ? journal.reason : (staged as PromiseRejectedResult).reason
-    }
-    return { data, uses, appended: journal.value, staged: staged.value, names, at, started }
-  }
-
   /** A batch is in place: the snapshot moves, listeners hear of it, its callers are answered. */
-  private publish(batch: Batch, p: Prepared): void {
-    this.usage.saved(p.uses)
+  private publish(batch: Batch, p: PreparedBatch): void {
+    this.writer.placed(p)
     this.current = p.data
-    if (p.appended) this.journal.publish(p.appended.items)
     this.writes++
     this.snapshot = new MemorySnapshot(p.data)
     this.options.onWrite?.((performance.now() - p.started) / 1000, batch.entries.length)
     for (const entry of batch.entries) if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at: p.at })
     batch.entries.forEach((entry, i) => entry.written.resolve(p.names[i] ?? []))
     batch.done.resolve()
-  }
-
-  /** Takes back batches prepared behind a failed one: their temp files and audit entries. */
-  private async undo(prepared: Prepared[]): Promise<void> {
-    for (const p of prepared) await p.staged.discard()
-    const first = prepared.find((p) => p.appended)?.appended
-    if (first) await this.journal.discard(first.mark)
   }
 
   /** A write failed: refuse writes from now on and fail every waiting transaction. */
@@ -294,10 +240,6 @@ class JsonFileStore implements Store {
       b.done.reject(error)
     }
     this.open = undefined
-  }
-
-  private get dataDir(): string {
-    return this.options.dataDir
   }
 }
 
