@@ -2,7 +2,8 @@
  * The store on PostgreSQL (contract §18), implementing the store contract (`store.ts`) for N replicas
  * sharing one database. Reads come from memory: a committed snapshot kept current by the change feed,
  * pulled when another replica's commit is notified (`LISTEN flagd_commits`) and by a cheap revision
- * poll as the safety net (a notification can be lost across a reconnect). Writes are group-committed:
+ * poll as the safety net (a notification can be lost across a reconnect; both in `postgres-follower.ts`,
+ * with the database's liveness). Writes are group-committed:
  * the transactions that arrive while one database transaction runs go together into the next
  * (`postgres-batch.ts`: lock, catch up, run the work, write rows, feed and audit entries, commit), so
  * `tx.expect` is a compare-and-swap across every replica and two changes never share a revision.
@@ -21,6 +22,7 @@ import { postgresAuditLog } from './postgres-audit-log.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeUsage } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
 import { ReplicaRegistry, revokes } from './postgres-replicas.ts'
+import { PostgresFollower, type FollowerHost } from './postgres-follower.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { CommitListeners } from './commit-listeners.ts'
 import { UsageTimes } from './usage-times.ts'
@@ -62,28 +64,26 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 }
 
-class PostgresStore implements Store {
+// The follower's host methods are public here only: the class itself is never exported.
+class PostgresStore implements Store, FollowerHost {
   readonly audit: AuditLog
   writes = 0
   private current: StateData
   private snapshot: MemorySnapshot
-  private healthy = true
+  healthy = true
   private queue: Pending[] = []
   private writing: Promise<void> | undefined
   private turn: Promise<unknown> = Promise.resolve()
   private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
   private readonly replicas: ReplicaRegistry
-  private unlisten: (() => Promise<void>) | undefined
-  private poll: ReturnType<typeof setInterval> | undefined
+  private readonly follower: PostgresFollower
   private closed = false
   private queued: Promise<void> | undefined
-  private checking = false
   /** Writes not answered yet. */
   private readonly waiting = new Set<Pending>()
   /** Abandons the batch in flight (the database was lost). */
   private abandon: ((err: Error) => void) | undefined
-  private polls = 0
 
   constructor(
     readonly sql: SQL,
@@ -95,25 +95,12 @@ class PostgresStore implements Store {
     this.replicas.report(initial.revision)
     this.snapshot = new MemorySnapshot(initial)
     this.audit = postgresAuditLog(sql, () => options.auditRetentionMs ?? 365 * 86_400_000)
+    this.follower = new PostgresFollower(this, options.pollMs, options.livenessMs)
   }
 
   /** Starts following commits made by other replicas (notifications, and the poll). */
-  async follow(): Promise<void> {
-    await this.subscribe()
-    this.poll = setInterval(() => void this.check(), this.options.pollMs ?? 1000)
-    this.poll.unref?.()
-  }
-
-  /**
-   * Listens for other replicas' commits. After an outage it is done again: the driver's own
-   * reconnection backs off for longer than an outage may last, and until it is back only the poll
-   * would bring changes in.
-   */
-  private async subscribe(): Promise<void> {
-    const previous = this.unlisten
-    const subscription = await this.sql.listen('flagd_commits', () => void this.catchUp().catch(() => {}))
-    this.unlisten = () => subscription.unlisten()
-    await previous?.().catch(() => {})
+  follow(): Promise<void> {
+    return this.follower.start()
   }
 
   get writable(): boolean {
@@ -166,11 +153,11 @@ class PostgresStore implements Store {
    */
   async close(): Promise<void> {
     this.closed = true
-    clearInterval(this.poll)
+    this.follower.stopPolling()
     const finish = (async () => {
       while (this.writing) await this.writing
       await this.flush()
-      await this.unlisten?.().catch(() => {})
+      await this.follower.unsubscribe()
       await this.replicas.leave().catch(() => {})
     })()
     await Promise.race([finish, Bun.sleep(5000)])
@@ -184,39 +171,18 @@ class PostgresStore implements Store {
     return run
   }
 
-  /** The poll: catches up, and notices when a lost database is back. */
-  /**
-   * The poll. Liveness is a query of its own with a deadline, outside the queue of catch-ups and
-   * writes: a long import keeps the queue busy without the database being gone, while a database
-   * that stops answering (no error, no reset: a partition, a frozen server) is noticed within
-   * `pollMs` + `livenessMs` even though nothing in the queue can finish.
-   */
-  private async check(): Promise<void> {
-    if (this.checking) return // the last one still waits for an answer
-    this.checking = true
-    const livenessMs = this.options.livenessMs ?? 3000
-    let timer: ReturnType<typeof setTimeout> | undefined
-    try {
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${livenessMs} ms`)), livenessMs)))
-      await Promise.race([this.replicas.heartbeat(this.current.revision), late])
-      clearTimeout(timer)
-      await this.catchUp()
-      if (++this.polls % 600 === 0) {
-        await pruneFeed(this.sql)
-        this.usage.forgetMissing((table, id) => this.current.tables[table].has(id))
-      }
-      if (!this.healthy) {
-        await this.subscribe()
-        await this.catchUp() // what was committed while the subscription was down
-        this.healthy = true
-        ;(this.options.info ?? this.options.log)?.('the database is reachable again; writes are accepted')
-      }
-    } catch (err) {
-      this.lost(err)
-    } finally {
-      clearTimeout(timer)
-      this.checking = false
-    }
+  heartbeat(): Promise<void> {
+    return this.replicas.heartbeat(this.current.revision)
+  }
+
+  async housekeeping(): Promise<void> {
+    await pruneFeed(this.sql)
+    this.usage.forgetMissing((table, id) => this.current.tables[table].has(id))
+  }
+
+  recovered(): void {
+    this.healthy = true
+    ;(this.options.info ?? this.options.log)?.('the database is reachable again; writes are accepted')
   }
 
   /**
@@ -224,7 +190,7 @@ class PostgresStore implements Store {
    * transaction has not committed is abandoned, and rolls back whenever the database answers again),
    * and new writes are refused until the poll finds it back.
    */
-  private lost(err: unknown): void {
+  lost(err: unknown): void {
     if (!this.healthy || this.closed) return
     this.healthy = false
     this.options.log?.(`the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`)
@@ -241,7 +207,7 @@ class PostgresStore implements Store {
    * for its turn share it (a burst of notifications costs one query); one already running may have
    * read the revision before their commit, so it is never joined.
    */
-  private catchUp(): Promise<void> {
+  catchUp(): Promise<void> {
     if (this.queued) return this.queued
     const run = this.exclusive(async () => {
       this.queued = undefined
