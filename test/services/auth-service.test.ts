@@ -1,7 +1,6 @@
 /** Logins and sessions over a real store with a controlled clock and a counting hasher (contract §2, §8). */
 
-import { afterEach, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { expect, test } from 'bun:test'
 import type { Principal } from '../../src/domain/principal.ts'
 import type { StoredSession } from '../../src/domain/session.ts'
 import { createAuthService } from '../../src/services/auth-service.ts'
@@ -9,22 +8,13 @@ import { createLoginThrottle } from '../../src/services/login-throttle.ts'
 import type { PasswordHasher } from '../../src/services/password-hasher.ts'
 import { createSessionService } from '../../src/services/session-service.ts'
 import { createUserService } from '../../src/services/user-service.ts'
-import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
-import type { Store } from '../../src/storage/store.ts'
-import { SYSTEM, tempDir } from '../helpers/test-app.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
+import { tempFileStores } from '../helpers/temp-store.ts'
 
-const open: { store: Store; dir: string }[] = []
-afterEach(async () => {
-  for (const { store, dir } of open.splice(0)) {
-    await store.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+const stores = tempFileStores()
 
 async function setup() {
-  const dir = tempDir()
-  const store = await openJsonFileStore({ dataDir: dir })
-  open.push({ store, dir })
+  const store = await stores.open()
   let now = Date.parse('2026-11-22T10:00:00.000Z')
   const calls = { verify: 0, dummy: 0 }
   const hasher: PasswordHasher = {

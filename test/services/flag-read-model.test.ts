@@ -3,27 +3,13 @@
  * JSON and ETag made once per stored row, and a changed flag gets new ones.
  */
 
-import { afterEach, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { expect, test } from 'bun:test'
 import { createFlagService } from '../../src/services/flag-service.ts'
-import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
-import type { Store } from '../../src/storage/store.ts'
-import { SYSTEM, tempDir } from '../helpers/test-app.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
+import { tempFileStores } from '../helpers/temp-store.ts'
 
-const open: { store: Store; dir: string }[] = []
-afterEach(async () => {
-  for (const { store, dir } of open.splice(0)) {
-    await store.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
-
-async function flagService() {
-  const dir = tempDir()
-  const store = await openJsonFileStore({ dataDir: dir })
-  open.push({ store, dir })
-  return createFlagService(store, 1000)
-}
+const stores = tempFileStores()
+const flagService = async () => createFlagService(await stores.open(), 1000)
 
 test('text() is the resource as JSON with the ETag of its revision, made once per stored row', async () => {
   const flags = await flagService()
