@@ -32,6 +32,7 @@ interface Line {
   user: string | undefined
   at: number
 }
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
 let pending: Line[] = []
 let isoAt = 0
 let iso = ''
@@ -41,7 +42,9 @@ function drain(): void {
   for (const e of pending) {
     const user = e.user === undefined ? '' : `,"userId":"${e.user}"`
     if (e.at !== isoAt) iso = new Date((isoAt = e.at)).toISOString()
-    text += `{"level":30,"time":"${iso}","service":"flagd","method":"GET","path":"${e.path}","status":${e.status},"durationMs":${e.ms},"requestId":"${e.id}"${user},"msg":"request"}\n`
+    // a client chooses the path: a JSON log line must escape it when needed
+    const path = PLAIN.test(e.path) ? `"${e.path}"` : JSON.stringify(e.path)
+    text += `{"level":30,"time":"${iso}","service":"flagd","method":"GET","path":${path},"status":${e.status},"durationMs":${e.ms},"requestId":"${e.id}"${user},"msg":"request"}\n`
   }
   pending = []
   sink.write(text)
