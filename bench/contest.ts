@@ -109,5 +109,7 @@ try {
   await main()
 } finally {
   for (const p of procs) p.kill()
+  // a stopping flagd still writes (its state file, its log): remove the directory once all have exited
+  await Promise.all(procs.map((p) => p.exited))
   rmSync(work, { recursive: true, force: true })
 }
