@@ -129,7 +129,10 @@ function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, s
     const bare = wrk({ url: bareUrl, connections, seconds: SECONDS, dir: work })
     const flagd = wrk({ url: flagdUrl, connections, seconds: SECONDS, headers, dir: work, ...(lua ? { lua } : {}) })
     const reading = readingBareUrl === undefined ? undefined : wrk({ url: readingBareUrl, connections, seconds: SECONDS, dir: work, ...(lua ? { lua } : {}) }).rps
-    const floor = floorUrl === undefined ? undefined : wrk({ url: floorUrl, connections, seconds: SECONDS, headers, dir: work }).rps
+    const floorRun = floorUrl === undefined ? undefined : wrk({ url: floorUrl, connections, seconds: SECONDS, headers, dir: work })
+    // a floor answering errors would be cheap and flatter nothing but itself: the comparison is void
+    if (floorRun && floorRun.non2xx + floorRun.socketErrors > 0) throw new Error(`the floor server answered ${floorRun.non2xx} errors and had ${floorRun.socketErrors} socket errors on ${floorUrl}`)
+    const floor = floorRun?.rps
     rounds.push({ flagd, bare, ratio: flagd.rps / bare.rps, ...(reading === undefined ? {} : { reading }), ...(floor === undefined ? {} : { floor }) })
   }
   const ratio = spread(rounds.map((r) => r.ratio))
