@@ -52,6 +52,11 @@ export interface TestApp {
   login(username: string, password: string): Promise<string>
   /** Creates a user with the given permissions and returns its id and a token. */
   userWith(permissions: readonly string[], name?: string): Promise<{ id: string; token: string; username: string; password: string }>
+  /**
+   * Closes the app and starts a new one over the same data directory (`env` for the new one); the
+   * new one removes the directory on close when this one would have.
+   */
+  restart(env?: Record<string, string>): Promise<TestApp>
   close(): Promise<void>
 }
 
@@ -60,11 +65,20 @@ let counter = 0
 /** Starts an app with an admin holding every permission. */
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: AppOptions & { dataDir?: string } = {},
+  options: AppOptions & { dataDir?: string; ownsDataDir?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()
-  const config = await loadConfig({ cwd: dataDir, env, flags: { dataDir } })
-  const app = await createApp(config, { hashCost: CHEAP_HASH, logger: createLogger({ level: 'silent' }), ...options })
+  // a directory made here is removed on close; one the caller gave is the caller's, unless it says so
+  const ownsDataDir = options.ownsDataDir ?? !options.dataDir
+  let app: App
+  try {
+    const config = await loadConfig({ cwd: dataDir, env, flags: { dataDir } })
+    app = await createApp(config, { hashCost: CHEAP_HASH, logger: createLogger({ level: 'silent' }), ...options })
+  } catch (err) {
+    // a test of a refused configuration still leaves no directory behind
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true })
+    throw err
+  }
   if (app.services.users.count() === 0) await app.services.users.create(SYSTEM, { ...ADMIN, permissions: [...PERMISSIONS] })
 
   async function req(method: string, path: string, o: ReqOptions = {}): Promise<TestResponse> {
@@ -107,9 +121,13 @@ export async function createTestApp(
       if (res.status !== 201) throw new Error(`creating ${username} failed: ${res.status} ${res.text}`)
       return { id: res.body.id, username, password, token: await login(username, password) }
     },
+    async restart(nextEnv = {}) {
+      await app.close()
+      return createTestApp(nextEnv, { ...options, dataDir, ownsDataDir })
+    },
     async close() {
       await app.close()
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
+      if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

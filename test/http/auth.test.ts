@@ -277,13 +277,13 @@ group('me and logout', () => {
 
 test('sessions and their tokens survive a restart', async () => {
   const app = await createTestApp()
-  const dataDir = app.dataDir
   const token = app.adminToken
-  await app.app.close()
-  const again = await createTestApp({}, { dataDir })
-  const res = await again.req('GET', '/api/me', { token })
-  expect(res.status).toBe(200)
-  await again.close()
+  const again = await app.restart()
+  try {
+    expect((await again.req('GET', '/api/me', { token })).status).toBe(200)
+  } finally {
+    await again.close()
+  }
 })
 
 test('production hashes are argon2id at OWASP cost or above', async () => {

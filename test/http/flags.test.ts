@@ -241,12 +241,13 @@ test('a restart keeps every flag byte for byte', async () => {
   await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'keep/tag', type: 'TAG', enumValues: ['a', 'b', 'ü😀'], value: ['ü😀'], description: 'x"y\\z' } })
   await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'keep/ab', type: 'AB-TEST', chancePercentB: 33.3 } })
   const before = (await app.req('GET', '/api/flags', { token: app.adminToken })).text
-  const dataDir = app.dataDir
-  await app.app.close()
-  const again = await createTestApp({}, { dataDir })
-  expect((await again.req('GET', '/api/flags', { token: again.adminToken })).text).toBe(before)
-  expect(readStateFile(stateFilePath(dataDir)).flags.get('keep/tag')?.value).toEqual(['ü😀'])
-  await again.close()
+  const again = await app.restart()
+  try {
+    expect((await again.req('GET', '/api/flags', { token: again.adminToken })).text).toBe(before)
+    expect(readStateFile(stateFilePath(again.dataDir)).flags.get('keep/tag')?.value).toEqual(['ü😀'])
+  } finally {
+    await again.close()
+  }
 })
 
 test('lists never serve a stale cached answer after a change', async () => {

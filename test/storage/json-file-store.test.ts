@@ -237,11 +237,11 @@ test('a full disk answers 503 and degrades health; reads go on; restart recovers
   expect(users.body.map((u: { username: string }) => u.username)).toEqual(['admin'])
   const login = await t.req('POST', '/api/login', { body: { username: 'admin', password: 'admin-password' } })
   expect(login.status).toBe(503)
-  const dataDir = t.dataDir
-  await t.app.close()
-  const again = await createTestApp({}, { dataDir })
-  expect((await again.req('GET', '/health')).status).toBe(200)
-  expect(existsSync(stateFilePath(dataDir))).toBe(true)
-  await again.close()
-  rmSync(dataDir, { recursive: true, force: true })
+  const again = await t.restart()
+  try {
+    expect((await again.req('GET', '/health')).status).toBe(200)
+    expect(existsSync(stateFilePath(again.dataDir))).toBe(true)
+  } finally {
+    await again.close()
+  }
 })
