@@ -13,7 +13,7 @@ import type { Browser, Page } from 'puppeteer-core'
 import type { Daemon } from '../helpers/daemon.ts'
 import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
 import {
-  allowDownloads, bodyText, checkByLabel, clipboardText, screenshotTo, clickButton, clickLink, fillByLabel, findChromium, layoutWidth, selectByLabel,
+  allowDownloads, bodyText, checkByLabel, clipboardText, screenshotTo, clickButton, clickLink, fillByLabel, findChromium, layoutWidth, releaseScratch, selectByLabel,
   seriousViolations, signInAs, waitForPath, waitForText,
 } from '../helpers/ui-driver.ts'
 
@@ -49,7 +49,7 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  if (browser) console.log(`web UI screenshots: ${scratch}`)
+  releaseScratch(scratch)
   await ui?.close()
 })
 

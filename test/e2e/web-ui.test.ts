@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Daemon } from '../helpers/daemon.ts'
 import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
-import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, screenshotTo, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
+import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, releaseScratch, screenshotTo, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
 
 setDefaultTimeout(60_000)
 const chromium = findChromium()
@@ -41,7 +41,7 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  if (browser) console.log(`web UI screenshots: ${shots}`)
+  releaseScratch(shots)
   await ui?.close()
 })
 

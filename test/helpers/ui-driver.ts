@@ -6,7 +6,7 @@
  */
 
 import type { AxeResults } from 'axe-core'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import type { Browser, Page } from 'puppeteer-core'
 
 /**
@@ -152,4 +152,14 @@ export const clipboardText = (p: Page) => p.evaluate(() => navigator.clipboard.r
  */
 export async function screenshotTo(p: Page, path: string): Promise<void> {
   await Promise.race([p.bringToFront().then(() => p.screenshot({ path })), Bun.sleep(5000)]).catch(() => {})
+}
+
+/**
+ * The end of a browser test file's scratch directory (screenshots of every test's last screen, files
+ * it uploaded or downloaded): kept and its path printed with FLAGD_KEEP_SCREENSHOTS=1, to look at a
+ * failure; otherwise removed, so runs do not pile up in the temp directory.
+ */
+export function releaseScratch(dir: string): void {
+  if (process.env.FLAGD_KEEP_SCREENSHOTS === '1') console.log(`web UI screenshots: ${dir}`)
+  else rmSync(dir, { recursive: true, force: true })
 }
