@@ -88,11 +88,17 @@ test('a failed commit fails the batch prepared behind it and undoes only that on
   expect(h.pipeline.inFlight).toEqual([])
 })
 
-test('a failed prepare after a good commit fails that batch alone; it cleaned up after itself', async () => {
+/** Two batches queued and the first prepared (its commit and the second's prepare still pending). */
+async function firstOfTwoPrepared() {
   const h = harness(2)
   const running = h.pipeline.kick()
   h.gate('prepare 1').resolve()
   await h.ticks()
+  return { h, running }
+}
+
+test('a failed prepare after a good commit fails that batch alone; it cleaned up after itself', async () => {
+  const { h, running } = await firstOfTwoPrepared()
   const full = new Error('ENOSPC')
   h.gate('prepare 2').reject(full)
   h.gate('commit 1').resolve()
@@ -127,10 +133,7 @@ test('a kick that comes after the writer last found nothing to take is not lost'
 })
 
 test('when the commit before fails and this prepare fails too, both fail with the first cause and nothing is undone', async () => {
-  const h = harness(2)
-  const running = h.pipeline.kick()
-  h.gate('prepare 1').resolve()
-  await h.ticks()
+  const { h, running } = await firstOfTwoPrepared()
   const first = new Error('EIO on rename')
   h.gate('prepare 2').reject(new Error('ENOSPC'))
   await h.ticks()
