@@ -92,7 +92,6 @@ async function checkFlags(chain: AnyCommand[], rest: string[]): Promise<void> {
 export async function runCli(root: AnyCommand, rawArgs: string[]): Promise<number> {
   try {
     const { chain, rest } = await descend(root, rawArgs)
-    const command = chain[chain.length - 1] as AnyCommand
     if (rest.includes('--help') || rest.includes('-h')) {
       await printUsage(chain, process.stdout)
       return 0

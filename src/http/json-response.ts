@@ -37,8 +37,9 @@ export function jsonAnswer(requestId: string, body: string, status = 200, extra?
 }
 
 /**
- * `jsonAnswer` with an `ETag`, its headers written in one literal: the hot reads answer through here
- * (adding the tag to a built header object changed its shape on every request).
+ * A `200` JSON answer with an `ETag`, its headers written in one literal: flag reads and the OFREP
+ * bulk evaluation answer through here (adding the tag to a built header object changed its shape on
+ * every request).
  */
 export function taggedJsonAnswer(requestId: string, body: string, etag: string): Response {
   return new Response(body, { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, etag } })

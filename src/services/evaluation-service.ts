@@ -12,7 +12,7 @@
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
 import { BoundedMap } from '../domain/bounded-map.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import { evaluate, targetingKeyOf, type Evaluation, type EvaluationContext } from '../domain/evaluation.ts'
+import { evaluate, targetingKeyOf, type EvaluationContext } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'

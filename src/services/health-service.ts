@@ -1,6 +1,6 @@
 /** What `/health` reports: whether the store accepts writes, and how many flags it holds. */
 
-import type { Store } from '../storage/store.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
 
 /** A snapshot of the service's health. */
 export interface Health {
@@ -17,7 +17,7 @@ export interface HealthService {
 /** Creates the health service. */
 export function createHealthService(store: Store): HealthService {
   // kept per committed snapshot: /health is polled hard, and answers from the same object
-  let seen: { state: unknown; health: Health } | undefined
+  let seen: { state: Snapshot; health: Health } | undefined
   return {
     check() {
       const state = store.committed()

@@ -15,7 +15,6 @@ import { emptyStateData, stateFromRows, type StateData } from './memory-state.ts
 import { TABLES, type Rows, type Table } from './store.ts'
 import { SCHEMA_VERSION, StateText, type LastUsed } from './state-text.ts'
 
-
 /** The state file could not be used; the message says what to do. */
 export class CorruptStateError extends Error {
   constructor(path: string, problem: string) {

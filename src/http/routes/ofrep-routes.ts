@@ -14,7 +14,7 @@ import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change
 import { authenticateRequest, guard, type GuardDeps } from '../auth-guard.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { noneMatch } from '../if-match.ts'
-import { asComplete, jsonAnswer, notModifiedAnswer } from '../json-response.ts'
+import { asComplete, jsonAnswer, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
 import { OfrepProblem, readEvaluationContext } from '../ofrep-context.ts'
 import { metaOf, principalOf } from '../request-context.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
@@ -69,12 +69,12 @@ export async function evaluateAllAnswer(deps: Pick<OfrepRouteDeps, 'evaluations'
   if (noneMatch(request.headers.get('if-none-match'), tag)) return notModifiedAnswer(requestId, tag)
   const { etag, flags } = deps.evaluations.bulkJson(principal, context)
   const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
-  return jsonAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, 200, { etag })
+  return taggedJsonAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
 }
 
 /** The OFREP routes. */
 export function ofrepRoutes(deps: OfrepRouteDeps) {
-  const { evaluations, streams, streamCredentials } = deps
+  const { streams, streamCredentials } = deps
   const evaluateGuard = guard(deps, { permission: 'flag:evaluate' })
 
   // one subscription for every OFREP stream: each batch of committed changes becomes one event per
