@@ -1,18 +1,40 @@
-/** GET /health (contract §10): the flag count follows every change, the lane and the route agree. */
+/**
+ * GET /health (contract §10): the flag count follows every change, answered by the full pipeline and
+ * by the fast lane (Bun's router, wired as the listener wires it), which both keep one body per state.
+ */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { Server } from 'bun'
+import type { Lane } from '../../src/http/fast-lane.ts'
 import { VERSION } from '../../src/version.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
+let server: Server<undefined>
+let fullCalls = 0
 beforeAll(async () => {
   t = await createTestApp()
+  const http = t.app.http
+  const full: Lane = (request) => {
+    fullCalls++
+    return http.handle(request, '127.0.0.1')
+  }
+  server = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, routes: http.fastLanes(full), fetch: full })
 })
 afterAll(async () => {
+  await server?.stop(true)
   await t?.close()
 })
 
-const health = async () => (await t.req('GET', '/health')).body
+/** Both answers, which must agree. */
+async function health() {
+  const viaPipeline = (await t.req('GET', '/health')).body
+  const calls = fullCalls
+  const viaLane = (await (await fetch(`${server.url}health`)).json()) as { status: string; version: string; flags: number }
+  expect(fullCalls).toBe(calls) // the lane answered it itself
+  expect(viaLane).toEqual(viaPipeline)
+  return viaLane
+}
 
 test('the flag count follows creates and deletes, asked again and again in between', async () => {
   expect(await health()).toEqual({ status: 'ok', version: VERSION, flags: 0 })
