@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { flagDocument, loginHeaders, waitFor } from './fixture.ts'
+import { flagDocument, floorCommand, loginHeaders, waitFor } from './fixture.ts'
 import { ensureWrk, parseWrk, spread } from './wrk.ts'
 
 const contestants = process.argv.slice(2)
@@ -54,13 +54,10 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
 /** The contract's floor for PATH on CPU 0 (`/health`, or a flag read with the first contestant's credential). */
 async function startFloor(bytesFile: string, first: { url: string; headers: Record<string, string> }, init: RequestInit) {
   const port = nextPort++
-  const read = PATH.startsWith('/api/flags/')
-  if (!read && PATH !== '/health') throw new Error('CONTEST_FLOOR knows /health and GET /api/flags/{name}')
-  const credential = first.headers.authorization ?? first.headers['x-api-key'] ?? ''
-  const etag = (await fetch(first.url + PATH, init)).headers.get('etag') ?? ''
-  const mode = read ? ['read', credential, PATH.slice('/api/flags/'.length), etag] : ['health']
-  const args = ['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), bytesFile, ...mode]
-  procs.push(Bun.spawn(args, { stdout: Bun.file(join(work, 'floor.log')), stderr: 'ignore' }))
+  const etag = (await fetch(first.url + PATH, init)).headers.get('etag')
+  const command = BODY === undefined ? floorCommand(port, bytesFile, PATH, first.headers, etag) : undefined
+  if (command === undefined) throw new Error('CONTEST_FLOOR knows /health and GET /api/flags/{name}')
+  procs.push(Bun.spawn(['taskset', '-c', '0', ...command], { stdout: Bun.file(join(work, 'floor.log')), stderr: 'ignore' }))
   const url = `http://127.0.0.1:${port}`
   await waitFor(url + PATH, 10_000, first.headers)
   return [{ url, headers: first.headers }]

@@ -1,7 +1,9 @@
 /**
  * What every bench script does to a daemon before measuring it: find a free port, wait for it to
- * answer, log in, and the migration document that seeds it with flags.
+ * answer, log in, the migration document that seeds it with flags, and the contract floor's command.
  */
+
+import { join } from 'node:path'
 
 /** A port nothing listens on right now (asked of the kernel). */
 export function freePort(): number {
@@ -33,4 +35,15 @@ export function flagDocument(n: number, prefix: string) {
   const flags: Record<string, unknown> = {}
   for (let i = 0; i < n; i++) flags[`${prefix}/g${String(i % 20).padStart(2, '0')}/f${i}`] = { description: 'bench flag', type: 'INTEGER', defaultValue: 1, valueExists: true, value: i, minValue: 0, maxValue: 1_000_000_000 }
   return { environment: 'bench', version: '1.0.0', createdAt: new Date().toISOString(), flags }
+}
+
+/**
+ * The command line of the contract's floor (`floor-server.ts`) answering `path` on `port` with the
+ * bytes in `answerFile`, for `/health` or one flag's read (`headers` hold its credential, `etag` its
+ * ETag); `undefined` for any other route, which the floor does not serve.
+ */
+export function floorCommand(port: number, answerFile: string, path: string, headers: Record<string, string>, etag: string | null): string[] | undefined {
+  const credential = headers.authorization ?? headers['x-api-key'] ?? ''
+  const mode = path === '/health' ? ['health'] : path.startsWith('/api/flags/') && !path.includes('?') ? ['read', credential, path.slice('/api/flags/'.length), etag ?? ''] : undefined
+  return mode && [process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), answerFile, ...mode]
 }

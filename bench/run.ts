@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
-import { flagDocument, freePort, loginHeaders, waitFor } from './fixture.ts'
+import { flagDocument, floorCommand, freePort, loginHeaders, waitFor } from './fixture.ts'
 import { ensureWrk, spread, wrk, type WrkResult } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -70,20 +70,17 @@ async function startFlagd(dir: string, bootstrap = true): Promise<{ proc: Subpro
  * The contract's floor (`floor-server.ts`) for `/health` or a flag read, answering like flagd: the
  * least any server of the route must do. `headers` holds the read's one credential.
  */
-async function startFloor(bytes: Uint8Array, name: string, path: string, headers: Record<string, string>, etag: string | null): Promise<{ proc: Subprocess; url: string }> {
+async function startFloor(bytes: Uint8Array, name: string, path: string, headers: Record<string, string>, etag: string | null): Promise<{ proc: Subprocess; url: string } | undefined> {
   const file = join(work, `${name}.floor`)
-  writeFileSync(file, bytes)
   const port = freePort()
-  const credential = headers.authorization ?? headers['x-api-key'] ?? ''
-  const mode = path === '/health' ? ['health'] : ['read', credential, path.slice('/api/flags/'.length), etag ?? '']
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), file, ...mode], { stdout: Bun.file(join(work, `${name}.floor.log`)), stderr: 'ignore' })
+  const command = floorCommand(port, file, path, headers, etag)
+  if (command === undefined) return undefined
+  writeFileSync(file, bytes)
+  const proc = Bun.spawn(command, { stdout: Bun.file(join(work, `${name}.floor.log`)), stderr: 'ignore' })
   const url = `http://127.0.0.1:${port}`
   await waitFor(url + path, 10_000, headers)
   return { proc, url }
 }
-
-/** Whether the floor server knows `path`: `/health` and one flag's read without a query. */
-const hasFloor = (path: string, post: string | undefined) => post === undefined && (path === '/health' || (path.startsWith('/api/flags/') && !path.includes('?')))
 
 async function startBare(bytes: Uint8Array, name: string, readBody = false): Promise<{ proc: Subprocess; url: string }> {
   const file = join(work, `${name}.bytes`)
@@ -189,7 +186,7 @@ async function main() {
     const bytes = await answer.bytes()
     const bare = await startBare(bytes, name.replace(/\W+/g, '-'))
     const reading = post === undefined ? undefined : await startBare(bytes, `${name.replace(/\W+/g, '-')}-reading`, true)
-    const floor = hasFloor(path, post) ? await startFloor(bytes, name.replace(/\W+/g, '-'), path, headers, answer.headers.get('etag')) : undefined
+    const floor = post === undefined ? await startFloor(bytes, name.replace(/\W+/g, '-'), path, headers, answer.headers.get('etag')) : undefined
     const lua = post === undefined ? undefined : `wrk.method = "POST"\nwrk.body = '${post}'\nwrk.headers["Content-Type"] = "application/json"\n`
     const m = versusBare(base + path, bare.url + path, headers, 32, lua, reading && reading.url + path, floor && floor.url + path)
     bare.proc.kill()
