@@ -7,14 +7,12 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Server } from 'bun'
-import type { Lane } from '../../src/http/fast-lane.ts'
+import { serveWithLanes, type LaneServer } from '../helpers/lane-server.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 const ORIGIN = 'https://app.example.com'
 let t: TestApp
-let server: Server<undefined>
-let fullCalls = 0
+let lanes: LaneServer
 const tokens: Record<string, string> = {}
 
 beforeAll(async () => {
@@ -36,16 +34,11 @@ beforeAll(async () => {
   tokens.revoked = revoked.body.token
   expect((await t.req('DELETE', `/api/tokens/${revoked.body.id}`, { token: t.adminToken })).status).toBe(200)
 
-  const http = t.app.http
-  const full: Lane = (request) => {
-    fullCalls++
-    return http.handle(request, '127.0.0.1')
-  }
-  server = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, routes: http.fastLanes(full), fetch: full })
+  lanes = serveWithLanes(t)
 })
 
 afterAll(async () => {
-  await server?.stop(true)
+  await lanes?.stop()
   await t?.close()
 })
 
@@ -120,13 +113,13 @@ const comparable = (text: string) => text.replace(/ticket=[^"]+/g, 'ticket=…')
 describe('fast lanes answer exactly as the full pipeline', () => {
   test('every case of the table', async () => {
     // the first sight of a session token always goes the full way (its signature is checked there)
-    for (const who of ['admin', 'reader']) await fetch(`http://127.0.0.1:${server.port}/api/me`, { headers: bearer(who) })
+    for (const who of ['admin', 'reader']) await fetch(`${lanes.base}/api/me`, { headers: bearer(who) })
     for (const c of cases()) {
       const init = { method: c.method ?? 'GET', headers: c.headers ?? {}, ...(c.body === undefined ? {} : { body: c.body }) }
-      const before = fullCalls
-      const viaLanes = await fetch(`http://127.0.0.1:${server.port}${c.path}`, init)
+      const before = lanes.fullCalls()
+      const viaLanes = await fetch(`${lanes.base}${c.path}`, init)
       const laneText = await viaLanes.text()
-      expect(fullCalls === before, `${c.name}: answered by the lane`).toBe(c.lane)
+      expect(lanes.fullCalls() === before, `${c.name}: answered by the lane`).toBe(c.lane)
       const viaPipeline = await t.app.http.handle(new Request(`http://localhost${c.path}`, init), '127.0.0.1')
       const pipelineText = c.method === 'HEAD' ? '' : await viaPipeline.text()
       expect(viaLanes.status, c.name).toBe(viaPipeline.status)
@@ -137,12 +130,12 @@ describe('fast lanes answer exactly as the full pipeline', () => {
   })
 
   test('a client request id is echoed by a lane', async () => {
-    const res = await fetch(`http://127.0.0.1:${server.port}/api/flags/app/on`, { headers: { ...bearer('admin'), 'x-request-id': 'trace-7' } })
+    const res = await fetch(`${lanes.base}/api/flags/app/on`, { headers: { ...bearer('admin'), 'x-request-id': 'trace-7' } })
     expect(res.headers.get('x-request-id')).toBe('trace-7')
   })
 
   test('a flag changed or deleted is seen by the lane at once', async () => {
-    const url = `http://127.0.0.1:${server.port}/api/flags/app/size`
+    const url = `${lanes.base}/api/flags/app/size`
     expect((await t.req('PUT', '/api/flags/app/size', { token: t.adminToken, body: { value: 9 } })).status).toBe(200)
     expect(await (await fetch(url, { headers: bearer('admin') })).json()).toMatchObject({ value: 9, revision: 2 })
     expect((await t.req('DELETE', '/api/flags/app/size', { token: t.adminToken })).status).toBe(200)
@@ -151,7 +144,7 @@ describe('fast lanes answer exactly as the full pipeline', () => {
 
   test('a session ended is refused by the lane from the next request', async () => {
     const user = await t.userWith(['flag:read'])
-    const url = `http://127.0.0.1:${server.port}/api/flags/app/on`
+    const url = `${lanes.base}/api/flags/app/on`
     expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200)
     expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200)
     expect((await t.req('POST', '/api/logout', { token: user.token })).status).toBe(200)
@@ -159,7 +152,7 @@ describe('fast lanes answer exactly as the full pipeline', () => {
   })
 
   test('a revoked API token, a lost permission and an expired token are refused at once, though the lane remembers credentials', async () => {
-    const base = `http://127.0.0.1:${server.port}/api/flags/app/on`
+    const base = `${lanes.base}/api/flags/app/on`
     const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'soon revoked', permissions: ['flag:read'] } })
     const key = { 'x-api-key': made.body.token as string }
     for (let i = 0; i < 3; i++) expect((await fetch(base, { headers: key })).status).toBe(200)
@@ -187,9 +180,9 @@ describe('fast lanes answer exactly as the full pipeline', () => {
   test('an API token used only through the lane has its last use recorded', async () => {
     const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'lane only', permissions: ['flag:read'] } })
     expect(made.body.lastUsedAt).toBeNull()
-    const before = fullCalls
-    for (let i = 0; i < 3; i++) expect((await fetch(`http://127.0.0.1:${server.port}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
-    expect(fullCalls).toBe(before)
+    const before = lanes.fullCalls()
+    for (let i = 0; i < 3; i++) expect((await fetch(`${lanes.base}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
+    expect(lanes.fullCalls()).toBe(before)
     const shown = await t.req('GET', `/api/tokens/${made.body.id}`, { token: t.adminToken })
     expect(shown.body.lastUsedAt).toBeString()
   })

@@ -4,34 +4,27 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { Server } from 'bun'
-import type { Lane } from '../../src/http/fast-lane.ts'
 import { VERSION } from '../../src/version.ts'
+import { serveWithLanes, type LaneServer } from '../helpers/lane-server.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
-let server: Server<undefined>
-let fullCalls = 0
+let lanes: LaneServer
 beforeAll(async () => {
   t = await createTestApp()
-  const http = t.app.http
-  const full: Lane = (request) => {
-    fullCalls++
-    return http.handle(request, '127.0.0.1')
-  }
-  server = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, routes: http.fastLanes(full), fetch: full })
+  lanes = serveWithLanes(t)
 })
 afterAll(async () => {
-  await server?.stop(true)
+  await lanes?.stop()
   await t?.close()
 })
 
 /** Both answers, which must agree. */
 async function health() {
   const viaPipeline = (await t.req('GET', '/health')).body
-  const calls = fullCalls
-  const viaLane = (await (await fetch(`${server.url}health`)).json()) as { status: string; version: string; flags: number }
-  expect(fullCalls).toBe(calls) // the lane answered it itself
+  const calls = lanes.fullCalls()
+  const viaLane = (await (await fetch(`${lanes.base}/health`)).json()) as { status: string; version: string; flags: number }
+  expect(lanes.fullCalls()).toBe(calls) // the lane answered it itself
   expect(viaLane).toEqual(viaPipeline)
   return viaLane
 }
