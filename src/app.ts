@@ -35,6 +35,8 @@ export interface App {
   logger: Logger
   /** Writes out buffered log lines (the last thing `serve` does). */
   flushLogs(): Promise<void>
+  /** Turns what others print with `console` into log lines while logs are JSON (`serve` calls it); answers the undo. */
+  captureConsole(): () => void
   /** Stops timers, writes pending in-memory changes and releases the data-directory lock. */
   close(): Promise<void>
 }
@@ -50,7 +52,12 @@ export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
 /** Opens the data directory and wires everything. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logging: Logging = options.logger
-    ? { logger: options.logger, access: ({ seconds, ...e }) => options.logger?.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'), flush: async () => {} }
+    ? {
+        logger: options.logger,
+        access: ({ seconds, ...e }) => options.logger?.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'),
+        flush: async () => {},
+        captureConsole: () => () => {},
+      }
     : createLogging({ level: config.logLevel })
   const logger = logging.logger
   // read at scrape time, when the store exists
@@ -132,6 +139,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       watcher,
       logger,
       flushLogs: () => logging.flush(),
+      captureConsole: () => logging.captureConsole(),
       async close() {
         clearInterval(pruner)
         http.closeStreams()

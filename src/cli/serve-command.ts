@@ -76,6 +76,9 @@ export const serveCommand = defineCommand({
       log(`warning: no control socket (${(err as Error).message}); admin commands will need the daemon stopped`)
     }
     await app.watcher.start()
+    // the daemon is up and writes JSON lines (when not on a terminal): so does whatever else prints from
+    // now on; start-up failures before this point stay `error: …` sentences on stderr (§11)
+    app.captureConsole()
     const { hostname, port } = listener.server
     const storage = config.storage.backend === 'postgres' ? `, storage ${redactedUrl(config.storage.postgresUrl as string)}` : ''
     log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}${storage}, environment ${config.environment})`)

@@ -11,6 +11,7 @@
 
 import pino, { type DestinationStream, type Logger } from 'pino'
 import type PinoPretty from 'pino-pretty'
+import { captureConsole } from './console-capture.ts'
 
 export type { Logger }
 
@@ -46,6 +47,11 @@ export interface Logging {
   access(event: AccessEvent): void
   /** Writes out anything buffered (on shutdown). */
   flush(): Promise<void>
+  /**
+   * When the lines are JSON, makes what others print with `console` JSON lines too (the daemon
+   * calls it; see console-capture.ts); answers the function that undoes it.
+   */
+  captureConsole(): () => void
 }
 
 // Top-level paths only: wildcard paths doubled the cost of every line, and nothing nested is logged.
@@ -68,6 +74,7 @@ export function createLogging(options: LoggerOptions): Logging {
       logger,
       access: ({ seconds, at: _at, ...e }) => accessOn && logger.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'),
       flush: async () => {},
+      captureConsole: () => () => {}, // readable lines or a test's stream: console output is already fine there
     }
   }
   // Every line (pino's and the access log's) is gathered in memory, in order, and written to one
@@ -105,6 +112,7 @@ export function createLogging(options: LoggerOptions): Logging {
       drainLines()
       await sink.flush()
     },
+    captureConsole: () => captureConsole(logger),
   }
 }
 

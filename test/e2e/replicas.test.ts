@@ -141,7 +141,23 @@ test.skipIf(!bin)('the database stops for a while: writes 503 within 5 s, reads 
   for (const d of daemons) await within(15_000, async () => ((await fetch(`${d.url}/health`)).status === 200 ? true : undefined))
   expect((await call(b, 'PUT', '/api/flags/outage/kept', { value: 'after' })).status).toBe(200)
   await within(1000, async () => (((await (await call(a, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value === 'after' ? true : undefined))
+  // a log shipper reads one JSON object per line, through the outage too (the database client's own warnings included)
+  for (const d of daemons) {
+    const lines = d.output().split('\n').filter((line) => line.trim() !== '')
+    const notJson = lines.filter((line) => !isJsonObject(line))
+    expect(notJson).toEqual([])
+    expect(lines.some((line) => line.includes('"level":40') || line.includes('"level":50'))).toBe(true)
+  }
 })
+
+function isJsonObject(line: string): boolean {
+  try {
+    const value: unknown = JSON.parse(line)
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+  } catch {
+    return false
+  }
+}
 
 test.skipIf(!bin)('kill -9 of a replica under writes: every acknowledged write is on the others', async () => {
   const victim = await replica()
