@@ -1,5 +1,6 @@
 /**
- * Reads a JSON request body under the contract's rules (§1): JSON content type or 415, size limit
+ * Reads a JSON request body under the contract's rules (§1): JSON content type or 415, no content
+ * coding (a gzip body would otherwise fail as "not valid UTF-8", and a mislabelled plain one pass) or 415, size limit
  * or 413 (counted while streaming, so a lying or absent Content-Length cannot get past it), valid
  * UTF-8 and JSON or 400, nesting at most 32 levels or 400, no `__proto__`, `constructor` or
  * `prototype` key anywhere or 400.
@@ -15,6 +16,17 @@ export const MAX_JSON_DEPTH = 32
 export function isJsonContentType(value: string | null): boolean {
   if (value === null) return false
   return value.split(';', 1)[0]?.trim().toLowerCase() === 'application/json'
+}
+
+/**
+ * The content coding a request body declares other than `identity` (`gzip`, say), or `undefined`.
+ * flagd takes bodies uncompressed only (RFC 9110 §8.4: such a body is refused, not guessed at).
+ */
+export function contentCodingOf(headers: Headers): string | undefined {
+  const value = headers.get('content-encoding')
+  if (value === null) return undefined
+  const codings = value.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity')
+  return codings.length === 0 ? undefined : codings.join(', ')
 }
 
 function tooLarge(limit: number): AppError {
@@ -81,6 +93,14 @@ async function readSmall(stream: ReadableStream<Uint8Array> | null, small: Small
 export async function readJsonBody(request: Request, limit: number, small?: SmallBodyLimit): Promise<unknown> {
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON: send Content-Type: application/json')
+  }
+  const coding = contentCodingOf(request.headers)
+  if (coding !== undefined) {
+    await request.body?.cancel().catch(() => {})
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `request body must not be compressed (Content-Encoding: ${coding}): send the JSON as it is`, {
+      field: 'Content-Encoding',
+      reason: 'only identity is accepted',
+    })
   }
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)

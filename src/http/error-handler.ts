@@ -39,6 +39,8 @@ export function errorResponse(err: AppError, extraHeaders: Record<string, string
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...extraHeaders }
   if (err.code === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer'
   if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details?.retryAfter === 'number') headers['retry-after'] = String(err.details.retryAfter)
+  // a body refused for its content coding says which one is accepted (RFC 9110 §12.5.3)
+  if (err.code === 'UNSUPPORTED_MEDIA_TYPE' && err.details?.field === 'Content-Encoding') headers['accept-encoding'] = 'identity'
   return new Response(JSON.stringify(body), { status: STATUS_OF[err.code], headers })
 }
 

@@ -9,7 +9,7 @@ import { AppError } from '../domain/errors.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
 import { isJsonObject, forbiddenKeys } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
+import { contentCodingOf, jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
 
 /** An OFREP error code (the ones flagd can give). */
 export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND'
@@ -32,6 +32,8 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   const declared = request.headers.get('content-length')
   if (declared === '0' || (declared === null && request.body === null)) return {}
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  const coding = contentCodingOf(request.headers)
+  if (coding !== undefined) throw new OfrepProblem(400, 'PARSE_ERROR', `the body must not be compressed (Content-Encoding: ${coding}); send the JSON as it is`)
   // with a declared length Bun has the body already and holds it to that length; otherwise count
   const text = declared !== null ? await request.text() : new TextDecoder().decode(await readLimited(request.body, limit, () => tooLarge(limit)))
   if (text.trim() === '') return {}

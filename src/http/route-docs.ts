@@ -52,7 +52,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'Conflict with current state',
   412: 'If-Match does not match the current revision',
   413: 'Request body over the size limit',
-  415: 'Request body is not declared as application/json',
+  415: 'Request body is not declared as application/json, or is compressed (a Content-Encoding other than identity)',
   429: 'Too many failed logins; see Retry-After',
   500: 'A bug: a generic message, the cause is logged with the request id',
   502: 'The remote source could not be fetched',

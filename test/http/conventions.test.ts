@@ -68,6 +68,25 @@ group('error rows of §1', () => {
     expect(users.status).toBe(400)
   })
 
+  test('a compressed body is refused with 415 naming the coding, gzip or mislabelled alike; identity passes', async () => {
+    const json = JSON.stringify({ username: 'carol', password: 'carol-password' })
+    for (const [coding, raw] of [
+      ['gzip', Bun.gzipSync(new TextEncoder().encode(json))],
+      ['gzip', json], // a plain body labelled gzip must not be taken as plain
+      ['identity, br', json],
+    ] as const) {
+      const res = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: raw, headers: { 'content-type': 'application/json', 'content-encoding': coding } })
+      expect(res.status).toBe(415)
+      expectEnvelope(res.body, 'UNSUPPORTED_MEDIA_TYPE')
+      expect(res.body.error.details).toEqual({ field: 'Content-Encoding', reason: 'only identity is accepted' })
+      expect(res.body.error.message).toContain(coding === 'gzip' ? 'gzip' : 'br')
+      expect(res.headers.get('accept-encoding')).toBe('identity')
+    }
+    expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.some((u: { username: string }) => u.username === 'carol')).toBe(false)
+    const plain = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: json, headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } })
+    expect(plain.status).toBe(201)
+  })
+
   test('invalid UTF-8 is a 400', async () => {
     const bytes = new Uint8Array([0x7b, 0x22, 0x75, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])
     const res = await t.req('POST', '/api/login', { rawBody: bytes, headers: { 'content-type': 'application/json' } })

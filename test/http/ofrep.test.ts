@@ -91,6 +91,14 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
     }
     const deep = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', { token: app, rawBody: `{"context":${'['.repeat(40)}${']'.repeat(40)}}`, headers: { 'content-type': 'application/json' } })
     expect(deep.status).toBe(400)
+    // a compressed body is a PARSE_ERROR that says why, on the single and the bulk route
+    for (const path of ['/ofrep/v1/evaluate/flags/f/bool', '/ofrep/v1/evaluate/flags']) {
+      const rawBody = Bun.gzipSync(new TextEncoder().encode('{"context":{}}'))
+      const gz = await t.req('POST', path, { token: app, rawBody, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
+      expect(gz.status).toBe(400)
+      expect(gz.body.errorCode).toBe('PARSE_ERROR')
+      expect(gz.body.errorDetails).toContain('Content-Encoding: gzip')
+    }
   })
 
   test('credentials and permissions are checked first, in the usual envelope', async () => {
