@@ -1249,7 +1249,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Request body is not declared as application/json */
+        /** @description Request body is not declared as application/json, or is compressed (a Content-Encoding other than identity) */
         E415: {
             headers: {
                 [name: string]: unknown;
