@@ -235,7 +235,7 @@ test.skipIf(!chromium)('one\'s own password: a wrong current one is named next t
 
 /** Every page, the text that says it has loaded, and the README screenshot it may become. */
 const TOUR = [
-  { path: '', ready: 'shop/checkout', shot: 'flags' },
+  { path: '', ready: 'checkout', shot: 'flags' },
   { path: 'flags/shop/checkout/new_flow', ready: 'History', shot: 'flag' },
   { path: 'new', ready: 'Type', shot: null },
   { path: 'evaluate', ready: 'Targeting key', shot: null },

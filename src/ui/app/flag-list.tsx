@@ -6,6 +6,7 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
+import { flagTree, type FlagGroup } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
 import { link } from './router.ts'
 
@@ -22,10 +23,46 @@ function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; on
   return <button type="button" role="switch" aria-checked={on} aria-label={flag.name} class={on ? 'switch on' : 'switch'} disabled={!canWrite} onClick={toggle} />
 }
 
+/** One group: a disclosure (open unless the person closed it; always open while searching) over its subgroups and flags. */
+function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: GroupProps) {
+  return (
+    <ul>
+      {group.groups.map((g) => (
+        <li key={g.path} class="group">
+          <details open={searching || !closed.has(g.path)} onToggle={(e) => onToggle(g.path, e.currentTarget.open)}>
+            <summary title={g.path}>
+              <span class="group-name">{g.name}</span> <span class="count">{g.total === 1 ? '1 flag' : `${g.total} flags`}</span>
+            </summary>
+            <GroupItems group={g} canWrite={canWrite} closed={closed} searching={searching} onToggle={onToggle} onError={onError} />
+          </details>
+        </li>
+      ))}
+      {group.flags.map((f) => (
+        <li key={f.name} class="flag" data-flag={f.name}>
+          <a class="name" {...link(`flags/${f.name}`)}>{f.name.slice(group.path ? group.path.length + 1 : 0)}</a>
+          <span class="type">{f.type}</span>
+          {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{JSON.stringify(effective(f))}</code>}
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+interface GroupProps {
+  group: FlagGroup<Flag>
+  canWrite: boolean
+  closed: ReadonlySet<string>
+  searching: boolean
+  onToggle: (path: string, open: boolean) => void
+  onError: (message: string) => void
+}
+
 export function FlagList({ canWrite }: { canWrite: boolean }) {
   const [flags, setFlags] = useState<Flag[] | null>(null)
   const [query, setQuery] = useState('')
   const [error, setError] = useState<string | null>(null)
+  // the groups a person closed stay closed while flags change around them
+  const [closed, setClosed] = useState<ReadonlySet<string>>(new Set())
   async function load() {
     const { data, error: problem } = await api.GET('/api/flags')
     if (data) setFlags(data as Flag[])
@@ -35,35 +72,26 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
     void load()
     return listenForChanges(() => void load())
   }, [])
-  const groups = useMemo(() => {
-    const shown = (flags ?? []).filter((f) => f.name.toLowerCase().includes(query.toLowerCase()))
-    const byGroup = new Map<string, Flag[]>()
-    for (const f of shown) {
-      const group = f.name.includes('/') ? f.name.slice(0, f.name.lastIndexOf('/')) : ''
-      byGroup.set(group, [...(byGroup.get(group) ?? []), f])
-    }
-    return [...byGroup.entries()]
-  }, [flags, query])
+  const tree = useMemo(() => flagTree((flags ?? []).filter((f) => f.name.toLowerCase().includes(query.toLowerCase()))), [flags, query])
+  const searching = query !== ''
+  const onToggle = (path: string, open: boolean) => {
+    if (searching || open !== closed.has(path)) return // searching opens everything without forgetting what was closed
+    const next = new Set(closed)
+    if (open) next.delete(path)
+    else next.add(path)
+    setClosed(next)
+  }
   return (
     <section class="flags">
       <label for="search">Search flags</label>
       <input id="search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name contains…" />
       {error && <p class="error" role="alert">{error}</p>}
-      {flags === null ? <p>Loading…</p> : groups.length === 0 ? <p>No flags{query ? ' match' : ' yet'}.</p> : null}
-      {groups.map(([group, list]) => (
-        <div class="group" key={group}>
-          <h2>{group || '(top level)'}</h2>
-          <ul>
-            {list.map((f) => (
-              <li key={f.name} data-flag={f.name}>
-                <a class="name" {...link(`flags/${f.name}`)}>{f.name.slice(group ? group.length + 1 : 0)}</a>
-                <span class="type">{f.type}</span>
-                {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={setError} /> : <code class="value">{JSON.stringify(effective(f))}</code>}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ))}
+      {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{query ? ' match' : ' yet'}.</p> : null}
+      {tree.total > 0 && (
+        <nav class="tree" aria-label="Flags by group">
+          <GroupItems group={tree} canWrite={canWrite} closed={closed} searching={searching} onToggle={onToggle} onError={setError} />
+        </nav>
+      )}
     </section>
   )
 }
