@@ -3,10 +3,10 @@
  * sharing one database. Reads come from memory: a committed snapshot kept current by the change feed,
  * pulled when another replica's commit is notified (`LISTEN flagd_commits`) and by a cheap revision
  * poll as the safety net (a notification can be lost across a reconnect; both in `postgres-follower.ts`,
- * with the database's liveness). Writes are group-committed:
- * the transactions that arrive while one database transaction runs go together into the next
- * (`postgres-batch.ts`: lock, catch up, run the work, write rows, feed and audit entries, commit), so
- * `tx.expect` is a compare-and-swap across every replica and two changes never share a revision.
+ * with the database's liveness). Writes are group-committed (`postgres-writer.ts`): the transactions
+ * that arrive while one database transaction runs go together into the next (`postgres-batch.ts`:
+ * lock, catch up, run the work, write rows, feed and audit entries, commit), so `tx.expect` is a
+ * compare-and-swap across every replica and two changes never share a revision.
  *
  * When the database cannot be reached, writes answer 503 (`UnavailableError`), reads go on from
  * memory, and the poll notices when it is back: unlike the file store, no restart is needed.
@@ -17,12 +17,13 @@ import { UnavailableError } from '../domain/errors.ts'
 import { prepareDataDir } from './data-dir.ts'
 import { redactedUrl } from './redacted-url.ts'
 import { MemorySnapshot, type StateData } from './memory-state.ts'
-import { commitBatch, type BatchHost, type Pending } from './postgres-batch.ts'
+import type { BatchHost } from './postgres-batch.ts'
 import { postgresAuditLog } from './postgres-audit-log.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeUsage } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
-import { ReplicaRegistry, revokes } from './postgres-replicas.ts'
+import { ReplicaRegistry } from './postgres-replicas.ts'
 import { PostgresFollower, type FollowerHost } from './postgres-follower.ts'
+import { PostgresWriter, type WriterHost } from './postgres-writer.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { CommitListeners } from './commit-listeners.ts'
 import { UsageTimes } from './usage-times.ts'
@@ -64,26 +65,22 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 }
 
-// The follower's host methods are public here only: the class itself is never exported.
-class PostgresStore implements Store, FollowerHost {
+// The follower's and writer's host methods are public here only: the class itself is never exported.
+class PostgresStore implements Store, FollowerHost, WriterHost {
   readonly audit: AuditLog
   writes = 0
   private current: StateData
   private snapshot: MemorySnapshot
   healthy = true
-  private queue: Pending[] = []
-  private writing: Promise<void> | undefined
   private turn: Promise<unknown> = Promise.resolve()
   private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
   private readonly replicas: ReplicaRegistry
   private readonly follower: PostgresFollower
+  private readonly writer: PostgresWriter = new PostgresWriter(this)
+  readonly batchHost: BatchHost
   private closed = false
   private queued: Promise<void> | undefined
-  /** Writes not answered yet. */
-  private readonly waiting = new Set<Pending>()
-  /** Abandons the batch in flight (the database was lost). */
-  private abandon: ((err: Error) => void) | undefined
 
   constructor(
     readonly sql: SQL,
@@ -96,6 +93,7 @@ class PostgresStore implements Store, FollowerHost {
     this.snapshot = new MemorySnapshot(initial)
     this.audit = postgresAuditLog(sql, () => options.auditRetentionMs ?? 365 * 86_400_000)
     this.follower = new PostgresFollower(this, options.pollMs, options.livenessMs)
+    this.batchHost = { sql, dataDir: options.dataDir, usage: this.usage, current: () => this.current, adopt: (q, upTo, wanted) => this.adopt(q, upTo, wanted) }
   }
 
   /** Starts following commits made by other replicas (notifications, and the poll). */
@@ -125,18 +123,7 @@ class PostgresStore implements Store, FollowerHost {
 
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
     if (!this.healthy || this.closed) return Promise.reject(new UnavailableError('the database cannot be reached; writes are refused until it is back (reads go on)'))
-    return new Promise<TxResult<T>>((resolve, reject) => {
-      const pending: Pending = {
-        meta,
-        work,
-        resolve: (r) => (this.waiting.delete(pending), resolve(r as TxResult<T>)),
-        reject: (err) => (this.waiting.delete(pending), reject(err)),
-        gaveUp: false,
-      }
-      this.waiting.add(pending)
-      this.queue.push(pending)
-      this.writing ??= this.drain()
-    })
+    return this.writer.enqueue(meta, work)
   }
 
   async flush(): Promise<void> {
@@ -155,7 +142,7 @@ class PostgresStore implements Store, FollowerHost {
     this.closed = true
     this.follower.stopPolling()
     const finish = (async () => {
-      while (this.writing) await this.writing
+      await this.writer.idle()
       await this.flush()
       await this.follower.unsubscribe()
       await this.replicas.leave().catch(() => {})
@@ -165,7 +152,7 @@ class PostgresStore implements Store, FollowerHost {
   }
 
   /** Runs `fn` after every earlier catch-up or write of this replica (they all move `current`). */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.turn.then(fn, fn)
     this.turn = run.catch(() => {})
     return run
@@ -194,12 +181,7 @@ class PostgresStore implements Store, FollowerHost {
     if (!this.healthy || this.closed) return
     this.healthy = false
     this.options.log?.(`the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`)
-    const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
-    for (const p of [...this.waiting]) {
-      p.gaveUp = true
-      p.reject(unavailable)
-    }
-    this.abandon?.(new Error('the database was lost'))
+    this.writer.failAll()
   }
 
   /**
@@ -233,49 +215,23 @@ class PostgresStore implements Store, FollowerHost {
     for (const commit of commits ?? []) this.listeners.publish(commit)
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0)
-      await this.exclusive(() => this.commit(batch))
-    }
-    this.writing = undefined
+  adopted(state: StateData, seconds: number, transactions: number): void {
+    this.current = state
+    this.snapshot = new MemorySnapshot(state)
+    this.writes++
+    this.options.onWrite?.(seconds, transactions)
+    this.replicas.report(state.revision)
   }
 
-  /** Commits `batch` in one database transaction (`postgres-batch.ts`), then publishes and answers. */
-  private async commit(batch: Pending[]): Promise<void> {
-    const started = performance.now()
-    const at = new Date().toISOString()
-    let outcome: Awaited<ReturnType<typeof commitBatch>>
-    try {
-      const lost = new Promise<never>((_, reject) => (this.abandon = reject))
-      outcome = await commitBatch(this.batchHost, batch, at, lost)
-    } catch (err) {
-      this.lost(err)
-      const unavailable = new UnavailableError('the database cannot be reached; the change was not made (retry when it is back)')
-      for (const p of batch) p.reject(unavailable) // a transaction whose work threw keeps its own error
-      return
-    } finally {
-      this.abandon = undefined
-    }
-    if (outcome.state) {
-      this.current = outcome.state
-      this.snapshot = new MemorySnapshot(this.current)
-      this.writes++
-      this.options.onWrite?.((performance.now() - started) / 1000, outcome.ran.length)
-      this.replicas.report(this.current.revision)
-    }
-    for (const r of outcome.ran) if (r.changes.length > 0) this.listeners.publish({ meta: r.p.meta, changes: r.changes, at })
-    const revision = this.current.revision
-    const answer = () => {
-      for (const r of outcome.ran) r.p.resolve({ result: r.result, revision: r.changes.at(-1)?.seq ?? revision, changes: r.changes, backups: r.backups })
-    }
-    // a revocation is answered once every live replica refuses what it revoked (outside the queue,
-    // so this replica goes on applying and committing meanwhile)
-    if (outcome.ran.some((r) => r.changes.some(revokes))) void this.replicas.awaitOthers(revision).catch(() => {}).finally(answer)
-    else answer()
+  revision(): number {
+    return this.current.revision
   }
 
-  private get batchHost(): BatchHost {
-    return { sql: this.sql, dataDir: this.options.dataDir, usage: this.usage, current: () => this.current, adopt: (q, upTo, wanted) => this.adopt(q, upTo, wanted) }
+  publish(commit: Commit): void {
+    this.listeners.publish(commit)
+  }
+
+  awaitOthers(revision: number): Promise<void> {
+    return this.replicas.awaitOthers(revision)
   }
 }
