@@ -1,7 +1,7 @@
 /** Configuration values: every source, every kind of value, and the errors that name the key (contract §11). */
 
-import { expect, test } from 'bun:test'
-import { existsSync, rmSync } from 'node:fs'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { envName } from '../src/config-schema.ts'
 import { ConfigError, loadConfig } from '../src/config.ts'
@@ -88,4 +88,49 @@ test('a bad PostgreSQL URL or secret is named without echoing it', async () => {
   expect((error as Error).message).not.toContain('hunter2')
   const short = await load({ FLAGD_AUTH_SECRET: 'too-short-hunter2' }).catch((e: Error) => e)
   expect((short as Error).message).not.toContain('hunter2')
+})
+
+describe('a JSON config file (flagd.config.json, or --config x.json)', () => {
+  const dirs: string[] = []
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
+  const cwdWith = (files: Record<string, string>) => {
+    const cwd = tempDir()
+    dirs.push(cwd)
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text)
+    return cwd
+  }
+  const refusal = (cwd: string, configPath?: string) => loadConfig({ cwd, env: {}, configPath }).then(() => undefined, (e: unknown) => e as Error)
+
+  test('is read from the working directory like flagd.config.ts, nested groups and all, below the environment', async () => {
+    const cwd = cwdWith({ 'flagd.config.json': JSON.stringify({ environment: 'from-json', port: 9001, import: { settleMs: 250 }, cors: { origins: ['https://app.example'] } }) })
+    const c = await loadConfig({ cwd, env: { FLAGD_PORT: '9002' } })
+    expect(c).toMatchObject({ environment: 'from-json', port: 9002, import: { settleMs: 250 }, cors: { origins: ['https://app.example'] } })
+  })
+
+  test('--config names one anywhere, and its bad values are named like any other', async () => {
+    const cwd = cwdWith({ 'other.json': '{"environment": "other"}', 'bad.json': '{"port": "eighty"}' })
+    expect((await loadConfig({ cwd, env: {}, configPath: 'other.json' })).environment).toBe('other')
+    expect((await refusal(cwd, 'bad.json'))?.message).toBe(`invalid configuration: port must be a whole number from 0 to 65535 (got "eighty" from ${join(cwd, 'bad.json')})`)
+  })
+
+  test.each([
+    ['{"port": 8080,}', 'is not valid JSON'],
+    ['[1, 2]', 'must hold a JSON object'],
+    ['{"prot": 8080}', 'unknown configuration key "prot"'],
+    ['{"__proto__": {"port": 1}}', 'unknown configuration key "__proto__"'],
+  ])('%s is refused: %s', async (text, message) => {
+    const err = await refusal(cwdWith({ 'flagd.config.json': text }))
+    expect(err).toBeInstanceOf(ConfigError)
+    expect(err?.message).toContain(message)
+  })
+
+  test('both flagd.config.ts and flagd.config.json in one directory: refused, naming both', async () => {
+    const cwd = cwdWith({ 'flagd.config.ts': 'export default {}\n', 'flagd.config.json': '{}' })
+    const err = await refusal(cwd)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect(err?.message).toBe(`both flagd.config.ts and flagd.config.json are in ${cwd}: keep one, or name the one to use with --config`)
+    expect((await loadConfig({ cwd, env: {}, configPath: 'flagd.config.json' })).environment).toBe('development')
+  })
 })

@@ -6,7 +6,7 @@ import type { AdminApi } from '../services/admin-service.ts'
 
 /** `--config` and `--data-dir`, shared by every command. */
 export const configArgs = {
-  config: { type: 'string', description: 'Config file (default: ./flagd.config.ts when present)' },
+  config: { type: 'string', description: 'Config file, TypeScript or .json (default: ./flagd.config.ts or ./flagd.config.json when present)' },
   'data-dir': { type: 'string', description: 'Data directory (default: ./data, or FLAGD_DATA_DIR)' },
 } as const
 
