@@ -46,13 +46,17 @@ export function createCors(origins: readonly string[]): Cors | undefined {
     },
     decorate(request, response) {
       const origin = allowed(request)
-      if (origin === undefined) {
-        if (!any) response.headers.append('vary', 'Origin')
-        return
-      }
+      if (!any) varyOnOrigin(response.headers)
+      if (origin === undefined) return
       response.headers.set('access-control-allow-origin', origin)
-      response.headers.set('access-control-expose-headers', EXPOSE_HEADERS)
-      if (!any) response.headers.append('vary', 'Origin')
+      if (request.method !== 'OPTIONS') response.headers.set('access-control-expose-headers', EXPOSE_HEADERS)
     },
   }
+}
+
+/** Adds `Origin` to `Vary` once: a preflight already names it, and a cache must not mix origins' answers. */
+function varyOnOrigin(headers: Headers): void {
+  const vary = headers.get('vary')
+  if (vary === null) headers.set('vary', 'Origin')
+  else if (!/(^|,)\s*origin\s*(,|$)/i.test(vary)) headers.set('vary', `${vary}, Origin`)
 }
