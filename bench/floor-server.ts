@@ -68,10 +68,20 @@ function done(path: string, status: number, started: number, id: string, user: s
   return response
 }
 
-const answer = (status: number, text: string | null, id: string) =>
-  new Response(text, { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': id } })
-const flagAnswer = (status: number, text: string | null, id: string, etag: string) =>
-  new Response(text, { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': id, etag } })
+// headers built once, only the request id set per answer: a Response copies them, and that is
+// cheaper than building them from an object literal (as flagd's json-response.ts does)
+const JSON_HEADERS = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '' })
+const answer = (status: number, text: string | null, id: string) => {
+  JSON_HEADERS.set('x-request-id', id)
+  return new Response(text, { status, headers: JSON_HEADERS })
+}
+const TAGGED = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '', etag: etag ?? '' })
+const UNCHANGED = new Headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '', etag: etag ?? '' })
+const flagAnswer = (status: number, text: string | null, id: string) => {
+  const headers = status === 304 ? UNCHANGED : TAGGED
+  headers.set('x-request-id', id)
+  return new Response(text, { status, headers })
+}
 const requestId = (headers: Headers) => {
   const given = headers.get('x-request-id')
   return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}-${++idCounter}`
@@ -107,8 +117,8 @@ function read(request: Request): Response {
   const name = path.slice(FLAGS.length)
   const flag = flags.get(name)
   if (flag === undefined) return done(path, 404, started, id, principal.user, answer(404, '{"error":"not found"}', id))
-  if (headers.get('if-none-match') === flag.etag) return done(path, 304, started, id, principal.user, flagAnswer(304, null, id, flag.etag))
-  return done(path, 200, started, id, principal.user, flagAnswer(200, flag.json, id, flag.etag))
+  if (headers.get('if-none-match') === flag.etag) return done(path, 304, started, id, principal.user, flagAnswer(304, null, id))
+  return done(path, 200, started, id, principal.user, flagAnswer(200, flag.json, id))
 }
 
 // Bun's own router, as flagd's fast lanes use; anything else is the 404 a router gives

@@ -1,5 +1,5 @@
 /**
- * JSON responses built with every header the contract puts on an answer (§1) already in their init:
+ * JSON responses built with every header the contract puts on an answer (§1) at construction:
  * content type, `Cache-Control: no-store`, `X-Content-Type-Options: nosniff` and the request id.
  * Setting headers on a finished Response costs a native call each; the benchmark's profile put the
  * wrapper's header writes at 15-20% of a read, so hot routes answer through here and the wrapper
@@ -8,8 +8,17 @@
 
 import { JSON_TYPE } from './error-handler.ts'
 import { metaOf } from './request-context.ts'
+import { BoundedMap } from '../domain/bounded-map.ts'
 
 const complete = new WeakSet<Response>()
+
+// The hot answers' headers are built once and only their request id is set per answer: a Response
+// copies the Headers it is given (Fetch standard), so an answer made earlier keeps its own id, and
+// copying a built Headers is far cheaper than parsing a header object (contest: reads and /health
+// ×1.07–1.10). One set for any JSON answer, one per ETag for 200s with a tag, one per ETag for 304s.
+const PLAIN = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '' })
+const tagged = new BoundedMap<string, Headers>(1000)
+const unchanged = new BoundedMap<string, Headers>(1000)
 
 /** A JSON answer to `request` whose headers are complete. */
 export function jsonResponse(request: Request, body: string, status = 200, extra?: Record<string, string>): Response {
@@ -26,6 +35,10 @@ export function asComplete(response: Response): Response {
 
 /** The same answer for the request with id `requestId`, for the fast lane (which has no meta). */
 export function jsonAnswer(requestId: string, body: string, status = 200, extra?: Record<string, string>): Response {
+  if (extra === undefined) {
+    PLAIN.set('x-request-id', requestId)
+    return new Response(body, { status, headers: PLAIN })
+  }
   const headers: Record<string, string> = {
     'content-type': JSON_TYPE,
     'cache-control': 'no-store',
@@ -42,7 +55,10 @@ export function jsonAnswer(requestId: string, body: string, status = 200, extra?
  * every request).
  */
 export function taggedJsonAnswer(requestId: string, body: string, etag: string): Response {
-  return new Response(body, { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, etag } })
+  let headers = tagged.get(etag)
+  if (headers === undefined) tagged.set(etag, (headers = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '', etag })))
+  headers.set('x-request-id', requestId)
+  return new Response(body, { status: 200, headers })
 }
 
 /**
@@ -68,7 +84,10 @@ export function notModified(request: Request, etag: string): Response {
 
 /** The same `304` for the request with id `requestId` (the fast lane). */
 export function notModifiedAnswer(requestId: string, etag: string): Response {
-  return new Response(null, { status: 304, headers: { etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId } })
+  let headers = unchanged.get(etag)
+  if (headers === undefined) unchanged.set(etag, (headers = new Headers({ etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '' })))
+  headers.set('x-request-id', requestId)
+  return new Response(null, { status: 304, headers })
 }
 
 /**
