@@ -43,9 +43,22 @@ export function createRequestMetrics(): RequestMetrics {
     }
     return s
   }
+  // the series of the last request: requests come in runs of one route (a client polling, a burst of
+  // reads), and three compares touch less memory than a set and three maps
+  let last: Series | undefined
+  let lastMethod = ''
+  let lastRoute = ''
+  let lastStatus = 0
   return {
     observe(method, route, status, seconds) {
-      const s = seriesOf(METHODS.has(method) ? method : 'OTHER', route, status)
+      let s: Series
+      if (last !== undefined && status === lastStatus && route === lastRoute && method === lastMethod) s = last
+      else {
+        s = last = seriesOf(METHODS.has(method) ? method : 'OTHER', route, status)
+        lastMethod = method
+        lastRoute = route
+        lastStatus = status
+      }
       let i = 0
       while (i < BUCKETS.length && seconds > (BUCKETS[i] as number)) i++
       ;(s.buckets as Float64Array)[i]! += 1

@@ -25,3 +25,27 @@ test('counters and a cumulative histogram per label set, in the Prometheus text 
   expect(text).toContain('flagd_http_requests_total{method="OTHER",route="unmatched",status="404"} 1')
   expect(text).not.toContain('BREW')
 })
+
+test('runs and changes of method, route and status each count under their own label set', () => {
+  // the recorder remembers the last request's series: every change of one label must leave it
+  const m = createRequestMetrics()
+  const seen: [string, string, number][] = [
+    ['GET', '/a', 200],
+    ['GET', '/a', 200],
+    ['GET', '/a', 404],
+    ['GET', '/b', 200],
+    ['POST', '/a', 200],
+    ['GET', '/a', 200],
+    ['BREW', '/a', 200],
+    ['BREW', '/a', 200],
+    ['GET', '/a', 200],
+  ]
+  for (const [method, route, status] of seen) m.observe(method, route, status, 0.001)
+  const count = (method: string, route: string, status: number) => m.render().match(new RegExp(`^flagd_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, 'm'))?.[1]
+  expect(count('GET', '/a', 200)).toBe('4')
+  expect(count('GET', '/a', 404)).toBe('1')
+  expect(count('GET', '/b', 200)).toBe('1')
+  expect(count('POST', '/a', 200)).toBe('1')
+  expect(count('OTHER', '/a', 200)).toBe('2')
+  expect(m.render().match(/^flagd_http_requests_total\{/gm)).toHaveLength(5)
+})
