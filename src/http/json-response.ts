@@ -20,6 +20,17 @@ const PLAIN = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-stor
 const tagged = new BoundedMap<string, Headers>(1000)
 const unchanged = new BoundedMap<string, Headers>(1000)
 
+const taggedFields = (etag: string) => ({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', etag })
+const unchangedFields = (etag: string) => ({ etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+
+/** The headers `table` keeps for `etag` (built by `fields` the first time), set to `requestId`. */
+function prebuilt(table: BoundedMap<string, Headers>, etag: string, requestId: string, fields: (etag: string) => Record<string, string>): Headers {
+  let headers = table.get(etag)
+  if (headers === undefined) table.set(etag, (headers = new Headers(fields(etag))))
+  headers.set('x-request-id', requestId)
+  return headers
+}
+
 /** A JSON answer to `request` whose headers are complete. */
 export function jsonResponse(request: Request, body: string, status = 200, extra?: Record<string, string>): Response {
   const response = jsonAnswer(metaOf(request).id, body, status, extra)
@@ -55,9 +66,7 @@ export function jsonAnswer(requestId: string, body: string, status = 200, extra?
  * every request).
  */
 export function taggedJsonAnswer(requestId: string, body: string, etag: string): Response {
-  let headers = tagged.get(etag)
-  if (headers === undefined) tagged.set(etag, (headers = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '', etag })))
-  headers.set('x-request-id', requestId)
+  const headers = prebuilt(tagged, etag, requestId, taggedFields)
   return new Response(body, { status: 200, headers })
 }
 
@@ -84,9 +93,7 @@ export function notModified(request: Request, etag: string): Response {
 
 /** The same `304` for the request with id `requestId` (the fast lane). */
 export function notModifiedAnswer(requestId: string, etag: string): Response {
-  let headers = unchanged.get(etag)
-  if (headers === undefined) unchanged.set(etag, (headers = new Headers({ etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '' })))
-  headers.set('x-request-id', requestId)
+  const headers = prebuilt(unchanged, etag, requestId, unchangedFields)
   return new Response(null, { status: 304, headers })
 }
 
