@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
 import { createAdminService, type AdminApi } from './services/admin-service.ts'
 import { DirectoryInUseError } from './storage/file-lock.ts'
-import { createLogging, type Logger, type Logging } from './observability/logger.ts'
+import { createLogging, unbufferedLogging, type Logger, type Logging } from './observability/logger.ts'
 import { createMetrics, type Metrics } from './observability/metrics.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
@@ -51,14 +51,7 @@ export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
 
 /** Opens the data directory and wires everything. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const logging: Logging = options.logger
-    ? {
-        logger: options.logger,
-        access: ({ seconds, ...e }) => options.logger?.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'),
-        flush: async () => {},
-        captureConsole: () => () => {},
-      }
-    : createLogging({ level: config.logLevel })
+  const logging: Logging = options.logger ? unbufferedLogging(options.logger) : createLogging({ level: config.logLevel })
   const logger = logging.logger
   // read at scrape time, when the store exists
   const metrics = createMetrics(() => store.committed().flags.size)

@@ -58,6 +58,20 @@ export interface Logging {
 const REDACT = ['password', 'currentPassword', 'token', 'secret', 'passwordHash', 'authorization']
 const LEVELS = { debug: 20, info: 30, warn: 40, error: 50, silent: Infinity }
 
+/**
+ * Logs written line by line through `logger` itself (a terminal, a test's stream): nothing is
+ * buffered, and an access line has the same fields as the batched JSON one.
+ */
+export function unbufferedLogging(logger: Logger, accessOn = true): Logging {
+  return {
+    logger,
+    access: ({ method, path, status, seconds, requestId, userId, tokenId }) =>
+      accessOn && logger.info({ method, path, status, durationMs: Math.round(seconds * 10000) / 10, requestId, userId, tokenId }, 'request'),
+    flush: async () => {},
+    captureConsole: () => () => {}, // readable lines or a test's stream: console output is already fine there
+  }
+}
+
 /** Creates the process logs. */
 export function createLogging(options: LoggerOptions): Logging {
   const base = { level: options.level, base: { service: 'flagd' }, redact: { paths: REDACT, censor: '[redacted]' } }
@@ -69,13 +83,7 @@ export function createLogging(options: LoggerOptions): Logging {
     const stream: DestinationStream = pretty
       ? pretty({ sync: true, colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY), ignore: 'pid,hostname,service', destination: options.destination ?? 1 })
       : (options.destination as DestinationStream)
-    const logger = pino(base, stream)
-    return {
-      logger,
-      access: ({ seconds, at: _at, ...e }) => accessOn && logger.info({ ...e, durationMs: Math.round(seconds * 10000) / 10 }, 'request'),
-      flush: async () => {},
-      captureConsole: () => () => {}, // readable lines or a test's stream: console output is already fine there
-    }
+    return unbufferedLogging(pino(base, stream), accessOn)
   }
   // Every line (pino's and the access log's) is gathered in memory, in order, and written to one
   // Bun FileSink every 200 ms, on shutdown, or when 512 lines are waiting: one native write per

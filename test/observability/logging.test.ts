@@ -1,0 +1,36 @@
+/** logger.ts's unbuffered logs (a terminal, a test's stream): an access line carries the same fields as the daemon's batched JSON line. */
+
+import { expect, test } from 'bun:test'
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { unbufferedLogging } from '../../src/observability/logger.ts'
+
+function capture() {
+  const lines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  return { logger: pino({ base: { service: 'flagd' } }, sink), lines }
+}
+
+const event = { method: 'GET', path: '/api/flags/a', route: '/api/flags/{flagName}', status: 200, seconds: 0.00123, requestId: 'req-1', userId: 'u_1', tokenId: undefined, at: 1 }
+
+test('an access line has the fields of the batched one: no route template, no epoch time, a rounded duration', async () => {
+  const { logger, lines } = capture()
+  unbufferedLogging(logger).access(event)
+  await Bun.sleep(5)
+  expect(lines).toHaveLength(1)
+  const { time, ...rest } = lines[0] as Record<string, unknown>
+  expect(typeof time).toBe('number')
+  expect(rest).toEqual({ level: 30, service: 'flagd', method: 'GET', path: '/api/flags/a', status: 200, durationMs: 1.2, requestId: 'req-1', userId: 'u_1', msg: 'request' })
+})
+
+test('with the access log off (a level above info) nothing is written', async () => {
+  const { logger, lines } = capture()
+  unbufferedLogging(logger, false).access(event)
+  await Bun.sleep(5)
+  expect(lines).toEqual([])
+})
