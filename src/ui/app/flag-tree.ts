@@ -32,18 +32,19 @@ export function flagTree<F extends { name: string }>(flags: readonly F[]): FlagG
   }
   for (const flag of flags) {
     const cut = flag.name.lastIndexOf('/')
-    let group = groupAt(cut === -1 ? '' : flag.name.slice(0, cut))
-    group.flags.push(flag)
-    for (;;) {
-      group.total++
-      if (group.path === '') break
-      const up = group.path.lastIndexOf('/')
-      group = groups.get(up === -1 ? '' : group.path.slice(0, up)) as FlagGroup<F>
-    }
+    groupAt(cut === -1 ? '' : flag.name.slice(0, cut)).flags.push(flag)
   }
   for (const group of groups.values()) {
     group.groups.sort((a, b) => byCodePoint(a.name, b.name))
     group.flags.sort((a, b) => byCodePoint(a.name, b.name))
   }
+  countFlags(root)
   return root
+}
+
+/** Sets each group's `total` from its own flags and its subgroups' totals; answers the root's. */
+function countFlags<F>(group: FlagGroup<F>): number {
+  group.total = group.flags.length
+  for (const sub of group.groups) group.total += countFlags(sub)
+  return group.total
 }
