@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { isJsonObject } from '../../src/domain/json-object.ts'
 
 setDefaultTimeout(90_000)
 const bin = findPostgresBin()
@@ -144,16 +145,15 @@ test.skipIf(!bin)('the database stops for a while: writes 503 within 5 s, reads 
   // a log shipper reads one JSON object per line, through the outage too (the database client's own warnings included)
   for (const d of daemons) {
     const lines = d.output().split('\n').filter((line) => line.trim() !== '')
-    const notJson = lines.filter((line) => !isJsonObject(line))
+    const notJson = lines.filter((line) => !isJsonLine(line))
     expect(notJson).toEqual([])
     expect(lines.some((line) => line.includes('"level":40') || line.includes('"level":50'))).toBe(true)
   }
 })
 
-function isJsonObject(line: string): boolean {
+function isJsonLine(line: string): boolean {
   try {
-    const value: unknown = JSON.parse(line)
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
+    return isJsonObject(JSON.parse(line))
   } catch {
     return false
   }
