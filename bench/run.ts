@@ -19,6 +19,7 @@ import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, waitFor } from './fixture.ts'
 import { ensureWrk, spread, wrk, type WrkResult } from './wrk.ts'
+import { cpuTime, measureCpu, perRequestText, type CpuTally } from './cpu-time.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2)
@@ -41,9 +42,9 @@ function auditJournalSize(dir: string): { entries: number; bytes: number } {
 }
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-const cpuTicks = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')
-  return Number(f[13]) + Number(f[14])
+const cpuSeconds = (pid: number) => {
+  const t = cpuTime(pid)
+  return t.user + t.kernel
 }
 function ensureBinary() {
   // Always measure the current source: rebuild unless told not to (BENCH_NO_BUILD=1).
@@ -112,23 +113,32 @@ end
 `
 }
 
+/** A server under load: where to send requests, and its process when its CPU time is to be reported. */
+interface Target {
+  url: string
+  pid?: number
+}
+
 /**
  * flagd and the bare server on the same path, alternated ROUNDS times; ratios per round. For a POST
- * route, `readingBareUrl` is a bare server that reads the body (sent the same POSTs), alternated too;
- * `floorUrl`, the contract's floor (sent the same headers as flagd), likewise.
+ * route, `reading` is a bare server that reads the body (sent the same POSTs), alternated too;
+ * `floor`, the contract's floor (sent the same headers as flagd), likewise. When flagd's, the bare
+ * server's and the floor's processes are all known, their CPU time per request is reported too.
  */
-function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, string>, connections = 32, lua?: string, readingBareUrl?: string, floorUrl?: string) {
+function versusBare(flagdAt: Target, bareAt: Target, headers: Record<string, string>, connections = 32, lua?: string, readingAt?: Target, floorAt?: Target) {
   const rounds: { flagd: WrkResult; bare: WrkResult; ratio: number; reading?: number; floor?: number }[] = []
+  const cpu = { flagd: { user: 0, kernel: 0, requests: 0 }, bare: { user: 0, kernel: 0, requests: 0 }, floor: { user: 0, kernel: 0, requests: 0 } }
+  const measured = (at: Target | undefined, tally: CpuTally, load: () => WrkResult) => (at?.pid === undefined ? load() : measureCpu(at.pid, tally, load))
   // warm-up, not counted: the JIT has seen these requests before the first measured round
-  wrk({ url: bareUrl, connections, seconds: 1, dir: work })
-  wrk({ url: flagdUrl, connections, seconds: 1, headers, dir: work, ...(lua ? { lua } : {}) })
+  wrk({ url: bareAt.url, connections, seconds: 1, dir: work })
+  wrk({ url: flagdAt.url, connections, seconds: 1, headers, dir: work, ...(lua ? { lua } : {}) })
   for (let i = 0; i < ROUNDS; i++) {
-    const bare = wrk({ url: bareUrl, connections, seconds: SECONDS, dir: work })
-    const flagd = wrk({ url: flagdUrl, connections, seconds: SECONDS, headers, dir: work, ...(lua ? { lua } : {}) })
-    const reading = readingBareUrl === undefined ? undefined : wrk({ url: readingBareUrl, connections, seconds: SECONDS, dir: work, ...(lua ? { lua } : {}) }).rps
-    const floorRun = floorUrl === undefined ? undefined : wrk({ url: floorUrl, connections, seconds: SECONDS, headers, dir: work })
+    const bare = measured(bareAt, cpu.bare, () => wrk({ url: bareAt.url, connections, seconds: SECONDS, dir: work }))
+    const flagd = measured(flagdAt, cpu.flagd, () => wrk({ url: flagdAt.url, connections, seconds: SECONDS, headers, dir: work, ...(lua ? { lua } : {}) }))
+    const reading = readingAt === undefined ? undefined : wrk({ url: readingAt.url, connections, seconds: SECONDS, dir: work, ...(lua ? { lua } : {}) }).rps
+    const floorRun = floorAt === undefined ? undefined : measured(floorAt, cpu.floor, () => wrk({ url: floorAt.url, connections, seconds: SECONDS, headers, dir: work }))
     // a floor answering errors would be cheap and flatter nothing but itself: the comparison is void
-    if (floorRun && floorRun.non2xx + floorRun.socketErrors > 0) throw new Error(`the floor server answered ${floorRun.non2xx} errors and had ${floorRun.socketErrors} socket errors on ${floorUrl}`)
+    if (floorRun && floorRun.non2xx + floorRun.socketErrors > 0) throw new Error(`the floor server answered ${floorRun.non2xx} errors and had ${floorRun.socketErrors} socket errors on ${floorAt?.url}`)
     const floor = floorRun?.rps
     rounds.push({ flagd, bare, ratio: flagd.rps / bare.rps, ...(reading === undefined ? {} : { reading }), ...(floor === undefined ? {} : { floor }) })
   }
@@ -138,16 +148,18 @@ function versusBare(flagdUrl: string, bareUrl: string, headers: Record<string, s
   const p99 = Math.max(...rounds.map((r) => r.flagd.p99Ms))
   const errors = rounds.reduce((n, r) => n + r.flagd.non2xx + r.flagd.socketErrors, 0)
   let text = `${rps.median.toFixed(0)} req/s = ${ratio.median.toFixed(2)} × bare Bun (${bareRps.median.toFixed(0)}); ratio ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)} over ${ROUNDS} rounds; p99 ≤ ${p99.toFixed(2)} ms; errors ${errors}`
-  if (readingBareUrl !== undefined) {
+  if (readingAt !== undefined) {
     const vsReading = spread(rounds.map((r) => r.flagd.rps / (r.reading as number)))
     text += `; ${vsReading.median.toFixed(2)} × a bare Bun that reads the body (${spread(rounds.map((r) => r.reading as number)).median.toFixed(0)}; ${vsReading.min.toFixed(2)}–${vsReading.max.toFixed(2)})`
   }
-  if (floorUrl !== undefined) {
+  if (floorAt !== undefined) {
     const vsFloor = spread(rounds.map((r) => r.flagd.rps / (r.floor as number)))
     const floorVsBare = spread(rounds.map((r) => (r.floor as number) / r.bare.rps))
     text += `; ${vsFloor.median.toFixed(2)} × the contract's floor (${vsFloor.min.toFixed(2)}–${vsFloor.max.toFixed(2)}), which itself runs at ${floorVsBare.median.toFixed(2)} × bare (${spread(rounds.map((r) => r.floor as number)).median.toFixed(0)} req/s)`
   }
-  return { rounds, ratio, p99, errors, text }
+  const cpuKnown = flagdAt.pid !== undefined && bareAt.pid !== undefined && floorAt?.pid !== undefined
+  if (cpuKnown) text += `; CPU per request (own code + kernel): bare ${perRequestText(cpu.bare)}, floor ${perRequestText(cpu.floor)}, flagd ${perRequestText(cpu.flagd)}`
+  return { rounds, ratio, p99, errors, text, ...(cpuKnown ? { cpu } : {}) }
 }
 
 async function main() {
@@ -188,7 +200,10 @@ async function main() {
     const reading = post === undefined ? undefined : await startBare(bytes, `${name.replace(/\W+/g, '-')}-reading`, true)
     const floor = post === undefined ? await startFloor(bytes, name.replace(/\W+/g, '-'), path, headers, answer.headers.get('etag')) : undefined
     const lua = post === undefined ? undefined : `wrk.method = "POST"\nwrk.body = '${post}'\nwrk.headers["Content-Type"] = "application/json"\n`
-    const m = versusBare(base + path, bare.url + path, headers, 32, lua, reading && reading.url + path, floor && floor.url + path)
+    const at = (server: { url: string; proc: Subprocess }) => ({ url: server.url + path, pid: server.proc.pid })
+    // flagd's own process is known; a replica's (another base) is not, and then no CPU is reported
+    const flagdAt = base === flagd.url ? { url: base + path, pid: flagd.proc.pid } : { url: base + path }
+    const m = versusBare(flagdAt, at(bare), headers, 32, lua, reading && at(reading), floor && at(floor))
     bare.proc.kill()
     reading?.proc.kill()
     floor?.proc.kill()
@@ -249,7 +264,7 @@ async function main() {
   const beforeLogins = rssMb(flagd.proc.pid)
   let peak = beforeLogins
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(flagd.proc.pid))), 100)
-  const ticks = cpuTicks(flagd.proc.pid)
+  const cpuBefore = cpuSeconds(flagd.proc.pid)
   const logins = wrk({
     url: `${flagd.url}/api/login`,
     connections: 16,
@@ -258,7 +273,7 @@ async function main() {
     lua: `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '{"username":"admin","password":"${PASSWORD}"}'\n`,
   })
   clearInterval(sampler)
-  const cores = (cpuTicks(flagd.proc.pid) - ticks) / 100 / LOAD_SECONDS
+  const cores = (cpuSeconds(flagd.proc.pid) - cpuBefore) / LOAD_SECONDS
   row(
     'login (argon2id) under 16 concurrent clients',
     `${logins.rps.toFixed(0)} logins/s, errors ${logins.non2xx + logins.socketErrors}, CPU ${cores.toFixed(2)} cores, RSS ${beforeLogins.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
