@@ -1,9 +1,8 @@
 /** console-capture.ts: what others print with `console` becomes one JSON log line, and the undo restores it. */
 
 import { afterEach, expect, test } from 'bun:test'
-import { Writable } from 'node:stream'
-import pino from 'pino'
 import { captureConsole } from '../../src/observability/console-capture.ts'
+import { capturedLogger } from '../helpers/captured-logger.ts'
 
 let undo: (() => void) | undefined
 afterEach(() => {
@@ -11,16 +10,7 @@ afterEach(() => {
   undo = undefined
 })
 
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { logger: pino({ level: 'debug' }, sink), lines }
-}
+const capturingLogger = () => capturedLogger({ level: 'debug' })
 
 test('each console method becomes one line at its level, formatted as console would, with origin "console"', async () => {
   const { logger, lines } = capturingLogger()

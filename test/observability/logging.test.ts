@@ -1,20 +1,10 @@
 /** logger.ts's unbuffered logs (a terminal, a test's stream): an access line carries the same fields as the daemon's batched JSON line. */
 
 import { expect, test } from 'bun:test'
-import { Writable } from 'node:stream'
-import pino from 'pino'
 import { unbufferedLogging } from '../../src/observability/logger.ts'
+import { capturedLogger } from '../helpers/captured-logger.ts'
 
-function capture() {
-  const lines: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { logger: pino({ base: { service: 'flagd' } }, sink), lines }
-}
+const capture = () => capturedLogger({ base: { service: 'flagd' } })
 
 const event = { method: 'GET', path: '/api/flags/a', route: '/api/flags/{flagName}', status: 200, seconds: 0.00123, requestId: 'req-1', userId: 'u_1', tokenId: undefined, at: 1 }
 
