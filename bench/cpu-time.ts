@@ -31,6 +31,9 @@ export interface CpuTally {
   requests: number
 }
 
+/** An empty tally. */
+export const newCpuTally = (): CpuTally => ({ user: 0, kernel: 0, requests: 0 })
+
 /** Runs `load` (which answers how many requests it sent) and adds what `pid` spent on them to `tally`. */
 export function measureCpu<T extends { requests: number }>(pid: number, tally: CpuTally, load: () => T): T {
   const before = cpuTime(pid)
