@@ -37,12 +37,14 @@ export class DurableTextFile implements Adapter<string> {
   }
 
   /**
-   * Puts `text` on disk beside the file; the file changes when the result is committed. An injected
-   * writer does all of its work at commit.
+   * Puts `content` on disk beside the file before it resolves; the file changes when the result is
+   * committed. An injected writer does all of its work at commit, so it is given its own text (the
+   * bytes may be a buffer the caller reuses once this resolves).
    */
-  async stage(text: string): Promise<StagedFile> {
+  async stage(content: string | Uint8Array): Promise<StagedFile> {
     const writer = this.writer
-    if (writer === undefined) return stageFile(this.path, text)
+    if (writer === undefined) return stageFile(this.path, content)
+    const text = typeof content === 'string' ? content : new TextDecoder().decode(content)
     return { commit: () => writer(this.path, text), discard: async () => {} }
   }
 }

@@ -13,6 +13,7 @@ import type { AuditJournal } from './audit-journal.ts'
 import { writeBackup } from './backup-store.ts'
 import type { DurableTextFile, FileWriter } from './durable-text-file.ts'
 import type { BackupRequest, Draft, StateData } from './memory-state.ts'
+import { StateBytes } from './state-bytes.ts'
 import { StateText } from './state-text.ts'
 import type { Change, CommitMeta } from './store.ts'
 import type { Use, UsageTimes } from './usage-times.ts'
@@ -44,8 +45,9 @@ type Appended = Awaited<ReturnType<AuditJournal['append']>>
 
 /** Writes batches beside the state file (see module comment). */
 export class FileBatchWriter {
-  /** The state file's text, rebuilt from each batch's changes. */
+  /** The state file's text, rebuilt from each batch's changes, and its bytes (one buffer, reused). */
   private readonly text = new StateText()
+  private readonly bytes = new StateBytes()
 
   constructor(
     private readonly file: DurableTextFile,
@@ -70,8 +72,10 @@ export class FileBatchWriter {
     const data = draft.seal()
     this.usage.forgetMissing((table, id) => data.tables[table].has(id))
     const uses = this.usage.pending()
-    const text = this.text.of(data, (table, id) => this.usage.get(table, id), entries.flatMap((e) => e.changes))
-    const [journal, staged] = await Promise.allSettled([appending, this.file.stage(text)])
+    const pieces = this.text.pieces(data, (table, id) => this.usage.get(table, id), entries.flatMap((e) => e.changes))
+    // the bytes are the reused buffer: staging writes them before this returns, and batches are
+    // prepared one at a time, so the next batch cannot overwrite them before they are on disk
+    const [journal, staged] = await Promise.allSettled([appending, this.file.stage(this.bytes.encode(pieces))])
     if (journal.status === 'rejected' || staged.status === 'rejected') {
       if (staged.status === 'fulfilled') await staged.value.discard()
       if (journal.status === 'fulfilled' && journal.value) await this.journal.discard(journal.value.mark).catch(() => {}) // else opening cuts them off

@@ -9,6 +9,12 @@
  *
  * Measured under 16 writers over 1,000 flags (issue 11), building every member on every write took a
  * quarter of the daemon's main thread; the group commit writes a few hundred times a second.
+ *
+ * The text is handed out as pieces (`pieces`): strings and runs of members, in file order. Joined
+ * they are the file; the store encodes them straight into a reused byte buffer (`StateBytes`), so a
+ * write makes no file-sized string. Joining a table of 11,000 flags and then the file made two
+ * 3.4 MB strings per write, and under sustained writes the collector let them pile up: hundreds of
+ * MB of resident memory.
  */
 
 import type { StateData } from './memory-state.ts'
@@ -45,8 +51,10 @@ interface WrittenTable {
   rows: ReadonlyMap<string, object>
   members: string[]
   position: Map<string, number>
-  text: string
 }
+
+/** The state file in order: a string is itself, an array is members separated by commas. */
+export type StatePieces = (string | readonly string[])[]
 
 const isUsageTable = (table: Table): table is UsageTable => (USAGE_TABLES as readonly Table[]).includes(table)
 
@@ -59,29 +67,39 @@ export class StateText {
    * (the batch's); without them, or when they cannot be applied by replacement, tables are built whole.
    */
   of(data: StateData, lastUsed: LastUsed, changes?: readonly Change[]): string {
-    const parts = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
-    for (const table of TABLES) parts.push(`${JSON.stringify(table)}:{${this.table(table, data.tables[table], lastUsed, changes)}}`)
-    return `${parts.join(',')}}`
+    return this.pieces(data, lastUsed, changes)
+      .map((piece) => (typeof piece === 'string' ? piece : piece.join(',')))
+      .join('')
   }
 
-  private table(table: Table, rows: ReadonlyMap<string, object>, lastUsed: LastUsed, changes: readonly Change[] | undefined): string {
+  /**
+   * The same file as pieces (see module comment). A member array may be the one this instance keeps:
+   * it is valid until the next call.
+   */
+  pieces(data: StateData, lastUsed: LastUsed, changes?: readonly Change[]): StatePieces {
+    const pieces: StatePieces = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
+    for (const table of TABLES) pieces.push(`,${JSON.stringify(table)}:{`, this.members(table, data.tables[table], lastUsed, changes), '}')
+    pieces.push('}')
+    return pieces
+  }
+
+  private members(table: Table, rows: ReadonlyMap<string, object>, lastUsed: LastUsed, changes: readonly Change[] | undefined): readonly string[] {
     if (isUsageTable(table)) {
       const members: string[] = []
       for (const [id, row] of rows) members.push(member(id, row, lastUsed(table, id)))
-      return members.join(',')
+      return members
     }
     const last = this.written.get(table)
-    if (last !== undefined && last.rows === rows) return last.text
-    if (last !== undefined && changes !== undefined && replaceChanged(last, table, rows, changes)) return last.text
+    if (last !== undefined && last.rows === rows) return last.members
+    if (last !== undefined && changes !== undefined && replaceChanged(last, table, rows, changes)) return last.members
     const members: string[] = []
     const position = new Map<string, number>()
     for (const [id, row] of rows) {
       position.set(id, members.length)
       members.push(member(id, row, undefined))
     }
-    const text = members.join(',')
-    this.written.set(table, { rows, members, position, text })
-    return text
+    this.written.set(table, { rows, members, position })
+    return members
   }
 }
 
@@ -102,6 +120,5 @@ function replaceChanged(last: WrittenTable, table: Table, rows: ReadonlyMap<stri
   }
   for (const [index, id, row] of at) last.members[index] = member(id, row, undefined)
   last.rows = rows
-  last.text = last.members.join(',')
   return true
 }

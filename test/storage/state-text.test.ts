@@ -1,13 +1,15 @@
 /**
  * The state file's text built from each batch's changes must be byte for byte the text built whole:
  * random batches of inserts, replacements and deletes over flags and users (and touched sessions),
- * applied through the store's own drafts, compared after every batch.
+ * applied through the store's own drafts, compared after every batch. The store writes the pieces
+ * through `StateBytes`, so that path is held to the same text, non-ASCII values included.
  */
 
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { Draft, DraftTx, emptyStateData, type StateData } from '../../src/storage/memory-state.ts'
 import { serializeState } from '../../src/storage/state-file.ts'
+import { StateBytes } from '../../src/storage/state-bytes.ts'
 import { StateText } from '../../src/storage/state-text.ts'
 import type { Change, Rows } from '../../src/storage/store.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
@@ -36,7 +38,8 @@ function applyBatch(base: StateData, ops: Op[]): { data: StateData; changes: Cha
     const tx = new DraftTx(draft)
     const id = o.table === 'flags' ? `flg_f${o.key}` : `usr_${o.key}`
     if (o.kind === 'delete') tx.delete(o.table, id)
-    else if (o.table === 'flags') tx.put('flags', { ...sampleFlag(`f${o.key}`, `v${o.value}`), revision: o.value + 1 })
+    // every third value has characters beyond ASCII (2, 3 and 4 bytes in UTF-8)
+    else if (o.table === 'flags') tx.put('flags', { ...sampleFlag(`f${o.key}`, o.value % 3 === 0 ? `v${o.value}-é✓😀` : `v${o.value}`), revision: o.value + 1 })
     else tx.put('users', user(o.key, o.value))
     changes.push(...tx.finish())
   }
@@ -47,6 +50,7 @@ test('the text built from changes equals the text built whole, after every batch
   fc.assert(
     fc.property(fc.array(fc.array(op, { maxLength: 8 }), { minLength: 1, maxLength: 25 }), (batches) => {
       const text = new StateText()
+      const bytes = new StateBytes()
       let data = emptyStateData()
       // a few sessions whose last use moves outside of commits
       const seeded = new Draft(data)
@@ -59,7 +63,8 @@ test('the text built from changes equals the text built whole, after every batch
         for (const o of ops) if (o.kind === 'touch') touched.set(`ses_${o.key}`, `2026-11-22T11:${String(o.value).padStart(2, '0')}:00.000Z`)
         const next = applyBatch(data, ops)
         data = next.data
-        const incremental = text.of(data, lastUsed, next.changes)
+        // as the store writes it: the pieces, encoded into the reused buffer
+        const incremental = new TextDecoder().decode(bytes.encode(text.pieces(data, lastUsed, next.changes)))
         expect(incremental).toBe(serializeState(data, lastUsed))
         JSON.parse(incremental)
       }
@@ -79,4 +84,17 @@ test('replacing rows reuses the members of unchanged rows and of unchanged table
   expect(parsed.flags.flg_f1.defaultValue).toBe('v7')
   expect(JSON.parse(before).flags.flg_f1.defaultValue).toBe('v1')
   expect(after).toBe(serializeState(second.data, () => undefined))
+})
+
+test('the bytes grow past the first buffer and stay the UTF-8 of the text, from write to write', () => {
+  const bytes = new StateBytes()
+  const member = (i: number) => `"k${i}":"${'é✓😀x'.repeat(40)}"` // about 400 bytes of mixed widths
+  for (const count of [10, 400, 3]) {
+    const members = Array.from({ length: count }, (_, i) => member(i))
+    const pieces = ['{"t":{', members, '}}']
+    const text = `{"t":{${members.join(',')}}}`
+    const encoded = bytes.encode(pieces)
+    expect(Buffer.from(encoded).equals(Buffer.from(text, 'utf8'))).toBe(true)
+    expect(encoded.length).toBe(Buffer.byteLength(text))
+  }
 })
