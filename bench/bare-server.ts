@@ -20,4 +20,5 @@ Bun.serve({
       : () => new Response(body, { headers }),
 })
 console.log('ready')
+
 export {}

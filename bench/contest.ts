@@ -38,8 +38,24 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
   const [checkout, ...settings] = spec.split('|') as [string, ...string[]]
   const dir = mkdtempSync(join(work, 'c-'))
   const port = nextPort++
-  const env = { ...Object.fromEntries(settings.map((s) => s.split('=', 2))), PATH: process.env.PATH ?? '', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: PASSWORD }
-  const args = ['taskset', '-c', '0', process.execPath, join(checkout, 'src/main.ts'), 'serve', '--port', String(port), '--data-dir', join(dir, 'data')]
+  const env = {
+    ...Object.fromEntries(settings.map((s) => s.split('=', 2))),
+    PATH: process.env.PATH ?? '',
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: PASSWORD,
+  }
+  const args = [
+    'taskset',
+    '-c',
+    '0',
+    process.execPath,
+    join(checkout, 'src/main.ts'),
+    'serve',
+    '--port',
+    String(port),
+    '--data-dir',
+    join(dir, 'data'),
+  ]
   procs.push(Bun.spawn(args, { cwd: dir, env, stdout: Bun.file(join(dir, 'flagd.log')), stderr: 'inherit' }))
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/health`)
@@ -47,7 +63,11 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
   const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding ${spec} failed: ${seeded.status}`)
   if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization as string } }
-  const made = await fetch(`${url}/api/tokens`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'contest', permissions: ['flag:read'] }) })
+  const made = await fetch(`${url}/api/tokens`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'contest', permissions: ['flag:read'] }),
+  })
   return { url, headers: { 'x-api-key': ((await made.json()) as { token: string }).token } }
 }
 
@@ -68,21 +88,47 @@ async function main(): Promise<void> {
   const started = []
   for (const spec of contestants) started.push(await start(spec))
   const first = started[0] as { url: string; headers: Record<string, string> }
-  const init = BODY === undefined ? { headers: first.headers } : { method: 'POST', headers: { ...first.headers, 'content-type': 'application/json' }, body: BODY }
+  const init =
+    BODY === undefined
+      ? { headers: first.headers }
+      : { method: 'POST', headers: { ...first.headers, 'content-type': 'application/json' }, body: BODY }
   const bytesFile = join(work, 'answer')
   writeFileSync(bytesFile, await (await fetch(first.url + PATH, init)).bytes())
   const barePort = nextPort++
-  procs.push(Bun.spawn(['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'bare-server.ts'), String(barePort), bytesFile], { stdout: 'ignore', stderr: 'inherit' }))
+  procs.push(
+    Bun.spawn(['taskset', '-c', '0', process.execPath, join(import.meta.dir, 'bare-server.ts'), String(barePort), bytesFile], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+    }),
+  )
   await waitFor(`http://127.0.0.1:${barePort}/`)
   const floor = process.env.CONTEST_FLOOR === '1' ? await startFloor(bytesFile, first, init) : []
   const script = join(work, 'request.lua')
-  writeFileSync(script, BODY === undefined ? '' : `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`)
+  writeFileSync(
+    script,
+    BODY === undefined ? '' : `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  )
   const targets = [...started, ...floor, { url: `http://127.0.0.1:${barePort}`, headers: {} }]
   const names = [...contestants, ...floor.map(() => 'contract floor'), 'bare Bun.serve']
   const rps: number[][] = targets.map(() => [])
   for (let round = 0; round < ROUNDS; round++) {
     const runs = targets.map((t) =>
-      Bun.spawn(['taskset', '-c', '1', 'wrk', '-t1', '-c16', `-d${SECONDS}s`, '-s', script, ...Object.entries(t.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), t.url + PATH], { stdout: 'pipe' }),
+      Bun.spawn(
+        [
+          'taskset',
+          '-c',
+          '1',
+          'wrk',
+          '-t1',
+          '-c16',
+          `-d${SECONDS}s`,
+          '-s',
+          script,
+          ...Object.entries(t.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+          t.url + PATH,
+        ],
+        { stdout: 'pipe' },
+      ),
     )
     const results = await Promise.all(runs.map(async (p) => parseWrk(await new Response(p.stdout).text())))
     results.forEach((r, i) => {
@@ -98,7 +144,9 @@ async function main(): Promise<void> {
     const own = rps[i] as number[]
     const vsBare = ratio(own, bare)
     const vsFirst = ratio(own, rps[0] as number[])
-    console.log(`  ${name}: ${spread(own).median.toFixed(0)} req/s, ${vsBare.median.toFixed(3)} × bare (${vsBare.min.toFixed(3)}–${vsBare.max.toFixed(3)}), ${vsFirst.median.toFixed(3)} × the first (${vsFirst.min.toFixed(3)}–${vsFirst.max.toFixed(3)})`)
+    console.log(
+      `  ${name}: ${spread(own).median.toFixed(0)} req/s, ${vsBare.median.toFixed(3)} × bare (${vsBare.min.toFixed(3)}–${vsBare.max.toFixed(3)}), ${vsFirst.median.toFixed(3)} × the first (${vsFirst.min.toFixed(3)}–${vsFirst.max.toFixed(3)})`,
+    )
   })
 }
 

@@ -17,7 +17,13 @@ export function freePort(): number {
 export async function waitFor(url: string, ms = 10_000, headers: Record<string, string> = {}): Promise<void> {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
-    if (await fetch(url, { headers }).then((r) => r.ok, () => false)) return
+    if (
+      await fetch(url, { headers }).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return
     await Bun.sleep(2)
   }
   throw new Error(`${url} did not come up`)
@@ -25,7 +31,11 @@ export async function waitFor(url: string, ms = 10_000, headers: Record<string, 
 
 /** Logs in and returns the headers of a JSON request with the session token. */
 export async function loginHeaders(url: string, username: string, password: string): Promise<Record<string, string>> {
-  const res = await fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  const res = await fetch(`${url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
   if (res.status !== 200) throw new Error(`login at ${url} failed: ${res.status}`)
   return { authorization: `Bearer ${((await res.json()) as { token: string }).token}`, 'content-type': 'application/json' }
 }
@@ -33,7 +43,16 @@ export async function loginHeaders(url: string, username: string, password: stri
 /** A migration document of `n` INTEGER flags named `<prefix>/gNN/fI`, in 20 groups. */
 export function flagDocument(n: number, prefix: string) {
   const flags: Record<string, unknown> = {}
-  for (let i = 0; i < n; i++) flags[`${prefix}/g${String(i % 20).padStart(2, '0')}/f${i}`] = { description: 'bench flag', type: 'INTEGER', defaultValue: 1, valueExists: true, value: i, minValue: 0, maxValue: 1_000_000_000 }
+  for (let i = 0; i < n; i++)
+    flags[`${prefix}/g${String(i % 20).padStart(2, '0')}/f${i}`] = {
+      description: 'bench flag',
+      type: 'INTEGER',
+      defaultValue: 1,
+      valueExists: true,
+      value: i,
+      minValue: 0,
+      maxValue: 1_000_000_000,
+    }
   return { environment: 'bench', version: '1.0.0', createdAt: new Date().toISOString(), flags }
 }
 
@@ -42,8 +61,19 @@ export function flagDocument(n: number, prefix: string) {
  * bytes in `answerFile`, for `/health` or one flag's read (`headers` hold its credential, `etag` its
  * ETag); `undefined` for any other route, which the floor does not serve.
  */
-export function floorCommand(port: number, answerFile: string, path: string, headers: Record<string, string>, etag: string | null): string[] | undefined {
+export function floorCommand(
+  port: number,
+  answerFile: string,
+  path: string,
+  headers: Record<string, string>,
+  etag: string | null,
+): string[] | undefined {
   const credential = headers.authorization ?? headers['x-api-key'] ?? ''
-  const mode = path === '/health' ? ['health'] : path.startsWith('/api/flags/') && !path.includes('?') ? ['read', credential, path.slice('/api/flags/'.length), etag ?? ''] : undefined
+  const mode =
+    path === '/health'
+      ? ['health']
+      : path.startsWith('/api/flags/') && !path.includes('?')
+        ? ['read', credential, path.slice('/api/flags/'.length), etag ?? '']
+        : undefined
   return mode && [process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), answerFile, ...mode]
 }

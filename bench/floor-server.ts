@@ -70,12 +70,23 @@ function done(path: string, status: number, started: number, id: string, user: s
 
 // headers built once, only the request id set per answer: a Response copies them, and that is
 // cheaper than building them from an object literal (as flagd's json-response.ts does)
-const JSON_HEADERS = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '' })
+const JSON_HEADERS = new Headers({
+  'content-type': JSON_TYPE,
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-request-id': '',
+})
 const answer = (status: number, text: string | null, id: string) => {
   JSON_HEADERS.set('x-request-id', id)
   return new Response(text, { status, headers: JSON_HEADERS })
 }
-const TAGGED = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '', etag: etag ?? '' })
+const TAGGED = new Headers({
+  'content-type': JSON_TYPE,
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-request-id': '',
+  etag: etag ?? '',
+})
 const UNCHANGED = new Headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '', etag: etag ?? '' })
 const flagAnswer = (status: number, text: string | null, id: string) => {
   const headers = status === 304 ? UNCHANGED : TAGGED
@@ -112,7 +123,8 @@ function read(request: Request): Response {
   const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
   const value = headers.get('authorization') ?? headers.get('x-api-key')
   const principal = value === null ? undefined : principals.get(value)
-  if (principal === undefined || Date.now() >= principal.until) return done(path, 401, started, id, undefined, answer(401, '{"error":"unauthorized"}', id))
+  if (principal === undefined || Date.now() >= principal.until)
+    return done(path, 401, started, id, undefined, answer(401, '{"error":"unauthorized"}', id))
   if (!principal.permissions.has('flag:read')) return done(path, 403, started, id, principal.user, answer(403, '{"error":"forbidden"}', id))
   const name = path.slice(FLAGS.length)
   const flag = flags.get(name)
@@ -126,4 +138,5 @@ const options = { hostname: '127.0.0.1', port: Number(portArg), development: fal
 if (mode === 'read') Bun.serve({ ...options, routes: { '/api/flags/*': { GET: read } } })
 else Bun.serve({ ...options, routes: { '/health': { GET: health } } })
 console.error('ready')
+
 export {}

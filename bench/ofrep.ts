@@ -5,7 +5,15 @@
  * RSS they cost.
  */
 
-type Scenario = (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string) => Promise<void>
+type Scenario = (
+  name: string,
+  path: string,
+  headers: Record<string, string>,
+  goal: number,
+  moonshot: string,
+  p99Goal?: number,
+  post?: string,
+) => Promise<void>
 type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
 
 /** What the main bench hands over: the daemon, an admin's headers and the table writers. */
@@ -21,7 +29,11 @@ export interface BenchContext {
 const SSE_CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)
 
 async function token(c: BenchContext, name: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await fetch(`${c.url}/api/tokens`, { method: 'POST', headers: c.auth, body: JSON.stringify({ name, permissions: ['flag:evaluate'], ...extra }) })
+  const res = await fetch(`${c.url}/api/tokens`, {
+    method: 'POST',
+    headers: c.auth,
+    body: JSON.stringify({ name, permissions: ['flag:evaluate'], ...extra }),
+  })
   return ((await res.json()) as { token: string }).token
 }
 
@@ -69,7 +81,11 @@ export async function ofrepScenarios(c: BenchContext): Promise<void> {
     '{"context":{"targetingKey":"user-42"}}',
   )
   const hundred = await token(c, 'bench-bulk', { flagPrefixes: ['app/g07/', 'app/g08/'] })
-  const first = await fetch(`${c.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { 'x-api-key': hundred, 'content-type': 'application/json' }, body: '{"context":{"targetingKey":"user-42"}}' })
+  const first = await fetch(`${c.url}/ofrep/v1/evaluate/flags`, {
+    method: 'POST',
+    headers: { 'x-api-key': hundred, 'content-type': 'application/json' },
+    body: '{"context":{"targetingKey":"user-42"}}',
+  })
   const count = ((await first.json()) as { flags: unknown[] }).flags.length
   await c.scenario(
     `POST /ofrep/v1/evaluate/flags (bulk, ${count} flags) answered 304, 32 connections`,
@@ -91,7 +107,11 @@ export async function ofrepScenarios(c: BenchContext): Promise<void> {
     const all = streams.allReceived()
     streams.arrivals.length = 0
     const started = performance.now()
-    const put = await fetch(`${c.url}/api/flags/app/g07/f507`, { method: 'PUT', headers: c.auth, body: JSON.stringify({ value: 1000 + i }) })
+    const put = await fetch(`${c.url}/api/flags/app/g07/f507`, {
+      method: 'PUT',
+      headers: c.auth,
+      body: JSON.stringify({ value: 1000 + i }),
+    })
     if (put.status !== 200) throw new Error(`change failed: ${put.status}`)
     const timeout = Bun.sleep(10_000).then(() => Number.NaN)
     latencies.push((await Promise.race([all, timeout])) - started)

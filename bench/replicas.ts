@@ -6,14 +6,23 @@
  * (p50/p99 over 200 changes). Skipped, and said so, without PostgreSQL binaries.
  */
 
-import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { findPostgresBin, startPostgres } from '../test/helpers/postgres.ts'
 import { freePort, loginHeaders, waitFor } from './fixture.ts'
 import { spread, wrk } from './wrk.ts'
 
-type Scenario = (name: string, path: string, headers: Record<string, string>, goal: number, moonshot: string, p99Goal?: number, post?: string, base?: string) => Promise<void>
+type Scenario = (
+  name: string,
+  path: string,
+  headers: Record<string, string>,
+  goal: number,
+  moonshot: string,
+  p99Goal?: number,
+  post?: string,
+  base?: string,
+) => Promise<void>
 type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
 
 /** What the main bench hands over. */
@@ -63,11 +72,26 @@ export async function replicaScenarios(c: ReplicaBenchContext): Promise<void> {
     if (seeded.status !== 200) throw new Error(`seeding the replicas failed: ${seeded.status}`)
     await Bun.sleep(500)
 
-    await c.scenario('replicas: GET /api/flags/{name} on a replica (PostgreSQL), 32 connections', '/api/flags/app/g07/f507', { authorization: `Bearer ${token}` }, 0.6, ' (the file store\'s goal)', 5, undefined, b.url)
+    await c.scenario(
+      'replicas: GET /api/flags/{name} on a replica (PostgreSQL), 32 connections',
+      '/api/flags/app/g07/f507',
+      { authorization: `Bearer ${token}` },
+      0.6,
+      " (the file store's goal)",
+      5,
+      undefined,
+      b.url,
+    )
 
     const writes = wrk({ url: a.url, connections: 16, seconds: c.seconds, dir: c.work, lua: c.writeLua(token) })
     const acked = (writes.requests - writes.non2xx) / c.seconds
-    c.row('replicas: durable PUT of values on PostgreSQL, 16 writers', `${acked.toFixed(0)} acknowledged writes/s, p99 ${writes.p99Ms.toFixed(1)} ms, errors ${writes.non2xx + writes.socketErrors}`, 'reported (the file store: ≥ 2,000/s)', writes.non2xx + writes.socketErrors === 0, writes)
+    c.row(
+      'replicas: durable PUT of values on PostgreSQL, 16 writers',
+      `${acked.toFixed(0)} acknowledged writes/s, p99 ${writes.p99Ms.toFixed(1)} ms, errors ${writes.non2xx + writes.socketErrors}`,
+      'reported (the file store: ≥ 2,000/s)',
+      writes.non2xx + writes.socketErrors === 0,
+      writes,
+    )
 
     // a commit on A until B's stream has the event
     const stream = await fetch(`${b.url}/api/events`, { headers: { authorization: `Bearer ${token}` } })
@@ -90,7 +114,7 @@ export async function replicaScenarios(c: ReplicaBenchContext): Promise<void> {
     const sorted = [...lags].sort((x, y) => x - y)
     const p99 = sorted[Math.floor(sorted.length * 0.99) - 1] as number
     c.row(
-      'replicas: from a PUT on one replica to the event on the other\'s stream',
+      "replicas: from a PUT on one replica to the event on the other's stream",
       `p50 ${spread(lags).median.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (200 changes, request included)`,
       '< 1 s (goal 100 ms)',
       p99 < 1000,

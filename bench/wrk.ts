@@ -26,7 +26,7 @@ export function ensureWrk(): void {
     const install = () => Bun.spawnSync(['apt-get', 'install', '-y', 'wrk'], { stdout: 'ignore', stderr: 'inherit' }).exitCode === 0
     if (install() || (Bun.spawnSync(['apt-get', 'update'], { stdout: 'ignore', stderr: 'inherit' }).exitCode === 0 && install())) return
   }
-  throw new Error('bun run bench needs wrk: install it with `apt-get install wrk` (Debian/Ubuntu) or your system\'s package manager')
+  throw new Error("bun run bench needs wrk: install it with `apt-get install wrk` (Debian/Ubuntu) or your system's package manager")
 }
 
 function toMs(text: string): number {

@@ -5,24 +5,24 @@
 
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
-import { createAdminService, type AdminApi } from './services/admin-service.ts'
-import { DirectoryInUseError } from './storage/file-lock.ts'
-import { createLogging, unbufferedLogging, type Logger, type Logging } from './observability/logger.ts'
-import { createMetrics, type Metrics } from './observability/metrics.ts'
-import type { Telemetry } from './services/telemetry.ts'
-import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
-import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
 import type { Config } from './config.ts'
-import { createHttpApp, type HttpApp } from './http/server.ts'
+import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
 import { createStreamHub } from './http/event-stream.ts'
+import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createSessionTokenCodec } from './http/session-token-codec.ts'
 import { createStreamCredentials } from './http/stream-credentials.ts'
+import { createLogging, type Logger, type Logging, unbufferedLogging } from './observability/logger.ts'
+import { createMetrics, type Metrics } from './observability/metrics.ts'
+import { type AdminApi, createAdminService } from './services/admin-service.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
-import { stateFilePath } from './storage/json-file-store.ts'
+import type { Telemetry } from './services/telemetry.ts'
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
 import type { FileWriter } from './storage/durable-text-file.ts'
+import { DirectoryInUseError } from './storage/file-lock.ts'
+import { stateFilePath } from './storage/json-file-store.ts'
 import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
+import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 
 /** A wired application over an open data directory. */
 export interface App {
@@ -107,7 +107,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (config.audit.retentionDays > 0) {
         void store.audit
           .prune(Date.now() - config.audit.retentionDays * 86_400_000)
-          .then((n) => n > 0 && logger.info({ entries: n, retentionDays: config.audit.retentionDays }, 'audit log: pruned entries past retention'))
+          .then(
+            (n) =>
+              n > 0 && logger.info({ entries: n, retentionDays: config.audit.retentionDays }, 'audit log: pruned entries past retention'),
+          )
           .catch((err) => logger.warn({ err }, 'pruning the audit log failed'))
       }
     }
@@ -175,7 +178,14 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
     loginFailed: () => metrics.loginFailed(),
     importFinished(event) {
       metrics.importFinished(event.source, event.outcome)
-      const fields = { source: event.source, origin: event.origin, outcome: event.outcome, summary: event.summary, backup: event.backup, error: event.error }
+      const fields = {
+        source: event.source,
+        origin: event.origin,
+        outcome: event.outcome,
+        summary: event.summary,
+        backup: event.backup,
+        error: event.error,
+      }
       if (event.outcome === 'failed' || event.outcome === 'invalid') logger.warn(fields, 'import refused')
       else logger.info(fields, 'import')
     },
@@ -194,7 +204,8 @@ export async function openServices(config: Config): Promise<{ services: Services
  * right one. `mayInitialise` (only `flagd user add`) allows an existing, empty directory, and says so.
  */
 function checkExistingState(dataDir: string, mayInitialise: boolean): void {
-  const how = 'point at the daemon\'s data directory with --data-dir or --config (or FLAGD_DATA_DIR), or run commands from the directory that holds flagd.config.ts'
+  const how =
+    "point at the daemon's data directory with --data-dir or --config (or FLAGD_DATA_DIR), or run commands from the directory that holds flagd.config.ts"
   if (!existsSync(dataDir)) throw new Error(`no flagd data directory at ${dataDir} (it does not exist); ${how}`)
   if (existsSync(stateFilePath(dataDir))) return
   // a fresh clone's data/ holds only .gitkeep: dotfiles do not make a directory non-empty
@@ -209,7 +220,10 @@ function checkExistingState(dataDir: string, mayInitialise: boolean): void {
  * The administrator's API for a CLI command: in-process when the data directory is free, or through
  * the running daemon's control socket when a daemon holds it (same service code either way).
  */
-export async function openAdmin(config: Config, mayInitialise = false): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
+export async function openAdmin(
+  config: Config,
+  mayInitialise = false,
+): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
   if (config.storage.backend === 'postgres') {
     // every replica and every command share the database: commands open it themselves, running daemons or not
     const { services, close } = await openServices(config)

@@ -104,7 +104,13 @@ function oneOf(...values: string[]): Parser {
 }
 
 const list: Parser = (raw) => {
-  if (typeof raw === 'string') return ok(raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0))
+  if (typeof raw === 'string')
+    return ok(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    )
   if (Array.isArray(raw) && raw.every((s) => typeof s === 'string' && s.trim().length > 0)) return ok(raw.map((s: string) => s.trim()))
   return bad('must be a list of non-empty strings (comma-separated in the environment)')
 }
@@ -130,7 +136,9 @@ const originList: Parser = (raw) => {
       return true
     }
   })
-  return wrong === undefined ? parsed : bad(`has ${JSON.stringify(wrong)}, which is not an origin: write "*" or scheme://host[:port], without a path or trailing slash`)
+  return wrong === undefined
+    ? parsed
+    : bad(`has ${JSON.stringify(wrong)}, which is not an origin: write "*" or scheme://host[:port], without a path or trailing slash`)
 }
 
 const EVENT_PATTERN = /^(\*|(flag|user|token|session)\.(\*|created|updated|deleted))$/
@@ -159,12 +167,15 @@ const webhookList: Parser = (raw) => {
     } catch {
       parsed = undefined
     }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return bad(`${where} needs a url: an http:// or https:// address`)
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      return bad(`${where} needs a url: an http:// or https:// address`)
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && EVENT_PATTERN.test(e))) {
       return bad(`${where} needs events: a non-empty list of "*", "flag.*", "flag.updated" and the like`)
     }
-    if (typeof secret !== 'string' || secret.length < 16) return bad(`${where} needs a secret of at least 16 characters (the receiver checks signatures with it)`)
-    if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(name))) return bad(`${where} has a name that is not 1-64 of A-Z a-z 0-9 . _ -`)
+    if (typeof secret !== 'string' || secret.length < 16)
+      return bad(`${where} needs a secret of at least 16 characters (the receiver checks signatures with it)`)
+    if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(name)))
+      return bad(`${where} has a name that is not 1-64 of A-Z a-z 0-9 . _ -`)
     const id = (name as string | undefined) ?? (url as string)
     if (out.some((o) => o.name === id)) return bad(`${where}: two webhooks are named ${JSON.stringify(id)}; give each a distinct name`)
     out.push({ name: id, url: url as string, events: events as string[], secret })
@@ -217,7 +228,13 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     parse: (raw) => (raw === undefined || raw === '' ? ok(undefined) : oneOf('file', 'postgres')(raw)),
     doc: 'file (the JSON file in dataDir) or postgres (replicas sharing storage.postgresUrl); postgres when a URL is set, else file.',
   },
-  { path: 'storage.postgresUrl', default: undefined, parse: postgresUrl, sensitive: true, doc: 'postgres://user:password@host:5432/database for the postgres backend.' },
+  {
+    path: 'storage.postgresUrl',
+    default: undefined,
+    parse: postgresUrl,
+    sensitive: true,
+    doc: 'postgres://user:password@host:5432/database for the postgres backend.',
+  },
   {
     path: 'environment',
     default: 'development',
@@ -228,20 +245,56 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'trustProxy', default: [], parse: addressList, doc: 'Proxy addresses or CIDR ranges whose X-Forwarded-For is trusted.' },
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
   { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
-  { path: 'cors.origins', default: [], parse: originList, doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.' },
+  {
+    path: 'cors.origins',
+    default: [],
+    parse: originList,
+    doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.',
+  },
   { path: 'webhooks', default: [], parse: webhookList, doc: 'Webhooks: [{url, events, secret, name?}] (JSON in FLAGD_WEBHOOKS).' },
-  { path: 'audit.retentionDays', default: 365, parse: integer(0, 36500), doc: 'Days the audit log keeps its entries (0: keep everything).' },
+  {
+    path: 'audit.retentionDays',
+    default: 365,
+    parse: integer(0, 36500),
+    doc: 'Days the audit log keeps its entries (0: keep everything).',
+  },
   { path: 'streams.heartbeatSeconds', default: 15, parse: integer(1, 15), doc: 'Seconds between keep-alive comments on event streams.' },
   { path: 'auth.tokenTtl', default: 12 * 3600, parse: duration, doc: 'Token and session lifetime (seconds, or 30m, 12h, 7d).' },
-  { path: 'auth.secret', default: undefined, parse: secret, sensitive: true, doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.' },
-  { path: 'auth.loginMaxFailuresPerUser', default: 5, parse: integer(1, 1000), doc: 'Failed logins per username and client address allowed in the window.' },
-  { path: 'auth.loginMaxFailuresPerUserTotal', default: 100, parse: integer(1, 100000), doc: 'Failed logins per username from all addresses together allowed in the window.' },
+  {
+    path: 'auth.secret',
+    default: undefined,
+    parse: secret,
+    sensitive: true,
+    doc: 'HS256 signing secret (≥ 32 chars); generated into dataDir when unset.',
+  },
+  {
+    path: 'auth.loginMaxFailuresPerUser',
+    default: 5,
+    parse: integer(1, 1000),
+    doc: 'Failed logins per username and client address allowed in the window.',
+  },
+  {
+    path: 'auth.loginMaxFailuresPerUserTotal',
+    default: 100,
+    parse: integer(1, 100000),
+    doc: 'Failed logins per username from all addresses together allowed in the window.',
+  },
   { path: 'auth.loginUserWindowSeconds', default: 900, parse: integer(1, 86400), doc: 'Sliding window for both per-username counts.' },
-  { path: 'auth.loginMaxFailuresPerAddress', default: 20, parse: integer(1, 100000), doc: 'Failed logins per client address allowed in the window.' },
+  {
+    path: 'auth.loginMaxFailuresPerAddress',
+    default: 20,
+    parse: integer(1, 100000),
+    doc: 'Failed logins per client address allowed in the window.',
+  },
   { path: 'auth.loginAddressWindowSeconds', default: 60, parse: integer(1, 86400), doc: 'Sliding window for the per-address count.' },
   { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },
   { path: 'limits.importBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest body of PUT /api/migrations.' },
-  { path: 'limits.maxFlags', default: 100_000, parse: integer(1, 10_000_000), doc: 'Most flags the service holds; a create or import past it is refused (400).' },
+  {
+    path: 'limits.maxFlags',
+    default: 100_000,
+    parse: integer(1, 10_000_000),
+    doc: 'Most flags the service holds; a create or import past it is refused (400).',
+  },
   { path: 'import.watchDir', default: undefined, parse: optionalText, doc: 'Drop folder for migration files (default <dataDir>/import).' },
   { path: 'import.mode', default: 'merge', parse: oneOf('merge', 'replace'), doc: 'Import mode for dropped files.' },
   { path: 'import.values', default: 'overwrite', parse: oneOf('overwrite', 'keep'), doc: 'Value handling for dropped files.' },
@@ -249,7 +302,12 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'import.rescanMs', default: 5000, parse: integer(100, 3600000), doc: 'Interval of the drop-folder rescan.' },
   { path: 'import.allowedHosts', default: [], parse: list, doc: 'Hosts, IPs or CIDRs that URL imports may reach even if not public.' },
   { path: 'import.urlTimeoutMs', default: 10000, parse: integer(100, 600000), doc: 'Total time allowed for a URL import.' },
-  { path: 'import.urlMaxBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest remote document (after decompression).' },
+  {
+    path: 'import.urlMaxBytes',
+    default: 16 * MiB,
+    parse: integer(1024, 1024 * MiB),
+    doc: 'Largest remote document (after decompression).',
+  },
 ]
 
 /** `import.allowedHosts` → `FLAGD_IMPORT_ALLOWED_HOSTS`. */

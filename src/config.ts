@@ -11,10 +11,11 @@
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { CONFIG_KEYS, envName, type Config } from './config-schema.ts'
+import { CONFIG_KEYS, type Config, envName } from './config-schema.ts'
 import { deepFreeze } from './domain/deep-freeze.ts'
 
 export type { Config, WebhookConfig } from './config-schema.ts'
+
 import type { WebhookConfig } from './config-schema.ts'
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
@@ -56,7 +57,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const next = [i]
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
     row = next
   }
   return row[b.length] as number
@@ -181,7 +183,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
   if (config.import.watchDir !== undefined) config.import.watchDir = resolve(cwd, config.import.watchDir)
   config.storage.backend ??= config.storage.postgresUrl ? 'postgres' : 'file'
   if (config.storage.backend === 'postgres' && !config.storage.postgresUrl) {
-    throw new ConfigError('invalid configuration: storage.backend is postgres but storage.postgresUrl (FLAGD_STORAGE_POSTGRES_URL) is not set')
+    throw new ConfigError(
+      'invalid configuration: storage.backend is postgres but storage.postgresUrl (FLAGD_STORAGE_POSTGRES_URL) is not set',
+    )
   }
   return deepFreeze(config)
 }

@@ -2,11 +2,11 @@
 /** Entry point of `flagd` (and of `bun build --compile`): parses the command line, nothing else. */
 
 import { defineCommand } from 'citty'
+import { auditCommand } from './cli/audit-command.ts'
 import { exportCommand, importCommand, validateCommand } from './cli/migration-commands.ts'
 import { runCli } from './cli/run-cli.ts'
 import { serveCommand } from './cli/serve-command.ts'
 import { storageCommand } from './cli/storage-command.ts'
-import { auditCommand } from './cli/audit-command.ts'
 import { tokenCommand } from './cli/token-command.ts'
 import { userCommand } from './cli/user-command.ts'
 import { VERSION } from './version.ts'
@@ -18,7 +18,17 @@ const versionCommand = defineCommand({
 
 const main = defineCommand({
   meta: { name: 'flagd', version: VERSION, description: 'Self-hosted feature-flag service' },
-  subCommands: { serve: serveCommand, user: userCommand, token: tokenCommand, audit: auditCommand, export: exportCommand, import: importCommand, validate: validateCommand, storage: storageCommand, version: versionCommand },
+  subCommands: {
+    serve: serveCommand,
+    user: userCommand,
+    token: tokenCommand,
+    audit: auditCommand,
+    export: exportCommand,
+    import: importCommand,
+    validate: validateCommand,
+    storage: storageCommand,
+    version: versionCommand,
+  },
 })
 
 void runCli(main, process.argv.slice(2)).then((code) => process.exit(code))

@@ -3,8 +3,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { envName } from '../src/config-schema.ts'
 import { ConfigError, loadConfig } from '../src/config.ts'
+import { envName } from '../src/config-schema.ts'
 import { createTestApp, tempDir } from './helpers/test-app.ts'
 
 const load = (env: Record<string, string>, flags = {}) => loadConfig({ cwd: '/srv/flagd', env, flags })
@@ -35,7 +35,10 @@ test.each([
 })
 
 test('lists are comma-separated, booleans are words, flags win over the environment', async () => {
-  const c = await load({ FLAGD_IMPORT_ALLOWED_HOSTS: ' a.example , 10.0.0.0/8,,', FLAGD_PUBLIC_EXPORT: 'off', FLAGD_PORT: '9000' }, { port: '9100' })
+  const c = await load(
+    { FLAGD_IMPORT_ALLOWED_HOSTS: ' a.example , 10.0.0.0/8,,', FLAGD_PUBLIC_EXPORT: 'off', FLAGD_PORT: '9000' },
+    { port: '9100' },
+  )
   expect(c.import.allowedHosts).toEqual(['a.example', '10.0.0.0/8'])
   expect(c.publicExport).toBe(false)
   expect(c.port).toBe(9100)
@@ -60,7 +63,9 @@ test('a configured secret is used, and no secret file is generated', async () =>
   expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false)
   const { SignJWT } = await import('jose')
   const claims = JSON.parse(Buffer.from(t.adminToken.split('.')[1] as string, 'base64url').toString())
-  const mine = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('a-configured-secret-of-at-least-32-chars'))
+  const mine = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode('a-configured-secret-of-at-least-32-chars'))
   expect((await t.req('GET', '/api/me', { token: mine })).status).toBe(200)
   await t.close()
   rmSync(dataDir, { recursive: true, force: true })
@@ -68,7 +73,11 @@ test('a configured secret is used, and no secret file is generated', async () =>
 
 test('an unknown FLAGD_ variable is warned about, naming the closest setting', async () => {
   const warnings: string[] = []
-  await loadConfig({ cwd: '/srv/flagd', env: { FLAGD_PROT: '9000', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_LOG_LEVEL: 'warn', HOME: '/root' }, warn: (m) => warnings.push(m) })
+  await loadConfig({
+    cwd: '/srv/flagd',
+    env: { FLAGD_PROT: '9000', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_LOG_LEVEL: 'warn', HOME: '/root' },
+    warn: (m) => warnings.push(m),
+  })
   expect(warnings).toEqual(['environment variable FLAGD_PROT is not a flagd setting and is ignored; did you mean FLAGD_PORT?'])
 })
 
@@ -101,10 +110,21 @@ describe('a JSON config file (flagd.config.json, or --config x.json)', () => {
     for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text)
     return cwd
   }
-  const refusal = (cwd: string, configPath?: string) => loadConfig({ cwd, env: {}, configPath }).then(() => undefined, (e: unknown) => e as Error)
+  const refusal = (cwd: string, configPath?: string) =>
+    loadConfig({ cwd, env: {}, configPath }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
 
   test('is read from the working directory like flagd.config.ts, nested groups and all, below the environment', async () => {
-    const cwd = cwdWith({ 'flagd.config.json': JSON.stringify({ environment: 'from-json', port: 9001, import: { settleMs: 250 }, cors: { origins: ['https://app.example'] } }) })
+    const cwd = cwdWith({
+      'flagd.config.json': JSON.stringify({
+        environment: 'from-json',
+        port: 9001,
+        import: { settleMs: 250 },
+        cors: { origins: ['https://app.example'] },
+      }),
+    })
     const c = await loadConfig({ cwd, env: { FLAGD_PORT: '9002' } })
     expect(c).toMatchObject({ environment: 'from-json', port: 9002, import: { settleMs: 250 }, cors: { origins: ['https://app.example'] } })
   })
@@ -112,7 +132,9 @@ describe('a JSON config file (flagd.config.json, or --config x.json)', () => {
   test('--config names one anywhere, and its bad values are named like any other', async () => {
     const cwd = cwdWith({ 'other.json': '{"environment": "other"}', 'bad.json': '{"port": "eighty"}' })
     expect((await loadConfig({ cwd, env: {}, configPath: 'other.json' })).environment).toBe('other')
-    expect((await refusal(cwd, 'bad.json'))?.message).toBe(`invalid configuration: port must be a whole number from 0 to 65535 (got "eighty" from ${join(cwd, 'bad.json')})`)
+    expect((await refusal(cwd, 'bad.json'))?.message).toBe(
+      `invalid configuration: port must be a whole number from 0 to 65535 (got "eighty" from ${join(cwd, 'bad.json')})`,
+    )
   })
 
   test.each([

@@ -13,14 +13,25 @@ function summary(e: AuditEntry): string {
   const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
     (k) => !['updatedAt', 'revision', 'createdAt', 'lastUsedAt'].includes(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k]),
   )
-  return changed.map((k) => (k === 'passwordChanged' ? 'password' : `${k} ${JSON.stringify(before[k]) ?? '-'} → ${JSON.stringify(after[k]) ?? '-'}`)).join('; ')
+  return changed
+    .map((k) => (k === 'passwordChanged' ? 'password' : `${k} ${JSON.stringify(before[k]) ?? '-'} → ${JSON.stringify(after[k]) ?? '-'}`))
+    .join('; ')
 }
 
 /** Entries as an aligned table, newest first. */
 export function auditTable(entries: AuditEntry[]): string {
   return textTable([
     ['ID', 'AT', 'ACTOR', 'SOURCE', 'ACTION', 'TARGET', 'REV', 'CHANGE'],
-    ...entries.map((e) => [String(e.id), e.at, `${e.actor.type}:${e.actor.name}`, e.source, e.action, e.target.name ?? e.target.id ?? '', e.revision === undefined ? '' : String(e.revision), summary(e).slice(0, 120)]),
+    ...entries.map((e) => [
+      String(e.id),
+      e.at,
+      `${e.actor.type}:${e.actor.name}`,
+      e.source,
+      e.action,
+      e.target.name ?? e.target.id ?? '',
+      e.revision === undefined ? '' : String(e.revision),
+      summary(e).slice(0, 120),
+    ]),
   ])
 }
 
@@ -38,7 +49,15 @@ export const auditCommand = defineCommand({
     ...configArgs,
   },
   async run({ args }) {
-    const filter = { flag: args.flag, actor: args.actor, action: args.action, since: args.since, until: args.until, limit: args.limit, before: args.before }
+    const filter = {
+      flag: args.flag,
+      actor: args.actor,
+      action: args.action,
+      since: args.since,
+      until: args.until,
+      limit: args.limit,
+      before: args.before,
+    }
     const page = await withAdmin(args, (admin) => admin.listAudit(filter))
     if (args.json) console.log(JSON.stringify(page.entries, null, 2))
     else {

@@ -1,12 +1,12 @@
 /** `flagd export`, `flagd import FILE` and the offline `flagd validate FILE`. */
 
-import { defineCommand } from 'citty'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
+import { defineCommand } from 'citty'
 import { AppError, type FieldProblem } from '../domain/errors.ts'
 import { exportText, parseImportDocument } from '../domain/migration-document.ts'
-import type { ImportResult } from '../services/migration-service.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
+import type { ImportResult } from '../services/migration-service.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -37,8 +37,11 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
 
 function summary(result: ImportResult): string {
   const s = result.summary
-  const lines = [`${result.dryRun ? 'dry run: would apply' : 'applied'}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged`]
-  for (const c of result.changes) lines.push(`  ${c.action.padEnd(6)} ${c.name}${c.fields.length && c.action === 'update' ? ` (${c.fields.join(', ')})` : ''}`)
+  const lines = [
+    `${result.dryRun ? 'dry run: would apply' : 'applied'}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged`,
+  ]
+  for (const c of result.changes)
+    lines.push(`  ${c.action.padEnd(6)} ${c.name}${c.fields.length && c.action === 'update' ? ` (${c.fields.join(', ')})` : ''}`)
   if (result.backup) lines.push(`backup: backups/${result.backup}`)
   return lines.join('\n')
 }
@@ -88,7 +91,9 @@ export const validateCommand = defineCommand({
   async run({ args }) {
     const result = parseImportDocument(await readJsonFile(String(args.file)))
     if (!result.ok) throw new Error(`${args.file} is not valid, ${result.problems.length} problem(s):\n${problemLines(result.problems)}`)
-    console.log(`${args.file} is valid: ${result.document.flags.size} flags from environment ${result.document.source.environment} (format ${result.document.source.version})`)
+    console.log(
+      `${args.file} is valid: ${result.document.flags.size} flags from environment ${result.document.source.environment} (format ${result.document.source.version})`,
+    )
     for (const w of result.document.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
   },
 })

@@ -12,6 +12,7 @@ export function parsePermissions(value: string): string[] {
   if (value === '' || value === 'none') return []
   const names = value.split(',').map((p) => p.trim())
   const unknown = names.find((p) => !(PERMISSIONS as readonly string[]).includes(p))
-  if (unknown !== undefined) throw new UsageError(`unknown permission ${JSON.stringify(unknown)} in --permissions; known: ${PERMISSIONS.join(', ')}`)
+  if (unknown !== undefined)
+    throw new UsageError(`unknown permission ${JSON.stringify(unknown)} in --permissions; known: ${PERMISSIONS.join(', ')}`)
   return names
 }

@@ -6,7 +6,7 @@
  * level).
  */
 
-import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty'
+import { type ArgsDef, type CommandDef, renderUsage, runCommand } from 'citty'
 import { ConfigError } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import { UsageError } from './usage-error.ts'
@@ -46,7 +46,11 @@ type ArgSpec = { type?: string; alias?: string | string[]; required?: boolean; d
 
 /** Refuses a command line that lacks a required positional argument, in flagd's words. */
 function checkPositionals(chain: AnyCommand[], args: Record<string, ArgSpec>, rest: string[]): void {
-  const takesValue = new Set(Object.entries(args).filter(([, a]) => a.type === 'string').flatMap(([name, a]) => [name, ...[a.alias ?? []].flat()]))
+  const takesValue = new Set(
+    Object.entries(args)
+      .filter(([, a]) => a.type === 'string')
+      .flatMap(([name, a]) => [name, ...[a.alias ?? []].flat()]),
+  )
   let given = 0
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] as string
@@ -64,7 +68,9 @@ function checkPositionals(chain: AnyCommand[], args: Record<string, ArgSpec>, re
   const missing = required.slice(given).map(([name]) => `<${name}>`)
   if (missing.length === 0) return
   const names = chain.map((c) => (c.meta as { name?: string } | undefined)?.name ?? '').join(' ')
-  throw new UsageError(`missing ${missing.join(' ')}: usage is ${names} ${required.map(([name]) => `<${name}>`).join(' ')} [options]; try --help`)
+  throw new UsageError(
+    `missing ${missing.join(' ')}: usage is ${names} ${required.map(([name]) => `<${name}>`).join(' ')} [options]; try --help`,
+  )
 }
 
 async function checkFlags(chain: AnyCommand[], rest: string[]): Promise<void> {

@@ -1,14 +1,14 @@
 /** `flagd serve`: run the daemon until SIGTERM or SIGINT. */
 
-import { defineCommand } from 'citty'
-import { redactedUrl } from '../storage/redacted-url.ts'
-import type { Server } from 'bun'
 import { rmSync } from 'node:fs'
-import { createApp, type App } from '../app.ts'
-import { checkListenHost, listen, type Listener } from '../http/listener.ts'
-import { bootstrapAdmin } from '../services/first-admin.ts'
+import type { Server } from 'bun'
+import { defineCommand } from 'citty'
+import { type App, createApp } from '../app.ts'
 import { controlSocketPath, serveControlSocket } from '../control/control-socket.ts'
+import { checkListenHost, type Listener, listen } from '../http/listener.ts'
 import { createAdminService } from '../services/admin-service.ts'
+import { bootstrapAdmin } from '../services/first-admin.ts'
+import { redactedUrl } from '../storage/redacted-url.ts'
 import { VERSION } from '../version.ts'
 import { configArgs, configFromArgs } from './common-args.ts'
 

@@ -2,14 +2,17 @@
 
 import { defineCommand } from 'citty'
 import { copyToPostgres } from '../storage/copy-to-postgres.ts'
-import { redactedUrl } from '../storage/redacted-url.ts'
 import { DirectoryInUseError } from '../storage/file-lock.ts'
+import { redactedUrl } from '../storage/redacted-url.ts'
 import { configArgs, configFromArgs } from './common-args.ts'
 
 const copyCommand = defineCommand({
   meta: { name: 'copy', description: 'Copy everything in the data directory (daemon stopped) into an empty PostgreSQL database' },
   args: {
-    to: { type: 'string', description: 'postgres://user:password@host:5432/database (default: storage.postgresUrl, FLAGD_STORAGE_POSTGRES_URL)' },
+    to: {
+      type: 'string',
+      description: 'postgres://user:password@host:5432/database (default: storage.postgresUrl, FLAGD_STORAGE_POSTGRES_URL)',
+    },
     ...configArgs,
   },
   async run({ args }) {
@@ -25,7 +28,8 @@ const copyCommand = defineCommand({
           'Start every replica with FLAGD_STORAGE_POSTGRES_URL set to that URL; the data directory is left as it was.',
       )
     } catch (err) {
-      if (err instanceof DirectoryInUseError) throw new Error(`a daemon is running on ${config.dataDir}: stop it first, so that nothing changes during the copy`)
+      if (err instanceof DirectoryInUseError)
+        throw new Error(`a daemon is running on ${config.dataDir}: stop it first, so that nothing changes during the copy`)
       throw err
     }
   },

@@ -7,7 +7,7 @@
 import { defineCommand } from 'citty'
 import type { PublicToken } from '../domain/api-token.ts'
 import { configArgs, withAdmin } from './common-args.ts'
-import { parsePermissions, PERMISSIONS_HELP } from './permission-arg.ts'
+import { PERMISSIONS_HELP, parsePermissions } from './permission-arg.ts'
 import { textTable } from './text-table.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -39,7 +39,12 @@ export function flagPrefixArgs(rawArgs: readonly string[]): string[] {
     else if (arg.startsWith('--flag-prefix=')) value = arg.slice('--flag-prefix='.length)
     else continue
     if (value === undefined || value.startsWith('--')) throw new UsageError('--flag-prefix needs a value, e.g. --flag-prefix mobile/')
-    out.push(...value.split(',').map((p) => p.trim()).filter((p) => p !== ''))
+    out.push(
+      ...value
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== ''),
+    )
   }
   return out
 }
@@ -48,7 +53,14 @@ export function flagPrefixArgs(rawArgs: readonly string[]): string[] {
 export function tokenTable(tokens: PublicToken[]): string {
   return textTable([
     ['ID', 'NAME', 'PERMISSIONS', 'FLAG PREFIXES', 'EXPIRES', 'LAST USED'],
-    ...tokens.map((t) => [t.id, t.name, t.permissions.join(',') || '-', t.flagPrefixes.join(',') || '(all)', t.expiresAt ?? 'never', t.lastUsedAt ?? 'never']),
+    ...tokens.map((t) => [
+      t.id,
+      t.name,
+      t.permissions.join(',') || '-',
+      t.flagPrefixes.join(',') || '(all)',
+      t.expiresAt ?? 'never',
+      t.lastUsedAt ?? 'never',
+    ]),
   ])
 }
 
@@ -62,7 +74,8 @@ const addCommand = defineCommand({
     ...configArgs,
   },
   async run({ args, rawArgs }) {
-    if (args.permissions === undefined) throw new UsageError(`--permissions is required: ${PERMISSIONS_HELP} (for an application: --permissions flag:evaluate)`)
+    if (args.permissions === undefined)
+      throw new UsageError(`--permissions is required: ${PERMISSIONS_HELP} (for an application: --permissions flag:evaluate)`)
     const permissions = parsePermissions(args.permissions)
     const flagPrefixes = flagPrefixArgs(rawArgs)
     const input = {

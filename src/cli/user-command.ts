@@ -3,13 +3,16 @@
 import { defineCommand } from 'citty'
 import type { PublicUser } from '../domain/user.ts'
 import { configArgs, withAdmin } from './common-args.ts'
-import { textTable } from './text-table.ts'
-import { parsePermissions, PERMISSIONS_HELP } from './permission-arg.ts'
 import { readNewPassword } from './password-input.ts'
+import { PERMISSIONS_HELP, parsePermissions } from './permission-arg.ts'
+import { textTable } from './text-table.ts'
 
 /** Formats users as an aligned table for a terminal. */
 export function userTable(users: PublicUser[]): string {
-  return textTable([['ID', 'USERNAME', 'PERMISSIONS', 'CREATED'], ...users.map((u) => [u.id, u.username, u.permissions.join(',') || '-', u.createdAt])])
+  return textTable([
+    ['ID', 'USERNAME', 'PERMISSIONS', 'CREATED'],
+    ...users.map((u) => [u.id, u.username, u.permissions.join(',') || '-', u.createdAt]),
+  ])
 }
 
 const addCommand = defineCommand({
@@ -23,7 +26,9 @@ const addCommand = defineCommand({
   async run({ args }) {
     const permissions = parsePermissions(args.permissions ?? 'all')
     const password = await readNewPassword(Boolean(args['password-stdin']))
-    const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }), { mayInitialise: true })
+    const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }), {
+      mayInitialise: true,
+    })
     console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}`)
   },
 })
@@ -64,7 +69,10 @@ const unlockCommand = defineCommand({
   meta: { name: 'unlock', description: "Clear a username's failed-login counts (after a lockout)" },
   args: { username: { type: 'positional', description: 'The username', required: true }, ...configArgs },
   async run({ args }) {
-    const { viaDaemon } = await withAdmin(args, async (admin, via) => ({ ...(await admin.unlockUser(String(args.username))), viaDaemon: via }))
+    const { viaDaemon } = await withAdmin(args, async (admin, via) => ({
+      ...(await admin.unlockUser(String(args.username))),
+      viaDaemon: via,
+    }))
     console.log(
       viaDaemon
         ? `failed-login counts of ${args.username} cleared; it can log in again from every address`

@@ -6,9 +6,9 @@
  * `http/error-handler.ts`).
  */
 
-import type { Server } from 'bun'
 import { chmodSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Server } from 'bun'
 import { AppError } from '../domain/errors.ts'
 import { errorResponse } from '../http/error-handler.ts'
 import { ADMIN_METHODS, type AdminApi } from '../services/admin-service.ts'
@@ -52,11 +52,19 @@ export function connectControlSocket(dataDir: string): AdminApi {
   const call = async (method: string, args: unknown[]) => {
     let response: Response
     try {
-      response = await fetch(`http://flagd/admin/${method}`, { unix: path, method: 'POST', body: JSON.stringify(args), headers: { 'content-type': 'application/json' } })
+      response = await fetch(`http://flagd/admin/${method}`, {
+        unix: path,
+        method: 'POST',
+        body: JSON.stringify(args),
+        headers: { 'content-type': 'application/json' },
+      })
     } catch {
       throw new Error(`the data directory is in use, but the daemon's control socket ${path} does not answer`)
     }
-    const body = (await response.json()) as { result?: unknown; error?: { code: string; message: string; details?: Record<string, unknown> } }
+    const body = (await response.json()) as {
+      result?: unknown
+      error?: { code: string; message: string; details?: Record<string, unknown> }
+    }
     if (body.error) throw new AppError(body.error.code as never, body.error.message, body.error.details)
     return body.result
   }

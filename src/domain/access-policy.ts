@@ -26,7 +26,11 @@ export function requirePermission(p: Principal, permission: Permission): void {
  */
 export function requireSession(p: Principal, action: string): asserts p is UserPrincipal {
   if (p.kind !== 'user') {
-    throw new AppError('FORBIDDEN', `${action} needs a session token from POST /api/login; an API token has no session (revoke it with DELETE /api/tokens/{tokenId})`, { reason: 'session only' })
+    throw new AppError(
+      'FORBIDDEN',
+      `${action} needs a session token from POST /api/login; an API token has no session (revoke it with DELETE /api/tokens/{tokenId})`,
+      { reason: 'session only' },
+    )
   }
 }
 
@@ -70,7 +74,10 @@ export function canSeeFlag(p: Principal, name: string): boolean {
 /** A change to a flag outside the token's `flagPrefixes`: refused (403), whether the flag exists or not. */
 export class OutOfScopeError extends AppError {
   constructor(name: string, scope: readonly string[]) {
-    super('FORBIDDEN', `this token may only change flags under ${scope.join(', ')}; ${JSON.stringify(name)} is outside`, { field: 'name', flagPrefixes: [...scope] })
+    super('FORBIDDEN', `this token may only change flags under ${scope.join(', ')}; ${JSON.stringify(name)} is outside`, {
+      field: 'name',
+      flagPrefixes: [...scope],
+    })
   }
 }
 
@@ -83,7 +90,11 @@ export function requireFlagInScope(p: Principal, name: string): void {
 export function requireUnscoped(p: Principal): void {
   const scope = flagScopeOf(p)
   if (scope.length > 0) {
-    throw new AppError('FORBIDDEN', `migrations act on every flag; this token is confined to ${scope.join(', ')}; use a token without flagPrefixes`, { flagPrefixes: [...scope] })
+    throw new AppError(
+      'FORBIDDEN',
+      `migrations act on every flag; this token is confined to ${scope.join(', ')}; use a token without flagPrefixes`,
+      { flagPrefixes: [...scope] },
+    )
   }
 }
 

@@ -92,16 +92,28 @@ export function checkTokenName(name: unknown): string {
  */
 export function normalizeFlagPrefixes(input: unknown): string[] {
   if (input === undefined || input === null) return []
-  if (!Array.isArray(input)) throw new InvalidError('flagPrefixes must be an array of strings', 'flagPrefixes', 'must be an array of strings')
+  if (!Array.isArray(input))
+    throw new InvalidError('flagPrefixes must be an array of strings', 'flagPrefixes', 'must be an array of strings')
   if (input.length > MAX_FLAG_PREFIXES) {
-    throw new InvalidError(`flagPrefixes holds at most ${MAX_FLAG_PREFIXES} prefixes`, 'flagPrefixes', `at most ${MAX_FLAG_PREFIXES} prefixes`)
+    throw new InvalidError(
+      `flagPrefixes holds at most ${MAX_FLAG_PREFIXES} prefixes`,
+      'flagPrefixes',
+      `at most ${MAX_FLAG_PREFIXES} prefixes`,
+    )
   }
   input.forEach((p, i) => {
     const field = `flagPrefixes.${i}`
     if (typeof p !== 'string') throw new InvalidError(`${field} must be a string`, field, 'must be a string')
-    if (p.length === 0) throw new InvalidError(`${field} must not be empty (leave flagPrefixes out for every flag)`, field, 'must not be empty')
-    if (p.length > NAME_MAX) throw new InvalidError(`${field} must be at most ${NAME_MAX} characters`, field, `must be at most ${NAME_MAX} characters`)
-    if (!PREFIX_CHARS.test(p)) throw new InvalidError(`${field} may contain only the characters of flag names (A-Z a-z 0-9 _ - . /)`, field, 'may contain only A-Z a-z 0-9 _ - . /')
+    if (p.length === 0)
+      throw new InvalidError(`${field} must not be empty (leave flagPrefixes out for every flag)`, field, 'must not be empty')
+    if (p.length > NAME_MAX)
+      throw new InvalidError(`${field} must be at most ${NAME_MAX} characters`, field, `must be at most ${NAME_MAX} characters`)
+    if (!PREFIX_CHARS.test(p))
+      throw new InvalidError(
+        `${field} may contain only the characters of flag names (A-Z a-z 0-9 _ - . /)`,
+        field,
+        'may contain only A-Z a-z 0-9 _ - . /',
+      )
   })
   return [...new Set(input as string[])].sort()
 }
@@ -126,7 +138,11 @@ export function normalizeExpiry(input: unknown, nowMs: number): string | null {
   const text = typeof input === 'string' ? input : ''
   const at = realDay(DATE_TIME.exec(text)) ? Date.parse(text) : realDay(DATE.exec(text)) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN
   if (Number.isNaN(at)) {
-    throw new InvalidError('expiresAt must be an ISO 8601 date-time with a time zone (2027-01-31T00:00:00Z) or a date (2027-01-31)', 'expiresAt', 'must be an ISO 8601 date-time')
+    throw new InvalidError(
+      'expiresAt must be an ISO 8601 date-time with a time zone (2027-01-31T00:00:00Z) or a date (2027-01-31)',
+      'expiresAt',
+      'must be an ISO 8601 date-time',
+    )
   }
   if (at <= nowMs) throw new InvalidError('expiresAt must be in the future', 'expiresAt', 'must be in the future')
   return new Date(at).toISOString()

@@ -6,11 +6,11 @@
  * ended by someone else (or with its user) is.
  */
 
-import { toPublicToken, type StoredToken } from './api-token.ts'
-import { toFlagResource, type Flag } from './flag.ts'
-import { actorOf, type Actor, type Principal } from './principal.ts'
+import { type StoredToken, toPublicToken } from './api-token.ts'
+import { type Flag, toFlagResource } from './flag.ts'
+import { type Actor, actorOf, type Principal } from './principal.ts'
 import type { StoredSession } from './session.ts'
-import { toPublicUser, type StoredUser } from './user.ts'
+import { type StoredUser, toPublicUser } from './user.ts'
 
 /** What an entry is about. */
 export interface AuditTarget {
@@ -60,7 +60,13 @@ function userResource(u: StoredUser | null, passwordChanged: boolean): Record<st
  * The entries of one commit. `principal` acted through `source` (`maintenance` is never recorded),
  * `at` is when the commit became durable.
  */
-export function auditEntriesOf(principal: Principal, source: string, requestId: string, at: string, changes: readonly RowChange[]): StoredAuditEntry[] {
+export function auditEntriesOf(
+  principal: Principal,
+  source: string,
+  requestId: string,
+  at: string,
+  changes: readonly RowChange[],
+): StoredAuditEntry[] {
   if (source === 'maintenance') return []
   const actor = actorOf(principal)
   const base = (id: number) => ({ id, at, actor, source, requestId })
@@ -72,7 +78,14 @@ export function auditEntriesOf(principal: Principal, source: string, requestId: 
       const after = c.after as Flag | null
       const flag = (after ?? before) as Flag
       out.push({
-        entry: { ...base(c.seq), action, target: { type: 'flag', name: flag.name }, revision: flag.revision, before: before && toFlagResource(before), after: after && toFlagResource(after) },
+        entry: {
+          ...base(c.seq),
+          action,
+          target: { type: 'flag', name: flag.name },
+          revision: flag.revision,
+          before: before && toFlagResource(before),
+          after: after && toFlagResource(after),
+        },
         flagId: flag.id,
       })
     } else if (c.table === 'users') {
@@ -80,17 +93,41 @@ export function auditEntriesOf(principal: Principal, source: string, requestId: 
       const after = c.after as StoredUser | null
       const changed = before !== null && after !== null && before.passwordHash !== after.passwordHash
       const user = (after ?? before) as StoredUser
-      out.push({ entry: { ...base(c.seq), action, target: { type: 'user', id: user.id, name: user.username }, before: userResource(before, false), after: userResource(after, changed) } })
+      out.push({
+        entry: {
+          ...base(c.seq),
+          action,
+          target: { type: 'user', id: user.id, name: user.username },
+          before: userResource(before, false),
+          after: userResource(after, changed),
+        },
+      })
     } else if (c.table === 'tokens') {
       const before = c.before as StoredToken | null
       const after = c.after as StoredToken | null
       const token = (after ?? before) as StoredToken
-      out.push({ entry: { ...base(c.seq), action, target: { type: 'token', id: token.id, name: token.name }, before: before && { ...toPublicToken(before) }, after: after && { ...toPublicToken(after) } } })
+      out.push({
+        entry: {
+          ...base(c.seq),
+          action,
+          target: { type: 'token', id: token.id, name: token.name },
+          before: before && { ...toPublicToken(before) },
+          after: after && { ...toPublicToken(after) },
+        },
+      })
     } else {
       const session = c.before as StoredSession | null
       // only a session ended by someone else is recorded: not logins, not one's own logout
       if (c.after !== null || !session || (principal.kind === 'user' && principal.userId === session.userId)) continue
-      out.push({ entry: { ...base(c.seq), action, target: { type: 'session', id: session.id }, before: { id: session.id, userId: session.userId, createdAt: session.createdAt, expiresAt: session.expiresAt }, after: null } })
+      out.push({
+        entry: {
+          ...base(c.seq),
+          action,
+          target: { type: 'session', id: session.id },
+          before: { id: session.id, userId: session.userId, createdAt: session.createdAt, expiresAt: session.expiresAt },
+          after: null,
+        },
+      })
     }
   }
   return out

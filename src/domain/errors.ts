@@ -61,7 +61,10 @@ export const MAX_LISTED_PROBLEMS = 1000
 
 /** Several input problems reported at once (import documents, flag definitions). */
 export class ValidationFailedError extends AppError {
-  constructor(readonly problems: FieldProblem[], message?: string) {
+  constructor(
+    readonly problems: FieldProblem[],
+    message?: string,
+  ) {
     const first = problems[0]
     const errors = problems.slice(0, MAX_LISTED_PROBLEMS)
     super('INVALID_REQUEST', message ?? summarize(problems), {

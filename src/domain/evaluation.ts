@@ -60,7 +60,8 @@ export function evaluate(flag: Flag, context: EvaluationContext): Evaluation {
   }
   if (flag.valueExists) return { key: flag.name, value: flag.value as FlagValue, reason: 'STATIC', variant: String(flag.value), metadata }
   const targetingKey = targetingKeyOf(context)
-  if (targetingKey === undefined) return { key: flag.name, value: flag.defaultValue, reason: 'DEFAULT', variant: String(flag.defaultValue), metadata }
+  if (targetingKey === undefined)
+    return { key: flag.name, value: flag.defaultValue, reason: 'DEFAULT', variant: String(flag.defaultValue), metadata }
   const variant = splitVariant(flag.name, targetingKey, flag.chancePercentB ?? 50)
   return { key: flag.name, value: variant, reason: 'SPLIT', variant, metadata }
 }

@@ -7,8 +7,19 @@
 
 import { codePointCount } from './code-points.ts'
 import type { FieldProblem } from './errors.ts'
-import { COMMON_FIELDS, CONSTRAINT_FIELDS, definitionOf, isFlagType, TYPE_CONSTRAINTS, zeroValue, FLAG_TYPES, type FlagConstraints, type FlagDefinition, type FlagType } from './flag.ts'
-import { compilePattern, newCheckBudget, PATTERN_MAX, patternMatches, type CheckBudget } from './regex-pattern.ts'
+import {
+  COMMON_FIELDS,
+  CONSTRAINT_FIELDS,
+  definitionOf,
+  FLAG_TYPES,
+  type FlagConstraints,
+  type FlagDefinition,
+  type FlagType,
+  isFlagType,
+  TYPE_CONSTRAINTS,
+  zeroValue,
+} from './flag.ts'
+import { type CheckBudget, compilePattern, newCheckBudget, PATTERN_MAX, patternMatches } from './regex-pattern.ts'
 
 export const STRING_VALUE_MAX = 65_536
 export const DESCRIPTION_MAX = 4_096
@@ -88,7 +99,8 @@ function enumValuesProblem(v: unknown): string | undefined {
   for (const item of v) {
     if (typeof item !== 'string') return 'must be an array of strings'
     if (item.length === 0) return 'must not contain an empty string'
-    if (codePointCount(item, ENUM_VALUE_LENGTH_MAX) > ENUM_VALUE_LENGTH_MAX) return `values must be at most ${ENUM_VALUE_LENGTH_MAX} characters`
+    if (codePointCount(item, ENUM_VALUE_LENGTH_MAX) > ENUM_VALUE_LENGTH_MAX)
+      return `values must be at most ${ENUM_VALUE_LENGTH_MAX} characters`
     if (seen.has(item)) return `repeats ${show(item)}`
     seen.add(item)
   }
@@ -96,7 +108,13 @@ function enumValuesProblem(v: unknown): string | undefined {
 }
 
 /** Checks the constraint fields of a type; fills `out` with the valid ones. */
-function checkConstraints(type: FlagType, input: Record<string, unknown>, out: FlagConstraints, budget: CheckBudget, problem: (f: string, r: string) => void): void {
+function checkConstraints(
+  type: FlagType,
+  input: Record<string, unknown>,
+  out: FlagConstraints,
+  budget: CheckBudget,
+  problem: (f: string, r: string) => void,
+): void {
   const allowed = TYPE_CONSTRAINTS[type]
   for (const key of allowed) {
     if (!has(input, key)) continue
@@ -114,7 +132,9 @@ function checkConstraints(type: FlagType, input: Record<string, unknown>, out: F
         isInt(v) && v >= 0 ? (out[key] = v) : problem(key, 'must be an integer of at least 0')
         break
       case 'chancePercentB':
-        typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100 ? (out.chancePercentB = v) : problem(key, 'must be a number from 0 to 100')
+        typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100
+          ? (out.chancePercentB = v)
+          : problem(key, 'must be a number from 0 to 100')
         break
       case 'regexPattern': {
         if (typeof v !== 'string') problem(key, 'must be a string')
@@ -138,7 +158,8 @@ function checkConstraints(type: FlagType, input: Record<string, unknown>, out: F
   if ((type === 'ENUM' || type === 'TAG') && !has(input, 'enumValues')) problem('enumValues', `is required for ${type} flags`)
   if (type === 'TAG' && out.enumValues) {
     const n = out.enumValues.length
-    if (out.minCount !== undefined && out.maxCount !== undefined && out.minCount > out.maxCount) problem('minCount', `${out.minCount} is above maxCount ${out.maxCount}`)
+    if (out.minCount !== undefined && out.maxCount !== undefined && out.minCount > out.maxCount)
+      problem('minCount', `${out.minCount} is above maxCount ${out.maxCount}`)
     if (out.maxCount !== undefined && out.maxCount > n) problem('maxCount', `${out.maxCount} is above the number of enumValues (${n})`)
     if (out.minCount !== undefined && out.minCount > n) problem('minCount', `${out.minCount} is above the number of enumValues (${n})`)
   }
@@ -190,13 +211,19 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   const definition: FlagDefinition = {
     type: flagType,
     description,
-    defaultValue: has(input, 'defaultValue') ? (input.defaultValue as FlagDefinition['defaultValue']) : zeroValue(flagType, constraints.enumValues),
+    defaultValue: has(input, 'defaultValue')
+      ? (input.defaultValue as FlagDefinition['defaultValue'])
+      : zeroValue(flagType, constraints.enumValues),
     valueExists,
     ...constraints,
   }
   if (valuesCheckable) {
     const why = valueProblem(flagType, definition.defaultValue, constraints, budget)
-    if (why) problem('defaultValue', has(input, 'defaultValue') ? why : `defaults to ${show(definition.defaultValue)}, which breaks the constraints: ${why}`)
+    if (why)
+      problem(
+        'defaultValue',
+        has(input, 'defaultValue') ? why : `defaults to ${show(definition.defaultValue)}, which breaks the constraints: ${why}`,
+      )
     if (valueExists && value !== undefined) {
       const whyValue = valueProblem(flagType, value, constraints, budget)
       if (whyValue) problem('value', whyValue)

@@ -43,7 +43,16 @@ export interface Flag extends FlagDefinition {
 }
 
 /** Constraint fields in output order. */
-export const CONSTRAINT_FIELDS = ['minValue', 'maxValue', 'maxLength', 'regexPattern', 'enumValues', 'minCount', 'maxCount', 'chancePercentB'] as const
+export const CONSTRAINT_FIELDS = [
+  'minValue',
+  'maxValue',
+  'maxLength',
+  'regexPattern',
+  'enumValues',
+  'minCount',
+  'maxCount',
+  'chancePercentB',
+] as const
 
 /** Which constraint fields each type has. */
 export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)[]> = {

@@ -5,11 +5,11 @@
  */
 
 import type { FieldProblem } from './errors.ts'
-import { validateDefinition } from './flag-definition.ts'
-import { newCheckBudget } from './regex-pattern.ts'
-import { indexNames, nameProblem } from './flag-name.ts'
 import { definitionOf, type Flag, type FlagDefinition } from './flag.ts'
+import { validateDefinition } from './flag-definition.ts'
+import { indexNames, nameProblem } from './flag-name.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
+import { newCheckBudget } from './regex-pattern.ts'
 import { utcStamp } from './utc-stamp.ts'
 
 export const EXPORT_VERSION = '1.0.0'
@@ -117,7 +117,10 @@ export function fromFlagFlow(
   }
   if (Object.hasOwn(out, 'allowEmpty')) warning('allowEmpty', 'FlagFlow field flagd does not have; dropped')
   if (Object.hasOwn(out, 'isKillSwitch')) {
-    warning('isKillSwitch', `FlagFlow kill-switch marker (${JSON.stringify(out.isKillSwitch)}) dropped: flagd has no kill switches; the flag imports as a plain ${String(out.type)}`)
+    warning(
+      'isKillSwitch',
+      `FlagFlow kill-switch marker (${JSON.stringify(out.isKillSwitch)}) dropped: flagd has no kill switches; the flag imports as a plain ${String(out.type)}`,
+    )
   }
   delete out.allowEmpty
   delete out.isKillSwitch
@@ -164,7 +167,8 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
         (field, reason) => problem(`${prefix}${field}`, reason),
         (field, reason) => warnings.push({ field: `${prefix}${field}`, reason }),
       )
-      if (input.valueExists === false && Object.hasOwn(input, 'value')) warnings.push({ field: `${prefix}value`, reason: 'ignored: valueExists is false' })
+      if (input.valueExists === false && Object.hasOwn(input, 'value'))
+        warnings.push({ field: `${prefix}value`, reason: 'ignored: valueExists is false' })
       const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore', budget })
       if (!result.ok) problems.push(...result.problems)
       else if (!whyName) flags.set(name, result.definition)

@@ -5,10 +5,10 @@
  */
 
 import type { FieldProblem } from './errors.ts'
-import { valueProblem } from './flag-definition.ts'
-import { newCheckBudget } from './regex-pattern.ts'
-import { indexNames } from './flag-name.ts'
 import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition } from './flag.ts'
+import { valueProblem } from './flag-definition.ts'
+import { indexNames } from './flag-name.ts'
+import { newCheckBudget } from './regex-pattern.ts'
 
 export type ImportMode = 'merge' | 'replace'
 export type ImportValues = 'overwrite' | 'keep'
@@ -44,7 +44,12 @@ export function planSummary(plan: ImportPlan): { created: number; updated: numbe
 }
 
 /** Plans an import of `incoming` over the `current` flags. */
-export function planImport(current: ReadonlyMap<string, Flag>, incoming: ReadonlyMap<string, FlagDefinition>, mode: ImportMode, values: ImportValues): ImportPlan {
+export function planImport(
+  current: ReadonlyMap<string, Flag>,
+  incoming: ReadonlyMap<string, FlagDefinition>,
+  mode: ImportMode,
+  values: ImportValues,
+): ImportPlan {
   const changes: PlannedChange[] = []
   const problems: FieldProblem[] = []
   let unchanged = 0
@@ -58,7 +63,11 @@ export function planImport(current: ReadonlyMap<string, Flag>, incoming: Readonl
     }
     let next = wanted
     if (values === 'keep') {
-      next = definitionOf({ ...wanted, valueExists: existing.valueExists, ...(existing.valueExists ? { value: existing.value } : {}) } as FlagDefinition)
+      next = definitionOf({
+        ...wanted,
+        valueExists: existing.valueExists,
+        ...(existing.valueExists ? { value: existing.value } : {}),
+      } as FlagDefinition)
       if (existing.valueExists) {
         const why = valueProblem(wanted.type, existing.value, wanted, budget)
         if (why) problems.push({ field: `flags.${name}.value`, reason: `the kept value breaks the new definition: ${why}` })
@@ -74,7 +83,11 @@ export function planImport(current: ReadonlyMap<string, Flag>, incoming: Readonl
     const index = indexNames(kept)
     for (const name of incoming.keys()) {
       const other = index.collision(name)
-      if (other !== undefined) problems.push({ field: `flags.${name}`, reason: `collides with the existing flag ${other} (a name cannot be both a flag and a group)` })
+      if (other !== undefined)
+        problems.push({
+          field: `flags.${name}`,
+          reason: `collides with the existing flag ${other} (a name cannot be both a flag and a group)`,
+        })
     }
   }
   changes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -1,9 +1,9 @@
 /** Users as stored and as shown, and the rules for usernames and passwords (contract §4). */
 
-import { InvalidError } from './errors.ts'
-import type { Permission } from './permission.ts'
 import { compareCodePoints } from './code-point-order.ts'
 import { codePointCount } from './code-points.ts'
+import { InvalidError } from './errors.ts'
+import type { Permission } from './permission.ts'
 
 /** A user as kept in the state file. The hash never leaves the storage and service layers. */
 export interface StoredUser {

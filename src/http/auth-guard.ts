@@ -5,17 +5,17 @@
  * app's global parser defers parsing until the caller is known.
  */
 
-import type { Permission } from '../domain/permission.ts'
-import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
-import type { Principal } from '../domain/principal.ts'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { TSchema } from 'elysia'
-import { AppError, UnauthorizedError } from '../domain/errors.ts'
-import { problemMessage, validationProblem } from './error-handler.ts'
+import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import { TOKEN_PREFIX } from '../domain/api-token.ts'
+import { AppError, UnauthorizedError } from '../domain/errors.ts'
+import type { Permission } from '../domain/permission.ts'
+import type { Principal } from '../domain/principal.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import { readJsonBody, type SmallBodyLimit } from './body-reader.ts'
+import { problemMessage, validationProblem } from './error-handler.ts'
 import { metaOf } from './request-context.ts'
 import type { SessionTokenCodec } from './session-token-codec.ts'
 
@@ -65,12 +65,14 @@ function presentedCredential(headers: Headers): string {
     if (!bearer) throw new UnauthorizedError('malformed Authorization header: expected Bearer <token>')
   }
   if (apiKey === null) {
-    if (bearer === undefined) throw new UnauthorizedError('missing credentials: send Authorization: Bearer <token>, or X-API-Key: <API token>')
+    if (bearer === undefined)
+      throw new UnauthorizedError('missing credentials: send Authorization: Bearer <token>, or X-API-Key: <API token>')
     return bearer
   }
   const key = API_KEY.exec(apiKey)?.[1]
   if (!key?.startsWith(TOKEN_PREFIX)) throw new UnauthorizedError(`malformed X-API-Key header: expected an API token (${TOKEN_PREFIX}…)`)
-  if (bearer !== undefined && bearer !== key) throw new UnauthorizedError('Authorization and X-API-Key carry different credentials; send one')
+  if (bearer !== undefined && bearer !== key)
+    throw new UnauthorizedError('Authorization and X-API-Key carry different credentials; send one')
   return key
 }
 

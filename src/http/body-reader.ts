@@ -25,7 +25,10 @@ export function isJsonContentType(value: string | null): boolean {
 export function contentCodingOf(headers: Headers): string | undefined {
   const value = headers.get('content-encoding')
   if (value === null) return undefined
-  const codings = value.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity')
+  const codings = value
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity')
   return codings.length === 0 ? undefined : codings.join(', ')
 }
 
@@ -40,7 +43,8 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
+      if (c === 92)
+        i++ // backslash: skip the escaped character
       else if (c === 34) inString = false
     } else if (c === 34) inString = true
     else if (c === 123 || c === 91) {
@@ -97,10 +101,14 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
   const coding = contentCodingOf(request.headers)
   if (coding !== undefined) {
     await request.body?.cancel().catch(() => {})
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `request body must not be compressed (Content-Encoding: ${coding}): send the JSON as it is`, {
-      field: 'Content-Encoding',
-      reason: 'only identity is accepted',
-    })
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `request body must not be compressed (Content-Encoding: ${coding}): send the JSON as it is`,
+      {
+        field: 'Content-Encoding',
+        reason: 'only identity is accepted',
+      },
+    )
   }
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
@@ -108,7 +116,10 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
     await request.body?.cancel().catch(() => {})
     throw small.error()
   }
-  const bytes = small && small.bytes < limit ? await readSmall(request.body, small, limit) : await readLimited(request.body, limit, () => tooLarge(limit))
+  const bytes =
+    small && small.bytes < limit
+      ? await readSmall(request.body, small, limit)
+      : await readLimited(request.body, limit, () => tooLarge(limit))
   let text: string
   try {
     text = utf8.decode(bytes)
@@ -117,7 +128,11 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
   }
   if (text.trim() === '') throw new InvalidError('request body is empty; send a JSON object', 'body', 'required')
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw new InvalidError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body', `nested deeper than ${MAX_JSON_DEPTH} levels`)
+    throw new InvalidError(
+      `request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+      'body',
+      `nested deeper than ${MAX_JSON_DEPTH} levels`,
+    )
   }
   let body: unknown
   try {
@@ -126,6 +141,7 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
     throw new InvalidError('request body is not valid JSON', 'body', 'not valid JSON')
   }
   const forbidden = forbiddenKeys(body)
-  if (forbidden.length > 0) throw new ValidationFailedError(forbidden.slice(0, 1000).map((field) => ({ field, reason: 'this key is not allowed' })))
+  if (forbidden.length > 0)
+    throw new ValidationFailedError(forbidden.slice(0, 1000).map((field) => ({ field, reason: 'this key is not allowed' })))
   return body
 }

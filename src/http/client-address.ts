@@ -23,7 +23,11 @@ export type ClientAddressOf = (request: Request, peer: string) => string
 
 /** Builds the resolver for a `trustProxy` list. */
 export function createClientAddress(trustProxy: readonly string[]): ClientAddressOf {
-  const ranges = trustProxy.map((entry) => (entry.includes('/') ? ipaddr.parseCIDR(entry) : ([ipaddr.process(entry), ipaddr.process(entry).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])))
+  const ranges = trustProxy.map((entry) =>
+    entry.includes('/')
+      ? ipaddr.parseCIDR(entry)
+      : ([ipaddr.process(entry), ipaddr.process(entry).kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]),
+  )
   const trusted = (address: string): boolean => {
     if (!ipaddr.isValid(address)) return false
     const ip = ipaddr.process(address)
@@ -32,7 +36,10 @@ export function createClientAddress(trustProxy: readonly string[]): ClientAddres
   const bounded = (text: string) => canonicalAddress(text) ?? text.slice(0, MAX_ADDRESS_LENGTH)
   return (request, peer) => {
     if (ranges.length === 0 || !trusted(peer)) return bounded(peer)
-    const hops = (request.headers.get('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter((h) => h.length > 0)
+    const hops = (request.headers.get('x-forwarded-for') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h.length > 0)
     for (let i = hops.length - 1; i >= 0; i--) if (!trusted(hops[i] as string)) return bounded(hops[i] as string)
     return bounded(hops[0] ?? peer)
   }

@@ -11,7 +11,7 @@
 import { BoundedMap } from '../domain/bounded-map.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Snapshot } from '../storage/store.ts'
-import { knownCredential, type GuardDeps, type KnownCredential } from './auth-guard.ts'
+import { type GuardDeps, type KnownCredential, knownCredential } from './auth-guard.ts'
 
 /** The cache (see module comment). */
 export interface CredentialCache {
@@ -31,7 +31,8 @@ const HOLD_MS = 1000
 function expiryOf(known: KnownCredential, state: Snapshot): number {
   const p = known.principal
   let at = known.tokenExpiresAt ?? Number.POSITIVE_INFINITY
-  const expiresAt = p.kind === 'user' ? state.sessions.get(p.sessionId)?.expiresAt : p.kind === 'token' ? state.tokens.get(p.tokenId)?.expiresAt : undefined
+  const expiresAt =
+    p.kind === 'user' ? state.sessions.get(p.sessionId)?.expiresAt : p.kind === 'token' ? state.tokens.get(p.tokenId)?.expiresAt : undefined
   if (expiresAt) at = Math.min(at, Date.parse(expiresAt))
   return at
 }

@@ -38,7 +38,8 @@ export function errorResponse(err: AppError, extraHeaders: Record<string, string
   if (err.details !== undefined) body.error.details = err.details
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...extraHeaders }
   if (err.code === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer'
-  if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details?.retryAfter === 'number') headers['retry-after'] = String(err.details.retryAfter)
+  if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details?.retryAfter === 'number')
+    headers['retry-after'] = String(err.details.retryAfter)
   // a body refused for its content coding says which one is accepted (RFC 9110 §12.5.3)
   if (err.code === 'UNSUPPORTED_MEDIA_TYPE' && err.details?.field === 'Content-Encoding') headers['accept-encoding'] = 'identity'
   return new Response(JSON.stringify(body), { status: STATUS_OF[err.code], headers })
@@ -83,7 +84,9 @@ function reasonFor(e: TypeBoxError, where: string): string {
       return 'must not contain duplicates'
     case ValueErrorType.Literal:
     case ValueErrorType.Union:
-      return e.schema && 'enum' in e.schema && Array.isArray(e.schema.enum) ? `must be one of ${e.schema.enum.join(', ')}` : 'has an invalid value'
+      return e.schema && 'enum' in e.schema && Array.isArray(e.schema.enum)
+        ? `must be one of ${e.schema.enum.join(', ')}`
+        : 'has an invalid value'
     default:
       return e.message.charAt(0).toLowerCase() + e.message.slice(1)
   }

@@ -19,20 +19,20 @@
 import type { Server } from 'bun'
 import { can } from '../domain/access-policy.ts'
 import type { Principal } from '../domain/principal.ts'
+import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { GuardDeps } from './auth-guard.ts'
-import { createCredentialCache } from './credential-cache.ts'
 import type { Cors } from './cors.ts'
-import { pathOf, requestIdFor } from './request-context.ts'
-import { flagNameFromPath, readFlagAnswer } from './routes/flag-routes.ts'
-import { evaluateAllAnswer, evaluateOneAnswer } from './routes/ofrep-routes.ts'
+import { createCredentialCache } from './credential-cache.ts'
 import { thrownErrorResponse } from './error-handler.ts'
 import { completeHeaders } from './json-response.ts'
-import type { EvaluationService } from '../services/evaluation-service.ts'
-import type { StreamCredentials } from './stream-credentials.ts'
+import { pathOf, requestIdFor } from './request-context.ts'
+import { type RequestEvent, requestEvent } from './request-event.ts'
+import { flagNameFromPath, readFlagAnswer } from './routes/flag-routes.ts'
 import { healthAnswer } from './routes/health-routes.ts'
-import { requestEvent, type RequestEvent } from './request-event.ts'
+import { evaluateAllAnswer, evaluateOneAnswer } from './routes/ofrep-routes.ts'
+import type { StreamCredentials } from './stream-credentials.ts'
 
 /** A handler Bun's router calls. */
 export type Lane = (request: Request, server: Server<undefined>) => Response | Promise<Response>
@@ -59,7 +59,15 @@ const OFREP_PREFIX = '/ofrep/v1/evaluate/flags/'
 export function createFastLanes(deps: FastLaneDeps, full: Lane): Lanes {
   const { cors, onRequest } = deps
   const credentials = createCredentialCache(deps)
-  const finish = (request: Request, response: Response, path: string, route: string, startedAt: number, id: string, principal?: Principal) => {
+  const finish = (
+    request: Request,
+    response: Response,
+    path: string,
+    route: string,
+    startedAt: number,
+    id: string,
+    principal?: Principal,
+  ) => {
     cors?.decorate(request, response)
     onRequest?.(requestEvent(request, path, route, response.status, startedAt, id, principal))
     return response

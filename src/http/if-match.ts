@@ -8,7 +8,12 @@ import type { IfMatch } from '../services/flag-service.ts'
  */
 export function parseIfMatch(header: string | null): IfMatch | undefined {
   if (header === null) return undefined
-  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))
+  const tags = header.split(',').map((t) =>
+    t
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1'),
+  )
   if (tags.includes('*')) return '*'
   return tags.map((t) => (/^\d{1,15}$/.test(t) ? Number(t) : -1))
 }

@@ -6,9 +6,9 @@
  * leaves their responses alone.
  */
 
+import { BoundedMap } from '../domain/bounded-map.ts'
 import { JSON_TYPE } from './error-handler.ts'
 import { metaOf } from './request-context.ts'
-import { BoundedMap } from '../domain/bounded-map.ts'
 
 const complete = new WeakSet<Response>()
 
@@ -16,15 +16,30 @@ const complete = new WeakSet<Response>()
 // copies the Headers it is given (Fetch standard), so an answer made earlier keeps its own id, and
 // copying a built Headers is far cheaper than parsing a header object (contest: reads and /health
 // ×1.07–1.10). One set for any JSON answer, one per ETag for 200s with a tag, one per ETag for 304s.
-const PLAIN = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': '' })
+const PLAIN = new Headers({
+  'content-type': JSON_TYPE,
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-request-id': '',
+})
 const tagged = new BoundedMap<string, Headers>(1000)
 const unchanged = new BoundedMap<string, Headers>(1000)
 
-const taggedFields = (etag: string) => ({ 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', etag })
+const taggedFields = (etag: string) => ({
+  'content-type': JSON_TYPE,
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  etag,
+})
 const unchangedFields = (etag: string) => ({ etag, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
 
 /** The headers `table` keeps for `etag` (built by `fields` the first time), set to `requestId`. */
-function prebuilt(table: BoundedMap<string, Headers>, etag: string, requestId: string, fields: (etag: string) => Record<string, string>): Headers {
+function prebuilt(
+  table: BoundedMap<string, Headers>,
+  etag: string,
+  requestId: string,
+  fields: (etag: string) => Record<string, string>,
+): Headers {
   let headers = table.get(etag)
   if (headers === undefined) table.set(etag, (headers = new Headers(fields(etag))))
   headers.set('x-request-id', requestId)
@@ -102,7 +117,10 @@ export function notModifiedAnswer(requestId: string, etag: string): Response {
  * the request id and `nosniff` are added, and the wrapper leaves it alone.
  */
 export function finalResponse(request: Request, body: string | null, status: number, headers: Record<string, string>): Response {
-  const response = new Response(body, { status, headers: { ...headers, 'x-content-type-options': 'nosniff', 'x-request-id': metaOf(request).id } })
+  const response = new Response(body, {
+    status,
+    headers: { ...headers, 'x-content-type-options': 'nosniff', 'x-request-id': metaOf(request).id },
+  })
   complete.add(response)
   return response
 }

@@ -3,9 +3,9 @@
  * finishes in-flight requests without waiting on idle keep-alive connections.
  */
 
-import type { Server } from 'bun'
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import type { Server } from 'bun'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import { errorResponse } from './error-handler.ts'

@@ -7,7 +7,7 @@
 
 import { AppError } from '../domain/errors.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
-import { isJsonObject, forbiddenKeys } from '../domain/json-object.ts'
+import { forbiddenKeys, isJsonObject } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
 import { contentCodingOf, jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
 
@@ -33,11 +33,14 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   if (declared === '0' || (declared === null && request.body === null)) return {}
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
   const coding = contentCodingOf(request.headers)
-  if (coding !== undefined) throw new OfrepProblem(400, 'PARSE_ERROR', `the body must not be compressed (Content-Encoding: ${coding}); send the JSON as it is`)
+  if (coding !== undefined)
+    throw new OfrepProblem(400, 'PARSE_ERROR', `the body must not be compressed (Content-Encoding: ${coding}); send the JSON as it is`)
   // with a declared length Bun has the body already and holds it to that length; otherwise count
-  const text = declared !== null ? await request.text() : new TextDecoder().decode(await readLimited(request.body, limit, () => tooLarge(limit)))
+  const text =
+    declared !== null ? await request.text() : new TextDecoder().decode(await readLimited(request.body, limit, () => tooLarge(limit)))
   if (text.trim() === '') return {}
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw new OfrepProblem(400, 'PARSE_ERROR', `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    throw new OfrepProblem(400, 'PARSE_ERROR', `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   let body: unknown
   try {
     body = JSON.parse(text)

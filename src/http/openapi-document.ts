@@ -10,8 +10,8 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import { VERSION } from '../version.ts'
-import { errorText } from './route-docs.ts'
 import { toOpenApi30 } from './openapi-schema.ts'
+import { errorText } from './route-docs.ts'
 import { ErrorSchema } from './schemas/common-schemas.ts'
 import { flagComponents } from './schemas/flag-schemas.ts'
 
@@ -21,12 +21,20 @@ const ERROR_STATUSES = [400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 502, 5
 
 /** One realistic answer per status, so example-driven tools and readers see what each means. */
 const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: Json }> = {
-  400: { code: 'INVALID_REQUEST', message: 'value 12 is above maxValue 10', details: { field: 'value', reason: '12 is above maxValue 10' } },
+  400: {
+    code: 'INVALID_REQUEST',
+    message: 'value 12 is above maxValue 10',
+    details: { field: 'value', reason: '12 is above maxValue 10' },
+  },
   401: { code: 'UNAUTHORIZED', message: 'invalid or expired token' },
   403: { code: 'FORBIDDEN', message: 'this action needs the flag:write permission', details: { required: 'flag:write' } },
   404: { code: 'NOT_FOUND', message: 'no flag named "app/unknown"' },
   409: { code: 'CONFLICT', message: 'flag app/max_retries already exists', details: { field: 'name' } },
-  412: { code: 'PRECONDITION_FAILED', message: 'flag app/max_retries is at revision 5, not 4; read it again and retry', details: { revision: 5 } },
+  412: {
+    code: 'PRECONDITION_FAILED',
+    message: 'flag app/max_retries is at revision 5, not 4; read it again and retry',
+    details: { revision: 5 },
+  },
   413: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than the limit of 1048576 bytes', details: { limit: 1048576 } },
   415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be JSON: send Content-Type: application/json' },
   429: { code: 'TOO_MANY_REQUESTS', message: 'too many failed logins; retry in 840 s', details: { retryAfter: 840 } },
@@ -39,7 +47,16 @@ const ERROR_HEADERS: Record<number, Record<string, string>> = {
   405: { Allow: 'Methods the path supports' },
   429: { 'Retry-After': 'Whole seconds to wait' },
 }
-const HIDDEN = ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css', '/', '/ui/', '/ui/assets/:file', '/ui/*']
+const HIDDEN = [
+  '/api/openapi.json',
+  '/api/docs',
+  '/api/docs/swagger-ui-bundle.js',
+  '/api/docs/swagger-ui.css',
+  '/',
+  '/ui/',
+  '/ui/assets/:file',
+  '/ui/*',
+]
 
 interface RouteInfo {
   method: string
@@ -60,7 +77,9 @@ function convertResponses(responses: Record<string, Json>): Record<string, Json>
       out[status] = response
       continue
     }
-    const converted = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { ...media, schema: toOpenApi30(media.schema) }]))
+    const converted = Object.fromEntries(
+      Object.entries(content).map(([type, media]) => [type, { ...media, schema: toOpenApi30(media.schema) }]),
+    )
     out[status] = { ...response, content: converted }
   }
   return out
@@ -72,7 +91,9 @@ function errorResponses(): Json {
     const headers = ERROR_HEADERS[status]
     out[`E${status}`] = {
       description: errorText(status),
-      ...(headers ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+      ...(headers
+        ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) }
+        : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: ERROR_EXAMPLES[status] } } },
     }
   }
@@ -93,13 +114,23 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
     const parameters = ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.name !== '*')
     if (wildcard) {
       key = key.replace('*', `{${wildcard.name}}`)
-      parameters.unshift({ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string' }, example: 'app/checkout/new_flow' })
+      parameters.unshift({
+        name: wildcard.name,
+        in: 'path',
+        required: true,
+        description: wildcard.description,
+        schema: { type: 'string' },
+        example: 'app/checkout/new_flow',
+      })
     }
     if (parameters.length > 0) op.parameters = parameters.map((p) => ({ ...p, schema: toOpenApi30(p.schema) }))
     else delete op.parameters
     const body = route.hooks.detail?.['x-body']
     if (body) {
-      op.requestBody = { required: route.hooks.detail?.['x-body-required'] !== false, content: { 'application/json': { schema: toOpenApi30(body) } } }
+      op.requestBody = {
+        required: route.hooks.detail?.['x-body-required'] !== false,
+        content: { 'application/json': { schema: toOpenApi30(body) } },
+      }
     } else delete op.requestBody
     delete op['x-body']
     delete op['x-body-required']
@@ -119,7 +150,14 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
         'Every error uses the envelope `{"error": {"code", "message", "details"}}`.',
     },
     // self-hosted for one team's applications and scripts: an internal API
-    servers: [{ url: '/', description: 'This flagd daemon (local: the one serving this document; its environment, e.g. staging or production, is set in its config)', 'x-internal': true }],
+    servers: [
+      {
+        url: '/',
+        description:
+          'This flagd daemon (local: the one serving this document; its environment, e.g. staging or production, is set in its config)',
+        'x-internal': true,
+      },
+    ],
     tags: [
       { name: 'auth', description: 'Login, logout and the current user' },
       { name: 'users', description: 'The built-in user system' },
@@ -127,7 +165,10 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
       { name: 'sessions', description: 'Active login sessions' },
       { name: 'tokens', description: 'API tokens for applications, CI jobs and scripts' },
       { name: 'audit', description: 'Who changed what: the audit log and rollbacks' },
-      { name: 'evaluation', description: 'Flag evaluation for applications: the OpenFeature Remote Evaluation Protocol (OFREP) and its change stream' },
+      {
+        name: 'evaluation',
+        description: 'Flag evaluation for applications: the OpenFeature Remote Evaluation Protocol (OFREP) and its change stream',
+      },
       { name: 'migrations', description: 'Export and import of flags' },
       { name: 'operations', description: 'Health and metrics' },
     ],
@@ -148,7 +189,10 @@ export function buildOpenApiDocument(app: AnyElysia): Json {
           description: 'An API token (fdt_…), as an alternative to Authorization: Bearer. Session tokens are not accepted here.',
         },
       },
-      schemas: { Error: toOpenApi30(ErrorSchema), ...Object.fromEntries(Object.entries(flagComponents()).map(([name, schema]) => [name, toOpenApi30(schema)])) },
+      schemas: {
+        Error: toOpenApi30(ErrorSchema),
+        ...Object.fromEntries(Object.entries(flagComponents()).map(([name, schema]) => [name, toOpenApi30(schema)])),
+      },
       responses: errorResponses(),
     },
   }

@@ -3,7 +3,7 @@
  * pipeline and the fast lanes. It never carries a body, a header or a token.
  */
 
-import { userIdOf, type Principal } from '../domain/principal.ts'
+import { type Principal, userIdOf } from '../domain/principal.ts'
 import type { AccessEvent } from '../observability/logger.ts'
 
 /** One answered request: the access line's fields and the route template metrics count it under. */
@@ -12,7 +12,15 @@ export interface RequestEvent extends AccessEvent {
 }
 
 /** The event of `request`, answered with `status`, begun at `startedAt` (`performance.now()`). */
-export function requestEvent(request: Request, path: string, route: string, status: number, startedAt: number, requestId: string, principal: Principal | undefined): RequestEvent {
+export function requestEvent(
+  request: Request,
+  path: string,
+  route: string,
+  status: number,
+  startedAt: number,
+  requestId: string,
+  principal: Principal | undefined,
+): RequestEvent {
   return {
     method: request.method,
     path,

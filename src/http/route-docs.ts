@@ -79,13 +79,30 @@ export function routeDoc(doc: RouteDoc) {
   const responses: Record<string, unknown> = {
     [String(doc.success.status)]: {
       description: doc.success.description,
-      ...(doc.success.headers ? { headers: Object.fromEntries(Object.entries(doc.success.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-      content: { [doc.success.contentType ?? 'application/json']: { schema: doc.success.schema, ...(doc.success.example === undefined ? {} : { example: doc.success.example }) } },
+      ...(doc.success.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(doc.success.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
+            ),
+          }
+        : {}),
+      content: {
+        [doc.success.contentType ?? 'application/json']: {
+          schema: doc.success.schema,
+          ...(doc.success.example === undefined ? {} : { example: doc.success.example }),
+        },
+      },
     },
   }
   for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` }
   for (const [status, r] of Object.entries(doc.other ?? {})) {
-    responses[status] = r.schema === undefined ? { description: r.description } : { description: r.description, content: { 'application/json': { schema: r.schema, ...(r.example === undefined ? {} : { example: r.example }) } } }
+    responses[status] =
+      r.schema === undefined
+        ? { description: r.description }
+        : {
+            description: r.description,
+            content: { 'application/json': { schema: r.schema, ...(r.example === undefined ? {} : { example: r.example }) } },
+          }
   }
   return {
     summary: doc.summary,
@@ -100,8 +117,24 @@ export function routeDoc(doc: RouteDoc) {
     ...(doc.headers || doc.query
       ? {
           parameters: [
-            ...(doc.headers ?? []).map((h): OpenAPIV3.ParameterObject => ({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } })),
-            ...(doc.query ?? []).map((q): OpenAPIV3.ParameterObject => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } })),
+            ...(doc.headers ?? []).map(
+              (h): OpenAPIV3.ParameterObject => ({
+                name: h.name,
+                in: 'header',
+                required: false,
+                description: h.description,
+                schema: { type: 'string' },
+              }),
+            ),
+            ...(doc.query ?? []).map(
+              (q): OpenAPIV3.ParameterObject => ({
+                name: q.name,
+                in: 'query',
+                required: false,
+                description: q.description,
+                schema: { type: 'string' },
+              }),
+            ),
           ],
         }
       : {}),

@@ -9,38 +9,38 @@ import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuditService } from '../services/audit-service.ts'
-import type { EvaluationService } from '../services/evaluation-service.ts'
-import { auditRoutes } from './routes/audit-routes.ts'
-import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
-import { createCors } from './cors.ts'
-import type { StreamHub } from './event-stream.ts'
-import type { StreamCredentials } from './stream-credentials.ts'
-import { eventRoutes } from './routes/event-routes.ts'
-import { ofrepRoutes } from './routes/ofrep-routes.ts'
-import { uiRoutes } from './routes/ui-routes.ts'
 import type { AuthService } from '../services/auth-service.ts'
+import type { EvaluationService } from '../services/evaluation-service.ts'
+import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
-import type { MigrationService } from '../services/migration-service.ts'
 import type { HealthService } from '../services/health-service.ts'
+import type { MigrationService } from '../services/migration-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
+import { createCors } from './cors.ts'
 import { errorResponse, problemMessage, thrownErrorResponse, validationProblem } from './error-handler.ts'
+import type { StreamHub } from './event-stream.ts'
+import { createFastLanes, type Lane, type Lanes } from './fast-lane.ts'
 import { completeHeaders } from './json-response.ts'
 import { attachMeta, metaOf, newRequestMeta, pathOf, requestIdFor } from './request-context.ts'
-import { createFastLanes, type Lane, type Lanes } from './fast-lane.ts'
-import { requestEvent, type RequestEvent } from './request-event.ts'
+import { type RequestEvent, requestEvent } from './request-event.ts'
 import { createRouteTable } from './route-table.ts'
+import { auditRoutes } from './routes/audit-routes.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
+import { eventRoutes } from './routes/event-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
+import { healthRoutes } from './routes/health-routes.ts'
 import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
-import { healthRoutes } from './routes/health-routes.ts'
+import { ofrepRoutes } from './routes/ofrep-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
+import { uiRoutes } from './routes/ui-routes.ts'
 import { userRoutes } from './routes/user-routes.ts'
 import type { SessionTokenCodec } from './session-token-codec.ts'
+import type { StreamCredentials } from './stream-credentials.ts'
 
 /** Everything the HTTP layer needs. */
 export interface HttpDeps {
@@ -83,7 +83,6 @@ export interface HttpApp {
 /** Marker the global parser returns: routes read their body in their guard, after auth. */
 const DEFERRED_BODY = Object.freeze({ deferred: true })
 
-
 /** Builds the app (see module comment). */
 export function createHttpApp(deps: HttpDeps): HttpApp {
   const bodyLimit = deps.config.limits.bodyBytes
@@ -103,9 +102,12 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
         const pathname = new URL(request.url).pathname
         const methods = allowed(pathname)
         if (methods.length > 0) {
-          return errorResponse(new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; use ${methods.join(', ')}`), {
-            allow: methods.join(', '),
-          })
+          return errorResponse(
+            new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}; use ${methods.join(', ')}`),
+            {
+              allow: methods.join(', '),
+            },
+          )
         }
         return errorResponse(new AppError('NOT_FOUND', `no route ${request.method} ${pathname}`))
       }
@@ -114,7 +116,8 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
         const problem = validationProblem(v.all ?? [], v.type)
         return errorResponse(new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem }))
       }
-      if (code === 'PARSE') return errorResponse(new AppError('INVALID_REQUEST', 'request body is not valid JSON', { field: 'body', reason: 'not valid JSON' }))
+      if (code === 'PARSE')
+        return errorResponse(new AppError('INVALID_REQUEST', 'request body is not valid JSON', { field: 'body', reason: 'not valid JSON' }))
       return thrownErrorResponse(error, metaOf(request).id, logError)
     })
     .use(healthRoutes(deps.health))
@@ -140,7 +143,9 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     fastLanes: (full) => createFastLanes({ ...deps, bodyLimit, cors, onRequest: deps.onRequest, logError }, full),
     async handle(request, peerAddress = '127.0.0.1', keepOpen) {
       const id = requestIdFor(request)
-      const meta = newRequestMeta(id, performance.now(), () => clientAddress(request, typeof peerAddress === 'function' ? peerAddress() : peerAddress))
+      const meta = newRequestMeta(id, performance.now(), () =>
+        clientAddress(request, typeof peerAddress === 'function' ? peerAddress() : peerAddress),
+      )
       if (keepOpen) meta.keepOpen = keepOpen
       attachMeta(request, meta)
       let response: Response | undefined = cors?.preflight(request)
@@ -153,7 +158,17 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
       cors?.decorate(request, response)
       if (deps.onRequest) {
         const pathname = pathOf(request.url)
-        deps.onRequest(requestEvent(request, pathname, table.template(request.method, pathname) ?? 'unmatched', response.status, meta.startedAt, id, meta.principal))
+        deps.onRequest(
+          requestEvent(
+            request,
+            pathname,
+            table.template(request.method, pathname) ?? 'unmatched',
+            response.status,
+            meta.startedAt,
+            id,
+            meta.principal,
+          ),
+        )
       }
       return response
     },

@@ -29,7 +29,10 @@ const PURPOSE = 'flagd ofrep events ticket\n'
 
 /** Creates the ticket codec over the signing secret. */
 export function createStreamCredentials(secret: string, deps: { auth: AuthService; apiTokens: ApiTokenService }): StreamCredentials {
-  const sign = (payload: string) => createHmac('sha256', secret).update(PURPOSE + payload).digest()
+  const sign = (payload: string) =>
+    createHmac('sha256', secret)
+      .update(PURPOSE + payload)
+      .digest()
   const lookUp = (kind: string, a: string, b: string): Principal => {
     if (kind === 'u') return deps.auth.resolve(a, b)
     if (kind === 't') return deps.apiTokens.principalById(a)
@@ -37,7 +40,12 @@ export function createStreamCredentials(secret: string, deps: { auth: AuthServic
   }
   return {
     ticketFor(principal) {
-      const payload = principal.kind === 'user' ? `u:${principal.userId}:${principal.sessionId}` : principal.kind === 'token' ? `t:${principal.tokenId}:` : undefined
+      const payload =
+        principal.kind === 'user'
+          ? `u:${principal.userId}:${principal.sessionId}`
+          : principal.kind === 'token'
+            ? `t:${principal.tokenId}:`
+            : undefined
       if (payload === undefined) throw new Error('the system principal has no stream ticket')
       return `${Buffer.from(payload).toString('base64url')}.${sign(payload).toString('base64url')}`
     },
@@ -55,7 +63,12 @@ export function createStreamCredentials(secret: string, deps: { auth: AuthServic
 
     refresh(principal, permission) {
       try {
-        const now = principal.kind === 'user' ? lookUp('u', principal.userId, principal.sessionId) : principal.kind === 'token' ? lookUp('t', principal.tokenId, '') : principal
+        const now =
+          principal.kind === 'user'
+            ? lookUp('u', principal.userId, principal.sessionId)
+            : principal.kind === 'token'
+              ? lookUp('t', principal.tokenId, '')
+              : principal
         return can(now, permission) ? now : undefined
       } catch {
         return undefined

@@ -12,7 +12,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { closeSync, fsync, openSync } from 'node:fs'
-import { rename, rm, readdir, writeFile } from 'node:fs/promises'
+import { readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 const TEMP_MARK = '.tmp-'

@@ -9,7 +9,10 @@ import { formatWithOptions } from 'node:util'
 import type { Logger } from 'pino'
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
-const ROUTES = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error', trace: 'debug' } as const satisfies Record<string, Level>
+const ROUTES = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error', trace: 'debug' } as const satisfies Record<
+  string,
+  Level
+>
 type Method = keyof typeof ROUTES
 
 /**
@@ -23,7 +26,8 @@ export function captureConsole(logger: Logger): () => void {
     saved.set(method, console[method])
     const level = ROUTES[method]
     // '%s' so that a `%` in the text is never read as a format by the logger
-    console[method] = (...args: unknown[]) => logger[level]({ origin: 'console' }, '%s', formatWithOptions({ colors: false, breakLength: Number.POSITIVE_INFINITY }, ...args))
+    console[method] = (...args: unknown[]) =>
+      logger[level]({ origin: 'console' }, '%s', formatWithOptions({ colors: false, breakLength: Number.POSITIVE_INFINITY }, ...args))
   }
   return () => {
     for (const [method, original] of saved) console[method] = original

@@ -66,7 +66,8 @@ export function unbufferedLogging(logger: Logger, accessOn = true): Logging {
   return {
     logger,
     access: ({ method, path, status, seconds, requestId, userId, tokenId }) =>
-      accessOn && logger.info({ method, path, status, durationMs: Math.round(seconds * 10000) / 10, requestId, userId, tokenId }, 'request'),
+      accessOn &&
+      logger.info({ method, path, status, durationMs: Math.round(seconds * 10000) / 10, requestId, userId, tokenId }, 'request'),
     flush: async () => {},
     captureConsole: () => () => {}, // readable lines or a test's stream: console output is already fine there
   }
@@ -81,7 +82,12 @@ export function createLogging(options: LoggerOptions): Logging {
     // loaded only for a terminal: a daemon writing JSON never needs it in memory
     const pretty = human ? (require('pino-pretty') as typeof PinoPretty) : undefined
     const stream: DestinationStream = pretty
-      ? pretty({ sync: true, colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY), ignore: 'pid,hostname,service', destination: options.destination ?? 1 })
+      ? pretty({
+          sync: true,
+          colorize: !process.env.NO_COLOR && Boolean(process.stdout.isTTY),
+          ignore: 'pid,hostname,service',
+          destination: options.destination ?? 1,
+        })
       : (options.destination as DestinationStream)
     return unbufferedLogging(pino(base, stream), accessOn)
   }

@@ -36,7 +36,14 @@ export const escapeLabel = (v: string) => v.replaceAll('\\', '\\\\').replaceAll(
  * and `_count`. `labels` is the series' label text without braces ('' for none); `perBucket` holds the
  * observations per bucket, not yet cumulative, with one more entry than `bounds` (the +Inf bucket).
  */
-export function histogramLines(name: string, labels: string, bounds: readonly number[], perBucket: ArrayLike<number>, sum: number, count: number): string[] {
+export function histogramLines(
+  name: string,
+  labels: string,
+  bounds: readonly number[],
+  perBucket: ArrayLike<number>,
+  sum: number,
+  count: number,
+): string[] {
   const lines: string[] = []
   const tail = labels === '' ? '' : `,${labels}`
   let cumulative = 0

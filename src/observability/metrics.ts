@@ -28,10 +28,21 @@ export function createMetrics(flagCount: () => number): Metrics {
   const requests = createRequestMetrics()
   registry.gauge('flagd_flags', 'Number of flags', flagCount)
   const imports = registry.counter('flagd_imports_total', 'Imports by source and outcome', ['source', 'outcome'])
-  const commitSeconds = registry.histogram('flagd_store_commit_duration_seconds', 'Durable state-file writes', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
-  const batch = registry.histogram('flagd_store_commit_batch_size', 'Changes carried by one write (group commit)', [1, 2, 4, 8, 16, 32, 64, 128])
+  const commitSeconds = registry.histogram(
+    'flagd_store_commit_duration_seconds',
+    'Durable state-file writes',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  )
+  const batch = registry.histogram(
+    'flagd_store_commit_batch_size',
+    'Changes carried by one write (group commit)',
+    [1, 2, 4, 8, 16, 32, 64, 128],
+  )
   const loginFailures = registry.counter('flagd_login_failures_total', 'Failed logins (bad credentials)')
-  const deliveries = registry.counter('flagd_webhook_deliveries_total', 'Webhook delivery attempts by webhook and outcome', ['webhook', 'outcome'])
+  const deliveries = registry.counter('flagd_webhook_deliveries_total', 'Webhook delivery attempts by webhook and outcome', [
+    'webhook',
+    'outcome',
+  ])
   return {
     contentType: PROMETHEUS_TEXT,
     render: async () => `${requests.render()}\n${registry.render()}`,

@@ -24,7 +24,6 @@ export interface RequestMetrics {
   render(): string
 }
 
-
 /** Creates the recorder. Label sets are bounded: unknown methods are recorded as OTHER. */
 export function createRequestMetrics(): RequestMetrics {
   // found by method, route and status in nested maps: no key string is built per request
@@ -37,7 +36,12 @@ export function createRequestMetrics(): RequestMetrics {
     if (statuses === undefined) routes.set(route, (statuses = new Map()))
     let s = statuses.get(status)
     if (s === undefined) {
-      s = { labels: `method="${method}",route="${escapeLabel(route)}",status="${status}"`, buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 }
+      s = {
+        labels: `method="${method}",route="${escapeLabel(route)}",status="${status}"`,
+        buckets: new Float64Array(BUCKETS.length + 1),
+        sum: 0,
+        count: 0,
+      }
       statuses.set(status, s)
       series.push(s)
     }
@@ -68,8 +72,13 @@ export function createRequestMetrics(): RequestMetrics {
     render() {
       const lines = ['# HELP flagd_http_requests_total HTTP requests answered', '# TYPE flagd_http_requests_total counter']
       for (const s of series) lines.push(`flagd_http_requests_total{${s.labels}} ${s.count}`)
-      lines.push('', '# HELP flagd_http_request_duration_seconds Time to answer HTTP requests', '# TYPE flagd_http_request_duration_seconds histogram')
-      for (const s of series) lines.push(...histogramLines('flagd_http_request_duration_seconds', s.labels, BUCKETS, s.buckets, s.sum, s.count))
+      lines.push(
+        '',
+        '# HELP flagd_http_request_duration_seconds Time to answer HTTP requests',
+        '# TYPE flagd_http_request_duration_seconds histogram',
+      )
+      for (const s of series)
+        lines.push(...histogramLines('flagd_http_request_duration_seconds', s.labels, BUCKETS, s.buckets, s.sum, s.count))
       return `${lines.join('\n')}\n`
     },
   }

@@ -31,7 +31,12 @@ export function isAllowedHost(host: string, allowedHosts: readonly string[]): bo
       const [net, bits] = ipaddr.parseCIDR(entry)
       if (net.kind() === literal.kind() && literal.match([net, bits] as never)) return true
     } else if (ipaddr.isValid(entry)) {
-      if (literal && literal.kind() === ipaddr.parse(entry).kind() && literal.toNormalizedString() === ipaddr.parse(entry).toNormalizedString()) return true
+      if (
+        literal &&
+        literal.kind() === ipaddr.parse(entry).kind() &&
+        literal.toNormalizedString() === ipaddr.parse(entry).toNormalizedString()
+      )
+        return true
     } else if (!literal && entry.toLowerCase().replace(/\.$/, '') === name) return true
   }
   return false

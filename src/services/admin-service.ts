@@ -7,11 +7,11 @@
  * authentication), and the changes of one command share one request id.
  */
 
+import type { NewToken, PublicToken } from '../domain/api-token.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { ExportDocument } from '../domain/migration-document.ts'
 import { newId } from '../domain/new-id.ts'
-import { systemPrincipal, type Caller } from '../domain/principal.ts'
-import type { NewToken, PublicToken } from '../domain/api-token.ts'
+import { type Caller, systemPrincipal } from '../domain/principal.ts'
 import type { PublicUser } from '../domain/user.ts'
 import type { AuditFilter, AuditPage } from './audit-service.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'

@@ -11,14 +11,14 @@ import {
   checkTokenName,
   hashTokenSecret,
   isTokenExpired,
+  type NewToken,
   newTokenSecret,
   normalizeExpiry,
   normalizeFlagPrefixes,
-  sameHash,
-  toPublicToken,
-  type NewToken,
   type PublicToken,
   type StoredToken,
+  sameHash,
+  toPublicToken,
 } from '../domain/api-token.ts'
 import { BoundedMap } from '../domain/bounded-map.ts'
 import { compareCodePoints } from '../domain/code-point-order.ts'
@@ -60,7 +60,9 @@ function checkNarrower(p: Principal, prefixes: readonly string[], expiresAt: str
   if (scope.length > 0) {
     const wider = prefixes.length === 0 ? '(every flag)' : prefixes.find((prefix) => !canSeeFlag(p, prefix))
     if (wider !== undefined) {
-      throw new AppError('FORBIDDEN', `this token is confined to ${scope.join(', ')}; a token it creates must be too (${wider} is not)`, { field: 'flagPrefixes' })
+      throw new AppError('FORBIDDEN', `this token is confined to ${scope.join(', ')}; a token it creates must be too (${wider} is not)`, {
+        field: 'flagPrefixes',
+      })
     }
   }
   if (creatorExpiry !== null && (expiresAt === null || expiresAt > creatorExpiry)) {
@@ -105,7 +107,13 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
     }
     let principal = principals.get(t)
     if (!principal) {
-      principal = Object.freeze({ kind: 'token', tokenId: t.id, name: t.name, permissions: t.permissions, flagPrefixes: t.flagPrefixes }) as TokenPrincipal
+      principal = Object.freeze({
+        kind: 'token',
+        tokenId: t.id,
+        name: t.name,
+        permissions: t.permissions,
+        flagPrefixes: t.flagPrefixes,
+      }) as TokenPrincipal
       principals.set(t, principal)
     }
     return principal
@@ -120,7 +128,11 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
       if (unknown !== undefined) throw new InvalidError(`unknown field ${JSON.stringify(unknown)}`, unknown, 'unknown field')
       const name = checkTokenName(body.name)
       if (!Array.isArray(body.permissions) || !body.permissions.every((p) => typeof p === 'string')) {
-        throw new InvalidError('permissions must be an array of permission names', 'permissions', body.permissions === undefined ? 'required' : 'must be an array of strings')
+        throw new InvalidError(
+          'permissions must be an array of permission names',
+          'permissions',
+          body.permissions === undefined ? 'required' : 'must be an array of strings',
+        )
       }
       const permissions = normalizePermissions(body.permissions)
       const missing = permissions.find((p) => !can(creator, p))
@@ -128,7 +140,12 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
       const flagPrefixes = normalizeFlagPrefixes(body.flagPrefixes)
       const at = now()
       const expiresAt = normalizeExpiry(body.expiresAt, at.getTime())
-      checkNarrower(creator, flagPrefixes, expiresAt, creator.kind === 'token' ? (store.committed().tokens.get(creator.tokenId)?.expiresAt ?? null) : null)
+      checkNarrower(
+        creator,
+        flagPrefixes,
+        expiresAt,
+        creator.kind === 'token' ? (store.committed().tokens.get(creator.tokenId)?.expiresAt ?? null) : null,
+      )
       const secret = newTokenSecret()
       const row: StoredToken = {
         id: newId('tok'),
@@ -142,7 +159,8 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
         lastUsedAt: null,
       }
       await store.transact(commitMeta(caller), (tx) => {
-        for (const t of tx.read.tokens.values()) if (t.name === name) throw new ConflictError(`a token named ${JSON.stringify(name)} already exists`, { field: 'name' })
+        for (const t of tx.read.tokens.values())
+          if (t.name === name) throw new ConflictError(`a token named ${JSON.stringify(name)} already exists`, { field: 'name' })
         tx.put('tokens', row)
       })
       return { token: secret, ...toPublicToken(row) }

@@ -7,7 +7,7 @@
 import { can, canSeeFlag, requireFlagInScope, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
-import { TYPE_CONSTRAINTS, type Flag, type FlagType } from '../domain/flag.ts'
+import { type Flag, type FlagType, TYPE_CONSTRAINTS } from '../domain/flag.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { AuditQuery, Store } from '../storage/store.ts'
 import type { FlagService, IfMatch } from './flag-service.ts'
@@ -41,14 +41,16 @@ const MAX_LIMIT = 1000
 function integerIn(value: string | number | undefined, field: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined
   const n = typeof value === 'number' ? value : /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidError(`${field} must be a whole number from ${min} to ${max}`, field, `must be a whole number from ${min} to ${max}`)
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new InvalidError(`${field} must be a whole number from ${min} to ${max}`, field, `must be a whole number from ${min} to ${max}`)
   return n
 }
 
 function timeIn(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined
   const at = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? Date.parse(value) : Number.NaN
-  if (Number.isNaN(at)) throw new InvalidError(`${field} must be an ISO 8601 date or date-time with a zone`, field, 'must be an ISO 8601 date-time')
+  if (Number.isNaN(at))
+    throw new InvalidError(`${field} must be an ISO 8601 date or date-time with a zone`, field, 'must be an ISO 8601 date-time')
   return at
 }
 
@@ -91,9 +93,15 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       if (!current) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       const entry = await store.audit.flagRevision(current.id, revision)
       const was = entry?.after
-      if (!was) throw new NotFoundError(`flag ${name} has no revision ${revision} in the audit log (it never existed, or is past retention)`)
+      if (!was)
+        throw new NotFoundError(`flag ${name} has no revision ${revision} in the audit log (it never existed, or is past retention)`)
       // the definition as it was: every constraint it had, and null for those it did not (removed)
-      const patch: Record<string, unknown> = { type: was.type, description: was.description, defaultValue: was.defaultValue, valueExists: was.valueExists }
+      const patch: Record<string, unknown> = {
+        type: was.type,
+        description: was.description,
+        defaultValue: was.defaultValue,
+        valueExists: was.valueExists,
+      }
       if (was.valueExists === true) patch.value = was.value
       for (const field of TYPE_CONSTRAINTS[was.type as FlagType] ?? []) patch[field] = was[field] ?? null
       return flags.update(caller, name, patch, ifMatch, 'rollback')

@@ -6,12 +6,12 @@
  */
 
 import { requireSession } from '../domain/access-policy.ts'
-import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain/errors.ts'
 import { codePointCount } from '../domain/code-points.ts'
+import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
-import { systemPrincipal, type Caller, type UserPrincipal } from '../domain/principal.ts'
+import { type Caller, systemPrincipal, type UserPrincipal } from '../domain/principal.ts'
 import { isExpired, type StoredSession } from '../domain/session.ts'
-import { PASSWORD_MAX, toPublicUser, USERNAME_MAX, type PublicUser, type StoredUser } from '../domain/user.ts'
+import { PASSWORD_MAX, type PublicUser, type StoredUser, toPublicUser, USERNAME_MAX } from '../domain/user.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import type { LoginThrottle } from './login-throttle.ts'
@@ -100,7 +100,13 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
         expiresAt: new Date(started.getTime() + options.tokenTtlSeconds * 1000).toISOString(),
         lastUsedAt: started.toISOString(),
       }
-      const principal: UserPrincipal = { kind: 'user', userId: user.id, username: user.username, sessionId: session.id, permissions: user.permissions }
+      const principal: UserPrincipal = {
+        kind: 'user',
+        userId: user.id,
+        username: user.username,
+        sessionId: session.id,
+        permissions: user.permissions,
+      }
       const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
         const current = tx.read.users.get(user.id)
         // deleted, or given a new password, while we checked the old one: no session from it
@@ -128,7 +134,10 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       }
       let known = principals.get(session)
       if (known === undefined || known.user !== user) {
-        known = { user, principal: Object.freeze({ kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }) }
+        known = {
+          user,
+          principal: Object.freeze({ kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }),
+        }
         principals.set(session, known)
       }
       return known.principal

@@ -12,7 +12,7 @@
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
 import { BoundedMap } from '../domain/bounded-map.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import { evaluate, targetingKeyOf, type EvaluationContext } from '../domain/evaluation.ts'
+import { type EvaluationContext, evaluate, targetingKeyOf } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'
@@ -80,4 +80,3 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
     revision: () => store.committed().revisionOf('flags'),
   }
 }
-

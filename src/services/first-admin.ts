@@ -10,7 +10,12 @@ import { systemPrincipal } from '../domain/principal.ts'
 import type { Services } from './services.ts'
 
 /** Creates the first admin from the environment when there is no user (see module comment). */
-export async function bootstrapAdmin(services: Services, dataDir: string, env: Record<string, string | undefined>, log: (line: string) => void): Promise<void> {
+export async function bootstrapAdmin(
+  services: Services,
+  dataDir: string,
+  env: Record<string, string | undefined>,
+  log: (line: string) => void,
+): Promise<void> {
   if (services.users.count() > 0) return
   const username = env.FLAGD_ADMIN_USERNAME
   const password = env.FLAGD_ADMIN_PASSWORD
@@ -20,7 +25,8 @@ export async function bootstrapAdmin(services: Services, dataDir: string, env: R
       await services.users.create(caller, { username, password, permissions: [...PERMISSIONS] })
     } catch (err) {
       // replicas starting together on one database: another one created it first
-      if (err instanceof ConflictError && services.users.count() > 0) return log(`the first user "${username}" was created by another replica`)
+      if (err instanceof ConflictError && services.users.count() > 0)
+        return log(`the first user "${username}" was created by another replica`)
       throw err
     }
     log(`created the first user "${username}" with every permission (from FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD)`)

@@ -8,8 +8,8 @@
  */
 
 import type { AuditEntry } from '../domain/audit-entry.ts'
-import { actorOf, type Actor } from '../domain/principal.ts'
 import type { Flag } from '../domain/flag.ts'
+import { type Actor, actorOf } from '../domain/principal.ts'
 import type { Commit, Store } from '../storage/store.ts'
 
 /** One committed change to one flag. */
@@ -72,7 +72,13 @@ export function flagChangesOf(commit: Commit): FlagChange[] {
     const after = change.after as Flag | null
     const base = { id: change.seq, actor, at: commit.at }
     if (before && after) {
-      out.push({ ...base, type: 'flag.updated', name: after.name, revision: after.revision, ...(before.name !== after.name ? { previousName: before.name } : {}) })
+      out.push({
+        ...base,
+        type: 'flag.updated',
+        name: after.name,
+        revision: after.revision,
+        ...(before.name !== after.name ? { previousName: before.name } : {}),
+      })
     } else if (after) out.push({ ...base, type: 'flag.created', name: after.name, revision: after.revision })
     else if (before) out.push({ ...base, type: 'flag.deleted', name: before.name, revision: before.revision })
   }

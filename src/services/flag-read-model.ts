@@ -7,7 +7,7 @@
  */
 
 import { BoundedMap } from '../domain/bounded-map.ts'
-import { toFlagResource, type Flag } from '../domain/flag.ts'
+import { type Flag, toFlagResource } from '../domain/flag.ts'
 import type { Store } from '../storage/store.ts'
 
 /** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */

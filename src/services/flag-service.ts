@@ -7,16 +7,15 @@
  */
 
 import { canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
-import { ConflictError, InvalidError, NotFoundError, ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
+import { ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
+import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
 import { nameCollision, nameProblem } from '../domain/flag-name.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
-import { definitionOf, type Flag } from '../domain/flag.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
-import type { Snapshot, Source, Tx } from '../storage/store.ts'
-import type { Store } from '../storage/store.ts'
+import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 
@@ -61,7 +60,9 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
   if (snapshot.flags.has(name) && name !== ignore) throw new ConflictError(`flag ${name} already exists`, { field: 'name' })
   const other = nameCollision(name, snapshot.flags.keys(), ignore)
   if (other !== undefined) {
-    const why = other.startsWith(`${name}/`) ? `${name} is a group holding flag ${other}` : `flag ${other} exists, so ${other}/ cannot be a group`
+    const why = other.startsWith(`${name}/`)
+      ? `${name} is a group holding flag ${other}`
+      : `flag ${other} exists, so ${other}/ cannot be a group`
     throw new ConflictError(`name ${name} is not free: ${why}`, { field: 'name', conflictsWith: other })
   }
 }
@@ -104,7 +105,8 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
       if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
       const name = body.name as string
       const out = await store.transact(commitMeta(caller), (tx) => {
-        if (tx.read.flags.size >= maxFlags) throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
+        if (tx.read.flags.size >= maxFlags)
+          throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
         checkFreeName(tx.read, name)
         const at = now().toISOString()
         const flag: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }

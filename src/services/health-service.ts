@@ -22,7 +22,8 @@ export function createHealthService(store: Store): HealthService {
     check() {
       const state = store.committed()
       const writable = store.writable
-      if (seen === undefined || seen.state !== state || seen.health.writable !== writable) seen = { state, health: { writable, flags: state.flags.size } }
+      if (seen === undefined || seen.state !== state || seen.health.writable !== writable)
+        seen = { state, health: { writable, flags: state.flags.size } }
       return seen.health
     },
   }

@@ -8,17 +8,26 @@
  */
 
 import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
-import { MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError, type FieldProblem } from '../domain/errors.ts'
+import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
-import { buildExportDocument, exportFileName, exportFlagsText, exportText, exportTextWithFlags, parseImportDocument, type DocumentSource, type ExportDocument } from '../domain/migration-document.ts'
-import { applyPlan, planImport, planSummary, type ImportMode, type ImportPlan, type ImportValues } from '../domain/migration-plan.ts'
+import {
+  buildExportDocument,
+  type DocumentSource,
+  type ExportDocument,
+  exportFileName,
+  exportFlagsText,
+  exportText,
+  exportTextWithFlags,
+  parseImportDocument,
+} from '../domain/migration-document.ts'
+import { applyPlan, type ImportMode, type ImportPlan, type ImportValues, planImport, planSummary } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
-import { flagLimitMessage } from './flag-service.ts'
 import { commitMeta } from './commit-meta.ts'
+import { flagLimitMessage } from './flag-service.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
-import { NO_TELEMETRY, type ImportSource, type Telemetry } from './telemetry.ts'
+import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
 
 /** Import options (query parameters of PUT/PATCH, config for the watcher). */
 export interface ImportOptions {
@@ -64,7 +73,13 @@ export interface MigrationDeps {
   telemetry?: Telemetry
 }
 
-function resultOf(plan: ImportPlan, options: ImportOptions, source: DocumentSource, backup: string | null, warnings: FieldProblem[]): ImportResult {
+function resultOf(
+  plan: ImportPlan,
+  options: ImportOptions,
+  source: DocumentSource,
+  backup: string | null,
+  warnings: FieldProblem[],
+): ImportResult {
   return {
     dryRun: options.dryRun,
     mode: options.mode,
@@ -114,7 +129,9 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted
     if (after > deps.maxFlags) {
-      throw new ValidationFailedError([{ field: 'flags', reason: `the import would leave ${after} flags: ${flagLimitMessage(deps.maxFlags)}` }])
+      throw new ValidationFailedError([
+        { field: 'flags', reason: `the import would leave ${after} flags: ${flagLimitMessage(deps.maxFlags)}` },
+      ])
     }
     return planned
   }

@@ -27,7 +27,11 @@ export interface HashBackend {
 }
 
 /** Creates a hasher with a bounded number of concurrent hashes. */
-export function createPasswordHasher(cost: HashCost = OWASP_MINIMUM, maxConcurrent = 2, backend: HashBackend = Bun.password): PasswordHasher {
+export function createPasswordHasher(
+  cost: HashCost = OWASP_MINIMUM,
+  maxConcurrent = 2,
+  backend: HashBackend = Bun.password,
+): PasswordHasher {
   let running = 0
   const waiting: (() => void)[] = []
   async function limited<T>(work: () => Promise<T>): Promise<T> {

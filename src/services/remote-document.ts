@@ -41,7 +41,8 @@ function parseUrl(text: string, base?: URL): URL {
 
 /** Checks one hop and returns the address to connect to. */
 async function checkHop(url: URL, options: RemoteFetchOptions): Promise<string> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused(`scheme ${url.protocol.replace(':', '')} is not allowed; use http or https`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw refused(`scheme ${url.protocol.replace(':', '')} is not allowed; use http or https`)
   if (url.username !== '' || url.password !== '') throw refused('user information in the URL is not allowed')
   const host = bareHost(url.hostname)
   const allowed = isAllowedHost(host, options.allowedHosts)
@@ -58,7 +59,8 @@ async function checkHop(url: URL, options: RemoteFetchOptions): Promise<string> 
   if (!allowed) {
     for (const address of addresses) {
       const range = nonPublicRange(address)
-      if (range) throw refused(`${host} is a ${range} address${address === host ? '' : ` (${address})`}; list it in import.allowedHosts to allow it`)
+      if (range)
+        throw refused(`${host} is a ${range} address${address === host ? '' : ` (${address})`}; list it in import.allowedHosts to allow it`)
     }
   }
   return addresses[0] as string
@@ -93,7 +95,9 @@ export async function fetchRemoteDocument(url: string, options: RemoteFetchOptio
         await response.body?.cancel().catch(() => {})
         throw upstream(`the remote answered ${response.status}, expected 200`)
       }
-      const bytes = await readLimited(response.body, options.maxBytes, () => upstream(`the remote document is larger than ${options.maxBytes} bytes`))
+      const bytes = await readLimited(response.body, options.maxBytes, () =>
+        upstream(`the remote document is larger than ${options.maxBytes} bytes`),
+      )
       const text = Buffer.from(bytes).toString('utf8')
       try {
         return JSON.parse(text)

@@ -5,11 +5,11 @@
 
 import type { Config } from '../config.ts'
 import type { Store } from '../storage/store.ts'
-import { createApiTokenService, type ApiTokenService } from './api-token-service.ts'
-import { createAuditService, type AuditService } from './audit-service.ts'
+import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
+import { type AuditService, createAuditService } from './audit-service.ts'
+import { type AuthService, createAuthService } from './auth-service.ts'
 import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
-import { createAuthService, type AuthService } from './auth-service.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createLoginThrottle, type FailureLedger } from './login-throttle.ts'
@@ -48,11 +48,14 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const hasher = createPasswordHasher(options.hashCost)
   const now = options.now ?? (() => new Date())
   const userWindowMs = config.auth.loginUserWindowSeconds * 1000
-  const throttle = createLoginThrottle({
-    perUserAddress: { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: userWindowMs },
-    perAddress: { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
-    perUser: { maxFailures: config.auth.loginMaxFailuresPerUserTotal, windowMs: userWindowMs },
-  }, options.failureLedger)
+  const throttle = createLoginThrottle(
+    {
+      perUserAddress: { maxFailures: config.auth.loginMaxFailuresPerUser, windowMs: userWindowMs },
+      perAddress: { maxFailures: config.auth.loginMaxFailuresPerAddress, windowMs: config.auth.loginAddressWindowSeconds * 1000 },
+      perUser: { maxFailures: config.auth.loginMaxFailuresPerUserTotal, windowMs: userWindowMs },
+    },
+    options.failureLedger,
+  )
   const flags = createFlagService(store, config.limits.maxFlags, now)
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),

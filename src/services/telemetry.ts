@@ -15,7 +15,14 @@ export type ImportOutcome = 'applied' | 'unchanged' | 'dry_run' | 'invalid' | 'f
 export interface Telemetry {
   loginFailed(): void
   /** `origin` names the file or URL the document came from, when there is one. */
-  importFinished(event: { source: ImportSource; outcome: ImportOutcome; summary?: Record<string, number>; backup?: string | null; error?: string; origin?: string }): void
+  importFinished(event: {
+    source: ImportSource
+    outcome: ImportOutcome
+    summary?: Record<string, number>
+    backup?: string | null
+    error?: string
+    origin?: string
+  }): void
 }
 
 /** Telemetry that goes nowhere (tests, CLI). */

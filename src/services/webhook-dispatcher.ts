@@ -61,7 +61,17 @@ export function signature(secret: string, timestamp: number, body: string): stri
 /** The delivery body of an entry. */
 export function deliveryBody(entry: AuditEntry, environment: string): string {
   const { id, action, at, actor, target, revision, before, after } = entry
-  return JSON.stringify({ id, type: action, at, actor, target, ...(revision === undefined ? {} : { revision }), before, after, environment })
+  return JSON.stringify({
+    id,
+    type: action,
+    at,
+    actor,
+    target,
+    ...(revision === undefined ? {} : { revision }),
+    before,
+    after,
+    environment,
+  })
 }
 
 /** Starts delivering for every configured webhook. */
@@ -117,7 +127,11 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
       await res.arrayBuffer().catch(() => undefined)
       return { ok: res.status >= 200 && res.status < 300, status: res.status, why: `answered ${res.status}` }
     } catch (err) {
-      return { ok: false, status: 0, why: (err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : `could not connect (${(err as Error).message})` }
+      return {
+        ok: false,
+        status: 0,
+        why: (err as Error).name === 'TimeoutError' ? 'no answer within 10 s' : `could not connect (${(err as Error).message})`,
+      }
     }
   }
 
@@ -173,7 +187,12 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
         const newest = store.committed().revision
         for (const hook of options.webhooks) if (cursors[hook.name] === undefined) void saveCursor(hook.name, newest)
       })
-      for (const hook of options.webhooks) loops.push(ready.then(() => run(hook)).catch((err) => console.error(`flagd: webhook ${hook.name} stopped: ${(err as Error)?.message ?? err}`)))
+      for (const hook of options.webhooks)
+        loops.push(
+          ready
+            .then(() => run(hook))
+            .catch((err) => console.error(`flagd: webhook ${hook.name} stopped: ${(err as Error)?.message ?? err}`)),
+        )
     },
     async stop() {
       stopped = true

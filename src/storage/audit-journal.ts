@@ -13,8 +13,20 @@
  * from disk when asked for.
  */
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, ftruncateSync, fsyncSync } from 'node:fs'
-import { open, type FileHandle } from 'node:fs/promises'
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AuditEntry, StoredAuditEntry } from '../domain/audit-entry.ts'
 import { fsyncDirectory } from '../io/atomic-write.ts'
@@ -40,7 +52,18 @@ const segmentName = (firstId: number) => `audit-${String(firstId).padStart(16, '
 function indexItem(stored: StoredAuditEntry, segment: string, offset: number, length: number): IndexItem {
   const e = stored.entry
   const names = [e.target.name, e.before?.name].filter((n): n is string => typeof n === 'string')
-  return { id: e.id, atMs: Date.parse(e.at), segment, offset, length, flagId: stored.flagId, actorId: e.actor.id, action: e.action, names, revision: e.revision }
+  return {
+    id: e.id,
+    atMs: Date.parse(e.at),
+    segment,
+    offset,
+    length,
+    flagId: stored.flagId,
+    actorId: e.actor.id,
+    action: e.action,
+    names,
+    revision: e.revision,
+  }
 }
 
 /** The journal (see module comment). */
@@ -60,10 +83,17 @@ export class AuditJournal {
    * Opens the journal in `dataDir`, cutting off entries past `committedRevision` and a torn tail.
    * `segmentBytes` (16 MiB) is where a new segment starts; tests make it small.
    */
-  static async open(dataDir: string, committedRevision: number, log?: (line: string) => void, segmentBytes = SEGMENT_BYTES): Promise<AuditJournal> {
+  static async open(
+    dataDir: string,
+    committedRevision: number,
+    log?: (line: string) => void,
+    segmentBytes = SEGMENT_BYTES,
+  ): Promise<AuditJournal> {
     const journal = new AuditJournal(join(dataDir, 'audit'), segmentBytes)
     if (!existsSync(journal.dir)) mkdirSync(journal.dir, { mode: 0o700 })
-    const segments = readdirSync(journal.dir).filter((n) => /^audit-\d{16}\.jsonl$/.test(n)).sort()
+    const segments = readdirSync(journal.dir)
+      .filter((n) => /^audit-\d{16}\.jsonl$/.test(n))
+      .sort()
     for (const segment of segments) {
       const path = join(journal.dir, segment)
       const bytes = readFileSync(path)
@@ -84,7 +114,9 @@ export class AuditJournal {
         keep = offset
       }
       if (keep < bytes.length) {
-        log?.(`audit log ${segment}: cut off ${bytes.length - keep} bytes written past the last committed change (a crash between the log and the state file)`)
+        log?.(
+          `audit log ${segment}: cut off ${bytes.length - keep} bytes written past the last committed change (a crash between the log and the state file)`,
+        )
         const fd = openSync(path, 'r+')
         try {
           ftruncateSync(fd, keep)

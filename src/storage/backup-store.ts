@@ -14,7 +14,13 @@ export function backupDir(dataDir: string): string {
 }
 
 /** Writes `content` under `fileName` (made unique) and prunes old backups; returns the name used. */
-export async function writeBackup(dataDir: string, fileName: string, content: string, keep = 50, writer: (path: string, text: string) => Promise<void> = writeFileAtomic): Promise<string> {
+export async function writeBackup(
+  dataDir: string,
+  fileName: string,
+  content: string,
+  keep = 50,
+  writer: (path: string, text: string) => Promise<void> = writeFileAtomic,
+): Promise<string> {
   const dir = backupDir(dataDir)
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const existing = new Set(await readdir(dir))

@@ -7,16 +7,16 @@
  * database that already holds a flagd state is refused too: nothing is ever merged or overwritten.
  */
 
-import { SQL } from 'bun'
 import { existsSync } from 'node:fs'
+import { SQL } from 'bun'
 import type { StoredAuditEntry } from '../domain/audit-entry.ts'
 import { AuditJournal } from './audit-journal.ts'
 import { openJsonFileStore, stateFilePath } from './json-file-store.ts'
 import { auditRow } from './postgres-audit-log.ts'
 import { migrate } from './postgres-schema.ts'
-import { loadOrCreateSecret } from './secret-file.ts'
 import { redactedUrl } from './redacted-url.ts'
-import { TABLES, USAGE_TABLES, type Table } from './store.ts'
+import { loadOrCreateSecret } from './secret-file.ts'
+import { TABLES, type Table, USAGE_TABLES } from './store.ts'
 import { fileCursors } from './webhook-cursor-file.ts'
 
 /** What was copied. */
@@ -31,7 +31,8 @@ export interface CopySummary {
 
 /** Copies `dataDir` into the empty database at `url` (see module comment). */
 export async function copyToPostgres(dataDir: string, url: string): Promise<CopySummary> {
-  if (!existsSync(stateFilePath(dataDir))) throw new Error(`${dataDir} holds no flagd state (no flagd.json): point at the daemon's data directory with --data-dir`)
+  if (!existsSync(stateFilePath(dataDir)))
+    throw new Error(`${dataDir} holds no flagd state (no flagd.json): point at the daemon's data directory with --data-dir`)
   const store = await openJsonFileStore({ dataDir, auditRetentionMs: 0 })
   const sql = new SQL({ url, max: 2, connectionTimeout: 10 })
   try {
@@ -48,7 +49,9 @@ export async function copyToPostgres(dataDir: string, url: string): Promise<Copy
     for (const table of TABLES) {
       const map = table === 'flags' ? new Map([...snapshot.flags.values()].map((f) => [f.id, f])) : snapshot[table]
       for (const row of map.values()) {
-        const body = (USAGE_TABLES as readonly string[]).includes(table) ? { ...row, lastUsedAt: store.lastUsed(table as 'sessions', row as never) } : row
+        const body = (USAGE_TABLES as readonly string[]).includes(table)
+          ? { ...row, lastUsedAt: store.lastUsed(table as 'sessions', row as never) }
+          : row
         rows.push({ tbl: table, id: row.id, body })
       }
     }
@@ -58,10 +61,13 @@ export async function copyToPostgres(dataDir: string, url: string): Promise<Copy
       const [state] = await q`SELECT revision FROM flagd_state WHERE id = 1 FOR UPDATE`
       const [{ n }] = await q`SELECT (SELECT count(*) FROM flagd_rows) + (SELECT count(*) FROM flagd_audit) AS n`
       if (Number(state.revision) > 0 || Number(n) > 0) {
-        throw new Error(`${redactedUrl(url)} already holds a flagd state (revision ${state.revision}); copy only into an empty database, nothing was changed`)
+        throw new Error(
+          `${redactedUrl(url)} already holds a flagd state (revision ${state.revision}); copy only into an empty database, nothing was changed`,
+        )
       }
       const revisions = Object.fromEntries(TABLES.map((t) => [t, snapshot.revisionOf(t)]))
-      if (rows.length > 0) await q`INSERT INTO flagd_rows (tbl, id, body) SELECT r.tbl, r.id, r.body FROM jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) AS r(tbl text, id text, body jsonb)`
+      if (rows.length > 0)
+        await q`INSERT INTO flagd_rows (tbl, id, body) SELECT r.tbl, r.id, r.body FROM jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) AS r(tbl text, id text, body jsonb)`
       for (let i = 0; i < audit.length; i += 5000) {
         const page = audit.slice(i, i + 5000).map(auditRow)
         await q`INSERT INTO flagd_audit (id, at, actor_id, action, flag_id, names, revision, entry)
@@ -70,9 +76,17 @@ export async function copyToPostgres(dataDir: string, url: string): Promise<Copy
       }
       await q`UPDATE flagd_state SET revision = ${snapshot.revision}, revisions = ${JSON.stringify(revisions)}::text::jsonb WHERE id = 1`
       await q`INSERT INTO flagd_settings (key, value) VALUES ('jwt-secret', ${secret}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
-      if (Object.keys(cursors).length > 0) await q`INSERT INTO flagd_settings (key, value) VALUES ('webhook-cursors', ${JSON.stringify(cursors)}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
+      if (Object.keys(cursors).length > 0)
+        await q`INSERT INTO flagd_settings (key, value) VALUES ('webhook-cursors', ${JSON.stringify(cursors)}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`
     })
-    return { flags: snapshot.flags.size, users: snapshot.users.size, sessions: snapshot.sessions.size, tokens: snapshot.tokens.size, auditEntries: audit.length, revision: snapshot.revision }
+    return {
+      flags: snapshot.flags.size,
+      users: snapshot.users.size,
+      sessions: snapshot.sessions.size,
+      tokens: snapshot.tokens.size,
+      auditEntries: audit.length,
+      revision: snapshot.revision,
+    }
   } finally {
     await sql.close().catch(() => {})
     await store.close()

@@ -8,8 +8,11 @@ import { access, chmod, mkdir, stat } from 'node:fs/promises'
  * the secret, password hashes and flag values. Problems become sentences naming the directory.
  */
 export async function prepareDataDir(dataDir: string): Promise<void> {
-  const info = await stat(dataDir).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(dataDirProblem(dataDir, err))))
-  if (info && !info.isDirectory()) throw new Error(`data directory ${dataDir} is not a directory; point --data-dir (or dataDir) at a directory`)
+  const info = await stat(dataDir).catch((err: NodeJS.ErrnoException) =>
+    err.code === 'ENOENT' ? undefined : Promise.reject(dataDirProblem(dataDir, err)),
+  )
+  if (info && !info.isDirectory())
+    throw new Error(`data directory ${dataDir} is not a directory; point --data-dir (or dataDir) at a directory`)
   try {
     if (!info) await mkdir(dataDir, { recursive: true, mode: 0o700 })
     else if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) await chmod(dataDir, 0o700)

@@ -7,9 +7,9 @@
  * audit journal is appended.
  */
 
-import type { Adapter } from 'lowdb'
 import { readFile } from 'node:fs/promises'
-import { stageFile, type StagedFile } from '../io/atomic-write.ts'
+import type { Adapter } from 'lowdb'
+import { type StagedFile, stageFile } from '../io/atomic-write.ts'
 
 /** How bytes reach the disk; tests inject a failing one to simulate a full disk. */
 export type FileWriter = (path: string, content: string) => Promise<void>

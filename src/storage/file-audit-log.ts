@@ -59,7 +59,8 @@ export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, n
       const floorMs = floor()
       for (let i = journal.items.length - 1; i >= 0; i--) {
         const item = journal.items[i] as IndexItem
-        if (item.flagId === flagId && item.revision === revision && item.action !== 'flag.deleted' && item.atMs >= floorMs) return (journal.read([item])[0] as AuditEntry)
+        if (item.flagId === flagId && item.revision === revision && item.action !== 'flag.deleted' && item.atMs >= floorMs)
+          return journal.read([item])[0] as AuditEntry
       }
       return undefined
     },

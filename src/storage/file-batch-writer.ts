@@ -16,7 +16,7 @@ import type { BackupRequest, Draft, StateData } from './memory-state.ts'
 import { StateBytes } from './state-bytes.ts'
 import { StateText } from './state-text.ts'
 import type { Change, CommitMeta } from './store.ts'
-import type { Use, UsageTimes } from './usage-times.ts'
+import type { UsageTimes, Use } from './usage-times.ts'
 
 /** One transaction of a batch, as the writer needs it. */
 export interface BatchEntry {
@@ -72,7 +72,11 @@ export class FileBatchWriter {
     const data = draft.seal()
     this.usage.forgetMissing((table, id) => data.tables[table].has(id))
     const uses = this.usage.pending()
-    const pieces = this.text.pieces(data, (table, id) => this.usage.get(table, id), entries.flatMap((e) => e.changes))
+    const pieces = this.text.pieces(
+      data,
+      (table, id) => this.usage.get(table, id),
+      entries.flatMap((e) => e.changes),
+    )
     // the bytes are the reused buffer: staging writes them before this returns, and batches are
     // prepared one at a time, so the next batch cannot overwrite them before they are on disk
     const [journal, staged] = await Promise.allSettled([appending, this.file.stage(this.bytes.encode(pieces))])

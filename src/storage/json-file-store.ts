@@ -14,18 +14,28 @@ import { join } from 'node:path'
 import { Low } from 'lowdb'
 import { UnavailableError } from '../domain/errors.ts'
 import { removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
-import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
+import { AuditJournal } from './audit-journal.ts'
+import { CommitListeners } from './commit-listeners.ts'
 import { prepareDataDir } from './data-dir.ts'
+import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
+import { fileAuditLog } from './file-audit-log.ts'
+import { type BatchEntry, FileBatchWriter, type PreparedBatch } from './file-batch-writer.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
+import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './group-commit.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
-import { CommitListeners } from './commit-listeners.ts'
+import {
+  type AuditLog,
+  type Commit,
+  type CommitMeta,
+  type Rows,
+  type Snapshot,
+  type Store,
+  type Tx,
+  type TxResult,
+  type UsageTable,
+} from './store.ts'
 import { UsageTimes } from './usage-times.ts'
-import { deferred, GroupCommit, type Deferred, type PipelineBatch } from './group-commit.ts'
-import { type AuditLog, type Commit, type CommitMeta, type Rows, type Snapshot, type Store, type Tx, type TxResult, type UsageTable } from './store.ts'
-import { AuditJournal } from './audit-journal.ts'
-import { FileBatchWriter, type BatchEntry, type PreparedBatch } from './file-batch-writer.ts'
-import { fileAuditLog } from './file-audit-log.ts'
 
 /** Options of `openJsonFileStore`. */
 export interface FileStoreOptions {
@@ -87,7 +97,9 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       await writeFileAtomic(v1BackupPath(options.dataDir), db.data)
       db.data = serializeState(loaded.data, () => undefined)
       await db.write() // writeFileAtomic: durable, directory included
-      options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`)
+      options.log?.(
+        `upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`,
+      )
     }
     const journal = await AuditJournal.open(options.dataDir, loaded.data.revision, options.log)
     return new JsonFileStore(file, loaded.data, lock, journal, options)
@@ -223,7 +235,8 @@ class JsonFileStore implements Store {
     this.writes++
     this.snapshot = new MemorySnapshot(p.data)
     this.options.onWrite?.((performance.now() - p.started) / 1000, batch.entries.length)
-    for (const entry of batch.entries) if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at: p.at })
+    for (const entry of batch.entries)
+      if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at: p.at })
     batch.entries.forEach((entry, i) => entry.written.resolve(p.names[i] ?? []))
     batch.done.resolve()
   }
@@ -231,7 +244,9 @@ class JsonFileStore implements Store {
   /** A write failed: refuse writes from now on and fail every waiting transaction. */
   private fail(batches: Batch[], cause: unknown): void {
     this.isWritable = false
-    const report = this.options.onFailure ?? ((err) => console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`))
+    const report =
+      this.options.onFailure ??
+      ((err) => console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`))
     report(cause)
     const error = new UnavailableError()
     for (const b of [...batches, this.open]) {
@@ -242,4 +257,3 @@ class JsonFileStore implements Store {
     this.open = undefined
   }
 }
-

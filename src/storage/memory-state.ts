@@ -9,7 +9,7 @@
 import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
-import { TABLES, type Change, type Rows, type Snapshot, type Table, type Tx } from './store.ts'
+import { type Change, type Rows, type Snapshot, TABLES, type Table, type Tx } from './store.ts'
 
 type TableMaps = { [T in Table]: Map<string, Rows[T]> }
 
@@ -165,7 +165,10 @@ export class DraftTx implements Tx {
     const actual = row?.revision
     if (actual === revision) return
     const now = actual === undefined ? 'no longer exists' : `is at revision ${actual}`
-    throw new PreconditionFailedError(`${what} ${now}, not ${revision}; read it again and retry`, actual === undefined ? {} : { revision: actual })
+    throw new PreconditionFailedError(
+      `${what} ${now}, not ${revision}; read it again and retry`,
+      actual === undefined ? {} : { revision: actual },
+    )
   }
 
   backup(fileName: string, text: string): void {

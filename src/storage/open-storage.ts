@@ -5,15 +5,15 @@
  */
 
 import type { Config } from '../config.ts'
+import type { FailureLedger } from '../services/login-throttle.ts'
+import type { CursorStore } from '../services/webhook-dispatcher.ts'
 import type { FileWriter } from './durable-text-file.ts'
 import { openJsonFileStore } from './json-file-store.ts'
-import type { CursorStore } from '../services/webhook-dispatcher.ts'
-import { fileCursors } from './webhook-cursor-file.ts'
-import type { FailureLedger } from '../services/login-throttle.ts'
-import { advisoryLeadership, sharedCursors, sharedFailures, sharedSecret, soleLeader, type Leadership } from './postgres-shared.ts'
+import { advisoryLeadership, type Leadership, sharedCursors, sharedFailures, sharedSecret, soleLeader } from './postgres-shared.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
 import type { Store } from './store.ts'
+import { fileCursors } from './webhook-cursor-file.ts'
 
 /** An open storage. */
 export interface Storage {

@@ -12,7 +12,16 @@ import type { AuditLog, AuditQuery } from './store.ts'
 export function auditRow(stored: StoredAuditEntry) {
   const e = stored.entry
   const names = [e.target.name, e.before?.name].filter((n): n is string => typeof n === 'string')
-  return { id: e.id, at: e.at, actor_id: e.actor.id, action: e.action, flag_id: stored.flagId ?? null, names, revision: e.revision ?? null, entry: e }
+  return {
+    id: e.id,
+    at: e.at,
+    actor_id: e.actor.id,
+    action: e.action,
+    flag_id: stored.flagId ?? null,
+    names,
+    revision: e.revision ?? null,
+    entry: e,
+  }
 }
 
 /** The audit log in `sql`'s database, hiding entries older than `retentionMs()` (0: keep all). */

@@ -10,7 +10,7 @@
 
 import type { SQL } from 'bun'
 import { writeBackup } from './backup-store.ts'
-import { Draft, DraftTx, type BackupRequest, type StateData } from './memory-state.ts'
+import { type BackupRequest, Draft, DraftTx, type StateData } from './memory-state.ts'
 import { remoteRevision, writeCommits, writeUsage } from './postgres-rows.ts'
 import type { Change, CommitMeta, Tx, TxResult } from './store.ts'
 import type { UsageTimes } from './usage-times.ts'
@@ -50,7 +50,12 @@ export interface BatchHost {
  * what each transaction did; rejects when the database failed or was lost, with nothing of the batch
  * committed by it.
  */
-export async function commitBatch(host: BatchHost, batch: readonly Pending[], at: string, lost: Promise<never>): Promise<{ state: StateData | undefined; ran: Ran[] }> {
+export async function commitBatch(
+  host: BatchHost,
+  batch: readonly Pending[],
+  at: string,
+  lost: Promise<never>,
+): Promise<{ state: StateData | undefined; ran: Ran[] }> {
   const ran: Ran[] = []
   let draft: Draft | undefined
   let abandoned = false // the database was lost: this transaction must not touch memory any more
@@ -76,7 +81,12 @@ export async function commitBatch(host: BatchHost, batch: readonly Pending[], at
     if (!ran.some((r) => r.changes.length > 0 || (requests.get(r.p)?.length ?? 0) > 0)) return
     // the backup of what an import replaces is written before the import commits (§6.2)
     for (const r of ran) for (const b of requests.get(r.p) ?? []) r.backups.push(await writeBackup(host.dataDir, b.fileName, b.text, 50))
-    await writeCommits(q, ran.filter((r) => r.changes.length > 0).map((r) => ({ meta: r.p.meta, changes: r.changes })), draft.seal(), at)
+    await writeCommits(
+      q,
+      ran.filter((r) => r.changes.length > 0).map((r) => ({ meta: r.p.meta, changes: r.changes })),
+      draft.seal(),
+      at,
+    )
     uses = host.usage.pending()
     await writeUsage(q, uses)
     if (abandoned) throw new Error('abandoned')

@@ -71,7 +71,9 @@ export class PostgresFollower {
     this.checking = true
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${this.livenessMs} ms`)), this.livenessMs)))
+      const late = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${this.livenessMs} ms`)), this.livenessMs)),
+      )
       await Promise.race([this.host.heartbeat(), late])
       clearTimeout(timer)
       await this.host.catchUp()

@@ -7,9 +7,9 @@
 
 import type { SQL } from 'bun'
 import { auditEntriesOf } from '../domain/audit-entry.ts'
+import { Draft, type StateData, stateFromRows } from './memory-state.ts'
 import { auditRow } from './postgres-audit-log.ts'
-import { Draft, stateFromRows, type StateData } from './memory-state.ts'
-import { TABLES, type Change, type Commit, type CommitMeta, type Rows, type Table } from './store.ts'
+import { type Change, type Commit, type CommitMeta, type Rows, TABLES, type Table } from './store.ts'
 
 /** Every row and the revisions, as one consistent read. */
 export async function loadState(sql: SQL): Promise<StateData> {
@@ -24,7 +24,9 @@ export async function loadState(sql: SQL): Promise<StateData> {
 
 /** The store revision as committed in the database. */
 export async function remoteRevision(q: SQL, forUpdate = false): Promise<number> {
-  const [state] = forUpdate ? await q`SELECT revision FROM flagd_state WHERE id = 1 FOR UPDATE` : await q`SELECT revision FROM flagd_state WHERE id = 1`
+  const [state] = forUpdate
+    ? await q`SELECT revision FROM flagd_state WHERE id = 1 FOR UPDATE`
+    : await q`SELECT revision FROM flagd_state WHERE id = 1`
   return Number(state.revision)
 }
 
@@ -33,7 +35,8 @@ export async function remoteRevision(q: SQL, forUpdate = false): Promise<number>
  * that far (pruned), so the caller must reload everything.
  */
 export async function commitsSince(q: SQL, since: number, upTo: number): Promise<Commit[] | undefined> {
-  const rows = await q`SELECT seq, commit_seq, tbl, id, before, after, meta, at FROM flagd_changes WHERE seq > ${since} AND seq <= ${upTo} ORDER BY seq`
+  const rows =
+    await q`SELECT seq, commit_seq, tbl, id, before, after, meta, at FROM flagd_changes WHERE seq > ${since} AND seq <= ${upTo} ORDER BY seq`
   if (rows.length === 0 || Number(rows[0].seq) !== since + 1 || Number(rows.at(-1).seq) !== upTo) return undefined
   const commits: Commit[] = []
   let open: { id: number; commit: Commit & { changes: Change[] } } | undefined
@@ -87,7 +90,8 @@ export async function writeCommits(q: SQL, commits: readonly WrittenCommit[], st
   // a row changed by several transactions of the batch is written once, as it ended
   const upserts = [...last.values()].filter((r) => r.body !== null)
   const deletes = [...last.values()].filter((r) => r.body === null).map(({ tbl, id }) => ({ tbl, id }))
-  if (deletes.length > 0) await q`DELETE FROM flagd_rows WHERE (tbl, id) IN (SELECT r->>'tbl', r->>'id' FROM jsonb_array_elements(${JSON.stringify(deletes)}::text::jsonb) r)`
+  if (deletes.length > 0)
+    await q`DELETE FROM flagd_rows WHERE (tbl, id) IN (SELECT r->>'tbl', r->>'id' FROM jsonb_array_elements(${JSON.stringify(deletes)}::text::jsonb) r)`
   if (upserts.length > 0) {
     await q`INSERT INTO flagd_rows (tbl, id, body)
       SELECT r.tbl, r.id, r.body FROM jsonb_to_recordset(${JSON.stringify(upserts)}::text::jsonb) AS r(tbl text, id text, body jsonb)

@@ -91,7 +91,9 @@ export async function migrate(sql: SQL): Promise<void> {
     if (exists.present) {
       const [row] = await tx`SELECT version FROM flagd_schema WHERE id = 1`
       if (row && row.version > SCHEMA_VERSION) {
-        throw new Error(`the database holds flagd schema version ${row.version}, newer than this flagd understands (${SCHEMA_VERSION}): run a newer flagd`)
+        throw new Error(
+          `the database holds flagd schema version ${row.version}, newer than this flagd understands (${SCHEMA_VERSION}): run a newer flagd`,
+        )
       }
       if (row && row.version === SCHEMA_VERSION) return
     }

@@ -34,7 +34,8 @@ export function sharedCursors(sql: SQL) {
 export function sharedFailures(sql: SQL): FailureLedger {
   return {
     async recent(keys: readonly string[], sinceMs: number): Promise<Map<string, number[]>> {
-      const rows = await sql`SELECT key, at_ms FROM flagd_login_failures WHERE key = ANY(${sql.array([...keys], 'TEXT')}) AND at_ms > ${sinceMs} ORDER BY at_ms`
+      const rows =
+        await sql`SELECT key, at_ms FROM flagd_login_failures WHERE key = ANY(${sql.array([...keys], 'TEXT')}) AND at_ms > ${sinceMs} ORDER BY at_ms`
       const out = new Map<string, number[]>()
       for (const r of rows as { key: string; at_ms: string }[]) out.set(r.key, [...(out.get(r.key) ?? []), Number(r.at_ms)])
       return out

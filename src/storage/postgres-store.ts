@@ -14,18 +14,18 @@
 
 import { SQL } from 'bun'
 import { UnavailableError } from '../domain/errors.ts'
+import { CommitListeners } from './commit-listeners.ts'
 import { prepareDataDir } from './data-dir.ts'
-import { redactedUrl } from './redacted-url.ts'
 import { MemorySnapshot, type StateData } from './memory-state.ts'
-import type { BatchHost } from './postgres-batch.ts'
 import { postgresAuditLog } from './postgres-audit-log.ts'
+import type { BatchHost } from './postgres-batch.ts'
+import { type FollowerHost, PostgresFollower } from './postgres-follower.ts'
+import { ReplicaRegistry } from './postgres-replicas.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeUsage } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
-import { ReplicaRegistry } from './postgres-replicas.ts'
-import { PostgresFollower, type FollowerHost } from './postgres-follower.ts'
 import { PostgresWriter, type WriterHost } from './postgres-writer.ts'
+import { redactedUrl } from './redacted-url.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
-import { CommitListeners } from './commit-listeners.ts'
 import { UsageTimes } from './usage-times.ts'
 
 /** Options of `openPostgresStore`. */
@@ -46,7 +46,6 @@ export interface PostgresStoreOptions {
   /** Told when it is back. */
   info?: (line: string) => void
 }
-
 
 /** Connects, creates or upgrades the tables, loads the state and starts following other replicas. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store & { readonly sql: SQL }> {
@@ -93,7 +92,13 @@ class PostgresStore implements Store, FollowerHost, WriterHost {
     this.snapshot = new MemorySnapshot(initial)
     this.audit = postgresAuditLog(sql, () => options.auditRetentionMs ?? 365 * 86_400_000)
     this.follower = new PostgresFollower(this, options.pollMs, options.livenessMs)
-    this.batchHost = { sql, dataDir: options.dataDir, usage: this.usage, current: () => this.current, adopt: (q, upTo, wanted) => this.adopt(q, upTo, wanted) }
+    this.batchHost = {
+      sql,
+      dataDir: options.dataDir,
+      usage: this.usage,
+      current: () => this.current,
+      adopt: (q, upTo, wanted) => this.adopt(q, upTo, wanted),
+    }
   }
 
   /** Starts following commits made by other replicas (notifications, and the poll). */
@@ -122,7 +127,8 @@ class PostgresStore implements Store, FollowerHost, WriterHost {
   }
 
   transact<T>(meta: CommitMeta, work: (tx: Tx) => T): Promise<TxResult<T>> {
-    if (!this.healthy || this.closed) return Promise.reject(new UnavailableError('the database cannot be reached; writes are refused until it is back (reads go on)'))
+    if (!this.healthy || this.closed)
+      return Promise.reject(new UnavailableError('the database cannot be reached; writes are refused until it is back (reads go on)'))
     return this.writer.enqueue(meta, work)
   }
 
@@ -180,7 +186,9 @@ class PostgresStore implements Store, FollowerHost, WriterHost {
   lost(err: unknown): void {
     if (!this.healthy || this.closed) return
     this.healthy = false
-    this.options.log?.(`the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`)
+    this.options.log?.(
+      `the database cannot be reached (${(err as Error)?.message ?? err}); writes answer 503 until it is back, reads go on from memory`,
+    )
     this.writer.failAll()
   }
 

@@ -8,7 +8,7 @@
 
 import { UnavailableError } from '../domain/errors.ts'
 import type { StateData } from './memory-state.ts'
-import { commitBatch, type BatchHost, type Pending, type Ran } from './postgres-batch.ts'
+import { type BatchHost, commitBatch, type Pending, type Ran } from './postgres-batch.ts'
 import { revokes } from './postgres-replicas.ts'
 import type { Commit, CommitMeta, Tx, TxResult } from './store.ts'
 
@@ -103,11 +103,16 @@ export class PostgresWriter {
     for (const r of outcome.ran) if (r.changes.length > 0) this.host.publish({ meta: r.p.meta, changes: r.changes, at })
     const revision = this.host.revision()
     const answer = () => {
-      for (const r of outcome.ran) r.p.resolve({ result: r.result, revision: r.changes.at(-1)?.seq ?? revision, changes: r.changes, backups: r.backups })
+      for (const r of outcome.ran)
+        r.p.resolve({ result: r.result, revision: r.changes.at(-1)?.seq ?? revision, changes: r.changes, backups: r.backups })
     }
     // a revocation is answered once every live replica refuses what it revoked (outside the queue,
     // so this replica goes on applying and committing meanwhile)
-    if (outcome.ran.some((r) => r.changes.some(revokes))) void this.host.awaitOthers(revision).catch(() => {}).finally(answer)
+    if (outcome.ran.some((r) => r.changes.some(revokes)))
+      void this.host
+        .awaitOthers(revision)
+        .catch(() => {})
+        .finally(answer)
     else answer()
   }
 }

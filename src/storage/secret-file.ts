@@ -13,7 +13,8 @@ export async function loadOrCreateSecret(dataDir: string): Promise<string> {
   const path = join(dataDir, 'jwt-secret')
   try {
     const text = (await readFile(path, 'utf8')).trim()
-    if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`secret file ${path} is damaged; delete it to generate a new one (all tokens will end)`)
+    if (!/^[0-9a-f]{64}$/.test(text))
+      throw new Error(`secret file ${path} is damaged; delete it to generate a new one (all tokens will end)`)
     return text
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err

@@ -11,9 +11,9 @@
 import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
-import { emptyStateData, stateFromRows, type StateData } from './memory-state.ts'
-import { TABLES, type Rows, type Table } from './store.ts'
-import { SCHEMA_VERSION, StateText, type LastUsed } from './state-text.ts'
+import { emptyStateData, type StateData, stateFromRows } from './memory-state.ts'
+import { type LastUsed, SCHEMA_VERSION, StateText } from './state-text.ts'
+import { type Rows, TABLES, type Table } from './store.ts'
 
 /** The state file could not be used; the message says what to do. */
 export class CorruptStateError extends Error {
@@ -80,7 +80,15 @@ function upgradeFromV1(path: string, raw: Record<string, unknown>): Record<strin
     const id = newId('flg')
     flags[id] = { id, ...flag, name }
   }
-  return { schemaVersion: 2, revision: 0, revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 }, flags, users: raw.users, sessions: raw.sessions, tokens: {} }
+  return {
+    schemaVersion: 2,
+    revision: 0,
+    revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 },
+    flags,
+    users: raw.users,
+    sessions: raw.sessions,
+    tokens: {},
+  }
 }
 
 /** A loaded state file: its data, and the version it was written in (1 means: upgrade it). */
@@ -99,7 +107,8 @@ export function parseStateFile(path: string, text: string): LoadedState {
   }
   if (!isPlainObject(raw)) throw new CorruptStateError(path, 'it is not a JSON object')
   const version = raw.schemaVersion
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) throw new CorruptStateError(path, 'it has no valid schemaVersion')
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1)
+    throw new CorruptStateError(path, 'it has no valid schemaVersion')
   if (version > SCHEMA_VERSION) {
     throw new CorruptStateError(path, `it has schemaVersion ${version}, written by a newer flagd (this one reads up to ${SCHEMA_VERSION})`)
   }

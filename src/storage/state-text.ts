@@ -18,7 +18,7 @@
  */
 
 import type { StateData } from './memory-state.ts'
-import { TABLES, USAGE_TABLES, type Change, type Table, type UsageTable } from './store.ts'
+import { type Change, TABLES, type Table, USAGE_TABLES, type UsageTable } from './store.ts'
 
 /** The schema version this build writes; files with a higher one were written by a newer flagd. */
 export const SCHEMA_VERSION = 2
@@ -77,13 +77,20 @@ export class StateText {
    * it is valid until the next call.
    */
   pieces(data: StateData, lastUsed: LastUsed, changes?: readonly Change[]): StatePieces {
-    const pieces: StatePieces = [`{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`]
+    const pieces: StatePieces = [
+      `{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`,
+    ]
     for (const table of TABLES) pieces.push(`,${JSON.stringify(table)}:{`, this.members(table, data.tables[table], lastUsed, changes), '}')
     pieces.push('}')
     return pieces
   }
 
-  private members(table: Table, rows: ReadonlyMap<string, object>, lastUsed: LastUsed, changes: readonly Change[] | undefined): readonly string[] {
+  private members(
+    table: Table,
+    rows: ReadonlyMap<string, object>,
+    lastUsed: LastUsed,
+    changes: readonly Change[] | undefined,
+  ): readonly string[] {
     if (isUsageTable(table)) {
       const members: string[] = []
       for (const [id, row] of rows) members.push(member(id, row, lastUsed(table, id)))

@@ -24,15 +24,37 @@ export function bundleUi(): UiBundle {
   const out = mkdtempSync(join(tmpdir(), 'flagd-ui-'))
   try {
     const entry = join(import.meta.dir, 'app/main.tsx')
-    const args = ['build', entry, '--outdir', out, '--target', 'browser', '--minify', '--entry-naming', '[name]-[hash].[ext]', '--asset-naming', '[name]-[hash].[ext]', '--chunk-naming', '[name]-[hash].[ext]']
-    const run = Bun.spawnSync([process.execPath, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, NODE_ENV: 'production' } })
+    const args = [
+      'build',
+      entry,
+      '--outdir',
+      out,
+      '--target',
+      'browser',
+      '--minify',
+      '--entry-naming',
+      '[name]-[hash].[ext]',
+      '--asset-naming',
+      '[name]-[hash].[ext]',
+      '--chunk-naming',
+      '[name]-[hash].[ext]',
+    ]
+    const run = Bun.spawnSync([process.execPath, ...args], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { ...process.env, NODE_ENV: 'production' },
+    })
     if (run.exitCode !== 0) {
       // a macro's exception reaches the person only as "cannot coerce Exception": say it here too
       const reason = `bundling the web UI failed: ${run.stderr.toString()}`
       console.error(reason)
       throw new Error(reason)
     }
-    const assets = readdirSync(out).map((name) => ({ name, type: TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream', text: readFileSync(join(out, name), 'utf8') }))
+    const assets = readdirSync(out).map((name) => ({
+      name,
+      type: TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream',
+      text: readFileSync(join(out, name), 'utf8'),
+    }))
     const scripts = assets.filter((a) => a.name.endsWith('.js')).map((a) => `<script type="module" src="/ui/assets/${a.name}"></script>`)
     const styles = assets.filter((a) => a.name.endsWith('.css')).map((a) => `<link rel="stylesheet" href="/ui/assets/${a.name}">`)
     const html = `<!doctype html>

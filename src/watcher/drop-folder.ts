@@ -92,7 +92,14 @@ export function movedName(name: string, at: Date): string {
  * Moves `name` into `<watchDir>/<outcome>/` under a stamped, unused name (the link itself for a
  * symbolic link), then writes `report` beside it as `<that name>.<suffix>`. Returns the new name.
  */
-export async function moveWithReport(watchDir: string, name: string, outcome: 'processed' | 'failed', at: Date, suffix: string, report: unknown): Promise<string> {
+export async function moveWithReport(
+  watchDir: string,
+  name: string,
+  outcome: 'processed' | 'failed',
+  at: Date,
+  suffix: string,
+  report: unknown,
+): Promise<string> {
   const dir = join(watchDir, outcome)
   const base = movedName(name, at)
   const dot = base.lastIndexOf('.')

@@ -7,16 +7,16 @@
  * non-regular files are refused.
  */
 
-import { watch, type FSWatcher } from 'chokidar'
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { type FSWatcher, watch } from 'chokidar'
 import { AppError } from '../domain/errors.ts'
 import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal } from '../domain/principal.ts'
 import type { ImportResult, MigrationService } from '../services/migration-service.ts'
-import { moveWithReport, prepareDropFolder, readDroppedFile, RefusedFile } from './drop-folder.ts'
 import { NO_TELEMETRY, type Telemetry } from '../services/telemetry.ts'
+import { moveWithReport, prepareDropFolder, RefusedFile, readDroppedFile } from './drop-folder.ts'
 
 /** Settings of the watcher (from config `import.*`). */
 export interface ImportWatcherOptions {
@@ -96,13 +96,20 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
       }
       raw = JSON.parse(text)
     } catch (err) {
-      if (err instanceof RefusedFile) return refuse(name, err.message.includes('larger') ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST', err.message)
+      if (err instanceof RefusedFile)
+        return refuse(name, err.message.includes('larger') ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST', err.message)
       return refuse(name, 'INVALID_REQUEST', 'the file is not valid JSON')
     }
     let result: ImportResult
     try {
       const caller = { principal: systemPrincipal('drop-folder'), requestId: newId('drop') }
-      result = await migrations.importDocument(caller, raw, { mode: options.mode, values: options.values, dryRun: false }, 'drop-folder', name)
+      result = await migrations.importDocument(
+        caller,
+        raw,
+        { mode: options.mode, values: options.values, dryRun: false },
+        'drop-folder',
+        name,
+      )
     } catch (err) {
       return fail(name, errorReport(err))
     }
@@ -112,7 +119,9 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     imported.delete(name)
     seen.delete(name)
     const s = result.summary
-    log(`imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}`)
+    log(
+      `imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}`,
+    )
   }
 
   async function scanOnce(): Promise<void> {
@@ -128,7 +137,10 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
       const info = await lstat(join(options.watchDir, name)).catch(() => undefined)
       if (!info) continue
       if (info.isSymbolicLink() || !info.isFile()) {
-        await fail(name, { code: 'INVALID_REQUEST', message: info.isSymbolicLink() ? 'symbolic links are refused; drop the file itself' : 'not a regular file' })
+        await fail(name, {
+          code: 'INVALID_REQUEST',
+          message: info.isSymbolicLink() ? 'symbolic links are refused; drop the file itself' : 'not a regular file',
+        })
         continue
       }
       const prev = seen.get(name)
@@ -148,7 +160,9 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
         // one bad file never holds up the ones after it, and is not tried again
         stuck.add(name)
         seen.delete(name)
-        log(`${name} could not be ${imported.has(name) ? 'moved or reported after it was imported' : 'processed'} (${(err as Error).message}); it stays in ${options.watchDir} and will not be read again until flagd restarts; move it away by hand`)
+        log(
+          `${name} could not be ${imported.has(name) ? 'moved or reported after it was imported' : 'processed'} (${(err as Error).message}); it stays in ${options.watchDir} and will not be read again until flagd restarts; move it away by hand`,
+        )
       }
     }
     if (waiting && !stopped) {
@@ -176,7 +190,11 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     scan,
     async start() {
       await prepareDropFolder(options.watchDir)
-      fsWatcher = watch(options.watchDir, { depth: 0, ignoreInitial: true, ignored: (p) => /[/\\](processed|failed)([/\\]|$)/.test(p.slice(options.watchDir.length)) })
+      fsWatcher = watch(options.watchDir, {
+        depth: 0,
+        ignoreInitial: true,
+        ignored: (p) => /[/\\](processed|failed)([/\\]|$)/.test(p.slice(options.watchDir.length)),
+      })
       fsWatcher.on('all', () => void scan())
       fsWatcher.on('error', () => {})
       timer = setInterval(() => void scan(), options.rescanMs)

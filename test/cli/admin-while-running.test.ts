@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { type Daemon, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { FIXTURES } from '../helpers/fixtures.ts'
-import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -20,7 +20,11 @@ afterAll(async () => {
 })
 
 const login = (username: string, password: string) =>
-  fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
 
 test('the control socket is 0600 inside the data directory', () => {
   expect(statSync(join(cwd, 'data', 'flagd.sock')).mode & 0o777).toBe(0o600)
@@ -31,7 +35,9 @@ test('bootstrap an admin, reset a password and delete a user without stopping th
   const first = await login('root', 'root-password')
   expect(first.status).toBe(200)
   const { token } = (await first.json()) as { token: string }
-  expect((await runFlagd(['user', 'add', 'temp', '--permissions', 'flag:read', '--password-stdin'], { cwd, stdin: 'temp-password' })).code).toBe(0)
+  expect(
+    (await runFlagd(['user', 'add', 'temp', '--permissions', 'flag:read', '--password-stdin'], { cwd, stdin: 'temp-password' })).code,
+  ).toBe(0)
 
   const passwd = await runFlagd(['user', 'passwd', 'root', '--password-stdin'], { cwd, stdin: 'new-root-password\n' })
   expect(passwd.code).toBe(0)
@@ -62,7 +68,9 @@ test('import and export go through the daemon', async () => {
 })
 
 test('user unlock clears a lockout while the daemon runs', async () => {
-  expect((await runFlagd(['user', 'add', 'locked', '--permissions', 'none', '--password-stdin'], { cwd, stdin: 'locked-password' })).code).toBe(0)
+  expect(
+    (await runFlagd(['user', 'add', 'locked', '--permissions', 'none', '--password-stdin'], { cwd, stdin: 'locked-password' })).code,
+  ).toBe(0)
   for (let i = 0; i < 5; i++) expect((await login('locked', 'wrong-password')).status).toBe(401)
   expect((await login('locked', 'locked-password')).status).toBe(429)
   const unlock = await runFlagd(['user', 'unlock', 'locked'], { cwd })

@@ -7,8 +7,8 @@
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, fixtureText } from '../helpers/fixtures.ts'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { FIXTURES, fixtureText } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -20,10 +20,18 @@ const ENV = { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-passwo
 
 test('who changed what: API, CLI import, upload and drop folder, read with flagd audit running and stopped; the stream catches up after a restart', async () => {
   let d = await startDaemon(cwd, [], ENV)
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   const token = ((await login.json()) as { token: string }).token
   const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    fetch(`${d.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
 
   expect((await api('POST', '/api/flags', { name: 'app/limit', type: 'INTEGER', value: 1 }, { 'x-request-id': 'by-api' })).status).toBe(201)
   expect((await runFlagd(['import', join(FIXTURES, 'valid-merge.json')], { cwd })).code).toBe(0)
@@ -37,10 +45,21 @@ test('who changed what: API, CLI import, upload and drop folder, read with flagd
 
   const running = await runFlagd(['audit', '--json', '--limit', '1000'], { cwd })
   expect(running.code).toBe(0)
-  const entries = JSON.parse(running.stdout) as { id: number; source: string; requestId: string; actor: { type: string; name: string }; action: string; target: { name?: string } }[]
+  const entries = JSON.parse(running.stdout) as {
+    id: number
+    source: string
+    requestId: string
+    actor: { type: string; name: string }
+    action: string
+    target: { name?: string }
+  }[]
   const sources = new Set(entries.map((e) => e.source))
   for (const s of ['bootstrap', 'api', 'cli', 'import-upload', 'drop-folder']) expect(sources.has(s), s).toBe(true)
-  expect(entries.find((e) => e.requestId === 'by-api')).toMatchObject({ action: 'flag.created', actor: { type: 'user', name: 'admin' }, target: { name: 'app/limit' } })
+  expect(entries.find((e) => e.requestId === 'by-api')).toMatchObject({
+    action: 'flag.created',
+    actor: { type: 'user', name: 'admin' },
+    target: { name: 'app/limit' },
+  })
   const cli = entries.filter((e) => e.source === 'cli')
   expect(new Set(cli.map((e) => e.requestId)).size).toBe(1) // one CLI command, one request id
   expect(cli.every((e) => e.actor.type === 'system' && e.actor.name === 'cli')).toBe(true)
@@ -59,10 +78,17 @@ test('who changed what: API, CLI import, upload and drop folder, read with flagd
   expect((await runFlagd(['import', join(FIXTURES, 'valid-tighter-constraints.json'), '--mode', 'replace'], { cwd })).code).toBe(0)
 
   d = await startDaemon(cwd, [], ENV)
-  const again = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  const again = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   const token2 = ((await again.json()) as { token: string }).token
   const abort = new AbortController()
-  const res = await fetch(`${d.url}/api/events`, { headers: { authorization: `Bearer ${token2}`, 'last-event-id': String(newest) }, signal: abort.signal })
+  const res = await fetch(`${d.url}/api/events`, {
+    headers: { authorization: `Bearer ${token2}`, 'last-event-id': String(newest) },
+    signal: abort.signal,
+  })
   const reader = res.body!.getReader()
   let text = ''
   const until = Date.now() + 5000

@@ -1,8 +1,8 @@
 /** Contract §11 / issue 5: SIGTERM finishes in-flight requests and exits 0; a second signal exits at once. */
 
-import { afterEach, afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import type { Server } from 'bun'
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import type { Server } from 'bun'
 import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { fixtureText } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -13,7 +13,11 @@ let slow: Server<undefined>
 const dirs: string[] = []
 beforeAll(() => {
   // a remote that takes 2.5 s to answer, so an import from it is in flight when the signals come
-  slow = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async () => (await Bun.sleep(2500), new Response(fixtureText('valid-merge.json'))) })
+  slow = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: async () => (await Bun.sleep(2500), new Response(fixtureText('valid-merge.json'))),
+  })
 })
 afterAll(() => {
   slow.stop(true)
@@ -23,8 +27,16 @@ afterAll(() => {
 async function daemonWithSlowImport() {
   const cwd = tempDir()
   dirs.push(cwd)
-  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_IMPORT_ALLOWED_HOSTS: '127.0.0.1' })
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"admin","password":"admin-password"}' })
+  const d = await startDaemon(cwd, [], {
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: 'admin-password',
+    FLAGD_IMPORT_ALLOWED_HOSTS: '127.0.0.1',
+  })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"username":"admin","password":"admin-password"}',
+  })
   const { token } = (await login.json()) as { token: string }
   const inFlight = fetch(`${d.url}/api/migrations`, {
     method: 'PATCH',
@@ -39,7 +51,10 @@ test('SIGTERM lets the in-flight import finish, refuses new connections, and exi
   const { d, inFlight } = await daemonWithSlowImport()
   d.proc.kill('SIGTERM')
   await Bun.sleep(100)
-  const refused = await fetch(`${d.url}/health`).then(() => false, () => true)
+  const refused = await fetch(`${d.url}/health`).then(
+    () => false,
+    () => true,
+  )
   expect(refused).toBe(true)
   const res = await inFlight
   expect(res.status).toBe(200)

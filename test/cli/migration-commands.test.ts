@@ -1,10 +1,10 @@
 /** `flagd export`, `flagd import`, `flagd validate` as processes. */
 
-import { afterEach, afterAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES } from '../helpers/fixtures.ts'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { FIXTURES } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -19,7 +19,8 @@ test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no d
   const bad = await runFlagd(['validate', join(FIXTURES, 'invalid-three-errors.json')], { cwd })
   expect(bad.code).toBe(1)
   expect(bad.stderr).toContain('3 problem(s)')
-  for (const field of ['flags.app/max_retries.value', 'flags.app/mode.type', 'flags.ui/banner.regexPattern']) expect(bad.stderr).toContain(field)
+  for (const field of ['flags.app/max_retries.value', 'flags.app/mode.type', 'flags.ui/banner.regexPattern'])
+    expect(bad.stderr).toContain(field)
   expect((await runFlagd(['validate', join(FIXTURES, 'not-json.json')], { cwd })).stderr).toContain('not valid JSON')
   expect((await runFlagd(['validate', 'missing.json'], { cwd })).stderr).toContain('no such file')
   expect((await runFlagd(['validate'], { cwd })).code).toBe(2)
@@ -29,7 +30,12 @@ test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no d
 test('admin commands refuse a data directory that does not exist, creating nothing', async () => {
   const elsewhere = tempDir()
   try {
-    for (const args of [['import', join(FIXTURES, 'valid-merge.json')], ['export'], ['user', 'list'], ['user', 'passwd', 'x', '--password-stdin']]) {
+    for (const args of [
+      ['import', join(FIXTURES, 'valid-merge.json')],
+      ['export'],
+      ['user', 'list'],
+      ['user', 'passwd', 'x', '--password-stdin'],
+    ]) {
       const res = await runFlagd(args, { cwd: elsewhere, stdin: 'some-password' })
       expect(res.code).toBe(1)
       expect(res.stderr).toContain(`no flagd data directory at ${join(elsewhere, 'data')}`)
@@ -80,7 +86,11 @@ test('import errors: invalid document (1), bad option (2)', async () => {
 
 test('the daemon imports a file dropped into <dataDir>/import', async () => {
   const dir = tempDir()
-  const d = await startDaemon(dir, [], { FLAGD_IMPORT_SETTLE_MS: '200', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
+  const d = await startDaemon(dir, [], {
+    FLAGD_IMPORT_SETTLE_MS: '200',
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: 'admin-password',
+  })
   await Bun.write(join(dir, 'data', 'import', '.tmp-drop'), readFileSync(join(FIXTURES, 'valid-merge.json')))
   const { renameSync, readdirSync } = await import('node:fs')
   renameSync(join(dir, 'data', 'import', '.tmp-drop'), join(dir, 'data', 'import', 'drop.json'))
@@ -92,7 +102,10 @@ test('the daemon imports a file dropped into <dataDir>/import', async () => {
   expect(await d.proc.exited).toBe(0)
   await Bun.sleep(50) // the pipe may lag the exit
   expect(d.output()).toContain('imported drop.json: 3 created')
-  const importLine = d.output().split('\n').find((l) => l.includes('"msg":"import"'))
+  const importLine = d
+    .output()
+    .split('\n')
+    .find((l) => l.includes('"msg":"import"'))
   expect(JSON.parse(importLine ?? '{}')).toMatchObject({ source: 'drop-folder', origin: 'drop.json', outcome: 'applied' })
   rmSync(dir, { recursive: true, force: true })
 })

@@ -1,9 +1,9 @@
 /** The daemon as a process: lock, bootstrap, config precedence, graceful stop (contract §11). */
 
-import { PERMISSIONS } from '../../src/domain/permission.ts'
-import { afterAll, afterEach, setDefaultTimeout, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { PERMISSIONS } from '../../src/domain/permission.ts'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -21,7 +21,11 @@ afterAll(() => {
 })
 
 const login = (url: string, username: string, password: string) =>
-  fetch(`${url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  fetch(`${url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
 
 describe('one daemon per port, and start-up errors that are sentences (§11)', () => {
   test('a second serve on a port in use exits non-zero naming the address; the first keeps it alone', async () => {
@@ -155,7 +159,11 @@ test('serves over real HTTP: curl-like login → token → users', async () => {
   const users = await fetch(`${d.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })
   expect(users.status).toBe(200)
   expect(((await users.json()) as unknown[]).length).toBe(1)
-  const big = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) })
+  const big = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: 'x'.repeat(1024 * 1024 + 1),
+  })
   expect(big.status).toBe(413)
   expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE')
   d.proc.kill('SIGTERM')

@@ -7,11 +7,11 @@
  */
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { SQL } from 'bun'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { SQL } from 'bun'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
-import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -34,14 +34,23 @@ test.skipIf(!bin)('a data directory moves into PostgreSQL whole: sessions, token
   const cwd = tempDir()
   dirs.push(cwd)
   let d = await startDaemon(cwd, [], ENV)
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   const session = ((await login.json()) as { token: string }).token
   const api = (method: string, path: string, body?: unknown, token = session) =>
-    fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...json }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    fetch(`${d.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...json },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
   await api('POST', '/api/flags', { name: 'app/old_name', type: 'INTEGER', value: 1 })
   await api('PUT', '/api/flags/app/old_name', { value: 2 })
   await api('PUT', '/api/flags/app/old_name', { name: 'app/new_name' })
-  const apiToken = ((await (await api('POST', '/api/tokens', { name: 'ci', permissions: ['flag:read'] })).json()) as { token: string }).token
+  const apiToken = ((await (await api('POST', '/api/tokens', { name: 'ci', permissions: ['flag:read'] })).json()) as { token: string })
+    .token
   const url = (await server!.freshDatabase()).replace('flagd@', 'flagd:not-a-real-password@')
 
   const whileRunning = await runFlagd(['storage', 'copy', '--to', url], { cwd })
@@ -77,7 +86,7 @@ test.skipIf(!bin)('a data directory moves into PostgreSQL whole: sessions, token
   expect(((await rolledBack.json()) as { value: number }).value).toBe(2)
 })
 
-test.skipIf(!bin)('a URL that is not PostgreSQL\'s is refused before anything is touched', async () => {
+test.skipIf(!bin)("a URL that is not PostgreSQL's is refused before anything is touched", async () => {
   const cwd = tempDir()
   dirs.push(cwd)
   const out = await runFlagd(['storage', 'copy', '--to', 'mysql://x@y/z'], { cwd })

@@ -23,11 +23,27 @@ async function bootstrapped(): Promise<string> {
   return cwd
 }
 
-const get = (url: string, token: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } })
+const get = (url: string, token: string, init: RequestInit = {}) =>
+  fetch(url, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } })
 
 test('token add prints only the secret on stdout; the state holds only its hash', async () => {
   const cwd = await bootstrapped()
-  const res = await runFlagd(['token', 'add', 'ci deploy', '--permissions', 'flag:read,flag:write', '--expires', '90d', '--flag-prefix', 'mobile/', '--flag-prefix', 'web/'], { cwd })
+  const res = await runFlagd(
+    [
+      'token',
+      'add',
+      'ci deploy',
+      '--permissions',
+      'flag:read,flag:write',
+      '--expires',
+      '90d',
+      '--flag-prefix',
+      'mobile/',
+      '--flag-prefix',
+      'web/',
+    ],
+    { cwd },
+  )
   expect(res.code).toBe(0)
   expect(res.stdout).toMatch(/^fdt_[A-Za-z0-9_-]{43}\n$/)
   expect(res.stderr).toContain('created token ci deploy')
@@ -38,7 +54,12 @@ test('token add prints only the secret on stdout; the state holds only its hash'
   }
   const list = await runFlagd(['token', 'list', '--json'], { cwd })
   const [token] = JSON.parse(list.stdout)
-  expect(token).toMatchObject({ name: 'ci deploy', permissions: ['flag:read', 'flag:write'], flagPrefixes: ['mobile/', 'web/'], createdBy: { type: 'system', name: 'cli' } })
+  expect(token).toMatchObject({
+    name: 'ci deploy',
+    permissions: ['flag:read', 'flag:write'],
+    flagPrefixes: ['mobile/', 'web/'],
+    createdBy: { type: 'system', name: 'cli' },
+  })
   expect(Date.parse(token.expiresAt) - Date.now()).toBeGreaterThan(89 * 86_400_000)
   expect(list.stdout).not.toContain(secret)
   const table = await runFlagd(['token', 'list'], { cwd })
@@ -48,7 +69,9 @@ test('token add prints only the secret on stdout; the state holds only its hash'
 
 test('a token made while stopped works once the daemon runs, and revoking it while running ends it at once', async () => {
   const cwd = await bootstrapped()
-  const secret = (await runFlagd(['token', 'add', 'deployer', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'app/'], { cwd })).stdout.trim()
+  const secret = (
+    await runFlagd(['token', 'add', 'deployer', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'app/'], { cwd })
+  ).stdout.trim()
   const d = await startDaemon(cwd)
   const created = await get(`${d.url}/api/flags`, secret, { method: 'POST', body: JSON.stringify({ name: 'app/x', type: 'BOOLEAN' }) })
   expect(created.status).toBe(201)
@@ -120,6 +143,10 @@ test('--expires takes durations and dates; --flag-prefix repeats and splits on c
   expect(parseExpires('12h', now)).toBe('2026-11-22T12:00:00.000Z')
   expect(parseExpires('2027-01-31', now)).toBe('2027-01-31')
   expect(() => parseExpires('0d', now)).toThrow()
-  expect(flagPrefixArgs(['add', 'x', '--flag-prefix', 'a/', '--flag-prefix=b/,c/', '--', '--flag-prefix', 'z/'])).toEqual(['a/', 'b/', 'c/'])
+  expect(flagPrefixArgs(['add', 'x', '--flag-prefix', 'a/', '--flag-prefix=b/,c/', '--', '--flag-prefix', 'z/'])).toEqual([
+    'a/',
+    'b/',
+    'c/',
+  ])
   expect(() => flagPrefixArgs(['--flag-prefix'])).toThrow()
 })

@@ -1,9 +1,9 @@
 /** `flagd user add|list`, `flagd version`, help and exit codes. */
 
-import { PERMISSIONS } from '../../src/domain/permission.ts'
-import { afterEach, afterAll, setDefaultTimeout, expect, test } from 'bun:test'
+import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { PERMISSIONS } from '../../src/domain/permission.ts'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -26,10 +26,17 @@ test('user add reads the password from stdin and grants every permission by defa
 })
 
 test('user add with a permission list, then log in with it', async () => {
-  const res = await runFlagd(['user', 'add', 'bob', '--permissions', 'flag:read,flag:write', '--password-stdin'], { cwd, stdin: 'bob-password' })
+  const res = await runFlagd(['user', 'add', 'bob', '--permissions', 'flag:read,flag:write', '--password-stdin'], {
+    cwd,
+    stdin: 'bob-password',
+  })
   expect(res.code).toBe(0)
   const d = await startDaemon(cwd)
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"bob","password":"bob-password"}' })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"username":"bob","password":"bob-password"}',
+  })
   expect(((await login.json()) as { user: { permissions: string[] } }).user.permissions).toEqual(['flag:read', 'flag:write'])
   const whileRunning = await runFlagd(['user', 'list', '--json'], { cwd })
   expect(whileRunning.code).toBe(0)

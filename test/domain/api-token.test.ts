@@ -1,11 +1,24 @@
 /** The API token rules of the domain: secrets, names, prefixes, expiry, and visibility under a scope. */
 
 import { expect, test } from 'bun:test'
-import { canSeeFlag, can, visiblePrefixes } from '../../src/domain/access-policy.ts'
-import { checkTokenName, hashTokenSecret, newTokenSecret, normalizeExpiry, normalizeFlagPrefixes, sameHash } from '../../src/domain/api-token.ts'
+import { can, canSeeFlag, visiblePrefixes } from '../../src/domain/access-policy.ts'
+import {
+  checkTokenName,
+  hashTokenSecret,
+  newTokenSecret,
+  normalizeExpiry,
+  normalizeFlagPrefixes,
+  sameHash,
+} from '../../src/domain/api-token.ts'
 import type { TokenPrincipal } from '../../src/domain/principal.ts'
 
-const token = (flagPrefixes: string[], permissions: TokenPrincipal['permissions'] = []): TokenPrincipal => ({ kind: 'token', tokenId: 'tok_1', name: 't', permissions, flagPrefixes })
+const token = (flagPrefixes: string[], permissions: TokenPrincipal['permissions'] = []): TokenPrincipal => ({
+  kind: 'token',
+  tokenId: 'tok_1',
+  name: 't',
+  permissions,
+  flagPrefixes,
+})
 
 test('a secret is fdt_ and 43 URL-safe characters, hashed to 64 hex digits', () => {
   const secret = newTokenSecret()
@@ -23,7 +36,9 @@ test('names: the contract alphabet, 1-64 characters', () => {
 test('prefixes are de-duplicated and sorted; bad ones are named by index', () => {
   expect(normalizeFlagPrefixes(undefined)).toEqual([])
   expect(normalizeFlagPrefixes(['b/', 'a/', 'b/'])).toEqual(['a/', 'b/'])
-  expect(() => normalizeFlagPrefixes(['ok/', 'not ok'])).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'flagPrefixes.1' }) }))
+  expect(() => normalizeFlagPrefixes(['ok/', 'not ok'])).toThrow(
+    expect.objectContaining({ details: expect.objectContaining({ field: 'flagPrefixes.1' }) }),
+  )
 })
 
 test('expiry: a zoned date-time or a date in the future, never a rolled-over day', () => {

@@ -6,14 +6,38 @@ import { evaluate, splitBucket, splitVariant } from '../../src/domain/evaluation
 import type { Flag } from '../../src/domain/flag.ts'
 
 const flag = (over: Partial<Flag>): Flag =>
-  ({ id: 'flg_1', name: 'app/f', type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false, createdAt: '', updatedAt: '', revision: 3, ...over }) as Flag
+  ({
+    id: 'flg_1',
+    name: 'app/f',
+    type: 'BOOLEAN',
+    description: '',
+    defaultValue: false,
+    valueExists: false,
+    createdAt: '',
+    updatedAt: '',
+    revision: 3,
+    ...over,
+  }) as Flag
 
 test('the evaluation table: STATIC, DEFAULT and SPLIT with their variants and metadata', () => {
-  expect(evaluate(flag({ valueExists: true, value: true }), {})).toEqual({ key: 'app/f', value: true, reason: 'STATIC', variant: 'value', metadata: { type: 'BOOLEAN', revision: 3 } })
+  expect(evaluate(flag({ valueExists: true, value: true }), {})).toEqual({
+    key: 'app/f',
+    value: true,
+    reason: 'STATIC',
+    variant: 'value',
+    metadata: { type: 'BOOLEAN', revision: 3 },
+  })
   expect(evaluate(flag({ type: 'INTEGER', defaultValue: 7 }), {})).toMatchObject({ value: 7, reason: 'DEFAULT', variant: 'default' })
-  expect(evaluate(flag({ type: 'TAG', defaultValue: ['a'], valueExists: true, value: ['a', 'b'] }), {})).toMatchObject({ value: ['a', 'b'], reason: 'STATIC' })
+  expect(evaluate(flag({ type: 'TAG', defaultValue: ['a'], valueExists: true, value: ['a', 'b'] }), {})).toMatchObject({
+    value: ['a', 'b'],
+    reason: 'STATIC',
+  })
   const ab = { type: 'AB-TEST' as const, defaultValue: 'A', chancePercentB: 100 }
-  expect(evaluate(flag({ ...ab, valueExists: true, value: 'A' }), { targetingKey: 'u1' })).toMatchObject({ value: 'A', reason: 'STATIC', variant: 'A' })
+  expect(evaluate(flag({ ...ab, valueExists: true, value: 'A' }), { targetingKey: 'u1' })).toMatchObject({
+    value: 'A',
+    reason: 'STATIC',
+    variant: 'A',
+  })
   expect(evaluate(flag(ab), { targetingKey: 'u1' })).toMatchObject({ value: 'B', reason: 'SPLIT', variant: 'B' })
   for (const context of [{}, { targetingKey: '' }, { targetingKey: 42 }, { targetingKey: null }]) {
     expect(evaluate(flag(ab), context)).toMatchObject({ value: 'A', reason: 'DEFAULT', variant: 'A' })
@@ -22,7 +46,13 @@ test('the evaluation table: STATIC, DEFAULT and SPLIT with their variants and me
 
 test('hash edge cases of the flagd test bed land in the right bucket', () => {
   // keys whose MurmurHash3 is exactly 0, 1, 2^31-1, 2^31 and 2^32-1 (flagd-testbed, fractional-v2)
-  const edges: [string, number][] = [['ejOoVL', 0], ['bY9fO-', 1], ['SI7p-', 2 ** 31 - 1], ['6LvT0', 2 ** 31], ['ceQdGm', 2 ** 32 - 1]]
+  const edges: [string, number][] = [
+    ['ejOoVL', 0],
+    ['bY9fO-', 1],
+    ['SI7p-', 2 ** 31 - 1],
+    ['6LvT0', 2 ** 31],
+    ['ceQdGm', 2 ** 32 - 1],
+  ]
   for (const [key, hash] of edges) {
     expect(Bun.hash.murmur32v3(key, 0)).toBe(hash)
     expect(splitBucket('', key)).toBe(Math.floor((hash * 100_000) / 2 ** 32))
@@ -42,7 +72,17 @@ test('the split equals flagd-core fractional for thousands of keys and several p
   for (const name of names) {
     for (const p of percentages) {
       const w = Math.round(p * 1000)
-      flags[`${name}#${p}`] = { state: 'ENABLED', variants: { A: 'A', B: 'B' }, defaultVariant: 'A', targeting: { fractional: [['A', 100_000 - w], ['B', w]] } }
+      flags[`${name}#${p}`] = {
+        state: 'ENABLED',
+        variants: { A: 'A', B: 'B' },
+        defaultVariant: 'A',
+        targeting: {
+          fractional: [
+            ['A', 100_000 - w],
+            ['B', w],
+          ],
+        },
+      }
     }
   }
   core.setConfigurations(JSON.stringify({ flags }))

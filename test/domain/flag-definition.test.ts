@@ -65,7 +65,12 @@ const rows: Record<string, Row[]> = {
     ['repeated tag', { type: 'TAG', enumValues: ['a'], value: ['a', 'a'] }, 'value', 'repeats'],
     ['maxCount equal to enumValues length', { type: 'TAG', enumValues: ['a', 'b'], maxCount: 2 }, null],
     ['maxCount above enumValues length', { type: 'TAG', enumValues: ['a', 'b'], maxCount: 3 }, 'maxCount', 'number of enumValues'],
-    ['minCount above maxCount', { type: 'TAG', enumValues: ['a', 'b'], minCount: 2, maxCount: 1, defaultValue: ['a', 'b'] }, 'minCount', 'above maxCount'],
+    [
+      'minCount above maxCount',
+      { type: 'TAG', enumValues: ['a', 'b'], minCount: 2, maxCount: 1, defaultValue: ['a', 'b'] },
+      'minCount',
+      'above maxCount',
+    ],
     ['value not an array', { type: 'TAG', enumValues: ['a'], value: 'a' }, 'value', 'array'],
   ],
   'AB-TEST': [
@@ -102,7 +107,14 @@ describe('normalisation and reporting', () => {
   test('zero defaults, AB-TEST gets chancePercentB 50, field order is the contract order', () => {
     const r = validateDefinition({ chancePercentB: undefined, value: 'B', type: 'AB-TEST' })
     expect(r.ok && Object.keys(r.definition)).toEqual(['type', 'description', 'defaultValue', 'valueExists', 'value', 'chancePercentB'])
-    expect(r.ok && r.definition).toEqual({ type: 'AB-TEST', description: '', defaultValue: 'A', valueExists: true, value: 'B', chancePercentB: 50 })
+    expect(r.ok && r.definition).toEqual({
+      type: 'AB-TEST',
+      description: '',
+      defaultValue: 'A',
+      valueExists: true,
+      value: 'B',
+      chancePercentB: 50,
+    })
     const zeros = ['BOOLEAN', 'INTEGER', 'STRING'].map((type) => {
       const res = validateDefinition({ type })
       return res.ok && res.definition.defaultValue
@@ -112,7 +124,10 @@ describe('normalisation and reporting', () => {
 
   test('valueExists rules', () => {
     expect(validateDefinition({ type: 'BOOLEAN', valueExists: true })).toMatchObject({ ok: false, problems: [{ field: 'value' }] })
-    expect(validateDefinition({ type: 'BOOLEAN', valueExists: false, value: true })).toMatchObject({ ok: false, problems: [{ field: 'valueExists' }] })
+    expect(validateDefinition({ type: 'BOOLEAN', valueExists: false, value: true })).toMatchObject({
+      ok: false,
+      problems: [{ field: 'valueExists' }],
+    })
     const lenient = validateDefinition({ type: 'BOOLEAN', valueExists: false, value: true }, { valueBesideFalse: 'ignore' })
     expect(lenient).toEqual({ ok: true, definition: { type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false } })
   })

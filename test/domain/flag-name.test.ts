@@ -3,7 +3,14 @@
 import { expect, test } from 'bun:test'
 import { nameCollision, nameProblem } from '../../src/domain/flag-name.ts'
 
-test.each(['a', 'app/checkout/new_flow', 'A.b-c_d', '1/2/3/4/5', 'x'.repeat(64), `${'a'.repeat(63)}/${'b'.repeat(63)}/${'c'.repeat(63)}/${'d'.repeat(63)}`])('valid: %s', (name) => {
+test.each([
+  'a',
+  'app/checkout/new_flow',
+  'A.b-c_d',
+  '1/2/3/4/5',
+  'x'.repeat(64),
+  `${'a'.repeat(63)}/${'b'.repeat(63)}/${'c'.repeat(63)}/${'d'.repeat(63)}`,
+])('valid: %s', (name) => {
   expect(nameProblem(name)).toBeUndefined()
 })
 

@@ -3,7 +3,13 @@
 import { expect, test } from 'bun:test'
 import { buildExportDocument, exportFileName, parseImportDocument } from '../../src/domain/migration-document.ts'
 
-const doc = (flags: unknown, extra: Record<string, unknown> = {}) => ({ environment: 'e', version: '1.0.0', createdAt: '2026-11-22T10:00:00.000Z', flags, ...extra })
+const doc = (flags: unknown, extra: Record<string, unknown> = {}) => ({
+  environment: 'e',
+  version: '1.0.0',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  flags,
+  ...extra,
+})
 const problems = (raw: unknown) => {
   const parsed = parseImportDocument(raw)
   return parsed.ok ? [] : parsed.problems.map((p) => p.field)
@@ -22,8 +28,18 @@ test.each<[string, unknown, string[]]>([
   ['a bad name', doc({ 'a//b': { type: 'BOOLEAN' } }), ['flags.a//b']],
   ['a bad value and a missing type, both reported', doc({ a: { type: 'INTEGER', value: 'x' }, b: {} }), ['flags.a.value', 'flags.b.type']],
   ['a flag that is also a group', doc({ a: { type: 'BOOLEAN' }, 'a/b': { type: 'BOOLEAN' } }), ['flags.a']],
-  ['__proto__ anywhere', JSON.parse('{"environment":"e","version":"1.0.0","createdAt":"2026-11-22T10:00:00.000Z","flags":{"a":{"type":"BOOLEAN","__proto__":{}}}}'), ['flags.a.__proto__']],
-  ['a FlagFlow name beside its flagd name', doc({ s: { type: 'STRING', regExp: 'a', regexPattern: 'a', defaultValue: 'a' } }), ['flags.s.regExp']],
+  [
+    '__proto__ anywhere',
+    JSON.parse(
+      '{"environment":"e","version":"1.0.0","createdAt":"2026-11-22T10:00:00.000Z","flags":{"a":{"type":"BOOLEAN","__proto__":{}}}}',
+    ),
+    ['flags.a.__proto__'],
+  ],
+  [
+    'a FlagFlow name beside its flagd name',
+    doc({ s: { type: 'STRING', regExp: 'a', regexPattern: 'a', defaultValue: 'a' } }),
+    ['flags.s.regExp'],
+  ],
 ])('%s', (_name, raw, fields) => {
   expect(problems(raw)).toEqual(fields)
 })
@@ -48,10 +64,38 @@ test("FlagFlow's conventions are translated", () => {
 
 test('an export parses back to the same definitions', () => {
   const at = new Date('2026-11-22T10:15:00.123Z')
-  const flags = [{ id: 'flg_1', name: 'x/y', type: 'ENUM' as const, description: 'd', defaultValue: 'a', valueExists: true, value: 'b', enumValues: ['a', 'b'], createdAt: '', updatedAt: '', revision: 3 }]
+  const flags = [
+    {
+      id: 'flg_1',
+      name: 'x/y',
+      type: 'ENUM' as const,
+      description: 'd',
+      defaultValue: 'a',
+      valueExists: true,
+      value: 'b',
+      enumValues: ['a', 'b'],
+      createdAt: '',
+      updatedAt: '',
+      revision: 3,
+    },
+  ]
   const exported = buildExportDocument(flags, 'prod', at)
-  expect(Object.keys(exported.flags['x/y'] as object)).toEqual(['description', 'type', 'defaultValue', 'valueExists', 'value', 'enumValues'])
+  expect(Object.keys(exported.flags['x/y'] as object)).toEqual([
+    'description',
+    'type',
+    'defaultValue',
+    'valueExists',
+    'value',
+    'enumValues',
+  ])
   const parsed = parseImportDocument(JSON.parse(JSON.stringify(exported)))
-  expect(parsed.ok && parsed.document.flags.get('x/y')).toEqual({ type: 'ENUM', description: 'd', defaultValue: 'a', valueExists: true, value: 'b', enumValues: ['a', 'b'] })
+  expect(parsed.ok && parsed.document.flags.get('x/y')).toEqual({
+    type: 'ENUM',
+    description: 'd',
+    defaultValue: 'a',
+    valueExists: true,
+    value: 'b',
+    enumValues: ['a', 'b'],
+  })
   expect(exportFileName('prod', at)).toBe('flagd_migration_prod_20261122-101500.json')
 })

@@ -1,8 +1,8 @@
 /** planImport and applyPlan (contract §6.2): modes, kept values, collisions, and the rows written. */
 
 import { expect, test } from 'bun:test'
-import { applyPlan, changedFields, planImport, type ImportMode, type ImportValues } from '../../src/domain/migration-plan.ts'
 import type { Flag, FlagDefinition } from '../../src/domain/flag.ts'
+import { applyPlan, changedFields, type ImportMode, type ImportValues, planImport } from '../../src/domain/migration-plan.ts'
 
 const AT = '2026-11-22T10:00:00.000Z'
 const flag = (name: string, def: Partial<FlagDefinition> = {}, revision = 1): Flag => ({
@@ -17,22 +17,54 @@ const flag = (name: string, def: Partial<FlagDefinition> = {}, revision = 1): Fl
   revision,
   ...def,
 })
-const def = (d: Partial<FlagDefinition> = {}): FlagDefinition => ({ type: 'INTEGER', description: '', defaultValue: 0, valueExists: false, ...d })
+const def = (d: Partial<FlagDefinition> = {}): FlagDefinition => ({
+  type: 'INTEGER',
+  description: '',
+  defaultValue: 0,
+  valueExists: false,
+  ...d,
+})
 const current = new Map([
   ['a', flag('a', { valueExists: true, value: 1 })],
   ['b', flag('b')],
   ['g/x', flag('g/x')],
 ])
-const plan = (incoming: [string, FlagDefinition][], mode: ImportMode = 'merge', values: ImportValues = 'overwrite') => planImport(current, new Map(incoming), mode, values)
-const summary = (p: ReturnType<typeof plan>) => p.changes.map((c) => `${c.action} ${c.name}${c.fields.length ? ` [${c.fields.join(',')}]` : ''}`)
+const plan = (incoming: [string, FlagDefinition][], mode: ImportMode = 'merge', values: ImportValues = 'overwrite') =>
+  planImport(current, new Map(incoming), mode, values)
+const summary = (p: ReturnType<typeof plan>) =>
+  p.changes.map((c) => `${c.action} ${c.name}${c.fields.length ? ` [${c.fields.join(',')}]` : ''}`)
 
 test.each<[string, [string, FlagDefinition][], ImportMode, ImportValues, string[], number]>([
-  ['merge creates and updates, leaves others', [['a', def({ valueExists: true, value: 2 })], ['new', def()]], 'merge', 'overwrite', ['update a [value]', 'create new [type,description,defaultValue,valueExists]'], 0],
+  [
+    'merge creates and updates, leaves others',
+    [
+      ['a', def({ valueExists: true, value: 2 })],
+      ['new', def()],
+    ],
+    'merge',
+    'overwrite',
+    ['update a [value]', 'create new [type,description,defaultValue,valueExists]'],
+    0,
+  ],
   ['an identical flag is unchanged', [['b', def()]], 'merge', 'overwrite', [], 1],
   ['replace also deletes what the file does not name', [['b', def()]], 'replace', 'overwrite', ['delete a', 'delete g/x'], 1],
-  ['keep leaves the current value', [['a', def({ valueExists: true, value: 9, maxValue: 5 })]], 'merge', 'keep', ['update a [maxValue]'], 0],
+  [
+    'keep leaves the current value',
+    [['a', def({ valueExists: true, value: 9, maxValue: 5 })]],
+    'merge',
+    'keep',
+    ['update a [maxValue]'],
+    0,
+  ],
   ['keep leaves the absence of a value', [['b', def({ valueExists: true, value: 9 })]], 'merge', 'keep', [], 1],
-  ['keep on a new flag takes the file value', [['n', def({ valueExists: true, value: 9 })]], 'merge', 'keep', ['create n [type,description,defaultValue,valueExists,value]'], 0],
+  [
+    'keep on a new flag takes the file value',
+    [['n', def({ valueExists: true, value: 9 })]],
+    'merge',
+    'keep',
+    ['create n [type,description,defaultValue,valueExists,value]'],
+    0,
+  ],
 ])('%s', (_name, incoming, mode, values, changes, unchanged) => {
   const p = plan(incoming, mode, values)
   expect(p.problems).toEqual([])
@@ -52,7 +84,13 @@ test('merge refuses names that collide with kept flags; replace does not keep th
 })
 
 test('applyPlan: new flags get fresh ids, updates keep id and createdAt and bump revision, deletes name ids', () => {
-  const p = plan([['a', def({ valueExists: true, value: 2 })], ['new', def()]], 'replace')
+  const p = plan(
+    [
+      ['a', def({ valueExists: true, value: 2 })],
+      ['new', def()],
+    ],
+    'replace',
+  )
   let n = 0
   const rows = applyPlan(current, p, AT, () => `flg_new${++n}`)
   expect(rows.deleteIds).toEqual(['flg_b', 'flg_g/x'])
@@ -63,5 +101,10 @@ test('applyPlan: new flags get fresh ids, updates keep id and createdAt and bump
 })
 
 test('changedFields lists differing fields in contract order', () => {
-  expect(changedFields(def({ maxValue: 3, description: 'x' }), def({ value: 1, valueExists: true }))).toEqual(['description', 'valueExists', 'value', 'maxValue'])
+  expect(changedFields(def({ maxValue: 3, description: 'x' }), def({ value: 1, valueExists: true }))).toEqual([
+    'description',
+    'valueExists',
+    'value',
+    'maxValue',
+  ])
 })

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type Daemon, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { FIXTURES, fixtureText } from '../helpers/fixtures.ts'
-import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -19,11 +19,17 @@ const binary = [join(home, 'flagd')]
 let d: Daemon
 
 beforeAll(async () => {
-  const build = Bun.spawnSync([process.execPath, 'build', '--compile', '--minify', '--bytecode', join(ROOT, 'src/main.ts'), '--outfile', join(buildDir, 'flagd')], { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' })
+  const build = Bun.spawnSync(
+    [process.execPath, 'build', '--compile', '--minify', '--bytecode', join(ROOT, 'src/main.ts'), '--outfile', join(buildDir, 'flagd')],
+    { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' },
+  )
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
   copyFileSync(join(buildDir, 'flagd'), join(home, 'flagd'))
   Bun.spawnSync(['chmod', '+x', join(home, 'flagd')])
-  writeFileSync(join(home, 'flagd.config.ts'), "import type { X } from './types'\nexport default { environment: 'e2e', import: { settleMs: 200 } }\n")
+  writeFileSync(
+    join(home, 'flagd.config.ts'),
+    "import type { X } from './types'\nexport default { environment: 'e2e', import: { settleMs: 200 } }\n",
+  )
   expect(existsSync(join(home, 'node_modules'))).toBe(false)
   d = await startDaemon(home, [], {}, binary)
 }, 120_000)
@@ -35,7 +41,14 @@ afterAll(() => {
 })
 
 const api = (path: string, init: RequestInit & { token?: string } = {}) =>
-  fetch(`${d.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.headers ?? {}) } })
+  fetch(`${d.url}${path}`, {
+    ...init,
+    headers: {
+      'content-type': 'application/json',
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.headers ?? {}),
+    },
+  })
 
 async function login(): Promise<string> {
   const res = await api('/api/login', { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
@@ -57,9 +70,18 @@ test('bootstrap the first admin with the CLI while the daemon runs, then log in'
 
 test('a flag round trip over HTTP', async () => {
   const token = await login()
-  const created = await api('/api/flags', { method: 'POST', token, body: JSON.stringify({ name: 'e2e/checkout/limit', type: 'INTEGER', defaultValue: 1, value: 5, maxValue: 10 }) })
+  const created = await api('/api/flags', {
+    method: 'POST',
+    token,
+    body: JSON.stringify({ name: 'e2e/checkout/limit', type: 'INTEGER', defaultValue: 1, value: 5, maxValue: 10 }),
+  })
   expect(created.status).toBe(201)
-  const updated = await api('/api/flags/e2e/checkout/limit', { method: 'PUT', token, headers: { 'if-match': '"1"' }, body: JSON.stringify({ value: 6 }) })
+  const updated = await api('/api/flags/e2e/checkout/limit', {
+    method: 'PUT',
+    token,
+    headers: { 'if-match': '"1"' },
+    body: JSON.stringify({ value: 6 }),
+  })
   expect(((await updated.json()) as { value: number }).value).toBe(6)
   const docs = await fetch(`${d.url}/api/docs/swagger-ui-bundle.js`)
   expect(docs.status).toBe(200)
@@ -72,14 +94,19 @@ test('a flag round trip over HTTP', async () => {
 })
 
 test('an API token from the CLI, used with curl-like requests, then revoked', async () => {
-  const add = await runFlagd(['token', 'add', 'e2e ci', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'e2e/', '--expires', '30d'], { cwd: home, command: binary })
+  const add = await runFlagd(
+    ['token', 'add', 'e2e ci', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'e2e/', '--expires', '30d'],
+    { cwd: home, command: binary },
+  )
   expect(add.code).toBe(0)
   const secret = add.stdout.trim()
   expect(secret).toMatch(/^fdt_/)
   const headers = { 'x-api-key': secret }
   expect((await api('/api/flags/e2e/checkout/limit', { headers })).status).toBe(200)
   expect((await api('/api/flags/e2e/checkout/limit', { method: 'PUT', headers, body: JSON.stringify({ value: 7 }) })).status).toBe(200)
-  expect((await api('/api/flags', { method: 'POST', headers, body: JSON.stringify({ name: 'other/x', type: 'BOOLEAN' }) })).status).toBe(403)
+  expect((await api('/api/flags', { method: 'POST', headers, body: JSON.stringify({ name: 'other/x', type: 'BOOLEAN' }) })).status).toBe(
+    403,
+  )
   expect((await api('/api/migrations/export', { headers })).status).toBe(403)
   expect((await runFlagd(['token', 'revoke', 'e2e ci'], { cwd: home, command: binary })).code).toBe(0)
   expect((await api('/api/flags/e2e/checkout/limit', { token: secret })).status).toBe(401)
@@ -106,17 +133,28 @@ test('export and import through the CLI while the daemon runs', async () => {
 
 test('every line the binary writes is a JSON log line: no framework warnings in the stream', async () => {
   const token = await login()
-  for (const path of ['/api/flags', '/api/users', '/api/sessions', '/api/tokens', '/api/me', '/api/migrations/export', '/api/openapi.json', '/metrics']) {
+  for (const path of [
+    '/api/flags',
+    '/api/users',
+    '/api/sessions',
+    '/api/tokens',
+    '/api/me',
+    '/api/migrations/export',
+    '/api/openapi.json',
+    '/metrics',
+  ]) {
     await (await api(path, { token })).arrayBuffer()
   }
   await (await api('/api/flags', { method: 'POST', token, body: JSON.stringify({ name: 'lines/f', type: 'BOOLEAN' }) })).arrayBuffer()
   await Bun.sleep(400) // the log is flushed every 200 ms
-  const lines = d.output().split('\n').filter((l) => l.trim() !== '')
+  const lines = d
+    .output()
+    .split('\n')
+    .filter((l) => l.trim() !== '')
   expect(lines.length).toBeGreaterThan(5)
   for (const line of lines) expect(() => JSON.parse(line), line.slice(0, 200)).not.toThrow()
   expect(d.output()).not.toContain('Sucrose')
 })
-
 
 test('SIGTERM exits 0 within 5 s, and a restart on the same data dir keeps the flags', async () => {
   const started = Date.now()
@@ -127,7 +165,7 @@ test('SIGTERM exits 0 within 5 s, and a restart on the same data dir keeps the f
   d = await startDaemon(home, [], {}, binary)
   const token = await login()
   const flag = await api('/api/flags/e2e/checkout/limit', { token })
-  expect(((await flag.json()) as { value: number; revision: number })).toMatchObject({ value: 7, revision: 3 }) // 7: set with the API token
+  expect((await flag.json()) as { value: number; revision: number }).toMatchObject({ value: 7, revision: 3 }) // 7: set with the API token
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
 })

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
-import { freePort, startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { type Daemon, freePort, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -36,9 +36,15 @@ beforeAll(async () => {
     fetch: (req) =>
       new URL(req.url).pathname === '/page.js'
         ? new Response(script, { headers: { 'content-type': 'text/javascript' } })
-        : new Response('<!doctype html><title>shop</title><script type="module" src="/page.js"></script>', { headers: { 'content-type': 'text/html' } }),
+        : new Response('<!doctype html><title>shop</title><script type="module" src="/page.js"></script>', {
+            headers: { 'content-type': 'text/html' },
+          }),
   })
-  browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  })
 }, 60_000)
 
 afterAll(async () => {
@@ -51,11 +57,20 @@ afterAll(async () => {
 
 test.skipIf(!chromium)('a page on another origin sees a flag change pushed over SSE, through CORS', async () => {
   const api = (method: string, path: string, body: unknown, token: string) =>
-    fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+    fetch(`${d.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   const admin = ((await login.json()) as { token: string }).token
   expect((await api('POST', '/api/flags', { name: 'shop/limit', type: 'INTEGER', value: 1 }, admin)).status).toBe(201)
-  const token = (await api('POST', '/api/tokens', { name: 'shop page', permissions: ['flag:evaluate'], flagPrefixes: ['shop/'] }, admin)).body.token as string
+  const token = (await api('POST', '/api/tokens', { name: 'shop page', permissions: ['flag:evaluate'], flagPrefixes: ['shop/'] }, admin))
+    .body.token as string
 
   const tab = await browser!.newPage()
   const query = new URLSearchParams({ flagd: d.url, token, flag: 'shop/limit' })

@@ -7,13 +7,13 @@
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { OpenFeature as ServerFeature } from '@openfeature/server-sdk'
 import { OFREPProvider } from '@openfeature/ofrep-provider'
-import { OpenFeature as WebFeature, ProviderEvents } from '@openfeature/web-sdk'
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider'
+import { OpenFeature as ServerFeature } from '@openfeature/server-sdk'
+import { ProviderEvents, OpenFeature as WebFeature } from '@openfeature/web-sdk'
 import { EventSource } from 'eventsource'
 import { splitVariant } from '../../src/domain/evaluation.ts'
-import { startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { type Daemon, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -23,13 +23,25 @@ let admin = ''
 let appToken = ''
 
 const api = async (method: string, path: string, body?: unknown, token = admin) => {
-  const res = await fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const res = await fetch(`${d.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any }
 }
 
 beforeAll(async () => {
-  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_CORS_ORIGINS: 'http://app.example' })
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  d = await startDaemon(cwd, [], {
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: 'admin-password',
+    FLAGD_CORS_ORIGINS: 'http://app.example',
+  })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   admin = ((await login.json()) as { token: string }).token
   const flags = [
     { name: 'app/checkout/new_flow', type: 'BOOLEAN', value: true },
@@ -87,7 +99,12 @@ test('web SDK + OFREP web provider: a change is pushed over the event stream, no
   }
   try {
     await WebFeature.setContext({ targetingKey: 'visitor-1' })
-    const provider = new OFREPWebProvider({ baseUrl: d.url, headers: [['X-API-Key', appToken]], changeDetection: 'sse', pollInterval: 600_000 })
+    const provider = new OFREPWebProvider({
+      baseUrl: d.url,
+      headers: [['X-API-Key', appToken]],
+      changeDetection: 'sse',
+      pollInterval: 600_000,
+    })
     await WebFeature.setProviderAndWait(provider)
     const client = WebFeature.getClient()
     expect(client.getNumberValue('app/retries', 0)).toBe(5)

@@ -6,8 +6,8 @@
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { startDaemon, type Daemon } from '../helpers/daemon.ts'
-import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { type Daemon, startDaemon } from '../helpers/daemon.ts'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -33,7 +33,9 @@ beforeAll(async () => {
     FLAGD_STORAGE_POSTGRES_URL: url,
     FLAGD_ADMIN_USERNAME: 'admin',
     FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_WEBHOOKS: JSON.stringify([{ name: 'ci', url: `http://127.0.0.1:${receiver.port}/hook`, events: ['flag.*'], secret: 'a-shared-webhook-secret' }]),
+    FLAGD_WEBHOOKS: JSON.stringify([
+      { name: 'ci', url: `http://127.0.0.1:${receiver.port}/hook`, events: ['flag.*'], secret: 'a-shared-webhook-secret' },
+    ]),
   }
   for (let i = 0; i < 2; i++) {
     const cwd = tempDir()
@@ -59,10 +61,18 @@ async function until(check: () => boolean, ms: number): Promise<void> {
 }
 
 test.skipIf(!bin)('one replica delivers each entry; killed, the other takes over and delivers what follows', async () => {
-  const login = await fetch(`${daemons[1]!.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  const login = await fetch(`${daemons[1]!.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   const token = ((await login.json()) as { token: string }).token
   const create = (d: Daemon, name: string) =>
-    fetch(`${d.url}/api/flags`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, type: 'BOOLEAN' }) })
+    fetch(`${d.url}/api/flags`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, type: 'BOOLEAN' }),
+    })
   for (let i = 0; i < 5; i++) expect((await create(daemons[i % 2]!, `before/f${i}`)).status).toBe(201)
   await until(() => delivered.length >= 5, 10_000)
   await Bun.sleep(500) // a second replica delivering too would show up now
@@ -77,6 +87,8 @@ test.skipIf(!bin)('one replica delivers each entry; killed, the other takes over
   for (let i = 0; i < 5; i++) expect((await create(other, `after/f${i}`)).status).toBe(201)
   await until(() => new Set(delivered).size >= 10, 15_000)
   await until(() => other.output().includes('now runs the once-only work'), 5000) // log lines are written in batches
-  const audit = (await (await fetch(`${other.url}/api/audit?action=flag.`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: number }[]
+  const audit = (await (await fetch(`${other.url}/api/audit?action=flag.`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    id: number
+  }[]
   expect([...new Set(delivered)].sort((a, b) => a - b)).toEqual(audit.map((e) => e.id).sort((a, b) => a - b))
 })

@@ -10,10 +10,10 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { runFlagd, startDaemon, type Daemon } from '../helpers/daemon.ts'
-import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
-import { tempDir } from '../helpers/test-app.ts'
 import { isJsonObject } from '../../src/domain/json-object.ts'
+import { type Daemon, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
+import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(90_000)
 const bin = findPostgresBin()
@@ -25,12 +25,21 @@ let token = ''
 
 const json = { 'content-type': 'application/json' }
 const call = (d: Daemon, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...json, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  fetch(`${d.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...json, ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
 
 async function replica(env: Record<string, string> = {}): Promise<Daemon> {
   const cwd = tempDir()
   dirs.push(cwd)
-  const d = await startDaemon(cwd, [], { FLAGD_STORAGE_POSTGRES_URL: url, FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', ...env })
+  const d = await startDaemon(cwd, [], {
+    FLAGD_STORAGE_POSTGRES_URL: url,
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: 'admin-password',
+    ...env,
+  })
   daemons.push(d)
   return d
 }
@@ -50,7 +59,11 @@ beforeAll(async () => {
   server = await startPostgres(bin)
   url = await server.freshDatabase()
   await Promise.all([replica(), replica(), replica()]) // starting together: one creates the tables and the admin
-  const login = await fetch(`${daemons[0]!.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  const login = await fetch(`${daemons[0]!.url}/api/login`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   token = ((await login.json()) as { token: string }).token
 })
 
@@ -61,95 +74,137 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-test.skipIf(!bin)('one admin for three replicas started together; a session or token from one works on all at once; a logout is refused on all', async () => {
-  const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
-  const users = (await (await call(b, 'GET', '/api/users')).json()) as { username: string }[]
-  expect(users.map((u) => u.username)).toEqual(['admin'])
-  const other = ((await (await fetch(`${c.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })).json()) as { token: string }).token
-  // used on the other replicas right away, as through a load balancer: they catch up on the miss
-  for (const d of [a, b, c]) expect((await fetch(`${d.url}/api/me`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(200)
-  for (let i = 0; i < 5; i++) {
-    const fresh = ((await (await call(daemons[i % 3]!, 'POST', '/api/tokens', { name: `app-${i}`, permissions: ['flag:read'] })).json()) as { token: string }).token
-    expect((await fetch(`${daemons[(i + 1) % 3]!.url}/api/flags`, { headers: { 'x-api-key': fresh } })).status).toBe(200)
-  }
-  // a flag read through each replica's fast lane, which remembers the credentials it has seen
-  expect((await call(a, 'POST', '/api/flags', { name: 'lane/probe', type: 'BOOLEAN', value: true })).status).toBe(201)
-  const probe = async (d: Daemon, headers: Record<string, string>) => (await fetch(`${d.url}/api/flags/lane/probe`, { headers })).status
-  const session = { authorization: `Bearer ${other}` }
-  for (const d of [a, b, c]) await within(1000, async () => ((await probe(d, session)) === 200 ? true : undefined))
-  for (const d of [a, b, c]) expect(await probe(d, session)).toBe(200)
-  // a logout, and a token revoked, are refused on every replica from the very next request
-  expect((await fetch(`${a.url}/api/logout`, { method: 'POST', headers: session })).status).toBe(200)
-  for (const d of [b, c, a]) {
-    expect((await fetch(`${d.url}/api/me`, { headers: session })).status).toBe(401)
-    expect(await probe(d, session)).toBe(401)
-  }
-  for (let i = 0; i < 5; i++) {
-    const made = (await (await call(daemons[i % 3]!, 'POST', '/api/tokens', { name: `revoked-${i}`, permissions: ['flag:read'] })).json()) as { token: string; id: string }
-    const key = { 'x-api-key': made.token }
-    expect((await fetch(`${daemons[(i + 1) % 3]!.url}/api/flags`, { headers: key })).status).toBe(200)
-    for (const d of daemons.slice(0, 3)) for (let n = 0; n < 2; n++) expect(await probe(d, key)).toBe(200)
-    expect((await call(daemons[i % 3]!, 'DELETE', `/api/tokens/${made.id}`)).status).toBe(200)
-    for (const d of daemons.slice(0, 3)) {
-      expect((await fetch(`${d.url}/api/flags`, { headers: key })).status).toBe(401)
-      expect(await probe(d, key)).toBe(401)
+test.skipIf(!bin)(
+  'one admin for three replicas started together; a session or token from one works on all at once; a logout is refused on all',
+  async () => {
+    const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
+    const users = (await (await call(b, 'GET', '/api/users')).json()) as { username: string }[]
+    expect(users.map((u) => u.username)).toEqual(['admin'])
+    const other = (
+      (await (
+        await fetch(`${c.url}/api/login`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+        })
+      ).json()) as { token: string }
+    ).token
+    // used on the other replicas right away, as through a load balancer: they catch up on the miss
+    for (const d of [a, b, c]) expect((await fetch(`${d.url}/api/me`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(200)
+    for (let i = 0; i < 5; i++) {
+      const fresh = (
+        (await (await call(daemons[i % 3]!, 'POST', '/api/tokens', { name: `app-${i}`, permissions: ['flag:read'] })).json()) as {
+          token: string
+        }
+      ).token
+      expect((await fetch(`${daemons[(i + 1) % 3]!.url}/api/flags`, { headers: { 'x-api-key': fresh } })).status).toBe(200)
     }
-  }
-})
+    // a flag read through each replica's fast lane, which remembers the credentials it has seen
+    expect((await call(a, 'POST', '/api/flags', { name: 'lane/probe', type: 'BOOLEAN', value: true })).status).toBe(201)
+    const probe = async (d: Daemon, headers: Record<string, string>) => (await fetch(`${d.url}/api/flags/lane/probe`, { headers })).status
+    const session = { authorization: `Bearer ${other}` }
+    for (const d of [a, b, c]) await within(1000, async () => ((await probe(d, session)) === 200 ? true : undefined))
+    for (const d of [a, b, c]) expect(await probe(d, session)).toBe(200)
+    // a logout, and a token revoked, are refused on every replica from the very next request
+    expect((await fetch(`${a.url}/api/logout`, { method: 'POST', headers: session })).status).toBe(200)
+    for (const d of [b, c, a]) {
+      expect((await fetch(`${d.url}/api/me`, { headers: session })).status).toBe(401)
+      expect(await probe(d, session)).toBe(401)
+    }
+    for (let i = 0; i < 5; i++) {
+      const made = (await (
+        await call(daemons[i % 3]!, 'POST', '/api/tokens', { name: `revoked-${i}`, permissions: ['flag:read'] })
+      ).json()) as { token: string; id: string }
+      const key = { 'x-api-key': made.token }
+      expect((await fetch(`${daemons[(i + 1) % 3]!.url}/api/flags`, { headers: key })).status).toBe(200)
+      for (const d of daemons.slice(0, 3)) for (let n = 0; n < 2; n++) expect(await probe(d, key)).toBe(200)
+      expect((await call(daemons[i % 3]!, 'DELETE', `/api/tokens/${made.id}`)).status).toBe(200)
+      for (const d of daemons.slice(0, 3)) {
+        expect((await fetch(`${d.url}/api/flags`, { headers: key })).status).toBe(401)
+        expect(await probe(d, key)).toBe(401)
+      }
+    }
+  },
+)
 
-test.skipIf(!bin)('a change on one replica is read on the others within 1 s and reported by their streams; an API token works everywhere', async () => {
-  const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
-  const created = (await (await call(a, 'POST', '/api/tokens', { name: 'ci', permissions: ['flag:read', 'flag:write'] })).json()) as { token: string }
-  const stream = await fetch(`${c.url}/api/events`, { headers: { authorization: `Bearer ${token}` } })
-  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
-  await call(b, 'POST', '/api/flags', { name: 'shop/replicated', type: 'BOOLEAN', value: true }, { authorization: `Bearer ${created.token}` })
-  const seen = await within(1000, async () => ((await fetch(`${c.url}/api/flags/shop/replicated`, { headers: { 'x-api-key': created.token } })).status === 200 ? true : undefined))
-  expect(seen.took).toBeLessThan(1000)
-  let text = ''
-  const deadline = Date.now() + 1000
-  while (!text.includes('shop/replicated') && Date.now() < deadline) text += (await reader.read()).value ?? ''
-  expect(text).toContain('shop/replicated')
-  await reader.cancel()
-  await within(1000, async () => (((await (await call(a, 'GET', '/api/flags/shop/replicated')).json()) as { value?: boolean }).value === true ? true : undefined))
-})
+test.skipIf(!bin)(
+  'a change on one replica is read on the others within 1 s and reported by their streams; an API token works everywhere',
+  async () => {
+    const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
+    const created = (await (await call(a, 'POST', '/api/tokens', { name: 'ci', permissions: ['flag:read', 'flag:write'] })).json()) as {
+      token: string
+    }
+    const stream = await fetch(`${c.url}/api/events`, { headers: { authorization: `Bearer ${token}` } })
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
+    await call(
+      b,
+      'POST',
+      '/api/flags',
+      { name: 'shop/replicated', type: 'BOOLEAN', value: true },
+      { authorization: `Bearer ${created.token}` },
+    )
+    const seen = await within(1000, async () =>
+      (await fetch(`${c.url}/api/flags/shop/replicated`, { headers: { 'x-api-key': created.token } })).status === 200 ? true : undefined,
+    )
+    expect(seen.took).toBeLessThan(1000)
+    let text = ''
+    const deadline = Date.now() + 1000
+    while (!text.includes('shop/replicated') && Date.now() < deadline) text += (await reader.read()).value ?? ''
+    expect(text).toContain('shop/replicated')
+    await reader.cancel()
+    await within(1000, async () =>
+      ((await (await call(a, 'GET', '/api/flags/shop/replicated')).json()) as { value?: boolean }).value === true ? true : undefined,
+    )
+  },
+)
 
 test.skipIf(!bin)('If-Match across replicas: of writers racing on three replicas with one revision, exactly one wins', async () => {
   await call(daemons[0]!, 'POST', '/api/flags', { name: 'race', type: 'INTEGER', value: 0 })
   await within(1000, async () => ((await call(daemons[2]!, 'GET', '/api/flags/race')).status === 200 ? true : undefined))
-  const answers = await Promise.all(daemons.flatMap((d, r) => [0, 1, 2].map((i) => call(d, 'PUT', '/api/flags/race', { value: r * 10 + i + 1 }, { 'if-match': '"1"' }))))
+  const answers = await Promise.all(
+    daemons.flatMap((d, r) => [0, 1, 2].map((i) => call(d, 'PUT', '/api/flags/race', { value: r * 10 + i + 1 }, { 'if-match': '"1"' }))),
+  )
   const statuses = answers.map((res) => res.status).sort()
   expect(statuses.filter((s) => s === 200)).toHaveLength(1)
   expect(statuses.filter((s) => s !== 200)).toEqual(Array(8).fill(412))
 })
 
-test.skipIf(!bin)('the database stops for a while: writes 503 within 5 s, reads go on, /health degraded; all heal by themselves', async () => {
-  const [a, b] = daemons as [Daemon, Daemon]
-  await call(a, 'POST', '/api/flags', { name: 'outage/kept', type: 'STRING', value: 'before' })
-  await within(1000, async () => ((await call(b, 'GET', '/api/flags/outage/kept')).status === 200 ? true : undefined))
-  await server!.stop()
-  try {
-    const refused = await within(5000, async () => {
-      const res = await call(a, 'PUT', '/api/flags/outage/kept', { value: 'during' })
-      return res.status === 503 ? res : undefined
-    })
-    expect(((await refused.value.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
-    expect(((await (await call(b, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value).toBe('before')
-    await within(5000, async () => ((await fetch(`${b.url}/health`)).status === 503 ? true : undefined))
-    expect(((await (await fetch(`${b.url}/health`)).json()) as { status: string }).status).toBe('degraded')
-  } finally {
-    await server!.start()
-  }
-  for (const d of daemons) await within(15_000, async () => ((await fetch(`${d.url}/health`)).status === 200 ? true : undefined))
-  expect((await call(b, 'PUT', '/api/flags/outage/kept', { value: 'after' })).status).toBe(200)
-  await within(1000, async () => (((await (await call(a, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value === 'after' ? true : undefined))
-  // a log shipper reads one JSON object per line, through the outage too (the database client's own warnings included)
-  for (const d of daemons) {
-    const lines = d.output().split('\n').filter((line) => line.trim() !== '')
-    const notJson = lines.filter((line) => !isJsonLine(line))
-    expect(notJson).toEqual([])
-    expect(lines.some((line) => line.includes('"level":40') || line.includes('"level":50'))).toBe(true)
-  }
-})
+test.skipIf(!bin)(
+  'the database stops for a while: writes 503 within 5 s, reads go on, /health degraded; all heal by themselves',
+  async () => {
+    const [a, b] = daemons as [Daemon, Daemon]
+    await call(a, 'POST', '/api/flags', { name: 'outage/kept', type: 'STRING', value: 'before' })
+    await within(1000, async () => ((await call(b, 'GET', '/api/flags/outage/kept')).status === 200 ? true : undefined))
+    await server!.stop()
+    try {
+      const refused = await within(5000, async () => {
+        const res = await call(a, 'PUT', '/api/flags/outage/kept', { value: 'during' })
+        return res.status === 503 ? res : undefined
+      })
+      expect(((await refused.value.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
+      expect(((await (await call(b, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value).toBe('before')
+      await within(5000, async () => ((await fetch(`${b.url}/health`)).status === 503 ? true : undefined))
+      expect(((await (await fetch(`${b.url}/health`)).json()) as { status: string }).status).toBe('degraded')
+    } finally {
+      await server!.start()
+    }
+    for (const d of daemons) await within(15_000, async () => ((await fetch(`${d.url}/health`)).status === 200 ? true : undefined))
+    expect((await call(b, 'PUT', '/api/flags/outage/kept', { value: 'after' })).status).toBe(200)
+    await within(1000, async () =>
+      ((await (await call(a, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value === 'after' ? true : undefined,
+    )
+    // a log shipper reads one JSON object per line, through the outage too (the database client's own warnings included)
+    for (const d of daemons) {
+      const lines = d
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+      const notJson = lines.filter((line) => !isJsonLine(line))
+      expect(notJson).toEqual([])
+      expect(lines.some((line) => line.includes('"level":40') || line.includes('"level":50'))).toBe(true)
+    }
+  },
+)
 
 function isJsonLine(line: string): boolean {
   try {
@@ -183,7 +238,8 @@ test.skipIf(!bin)('kill -9 of a replica under writes: every acknowledged write i
 })
 
 test.skipIf(!bin)('failed logins count across replicas: the limit holds for the service, not per replica', async () => {
-  const attempt = (d: Daemon) => fetch(`${d.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'ghost', password: 'wrong-password' }) })
+  const attempt = (d: Daemon) =>
+    fetch(`${d.url}/api/login`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'ghost', password: 'wrong-password' }) })
   const statuses: number[] = []
   for (let i = 0; i < 5; i++) statuses.push((await attempt(daemons[i % 3]!)).status)
   expect(statuses).toEqual([401, 401, 401, 401, 401])
@@ -206,13 +262,21 @@ test.skipIf(!bin)('CLI commands act on the database while the replicas run, and 
   const secret = made.stdout.trim()
   expect((await fetch(`${daemons[2]!.url}/api/flags`, { headers: { 'x-api-key': secret } })).status).toBe(200)
   const audit = await runFlagd(['audit', '--json', '--action', 'token.'], { cwd, env })
-  expect((JSON.parse(audit.stdout) as { target: { name: string }; actor: { name: string } }[])[0]).toMatchObject({ target: { name: 'from-cli' }, actor: { name: 'cli' } })
+  expect((JSON.parse(audit.stdout) as { target: { name: string }; actor: { name: string } }[])[0]).toMatchObject({
+    target: { name: 'from-cli' },
+    actor: { name: 'cli' },
+  })
 })
 
 test.skipIf(!bin)('an import is one transaction; its backup is written into the data directory of the replica that ran it', async () => {
   const [a, b] = daemons as [Daemon, Daemon]
   const dataDir = (d: Daemon) => /\(data ([^,]+),/.exec(d.output())?.[1] as string
-  const doc = { environment: 'staging', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'imp/a': { type: 'BOOLEAN', value: true }, 'imp/b': { type: 'INTEGER', value: 2 } } }
+  const doc = {
+    environment: 'staging',
+    version: '1.0.0',
+    createdAt: new Date().toISOString(),
+    flags: { 'imp/a': { type: 'BOOLEAN', value: true }, 'imp/b': { type: 'INTEGER', value: 2 } },
+  }
   const res = await call(b, 'PUT', '/api/migrations', doc)
   expect(res.status).toBe(200)
   const backup = ((await res.json()) as { backup: string }).backup

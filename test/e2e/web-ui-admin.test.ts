@@ -11,11 +11,25 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Daemon } from '../helpers/daemon.ts'
-import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
 import {
-  allowDownloads, bodyText, checkByLabel, clipboardText, screenshotTo, clickButton, clickLink, fillByLabel, findChromium, layoutWidth, releaseScratch, selectByLabel,
-  seriousViolations, signInAs, waitForPath, waitForText,
+  allowDownloads,
+  bodyText,
+  checkByLabel,
+  clickButton,
+  clickLink,
+  clipboardText,
+  fillByLabel,
+  findChromium,
+  layoutWidth,
+  releaseScratch,
+  screenshotTo,
+  selectByLabel,
+  seriousViolations,
+  signInAs,
+  waitForPath,
+  waitForText,
 } from '../helpers/ui-driver.ts'
+import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(60_000)
 const chromium = findChromium()
@@ -81,70 +95,89 @@ test.skipIf(!chromium)('a token for CI: secret shown once with a copy button, us
   expect((await api('GET', '/api/flags', undefined, secret)).status).toBe(401)
 })
 
-test.skipIf(!chromium)('users: add one with some permissions; they see only what those allow; edit, then delete with confirmation', async () => {
-  const p = await open()
-  await clickLink(p, 'Users')
-  await fillByLabel(p, 'Username', 'viewer')
-  await fillByLabel(p, 'Password (8 characters or more)', 'short')
-  await checkByLabel(p, 'flag:read', true)
-  await clickButton(p, 'Add user')
-  const tooShort = await p.waitForSelector('.field-error')
-  expect(await tooShort!.evaluate((el) => el.parentElement?.querySelector('label')?.textContent)).toBe('Password (8 characters or more)')
-  await fillByLabel(p, 'Password (8 characters or more)', 'viewer-password')
-  await clickButton(p, 'Add user')
-  await waitForText(p, 'added viewer')
+test.skipIf(!chromium)(
+  'users: add one with some permissions; they see only what those allow; edit, then delete with confirmation',
+  async () => {
+    const p = await open()
+    await clickLink(p, 'Users')
+    await fillByLabel(p, 'Username', 'viewer')
+    await fillByLabel(p, 'Password (8 characters or more)', 'short')
+    await checkByLabel(p, 'flag:read', true)
+    await clickButton(p, 'Add user')
+    const tooShort = await p.waitForSelector('.field-error')
+    expect(await tooShort!.evaluate((el) => el.parentElement?.querySelector('label')?.textContent)).toBe('Password (8 characters or more)')
+    await fillByLabel(p, 'Password (8 characters or more)', 'viewer-password')
+    await clickButton(p, 'Add user')
+    await waitForText(p, 'added viewer')
 
-  const v = await open('viewer', 'viewer-password')
-  const nav = await v.$eval('header nav', (n) => n.textContent)
-  expect(nav).toBe('FlagsEvaluate')
-  await v.waitForSelector('[role="switch"]')
-  expect(await v.$eval('[role="switch"]', (s) => (s as unknown as { disabled: boolean }).disabled)).toBe(true)
-  await v.goto(`${d.url}/ui/users`)
-  await waitForText(v, 'may not open this page')
+    const v = await open('viewer', 'viewer-password')
+    const nav = await v.$eval('header nav', (n) => n.textContent)
+    expect(nav).toBe('FlagsEvaluate')
+    await v.waitForSelector('[role="switch"]')
+    expect(await v.$eval('[role="switch"]', (s) => (s as unknown as { disabled: boolean }).disabled)).toBe(true)
+    await v.goto(`${d.url}/ui/users`)
+    await waitForText(v, 'may not open this page')
 
-  await p.bringToFront()
-  await clickButton(p, 'Edit viewer')
-  await checkByLabel(p, 'flag:write', true)
-  await clickButton(p, 'Save viewer')
-  await waitForText(p, 'saved viewer')
-  const viewer = ((await (await api('GET', '/api/users')).json()) as { username: string; id: string; permissions: string[] }[]).find((u) => u.username === 'viewer')!
-  expect(viewer.permissions).toEqual(['flag:read', 'flag:write'])
-  expect(await bodyText(p)).not.toContain('Delete admin') // nobody deletes themselves here
-  await clickButton(p, 'Delete viewer')
-  await clickButton(p, 'Delete viewer for good')
-  await waitForText(p, 'deleted viewer')
-  expect((await api('GET', `/api/users/${viewer.id}`)).status).toBe(404)
-})
+    await p.bringToFront()
+    await clickButton(p, 'Edit viewer')
+    await checkByLabel(p, 'flag:write', true)
+    await clickButton(p, 'Save viewer')
+    await waitForText(p, 'saved viewer')
+    const viewer = ((await (await api('GET', '/api/users')).json()) as { username: string; id: string; permissions: string[] }[]).find(
+      (u) => u.username === 'viewer',
+    )!
+    expect(viewer.permissions).toEqual(['flag:read', 'flag:write'])
+    expect(await bodyText(p)).not.toContain('Delete admin') // nobody deletes themselves here
+    await clickButton(p, 'Delete viewer')
+    await clickButton(p, 'Delete viewer for good')
+    await waitForText(p, 'deleted viewer')
+    expect((await api('GET', `/api/users/${viewer.id}`)).status).toBe(404)
+  },
+)
 
-test.skipIf(!chromium)('import: the preview lists the changes and changes nothing; apply does; an invalid file lists every error', async () => {
-  const file = join(scratch, 'staging.json')
-  const flags = { 'shop/imported_a': { type: 'BOOLEAN', value: true }, 'shop/imported_b': { type: 'INTEGER', defaultValue: 3, maxValue: 10 } }
-  writeFileSync(file, JSON.stringify({ environment: 'staging', version: '1.0.0', createdAt: new Date().toISOString(), flags }))
-  const p = await open()
-  await clickLink(p, 'Import & export')
-  const input = await p.waitForSelector('#im-file')
-  await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file)
-  await clickButton(p, 'Preview changes')
-  await waitForText(p, 'Would create 2, update 0, delete 0')
-  expect(await bodyText(p)).toContain('shop/imported_b')
-  expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(404)
-  await clickButton(p, 'Apply import')
-  await waitForText(p, 'Did create 2')
-  expect(await bodyText(p)).toContain('Backup of the flags before: flagd_migration_')
-  expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(200)
+test.skipIf(!chromium)(
+  'import: the preview lists the changes and changes nothing; apply does; an invalid file lists every error',
+  async () => {
+    const file = join(scratch, 'staging.json')
+    const flags = {
+      'shop/imported_a': { type: 'BOOLEAN', value: true },
+      'shop/imported_b': { type: 'INTEGER', defaultValue: 3, maxValue: 10 },
+    }
+    writeFileSync(file, JSON.stringify({ environment: 'staging', version: '1.0.0', createdAt: new Date().toISOString(), flags }))
+    const p = await open()
+    await clickLink(p, 'Import & export')
+    const input = await p.waitForSelector('#im-file')
+    await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file)
+    await clickButton(p, 'Preview changes')
+    await waitForText(p, 'Would create 2, update 0, delete 0')
+    expect(await bodyText(p)).toContain('shop/imported_b')
+    expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(404)
+    await clickButton(p, 'Apply import')
+    await waitForText(p, 'Did create 2')
+    expect(await bodyText(p)).toContain('Backup of the flags before: flagd_migration_')
+    expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(200)
 
-  const bad = join(scratch, 'broken.json')
-  writeFileSync(bad, JSON.stringify({ environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'shop/bad': { type: 'INTEGER', value: 'ten' }, 'shop/worse': { type: 'NOPE' } } }))
-  await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(bad)
-  await clickButton(p, 'Preview changes')
-  await waitForText(p, 'flags.shop/bad.value')
-  expect(await bodyText(p)).toContain('flags.shop/worse.type')
+    const bad = join(scratch, 'broken.json')
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        environment: 'x',
+        version: '1.0.0',
+        createdAt: new Date().toISOString(),
+        flags: { 'shop/bad': { type: 'INTEGER', value: 'ten' }, 'shop/worse': { type: 'NOPE' } },
+      }),
+    )
+    await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(bad)
+    await clickButton(p, 'Preview changes')
+    await waitForText(p, 'flags.shop/bad.value')
+    expect(await bodyText(p)).toContain('flags.shop/worse.type')
 
-  // from a URL: the service's own refusal of a loopback address is shown, nothing changes
-  await fillByLabel(p, 'Or from a URL', 'http://127.0.0.1:9/flags.json')
-  await clickButton(p, 'Preview changes')
-  await waitForText(p, 'list it in import.allowedHosts to allow it')
-})
+    // from a URL: the service's own refusal of a loopback address is shown, nothing changes
+    await fillByLabel(p, 'Or from a URL', 'http://127.0.0.1:9/flags.json')
+    await clickButton(p, 'Preview changes')
+    await waitForText(p, 'list it in import.allowedHosts to allow it')
+  },
+)
 
 test.skipIf(!chromium)('export downloads under the name the service gives it', async () => {
   const downloads = mkdtempSync(join(scratch, 'dl-'))
@@ -167,7 +200,9 @@ test.skipIf(!chromium)('the evaluate console answers what OFREP answers an appli
   await fillByLabel(p, 'Targeting key', 'user-42')
   await clickButton(p, 'Evaluate')
   await waitForText(p, 'SPLIT')
-  const ofrep = (await (await api('POST', '/ofrep/v1/evaluate/flags/shop/banner_test', { context: { targetingKey: 'user-42' } })).json()) as { variant: string }
+  const ofrep = (await (
+    await api('POST', '/ofrep/v1/evaluate/flags/shop/banner_test', { context: { targetingKey: 'user-42' } })
+  ).json()) as { variant: string }
   const shown = await p.$eval('dl.answer', (dl) => dl.textContent ?? '')
   expect(shown).toContain(`Variant${ofrep.variant}`)
   await fillByLabel(p, 'Flag', 'shop/missing')
@@ -178,46 +213,51 @@ test.skipIf(!chromium)('the evaluate console answers what OFREP answers an appli
   await waitForText(p, 'Context is not JSON')
 })
 
-test.skipIf(!chromium)('sessions: a teammate\'s session is listed and ended (their tab returns to sign-in); the audit log filters by kind and by actor', async () => {
-  await api('POST', '/api/users', { username: 'visitor', password: 'visitor-password', permissions: [] })
-  const other = await open('visitor', 'visitor-password')
-  const otherToken = await other.evaluate(() => sessionStorage.getItem('flagd.token'))
-  const p = await open()
-  await clickLink(p, 'Sessions')
-  await waitForText(p, '(this browser)')
-  const id = ((await (await api('GET', '/api/sessions')).json()) as { id: string; username: string }[]).find((s) => s.username === 'visitor')!.id
-  const listed = await p.$$eval('[data-session]', (rows) => rows.map((r) => r.getAttribute('data-session')))
-  expect(listed).toContain(id)
-  await clickButton(p, `End session ${id.slice(0, 8)}`)
-  await clickButton(p, "End visitor's session")
-  await waitForText(p, "ended visitor's session")
-  expect((await api('GET', '/api/me', undefined, otherToken!)).status).toBe(401)
-  await other.bringToFront()
-  await other.reload()
-  await waitForText(other, 'Your session has ended: sign in again.')
-  await p.bringToFront()
+test.skipIf(!chromium)(
+  "sessions: a teammate's session is listed and ended (their tab returns to sign-in); the audit log filters by kind and by actor",
+  async () => {
+    await api('POST', '/api/users', { username: 'visitor', password: 'visitor-password', permissions: [] })
+    const other = await open('visitor', 'visitor-password')
+    const otherToken = await other.evaluate(() => sessionStorage.getItem('flagd.token'))
+    const p = await open()
+    await clickLink(p, 'Sessions')
+    await waitForText(p, '(this browser)')
+    const id = ((await (await api('GET', '/api/sessions')).json()) as { id: string; username: string }[]).find(
+      (s) => s.username === 'visitor',
+    )!.id
+    const listed = await p.$$eval('[data-session]', (rows) => rows.map((r) => r.getAttribute('data-session')))
+    expect(listed).toContain(id)
+    await clickButton(p, `End session ${id.slice(0, 8)}`)
+    await clickButton(p, "End visitor's session")
+    await waitForText(p, "ended visitor's session")
+    expect((await api('GET', '/api/me', undefined, otherToken!)).status).toBe(401)
+    await other.bringToFront()
+    await other.reload()
+    await waitForText(other, 'Your session has ended: sign in again.')
+    await p.bringToFront()
 
-  await clickLink(p, 'Audit log')
-  await waitForText(p, 'flag.created')
-  const kinds = () => p.$$eval('[data-entry] strong', (s) => [...new Set(s.map((e) => e.textContent))])
-  const until = async (want: string) => {
-    for (let i = 0; i < 100 && (await kinds()).join() !== want; i++) await Bun.sleep(50)
-  }
-  await selectByLabel(p, 'Kind', 'session.')
-  await clickButton(p, 'Filter')
-  await until('session.deleted')
-  expect(await kinds()).toEqual(['session.deleted'])
-  // an actor's name narrows the log to that actor's entries (the filter takes their id)
-  await selectByLabel(p, 'Kind', 'user.')
-  await clickButton(p, 'Filter')
-  await until('user.created')
-  await clickButton(p, 'bootstrap')
-  await until('user.created')
-  expect(await p.$$eval('[data-entry]', (rows) => rows.length)).toBe(1) // only the first admin, made by the bootstrap
-  expect(await p.$eval('#au-actor', (el) => (el as unknown as { value: string }).value)).toBe('bootstrap')
-})
+    await clickLink(p, 'Audit log')
+    await waitForText(p, 'flag.created')
+    const kinds = () => p.$$eval('[data-entry] strong', (s) => [...new Set(s.map((e) => e.textContent))])
+    const until = async (want: string) => {
+      for (let i = 0; i < 100 && (await kinds()).join() !== want; i++) await Bun.sleep(50)
+    }
+    await selectByLabel(p, 'Kind', 'session.')
+    await clickButton(p, 'Filter')
+    await until('session.deleted')
+    expect(await kinds()).toEqual(['session.deleted'])
+    // an actor's name narrows the log to that actor's entries (the filter takes their id)
+    await selectByLabel(p, 'Kind', 'user.')
+    await clickButton(p, 'Filter')
+    await until('user.created')
+    await clickButton(p, 'bootstrap')
+    await until('user.created')
+    expect(await p.$$eval('[data-entry]', (rows) => rows.length)).toBe(1) // only the first admin, made by the bootstrap
+    expect(await p.$eval('#au-actor', (el) => (el as unknown as { value: string }).value)).toBe('bootstrap')
+  },
+)
 
-test.skipIf(!chromium)('one\'s own password: a wrong current one is named next to its field', async () => {
+test.skipIf(!chromium)("one's own password: a wrong current one is named next to its field", async () => {
   await api('POST', '/api/users', { username: 'changer', password: 'first-password', permissions: [] })
   const p = await open('changer', 'first-password')
   await waitForText(p, 'no permissions yet')
@@ -230,7 +270,15 @@ test.skipIf(!chromium)('one\'s own password: a wrong current one is named next t
   await fillByLabel(p, 'Current password', 'first-password')
   await clickButton(p, 'Change password')
   await waitForText(p, 'password changed')
-  expect((await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'changer', password: 'second-password' }) })).status).toBe(200)
+  expect(
+    (
+      await fetch(`${d.url}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'changer', password: 'second-password' }),
+      })
+    ).status,
+  ).toBe(200)
 })
 
 /** Every page, the text that says it has loaded, and the README screenshot it may become. */
@@ -251,14 +299,26 @@ test.skipIf(!chromium)('every page: no serious accessibility problem (axe-core),
   const docs = join(import.meta.dir, '../../docs/screenshots')
   const update = process.env.FLAGD_UPDATE_SCREENSHOTS === '1'
   await api('POST', '/api/tokens', { name: 'ci deploy', permissions: ['flag:read', 'flag:write'] })
-  await api('POST', '/api/tokens', { name: 'mobile app', permissions: ['flag:evaluate'], flagPrefixes: ['mobile/'], expiresAt: '2027-06-01' })
+  await api('POST', '/api/tokens', {
+    name: 'mobile app',
+    permissions: ['flag:evaluate'],
+    flagPrefixes: ['mobile/'],
+    expiresAt: '2027-06-01',
+  })
   if (update && !existsSync(docs)) mkdirSync(docs, { recursive: true })
-  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
     const p = await open('admin', 'admin-password', viewport)
     for (const { path, ready, shot } of TOUR) {
       await p.goto(`${d.url}/ui/${path}`)
       await waitForText(p, ready)
-      expect({ path, viewport: viewport.width, violations: await seriousViolations(p) }).toEqual({ path, viewport: viewport.width, violations: [] })
+      expect({ path, viewport: viewport.width, violations: await seriousViolations(p) }).toEqual({
+        path,
+        viewport: viewport.width,
+        violations: [],
+      })
       expect({ path, width: await layoutWidth(p) }).toEqual({ path, width: Math.min(await layoutWidth(p), viewport.width) })
       if (update && shot && viewport.width === 1280) await p.screenshot({ path: join(docs, `${shot}.png`) })
     }

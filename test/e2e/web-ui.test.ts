@@ -13,8 +13,23 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Daemon } from '../helpers/daemon.ts'
+import {
+  bodyText,
+  clickButton,
+  fillByLabel,
+  findChromium,
+  layoutWidth,
+  pageCookies,
+  releaseScratch,
+  screenshotTo,
+  selectByLabel,
+  switchOf,
+  waitForNoSwitch,
+  waitForPath,
+  waitForSwitch,
+  waitForText,
+} from '../helpers/ui-driver.ts'
 import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
-import { bodyText, clickButton, fillByLabel, findChromium, layoutWidth, pageCookies, releaseScratch, screenshotTo, selectByLabel, switchOf, waitForNoSwitch, waitForPath, waitForSwitch, waitForText } from '../helpers/ui-driver.ts'
 
 setDefaultTimeout(60_000)
 const chromium = findChromium()
@@ -30,7 +45,12 @@ beforeAll(async () => {
   if (!chromium) return
   ui = await startUiFixture(chromium)
   ;({ d, browser } = ui)
-  for (const flag of [{ name: 'shop/checkout/new_flow', type: 'BOOLEAN' }, { name: 'shop/retries', type: 'INTEGER', value: 3 }, { name: 'top', type: 'BOOLEAN', value: true }]) await api('POST', '/api/flags', flag)
+  for (const flag of [
+    { name: 'shop/checkout/new_flow', type: 'BOOLEAN' },
+    { name: 'shop/retries', type: 'INTEGER', value: 3 },
+    { name: 'top', type: 'BOOLEAN', value: true },
+  ])
+    await api('POST', '/api/flags', flag)
 }, 60_000)
 
 afterEach(async () => {
@@ -81,7 +101,8 @@ test.skipIf(!chromium)('the flags are a tree: groups nest, a closed group stays 
       return path
     })()`)
   // shown to a person: rendered and not inside a closed disclosure (puppeteer's own visible/hidden misses the latter)
-  const waitShown = (name: string, shown: boolean) => p.waitForFunction(`document.querySelector('li[data-flag="${name}"]')?.checkVisibility() === ${shown}`, { timeout: 5000 })
+  const waitShown = (name: string, shown: boolean) =>
+    p.waitForFunction(`document.querySelector('li[data-flag="${name}"]')?.checkVisibility() === ${shown}`, { timeout: 5000 })
   expect(await groupsAround('shop/checkout/new_flow')).toEqual(['shop', 'shop/checkout'])
   expect(await groupsAround('top')).toEqual([])
   const summary = await p.waitForSelector('summary[title="shop"]')

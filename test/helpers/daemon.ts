@@ -53,7 +53,12 @@ export function freePort(): number {
 }
 
 /** Starts `flagd serve` on a free port and waits until `/health` answers (whatever the log level). */
-export async function startDaemon(cwd: string, args: string[] = [], env: Record<string, string> = {}, command: string[] = FROM_SOURCE): Promise<Daemon> {
+export async function startDaemon(
+  cwd: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  command: string[] = FROM_SOURCE,
+): Promise<Daemon> {
   const port = freePort()
   const proc = Bun.spawn([...command, 'serve', '--port', String(port), ...args], {
     cwd,
@@ -75,7 +80,10 @@ export async function startDaemon(cwd: string, args: string[] = [], env: Record<
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}: ${out}`)
-    const up = await fetch(`${url}/health`).then((r) => r.status === 200, () => false)
+    const up = await fetch(`${url}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    )
     if (up) {
       // the start-up lines are written before the port opens, but the pipe may lag: give it a moment
       for (let i = 0; i < 50 && !out.includes('listening'); i++) await Bun.sleep(10)

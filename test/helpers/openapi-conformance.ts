@@ -18,7 +18,10 @@ function resolveRefs(doc: Json, node: any, seen = 0): any {
   if (Array.isArray(node)) return node.map((n) => resolveRefs(doc, n, seen + 1))
   if (node && typeof node === 'object') {
     if (typeof node.$ref === 'string') {
-      const target = node.$ref.replace(/^#\//, '').split('/').reduce((o: Json, k: string) => o?.[k], doc)
+      const target = node.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((o: Json, k: string) => o?.[k], doc)
       return resolveRefs(doc, target, seen + 1)
     }
     const out: Json = {}

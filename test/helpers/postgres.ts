@@ -6,10 +6,10 @@
  * failure, elsewhere the tests that need them skip.
  */
 
-import { SQL } from 'bun'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { SQL } from 'bun'
 import { freePort } from './daemon.ts'
 
 /** The directory of `initdb` and `pg_ctl`: on the PATH, else the newest under /usr/lib/postgresql. */
@@ -17,9 +17,14 @@ export function findPostgresBin(): string | null {
   const onPath = Bun.which('initdb')
   if (onPath && Bun.which('pg_ctl')) return dirname(onPath)
   const root = '/usr/lib/postgresql'
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin/initdb'))).sort((a, b) => Number(b) - Number(a)) : []
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin/initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
   const found = versions[0] ? join(root, versions[0], 'bin') : null
-  if (!found && process.env.FLAGD_REQUIRE_POSTGRES === '1') throw new Error('no PostgreSQL binaries: install Debian\'s package "postgresql"')
+  if (!found && process.env.FLAGD_REQUIRE_POSTGRES === '1')
+    throw new Error('no PostgreSQL binaries: install Debian\'s package "postgresql"')
   return found
 }
 

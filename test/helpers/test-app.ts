@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp, type App, type AppOptions } from '../../src/app.ts'
+import { type App, type AppOptions, createApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
 import { systemPrincipal } from '../../src/domain/principal.ts'
@@ -90,7 +90,10 @@ export async function createTestApp(
       headers['content-type'] ??= 'application/json'
     }
     if (o.token) headers.authorization = `Bearer ${o.token}`
-    const res = await app.http.handle(new Request(`http://${o.host ?? 'localhost'}${path}`, { method, headers, body }), o.peer ?? '127.0.0.1')
+    const res = await app.http.handle(
+      new Request(`http://${o.host ?? 'localhost'}${path}`, { method, headers, body }),
+      o.peer ?? '127.0.0.1',
+    )
     const text = await res.text()
     let parsed: unknown = text
     try {

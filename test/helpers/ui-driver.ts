@@ -5,8 +5,8 @@
  * Chromium 150, so these helpers wait with plain page functions instead.
  */
 
-import type { AxeResults } from 'axe-core'
 import { readFileSync, rmSync } from 'node:fs'
+import type { AxeResults } from 'axe-core'
 import type { Browser, Page } from 'puppeteer-core'
 
 /**
@@ -37,7 +37,11 @@ export function findChromium(): string | null {
 
 /** Waits for the <label> reading `text` and answers the id of the control it labels. */
 async function controlId(p: Page, text: string): Promise<string> {
-  const id = await p.waitForFunction((t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false, {}, text)
+  const id = await p.waitForFunction(
+    (t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false,
+    {},
+    text,
+  )
   return (await id.jsonValue()) as string
 }
 
@@ -72,7 +76,11 @@ export async function clickButton(p: Page, name: string): Promise<void> {
 
 /** Follows the link whose text is `name`. */
 export async function clickLink(p: Page, name: string): Promise<void> {
-  const link = await p.waitForFunction((n) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false, {}, name)
+  const link = await p.waitForFunction(
+    (n) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false,
+    {},
+    name,
+  )
   await (link as unknown as { click(): Promise<void> }).click()
 }
 
@@ -81,7 +89,12 @@ export const switchOf = (name: string) => `[role="switch"][aria-label="${name}"]
 
 /** Waits until flag `name`'s switch shows `on`. */
 export async function waitForSwitch(p: Page, name: string, on: boolean, timeout = 30_000): Promise<void> {
-  await p.waitForFunction((n, v) => document.querySelector(`[aria-label="${n}"]`)?.getAttribute('aria-checked') === v, { timeout }, name, String(on))
+  await p.waitForFunction(
+    (n, v) => document.querySelector(`[aria-label="${n}"]`)?.getAttribute('aria-checked') === v,
+    { timeout },
+    name,
+    String(on),
+  )
 }
 
 /** Waits until flag `name`'s switch is gone from the page. */
@@ -109,7 +122,13 @@ export const layoutWidth = (p: Page) => p.evaluate(() => document.documentElemen
 export const pageCookies = (p: Page) => p.evaluate(() => document.cookie)
 
 /** Opens a new tab at the UI and signs in as `username` with the labelled form. */
-export async function signInAs(browser: Browser, url: string, username: string, password: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+export async function signInAs(
+  browser: Browser,
+  url: string,
+  username: string,
+  password: string,
+  viewport = { width: 1280, height: 800 },
+): Promise<Page> {
   const p = await browser.newPage()
   await p.setViewport(viewport)
   await p.goto(`${url}/ui/`)

@@ -5,7 +5,7 @@
 
 import { rmSync } from 'node:fs'
 import puppeteer, { type Browser } from 'puppeteer-core'
-import { startDaemon, type Daemon } from './daemon.ts'
+import { type Daemon, startDaemon } from './daemon.ts'
 import { tempDir } from './test-app.ts'
 
 export interface UiFixture {
@@ -23,15 +23,27 @@ export interface UiFixture {
 export async function startUiFixture(chromium: string): Promise<UiFixture> {
   const cwd = tempDir()
   const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
-  const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
   const admin = ((await login.json()) as { token: string }).token
-  const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  })
   return {
     d,
     browser,
     admin,
     api: (method, path, body, token = admin) =>
-      fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+      fetch(`${d.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
     async close() {
       await browser.close()
       d.proc.kill('SIGTERM')

@@ -12,23 +12,40 @@ const group = scenarioGroup(
 )
 
 const audit = async (query = '', token = t.adminToken) => t.req('GET', `/api/audit${query}`, { token })
-const flagPut = (name: string, body: unknown, headers: Record<string, string> = {}) => t.req('PUT', `/api/flags/${name}`, { token: t.adminToken, body, headers })
+const flagPut = (name: string, body: unknown, headers: Record<string, string> = {}) =>
+  t.req('PUT', `/api/flags/${name}`, { token: t.adminToken, body, headers })
 
 group('what is recorded', () => {
   test('flags: created, updated, renamed, deleted, with whole resources, actor, source and request id', async () => {
-    await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'a/one', type: 'INTEGER', value: 1 }, headers: { 'x-request-id': 'req-create' } })
+    await t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 'a/one', type: 'INTEGER', value: 1 },
+      headers: { 'x-request-id': 'req-create' },
+    })
     await flagPut('a/one', { value: 2 })
     await flagPut('a/one', { name: 'a/two' })
     await t.req('DELETE', '/api/flags/a/two', { token: t.adminToken })
     const res = await audit('?action=flag.')
     expect(res.status).toBe(200)
     const [deleted, renamed, updated, created] = res.body
-    expect(created).toMatchObject({ action: 'flag.created', source: 'api', requestId: 'req-create', target: { type: 'flag', name: 'a/one' }, revision: 1, before: null })
+    expect(created).toMatchObject({
+      action: 'flag.created',
+      source: 'api',
+      requestId: 'req-create',
+      target: { type: 'flag', name: 'a/one' },
+      revision: 1,
+      before: null,
+    })
     expect(created.actor).toEqual({ type: 'user', id: expect.any(String), name: 'admin' })
     expect(created.after).toMatchObject({ name: 'a/one', type: 'INTEGER', value: 1, revision: 1 })
     expect(created.after.id).toBeUndefined() // the internal id is never shown
     expect(updated).toMatchObject({ action: 'flag.updated', revision: 2, before: { value: 1 }, after: { value: 2 } })
-    expect(renamed).toMatchObject({ action: 'flag.updated', target: { name: 'a/two' }, before: { name: 'a/one' }, after: { name: 'a/two' } })
+    expect(renamed).toMatchObject({
+      action: 'flag.updated',
+      target: { name: 'a/two' },
+      before: { name: 'a/one' },
+      after: { name: 'a/two' },
+    })
     expect(deleted).toMatchObject({ action: 'flag.deleted', target: { name: 'a/two' }, revision: 3, after: null })
     expect(deleted.id).toBeGreaterThan(renamed.id)
     expect(Date.parse(created.at)).toBeGreaterThan(0)
@@ -68,11 +85,18 @@ group('what is recorded', () => {
   })
 
   test('an import records one entry per changed flag, all with the same request id and source', async () => {
-    const doc = { environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'imp/a': { type: 'BOOLEAN' }, 'imp/b': { type: 'BOOLEAN' } } }
+    const doc = {
+      environment: 'x',
+      version: '1.0.0',
+      createdAt: new Date().toISOString(),
+      flags: { 'imp/a': { type: 'BOOLEAN' }, 'imp/b': { type: 'BOOLEAN' } },
+    }
     await t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc, headers: { 'x-request-id': 'import-42' } })
     const entries = (await audit('?action=flag.created&limit=2')).body
     expect(entries.map((e: { target: { name: string } }) => e.target.name).sort()).toEqual(['imp/a', 'imp/b'])
-    expect(entries.every((e: { requestId: string; source: string }) => e.requestId === 'import-42' && e.source === 'import-upload')).toBe(true)
+    expect(entries.every((e: { requestId: string; source: string }) => e.requestId === 'import-42' && e.source === 'import-upload')).toBe(
+      true,
+    )
   })
 })
 
@@ -82,7 +106,11 @@ group('reading', () => {
     await flagPut('h/old', { name: 'h/new' })
     await flagPut('h/new', { value: true })
     const history = (await audit('?flag=h/new')).body
-    expect(history.map((e: { action: string; target: { name: string } }) => `${e.action} ${e.target.name}`)).toEqual(['flag.updated h/new', 'flag.updated h/new', 'flag.created h/old'])
+    expect(history.map((e: { action: string; target: { name: string } }) => `${e.action} ${e.target.name}`)).toEqual([
+      'flag.updated h/new',
+      'flag.updated h/new',
+      'flag.created h/old',
+    ])
     const byOld = (await audit('?flag=h/old')).body
     expect(byOld.map((e: { action: string }) => e.action)).toEqual(['flag.updated', 'flag.created'])
   })
@@ -105,7 +133,13 @@ group('reading', () => {
   })
 
   test('bad filters are 400 naming the parameter; entries cannot be changed', async () => {
-    for (const [query, field] of [['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?before=x', 'before'], ['?since=yesterday', 'since'], ['?nope=1', 'nope']]) {
+    for (const [query, field] of [
+      ['?limit=0', 'limit'],
+      ['?limit=1001', 'limit'],
+      ['?before=x', 'before'],
+      ['?since=yesterday', 'since'],
+      ['?nope=1', 'nope'],
+    ]) {
       const res = await audit(query as string)
       expect(res.status, query).toBe(400)
       expect(res.body.error.details.field).toBe(field)
@@ -120,7 +154,12 @@ group('reading', () => {
     expect((await audit('?flag=h/new', reader.token)).status).toBe(200)
     const auditor = await t.userWith(['audit:read'])
     expect((await audit('', auditor.token)).status).toBe(200)
-    const scoped = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'scoped auditor', permissions: ['audit:read', 'flag:read'], flagPrefixes: ['h/'] } })).body.token
+    const scoped = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'scoped auditor', permissions: ['audit:read', 'flag:read'], flagPrefixes: ['h/'] },
+      })
+    ).body.token
     expect((await audit('', scoped)).status).toBe(403)
     expect((await audit('?flag=h/new', scoped)).body.length).toBeGreaterThan(0)
     expect((await audit('?flag=p/f1', scoped)).body).toEqual([])
@@ -129,7 +168,10 @@ group('reading', () => {
 
 group('rollback', () => {
   test('restores an earlier revision as a new one, recorded with source rollback', async () => {
-    await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'r/limit', type: 'INTEGER', value: 5, maxValue: 10, description: 'good' } })
+    await t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 'r/limit', type: 'INTEGER', value: 5, maxValue: 10, description: 'good' },
+    })
     await flagPut('r/limit', { value: 9, description: 'bad', maxValue: null })
     const res = await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/limit', revision: 1 } })
     expect(res.status).toBe(200)
@@ -142,8 +184,20 @@ group('rollback', () => {
   test('keeps the current name, restores a type change, honours If-Match', async () => {
     await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'r/kind', type: 'STRING', value: 'x' } })
     await flagPut('r/kind', { type: 'BOOLEAN', value: true, name: 'r/kind2' })
-    expect((await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/kind2', revision: 1 }, headers: { 'if-match': '"1"' } })).status).toBe(412)
-    const res = await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/kind2', revision: 1 }, headers: { 'if-match': '"2"' } })
+    expect(
+      (
+        await t.req('POST', '/api/rollbacks', {
+          token: t.adminToken,
+          body: { name: 'r/kind2', revision: 1 },
+          headers: { 'if-match': '"1"' },
+        })
+      ).status,
+    ).toBe(412)
+    const res = await t.req('POST', '/api/rollbacks', {
+      token: t.adminToken,
+      body: { name: 'r/kind2', revision: 1 },
+      headers: { 'if-match': '"2"' },
+    })
     expect(res.body).toMatchObject({ name: 'r/kind2', type: 'STRING', value: 'x', revision: 3 })
   })
 
@@ -152,7 +206,9 @@ group('rollback', () => {
     expect((await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/limit', revision: 99 } })).status).toBe(404)
     expect((await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/limit', revision: 0 } })).status).toBe(400)
     expect((await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/limit' } })).status).toBe(400)
-    expect((await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/limit', revision: 1, extra: 1 } })).status).toBe(400)
+    expect((await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/limit', revision: 1, extra: 1 } })).status).toBe(
+      400,
+    )
     const reader = await t.userWith(['flag:read'])
     expect((await t.req('POST', '/api/rollbacks', { token: reader.token, body: { name: 'r/limit', revision: 1 } })).status).toBe(403)
   })

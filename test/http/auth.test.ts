@@ -93,7 +93,9 @@ group('throttling', () => {
   test('of 200 simultaneous guesses from one address, at most 5 are checked: the right one (number 150) gets no token', async () => {
     const user = await t.userWith([], 'burst')
     const guesses = Array.from({ length: 200 }, (_, i) => (i === 149 ? user.password : `wrong-password-${i}`))
-    const answers = await Promise.all(guesses.map((password) => t.req('POST', '/api/login', { body: { username: 'burst', password }, peer: '10.5.0.1' })))
+    const answers = await Promise.all(
+      guesses.map((password) => t.req('POST', '/api/login', { body: { username: 'burst', password }, peer: '10.5.0.1' })),
+    )
     const statuses = answers.map((a) => a.status)
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5)
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(195)
@@ -102,7 +104,11 @@ group('throttling', () => {
 
   test('16 simultaneous correct logins from one address all succeed: scripts are never slowed into 429', async () => {
     const user = await t.userWith([], 'busy-script')
-    const answers = await Promise.all(Array.from({ length: 16 }, () => t.req('POST', '/api/login', { body: { username: 'busy-script', password: user.password }, peer: '10.12.0.1' })))
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        t.req('POST', '/api/login', { body: { username: 'busy-script', password: user.password }, peer: '10.12.0.1' }),
+      ),
+    )
     expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200))
   })
 
@@ -120,27 +126,49 @@ group('throttling', () => {
 
   test('setting the password clears the counts', async () => {
     const user = await t.userWith([], 'reset-clears')
-    for (let i = 0; i < 5; i++) await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: 'wrong-password' }, peer: '10.6.0.1' })
-    expect((await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: user.password }, peer: '10.6.0.1' })).status).toBe(429)
-    expect((await t.req('PUT', `/api/users/${user.id}`, { token: t.adminToken, body: { password: 'brand-new-password' } })).status).toBe(200)
-    expect((await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: 'brand-new-password' }, peer: '10.6.0.1' })).status).toBe(200)
+    for (let i = 0; i < 5; i++)
+      await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: 'wrong-password' }, peer: '10.6.0.1' })
+    expect(
+      (await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: user.password }, peer: '10.6.0.1' })).status,
+    ).toBe(429)
+    expect((await t.req('PUT', `/api/users/${user.id}`, { token: t.adminToken, body: { password: 'brand-new-password' } })).status).toBe(
+      200,
+    )
+    expect(
+      (await t.req('POST', '/api/login', { body: { username: 'reset-clears', password: 'brand-new-password' }, peer: '10.6.0.1' })).status,
+    ).toBe(200)
   })
 
   test('an over-long username or password is a bad credential answered at once, not counted', async () => {
     const user = await t.userWith([], 'longpw')
-    for (const body of [{ username: 'x'.repeat(65), password: 'whatever-pw' }, { username: 'longpw', password: 'p'.repeat(1025) }, { username: 'u'.repeat(1_000_000), password: 'p' }]) {
+    for (const body of [
+      { username: 'x'.repeat(65), password: 'whatever-pw' },
+      { username: 'longpw', password: 'p'.repeat(1025) },
+      { username: 'u'.repeat(1_000_000), password: 'p' },
+    ]) {
       const started = performance.now()
       const res = await t.req('POST', '/api/login', { body, peer: '10.7.0.1' })
       expect(res.status).toBe(401)
       expect(performance.now() - started).toBeLessThan(500)
     }
-    for (let i = 0; i < 10; i++) await t.req('POST', '/api/login', { body: { username: 'longpw', password: 'p'.repeat(2000) }, peer: '10.7.0.1' })
-    expect((await t.req('POST', '/api/login', { body: { username: 'longpw', password: user.password }, peer: '10.7.0.1' })).status).toBe(200)
+    for (let i = 0; i < 10; i++)
+      await t.req('POST', '/api/login', { body: { username: 'longpw', password: 'p'.repeat(2000) }, peer: '10.7.0.1' })
+    expect((await t.req('POST', '/api/login', { body: { username: 'longpw', password: user.password }, peer: '10.7.0.1' })).status).toBe(
+      200,
+    )
   })
 
   test('a flood of 1 MB passwords is refused without being read; the admin still logs in at once', async () => {
     const big = JSON.stringify({ username: 'admin', password: 'p'.repeat(1_000_000) })
-    const flood = Promise.all(Array.from({ length: 200 }, (_, i) => t.req('POST', '/api/login', { rawBody: big, headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, peer: `10.11.${i}.1` })))
+    const flood = Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        t.req('POST', '/api/login', {
+          rawBody: big,
+          headers: { 'content-type': 'application/json', 'content-length': String(big.length) },
+          peer: `10.11.${i}.1`,
+        }),
+      ),
+    )
     const started = performance.now()
     const admin = await t.req('POST', '/api/login', { body: ADMIN, peer: '10.11.255.1' })
     expect(admin.status).toBe(200)
@@ -148,7 +176,14 @@ group('throttling', () => {
     expect((await flood).every((r) => r.status === 401)).toBe(true)
     // a body over the 1 MiB limit is still 413, as on every route
     const huge = JSON.stringify({ username: 'admin', password: 'p'.repeat(1_100_000) })
-    expect((await t.req('POST', '/api/login', { rawBody: huge, headers: { 'content-type': 'application/json', 'content-length': String(huge.length) } })).status).toBe(413)
+    expect(
+      (
+        await t.req('POST', '/api/login', {
+          rawBody: huge,
+          headers: { 'content-type': 'application/json', 'content-length': String(huge.length) },
+        })
+      ).status,
+    ).toBe(413)
   })
 
   test('a login that verified the old password while a reset was made gets no lasting session (40 races)', async () => {
@@ -188,7 +223,11 @@ group('throttling', () => {
     const statuses: number[] = []
     for (let i = 0; i < 30; i++) {
       // nginx appends the address it received from to whatever the client sent
-      const res = await t.req('POST', '/api/login', { body: { username: 'admin', password: 'wrong-password' }, peer: '10.9.9.9', headers: { 'x-forwarded-for': `192.0.2.${i}, 203.0.113.77` } })
+      const res = await t.req('POST', '/api/login', {
+        body: { username: 'admin', password: 'wrong-password' },
+        peer: '10.9.9.9',
+        headers: { 'x-forwarded-for': `192.0.2.${i}, 203.0.113.77` },
+      })
       statuses.push(res.status)
     }
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401])
@@ -197,7 +236,11 @@ group('throttling', () => {
 
   test('X-Forwarded-For counts only from a trusted proxy', async () => {
     for (let i = 0; i < 20; i++) {
-      await t.req('POST', '/api/login', { body: { username: `xff${i}`, password: 'wrong-password' }, peer: '10.9.9.9', headers: { 'x-forwarded-for': '192.0.2.7, 10.9.9.9' } })
+      await t.req('POST', '/api/login', {
+        body: { username: `xff${i}`, password: 'wrong-password' },
+        peer: '10.9.9.9',
+        headers: { 'x-forwarded-for': '192.0.2.7, 10.9.9.9' },
+      })
     }
     const viaProxy = await t.req('POST', '/api/login', { body: ADMIN, peer: '10.9.9.9', headers: { 'x-forwarded-for': '192.0.2.7' } })
     expect(viaProxy.status).toBe(429)
@@ -231,7 +274,9 @@ group('tokens', () => {
 
   test('a token from another issuer (other secret) is rejected', async () => {
     const claims = decode(t.adminToken.split('.')[1] as string)
-    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another-secret-another-secret-123'))
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('another-secret-another-secret-123'))
     expect((await t.req('GET', '/api/me', { token: forged })).status).toBe(401)
   })
 
@@ -243,7 +288,9 @@ group('tokens', () => {
 
   test('an expired token is rejected', async () => {
     const claims = decode(t.adminToken.split('.')[1] as string)
-    const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 }).setProtectedHeader({ alg: 'HS256' }).sign(secretOf())
+    const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(secretOf())
     expect((await t.req('GET', '/api/me', { token: expired })).status).toBe(401)
   })
 

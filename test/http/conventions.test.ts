@@ -22,23 +22,126 @@ function expectEnvelope(body: any, code: string) {
 const nested = (levels: number) => '{"username":' + '['.repeat(levels - 1) + ']'.repeat(levels - 1) + ',"password":"x"}'
 
 group('error rows of §1', () => {
-  const cases: { name: string; method: string; path: string; auth?: boolean; headers?: Record<string, string>; raw?: string; status: number; code: string; field?: string }[] = [
+  const cases: {
+    name: string
+    method: string
+    path: string
+    auth?: boolean
+    headers?: Record<string, string>
+    raw?: string
+    status: number
+    code: string
+    field?: string
+  }[] = [
     { name: 'unknown route without token', method: 'GET', path: '/api/nope', status: 404, code: 'NOT_FOUND' },
     { name: 'unknown route with token', method: 'GET', path: '/api/nope', auth: true, status: 404, code: 'NOT_FOUND' },
     { name: 'unknown nested route', method: 'DELETE', path: '/api/users/a/b', auth: true, status: 404, code: 'NOT_FOUND' },
     { name: 'wrong method', method: 'PATCH', path: '/api/users', auth: true, status: 405, code: 'METHOD_NOT_ALLOWED' },
     { name: 'wrong method without token', method: 'DELETE', path: '/api/users', status: 405, code: 'METHOD_NOT_ALLOWED' },
-    { name: 'body without content type', method: 'POST', path: '/api/users', auth: true, raw: '{"username":"x"}', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-    { name: 'body as text/plain', method: 'POST', path: '/api/login', headers: { 'content-type': 'text/plain' }, raw: '{}', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-    { name: 'invalid JSON', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: '{"username":', status: 400, code: 'INVALID_REQUEST' },
-    { name: 'empty body', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: '', status: 400, code: 'INVALID_REQUEST' },
-    { name: 'JSON array instead of object', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: '[]', status: 400, code: 'INVALID_REQUEST' },
-    { name: 'nesting of 33 levels', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: nested(33), status: 400, code: 'INVALID_REQUEST', field: 'body' },
-    { name: 'nesting of 32 levels passes the depth check', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: nested(32), status: 400, code: 'INVALID_REQUEST', field: 'username' },
-    { name: 'unknown body field', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: '{"username":"a","password":"b","remember":true}', status: 400, code: 'INVALID_REQUEST', field: 'remember' },
-    { name: 'unknown query parameter', method: 'GET', path: '/api/users?limit=5', auth: true, status: 400, code: 'INVALID_REQUEST', field: 'limit' },
-    { name: 'missing required field', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: '{"password":"b"}', status: 400, code: 'INVALID_REQUEST', field: 'username' },
-    { name: 'wrong field type', method: 'POST', path: '/api/login', headers: { 'content-type': 'application/json' }, raw: '{"username":1,"password":"b"}', status: 400, code: 'INVALID_REQUEST', field: 'username' },
+    {
+      name: 'body without content type',
+      method: 'POST',
+      path: '/api/users',
+      auth: true,
+      raw: '{"username":"x"}',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+    },
+    {
+      name: 'body as text/plain',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'text/plain' },
+      raw: '{}',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+    },
+    {
+      name: 'invalid JSON',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: '{"username":',
+      status: 400,
+      code: 'INVALID_REQUEST',
+    },
+    {
+      name: 'empty body',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: '',
+      status: 400,
+      code: 'INVALID_REQUEST',
+    },
+    {
+      name: 'JSON array instead of object',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: '[]',
+      status: 400,
+      code: 'INVALID_REQUEST',
+    },
+    {
+      name: 'nesting of 33 levels',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: nested(33),
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'body',
+    },
+    {
+      name: 'nesting of 32 levels passes the depth check',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: nested(32),
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'username',
+    },
+    {
+      name: 'unknown body field',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: '{"username":"a","password":"b","remember":true}',
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'remember',
+    },
+    {
+      name: 'unknown query parameter',
+      method: 'GET',
+      path: '/api/users?limit=5',
+      auth: true,
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'limit',
+    },
+    {
+      name: 'missing required field',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: '{"password":"b"}',
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'username',
+    },
+    {
+      name: 'wrong field type',
+      method: 'POST',
+      path: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      raw: '{"username":1,"password":"b"}',
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'username',
+    },
   ]
   for (const c of cases) {
     test(c.name, async () => {
@@ -59,12 +162,20 @@ group('error rows of §1', () => {
   })
 
   test('values that break naive error formatting are a 400, not a 500', async () => {
-    for (const raw of ['{"username":{"toString":false}}', '{"username":{"valueOf":1,"toString":1},"password":"x"}', '{"username":"a","password":{"toString":null}}']) {
+    for (const raw of [
+      '{"username":{"toString":false}}',
+      '{"username":{"valueOf":1,"toString":1},"password":"x"}',
+      '{"username":"a","password":{"toString":null}}',
+    ]) {
       const res = await t.req('POST', '/api/login', { rawBody: raw, headers: { 'content-type': 'application/json' } })
       expect(res.status).toBe(400)
       expectEnvelope(res.body, 'INVALID_REQUEST')
     }
-    const users = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: '{"username":{"toString":false},"password":"x"}', headers: { 'content-type': 'application/json' } })
+    const users = await t.req('POST', '/api/users', {
+      token: t.adminToken,
+      rawBody: '{"username":{"toString":false},"password":"x"}',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(users.status).toBe(400)
   })
 
@@ -75,15 +186,25 @@ group('error rows of §1', () => {
       ['gzip', json], // a plain body labelled gzip must not be taken as plain
       ['identity, br', json],
     ] as const) {
-      const res = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: raw, headers: { 'content-type': 'application/json', 'content-encoding': coding } })
+      const res = await t.req('POST', '/api/users', {
+        token: t.adminToken,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+      })
       expect(res.status).toBe(415)
       expectEnvelope(res.body, 'UNSUPPORTED_MEDIA_TYPE')
       expect(res.body.error.details).toEqual({ field: 'Content-Encoding', reason: 'only identity is accepted' })
       expect(res.body.error.message).toContain(coding === 'gzip' ? 'gzip' : 'br')
       expect(res.headers.get('accept-encoding')).toBe('identity')
     }
-    expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.some((u: { username: string }) => u.username === 'carol')).toBe(false)
-    const plain = await t.req('POST', '/api/users', { token: t.adminToken, rawBody: json, headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } })
+    expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.some((u: { username: string }) => u.username === 'carol')).toBe(
+      false,
+    )
+    const plain = await t.req('POST', '/api/users', {
+      token: t.adminToken,
+      rawBody: json,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    })
     expect(plain.status).toBe(201)
   })
 
@@ -137,7 +258,9 @@ group('body size limits', () => {
         }
       },
     })
-    const res = await t.app.http.handle(new Request('http://localhost/api/login', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }))
+    const res = await t.app.http.handle(
+      new Request('http://localhost/api/login', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }),
+    )
     expect(res.status).toBe(401)
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED')
   })

@@ -3,7 +3,8 @@
 import { expect, test } from 'bun:test'
 import { createCors } from '../../src/http/cors.ts'
 
-const from = (origin: string | undefined, method = 'GET') => new Request('http://127.0.0.1/api/me', { method, headers: origin ? { origin } : {} })
+const from = (origin: string | undefined, method = 'GET') =>
+  new Request('http://127.0.0.1/api/me', { method, headers: origin ? { origin } : {} })
 
 test('a listed origin: Vary is added to what the answer already varies on, once, however often decorated', () => {
   const cors = createCors(['https://app.example'])!

@@ -7,7 +7,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { serveWithLanes, type LaneServer } from '../helpers/lane-server.ts'
+import { type LaneServer, serveWithLanes } from '../helpers/lane-server.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 const ORIGIN = 'https://app.example.com'
@@ -23,7 +23,8 @@ beforeAll(async () => {
     { name: 'app/ab', type: 'AB-TEST', chancePercentB: 50 },
     { name: 'app/a.b-c_d', type: 'STRING', value: 'x' },
     { name: 'other/secret', type: 'BOOLEAN', value: true },
-  ]) expect((await t.req('POST', '/api/flags', { token: t.adminToken, body })).status).toBe(201)
+  ])
+    expect((await t.req('POST', '/api/flags', { token: t.adminToken, body })).status).toBe(201)
   const token = async (body: object) => (await t.req('POST', '/api/tokens', { token: t.adminToken, body })).body.token as string
   tokens.admin = t.adminToken
   tokens.reader = (await t.userWith(['flag:read'])).token
@@ -78,30 +79,130 @@ const cases = (): Case[] => [
   { name: 'flag, query', path: '/api/flags/app/on?x=1', headers: bearer('admin'), lane: false },
   { name: 'flag, no credentials', path: '/api/flags/app/on', lane: false },
   { name: 'flag, malformed Authorization', path: '/api/flags/app/on', headers: { authorization: 'Basic abc' }, lane: false },
-  { name: 'flag, forged session token', path: '/api/flags/app/on', headers: { authorization: `Bearer ${tokens.admin?.slice(0, -3)}xyz` }, lane: false },
+  {
+    name: 'flag, forged session token',
+    path: '/api/flags/app/on',
+    headers: { authorization: `Bearer ${tokens.admin?.slice(0, -3)}xyz` },
+    lane: false,
+  },
   { name: 'flag, revoked API token', path: '/api/flags/app/on', headers: apiKey('revoked'), lane: false },
-  { name: 'flag, two different credentials', path: '/api/flags/app/on', headers: { ...bearer('admin'), ...apiKey('apiReader') }, lane: false },
+  {
+    name: 'flag, two different credentials',
+    path: '/api/flags/app/on',
+    headers: { ...bearer('admin'), ...apiKey('apiReader') },
+    lane: false,
+  },
   { name: 'flag, no permission', path: '/api/flags/app/on', headers: bearer('nobody'), lane: false },
   { name: 'flag, evaluate-only token', path: '/api/flags/app/on', headers: apiKey('evaluator'), lane: false },
   { name: 'flag, HEAD', method: 'HEAD', path: '/api/flags/app/on', headers: bearer('admin'), lane: false },
   { name: 'flag, DELETE without credentials', method: 'DELETE', path: '/api/flags/app/on', lane: false },
-  { name: 'ofrep one', method: 'POST', path: ofrep('app/ab'), headers: { ...apiKey('evaluator'), ...json }, body: '{"context":{"targetingKey":"u-1"}}', lane: true },
-  { name: 'ofrep one, session', method: 'POST', path: ofrep('app/on'), headers: { ...bearer('reader'), ...json }, body: '{"context":{}}', lane: true },
+  {
+    name: 'ofrep one',
+    method: 'POST',
+    path: ofrep('app/ab'),
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{"context":{"targetingKey":"u-1"}}',
+    lane: true,
+  },
+  {
+    name: 'ofrep one, session',
+    method: 'POST',
+    path: ofrep('app/on'),
+    headers: { ...bearer('reader'), ...json },
+    body: '{"context":{}}',
+    lane: true,
+  },
   { name: 'ofrep one, empty body', method: 'POST', path: ofrep('app/on'), headers: apiKey('evaluator'), lane: true },
-  { name: 'ofrep one, query ignored', method: 'POST', path: `${ofrep('app/on')}?x=1`, headers: { ...apiKey('evaluator'), ...json }, body: '{}', lane: true },
-  { name: 'ofrep one, not JSON', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json }, body: '{"context":', lane: true },
-  { name: 'ofrep one, context not an object', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json }, body: '{"context":[1]}', lane: true },
-  { name: 'ofrep one, body over the limit', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json }, body: `{"context":{"k":"${'x'.repeat(3000)}"}}`, lane: true },
-  { name: 'ofrep one, unknown flag', method: 'POST', path: ofrep('app/none'), headers: { ...apiKey('evaluator'), ...json }, body: '{}', lane: true },
-  { name: 'ofrep one, outside the token prefixes', method: 'POST', path: ofrep('other/secret'), headers: { ...apiKey('evaluator'), ...json }, body: '{}', lane: true },
-  { name: 'ofrep one, allowed origin', method: 'POST', path: ofrep('app/on'), headers: { ...apiKey('evaluator'), ...json, origin: ORIGIN }, body: '{}', lane: true },
+  {
+    name: 'ofrep one, query ignored',
+    method: 'POST',
+    path: `${ofrep('app/on')}?x=1`,
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{}',
+    lane: true,
+  },
+  {
+    name: 'ofrep one, not JSON',
+    method: 'POST',
+    path: ofrep('app/on'),
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{"context":',
+    lane: true,
+  },
+  {
+    name: 'ofrep one, context not an object',
+    method: 'POST',
+    path: ofrep('app/on'),
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{"context":[1]}',
+    lane: true,
+  },
+  {
+    name: 'ofrep one, body over the limit',
+    method: 'POST',
+    path: ofrep('app/on'),
+    headers: { ...apiKey('evaluator'), ...json },
+    body: `{"context":{"k":"${'x'.repeat(3000)}"}}`,
+    lane: true,
+  },
+  {
+    name: 'ofrep one, unknown flag',
+    method: 'POST',
+    path: ofrep('app/none'),
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{}',
+    lane: true,
+  },
+  {
+    name: 'ofrep one, outside the token prefixes',
+    method: 'POST',
+    path: ofrep('other/secret'),
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{}',
+    lane: true,
+  },
+  {
+    name: 'ofrep one, allowed origin',
+    method: 'POST',
+    path: ofrep('app/on'),
+    headers: { ...apiKey('evaluator'), ...json, origin: ORIGIN },
+    body: '{}',
+    lane: true,
+  },
   { name: 'ofrep one, bad percent-encoding', method: 'POST', path: ofrep('app%E0%A4%A'), headers: apiKey('evaluator'), lane: false },
   { name: 'ofrep one, no credentials', method: 'POST', path: ofrep('app/on'), headers: json, body: '{}', lane: false },
-  { name: 'ofrep one, no permission', method: 'POST', path: ofrep('app/on'), headers: { ...bearer('nobody'), ...json }, body: '{}', lane: false },
-  { name: 'ofrep bulk', method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: { ...apiKey('evaluator'), ...json }, body: '{"context":{"targetingKey":"u-2"}}', lane: true },
-  { name: 'ofrep bulk, not JSON', method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: { ...apiKey('evaluator'), ...json }, body: 'nope', lane: true },
+  {
+    name: 'ofrep one, no permission',
+    method: 'POST',
+    path: ofrep('app/on'),
+    headers: { ...bearer('nobody'), ...json },
+    body: '{}',
+    lane: false,
+  },
+  {
+    name: 'ofrep bulk',
+    method: 'POST',
+    path: '/ofrep/v1/evaluate/flags',
+    headers: { ...apiKey('evaluator'), ...json },
+    body: '{"context":{"targetingKey":"u-2"}}',
+    lane: true,
+  },
+  {
+    name: 'ofrep bulk, not JSON',
+    method: 'POST',
+    path: '/ofrep/v1/evaluate/flags',
+    headers: { ...apiKey('evaluator'), ...json },
+    body: 'nope',
+    lane: true,
+  },
   { name: 'ofrep bulk, no credentials', method: 'POST', path: '/ofrep/v1/evaluate/flags', body: '{}', lane: false },
-  { name: 'ofrep bulk, preflight', method: 'OPTIONS', path: '/ofrep/v1/evaluate/flags', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' }, lane: false },
+  {
+    name: 'ofrep bulk, preflight',
+    method: 'OPTIONS',
+    path: '/ofrep/v1/evaluate/flags',
+    headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
+    lane: false,
+  },
   { name: 'ofrep bulk, GET', path: '/ofrep/v1/evaluate/flags', headers: apiKey('evaluator'), lane: false },
 ]
 
@@ -166,7 +267,10 @@ describe('fast lanes answer exactly as the full pipeline', () => {
     expect((await fetch(base, { headers: session })).status).toBe(403)
 
     const expiresAt = new Date(Date.now() + 1500).toISOString()
-    const brief = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'brief', permissions: ['flag:read'], expiresAt } })
+    const brief = await t.req('POST', '/api/tokens', {
+      token: t.adminToken,
+      body: { name: 'brief', permissions: ['flag:read'], expiresAt },
+    })
     expect(brief.status).toBe(201)
     const briefKey = { 'x-api-key': brief.body.token as string }
     while (Date.now() < Date.parse(expiresAt) - 100) {
@@ -181,7 +285,8 @@ describe('fast lanes answer exactly as the full pipeline', () => {
     const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'lane only', permissions: ['flag:read'] } })
     expect(made.body.lastUsedAt).toBeNull()
     const before = lanes.fullCalls()
-    for (let i = 0; i < 3; i++) expect((await fetch(`${lanes.base}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${lanes.base}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
     expect(lanes.fullCalls()).toBe(before)
     const shown = await t.req('GET', `/api/tokens/${made.body.id}`, { token: t.adminToken })
     expect(shown.body.lastUsedAt).toBeString()

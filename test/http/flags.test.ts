@@ -26,8 +26,26 @@ group('create', () => {
     expect(res.status).toBe(201)
     expect(res.headers.get('location')).toBe('/api/flags/c/basic')
     expect(res.headers.get('etag')).toBe('"1"')
-    expect(res.body).toEqual({ name: 'c/basic', type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO), revision: 1 })
-    expect(Object.keys(res.body)).toEqual(['name', 'type', 'description', 'defaultValue', 'valueExists', 'createdAt', 'updatedAt', 'revision'])
+    expect(res.body).toEqual({
+      name: 'c/basic',
+      type: 'BOOLEAN',
+      description: '',
+      defaultValue: false,
+      valueExists: false,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+      revision: 1,
+    })
+    expect(Object.keys(res.body)).toEqual([
+      'name',
+      'type',
+      'description',
+      'defaultValue',
+      'valueExists',
+      'createdAt',
+      'updatedAt',
+      'revision',
+    ])
   })
 
   test('value makes valueExists true; AB-TEST stores chancePercentB 50', async () => {
@@ -87,7 +105,8 @@ group('names of 1 to 5 segments through every method, literal and %2F', () => {
 
   test('bad percent-encoding is 400; odd names are 404', async () => {
     expect((await t.req('GET', '/api/flags/a%zz', { token: reader })).status).toBe(400)
-    for (const path of ['__proto__', 'constructor', 'nope/nope', 'a1%2F']) expect((await t.req('GET', `/api/flags/${path}`, { token: reader })).status).toBe(404)
+    for (const path of ['__proto__', 'constructor', 'nope/nope', 'a1%2F'])
+      expect((await t.req('GET', `/api/flags/${path}`, { token: reader })).status).toBe(404)
   })
 })
 
@@ -164,7 +183,14 @@ group('update', () => {
     expect(bad.status).toBe(400)
     expect(bad.body.error.details.field).toBe('enumValues')
     const res = await t.req('PUT', '/api/flags/u/morph', { token: writer, body: { type: 'ENUM', enumValues: ['x', 'y'] } })
-    expect(res.body).toMatchObject({ type: 'ENUM', defaultValue: 'x', valueExists: false, enumValues: ['x', 'y'], description: 'kept', revision: 2 })
+    expect(res.body).toMatchObject({
+      type: 'ENUM',
+      defaultValue: 'x',
+      valueExists: false,
+      enumValues: ['x', 'y'],
+      description: 'kept',
+      revision: 2,
+    })
     expect('maxValue' in res.body).toBe(false)
   })
 
@@ -198,14 +224,18 @@ group('If-Match', () => {
     expect(stale.body.error.code).toBe('PRECONDITION_FAILED')
     expect((await t.req('DELETE', '/api/flags/m/flag', { token: writer, headers: { 'if-match': '"1"' } })).status).toBe(412)
     expect((await t.req('GET', '/api/flags/m/flag', { token: reader })).body.value).toBe(1)
-    expect((await t.req('PUT', '/api/flags/m/flag', { token: writer, body: { value: 3 }, headers: { 'if-match': '"2"' } })).status).toBe(200)
+    expect((await t.req('PUT', '/api/flags/m/flag', { token: writer, body: { value: 3 }, headers: { 'if-match': '"2"' } })).status).toBe(
+      200,
+    )
     expect((await t.req('DELETE', '/api/flags/m/flag', { token: writer, headers: { 'if-match': '"3"' } })).status).toBe(200)
   })
 
   test('8 parallel writers holding the same revision: exactly one wins', async () => {
     await create({ name: 'm/race', type: 'INTEGER' })
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => t.req('PUT', '/api/flags/m/race', { token: writer, body: { value: i + 1 }, headers: { 'if-match': '"1"' } })),
+      Array.from({ length: 8 }, (_, i) =>
+        t.req('PUT', '/api/flags/m/race', { token: writer, body: { value: i + 1 }, headers: { 'if-match': '"1"' } }),
+      ),
     )
     const statuses = results.map((r) => r.status).sort()
     expect(statuses).toEqual([200, 412, 412, 412, 412, 412, 412, 412])
@@ -238,7 +268,10 @@ group('permissions', () => {
 
 test('a restart keeps every flag byte for byte', async () => {
   const app = await createTestApp()
-  await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'keep/tag', type: 'TAG', enumValues: ['a', 'b', 'ü😀'], value: ['ü😀'], description: 'x"y\\z' } })
+  await app.req('POST', '/api/flags', {
+    token: app.adminToken,
+    body: { name: 'keep/tag', type: 'TAG', enumValues: ['a', 'b', 'ü😀'], value: ['ü😀'], description: 'x"y\\z' },
+  })
   await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'keep/ab', type: 'AB-TEST', chancePercentB: 33.3 } })
   const before = (await app.req('GET', '/api/flags', { token: app.adminToken })).text
   const again = await app.restart()
@@ -252,7 +285,10 @@ test('a restart keeps every flag byte for byte', async () => {
 
 test('lists never serve a stale cached answer after a change', async () => {
   const app = await createTestApp()
-  const names = async (q = '') => (await app.req('GET', `/api/flags${q}`, { token: app.adminToken })).body.map((f: { name: string; value?: number }) => `${f.name}=${f.value}`)
+  const names = async (q = '') =>
+    (await app.req('GET', `/api/flags${q}`, { token: app.adminToken })).body.map(
+      (f: { name: string; value?: number }) => `${f.name}=${f.value}`,
+    )
   await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'c/a', type: 'INTEGER', value: 1 } })
   expect(await names()).toEqual(['c/a=1'])
   await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'c/b', type: 'INTEGER', value: 2 } })

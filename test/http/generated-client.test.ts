@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import openapiTS, { astToString } from 'openapi-typescript'
-import { killLiveDaemons, startDaemon, type Daemon } from '../helpers/daemon.ts'
+import { type Daemon, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -36,15 +36,29 @@ test('a strict client generated with default options type-checks without casts a
   writeFileSync(
     join(clientDir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { strict: true, noUncheckedIndexedAccess: true, target: 'ESNext', module: 'ESNext', moduleResolution: 'bundler', noEmit: true, lib: ['ESNext', 'DOM'], types: [] },
+      compilerOptions: {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        target: 'ESNext',
+        module: 'ESNext',
+        moduleResolution: 'bundler',
+        noEmit: true,
+        lib: ['ESNext', 'DOM'],
+        types: [],
+      },
       files: ['strict-client.ts'],
     }),
   )
-  const tsc = Bun.spawnSync([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(clientDir, 'tsconfig.json')], { stdout: 'pipe', stderr: 'pipe' })
+  const tsc = Bun.spawnSync([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(clientDir, 'tsconfig.json')], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe('')
   expect(tsc.exitCode).toBe(0)
 
-  const { exercise } = (await import(join(clientDir, 'strict-client.ts'))) as { exercise: (url: string, password: string) => Promise<string[]> }
+  const { exercise } = (await import(join(clientDir, 'strict-client.ts'))) as {
+    exercise: (url: string, password: string) => Promise<string[]>
+  }
   const done = await exercise(d.url, PASSWORD)
   expect(done).toEqual([
     'login as admin with 12 permissions',

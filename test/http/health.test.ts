@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { VERSION } from '../../src/version.ts'
-import { serveWithLanes, type LaneServer } from '../helpers/lane-server.ts'
+import { type LaneServer, serveWithLanes } from '../helpers/lane-server.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -32,7 +32,8 @@ async function health() {
 test('the flag count follows creates and deletes, asked again and again in between', async () => {
   expect(await health()).toEqual({ status: 'ok', version: VERSION, flags: 0 })
   expect(await health()).toEqual({ status: 'ok', version: VERSION, flags: 0 })
-  for (const name of ['a', 'b', 'c']) expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' } })).status).toBe(201)
+  for (const name of ['a', 'b', 'c'])
+    expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' } })).status).toBe(201)
   expect(await health()).toEqual({ status: 'ok', version: VERSION, flags: 3 })
   // a change that does not add or remove a flag leaves the count as it is
   expect((await t.req('PUT', '/api/flags/a', { token: t.adminToken, body: { value: true } })).status).toBe(200)

@@ -40,7 +40,7 @@ describe('answers built from shared headers', () => {
     for (const [k, v] of Object.entries(CONTRACT)) expect(gone.headers.get(k)).toBe(v)
   })
 
-  test("headers added to one answer (CORS, by the wrapper) do not appear on the next", () => {
+  test('headers added to one answer (CORS, by the wrapper) do not appear on the next', () => {
     const first = taggedJsonAnswer('r-1', '{}', '"9"')
     first.headers.set('access-control-allow-origin', 'https://app.example')
     first.headers.set('x-request-id', 'changed')

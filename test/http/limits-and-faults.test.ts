@@ -23,7 +23,8 @@ const doc = (flags: Record<string, unknown>) => ({ environment: 'e', version: '1
 
 test('limits.maxFlags: a create or import past it is 400 naming the limit, and nothing changes', async () => {
   const t = await app({ FLAGD_LIMITS_MAX_FLAGS: '3' })
-  for (const name of ['a', 'b', 'c']) expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' } })).status).toBe(201)
+  for (const name of ['a', 'b', 'c'])
+    expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' } })).status).toBe(201)
   const fourth = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'd', type: 'BOOLEAN' } })
   expect(fourth.status).toBe(400)
   expect(fourth.body.error.message).toContain('limits.maxFlags')
@@ -31,7 +32,10 @@ test('limits.maxFlags: a create or import past it is 400 naming the limit, and n
   expect(grow.status).toBe(400)
   expect(grow.body.error.details.errors[0].reason).toContain('limits.maxFlags')
   // a replace that stays within the limit is fine
-  const swap = await t.req('PUT', '/api/migrations?mode=replace', { token: t.adminToken, body: doc({ x: { type: 'BOOLEAN' }, y: { type: 'BOOLEAN' } }) })
+  const swap = await t.req('PUT', '/api/migrations?mode=replace', {
+    token: t.adminToken,
+    body: doc({ x: { type: 'BOOLEAN' }, y: { type: 'BOOLEAN' } }),
+  })
   expect(swap.status).toBe(200)
   expect((await t.req('GET', '/api/flags', { token: t.adminToken })).body.map((f: { name: string }) => f.name)).toEqual(['x', 'y'])
 })
@@ -49,7 +53,10 @@ test('an import with 1,500 problems lists the first 1,000 and counts them all', 
 
 test('the export is the same text as before caching, and follows every change', async () => {
   const t = await app()
-  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'x/tag', type: 'TAG', enumValues: ['a', 'ü😀'], value: ['ü😀'], description: 'q"\\' } })
+  await t.req('POST', '/api/flags', {
+    token: t.adminToken,
+    body: { name: 'x/tag', type: 'TAG', enumValues: ['a', 'ü😀'], value: ['ü😀'], description: 'q"\\' },
+  })
   for (const path of ['/api/migrations/export', '/migration/export']) {
     const first = await t.req('GET', path, { token: t.adminToken })
     expect(first.text).toBe(exportText(first.body))
@@ -75,11 +82,19 @@ test('a full disk while writing the backup: 503, degraded, nothing applied; late
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'keep', type: 'BOOLEAN' } })
   expect((await t.req('GET', '/health')).body.status).toBe('ok') // asked before: the same state must not keep this answer
   failBackups = true
-  const res = await t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc({ keep: { type: 'BOOLEAN', value: true }, added: { type: 'BOOLEAN' } }) })
+  const res = await t.req('PUT', '/api/migrations', {
+    token: t.adminToken,
+    body: doc({ keep: { type: 'BOOLEAN', value: true }, added: { type: 'BOOLEAN' } }),
+  })
   expect(res.status).toBe(503)
   expect(res.body.error.code).toBe('UNAVAILABLE')
   expect((await t.req('GET', '/health')).body.status).toBe('degraded')
-  expect((await t.req('GET', '/api/flags', { token: t.adminToken })).body.map((f: { name: string; valueExists: boolean }) => [f.name, f.valueExists])).toEqual([['keep', false]])
+  expect(
+    (await t.req('GET', '/api/flags', { token: t.adminToken })).body.map((f: { name: string; valueExists: boolean }) => [
+      f.name,
+      f.valueExists,
+    ]),
+  ).toEqual([['keep', false]])
   expect(!existsSync(join(t.dataDir, 'backups')) || readdirSync(join(t.dataDir, 'backups')).length === 0).toBe(true)
   // on a degraded store an import writes nothing at all, not even its backup
   failBackups = false

@@ -1,7 +1,7 @@
 /** Contract §6.1–6.2, §6.4: export, import modes, validation, backups, FlagFlow files. */
 
 import { expect, test } from 'bun:test'
-import { readdirSync, readFileSync, writeFileSync, mkdirSync, utimesSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fixture, fixtureText } from '../helpers/fixtures.ts'
 import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
@@ -26,9 +26,15 @@ const backups = (app: TestApp) => {
 
 group('export', () => {
   test('the document, its file name, and nothing but flags', async () => {
-    await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'exp/int', type: 'INTEGER', defaultValue: 2, value: 3, maxValue: 9 } })
+    await t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 'exp/int', type: 'INTEGER', defaultValue: 2, value: 3, maxValue: 9 },
+    })
     await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'exp/a', type: 'BOOLEAN' } })
-    for (const [path, token] of [['/api/migrations/export', t.adminToken], ['/migration/export', undefined]] as const) {
+    for (const [path, token] of [
+      ['/api/migrations/export', t.adminToken],
+      ['/migration/export', undefined],
+    ] as const) {
       const res = await t.req('GET', path, { token })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="flagd_migration_production_\d{8}-\d{6}\.json"$/)
@@ -36,7 +42,14 @@ group('export', () => {
       expect(res.body).toMatchObject({ environment: 'production', version: '1.0.0' })
       expect(res.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
       expect(Object.keys(res.body.flags)).toEqual(['exp/a', 'exp/int'])
-      expect(res.body.flags['exp/int']).toEqual({ description: '', type: 'INTEGER', defaultValue: 2, valueExists: true, value: 3, maxValue: 9 })
+      expect(res.body.flags['exp/int']).toEqual({
+        description: '',
+        type: 'INTEGER',
+        defaultValue: 2,
+        valueExists: true,
+        value: 3,
+        maxValue: 9,
+      })
       expect(Object.keys(res.body.flags['exp/a'])).toEqual(['description', 'type', 'defaultValue', 'valueExists'])
       const secret = readFileSync(join(t.dataDir, 'jwt-secret'), 'utf8').trim()
       expect(res.text).not.toContain(secret)
@@ -63,7 +76,10 @@ group('import', () => {
   test('round trip: export → import into an empty instance → identical flags', async () => {
     const source = await createTestApp()
     await put(source, fixture('flagflow-1.7-export.json'))
-    await source.req('POST', '/api/flags', { token: source.adminToken, body: { name: 'rt/tag', type: 'TAG', enumValues: ['x', 'y'], value: ['y'], minCount: 1, defaultValue: ['x'] } })
+    await source.req('POST', '/api/flags', {
+      token: source.adminToken,
+      body: { name: 'rt/tag', type: 'TAG', enumValues: ['x', 'y'], value: ['y'], minCount: 1, defaultValue: ['x'] },
+    })
     const exported = (await source.req('GET', '/api/migrations/export', { token: source.adminToken })).body
     const target = await createTestApp()
     const res = await put(target, exported)
@@ -79,12 +95,24 @@ group('import', () => {
   test('merge creates and updates named flags, leaves others; the same file twice changes nothing', async () => {
     const app = await createTestApp({ FLAGD_ENVIRONMENT: 'production' })
     await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'other/flag', type: 'BOOLEAN' } })
-    await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'app/max_retries', type: 'INTEGER', defaultValue: 3, value: 7, maxValue: 20 } })
+    await app.req('POST', '/api/flags', {
+      token: app.adminToken,
+      body: { name: 'app/max_retries', type: 'INTEGER', defaultValue: 3, value: 7, maxValue: 20 },
+    })
     const first = await put(app, fixture('valid-merge.json'))
     expect(first.status).toBe(200)
-    expect(first.body).toMatchObject({ dryRun: false, mode: 'merge', values: 'overwrite', source: { environment: 'staging', version: '1.0.0' } })
+    expect(first.body).toMatchObject({
+      dryRun: false,
+      mode: 'merge',
+      values: 'overwrite',
+      source: { environment: 'staging', version: '1.0.0' },
+    })
     expect(first.body.summary).toEqual({ created: 2, updated: 1, deleted: 0, unchanged: 0 })
-    expect(first.body.changes).toContainEqual({ name: 'app/max_retries', action: 'update', fields: ['description', 'value', 'minValue', 'maxValue'] })
+    expect(first.body.changes).toContainEqual({
+      name: 'app/max_retries',
+      action: 'update',
+      fields: ['description', 'value', 'minValue', 'maxValue'],
+    })
     expect(first.body.backup).toMatch(/^flagd_migration_production_\d{8}-\d{6}(-\d+)?\.json$/)
     const saved = JSON.parse(readFileSync(join(app.dataDir, 'backups', first.body.backup), 'utf8'))
     expect(saved.flags['app/max_retries'].value).toBe(7)
@@ -119,7 +147,10 @@ group('import', () => {
 
   test('values=keep promotes definitions and keeps current values (or their absence)', async () => {
     const app = await createTestApp()
-    await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'app/max_retries', type: 'INTEGER', defaultValue: 2, value: 8, maxValue: 9 } })
+    await app.req('POST', '/api/flags', {
+      token: app.adminToken,
+      body: { name: 'app/max_retries', type: 'INTEGER', defaultValue: 2, value: 8, maxValue: 9 },
+    })
     await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'app/new_checkout', type: 'BOOLEAN' } })
     const res = await put(app, fixture('valid-merge.json'), '?values=keep')
     expect(res.status).toBe(200)
@@ -129,8 +160,12 @@ group('import', () => {
     expect(flags['ui/theme']).toMatchObject({ valueExists: false })
     const refused = await put(app, fixture('valid-tighter-constraints.json'), '?values=keep')
     expect(refused.status).toBe(400)
-    expect(refused.body.error.details.errors).toEqual([{ field: 'flags.app/max_retries.value', reason: expect.stringContaining('8 is above maxValue 4') }])
-    expect(flags['app/max_retries'].revision).toBe((await app.req('GET', '/api/flags/app/max_retries', { token: app.adminToken })).body.revision)
+    expect(refused.body.error.details.errors).toEqual([
+      { field: 'flags.app/max_retries.value', reason: expect.stringContaining('8 is above maxValue 4') },
+    ])
+    expect(flags['app/max_retries'].revision).toBe(
+      (await app.req('GET', '/api/flags/app/max_retries', { token: app.adminToken })).body.revision,
+    )
     await app.close()
   })
 
@@ -155,7 +190,11 @@ group('import', () => {
     const app = await createTestApp()
     await app.req('POST', '/api/flags', { token: app.adminToken, body: { name: 'keep/me', type: 'BOOLEAN' } })
     const before = await flagsOf(app)
-    const res = await app.req('PUT', '/api/migrations?mode=replace', { token: app.adminToken, rawBody: fixtureText(file), headers: { 'content-type': 'application/json' } })
+    const res = await app.req('PUT', '/api/migrations?mode=replace', {
+      token: app.adminToken,
+      rawBody: fixtureText(file),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe('INVALID_REQUEST')
     expect(res.body.error.details.errors.map((e: { field: string }) => e.field).sort()).toEqual([...fields].sort())
@@ -226,7 +265,9 @@ group('FlagFlow 1.7 files', () => {
     expect(warned).toContain('flags.ui/theme.allowEmpty')
     expect(warned).toContain('flags.ui/modules.tagValues')
     expect(warned).toContain('flags.ui/modules.maxCount')
-    expect(res.body.warnings.find((w: { field: string }) => w.field === 'flags.checkout/new_flow.isKillSwitch').reason).toContain('no kill switches')
+    expect(res.body.warnings.find((w: { field: string }) => w.field === 'flags.checkout/new_flow.isKillSwitch').reason).toContain(
+      'no kill switches',
+    )
     // a dry run reports them too; a flagd export has none
     expect((await put(app, fixture('flagflow-1.7-export.json'), '?dryRun=true')).body.warnings.length).toBe(res.body.warnings.length)
     const own = await app.req('GET', '/api/migrations/export', { token: app.adminToken })

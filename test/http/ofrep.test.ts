@@ -64,7 +64,12 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
       () => evaluate('f/bool', {}),
       () => evaluate('f/bool', { context: null }),
       () => evaluate('f/bool?cache=1&x=2', { context: {}, future: true }),
-      () => t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', { token: app, rawBody: '{"context":{}}', headers: { 'content-type': 'text/plain' } }),
+      () =>
+        t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', {
+          token: app,
+          rawBody: '{"context":{}}',
+          headers: { 'content-type': 'text/plain' },
+        }),
     ]
     for (const send of variants) {
       const res = await send()
@@ -81,7 +86,11 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
     const missing = await evaluate('f/none', {})
     expect(missing.status).toBe(404)
     expect(missing.body).toEqual({ key: 'f/none', errorCode: 'FLAG_NOT_FOUND', errorDetails: expect.any(String) })
-    const bad = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', { token: app, rawBody: '{"context":', headers: { 'content-type': 'application/json' } })
+    const bad = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', {
+      token: app,
+      rawBody: '{"context":',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({ key: 'f/bool', errorCode: 'PARSE_ERROR' })
     for (const body of [{ context: 'x' }, { context: [1] }, { context: 5 }, [1]]) {
@@ -89,12 +98,20 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
       expect(res.status).toBe(400)
       expect(res.body).toMatchObject({ key: 'f/bool', errorCode: 'INVALID_CONTEXT' })
     }
-    const deep = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', { token: app, rawBody: `{"context":${'['.repeat(40)}${']'.repeat(40)}}`, headers: { 'content-type': 'application/json' } })
+    const deep = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', {
+      token: app,
+      rawBody: `{"context":${'['.repeat(40)}${']'.repeat(40)}}`,
+      headers: { 'content-type': 'application/json' },
+    })
     expect(deep.status).toBe(400)
     // a compressed body is a PARSE_ERROR that says why, on the single and the bulk route
     for (const path of ['/ofrep/v1/evaluate/flags/f/bool', '/ofrep/v1/evaluate/flags']) {
       const rawBody = Bun.gzipSync(new TextEncoder().encode('{"context":{}}'))
-      const gz = await t.req('POST', path, { token: app, rawBody, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
+      const gz = await t.req('POST', path, {
+        token: app,
+        rawBody,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      })
       expect(gz.status).toBe(400)
       expect(gz.body.errorCode).toBe('PARSE_ERROR')
       expect(gz.body.errorDetails).toContain('Content-Encoding: gzip')
@@ -105,7 +122,8 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
     const none = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', {})
     expect(none.status).toBe(401)
     expect(none.body.error.code).toBe('UNAUTHORIZED')
-    const writer = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'writer', permissions: ['flag:write'] } })).body.token
+    const writer = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'writer', permissions: ['flag:write'] } })).body
+      .token
     const denied = await evaluate('f/bool', {}, writer)
     expect(denied.status).toBe(403)
     expect(denied.body.error.details.required).toBe('flag:evaluate')
@@ -114,7 +132,12 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
   })
 
   test('a scoped token: flags outside its prefixes are FLAG_NOT_FOUND', async () => {
-    const scoped = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'scoped', permissions: ['flag:evaluate'], flagPrefixes: ['f/'] } })).body.token
+    const scoped = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'scoped', permissions: ['flag:evaluate'], flagPrefixes: ['f/'] },
+      })
+    ).body.token
     expect((await evaluate('other/x', {}, scoped)).body.errorCode).toBe('FLAG_NOT_FOUND')
     expect((await evaluate('f/bool', {}, scoped)).status).toBe(200)
   })
@@ -128,7 +151,8 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
 })
 
 group('POST /ofrep/v1/evaluate/flags (bulk)', () => {
-  const bulk = (body: unknown, token = app, headers: Record<string, string> = {}) => t.req('POST', '/ofrep/v1/evaluate/flags', { token, body, headers })
+  const bulk = (body: unknown, token = app, headers: Record<string, string> = {}) =>
+    t.req('POST', '/ofrep/v1/evaluate/flags', { token, body, headers })
 
   test('every visible flag, sorted by key, with the event stream advertised', async () => {
     const res = await bulk({ context: { targetingKey: 'user-7' } })
@@ -136,8 +160,17 @@ group('POST /ofrep/v1/evaluate/flags (bulk)', () => {
     const keys = res.body.flags.map((f: { key: string }) => f.key)
     expect(keys).toEqual([...keys].sort())
     expect(keys).toContain('other/x')
-    expect(res.body.flags.find((f: { key: string }) => f.key === 'f/ab')).toMatchObject({ reason: 'SPLIT', value: splitVariant('f/ab', 'user-7', 50) })
-    expect(res.body.eventStreams).toEqual([{ type: 'sse', endpoint: { requestUri: expect.stringMatching(/^\/ofrep\/v1\/events\?ticket=[A-Za-z0-9._-]+$/) }, inactivityDelaySec: 120 }])
+    expect(res.body.flags.find((f: { key: string }) => f.key === 'f/ab')).toMatchObject({
+      reason: 'SPLIT',
+      value: splitVariant('f/ab', 'user-7', 50),
+    })
+    expect(res.body.eventStreams).toEqual([
+      {
+        type: 'sse',
+        endpoint: { requestUri: expect.stringMatching(/^\/ofrep\/v1\/events\?ticket=[A-Za-z0-9._-]+$/) },
+        inactivityDelaySec: 120,
+      },
+    ])
     expect(res.headers.get('etag')).toMatch(/^"/)
   })
 
@@ -157,14 +190,23 @@ group('POST /ofrep/v1/evaluate/flags (bulk)', () => {
   })
 
   test('a scoped token sees only its flags, under its own ETag', async () => {
-    const scoped = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'bulk-scoped', permissions: ['flag:evaluate'], flagPrefixes: ['f/'] } })).body.token
+    const scoped = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'bulk-scoped', permissions: ['flag:evaluate'], flagPrefixes: ['f/'] },
+      })
+    ).body.token
     const mine = await bulk({}, scoped)
     expect(mine.body.flags.every((f: { key: string }) => f.key.startsWith('f/'))).toBe(true)
     expect(mine.headers.get('etag')).not.toBe((await bulk({})).headers.get('etag'))
   })
 
   test('bad bodies get OFREP error bodies without a key', async () => {
-    const res = await t.req('POST', '/ofrep/v1/evaluate/flags', { token: app, rawBody: 'nope', headers: { 'content-type': 'application/json' } })
+    const res = await t.req('POST', '/ofrep/v1/evaluate/flags', {
+      token: app,
+      rawBody: 'nope',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(400)
     expect(res.body).toEqual({ errorCode: 'PARSE_ERROR', errorDetails: expect.any(String) })
   })
@@ -186,32 +228,52 @@ group('conditional reads and CORS', () => {
   })
 
   test('no CORS headers at all unless cors.origins is set', async () => {
-    const res = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', { token: app, body: {}, headers: { origin: 'https://app.example.com' } })
+    const res = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', {
+      token: app,
+      body: {},
+      headers: { origin: 'https://app.example.com' },
+    })
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
-    expect((await t.req('OPTIONS', '/ofrep/v1/evaluate/flags', { headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } })).status).toBe(405)
+    expect(
+      (
+        await t.req('OPTIONS', '/ofrep/v1/evaluate/flags', {
+          headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+        })
+      ).status,
+    ).toBe(405)
   })
 })
 
 test('CORS: a listed origin gets the headers and its preflight answered 204; another gets none', async () => {
   const c = await createTestApp({ FLAGD_CORS_ORIGINS: 'https://app.example.com' })
   try {
-    const pre = await c.req('OPTIONS', '/ofrep/v1/evaluate/flags', { headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' } })
+    const pre = await c.req('OPTIONS', '/ofrep/v1/evaluate/flags', {
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, content-type',
+      },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     expect(pre.headers.get('access-control-allow-methods')).toContain('POST')
-    for (const h of ['Authorization', 'Content-Type', 'If-None-Match', 'If-Match', 'X-API-Key', 'X-Request-Id']) expect(pre.headers.get('access-control-allow-headers')).toContain(h)
+    for (const h of ['Authorization', 'Content-Type', 'If-None-Match', 'If-Match', 'X-API-Key', 'X-Request-Id'])
+      expect(pre.headers.get('access-control-allow-headers')).toContain(h)
     expect(Number(pre.headers.get('access-control-max-age'))).toBeGreaterThan(0)
     expect(pre.headers.get('vary')).toBe('Origin')
     const real = await c.req('GET', '/api/me', { token: c.adminToken, headers: { origin: 'https://app.example.com' } })
     expect(real.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
-    for (const h of ['ETag', 'Location', 'X-Request-Id', 'Retry-After']) expect(real.headers.get('access-control-expose-headers')).toContain(h)
+    for (const h of ['ETag', 'Location', 'X-Request-Id', 'Retry-After'])
+      expect(real.headers.get('access-control-expose-headers')).toContain(h)
     expect(real.headers.get('vary')).toBe('Origin')
     const error = await c.req('GET', '/api/me', { headers: { origin: 'https://app.example.com' } })
     expect(error.status).toBe(401)
     expect(error.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     const other = await c.req('GET', '/api/me', { token: c.adminToken, headers: { origin: 'https://evil.example.com' } })
     expect(other.headers.get('access-control-allow-origin')).toBeNull()
-    const otherPre = await c.req('OPTIONS', '/api/me', { headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' } })
+    const otherPre = await c.req('OPTIONS', '/api/me', {
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'GET' },
+    })
     expect(otherPre.headers.get('access-control-allow-origin')).toBeNull()
     expect(otherPre.status).not.toBe(204)
   } finally {

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { Document, Spectral } from '@stoplight/spectral-core'
+import owasp from '@stoplight/spectral-owasp-ruleset'
 import * as Parsers from '@stoplight/spectral-parsers'
 import { oas } from '@stoplight/spectral-rulesets'
-import owasp from '@stoplight/spectral-owasp-ruleset'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -40,7 +40,8 @@ test('is OpenAPI 3.0.x and passes swagger-parser validation', async () => {
 
 test('documents every route the app serves', () => {
   const documented = new Set<string>()
-  for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`)
+  for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths))
+    for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`)
   const served = (t.app.http.app.routes as { method: string; path: string }[])
     // the explorer, the document itself and the web UI are pages, not API operations
     .filter((r) => !r.path.startsWith('/api/docs') && r.path !== '/api/openapi.json' && r.path !== '/' && !r.path.startsWith('/ui/'))
@@ -61,7 +62,8 @@ test('every operation has a summary, responses with descriptions, and says who m
   expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
   expect(doc.components.securitySchemes.apiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
   for (const ops of Object.values<Record<string, any>>(doc.paths)) {
-    for (const op of Object.values<any>(ops)) if ((op.security ?? []).length > 0) expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
+    for (const op of Object.values<any>(ops))
+      if ((op.security ?? []).length > 0) expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
   }
   const ids = Object.values<Record<string, any>>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId))
   expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true)
@@ -108,11 +110,23 @@ test('real responses match the document', async () => {
     ['DELETE', `/api/users/${u.id}`, { token: t.adminToken }],
     ['POST', '/api/logout', { token: (await t.userWith([])).token }],
     ['DELETE', '/api/sessions/nope', { token: t.adminToken }],
-    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/int', type: 'INTEGER', defaultValue: 2, value: 3, minValue: 1, maxValue: 9 } }],
-    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/tag', type: 'TAG', enumValues: ['a', 'b'], value: ['a'], maxCount: 2 } }],
+    [
+      'POST',
+      '/api/flags',
+      { token: t.adminToken, body: { name: 'doc/int', type: 'INTEGER', defaultValue: 2, value: 3, minValue: 1, maxValue: 9 } },
+    ],
+    [
+      'POST',
+      '/api/flags',
+      { token: t.adminToken, body: { name: 'doc/tag', type: 'TAG', enumValues: ['a', 'b'], value: ['a'], maxCount: 2 } },
+    ],
     ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/ab', type: 'AB-TEST', chancePercentB: 12.5 } }],
     ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/enum', type: 'ENUM', enumValues: ['x'] } }],
-    ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/str', type: 'STRING', regexPattern: '^a', defaultValue: 'ab', maxLength: 4 } }],
+    [
+      'POST',
+      '/api/flags',
+      { token: t.adminToken, body: { name: 'doc/str', type: 'STRING', regexPattern: '^a', defaultValue: 'ab', maxLength: 4 } },
+    ],
     ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/bool', type: 'BOOLEAN', value: true } }],
     ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/bool', type: 'BOOLEAN' } }],
     ['POST', '/api/flags', { token: t.adminToken, body: { name: 'doc/bad', type: 'INTEGER', value: 'x' } }],
@@ -126,12 +140,30 @@ test('real responses match the document', async () => {
     ['DELETE', '/api/flags/doc/int', { token: t.adminToken }],
     ['GET', '/api/migrations/export', { token: t.adminToken }],
     ['GET', '/migration/export', {}],
-    ['PUT', '/api/migrations?dryRun=true', { token: t.adminToken, body: { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags: { 'm/a': { type: 'BOOLEAN' } } } }],
-    ['PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags: { 'm/a': { type: 'BOOLEAN' } } } }],
+    [
+      'PUT',
+      '/api/migrations?dryRun=true',
+      {
+        token: t.adminToken,
+        body: { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags: { 'm/a': { type: 'BOOLEAN' } } },
+      },
+    ],
+    [
+      'PUT',
+      '/api/migrations',
+      {
+        token: t.adminToken,
+        body: { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags: { 'm/a': { type: 'BOOLEAN' } } },
+      },
+    ],
     ['PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', flags: {} } }],
     ['PATCH', '/api/migrations', { token: t.adminToken, body: { url: 'http://127.0.0.1:1/' } }],
     ['PATCH', '/api/migrations', { token: t.adminToken, body: { url: 'http://0.0.0.0:9/' } }],
-    ['POST', '/api/tokens', { token: t.adminToken, body: { name: 'doc token', permissions: ['flag:read'], flagPrefixes: ['doc/'], expiresAt: '2999-01-01' } }],
+    [
+      'POST',
+      '/api/tokens',
+      { token: t.adminToken, body: { name: 'doc token', permissions: ['flag:read'], flagPrefixes: ['doc/'], expiresAt: '2999-01-01' } },
+    ],
     ['POST', '/api/tokens', { token: t.adminToken, body: { name: 'doc token', permissions: [] } }],
     ['POST', '/api/tokens', { token: t.adminToken, body: { name: 'other', permissions: ['x'] } }],
     ['GET', '/api/tokens', { token: t.adminToken }],

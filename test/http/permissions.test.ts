@@ -23,12 +23,22 @@ interface Route {
 const guarded: Route[] = [
   { method: 'GET', path: () => '/api/users', permission: 'user:read' },
   { method: 'GET', path: () => `/api/users/${target}`, permission: 'user:read' },
-  { method: 'POST', path: () => '/api/users', permission: 'user:write', body: () => ({ username: `n${crypto.randomUUID().slice(0, 8)}`, password: 'password1' }) },
+  {
+    method: 'POST',
+    path: () => '/api/users',
+    permission: 'user:write',
+    body: () => ({ username: `n${crypto.randomUUID().slice(0, 8)}`, password: 'password1' }),
+  },
   { method: 'PUT', path: () => `/api/users/${target}`, permission: 'user:write', body: () => ({ permissions: [] }) },
   { method: 'GET', path: () => '/api/sessions', permission: 'session:read' },
   { method: 'GET', path: () => '/api/flags', permission: 'flag:read' },
   { method: 'GET', path: () => '/api/flags/perm/flag', permission: 'flag:read' },
-  { method: 'POST', path: () => '/api/flags', permission: 'flag:write', body: () => ({ name: `perm/n${crypto.randomUUID().slice(0, 8)}`, type: 'BOOLEAN' }) },
+  {
+    method: 'POST',
+    path: () => '/api/flags',
+    permission: 'flag:write',
+    body: () => ({ name: `perm/n${crypto.randomUUID().slice(0, 8)}`, type: 'BOOLEAN' }),
+  },
   { method: 'PUT', path: () => '/api/flags/perm/flag', permission: 'flag:write', body: () => ({ description: crypto.randomUUID() }) },
 ]
 

@@ -30,7 +30,9 @@ async function timed(request: () => Promise<{ status: number; body: any }>) {
 }
 
 test('the 965-character pattern from the attack is refused as too large, at once', async () => {
-  const { res, ms, healthMs } = await timed(() => t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/a', type: 'STRING', regexPattern: EVIL, defaultValue: 'X' } }))
+  const { res, ms, healthMs } = await timed(() =>
+    t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/a', type: 'STRING', regexPattern: EVIL, defaultValue: 'X' } }),
+  )
   expect(res.status).toBe(400)
   expect(res.body.error.details.field).toBe('regexPattern')
   expect(res.body.error.details.reason).toContain('too large to check quickly')
@@ -40,7 +42,12 @@ test('the 965-character pattern from the attack is refused as too large, at once
 
 test('the costliest check the budget allows answers, and /health with it, within a second', async () => {
   // 243 instructions x 65,537 positions: just under the budget; about 0.4 s of matching here
-  const { res, ms, healthMs } = await timed(() => t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/b', type: 'STRING', regexPattern: '(?i)[a-z]{0,120}X', defaultValue: 'X', value: LONG } }))
+  const { res, ms, healthMs } = await timed(() =>
+    t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 'evil/b', type: 'STRING', regexPattern: '(?i)[a-z]{0,120}X', defaultValue: 'X', value: LONG },
+    }),
+  )
   expect(res.status).toBe(400)
   expect(res.body.error.details.reason).toContain('does not match regexPattern')
   expect(ms).toBeLessThan(1000)
@@ -48,7 +55,12 @@ test('the costliest check the budget allows answers, and /health with it, within
 })
 
 test('a check over the budget is refused without being run', async () => {
-  const { res, ms } = await timed(() => t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/c', type: 'STRING', regexPattern: '(?i)[a-z]{0,100}[a-z]{0,100}X', defaultValue: 'X', value: LONG } }))
+  const { res, ms } = await timed(() =>
+    t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 'evil/c', type: 'STRING', regexPattern: '(?i)[a-z]{0,100}[a-z]{0,100}X', defaultValue: 'X', value: LONG },
+    }),
+  )
   expect(res.status).toBe(400)
   expect(res.body.error.details.reason).toContain('cannot be checked against regexPattern quickly enough')
   expect(ms).toBeLessThan(200)
@@ -65,7 +77,12 @@ test('a dry-run import with four attack flags is refused at once and changes not
 
 test('a document of 300 distinct costly patterns runs out of budget instead of stalling', async () => {
   const flags: Record<string, unknown> = {}
-  for (let i = 0; i < 300; i++) flags[`costly/f${i}`] = { type: 'STRING', regexPattern: `[a-z]{0,90}${'b'.repeat(i % 50)}Y${i}`, defaultValue: `${'a'.repeat(20_000)}Y${i}` }
+  for (let i = 0; i < 300; i++)
+    flags[`costly/f${i}`] = {
+      type: 'STRING',
+      regexPattern: `[a-z]{0,90}${'b'.repeat(i % 50)}Y${i}`,
+      defaultValue: `${'a'.repeat(20_000)}Y${i}`,
+    }
   const { res, ms, healthMs } = await timed(() => t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc(flags) }))
   expect(res.status).toBe(400)
   expect(JSON.stringify(res.body.error.details.errors)).toContain('quickly')
@@ -75,8 +92,18 @@ test('a document of 300 distinct costly patterns runs out of budget instead of s
 })
 
 test('ordinary patterns on long values still work', async () => {
-  const res = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'ok/long', type: 'STRING', regexPattern: '^a+$', defaultValue: LONG } })
+  const res = await t.req('POST', '/api/flags', {
+    token: t.adminToken,
+    body: { name: 'ok/long', type: 'STRING', regexPattern: '^a+$', defaultValue: LONG },
+  })
   expect(res.status).toBe(201)
   const uuid = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-  expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'ok/uuid', type: 'STRING', regexPattern: uuid, defaultValue: '123e4567-e89b-12d3-a456-426614174000' } })).status).toBe(201)
+  expect(
+    (
+      await t.req('POST', '/api/flags', {
+        token: t.adminToken,
+        body: { name: 'ok/uuid', type: 'STRING', regexPattern: uuid, defaultValue: '123e4567-e89b-12d3-a456-426614174000' },
+      })
+    ).status,
+  ).toBe(201)
 })

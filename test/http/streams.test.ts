@@ -48,7 +48,8 @@ async function open(path: string, headers: Record<string, string> = {}) {
   }
 }
 
-const makeToken = async (body: Record<string, unknown>) => (await t.req('POST', '/api/tokens', { token: t.adminToken, body })).body as { token: string; id: string }
+const makeToken = async (body: Record<string, unknown>) =>
+  (await t.req('POST', '/api/tokens', { token: t.adminToken, body })).body as { token: string; id: string }
 const change = (name: string, value: boolean) => t.req('PUT', `/api/flags/${name}`, { token: t.adminToken, body: { value } })
 
 test('OFREP stream: an event with an increasing id after each committed change, heartbeats in between', async () => {
@@ -110,9 +111,18 @@ test('management stream: one event per change with name, revision, previousName,
   await t.req('PUT', '/api/flags/m/new', { token: t.adminToken, body: { name: 'm/renamed' } })
   await t.req('DELETE', '/api/flags/m/renamed', { token: t.adminToken })
   await s.until('event: flag.deleted')
-  const events = [...s.text.matchAll(/id: (\d+)\nevent: (\S+)\ndata: (.*)\n/g)].map((m) => ({ id: Number(m[1]), type: m[2], data: JSON.parse(m[3] as string) }))
+  const events = [...s.text.matchAll(/id: (\d+)\nevent: (\S+)\ndata: (.*)\n/g)].map((m) => ({
+    id: Number(m[1]),
+    type: m[2],
+    data: JSON.parse(m[3] as string),
+  }))
   expect(events.map((e) => e.type)).toEqual(['flag.created', 'flag.updated', 'flag.deleted'])
-  expect(events[0]!.data).toEqual({ name: 'm/new', revision: 1, actor: { type: 'user', id: expect.any(String), name: 'admin' }, at: expect.stringMatching(/Z$/) })
+  expect(events[0]!.data).toEqual({
+    name: 'm/new',
+    revision: 1,
+    actor: { type: 'user', id: expect.any(String), name: 'admin' },
+    at: expect.stringMatching(/Z$/),
+  })
   expect(events[1]!.data).toMatchObject({ name: 'm/renamed', previousName: 'm/new', revision: 2 })
   expect(events[2]!.data).toMatchObject({ name: 'm/renamed', revision: 2 })
   expect(events[1]!.id).toBeGreaterThan(events[0]!.id)
@@ -150,12 +160,16 @@ test('management stream needs flag:read and refuses unknown query parameters', a
 test('closing the streams (shutdown) ends every open stream', async () => {
   const c = await createTestApp()
   try {
-    const res = await c.app.http.handle(new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${c.adminToken}` } }))
+    const res = await c.app.http.handle(
+      new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${c.adminToken}` } }),
+    )
     const reader = res.body!.getReader()
     await reader.read() // the opening comment
     c.app.http.closeStreams()
     expect((await reader.read()).done).toBe(true)
-    const late = await c.app.http.handle(new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${c.adminToken}` } }))
+    const late = await c.app.http.handle(
+      new Request('http://localhost/api/events', { headers: { authorization: `Bearer ${c.adminToken}` } }),
+    )
     expect((await late.text()).length).toBe(0)
   } finally {
     await c.close()

@@ -33,7 +33,10 @@ function allFiles(dir: string): string[] {
 
 group('POST /api/tokens', () => {
   test('answers 201 with the secret once, the resource and a Location', async () => {
-    const res = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'ci deploy', permissions: ['flag:write', 'flag:read'] } })
+    const res = await t.req('POST', '/api/tokens', {
+      token: t.adminToken,
+      body: { name: 'ci deploy', permissions: ['flag:write', 'flag:read'] },
+    })
     expect(res.status).toBe(201)
     expect(res.body.token).toMatch(SECRET)
     expect(res.headers.get('location')).toBe(`/api/tokens/${res.body.id}`)
@@ -45,7 +48,17 @@ group('POST /api/tokens', () => {
       expiresAt: null,
       lastUsedAt: null,
     })
-    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'flagPrefixes', 'id', 'lastUsedAt', 'name', 'permissions', 'token'])
+    expect(Object.keys(res.body).sort()).toEqual([
+      'createdAt',
+      'createdBy',
+      'expiresAt',
+      'flagPrefixes',
+      'id',
+      'lastUsedAt',
+      'name',
+      'permissions',
+      'token',
+    ])
     expect(res.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })
 
@@ -59,7 +72,10 @@ group('POST /api/tokens', () => {
       expect(text).not.toContain('"token"')
     }
     // a backup is written by an import: the state file and every backup must hold no usable secret
-    const imported = await t.req('PUT', '/api/migrations', { token: t.adminToken, body: { environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'sec/x': { type: 'BOOLEAN' } } } })
+    const imported = await t.req('PUT', '/api/migrations', {
+      token: t.adminToken,
+      body: { environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'sec/x': { type: 'BOOLEAN' } } },
+    })
     expect(imported.status).toBe(200)
     await t.app.store.flush()
     const files = allFiles(t.dataDir)
@@ -124,7 +140,10 @@ group('POST /api/tokens', () => {
     expect(denied.body.error.details.required).toBe('token:write')
 
     const maker = await t.userWith(['token:write', 'flag:read'])
-    const escalate = await t.req('POST', '/api/tokens', { token: maker.token, body: { name: 'escalate', permissions: ['flag:read', 'flag:write'] } })
+    const escalate = await t.req('POST', '/api/tokens', {
+      token: maker.token,
+      body: { name: 'escalate', permissions: ['flag:read', 'flag:write'] },
+    })
     expect(escalate.status).toBe(403)
     expect(escalate.body.error.details.required).toBe('flag:write')
     const self = await t.req('POST', '/api/tokens', { token: maker.token, body: { name: 'more-tokens', permissions: ['token:read'] } })
@@ -221,7 +240,10 @@ group('session-only actions', () => {
     const sid = sessions.body[0].id as string
     expect((await t.req('DELETE', `/api/sessions/${sid}`, { token: made.token })).status).toBe(403)
     const me = await t.req('GET', '/api/me', { token: t.adminToken })
-    const pw = await t.req('PUT', `/api/users/${me.body.id}`, { token: made.token, body: { password: 'new-password-1', currentPassword: 'admin-password' } })
+    const pw = await t.req('PUT', `/api/users/${me.body.id}`, {
+      token: made.token,
+      body: { password: 'new-password-1', currentPassword: 'admin-password' },
+    })
     expect(pw.status).toBe(403)
     expect((await t.req('GET', '/api/me', { token: t.adminToken })).status).toBe(200)
   })
@@ -258,13 +280,18 @@ group('flagPrefixes', () => {
     for (const name of ['mobile/a', 'mobile/b/c', 'checkout/new_flow', 'web/x', 'mobilex']) {
       expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' } })).status).toBe(201)
     }
-    const made = await makeToken({ name: 'mobile team', permissions: ['flag:read', 'flag:write', 'migration:read', 'migration:write'], flagPrefixes: ['mobile/', 'checkout/', 'mobile/b/'] })
+    const made = await makeToken({
+      name: 'mobile team',
+      permissions: ['flag:read', 'flag:write', 'migration:read', 'migration:write'],
+      flagPrefixes: ['mobile/', 'checkout/', 'mobile/b/'],
+    })
     expect((made as unknown as { flagPrefixes: string[] }).flagPrefixes).toEqual(['checkout/', 'mobile/', 'mobile/b/'])
     scoped = made.token
   })
 
   test('lists show only flags under the prefixes, with ?prefix= narrowing further', async () => {
-    const names = async (query = '') => (await t.req('GET', `/api/flags${query}`, { token: scoped })).body.map((f: { name: string }) => f.name)
+    const names = async (query = '') =>
+      (await t.req('GET', `/api/flags${query}`, { token: scoped })).body.map((f: { name: string }) => f.name)
     expect(await names()).toEqual(['checkout/new_flow', 'mobile/a', 'mobile/b/c'])
     expect(await names('?prefix=mobile/b')).toEqual(['mobile/b/c'])
     expect(await names('?prefix=mob')).toEqual(['mobile/a', 'mobile/b/c'])

@@ -21,7 +21,9 @@ beforeAll(() => {
         case '/doc.json':
           return new Response(doc, { headers: { 'content-type': 'application/json' } })
         case '/gzip.json':
-          return new Response(Bun.gzipSync(Buffer.from(doc)), { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
+          return new Response(Bun.gzipSync(Buffer.from(doc)), {
+            headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          })
         case '/big.json':
           return new Response(JSON.stringify({ pad: 'x'.repeat(64 * 1024) }), { headers: { 'content-type': 'application/json' } })
         case '/slow.json':
@@ -47,7 +49,8 @@ beforeAll(() => {
 afterAll(() => canary.stop(true))
 
 const base = () => `http://127.0.0.1:${canary.port}`
-const patch = (app: TestApp, url: string, query = '') => app.req('PATCH', `/api/migrations${query}`, { token: app.adminToken, body: { url } })
+const patch = (app: TestApp, url: string, query = '') =>
+  app.req('PATCH', `/api/migrations${query}`, { token: app.adminToken, body: { url } })
 
 describe('refused by default', () => {
   let t: TestApp
@@ -103,7 +106,11 @@ describe('refused by default', () => {
 describe('allow-listed loopback', () => {
   let t: TestApp
   beforeAll(async () => {
-    t = await createTestApp({ FLAGD_IMPORT_ALLOWED_HOSTS: '127.0.0.1, ::1/128', FLAGD_IMPORT_URL_TIMEOUT_MS: '1000', FLAGD_IMPORT_URL_MAX_BYTES: '32768' })
+    t = await createTestApp({
+      FLAGD_IMPORT_ALLOWED_HOSTS: '127.0.0.1, ::1/128',
+      FLAGD_IMPORT_URL_TIMEOUT_MS: '1000',
+      FLAGD_IMPORT_URL_MAX_BYTES: '32768',
+    })
   })
   afterAll(() => t.close())
 
@@ -153,7 +160,11 @@ describe('allow-listed loopback', () => {
 
   test('an invalid remote document is 400 with every error', async () => {
     const app = await createTestApp({ FLAGD_IMPORT_ALLOWED_HOSTS: '127.0.0.0/8' })
-    const bad = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ environment: 'x', version: '1.0.0', createdAt: 'yesterday', flags: { a: { type: 'NOPE' } } }) })
+    const bad = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => Response.json({ environment: 'x', version: '1.0.0', createdAt: 'yesterday', flags: { a: { type: 'NOPE' } } }),
+    })
     const res = await patch(app, `http://127.0.0.1:${bad.port}/`)
     expect(res.status).toBe(400)
     expect(res.body.error.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['createdAt', 'flags.a.type'])

@@ -16,7 +16,10 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 group('create', () => {
   test('201 with Location and the user, without password or hash', async () => {
-    const res = await t.req('POST', '/api/users', { token: t.adminToken, body: { username: 'carol', password: 'carol-password', permissions: ['user:read', 'flag:read'] } })
+    const res = await t.req('POST', '/api/users', {
+      token: t.adminToken,
+      body: { username: 'carol', password: 'carol-password', permissions: ['user:read', 'flag:read'] },
+    })
     expect(res.status).toBe(201)
     expect(res.headers.get('location')).toBe(`/api/users/${res.body.id}`)
     expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'id', 'permissions', 'updatedAt', 'username'])
@@ -100,7 +103,10 @@ group('update', () => {
   test('changes username and permissions; the new permissions apply on the next request', async () => {
     const u = await t.userWith(['user:read'])
     expect((await t.req('GET', '/api/users', { token: u.token })).status).toBe(200)
-    const res = await t.req('PUT', `/api/users/${u.id}`, { token: t.adminToken, body: { username: `${u.username}-renamed`, permissions: ['flag:read'] } })
+    const res = await t.req('PUT', `/api/users/${u.id}`, {
+      token: t.adminToken,
+      body: { username: `${u.username}-renamed`, permissions: ['flag:read'] },
+    })
     expect(res.status).toBe(200)
     expect(res.body.username).toBe(`${u.username}-renamed`)
     expect(res.body.permissions).toEqual(['flag:read'])
@@ -133,10 +139,16 @@ group('update', () => {
     const missing = await t.req('PUT', `/api/users/${u.id}`, { token: u.token, body: { password: 'new-password-1' } })
     expect(missing.status).toBe(400)
     expect(missing.body.error.details.field).toBe('currentPassword')
-    const wrong = await t.req('PUT', `/api/users/${u.id}`, { token: u.token, body: { password: 'new-password-1', currentPassword: 'nope-nope' } })
+    const wrong = await t.req('PUT', `/api/users/${u.id}`, {
+      token: u.token,
+      body: { password: 'new-password-1', currentPassword: 'nope-nope' },
+    })
     expect(wrong.status).toBe(400)
     expect(wrong.body.error.details.field).toBe('currentPassword')
-    const ok = await t.req('PUT', `/api/users/${u.id}`, { token: u.token, body: { password: 'new-password-1', currentPassword: u.password } })
+    const ok = await t.req('PUT', `/api/users/${u.id}`, {
+      token: u.token,
+      body: { password: 'new-password-1', currentPassword: u.password },
+    })
     expect(ok.status).toBe(200)
     expect((await t.req('GET', '/api/me', { token: u.token })).status).toBe(200)
     expect((await t.req('GET', '/api/me', { token: other })).status).toBe(401)
@@ -145,7 +157,11 @@ group('update', () => {
 
   test('without user:write nothing else about oneself may change', async () => {
     const u = await t.userWith(['user:read'])
-    for (const body of [{ permissions: [...PERMISSIONS] }, { username: 'sneaky' }, { username: 'sneaky', password: 'x12345678', currentPassword: u.password }]) {
+    for (const body of [
+      { permissions: [...PERMISSIONS] },
+      { username: 'sneaky' },
+      { username: 'sneaky', password: 'x12345678', currentPassword: u.password },
+    ]) {
       const res = await t.req('PUT', `/api/users/${u.id}`, { token: u.token, body })
       expect(res.status).toBe(403)
       expect(res.body.error.details.required).toBe('user:write')
@@ -191,7 +207,10 @@ group('delete and the last administrator', () => {
     expect(deleteFirst.status).toBe(200)
     const demoteLast = await app.req('PUT', `/api/users/${second.id}`, { token: second.token, body: { permissions: [] } })
     expect(demoteLast.status).toBe(409)
-    const keepsOthers = await app.req('PUT', `/api/users/${second.id}`, { token: second.token, body: { permissions: ['user:write', 'flag:read'] } })
+    const keepsOthers = await app.req('PUT', `/api/users/${second.id}`, {
+      token: second.token,
+      body: { permissions: ['user:write', 'flag:read'] },
+    })
     expect(keepsOthers.status).toBe(200)
     await app.close()
   })

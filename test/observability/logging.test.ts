@@ -6,7 +6,17 @@ import { capturedLogger } from '../helpers/captured-logger.ts'
 
 const capture = () => capturedLogger({ base: { service: 'flagd' } })
 
-const event = { method: 'GET', path: '/api/flags/a', route: '/api/flags/{flagName}', status: 200, seconds: 0.00123, requestId: 'req-1', userId: 'u_1', tokenId: undefined, at: 1 }
+const event = {
+  method: 'GET',
+  path: '/api/flags/a',
+  route: '/api/flags/{flagName}',
+  status: 200,
+  seconds: 0.00123,
+  requestId: 'req-1',
+  userId: 'u_1',
+  tokenId: undefined,
+  at: 1,
+}
 
 test('an access line has the fields of the batched one: no route template, no epoch time, a rounded duration', async () => {
   const { logger, lines } = capture()
@@ -15,7 +25,17 @@ test('an access line has the fields of the batched one: no route template, no ep
   expect(lines).toHaveLength(1)
   const { time, ...rest } = lines[0] as Record<string, unknown>
   expect(typeof time).toBe('number')
-  expect(rest).toEqual({ level: 30, service: 'flagd', method: 'GET', path: '/api/flags/a', status: 200, durationMs: 1.2, requestId: 'req-1', userId: 'u_1', msg: 'request' })
+  expect(rest).toEqual({
+    level: 30,
+    service: 'flagd',
+    method: 'GET',
+    path: '/api/flags/a',
+    status: 200,
+    durationMs: 1.2,
+    requestId: 'req-1',
+    userId: 'u_1',
+    msg: 'request',
+  })
 })
 
 test('with the access log off (a level above info) nothing is written', async () => {

@@ -37,18 +37,28 @@ beforeAll(async () => {
   credentials.push(
     { name: 'none', token: undefined, permissions: null },
     { name: 'garbage', token: 'not.a.token', permissions: null },
-    { name: 'expired', token: await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 5 }).setProtectedHeader({ alg: 'HS256' }).sign(secret), permissions: null },
+    {
+      name: 'expired',
+      token: await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 5 }).setProtectedHeader({ alg: 'HS256' }).sign(secret),
+      permissions: null,
+    },
     { name: 'revoked', token: revoked.token, permissions: null },
-    { name: 'forged', token: await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('x'.repeat(40))), permissions: null },
+    {
+      name: 'forged',
+      token: await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('x'.repeat(40))),
+      permissions: null,
+    },
   )
-  for (const p of PERMISSIONS) credentials.push({ name: p, token: (await t.userWith([p], `only-${p.replace(':', '-')}`)).token, permissions: [p] })
+  for (const p of PERMISSIONS)
+    credentials.push({ name: p, token: (await t.userWith([p], `only-${p.replace(':', '-')}`)).token, permissions: [p] })
   credentials.push({ name: 'none-granted', token: (await t.userWith([], 'nothing')).token, permissions: [] })
   // API tokens (§12): one per permission, and dead ones (revoked, expired, unknown)
   const apiToken = async (name: string, permissions: readonly Permission[], extra: Record<string, unknown> = {}) => {
     const res = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name, permissions, ...extra } })
     return res.body as { token: string; id: string }
   }
-  for (const p of PERMISSIONS) credentials.push({ name: `api token ${p}`, token: (await apiToken(`only ${p}`, [p])).token, permissions: [p] })
+  for (const p of PERMISSIONS)
+    credentials.push({ name: `api token ${p}`, token: (await apiToken(`only ${p}`, [p])).token, permissions: [p] })
   credentials.push({ name: 'api token none', token: (await apiToken('nothing', [])).token, permissions: [] })
   const dead = await apiToken('dead', [...PERMISSIONS])
   await t.req('DELETE', `/api/tokens/${dead.id}`, { token: t.adminToken })
@@ -69,11 +79,21 @@ const routes = (): Route[] => [
   { method: 'GET', path: '/api/me', need: 'user' },
   { method: 'GET', path: '/api/users', need: 'user:read' },
   { method: 'GET', path: `/api/users/${victimId}`, need: 'user:read' },
-  { method: 'POST', path: '/api/users', need: 'user:write', body: () => ({ username: `u${crypto.randomUUID().slice(0, 8)}`, password: 'password1' }) },
+  {
+    method: 'POST',
+    path: '/api/users',
+    need: 'user:write',
+    body: () => ({ username: `u${crypto.randomUUID().slice(0, 8)}`, password: 'password1' }),
+  },
   { method: 'PUT', path: `/api/users/${victimId}`, need: 'user:write', body: () => ({ permissions: [] }) },
   { method: 'GET', path: '/api/flags', need: 'flag:read' },
   { method: 'GET', path: '/api/flags/m/flag', need: 'flag:read' },
-  { method: 'POST', path: '/api/flags', need: 'flag:write', body: () => ({ name: `n/f${crypto.randomUUID().slice(0, 8)}`, type: 'BOOLEAN' }) },
+  {
+    method: 'POST',
+    path: '/api/flags',
+    need: 'flag:write',
+    body: () => ({ name: `n/f${crypto.randomUUID().slice(0, 8)}`, type: 'BOOLEAN' }),
+  },
   { method: 'PUT', path: '/api/flags/m/flag', need: 'flag:write', body: () => ({ description: crypto.randomUUID() }) },
   { method: 'GET', path: '/api/sessions', need: 'session:read' },
   { method: 'GET', path: '/api/migrations/export', need: 'migration:read' },
@@ -83,7 +103,12 @@ const routes = (): Route[] => [
   { method: 'POST', path: '/api/rollbacks', need: 'flag:write', body: () => ({ name: 'm/flag', revision: 1 }) },
   { method: 'POST', path: '/ofrep/v1/evaluate/flags/m/flag', need: 'flag:evaluate', body: () => ({ context: { targetingKey: 'u' } }) },
   { method: 'POST', path: '/ofrep/v1/evaluate/flags', need: 'flag:evaluate', body: () => ({}) },
-  { method: 'POST', path: '/api/tokens', need: 'token:write', body: () => ({ name: `t ${crypto.randomUUID().slice(0, 8)}`, permissions: [] }) },
+  {
+    method: 'POST',
+    path: '/api/tokens',
+    need: 'token:write',
+    body: () => ({ name: `t ${crypto.randomUUID().slice(0, 8)}`, permissions: [] }),
+  },
 ]
 
 const variants = (path: string): { path: string; same: boolean }[] => {
@@ -97,7 +122,12 @@ const variants = (path: string): { path: string; same: boolean }[] => {
     { path: p.replace('/api/', '/api/./') + query, same: true },
     { path: p.replace('/api/', '/api/flags/../') + query, same: true },
     { path: p.replace('/api/', '/api/%2e/') + query, same: true },
-    { path: parts.map((s, i) => (i === 2 ? encodeURIComponent(s).replace(/^(.)/, (c) => `%${c.charCodeAt(0).toString(16)}`) : s)).join('/') + query, same: false },
+    {
+      path:
+        parts.map((s, i) => (i === 2 ? encodeURIComponent(s).replace(/^(.)/, (c) => `%${c.charCodeAt(0).toString(16)}`) : s)).join('/') +
+        query,
+      same: false,
+    },
     { path: p.toUpperCase() + query, same: false },
   ]
 }
@@ -120,8 +150,10 @@ test('no credential gets a 2xx it should not, on any path variant', async () => 
         const ok = res.status >= 200 && res.status < 300
         if (ok && !allowed(route.need, cred.permissions)) problems.push(`${route.method} ${v.path} as ${cred.name} → ${res.status}`)
         if (res.status >= 500) problems.push(`${route.method} ${v.path} as ${cred.name} → ${res.status}`)
-        if (v.same && v.path === route.path && allowed(route.need, cred.permissions) && !ok) problems.push(`${route.method} ${v.path} as ${cred.name} refused: ${res.status}`)
-        if (!ok && cred.permissions === null && route.need !== 'open' && res.status !== 401 && res.status !== 404) problems.push(`${route.method} ${v.path} as ${cred.name} → ${res.status}, expected 401`)
+        if (v.same && v.path === route.path && allowed(route.need, cred.permissions) && !ok)
+          problems.push(`${route.method} ${v.path} as ${cred.name} refused: ${res.status}`)
+        if (!ok && cred.permissions === null && route.need !== 'open' && res.status !== 401 && res.status !== 404)
+          problems.push(`${route.method} ${v.path} as ${cred.name} → ${res.status}, expected 401`)
       }
     }
   }

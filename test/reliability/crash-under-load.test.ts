@@ -7,8 +7,8 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { readStateFile } from '../helpers/state-file.ts'
 import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { readStateFile } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 // 20 rounds by default keep `bun test` quick; .ci/run sets FLAGD_FULL_RELIABILITY for the full 100.
@@ -28,11 +28,20 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under ${WRITERS} concurrent
       const d = await startDaemon(cwd, [], env)
       expect(readdirSync(join(cwd, 'data')).filter((n) => n.includes('.tmp-'))).toEqual([])
       const call = (method: string, path: string, body?: unknown) =>
-        fetch(`${d.url}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) })
+        fetch(`${d.url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
       if (round === 0) {
-        const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+        const login = await fetch(`${d.url}/api/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+        })
         token = ((await login.json()) as { token: string }).token
-        for (let w = 0; w < WRITERS; w++) expect((await call('POST', '/api/flags', { name: `crash/w${w}`, type: 'INTEGER' })).status).toBe(201)
+        for (let w = 0; w < WRITERS; w++)
+          expect((await call('POST', '/api/flags', { name: `crash/w${w}`, type: 'INTEGER' })).status).toBe(201)
       }
       let stop = false
       const writer = async (w: number) => {

@@ -18,7 +18,10 @@ beforeAll(async () => {
   t = await createTestApp()
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'h/int', type: 'INTEGER', maxValue: 10 } })
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'h/tag', type: 'TAG', enumValues: ['a', 'b'] } })
-  const api = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'hostile', permissions: ['flag:read', 'flag:write', 'token:write'], flagPrefixes: ['h/'] } })
+  const api = await t.req('POST', '/api/tokens', {
+    token: t.adminToken,
+    body: { name: 'hostile', permissions: ['flag:read', 'flag:write', 'token:write'], flagPrefixes: ['h/'] },
+  })
   tokens = [t.adminToken, (await t.userWith(['flag:read'])).token, 'garbage', '', api.body.token]
 })
 afterAll(() => t.close())
@@ -60,7 +63,30 @@ const ROUTES: [string, string][] = [
 const nasty = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'),
   fc.string({ maxLength: 20 }),
-  fc.constantFrom('name', 'type', 'value', 'valueExists', 'defaultValue', 'minValue', 'maxValue', 'enumValues', 'regexPattern', 'username', 'password', 'permissions', 'flagPrefixes', 'expiresAt', 'context', 'targetingKey', 'revision', 'url', 'flags', 'environment', 'version', 'createdAt'),
+  fc.constantFrom(
+    'name',
+    'type',
+    'value',
+    'valueExists',
+    'defaultValue',
+    'minValue',
+    'maxValue',
+    'enumValues',
+    'regexPattern',
+    'username',
+    'password',
+    'permissions',
+    'flagPrefixes',
+    'expiresAt',
+    'context',
+    'targetingKey',
+    'revision',
+    'url',
+    'flags',
+    'environment',
+    'version',
+    'createdAt',
+  ),
 )
 const leaf = fc.oneof(
   fc.integer(),
@@ -69,7 +95,19 @@ const leaf = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('INTEGER', 'BOOLEAN', 'TAG', 'AB-TEST', 'A', 'B', '^(a+)+$', '(a)\\1', 'http://127.0.0.1/', 'file:///etc/passwd', 'flag:read'),
+  fc.constantFrom(
+    'INTEGER',
+    'BOOLEAN',
+    'TAG',
+    'AB-TEST',
+    'A',
+    'B',
+    '^(a+)+$',
+    '(a)\\1',
+    'http://127.0.0.1/',
+    'file:///etc/passwd',
+    'flag:read',
+  ),
 )
 const json = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('array'), tie('object')),
@@ -80,15 +118,48 @@ const json = fc.letrec((tie) => ({
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 const rawBody = fc.oneof(
   json.map((v) => JSON.stringify(v) ?? 'null'),
-  fc.constantFrom('{', '{"a":', '[1,]', '\u0000', '{"__proto__":{"admin":true}}', nested(40), `{"a":${nested(31)}}`, '1e999999', '"\\ud800"', 'true'),
+  fc.constantFrom(
+    '{',
+    '{"a":',
+    '[1,]',
+    '\u0000',
+    '{"__proto__":{"admin":true}}',
+    nested(40),
+    `{"a":${nested(31)}}`,
+    '1e999999',
+    '"\\ud800"',
+    'true',
+  ),
   fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('latin1')),
   fc.string({ maxLength: 200 }),
 )
-const contentType = fc.oneof(fc.constant('application/json'), fc.constant('application/json; charset=utf-8'), fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', '', 'application/jsonx', 'APPLICATION/JSON'))
-const headerValue = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('Bearer', 'Bearer ', 'Bearer a.b.c', 'bearer x', `Bearer ${'a'.repeat(5000)}`))
+const contentType = fc.oneof(
+  fc.constant('application/json'),
+  fc.constant('application/json; charset=utf-8'),
+  fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', '', 'application/jsonx', 'APPLICATION/JSON'),
+)
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.constantFrom('Bearer', 'Bearer ', 'Bearer a.b.c', 'bearer x', `Bearer ${'a'.repeat(5000)}`),
+)
 const pathNoise = fc.oneof(
   fc.constant(''),
-  fc.constantFrom('/', '//', '/./', '/../', '%2F', '%2e%2e', '%00', '%zz', '?x=1', '?prefix=', '?mode=replace', '?dryRun=true', '?prefix=%FF', '#frag'),
+  fc.constantFrom(
+    '/',
+    '//',
+    '/./',
+    '/../',
+    '%2F',
+    '%2e%2e',
+    '%00',
+    '%zz',
+    '?x=1',
+    '?prefix=',
+    '?mode=replace',
+    '?dryRun=true',
+    '?prefix=%FF',
+    '#frag',
+  ),
   fc.string({ maxLength: 12 }).map(encodeURIComponent),
 )
 
@@ -105,8 +176,17 @@ interface Attempt {
 
 const attempt: fc.Arbitrary<Attempt> = fc.record({
   route: fc.constantFrom(...ROUTES),
-  token: fc.oneof(fc.constantFrom(...[0, 1, 2, 3, 4]).map((i) => i as unknown as string), headerValue),
-  apiKey: fc.option(fc.oneof(fc.constant(4).map((i) => i as unknown as string), headerValue), { nil: undefined }),
+  token: fc.oneof(
+    fc.constantFrom(...[0, 1, 2, 3, 4]).map((i) => i as unknown as string),
+    headerValue,
+  ),
+  apiKey: fc.option(
+    fc.oneof(
+      fc.constant(4).map((i) => i as unknown as string),
+      headerValue,
+    ),
+    { nil: undefined },
+  ),
   body: fc.option(fc.oneof(rawBody, fc.uint8Array({ maxLength: 32 })), { nil: undefined }),
   type: contentType,
   noise: pathNoise,
@@ -172,12 +252,15 @@ test(`${RUNS * 4} hostile requests: never 5xx, always the envelope, rejections c
 })
 
 test('random import documents: never 5xx; invalid ones change nothing and list their errors', async () => {
-  const flagDoc = fc.record({
-    environment: fc.oneof(fc.string({ maxLength: 10 }), leaf),
-    version: fc.oneof(fc.constantFrom('1.0.0', '1.7.1', '2.0.0', '1.0', ''), leaf),
-    createdAt: fc.oneof(fc.constant('2026-11-22T10:15:00.123Z'), leaf),
-    flags: fc.oneof(fc.dictionary(fc.oneof(nasty, fc.constantFrom('a', 'a/b', 'a/b/c', 'x'.repeat(70))), json, { maxKeys: 5 }), leaf),
-  }, { requiredKeys: [] })
+  const flagDoc = fc.record(
+    {
+      environment: fc.oneof(fc.string({ maxLength: 10 }), leaf),
+      version: fc.oneof(fc.constantFrom('1.0.0', '1.7.1', '2.0.0', '1.0', ''), leaf),
+      createdAt: fc.oneof(fc.constant('2026-11-22T10:15:00.123Z'), leaf),
+      flags: fc.oneof(fc.dictionary(fc.oneof(nasty, fc.constantFrom('a', 'a/b', 'a/b/c', 'x'.repeat(70))), json, { maxKeys: 5 }), leaf),
+    },
+    { requiredKeys: [] },
+  )
   await fc.assert(
     fc.asyncProperty(flagDoc, fc.constantFrom('', '?mode=replace', '?values=keep', '?dryRun=true'), async (doc, query) => {
       const before = JSON.stringify([...t.app.store.committed().flags.values()])

@@ -21,12 +21,20 @@ test(`${SECONDS} s of mixed load at ${CONNECTIONS} connections: no 5xx, no socke
   const cwd = tempDir()
   const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_LOG_LEVEL: 'warn' })
   try {
-    const login = await fetch(`${d.url}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password' }) })
+    const login = await fetch(`${d.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+    })
     const token = ((await login.json()) as { token: string }).token
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` }
     const flags: Record<string, unknown> = {}
     for (let i = 0; i < 1000; i++) flags[`load/g${i % 20}/f${i}`] = { type: 'INTEGER', value: i, maxValue: 1_000_000_000 }
-    const imported = await fetch(`${d.url}/api/migrations`, { method: 'PUT', headers, body: JSON.stringify({ environment: 'load', version: '1.0.0', createdAt: new Date().toISOString(), flags }) })
+    const imported = await fetch(`${d.url}/api/migrations`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ environment: 'load', version: '1.0.0', createdAt: new Date().toISOString(), flags }),
+    })
     expect(imported.status).toBe(200)
 
     const statuses = new Map<number, number>()
@@ -64,7 +72,9 @@ test(`${SECONDS} s of mixed load at ${CONNECTIONS} connections: no 5xx, no socke
     await Bun.sleep(3000)
     const after = rssMb(d.proc.pid)
     const total = [...statuses.values()].reduce((a, b) => a + b, 0)
-    console.log(`load: ${total} requests in ${SECONDS} s, statuses ${JSON.stringify(Object.fromEntries(statuses))}, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} → ${after.toFixed(0)} MB`)
+    console.log(
+      `load: ${total} requests in ${SECONDS} s, statuses ${JSON.stringify(Object.fromEntries(statuses))}, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} → ${after.toFixed(0)} MB`,
+    )
     expect(socketErrors).toBe(0)
     expect([...statuses.keys()].filter((s) => s >= 500)).toEqual([])
     expect([...statuses.keys()].sort()).toEqual([200])

@@ -8,8 +8,8 @@ import { createLoginThrottle } from '../../src/services/login-throttle.ts'
 import type { PasswordHasher } from '../../src/services/password-hasher.ts'
 import { createSessionService } from '../../src/services/session-service.ts'
 import { createUserService } from '../../src/services/user-service.ts'
-import { SYSTEM } from '../helpers/test-app.ts'
 import { tempFileStores } from '../helpers/temp-store.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
 const stores = tempFileStores()
 
@@ -32,7 +32,13 @@ async function setup() {
   return { store, auth, sessions, calls, advance: (ms: number) => void (now += ms) }
 }
 
-const principal = (userId: string, sessionId: string): Principal => ({ kind: 'user', userId, username: 'alice', sessionId, permissions: ['session:read'] })
+const principal = (userId: string, sessionId: string): Principal => ({
+  kind: 'user',
+  userId,
+  username: 'alice',
+  sessionId,
+  permissions: ['session:read'],
+})
 const callerOf = (userId: string, sessionId: string) => ({ principal: principal(userId, sessionId), requestId: 'test' })
 
 test('an unknown username still costs a (dummy) hash verification', async () => {

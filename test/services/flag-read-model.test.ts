@@ -5,8 +5,8 @@
 
 import { expect, test } from 'bun:test'
 import { createFlagService } from '../../src/services/flag-service.ts'
-import { SYSTEM } from '../helpers/test-app.ts'
 import { tempFileStores } from '../helpers/temp-store.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
 const stores = tempFileStores()
 const flagService = async () => createFlagService(await stores.open(), 1000)

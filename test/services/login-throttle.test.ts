@@ -6,7 +6,7 @@
  */
 
 import { expect, test } from 'bun:test'
-import { createLoginThrottle, type Attempt, type LoginThrottle } from '../../src/services/login-throttle.ts'
+import { type Attempt, createLoginThrottle, type LoginThrottle } from '../../src/services/login-throttle.ts'
 
 const T0 = 1_000_000
 const make = (perUser = 100) =>

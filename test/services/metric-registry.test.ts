@@ -30,7 +30,14 @@ test('counters, histograms and gauges in the text format, in the order they were
   expect(text).toContain('t_deliveries_total{webhook="ci \\"main\\"\\\\x\\n",outcome="delivered"} 2\n')
   expect(text).toContain('t_deliveries_total{webhook="ci",outcome="failed"} 1\n')
   expect(text).toContain(
-    ['# TYPE t_seconds histogram', 't_seconds_bucket{le="0.01"} 2', 't_seconds_bucket{le="0.1"} 3', 't_seconds_bucket{le="+Inf"} 4', 't_seconds_sum 3.065', 't_seconds_count 4'].join('\n'),
+    [
+      '# TYPE t_seconds histogram',
+      't_seconds_bucket{le="0.01"} 2',
+      't_seconds_bucket{le="0.1"} 3',
+      't_seconds_bucket{le="+Inf"} 4',
+      't_seconds_sum 3.065',
+      't_seconds_count 4',
+    ].join('\n'),
   )
   for (const line of text.split('\n')) if (line !== '' && !line.startsWith('#')) expect(line).toMatch(SAMPLE)
   expect(PROMETHEUS_TEXT).toStartWith('text/plain; version=0.0.4')

@@ -41,7 +41,8 @@ test('runs and changes of method, route and status each count under their own la
     ['GET', '/a', 200],
   ]
   for (const [method, route, status] of seen) m.observe(method, route, status, 0.001)
-  const count = (method: string, route: string, status: number) => m.render().match(new RegExp(`^flagd_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, 'm'))?.[1]
+  const count = (method: string, route: string, status: number) =>
+    m.render().match(new RegExp(`^flagd_http_requests_total\\{method="${method}",route="${route}",status="${status}"\\} (\\d+)$`, 'm'))?.[1]
   expect(count('GET', '/a', 200)).toBe('4')
   expect(count('GET', '/a', 404)).toBe('1')
   expect(count('GET', '/b', 200)).toBe('1')

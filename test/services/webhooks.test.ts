@@ -8,7 +8,7 @@ import { afterAll, afterEach, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { deliveryBody, matchesEvents, signature } from '../../src/services/webhook-dispatcher.ts'
-import { createTestApp, tempDir, type TestApp } from '../helpers/test-app.ts'
+import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
 const SECRET = 'receiver-shared-secret'
 const dirs: string[] = []
@@ -42,7 +42,12 @@ function receiver() {
       if (req.headers.get('x-flagd-signature') !== expected || Math.abs(Date.now() / 1000 - Number(ts)) > 300) state.badSignatures++
       attempts.push(`${req.headers.get('x-flagd-delivery')} ${raw}`)
       if (!state.up) return new Response('down', { status: 503 })
-      got.push({ id: Number(req.headers.get('x-flagd-delivery')), event: req.headers.get('x-flagd-event') ?? '', body: JSON.parse(raw), raw })
+      got.push({
+        id: Number(req.headers.get('x-flagd-delivery')),
+        event: req.headers.get('x-flagd-event') ?? '',
+        body: JSON.parse(raw),
+        raw,
+      })
       return new Response('ok')
     },
   })
@@ -75,12 +80,37 @@ test('signed deliveries of matching entries, in order, with the payload of §16'
     for (let i = 1; i <= 5; i++) await a.req('PUT', '/api/flags/w/a', { token: a.adminToken, body: { value: i } })
     await until(() => r.got.length >= 6)
     expect(r.state.badSignatures).toBe(0)
-    expect(r.got.map((g) => g.event)).toEqual(['flag.created', 'flag.updated', 'flag.updated', 'flag.updated', 'flag.updated', 'flag.updated'])
+    expect(r.got.map((g) => g.event)).toEqual([
+      'flag.created',
+      'flag.updated',
+      'flag.updated',
+      'flag.updated',
+      'flag.updated',
+      'flag.updated',
+    ])
     expect(r.got.map((g) => g.body.after?.value ?? null)).toEqual([null, 1, 2, 3, 4, 5])
     const ids = r.got.map((g) => g.id)
     expect(ids).toEqual([...ids].sort((x, y) => x - y))
-    expect(r.got[0]!.body).toMatchObject({ id: ids[0], type: 'flag.created', environment: 'staging', target: { name: 'w/a' }, actor: { type: 'user', name: 'admin' }, revision: 1, before: null })
-    expect(Object.keys(r.got[0]!.body).sort()).toEqual(['actor', 'after', 'at', 'before', 'environment', 'id', 'revision', 'target', 'type'])
+    expect(r.got[0]!.body).toMatchObject({
+      id: ids[0],
+      type: 'flag.created',
+      environment: 'staging',
+      target: { name: 'w/a' },
+      actor: { type: 'user', name: 'admin' },
+      revision: 1,
+      before: null,
+    })
+    expect(Object.keys(r.got[0]!.body).sort()).toEqual([
+      'actor',
+      'after',
+      'at',
+      'before',
+      'environment',
+      'id',
+      'revision',
+      'target',
+      'type',
+    ])
     const [entry] = (await a.req('GET', `/api/audit?flag=w/a&limit=1`, { token: a.adminToken })).body
     expect(r.got.at(-1)!.raw).toBe(deliveryBody(entry, 'staging'))
   } finally {

@@ -3,9 +3,9 @@
  * a new revision, sometimes a rename) and print each acknowledged change as "<id> <name> <revision>".
  */
 
-import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
-import { systemPrincipal } from '../../src/domain/principal.ts'
 import type { Flag } from '../../src/domain/flag.ts'
+import { systemPrincipal } from '../../src/domain/principal.ts'
+import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string
@@ -19,7 +19,9 @@ async function writer(): Promise<never> {
     const out = await store.transact(meta, (tx) => {
       const current = tx.read.row('flags', id)
       const name = `crash/${id}/${n % 3 === 0 ? 'renamed' : 'plain'}`
-      const next: Flag = current ? { ...current, name, description: `change ${n}`, revision: current.revision + 1 } : { ...sampleFlag(name, 'x'), id }
+      const next: Flag = current
+        ? { ...current, name, description: `change ${n}`, revision: current.revision + 1 }
+        : { ...sampleFlag(name, 'x'), id }
       tx.put('flags', next)
       return next
     })

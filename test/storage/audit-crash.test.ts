@@ -23,13 +23,15 @@ test(`state and audit log agree after SIGKILL at any moment (${ROUNDS} rounds)`,
       const store = await openJsonFileStore({ dataDir: dir })
       try {
         const snapshot = store.committed()
-        const entries = (await store.audit.query({ limit: 1_000_000, afterId: 0 })) // oldest first
+        const entries = await store.audit.query({ limit: 1_000_000, afterId: 0 }) // oldest first
         const ids = entries.map((e) => e.id)
         expect(ids).toEqual([...ids].sort((a, b) => a - b))
         expect(new Set(ids).size).toBe(ids.length)
         expect(Math.max(0, ...ids)).toBeLessThanOrEqual(snapshot.revision)
         for (const flag of snapshot.flags.values()) {
-          const newest = entries.filter((e) => e.target.type === 'flag' && ((e.after?.name ?? e.before?.name) === flag.name || e.before?.name === flag.name)).at(-1)
+          const newest = entries
+            .filter((e) => e.target.type === 'flag' && ((e.after?.name ?? e.before?.name) === flag.name || e.before?.name === flag.name))
+            .at(-1)
           expect(newest?.after?.revision, flag.name).toBe(flag.revision)
           expect(newest?.after?.name).toBe(flag.name)
         }

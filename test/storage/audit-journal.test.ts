@@ -14,7 +14,18 @@ afterEach(() => {
 })
 
 const entry = (id: number, at: string, name = 'f/a', flagId = 'flg_a'): StoredAuditEntry => ({
-  entry: { id, at, actor: { type: 'system', id: 'cli', name: 'cli' }, source: 'cli', requestId: 'r', action: 'flag.updated', target: { type: 'flag', name }, revision: id, before: { name }, after: { name, revision: id } },
+  entry: {
+    id,
+    at,
+    actor: { type: 'system', id: 'cli', name: 'cli' },
+    source: 'cli',
+    requestId: 'r',
+    action: 'flag.updated',
+    target: { type: 'flag', name },
+    revision: id,
+    before: { name },
+    after: { name, revision: id },
+  },
   flagId,
 })
 
@@ -28,7 +39,11 @@ async function journalWith(entries: StoredAuditEntry[], committed = Number.MAX_S
 }
 
 test('opening cuts off entries past the committed revision and a torn last line', async () => {
-  const dir = await journalWith([entry(1, '2026-01-01T00:00:00.000Z'), entry(2, '2026-01-02T00:00:00.000Z'), entry(3, '2026-01-03T00:00:00.000Z')])
+  const dir = await journalWith([
+    entry(1, '2026-01-01T00:00:00.000Z'),
+    entry(2, '2026-01-02T00:00:00.000Z'),
+    entry(3, '2026-01-03T00:00:00.000Z'),
+  ])
   const segment = readdirSync(join(dir, 'audit'))[0] as string
   appendFileSync(join(dir, 'audit', segment), '{"entry":{"id":4,')
   const told: string[] = []
@@ -42,10 +57,18 @@ test('opening cuts off entries past the committed revision and a torn last line'
 })
 
 test('retention hides old entries at once and deletes whole segments; filters and pages', async () => {
-  const dir = await journalWith([entry(1, '2026-01-01T00:00:00.000Z', 'f/old'), entry(2, '2026-06-01T00:00:00.000Z', 'f/new', 'flg_b'), entry(3, '2026-11-01T00:00:00.000Z', 'f/new', 'flg_b')])
+  const dir = await journalWith([
+    entry(1, '2026-01-01T00:00:00.000Z', 'f/old'),
+    entry(2, '2026-06-01T00:00:00.000Z', 'f/new', 'flg_b'),
+    entry(3, '2026-11-01T00:00:00.000Z', 'f/new', 'flg_b'),
+  ])
   const j = await AuditJournal.open(dir, 10)
   const now = Date.parse('2026-11-22T00:00:00.000Z')
-  const log = fileAuditLog(j, () => 200 * 86_400_000, () => now)
+  const log = fileAuditLog(
+    j,
+    () => 200 * 86_400_000,
+    () => now,
+  )
   expect((await log.query({ limit: 10 })).map((e) => e.id)).toEqual([3, 2]) // January is past 200 days
   expect((await log.query({ limit: 10, flagIds: ['flg_b'] })).map((e) => e.id)).toEqual([3, 2])
   expect((await log.query({ limit: 10, name: 'f/new', beforeId: 3 })).map((e) => e.id)).toEqual([2])
@@ -59,7 +82,11 @@ test('retention hides old entries at once and deletes whole segments; filters an
 
 test('pruning deletes whole segments older than the cut-off, never the current one', async () => {
   const days = ['2026-01-01', '2026-02-01', '2026-03-01', '2026-11-01'].map((d) => `${d}T00:00:00.000Z`)
-  const dir = await journalWith(days.map((at, i) => entry(i + 1, at)), Number.MAX_SAFE_INTEGER, 100) // a segment per entry
+  const dir = await journalWith(
+    days.map((at, i) => entry(i + 1, at)),
+    Number.MAX_SAFE_INTEGER,
+    100,
+  ) // a segment per entry
   expect(readdirSync(join(dir, 'audit'))).toHaveLength(4)
   const j = await AuditJournal.open(dir, 10, undefined, 100)
   const log = fileAuditLog(j, () => 0)

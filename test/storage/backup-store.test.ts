@@ -10,7 +10,11 @@ test('the same name three times gives name, name-2, name-3, each kept, mode 0600
   const dir = tempDir()
   const names = []
   for (let i = 0; i < 3; i++) names.push(await writeBackup(dir, 'flagd_migration_prod_20261122-101500.json', `{"n":${i}}`))
-  expect(names).toEqual(['flagd_migration_prod_20261122-101500.json', 'flagd_migration_prod_20261122-101500-2.json', 'flagd_migration_prod_20261122-101500-3.json'])
+  expect(names).toEqual([
+    'flagd_migration_prod_20261122-101500.json',
+    'flagd_migration_prod_20261122-101500-2.json',
+    'flagd_migration_prod_20261122-101500-3.json',
+  ])
   expect(readdirSync(join(dir, 'backups')).sort()).toEqual([...names].sort())
   expect(readFileSync(join(dir, 'backups', names[2] as string), 'utf8')).toBe('{"n":2}')
   expect(statSync(join(dir, 'backups', names[0] as string)).mode & 0o777).toBe(0o600)

@@ -1,7 +1,7 @@
 /** Child process for the crash test: commits changes in a loop and prints each acknowledged one. */
 
-import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { systemPrincipal } from '../../src/domain/principal.ts'
+import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string

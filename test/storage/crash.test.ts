@@ -8,9 +8,9 @@ import { expect, test } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore, stateFilePath } from '../../src/storage/json-file-store.ts'
-import { readStateFile } from '../helpers/state-file.ts'
-import { sampleFlag } from '../helpers/sample-flag.ts'
 import { runAndKill } from '../helpers/kill-child.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
+import { readStateFile } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 // 10 rounds by default keep `bun test` quick; .ci/run sets FLAGD_FULL_RELIABILITY for the full 30.

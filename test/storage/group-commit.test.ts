@@ -1,7 +1,7 @@
 /** The two-phase group-commit pipeline on its own: order, overlap, failures, and kicks never lost. */
 
 import { expect, test } from 'bun:test'
-import { deferred, GroupCommit, type BatchSteps, type PipelineBatch } from '../../src/storage/group-commit.ts'
+import { type BatchSteps, deferred, GroupCommit, type PipelineBatch } from '../../src/storage/group-commit.ts'
 
 interface B extends PipelineBatch {
   n: number

@@ -43,7 +43,15 @@ function canMakeImmutable(): boolean {
     rmSync(probe, { recursive: true, force: true })
   }
 }
-const EMPTY_V2 = { schemaVersion: 2, revision: 0, revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 }, flags: {}, users: {}, sessions: {}, tokens: {} }
+const EMPTY_V2 = {
+  schemaVersion: 2,
+  revision: 0,
+  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 },
+  flags: {},
+  users: {},
+  sessions: {},
+  tokens: {},
+}
 
 describe('open', () => {
   test('creates an empty version-2 state file, mode 0600', async () => {
@@ -53,7 +61,8 @@ describe('open', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600)
   })
 
-  const flag = (extra: Record<string, unknown>) => JSON.stringify({ ...EMPTY_V2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a', ...extra } } })
+  const flag = (extra: Record<string, unknown>) =>
+    JSON.stringify({ ...EMPTY_V2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a', ...extra } } })
   test.each([
     ['not JSON', '{"schemaVersion": 2, "users": {', 'not valid JSON'],
     ['not an object', '[]', 'not a JSON object'],
@@ -65,8 +74,16 @@ describe('open', () => {
     ['holding a flag without a type', flag({ type: undefined }), 'record flags["flg_a"] has a missing or invalid "type"'],
     ['holding a flag with a bad name', flag({ name: 'a//b' }), '"name"'],
     ['holding a record under another id', flag({ id: 'flg_b' }), 'not its key'],
-    ['with two flags of one name', JSON.stringify({ ...EMPTY_V2, flags: { flg_a: sampleFlag('a'), flg_b: { ...sampleFlag('a'), id: 'flg_b' } } }), 'share a name'],
-    ['a version 1 file with a null flag', '{"schemaVersion":1,"users":{},"sessions":{},"flags":{"x":null}}', 'record flags["x"] is not an object'],
+    [
+      'with two flags of one name',
+      JSON.stringify({ ...EMPTY_V2, flags: { flg_a: sampleFlag('a'), flg_b: { ...sampleFlag('a'), id: 'flg_b' } } }),
+      'share a name',
+    ],
+    [
+      'a version 1 file with a null flag',
+      '{"schemaVersion":1,"users":{},"sessions":{},"flags":{"x":null}}',
+      'record flags["x"] is not an object',
+    ],
   ])('refuses a state file %s, naming the problem, and leaves it untouched', async (_name, text, problem) => {
     const dir = tempDir()
     dirs.push(dir)
@@ -132,9 +149,16 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
       const flag = await t.req('GET', '/api/flags/app/max_retries', { token: t.adminToken })
       expect(flag.body).toMatchObject({ name: 'app/max_retries', value: 7, revision: 2 })
       expect(flag.body.id).toBeUndefined()
-      const put = await t.req('PUT', '/api/flags/app/max_retries', { token: t.adminToken, body: { value: 8 }, headers: { 'if-match': '"2"' } })
+      const put = await t.req('PUT', '/api/flags/app/max_retries', {
+        token: t.adminToken,
+        body: { value: 8 },
+        headers: { 'if-match': '"2"' },
+      })
       expect(put.body.revision).toBe(3)
-      expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.map((u: { username: string }) => u.username)).toEqual(['admin', 'alice'])
+      expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.map((u: { username: string }) => u.username)).toEqual([
+        'admin',
+        'alice',
+      ])
     } finally {
       await t.app.close()
     }
@@ -187,7 +211,11 @@ describe('writes', () => {
     expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
     await store.close()
     stores.splice(stores.indexOf(store), 1)
-    const lines = readdirSync(join(dir, 'audit')).flatMap((n) => readFileSync(join(dir, 'audit', n), 'utf8').split('\n').filter(Boolean))
+    const lines = readdirSync(join(dir, 'audit')).flatMap((n) =>
+      readFileSync(join(dir, 'audit', n), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    )
     expect(lines.length).toBe(3) // kept, lost, also-lost
     const reopened = await openJsonFileStore({ dataDir: dir })
     stores.push(reopened)
@@ -201,7 +229,10 @@ describe('writes', () => {
   test.skipIf(!canMakeImmutable())('a state file that cannot be staged fails the batch and takes its audit entries back', async () => {
     const { store, dir } = await open()
     await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
-    const journal = () => readdirSync(join(dir, 'audit')).map((n) => readFileSync(join(dir, 'audit', n), 'utf8')).join('')
+    const journal = () =>
+      readdirSync(join(dir, 'audit'))
+        .map((n) => readFileSync(join(dir, 'audit', n), 'utf8'))
+        .join('')
     const before = { state: readFileSync(stateFilePath(dir), 'utf8'), journal: journal() }
     Bun.spawnSync(['chattr', '+i', dir])
     try {

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs'
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import type { Commit, CommitMeta, Store } from '../../src/storage/store.ts'
-import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -122,38 +122,48 @@ test.skipIf(!bin)('database outage: writes answer 503 within 5 s, reads go on, a
   expect([...a!.committed().flags.keys()].sort()).toEqual(['after', 'kept'])
 })
 
-test.skipIf(!bin)('after an outage, notifications flow again: another replica sees a change in far less than the poll interval', async () => {
-  const [a, b] = await replicas(2, 1000)
-  await server!.stop()
-  await Bun.sleep(15_000) // long enough for the driver's own reconnection to back off for seconds
-  await server!.start()
-  await until(() => a!.writable && b!.writable, 15_000)
-  for (let i = 0; i < 5; i++) {
-    await a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`after/${i}`)))
-    expect(await until(() => b!.committed().flags.has(`after/${i}`), 1000)).toBeLessThan(300)
-  }
-})
+test.skipIf(!bin)(
+  'after an outage, notifications flow again: another replica sees a change in far less than the poll interval',
+  async () => {
+    const [a, b] = await replicas(2, 1000)
+    await server!.stop()
+    await Bun.sleep(15_000) // long enough for the driver's own reconnection to back off for seconds
+    await server!.start()
+    await until(() => a!.writable && b!.writable, 15_000)
+    for (let i = 0; i < 5; i++) {
+      await a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`after/${i}`)))
+      expect(await until(() => b!.committed().flags.has(`after/${i}`), 1000)).toBeLessThan(300)
+    }
+  },
+)
 
-test.skipIf(!bin)('a database that stops answering (frozen, no error): writes answer 503 within 5 s, reads go on, and it heals', async () => {
-  const [a] = await replicas(1, 200)
-  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('kept', 'before')))
-  server!.freeze()
-  try {
-    const started = performance.now()
-    const outcomes = await Promise.allSettled([0, 1, 2].map((i) => a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`frozen/${i}`)))))
-    expect(performance.now() - started).toBeLessThan(5000)
-    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'applied'))).toEqual(['UNAVAILABLE', 'UNAVAILABLE', 'UNAVAILABLE'])
-    expect(a!.writable).toBe(false)
-    expect(a!.committed().flags.get('kept')?.defaultValue).toBe('before')
-  } finally {
-    server!.thaw()
-  }
-  await until(() => a!.writable, 15_000)
-  await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('after')))
-  expect(a!.committed().flags.has('after')).toBe(true)
-  await a!.refresh()
-  expect([...a!.committed().flags.keys()].filter((n) => n.startsWith('frozen/'))).toEqual([]) // answered 503: not applied later either
-})
+test.skipIf(!bin)(
+  'a database that stops answering (frozen, no error): writes answer 503 within 5 s, reads go on, and it heals',
+  async () => {
+    const [a] = await replicas(1, 200)
+    await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('kept', 'before')))
+    server!.freeze()
+    try {
+      const started = performance.now()
+      const outcomes = await Promise.allSettled([0, 1, 2].map((i) => a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`frozen/${i}`)))))
+      expect(performance.now() - started).toBeLessThan(5000)
+      expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : 'applied'))).toEqual([
+        'UNAVAILABLE',
+        'UNAVAILABLE',
+        'UNAVAILABLE',
+      ])
+      expect(a!.writable).toBe(false)
+      expect(a!.committed().flags.get('kept')?.defaultValue).toBe('before')
+    } finally {
+      server!.thaw()
+    }
+    await until(() => a!.writable, 15_000)
+    await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('after')))
+    expect(a!.committed().flags.has('after')).toBe(true)
+    await a!.refresh()
+    expect([...a!.committed().flags.keys()].filter((n) => n.startsWith('frozen/'))).toEqual([]) // answered 503: not applied later either
+  },
+)
 
 test.skipIf(!bin)('a stopping replica is not held by a database that does not answer', async () => {
   const url = await server!.freshDatabase()

@@ -11,7 +11,7 @@ import { emptyStateData, stateFromRows } from '../../src/storage/memory-state.ts
 import { applyCommits, commitsSince, loadState, pruneFeed } from '../../src/storage/postgres-rows.ts'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import type { Commit, CommitMeta } from '../../src/storage/store.ts'
-import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -28,7 +28,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-test('a commit that swaps two flags\' names applies whole (no name is ever held twice)', () => {
+test("a commit that swaps two flags' names applies whole (no name is ever held twice)", () => {
   const x = { ...sampleFlag('x'), id: 'flg_1' }
   const y = { ...sampleFlag('y'), id: 'flg_2' }
   const base = stateFromRows({ flags: [x, y], users: [], sessions: [], tokens: [] }, 2, { flags: 2, users: 0, sessions: 0, tokens: 0 })
@@ -47,7 +47,7 @@ test('a commit that swaps two flags\' names applies whole (no name is ever held 
   expect(applyCommits(emptyStateData(), []).revision).toBe(0)
 })
 
-test.skipIf(!bin)('a feed pruned past a replica\'s revision is reported, so it reloads; pruning keeps a day', async () => {
+test.skipIf(!bin)("a feed pruned past a replica's revision is reported, so it reloads; pruning keeps a day", async () => {
   const url = await server!.freshDatabase()
   const dataDir = tempDir()
   dirs.push(dataDir)

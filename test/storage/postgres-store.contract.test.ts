@@ -3,7 +3,7 @@
 import { afterAll, beforeAll } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
-import { findPostgresBin, startPostgres, type PostgresServer } from '../helpers/postgres.ts'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 import { describeStoreContract } from './store-contract.ts'
 

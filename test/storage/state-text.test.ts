@@ -8,8 +8,8 @@
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { Draft, DraftTx, emptyStateData, type StateData } from '../../src/storage/memory-state.ts'
-import { serializeState } from '../../src/storage/state-file.ts'
 import { StateBytes } from '../../src/storage/state-bytes.ts'
+import { serializeState } from '../../src/storage/state-file.ts'
 import { StateText } from '../../src/storage/state-text.ts'
 import type { Change, Rows } from '../../src/storage/store.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
@@ -17,13 +17,25 @@ import { sampleFlag } from '../helpers/sample-flag.ts'
 type Op = { kind: 'put' | 'delete'; table: 'flags' | 'users'; key: number; value: number } | { kind: 'touch'; key: number; value: number }
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('put' as const, 'put' as const, 'delete' as const), table: fc.constantFrom('flags' as const, 'users' as const), key: fc.nat(12), value: fc.nat(1000) }),
+  fc.record({
+    kind: fc.constantFrom('put' as const, 'put' as const, 'delete' as const),
+    table: fc.constantFrom('flags' as const, 'users' as const),
+    key: fc.nat(12),
+    value: fc.nat(1000),
+  }),
   fc.record({ kind: fc.constant('touch' as const), key: fc.nat(3), value: fc.nat(59) }),
 )
 
 const at = '2026-11-22T10:15:00.000Z'
 function user(key: number, value: number): Rows['users'] {
-  return { id: `usr_${key}`, username: `user${key}`, passwordHash: `hash-${value}`, permissions: ['flag:read'], createdAt: at, updatedAt: at }
+  return {
+    id: `usr_${key}`,
+    username: `user${key}`,
+    passwordHash: `hash-${value}`,
+    permissions: ['flag:read'],
+    createdAt: at,
+    updatedAt: at,
+  }
 }
 function session(key: number): Rows['sessions'] {
   return { id: `ses_${key}`, userId: 'usr_0', createdAt: at, expiresAt: '2026-11-23T10:15:00.000Z', lastUsedAt: at }
@@ -39,7 +51,8 @@ function applyBatch(base: StateData, ops: Op[]): { data: StateData; changes: Cha
     const id = o.table === 'flags' ? `flg_f${o.key}` : `usr_${o.key}`
     if (o.kind === 'delete') tx.delete(o.table, id)
     // every third value has characters beyond ASCII (2, 3 and 4 bytes in UTF-8)
-    else if (o.table === 'flags') tx.put('flags', { ...sampleFlag(`f${o.key}`, o.value % 3 === 0 ? `v${o.value}-é✓😀` : `v${o.value}`), revision: o.value + 1 })
+    else if (o.table === 'flags')
+      tx.put('flags', { ...sampleFlag(`f${o.key}`, o.value % 3 === 0 ? `v${o.value}-é✓😀` : `v${o.value}`), revision: o.value + 1 })
     else tx.put('users', user(o.key, o.value))
     changes.push(...tx.finish())
   }
@@ -60,7 +73,8 @@ test('the text built from changes equals the text built whole, after every batch
       const lastUsed = (table: string, id: string) => (table === 'sessions' ? touched.get(id) : undefined)
       expect(text.of(data, lastUsed)).toBe(serializeState(data, lastUsed))
       for (const ops of batches) {
-        for (const o of ops) if (o.kind === 'touch') touched.set(`ses_${o.key}`, `2026-11-22T11:${String(o.value).padStart(2, '0')}:00.000Z`)
+        for (const o of ops)
+          if (o.kind === 'touch') touched.set(`ses_${o.key}`, `2026-11-22T11:${String(o.value).padStart(2, '0')}:00.000Z`)
         const next = applyBatch(data, ops)
         data = next.data
         // as the store writes it: the pieces, encoded into the reused buffer
@@ -75,7 +89,10 @@ test('the text built from changes equals the text built whole, after every batch
 
 test('replacing rows reuses the members of unchanged rows and of unchanged tables', () => {
   const text = new StateText()
-  const first = applyBatch(emptyStateData(), [0, 1, 2].map((key) => ({ kind: 'put' as const, table: 'flags' as const, key, value: 1 })))
+  const first = applyBatch(
+    emptyStateData(),
+    [0, 1, 2].map((key) => ({ kind: 'put' as const, table: 'flags' as const, key, value: 1 })),
+  )
   const before = text.of(first.data, () => undefined, first.changes)
   const second = applyBatch(first.data, [{ kind: 'put', table: 'flags', key: 1, value: 7 }])
   const after = text.of(second.data, () => undefined, second.changes)

@@ -5,10 +5,10 @@
  * concurrent transactions, durability across reopening, and backups in the commit.
  */
 
-import type { StoredToken } from '../../src/domain/api-token.ts'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { StoredToken } from '../../src/domain/api-token.ts'
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import type { StoredSession } from '../../src/domain/session.ts'
 import type { StoredUser } from '../../src/domain/user.ts'
@@ -24,8 +24,21 @@ export interface StoreHarness {
 }
 
 const meta: CommitMeta = { principal: systemPrincipal('cli'), source: 'cli', requestId: 'req-1' }
-const user = (id: string): StoredUser => ({ id, username: id, passwordHash: 'x', permissions: [], createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z' })
-const session = (id: string): StoredSession => ({ id, userId: 'u1', createdAt: '2026-11-22T10:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z', lastUsedAt: '2026-11-22T10:00:00.000Z' })
+const user = (id: string): StoredUser => ({
+  id,
+  username: id,
+  passwordHash: 'x',
+  permissions: [],
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:00.000Z',
+})
+const session = (id: string): StoredSession => ({
+  id,
+  userId: 'u1',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  expiresAt: '2099-01-01T00:00:00.000Z',
+  lastUsedAt: '2026-11-22T10:00:00.000Z',
+})
 
 /** Registers the contract tests for one implementation. */
 export function describeStoreContract(name: string, makeHarness: () => Promise<StoreHarness>): void {
@@ -83,7 +96,9 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         tx.put('sessions', session('s1'))
       })
       const s = store.committed()
-      expect([s.revision, s.revisionOf('flags'), s.revisionOf('users'), s.revisionOf('sessions'), s.revisionOf('tokens')]).toEqual([3, 1, 2, 3, 0])
+      expect([s.revision, s.revisionOf('flags'), s.revisionOf('users'), s.revisionOf('sessions'), s.revisionOf('tokens')]).toEqual([
+        3, 1, 2, 3, 0,
+      ])
     })
 
     test('work that throws changes nothing, and the store goes on', async () => {
@@ -128,13 +143,17 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
       expect(refused.map((r) => r.reason.code)).toEqual(Array(7).fill('PRECONDITION_FAILED'))
       expect(store.committed().flags.get('a')?.revision).toBe(2)
-      await expect(store.transact(meta, (tx) => tx.expect('flags', 'flg_gone', 1, 'flag gone'))).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' })
+      await expect(store.transact(meta, (tx) => tx.expect('flags', 'flg_gone', 1, 'flag gone'))).rejects.toMatchObject({
+        code: 'PRECONDITION_FAILED',
+      })
     })
 
     test('listeners hear each transaction once durable, in order, with meta and rows', async () => {
       const { store } = await fresh()
       const heard: { commit: Commit; visible: boolean }[] = []
-      const stop = store.onCommit((commit) => heard.push({ commit, visible: store.committed().revision >= (commit.changes.at(-1)?.seq ?? 0) }))
+      const stop = store.onCommit((commit) =>
+        heard.push({ commit, visible: store.committed().revision >= (commit.changes.at(-1)?.seq ?? 0) }),
+      )
       await Promise.all([
         store.transact(meta, (tx) => tx.put('flags', sampleFlag('a'))),
         store.transact({ ...meta, requestId: 'req-2', source: 'api' }, (tx) => tx.put('flags', sampleFlag('b'))),
@@ -143,7 +162,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       await store.transact(meta, () => 'nothing changes') // no event for a transaction without changes
       stop()
       await store.transact(meta, (tx) => tx.put('flags', sampleFlag('c')))
-      expect(heard.map((h) => h.commit.changes.map((c) => [c.seq, c.id, c.after === null]))).toEqual([[[1, 'flg_a', false]], [[2, 'flg_b', false]], [[3, 'flg_a', true]]])
+      expect(heard.map((h) => h.commit.changes.map((c) => [c.seq, c.id, c.after === null]))).toEqual([
+        [[1, 'flg_a', false]],
+        [[2, 'flg_b', false]],
+        [[3, 'flg_a', true]],
+      ])
       expect(heard.every((h) => h.visible)).toBe(true)
       expect(heard[1]?.commit.meta).toEqual({ ...meta, requestId: 'req-2', source: 'api' })
       expect(heard[2]?.commit.changes[0]?.before).toEqual(sampleFlag('a'))
@@ -152,7 +175,9 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
 
     test('100 concurrent transactions: all durable, sequence numbers unique and increasing', async () => {
       const { store, reopen } = await fresh()
-      const outs = await Promise.all(Array.from({ length: 100 }, (_, i) => store.transact(meta, (tx) => tx.put('flags', sampleFlag(`f${i}`)))))
+      const outs = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => store.transact(meta, (tx) => tx.put('flags', sampleFlag(`f${i}`)))),
+      )
       expect(outs.map((o) => o.revision)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1))
       const again = await reopen()
       expect(again.committed().flags.size).toBe(100)

@@ -1,14 +1,17 @@
 /** The web UI's flag tree (src/ui/app/flag-tree.ts): nesting, order and counts, without a browser. */
 
 import { expect, test } from 'bun:test'
-import { flagTree, type FlagGroup } from '../../src/ui/app/flag-tree.ts'
+import { type FlagGroup, flagTree } from '../../src/ui/app/flag-tree.ts'
 
 const flags = (...names: string[]) => names.map((name) => ({ name }))
 
 /** The tree as indented lines: `name/ (total)` for groups, `name` for flags. */
 function outline(group: FlagGroup<{ name: string }>, depth = 0): string[] {
   const pad = '  '.repeat(depth)
-  return [...group.groups.flatMap((g) => [`${pad}${g.name}/ (${g.total})`, ...outline(g, depth + 1)]), ...group.flags.map((f) => `${pad}${f.name}`)]
+  return [
+    ...group.groups.flatMap((g) => [`${pad}${g.name}/ (${g.total})`, ...outline(g, depth + 1)]),
+    ...group.flags.map((f) => `${pad}${f.name}`),
+  ]
 }
 
 test('groups nest by "/", subgroups before flags, both in code-point order, totals count everything below', () => {

@@ -1,11 +1,24 @@
 /** Contract §7: the watched import folder, on a real file system. */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
+import { RefusedFile, readDroppedFile } from '../../src/watcher/drop-folder.ts'
 import { fixture } from '../helpers/fixtures.ts'
-import { readDroppedFile, RefusedFile } from '../../src/watcher/drop-folder.ts'
-import { createTestApp, tempDir, type TestApp } from '../helpers/test-app.ts'
+import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
 
@@ -28,7 +41,8 @@ async function started(env: Record<string, string> = {}, before?: (dir: string) 
   return { t, dir }
 }
 
-const docWith = (flags: Record<string, unknown>) => JSON.stringify({ environment: 'ops', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags })
+const docWith = (flags: Record<string, unknown>) =>
+  JSON.stringify({ environment: 'ops', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags })
 const list = (dir: string, sub: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).sort() : [])
 
 async function until(check: () => boolean, ms = 15_000): Promise<void> {
@@ -81,7 +95,11 @@ test('non-JSON and invalid documents land in failed/ with a reason; nothing is a
   await until(() => list(dir, 'failed').length === 4)
   const failed = list(dir, 'failed')
   const broken = JSON.parse(readFileSync(join(dir, 'failed', failed.find((n) => n.endsWith('broken.json.error.json')) as string), 'utf8'))
-  expect(broken).toMatchObject({ file: 'broken.json', at: expect.any(String), error: { code: 'INVALID_REQUEST', message: expect.stringContaining('not valid JSON') } })
+  expect(broken).toMatchObject({
+    file: 'broken.json',
+    at: expect.any(String),
+    error: { code: 'INVALID_REQUEST', message: expect.stringContaining('not valid JSON') },
+  })
   const invalid = JSON.parse(readFileSync(join(dir, 'failed', failed.find((n) => n.endsWith('invalid.json.error.json')) as string), 'utf8'))
   expect(invalid.error.details.errors).toHaveLength(3)
   expect((await t.req('GET', '/api/flags', { token: t.adminToken })).body).toEqual([])
@@ -131,7 +149,14 @@ test('the rescan alone finds files: events are only hints', async () => {
   const dir = join(t.dataDir, 'elsewhere')
   await prepareDropFolder(dir)
   // never started: no chokidar, no timers; only explicit scans, as the periodic rescan would run them
-  const watcher = createImportWatcher(t.app.services.migrations, { watchDir: dir, settleMs: 0, rescanMs: 60_000, mode: 'merge', values: 'overwrite', maxBytes: 1 << 20 })
+  const watcher = createImportWatcher(t.app.services.migrations, {
+    watchDir: dir,
+    settleMs: 0,
+    rescanMs: 60_000,
+    mode: 'merge',
+    values: 'overwrite',
+    maxBytes: 1 << 20,
+  })
   writeFileSync(join(dir, 'quiet.json'), JSON.stringify(fixture('valid-merge.json')))
   await watcher.scan() // first sight: size and mtime recorded
   expect(list(dir, 'processed')).toEqual([])

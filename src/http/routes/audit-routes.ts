@@ -3,14 +3,14 @@
 import { Elysia, t } from 'elysia'
 import type { AuditService } from '../../services/audit-service.ts'
 import type { FlagService } from '../../services/flag-service.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import { parseIfMatch } from '../if-match.ts'
 import { jsonResponse } from '../json-response.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
+import { AuditEntrySchema } from '../schemas/audit-schemas.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
-import { AuditEntrySchema } from '../schemas/audit-schemas.ts'
 
 /** Dependencies of the audit routes. */
 export interface AuditRouteDeps extends GuardDeps {
@@ -21,7 +21,9 @@ export interface AuditRouteDeps extends GuardDeps {
 
 const AuditQuery = t.Object(
   {
-    flag: t.Optional(t.String({ description: 'The entries of the flag now so named, back through its renames; when none is, the entries that named it' })),
+    flag: t.Optional(
+      t.String({ description: 'The entries of the flag now so named, back through its renames; when none is, the entries that named it' }),
+    ),
     actor: t.Optional(t.String({ description: 'An actor id (user, token or system part)' })),
     action: t.Optional(t.String({ description: 'An action prefix, e.g. flag. or flag.updated' })),
     since: t.Optional(t.String({ description: 'ISO 8601: entries at or after' })),
@@ -33,7 +35,10 @@ const AuditQuery = t.Object(
 )
 
 const RollbackBody = t.Object(
-  { name: t.String({ description: 'The flag, by its current name', example: 'checkout/new_flow' }), revision: t.Integer({ minimum: 1, description: 'The revision to restore', example: 3 }) },
+  {
+    name: t.String({ description: 'The flag, by its current name', example: 'checkout/new_flow' }),
+    revision: t.Integer({ minimum: 1, description: 'The revision to restore', example: 3 }),
+  },
   { additionalProperties: false },
 )
 
@@ -46,7 +51,9 @@ export function auditRoutes(deps: AuditRouteDeps) {
         const page = await deps.audit.list(principalOf(request), query)
         const extra: Record<string, string> = {}
         if (page.nextBefore !== undefined) {
-          const next = new URLSearchParams(Object.entries(query).filter(([k, v]) => k !== 'before' && v !== undefined) as [string, string][])
+          const next = new URLSearchParams(
+            Object.entries(query).filter(([k, v]) => k !== 'before' && v !== undefined) as [string, string][],
+          )
           next.set('before', String(page.nextBefore))
           extra.link = `</api/audit?${next}>; rel="next"`
         }
@@ -62,7 +69,12 @@ export function auditRoutes(deps: AuditRouteDeps) {
           access: 'audit:read',
           description:
             'Newest first. With `flag=`, `flag:read` is enough. When more entries remain, `Link: <…&before=<id>>; rel="next"` points at the next page. Entries cannot be changed or deleted.',
-          success: { status: 200, schema: { type: 'array', items: AuditEntrySchema }, description: 'The entries', headers: { Link: 'The next page, when there is one' } },
+          success: {
+            status: 200,
+            schema: { type: 'array', items: AuditEntrySchema },
+            description: 'The entries',
+            headers: { Link: 'The next page, when there is one' },
+          },
           errors: [400, 403],
         }),
       },

@@ -1,11 +1,11 @@
 /** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
 
-import { Elysia, t, type Static } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { UnauthorizedError } from '../../domain/errors.ts'
 import type { ApiTokenService } from '../../services/api-token-service.ts'
 import type { AuthService } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import { callerOf, metaOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
@@ -55,37 +55,37 @@ export function authRoutes(deps: AuthRouteDeps) {
         }),
       },
     )
-    .post(
-      '/api/logout',
-      async ({ request }) => ({ deleted: true, id: await deps.auth.logout(callerOf(request)) }),
+    .post('/api/logout', async ({ request }) => ({ deleted: true, id: await deps.auth.logout(callerOf(request)) }), {
+      ...guard(deps),
+      query: NoQuery,
+      detail: routeDoc({
+        summary: "End the caller's own session",
+        operationId: 'logout',
+        tag: 'auth',
+        access: 'any-user',
+        description: 'Session tokens only: an API token has no session (403); revoke it instead.',
+        success: { status: 200, schema: DeletedById, description: 'The session ended' },
+        errors: [400, 403, 503],
+      }),
+    })
+    .get(
+      '/api/me',
+      ({ request }) => {
+        const principal = principalOf(request)
+        return principal.kind === 'token' ? deps.apiTokens.me(principal) : deps.users.me(principal)
+      },
       {
         ...guard(deps),
         query: NoQuery,
         detail: routeDoc({
-          summary: "End the caller's own session",
-          operationId: 'logout',
+          summary: 'The caller: its user, or its API token',
+          operationId: 'getMe',
           tag: 'auth',
           access: 'any-user',
-          description: 'Session tokens only: an API token has no session (403); revoke it instead.',
-          success: { status: 200, schema: DeletedById, description: 'The session ended' },
-          errors: [400, 403, 503],
+          description: 'With a session token, the user; with an API token, the token resource (never its secret).',
+          success: { status: 200, schema: t.Union([UserSchema, TokenSchema]), description: 'The caller' },
+          errors: [400],
         }),
       },
     )
-    .get('/api/me', ({ request }) => {
-      const principal = principalOf(request)
-      return principal.kind === 'token' ? deps.apiTokens.me(principal) : deps.users.me(principal)
-    }, {
-      ...guard(deps),
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'The caller: its user, or its API token',
-        operationId: 'getMe',
-        tag: 'auth',
-        access: 'any-user',
-        description: 'With a session token, the user; with an API token, the token resource (never its secret).',
-        success: { status: 200, schema: t.Union([UserSchema, TokenSchema]), description: 'The caller' },
-        errors: [400],
-      }),
-    })
 }

@@ -3,9 +3,9 @@
  * script and stylesheet are served from the binary itself, so it works with no internet access.
  */
 
-import { Elysia, type AnyElysia } from 'elysia'
-import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import { type AnyElysia, Elysia } from 'elysia'
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import { buildOpenApiDocument } from '../openapi-document.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 
@@ -32,10 +32,14 @@ export function docsRoutes(app: AnyElysia) {
   let document: string | undefined
   const asset = (path: string, type: string) => () => new Response(Bun.file(path), { headers: { 'content-type': type } })
   return new Elysia({ name: 'docs-routes' })
-    .get('/api/openapi.json', () => {
-      document ??= JSON.stringify(buildOpenApiDocument(app))
-      return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } })
-    }, { query: NoQuery })
+    .get(
+      '/api/openapi.json',
+      () => {
+        document ??= JSON.stringify(buildOpenApiDocument(app))
+        return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } })
+      },
+      { query: NoQuery },
+    )
     .get('/api/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { query: NoQuery })
     .get('/api/docs/swagger-ui-bundle.js', asset(bundlePath, 'text/javascript; charset=utf-8'))
     .get('/api/docs/swagger-ui.css', asset(cssPath, 'text/css; charset=utf-8'))

@@ -9,11 +9,11 @@ import { Elysia } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { FlagChange, FlagChangeFeed } from '../../services/flag-change-feed.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { metaOf, principalOf } from '../request-context.ts'
-import type { StreamCredentials } from '../stream-credentials.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
+import type { StreamCredentials } from '../stream-credentials.ts'
 import { ofrepDocs } from './ofrep-docs.ts'
 
 /** Dependencies of the management stream. */
@@ -35,12 +35,22 @@ export function visibleChange(principal: Principal, c: FlagChange): FlagChange |
 
 /** One change as SSE text. */
 export function changeEvent(c: FlagChange): string {
-  const data = { name: c.name, revision: c.revision, ...(c.previousName === undefined ? {} : { previousName: c.previousName }), actor: c.actor, at: c.at }
+  const data = {
+    name: c.name,
+    revision: c.revision,
+    ...(c.previousName === undefined ? {} : { previousName: c.previousName }),
+    actor: c.actor,
+    at: c.at,
+  }
   return `id: ${c.id}\nevent: ${c.type}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 const render = (principal: Principal, changes: readonly FlagChange[]) =>
-  changes.map((c) => visibleChange(principal, c)).filter((c): c is FlagChange => c !== undefined).map(changeEvent).join('')
+  changes
+    .map((c) => visibleChange(principal, c))
+    .filter((c): c is FlagChange => c !== undefined)
+    .map(changeEvent)
+    .join('')
 
 /** The management stream route. */
 export function eventRoutes(deps: EventRouteDeps) {

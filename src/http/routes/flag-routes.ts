@@ -3,13 +3,13 @@
 import { Elysia, t } from 'elysia'
 import { InvalidError } from '../../domain/errors.ts'
 import type { Flag } from '../../domain/flag.ts'
-import type { Principal } from '../../domain/principal.ts'
-import { requireJsonObject } from '../../domain/json-object.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
+import { requireJsonObject } from '../../domain/json-object.ts'
+import type { Principal } from '../../domain/principal.ts'
 import type { FlagService } from '../../services/flag-service.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
-import { asComplete, jsonResponse, notModified, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
+import { asComplete, jsonResponse, notModified, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
 import { callerOf, metaOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
@@ -51,7 +51,13 @@ export function updateBody(body: unknown): Record<string, unknown> {
  * The answer to `GET /api/flags/{name}` (`rawName` as the path has it): the flag with its ETag, or
  * `304` while the client's copy is current. The route and the fast lane both answer with it.
  */
-export function readFlagAnswer(flags: FlagService, principal: Principal, rawName: string | undefined, ifNoneMatch: string | null, requestId: string): Response {
+export function readFlagAnswer(
+  flags: FlagService,
+  principal: Principal,
+  rawName: string | undefined,
+  ifNoneMatch: string | null,
+  requestId: string,
+): Response {
   const { json, etag } = flags.read.text(flags.get(principal, flagNameFromPath(rawName)))
   return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedJsonAnswer(requestId, json, etag)
 }
@@ -68,92 +74,140 @@ export function flagRoutes(deps: FlagRouteDeps) {
   }
 
   return new Elysia({ name: 'flag-routes' })
-    .get('/api/flags', ({ query, request }) => {
-      const principal = principalOf(request)
-      const etag = flags.listTag(principal)
-      if (noneMatch(request.headers.get('if-none-match'), etag)) return notModified(request, etag)
-      return jsonResponse(request, flags.list(principal, query.prefix ?? ''), 200, { etag })
-    }, {
-      ...guard(deps, { permission: 'flag:read' }),
-      query: t.Object({ prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) }, { additionalProperties: false }),
-      detail: routeDoc({
-        summary: 'List flags',
-        operationId: 'listFlags',
-        tag: 'flags',
-        access: 'flag:read',
-        description: 'Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.',
-        headers: IF_NONE_MATCH,
-        success: { status: 200, schema: { type: 'array', items: ref('Flag') }, description: 'The flags', headers: { ETag: 'Changes with every flag change' } },
-        errors: [400],
-        other: NOT_MODIFIED,
-      }),
-    })
-    .post('/api/flags', async ({ body, request }) => {
-      const flag = await flags.create(callerOf(request), body)
-      return flagResponse(request, flag, 201, { location: flagLocation(flag.name) })
-    }, {
-      ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'Create a flag',
-        operationId: 'createFlag',
-        tag: 'flags',
-        access: 'flag:write',
-        description: "defaultValue defaults to the type's zero (false, 0, \"\", the first enumValue, [], \"A\"); a value makes valueExists true.",
-        body: ref('NewFlag'),
-        success: { status: 201, schema: ref('Flag'), description: 'The new flag', headers: { Location: 'URL of the flag', ETag: 'Its revision' } },
-        errors: [400, 409, 413, 415, 503],
-      }),
-    })
-    .get('/api/flags/*', ({ params, request }) =>
-      asComplete(readFlagAnswer(flags, principalOf(request), params['*'], request.headers.get('if-none-match'), metaOf(request).id)), {
-      ...guard(deps, { permission: 'flag:read' }),
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'Get a flag',
-        operationId: 'getFlag',
-        tag: 'flags',
-        access: 'flag:read',
-        wildcard: FLAG_NAME,
-        headers: IF_NONE_MATCH,
-        success: { status: 200, schema: ref('Flag'), description: 'The flag', headers: { ETag: 'The revision, for If-Match and If-None-Match' } },
-        errors: [400, 404],
-        other: NOT_MODIFIED,
-      }),
-    })
-    .put('/api/flags/*', async ({ params, body, request }) =>
-      flagResponse(request, await flags.update(callerOf(request), flagNameFromPath(params['*']), updateBody(body), parseIfMatch(request.headers.get('if-match')))), {
-      ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'Change a flag (partial)',
-        operationId: 'updateFlag',
-        tag: 'flags',
-        access: 'flag:write',
-        description: 'Validated as a whole; on any error nothing changes. A request that changes nothing answers 200 without a new revision.',
-        wildcard: FLAG_NAME,
-        headers: IF_MATCH,
-        body: ref('FlagUpdate'),
-        success: { status: 200, schema: ref('Flag'), description: 'The flag after the change', headers: { ETag: 'The new revision' } },
-        errors: [400, 404, 409, 412, 413, 415, 503],
-      }),
-    })
-    .delete('/api/flags/*', async ({ params, request }) => {
-      const name = flagNameFromPath(params['*'])
-      await flags.remove(callerOf(request), name, parseIfMatch(request.headers.get('if-match')))
-      return { deleted: true, name }
-    }, {
-      ...guard(deps, { permission: 'flag:write' }),
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'Delete a flag',
-        operationId: 'deleteFlag',
-        tag: 'flags',
-        access: 'flag:write',
-        wildcard: FLAG_NAME,
-        headers: IF_MATCH,
-        success: { status: 200, schema: ref('FlagDeleted'), description: 'The flag was deleted' },
-        errors: [400, 404, 412, 503],
-      }),
-    })
+    .get(
+      '/api/flags',
+      ({ query, request }) => {
+        const principal = principalOf(request)
+        const etag = flags.listTag(principal)
+        if (noneMatch(request.headers.get('if-none-match'), etag)) return notModified(request, etag)
+        return jsonResponse(request, flags.list(principal, query.prefix ?? ''), 200, { etag })
+      },
+      {
+        ...guard(deps, { permission: 'flag:read' }),
+        query: t.Object(
+          { prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) },
+          { additionalProperties: false },
+        ),
+        detail: routeDoc({
+          summary: 'List flags',
+          operationId: 'listFlags',
+          tag: 'flags',
+          access: 'flag:read',
+          description: 'Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.',
+          headers: IF_NONE_MATCH,
+          success: {
+            status: 200,
+            schema: { type: 'array', items: ref('Flag') },
+            description: 'The flags',
+            headers: { ETag: 'Changes with every flag change' },
+          },
+          errors: [400],
+          other: NOT_MODIFIED,
+        }),
+      },
+    )
+    .post(
+      '/api/flags',
+      async ({ body, request }) => {
+        const flag = await flags.create(callerOf(request), body)
+        return flagResponse(request, flag, 201, { location: flagLocation(flag.name) })
+      },
+      {
+        ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Create a flag',
+          operationId: 'createFlag',
+          tag: 'flags',
+          access: 'flag:write',
+          description:
+            'defaultValue defaults to the type\'s zero (false, 0, "", the first enumValue, [], "A"); a value makes valueExists true.',
+          body: ref('NewFlag'),
+          success: {
+            status: 201,
+            schema: ref('Flag'),
+            description: 'The new flag',
+            headers: { Location: 'URL of the flag', ETag: 'Its revision' },
+          },
+          errors: [400, 409, 413, 415, 503],
+        }),
+      },
+    )
+    .get(
+      '/api/flags/*',
+      ({ params, request }) =>
+        asComplete(readFlagAnswer(flags, principalOf(request), params['*'], request.headers.get('if-none-match'), metaOf(request).id)),
+      {
+        ...guard(deps, { permission: 'flag:read' }),
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Get a flag',
+          operationId: 'getFlag',
+          tag: 'flags',
+          access: 'flag:read',
+          wildcard: FLAG_NAME,
+          headers: IF_NONE_MATCH,
+          success: {
+            status: 200,
+            schema: ref('Flag'),
+            description: 'The flag',
+            headers: { ETag: 'The revision, for If-Match and If-None-Match' },
+          },
+          errors: [400, 404],
+          other: NOT_MODIFIED,
+        }),
+      },
+    )
+    .put(
+      '/api/flags/*',
+      async ({ params, body, request }) =>
+        flagResponse(
+          request,
+          await flags.update(
+            callerOf(request),
+            flagNameFromPath(params['*']),
+            updateBody(body),
+            parseIfMatch(request.headers.get('if-match')),
+          ),
+        ),
+      {
+        ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Change a flag (partial)',
+          operationId: 'updateFlag',
+          tag: 'flags',
+          access: 'flag:write',
+          description:
+            'Validated as a whole; on any error nothing changes. A request that changes nothing answers 200 without a new revision.',
+          wildcard: FLAG_NAME,
+          headers: IF_MATCH,
+          body: ref('FlagUpdate'),
+          success: { status: 200, schema: ref('Flag'), description: 'The flag after the change', headers: { ETag: 'The new revision' } },
+          errors: [400, 404, 409, 412, 413, 415, 503],
+        }),
+      },
+    )
+    .delete(
+      '/api/flags/*',
+      async ({ params, request }) => {
+        const name = flagNameFromPath(params['*'])
+        await flags.remove(callerOf(request), name, parseIfMatch(request.headers.get('if-match')))
+        return { deleted: true, name }
+      },
+      {
+        ...guard(deps, { permission: 'flag:write' }),
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Delete a flag',
+          operationId: 'deleteFlag',
+          tag: 'flags',
+          access: 'flag:write',
+          wildcard: FLAG_NAME,
+          headers: IF_MATCH,
+          success: { status: 200, schema: ref('FlagDeleted'), description: 'The flag was deleted' },
+          errors: [400, 404, 412, 503],
+        }),
+      },
+    )
 }

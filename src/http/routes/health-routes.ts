@@ -26,21 +26,22 @@ export function healthAnswer(health: HealthService, requestId: string): Response
 
 /** The health route. */
 export function healthRoutes(health: HealthService) {
-  return new Elysia({ name: 'health-routes' }).get(
-    '/health',
-    ({ request }) => asComplete(healthAnswer(health, metaOf(request).id)),
-    {
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'Health check',
-        operationId: 'getHealth',
-        tag: 'operations',
-        access: 'public',
-        description: 'Answers 503 with status "degraded" when storage failed and writes are refused.',
-        success: { status: 200, schema: HealthSchema, description: 'The service is up and writable', example: { status: 'ok', version: VERSION, flags: 42 } },
-        errors: [400],
-        other: { 503: { schema: HealthSchema, description: 'Storage failed: writes are refused until restart' } },
-      }),
-    },
-  )
+  return new Elysia({ name: 'health-routes' }).get('/health', ({ request }) => asComplete(healthAnswer(health, metaOf(request).id)), {
+    query: NoQuery,
+    detail: routeDoc({
+      summary: 'Health check',
+      operationId: 'getHealth',
+      tag: 'operations',
+      access: 'public',
+      description: 'Answers 503 with status "degraded" when storage failed and writes are refused.',
+      success: {
+        status: 200,
+        schema: HealthSchema,
+        description: 'The service is up and writable',
+        example: { status: 'ok', version: VERSION, flags: 42 },
+      },
+      errors: [400],
+      other: { 503: { schema: HealthSchema, description: 'Storage failed: writes are refused until restart' } },
+    }),
+  })
 }

@@ -16,7 +16,8 @@ export function metricsRoutes(metrics: { contentType: string; render(): Promise<
         operationId: 'getMetrics',
         tag: 'operations',
         access: 'public',
-        description: 'Requests and durations by route and status, flag count, imports by outcome, store commit duration and batch size, failed logins. Off with metrics.enabled: false.',
+        description:
+          'Requests and durations by route and status, flag count, imports by outcome, store commit duration and batch size, failed logins. Off with metrics.enabled: false.',
         success: { status: 200, schema: t.String(), description: 'Prometheus text format' },
         errors: [400],
       }),

@@ -25,12 +25,19 @@ const Evaluation = {
   properties: {
     key: { type: 'string', example: 'checkout/new_flow' },
     value: Value,
-    reason: { type: 'string', enum: ['STATIC', 'DEFAULT', 'SPLIT'], description: 'STATIC: the value; DEFAULT: the default value; SPLIT: the A/B assignment' },
+    reason: {
+      type: 'string',
+      enum: ['STATIC', 'DEFAULT', 'SPLIT'],
+      description: 'STATIC: the value; DEFAULT: the default value; SPLIT: the A/B assignment',
+    },
     variant: { type: 'string', description: '"value" or "default"; for A/B tests the variant itself', example: 'value' },
     metadata: {
       type: 'object',
       required: ['type', 'revision'],
-      properties: { type: { type: 'string', enum: ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST'] }, revision: { type: 'integer' } },
+      properties: {
+        type: { type: 'string', enum: ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST'] },
+        revision: { type: 'integer' },
+      },
     },
   },
   example: { key: 'checkout/new_flow', value: true, reason: 'STATIC', variant: 'value', metadata: { type: 'BOOLEAN', revision: 4 } },
@@ -39,8 +46,16 @@ const Evaluation = {
 const OfrepError = (codes: string[], withKey: boolean) => ({
   type: 'object',
   required: [...(withKey ? ['key'] : []), 'errorCode', 'errorDetails'],
-  properties: { ...(withKey ? { key: { type: 'string' } } : {}), errorCode: { type: 'string', enum: codes }, errorDetails: { type: 'string' } },
-  example: { ...(withKey ? { key: 'checkout/new_flow' } : {}), errorCode: codes[0], errorDetails: codes[0] === 'FLAG_NOT_FOUND' ? 'no flag named "checkout/new_flow"' : 'the body is not valid JSON' },
+  properties: {
+    ...(withKey ? { key: { type: 'string' } } : {}),
+    errorCode: { type: 'string', enum: codes },
+    errorDetails: { type: 'string' },
+  },
+  example: {
+    ...(withKey ? { key: 'checkout/new_flow' } : {}),
+    errorCode: codes[0],
+    errorDetails: codes[0] === 'FLAG_NOT_FOUND' ? 'no flag named "checkout/new_flow"' : 'the body is not valid JSON',
+  },
 })
 
 const EventStreams = {
@@ -51,7 +66,11 @@ const EventStreams = {
     required: ['type', 'endpoint'],
     properties: {
       type: { type: 'string', enum: ['sse'] },
-      endpoint: { type: 'object', required: ['requestUri'], properties: { requestUri: { type: 'string', example: '/ofrep/v1/events?ticket=dTp1c3Jf…' } } },
+      endpoint: {
+        type: 'object',
+        required: ['requestUri'],
+        properties: { requestUri: { type: 'string', example: '/ofrep/v1/events?ticket=dTp1c3Jf…' } },
+      },
       inactivityDelaySec: { type: 'integer', example: 120 },
     },
   },
@@ -67,14 +86,17 @@ export const ofrepDocs = {
     tag: 'evaluation',
     access: 'flag:evaluate',
     description:
-      'OpenFeature Remote Evaluation Protocol. `flag:read` grants `flag:evaluate` too. A flag outside the token\'s flagPrefixes is FLAG_NOT_FOUND. Evaluations never write.',
+      "OpenFeature Remote Evaluation Protocol. `flag:read` grants `flag:evaluate` too. A flag outside the token's flagPrefixes is FLAG_NOT_FOUND. Evaluations never write.",
     wildcard: { name: 'key', description: 'The flag name; its "/" may be written literally or as %2F' },
     body: EvaluationRequest,
     bodyRequired: false,
     success: { status: 200, schema: Evaluation, description: 'The evaluation' },
     errors: [413],
     other: {
-      400: { schema: OfrepError(['PARSE_ERROR', 'INVALID_CONTEXT'], true), description: 'The body is not JSON, or context is not an object (OFREP error body)' },
+      400: {
+        schema: OfrepError(['PARSE_ERROR', 'INVALID_CONTEXT'], true),
+        description: 'The body is not JSON, or context is not an object (OFREP error body)',
+      },
       404: { schema: OfrepError(['FLAG_NOT_FOUND'], true), description: 'No such flag for this caller (OFREP error body)' },
     },
   }),
@@ -90,14 +112,21 @@ export const ofrepDocs = {
     bodyRequired: false,
     success: {
       status: 200,
-      schema: { type: 'object', required: ['flags', 'eventStreams'], properties: { flags: { type: 'array', items: Evaluation }, eventStreams: EventStreams } },
+      schema: {
+        type: 'object',
+        required: ['flags', 'eventStreams'],
+        properties: { flags: { type: 'array', items: Evaluation }, eventStreams: EventStreams },
+      },
       description: 'The evaluations and the change stream',
       headers: { ETag: 'Opaque; send it back in If-None-Match' },
     },
     errors: [413],
     other: {
       304: { description: 'Not modified: nothing changed for this caller and context' },
-      400: { schema: OfrepError(['PARSE_ERROR', 'INVALID_CONTEXT'], false), description: 'The body is not JSON, or context is not an object (OFREP error body)' },
+      400: {
+        schema: OfrepError(['PARSE_ERROR', 'INVALID_CONTEXT'], false),
+        description: 'The body is not JSON, or context is not an object (OFREP error body)',
+      },
     },
   }),
   events: routeDoc({
@@ -107,7 +136,7 @@ export const ofrepDocs = {
     access: 'flag:evaluate',
     description:
       'After each committed change to flags the caller can see: `id: <n>` and `data: {"type":"refetchEvaluation","etag","lastModified"}`. A `: ping` comment at least every 15 s. ' +
-      'Accepts the usual credential headers, or `ticket` from the bulk answer (browsers\' EventSource cannot send headers). Closed when the credential is revoked.',
+      "Accepts the usual credential headers, or `ticket` from the bulk answer (browsers' EventSource cannot send headers). Closed when the credential is revoked.",
     success: { status: 200, schema: STREAM_TEXT, description: 'The event stream', contentType: 'text/event-stream' },
     errors: [400],
   }),

@@ -6,12 +6,12 @@
  */
 
 import { Elysia, t } from 'elysia'
-import { NotFoundError } from '../../domain/errors.ts'
 import { canSeeFlag, requirePermission } from '../../domain/access-policy.ts'
+import { NotFoundError } from '../../domain/errors.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
-import { authenticateRequest, guard, type GuardDeps } from '../auth-guard.ts'
+import { authenticateRequest, type GuardDeps, guard } from '../auth-guard.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { noneMatch } from '../if-match.ts'
 import { asComplete, jsonAnswer, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
@@ -34,14 +34,24 @@ export interface OfrepRouteDeps extends GuardDeps {
 export const INACTIVITY_DELAY_SEC = 120
 
 const ofrepError = (requestId: string, problem: OfrepProblem, key?: string) =>
-  jsonAnswer(requestId, JSON.stringify({ ...(key === undefined ? {} : { key }), errorCode: problem.errorCode, errorDetails: problem.errorDetails }), problem.status)
+  jsonAnswer(
+    requestId,
+    JSON.stringify({ ...(key === undefined ? {} : { key }), errorCode: problem.errorCode, errorDetails: problem.errorDetails }),
+    problem.status,
+  )
 
 /**
  * The answer to `POST /ofrep/v1/evaluate/flags/{key}` once the caller may evaluate: reads the
  * context from the body and evaluates. Evaluation problems get OFREP's error body; anything else
  * (a body over the limit) is thrown for the §1.1 envelope. The route and the fast lane answer with it.
  */
-export async function evaluateOneAnswer(deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit'>, principal: Principal, key: string, request: Request, requestId: string): Promise<Response> {
+export async function evaluateOneAnswer(
+  deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit'>,
+  principal: Principal,
+  key: string,
+  request: Request,
+  requestId: string,
+): Promise<Response> {
   try {
     const context = await readEvaluationContext(request, deps.bodyLimit)
     return jsonAnswer(requestId, deps.evaluations.oneJson(principal, key, context))
@@ -57,7 +67,12 @@ export async function evaluateOneAnswer(deps: Pick<OfrepRouteDeps, 'evaluations'
  * evaluated, with the ETag of the result and the event stream to follow, or `304` while the
  * client's ETag is current. The route and the fast lane answer with it.
  */
-export async function evaluateAllAnswer(deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit' | 'streamCredentials'>, principal: Principal, request: Request, requestId: string): Promise<Response> {
+export async function evaluateAllAnswer(
+  deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit' | 'streamCredentials'>,
+  principal: Principal,
+  request: Request,
+  requestId: string,
+): Promise<Response> {
   let context
   try {
     context = await readEvaluationContext(request, deps.bodyLimit)
@@ -86,7 +101,9 @@ export function ofrepRoutes(deps: OfrepRouteDeps) {
     streams.broadcast((stream) => {
       if (stream.kind !== 'ofrep') return undefined
       const p = stream.principal
-      return batch.changes.some((c) => canSeeFlag(p, c.name) || (c.previousName !== undefined && canSeeFlag(p, c.previousName))) ? text : undefined
+      return batch.changes.some((c) => canSeeFlag(p, c.name) || (c.previousName !== undefined && canSeeFlag(p, c.previousName)))
+        ? text
+        : undefined
     })
   })
 

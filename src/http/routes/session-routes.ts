@@ -2,7 +2,7 @@
 
 import { Elysia, t } from 'elysia'
 import type { SessionService } from '../../services/session-service.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'

@@ -2,7 +2,7 @@
 
 import { Elysia, t } from 'elysia'
 import type { ApiTokenService } from '../../services/api-token-service.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import { jsonResponse } from '../json-response.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
@@ -51,7 +51,12 @@ export function tokenRoutes(deps: TokenRouteDeps) {
           description:
             'The answer holds the secret (`token`) once; only its SHA-256 hash is stored. A token never holds a permission its creator lacks (403 naming it); a token made by a scoped or expiring token stays inside its prefixes and expiry.',
           body: CreateTokenBodyDoc,
-          success: { status: 201, schema: NewTokenSchema, description: 'The new token and its secret', headers: { Location: 'URL of the new token' } },
+          success: {
+            status: 201,
+            schema: NewTokenSchema,
+            description: 'The new token and its secret',
+            headers: { Location: 'URL of the new token' },
+          },
           errors: [400, 409, 413, 415, 503],
         }),
       },

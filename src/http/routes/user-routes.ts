@@ -1,9 +1,9 @@
 /** /api/users and /api/users/{userId} (contract §4). */
 
-import { Elysia, t, type Static } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { authorizeUserUpdate } from '../../domain/access-policy.ts'
 import type { UserService } from '../../services/user-service.ts'
-import { guard, type GuardDeps } from '../auth-guard.ts'
+import { type GuardDeps, guard } from '../auth-guard.ts'
 import { callerOf, principalOf } from '../request-context.ts'
 import { routeDoc } from '../route-docs.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
@@ -68,28 +68,32 @@ export function userRoutes(deps: UserRouteDeps) {
         errors: [400, 404],
       }),
     })
-    .put('/api/users/:userId', ({ params, body, request }) => deps.users.update(callerOf(request), params.userId, body as Static<typeof UpdateUserBody>), {
-      ...guard(deps, {
-        bodyLimit: deps.bodyLimit,
-        schema: UpdateUserBody,
-        // Without user:write only one's own password may change: refuse other targets before the body.
-        authorize: (principal, params) => authorizeUserUpdate(principal, params.userId ?? '', { username: false, permissions: false }),
-      }),
-      params: UserIdParams,
-      query: NoQuery,
-      detail: routeDoc({
-        summary: 'Change a user',
-        operationId: 'updateUser',
-        tag: 'users',
-        access: 'user:write',
-        body: UpdateUserBodyDoc,
-        description:
-          'Any of username, password, permissions. Without `user:write`, a user may change only its own password, ' +
-          'sending `currentPassword`. A password change ends the user\'s sessions (all but the caller\'s own when it is its own).',
-        success: { status: 200, schema: UserSchema, description: 'The updated user' },
-        errors: [400, 404, 409, 413, 415, 503],
-      }),
-    })
+    .put(
+      '/api/users/:userId',
+      ({ params, body, request }) => deps.users.update(callerOf(request), params.userId, body as Static<typeof UpdateUserBody>),
+      {
+        ...guard(deps, {
+          bodyLimit: deps.bodyLimit,
+          schema: UpdateUserBody,
+          // Without user:write only one's own password may change: refuse other targets before the body.
+          authorize: (principal, params) => authorizeUserUpdate(principal, params.userId ?? '', { username: false, permissions: false }),
+        }),
+        params: UserIdParams,
+        query: NoQuery,
+        detail: routeDoc({
+          summary: 'Change a user',
+          operationId: 'updateUser',
+          tag: 'users',
+          access: 'user:write',
+          body: UpdateUserBodyDoc,
+          description:
+            'Any of username, password, permissions. Without `user:write`, a user may change only its own password, ' +
+            "sending `currentPassword`. A password change ends the user's sessions (all but the caller's own when it is its own).",
+          success: { status: 200, schema: UserSchema, description: 'The updated user' },
+          errors: [400, 404, 409, 413, 415, 503],
+        }),
+      },
+    )
     .delete(
       '/api/users/:userId',
       async ({ params, request }) => {

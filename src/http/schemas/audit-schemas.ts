@@ -6,11 +6,21 @@ const Actor = {
   properties: {
     type: { type: 'string', enum: ['user', 'token', 'system'] },
     id: { type: 'string', example: 'usr_3q2bqMWe2G9Zr0yLw1bXcg' },
-    name: { type: 'string', description: 'The username, the token name, or the system part (cli, drop-folder, bootstrap)', example: 'alice' },
+    name: {
+      type: 'string',
+      description: 'The username, the token name, or the system part (cli, drop-folder, bootstrap)',
+      example: 'alice',
+    },
   },
 }
 
-const Resource = { type: 'object', nullable: true, additionalProperties: true, description: 'The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete' }
+const Resource = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: true,
+  description:
+    'The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete',
+}
 
 /** One audit entry. */
 export const AuditEntrySchema = {
@@ -26,7 +36,11 @@ export const AuditEntrySchema = {
     target: {
       type: 'object',
       required: ['type'],
-      properties: { type: { type: 'string', enum: ['flag', 'user', 'token', 'session'] }, id: { type: 'string' }, name: { type: 'string' } },
+      properties: {
+        type: { type: 'string', enum: ['flag', 'user', 'token', 'session'] },
+        id: { type: 'string' },
+        name: { type: 'string' },
+      },
     },
     revision: { type: 'integer', description: 'Flags: the revision after the change (before it, for a deletion)' },
     before: Resource,

@@ -8,7 +8,10 @@ import { PERMISSIONS } from '../../domain/permission.ts'
 export const ErrorSchema = t.Object(
   {
     error: t.Object({
-      code: t.Union(ERROR_CODES.map((c) => t.Literal(c)), { description: 'Machine-readable code', example: 'INVALID_REQUEST' }),
+      code: t.Union(
+        ERROR_CODES.map((c) => t.Literal(c)),
+        { description: 'Machine-readable code', example: 'INVALID_REQUEST' },
+      ),
       message: t.String({ description: 'Human-readable sentence', example: 'username is required' }),
       details: t.Optional(
         t.Object(
@@ -16,7 +19,9 @@ export const ErrorSchema = t.Object(
             field: t.Optional(t.String({ description: 'Offending field, dotted path for nested fields' })),
             reason: t.Optional(t.String()),
             required: t.Optional(t.String({ description: 'Permission that was missing (403)' })),
-            errors: t.Optional(t.Array(t.Object({ field: t.String(), reason: t.String() }), { description: 'Every problem, at most 1,000' })),
+            errors: t.Optional(
+              t.Array(t.Object({ field: t.String(), reason: t.String() }), { description: 'Every problem, at most 1,000' }),
+            ),
             errorCount: t.Optional(t.Integer({ description: 'How many problems there were in all' })),
           },
           { additionalProperties: true },

@@ -13,7 +13,11 @@ export const CONSTRAINT_SCHEMAS: Record<(typeof CONSTRAINT_FIELDS)[number], Json
   minValue: { type: 'integer' },
   maxValue: { type: 'integer' },
   maxLength: { type: 'integer', minimum: 1 },
-  regexPattern: { type: 'string', maxLength: 1000, description: 'RE2 syntax; the value must contain a match (write ^...$ for a whole match)' },
+  regexPattern: {
+    type: 'string',
+    maxLength: 1000,
+    description: 'RE2 syntax; the value must contain a match (write ^...$ for a whole match)',
+  },
   enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true },
   minCount: { type: 'integer', minimum: 0 },
   maxCount: { type: 'integer', minimum: 0 },
@@ -33,48 +37,113 @@ interface TypeDoc {
 }
 
 const TYPES: TypeDoc[] = [
-  { type: 'BOOLEAN', value: { type: 'boolean' }, constraints: {}, example: { name: 'checkout/new_flow', type: 'BOOLEAN', description: 'New checkout flow', defaultValue: false, valueExists: true, value: true } },
+  {
+    type: 'BOOLEAN',
+    value: { type: 'boolean' },
+    constraints: {},
+    example: {
+      name: 'checkout/new_flow',
+      type: 'BOOLEAN',
+      description: 'New checkout flow',
+      defaultValue: false,
+      valueExists: true,
+      value: true,
+    },
+  },
   {
     type: 'INTEGER',
     value: { type: 'integer' },
     constraints: pick('minValue', 'maxValue'),
-    example: { name: 'app/max_retries', type: 'INTEGER', description: 'Retry budget', defaultValue: 3, valueExists: true, value: 5, minValue: 1, maxValue: 10 },
+    example: {
+      name: 'app/max_retries',
+      type: 'INTEGER',
+      description: 'Retry budget',
+      defaultValue: 3,
+      valueExists: true,
+      value: 5,
+      minValue: 1,
+      maxValue: 10,
+    },
   },
   {
     type: 'STRING',
     value: { type: 'string', maxLength: 65536 },
     constraints: pick('maxLength', 'regexPattern'),
-    example: { name: 'ui/banner_text', type: 'STRING', description: 'Banner', defaultValue: 'hello', valueExists: false, maxLength: 40, regexPattern: '^[a-z ]+$' },
+    example: {
+      name: 'ui/banner_text',
+      type: 'STRING',
+      description: 'Banner',
+      defaultValue: 'hello',
+      valueExists: false,
+      maxLength: 40,
+      regexPattern: '^[a-z ]+$',
+    },
   },
   {
     type: 'ENUM',
     value: { type: 'string' },
     constraints: pick('enumValues'),
     required: ['enumValues'],
-    example: { name: 'ui/theme', type: 'ENUM', description: 'Theme', defaultValue: 'auto', valueExists: true, value: 'dark', enumValues: ['light', 'dark', 'auto'] },
+    example: {
+      name: 'ui/theme',
+      type: 'ENUM',
+      description: 'Theme',
+      defaultValue: 'auto',
+      valueExists: true,
+      value: 'dark',
+      enumValues: ['light', 'dark', 'auto'],
+    },
   },
   {
     type: 'TAG',
     value: { type: 'array', items: { type: 'string' }, uniqueItems: true },
     constraints: pick('enumValues', 'minCount', 'maxCount'),
     required: ['enumValues'],
-    example: { name: 'ui/modules', type: 'TAG', description: 'Enabled modules', defaultValue: ['core'], valueExists: true, value: ['core', 'ai'], enumValues: ['core', 'chat', 'ai'], minCount: 1 },
+    example: {
+      name: 'ui/modules',
+      type: 'TAG',
+      description: 'Enabled modules',
+      defaultValue: ['core'],
+      valueExists: true,
+      value: ['core', 'ai'],
+      enumValues: ['core', 'chat', 'ai'],
+      minCount: 1,
+    },
   },
   {
     type: 'AB-TEST',
     value: { type: 'string', enum: ['A', 'B'] },
     constraints: pick('chancePercentB'),
-    example: { name: 'experiments/pricing_page', type: 'AB-TEST', description: 'Pricing A/B', defaultValue: 'A', valueExists: false, chancePercentB: 25.5 },
+    example: {
+      name: 'experiments/pricing_page',
+      type: 'AB-TEST',
+      description: 'Pricing A/B',
+      defaultValue: 'A',
+      valueExists: false,
+      chancePercentB: 25.5,
+    },
   },
 ]
 
-const componentName = (type: string, prefix = '') => `${prefix}${type === 'AB-TEST' ? 'AbTest' : type.charAt(0) + type.slice(1).toLowerCase()}Flag`
+const componentName = (type: string, prefix = '') =>
+  `${prefix}${type === 'AB-TEST' ? 'AbTest' : type.charAt(0) + type.slice(1).toLowerCase()}Flag`
 
 function resource(d: TypeDoc): Json {
   return {
     type: 'object',
     additionalProperties: false,
-    required: ['name', 'type', 'description', 'defaultValue', 'valueExists', 'createdAt', 'updatedAt', 'revision', ...(d.type === 'AB-TEST' ? ['chancePercentB'] : []), ...(d.required ?? [])],
+    required: [
+      'name',
+      'type',
+      'description',
+      'defaultValue',
+      'valueExists',
+      'createdAt',
+      'updatedAt',
+      'revision',
+      ...(d.type === 'AB-TEST' ? ['chancePercentB'] : []),
+      ...(d.required ?? []),
+    ],
     properties: {
       name: { type: 'string', description: 'Segments joined by "/"' },
       type: { type: 'string', enum: [d.type] },
@@ -97,7 +166,11 @@ function creation(d: TypeDoc): Json {
     additionalProperties: false,
     required: ['name', 'type', ...(d.required ?? [])],
     properties: {
-      name: { type: 'string', maxLength: 255, description: '1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/"' },
+      name: {
+        type: 'string',
+        maxLength: 255,
+        description: '1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/"',
+      },
       type: { type: 'string', enum: [d.type] },
       // no `default` keyword: client generators would make the field required in requests
       description: { type: 'string', maxLength: 4096, description: 'Free text; empty when not given' },
@@ -112,7 +185,10 @@ function creation(d: TypeDoc): Json {
 
 const discriminated = (prefix: string) => ({
   oneOf: TYPES.map((d) => ({ $ref: `#/components/schemas/${componentName(d.type, prefix)}` })),
-  discriminator: { propertyName: 'type', mapping: Object.fromEntries(TYPES.map((d) => [d.type, `#/components/schemas/${componentName(d.type, prefix)}`])) },
+  discriminator: {
+    propertyName: 'type',
+    mapping: Object.fromEntries(TYPES.map((d) => [d.type, `#/components/schemas/${componentName(d.type, prefix)}`])),
+  },
 })
 
 const nullable = (s: Json) => ({ ...s, nullable: true })
@@ -146,7 +222,11 @@ export function flagComponents(): Record<string, Json> {
     },
     example: { value: 7, maxValue: 20 },
   }
-  out.FlagDeleted = { type: 'object', required: ['deleted', 'name'], properties: { deleted: { type: 'boolean', enum: [true] }, name: { type: 'string' } } }
+  out.FlagDeleted = {
+    type: 'object',
+    required: ['deleted', 'name'],
+    properties: { deleted: { type: 'boolean', enum: [true] }, name: { type: 'string' } },
+  }
   return out
 }
 

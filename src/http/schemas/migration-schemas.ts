@@ -24,7 +24,15 @@ const EXAMPLE = {
   version: '1.0.0',
   createdAt: '2026-11-22T10:15:00.123Z',
   flags: {
-    'app/max_retries': { description: 'Retry budget', type: 'INTEGER', defaultValue: 3, valueExists: true, value: 5, minValue: 1, maxValue: 10 },
+    'app/max_retries': {
+      description: 'Retry budget',
+      type: 'INTEGER',
+      defaultValue: 3,
+      valueExists: true,
+      value: 5,
+      minValue: 1,
+      maxValue: 10,
+    },
     'ui/theme': { description: 'Theme', type: 'ENUM', defaultValue: 'auto', valueExists: false, enumValues: ['light', 'dark', 'auto'] },
   },
 }
@@ -76,9 +84,19 @@ export const ImportDocumentSchema = {
 
 export const ImportQuery = t.Object(
   {
-    mode: t.Optional(t.Union([t.Literal('merge'), t.Literal('replace')], { description: 'replace also deletes flags the file does not name (default merge)' })),
-    values: t.Optional(t.Union([t.Literal('overwrite'), t.Literal('keep')], { description: 'keep leaves current values of existing flags (default overwrite)' })),
-    dryRun: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'report what would change, change nothing (default false)' })),
+    mode: t.Optional(
+      t.Union([t.Literal('merge'), t.Literal('replace')], {
+        description: 'replace also deletes flags the file does not name (default merge)',
+      }),
+    ),
+    values: t.Optional(
+      t.Union([t.Literal('overwrite'), t.Literal('keep')], {
+        description: 'keep leaves current values of existing flags (default overwrite)',
+      }),
+    ),
+    dryRun: t.Optional(
+      t.Union([t.Literal('true'), t.Literal('false')], { description: 'report what would change, change nothing (default false)' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -88,22 +106,38 @@ export const UrlImportBody = t.Object(
   { additionalProperties: false },
 )
 
-export const ImportResultSchema = t.Object({
-  dryRun: t.Boolean(),
-  mode: t.Union([t.Literal('merge'), t.Literal('replace')]),
-  values: t.Union([t.Literal('overwrite'), t.Literal('keep')]),
-  source: t.Object({ environment: t.String(), version: t.String(), createdAt: t.String() }),
-  summary: t.Object({ created: t.Integer(), updated: t.Integer(), deleted: t.Integer(), unchanged: t.Integer() }),
-  changes: t.Array(
-    t.Object({
-      name: t.String(),
-      action: t.Union([t.Literal('create'), t.Literal('update'), t.Literal('delete')]),
-      fields: t.Array(t.String(), { description: 'Fields that change' }),
+export const ImportResultSchema = t.Object(
+  {
+    dryRun: t.Boolean(),
+    mode: t.Union([t.Literal('merge'), t.Literal('replace')]),
+    values: t.Union([t.Literal('overwrite'), t.Literal('keep')]),
+    source: t.Object({ environment: t.String(), version: t.String(), createdAt: t.String() }),
+    summary: t.Object({ created: t.Integer(), updated: t.Integer(), deleted: t.Integer(), unchanged: t.Integer() }),
+    changes: t.Array(
+      t.Object({
+        name: t.String(),
+        action: t.Union([t.Literal('create'), t.Literal('update'), t.Literal('delete')]),
+        fields: t.Array(t.String(), { description: 'Fields that change' }),
+      }),
+    ),
+    backup: t.Union([t.String(), t.Null()], {
+      description: 'File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run',
     }),
-  ),
-  backup: t.Union([t.String(), t.Null()], { description: 'File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run' }),
-  warnings: t.Array(t.Object({ field: t.String(), reason: t.String() }), {
-    description: "What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was",
-  }),
-}, { example: { dryRun: false, mode: 'merge', values: 'overwrite', source: { environment: 'staging', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z' }, summary: { created: 2, updated: 1, deleted: 0, unchanged: 7 }, changes: [{ name: 'app/max_retries', action: 'update', fields: ['value', 'maxValue'] }], backup: 'flagd_migration_production_20261122-101500.json', warnings: [] } })
-
+    warnings: t.Array(t.Object({ field: t.String(), reason: t.String() }), {
+      description:
+        "What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was",
+    }),
+  },
+  {
+    example: {
+      dryRun: false,
+      mode: 'merge',
+      values: 'overwrite',
+      source: { environment: 'staging', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z' },
+      summary: { created: 2, updated: 1, deleted: 0, unchanged: 7 },
+      changes: [{ name: 'app/max_retries', action: 'update', fields: ['value', 'maxValue'] }],
+      backup: 'flagd_migration_production_20261122-101500.json',
+      warnings: [],
+    },
+  },
+)

@@ -5,10 +5,14 @@ import { PermissionSchema, Timestamp } from './common-schemas.ts'
 
 const TokenName = t.String({ description: '1-64 characters of A-Z a-z 0-9 . _ - : and space; unique', example: 'ci deploy' })
 const FlagPrefixes = t.Array(t.String(), {
-  description: 'Absent or [] for every flag; else 1-20 flag-name prefixes. Flags outside them do not exist for the token (404), writes to them are 403',
+  description:
+    'Absent or [] for every flag; else 1-20 flag-name prefixes. Flags outside them do not exist for the token (404), writes to them are 403',
   example: ['mobile/', 'checkout/'],
 })
-const ExpiresAt = t.Union([Timestamp, t.Null()], { description: 'ISO 8601 date-time in the future; absent or null for no expiry', example: '2027-02-20T00:00:00.000Z' })
+const ExpiresAt = t.Union([Timestamp, t.Null()], {
+  description: 'ISO 8601 date-time in the future; absent or null for no expiry',
+  example: '2027-02-20T00:00:00.000Z',
+})
 
 /** The body of `POST /api/tokens` as validated: permissions stay strings so the service names an unknown one. */
 export const CreateTokenBody = t.Object(
@@ -57,6 +61,9 @@ export const TokenSchema = t.Object(tokenFields)
 
 /** The answer of `POST /api/tokens`: the only time the secret is shown. */
 export const NewTokenSchema = t.Object({
-  token: t.String({ description: 'The secret: fdt_ and 43 URL-safe characters. Shown once; send it as Authorization: Bearer <token> or X-API-Key: <token>', example: 'fdt_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmUx' }),
+  token: t.String({
+    description: 'The secret: fdt_ and 43 URL-safe characters. Shown once; send it as Authorization: Bearer <token> or X-API-Key: <token>',
+    example: 'fdt_Q2hvb3NlIGEgbG9uZyByYW5kb20gc2VjcmV0IGhlcmUx',
+  }),
   ...tokenFields,
 })

@@ -24,7 +24,11 @@ export const CreateUserBody = t.Object(
  * so that an unknown name is refused by the service with `details.field: "permissions"` (§3).
  */
 export const CreateUserBodyDoc = t.Object(
-  { username: Username, password: Password, permissions: t.Optional(t.Array(PermissionSchema, { example: ['flag:read'], description: 'Default: none' })) },
+  {
+    username: Username,
+    password: Password,
+    permissions: t.Optional(t.Array(PermissionSchema, { example: ['flag:read'], description: 'Default: none' })),
+  },
   { additionalProperties: false },
 )
 

@@ -5,8 +5,8 @@
 
 import { useState } from 'preact/hooks'
 import { api, fieldErrors } from './api.ts'
-import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { Field } from './field.tsx'
+import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 
 export function AccountPage({ meId, username, permissions }: { meId: string; username: string; permissions: string[] }) {
   const [currentPassword, setCurrent] = useState('')
@@ -16,7 +16,10 @@ export function AccountPage({ meId, username, permissions }: { meId: string; use
   async function change(e: Event) {
     e.preventDefault()
     setErrors({})
-    const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: meId } }, body: { password, currentPassword } as never })
+    const { data, error } = await api.PUT('/api/users/{userId}', {
+      params: { path: { userId: meId } },
+      body: { password, currentPassword } as never,
+    })
     if (!data) return (setErrors(fieldErrors(error)), setMessage(refused(error)))
     setCurrent('')
     setPassword('')
@@ -29,10 +32,24 @@ export function AccountPage({ meId, username, permissions }: { meId: string; use
       <form onSubmit={change} class="card">
         <h2>Change your password</h2>
         <Field id="acc-current" label="Current password" error={errors.currentPassword}>
-          <input id="acc-current" type="password" autocomplete="current-password" value={currentPassword} onInput={(e) => setCurrent(e.currentTarget.value)} required />
+          <input
+            id="acc-current"
+            type="password"
+            autocomplete="current-password"
+            value={currentPassword}
+            onInput={(e) => setCurrent(e.currentTarget.value)}
+            required
+          />
         </Field>
         <Field id="acc-new" label="New password" error={errors.password}>
-          <input id="acc-new" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required />
+          <input
+            id="acc-new"
+            type="password"
+            autocomplete="new-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+            required
+          />
         </Field>
         <NoticeLine notice={message} />
         <button type="submit">Change password</button>

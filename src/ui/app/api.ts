@@ -25,7 +25,10 @@ const expiredListeners = new Set<() => void>()
 api.use({
   onError({ error }) {
     const message = `flagd cannot be reached (${(error as Error)?.message ?? error}); check that the daemon is running`
-    return new Response(JSON.stringify({ error: { code: 'UNAVAILABLE', message } }), { status: 503, headers: { 'content-type': 'application/json' } })
+    return new Response(JSON.stringify({ error: { code: 'UNAVAILABLE', message } }), {
+      status: 503,
+      headers: { 'content-type': 'application/json' },
+    })
   },
   onResponse({ request, response }) {
     // the session ended elsewhere (expired, signed out in another tab, ended by an admin): back to sign-in
@@ -64,7 +67,8 @@ export function messageOf(error: unknown, fallback = 'the request failed'): stri
 
 /** Field → reason from a service error (its `details.errors`, or `details.field`). */
 export function fieldErrors(problem: unknown): Record<string, string> {
-  const details = (problem as { error?: { details?: { field?: string; reason?: string; errors?: { field: string; reason: string }[] } } })?.error?.details
+  const details = (problem as { error?: { details?: { field?: string; reason?: string; errors?: { field: string; reason: string }[] } } })
+    ?.error?.details
   const out: Record<string, string> = {}
   for (const e of details?.errors ?? []) out[e.field] ??= e.reason
   if (details?.field && details.reason) out[details.field] ??= details.reason

@@ -5,7 +5,7 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { describeChange, shortTime, type Entry } from './audit-diff.ts'
+import { describeChange, type Entry, shortTime } from './audit-diff.ts'
 import { Field } from './field.tsx'
 
 type Filters = { flag: string; actor: string; action: string; since: string; until: string }
@@ -49,8 +49,12 @@ export function AuditPage() {
     <section class="page wide">
       <h1>Audit log</h1>
       <form class="filters" onSubmit={(e) => (e.preventDefault(), void load(filters, false))}>
-        <Field id="au-flag" label="Flag"><input id="au-flag" value={filters.flag} onInput={set('flag')} placeholder="shop/checkout" /></Field>
-        <Field id="au-actor" label="Actor id"><input id="au-actor" value={filters.actor} onInput={set('actor')} /></Field>
+        <Field id="au-flag" label="Flag">
+          <input id="au-flag" value={filters.flag} onInput={set('flag')} placeholder="shop/checkout" />
+        </Field>
+        <Field id="au-actor" label="Actor id">
+          <input id="au-actor" value={filters.actor} onInput={set('actor')} />
+        </Field>
         <Field id="au-action" label="Kind">
           <select id="au-action" value={filters.action} onChange={set('action')}>
             <option value="">everything</option>
@@ -60,19 +64,36 @@ export function AuditPage() {
             <option value="session.">sessions</option>
           </select>
         </Field>
-        <Field id="au-since" label="Since"><input id="au-since" type="date" value={filters.since} onInput={set('since')} /></Field>
-        <Field id="au-until" label="Until"><input id="au-until" type="date" value={filters.until} onInput={set('until')} /></Field>
+        <Field id="au-since" label="Since">
+          <input id="au-since" type="date" value={filters.since} onInput={set('since')} />
+        </Field>
+        <Field id="au-until" label="Until">
+          <input id="au-until" type="date" value={filters.until} onInput={set('until')} />
+        </Field>
         <button type="submit">Filter</button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
-      {entries === null ? <p>Loading…</p> : entries.length === 0 ? <p>No entries.</p> : (
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {entries === null ? (
+        <p>Loading…</p>
+      ) : entries.length === 0 ? (
+        <p>No entries.</p>
+      ) : (
         <ol class="rows audit">
           {entries.map((e) => (
             <li key={e.id} data-entry={e.id}>
-              <span><strong>{e.action}</strong> {e.target.name ?? e.target.id}{e.revision !== undefined && ` · revision ${e.revision}`}</span>
+              <span>
+                <strong>{e.action}</strong> {e.target.name ?? e.target.id}
+                {e.revision !== undefined && ` · revision ${e.revision}`}
+              </span>
               <span class="meta">
                 {shortTime(e.at)} ·{' '}
-                <button type="button" class="link" title="Show only this actor's entries" onClick={() => byActor(e.actor.id)}>{e.actor.name}</button>{' '}
+                <button type="button" class="link" title="Show only this actor's entries" onClick={() => byActor(e.actor.id)}>
+                  {e.actor.name}
+                </button>{' '}
                 ({e.actor.type}, {e.source})
               </span>
               <span class="diff">{describeChange(e)}</span>
@@ -80,7 +101,11 @@ export function AuditPage() {
           ))}
         </ol>
       )}
-      {more && <button type="button" onClick={() => load(filters, true)}>Older entries</button>}
+      {more && (
+        <button type="button" onClick={() => load(filters, true)}>
+          Older entries
+        </button>
+      )}
     </section>
   )
 }

@@ -7,11 +7,20 @@ import { useState } from 'preact/hooks'
 
 export function ConfirmButton({ label, confirm, onConfirm }: { label: string; confirm: string; onConfirm: () => void | Promise<void> }) {
   const [asking, setAsking] = useState(false)
-  if (!asking) return <button type="button" class="danger" onClick={() => setAsking(true)}>{label}</button>
+  if (!asking)
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    )
   return (
     <span class="confirm">
-      <button type="button" class="danger" onClick={async () => (await onConfirm(), setAsking(false))}>{confirm}</button>
-      <button type="button" class="plain" onClick={() => setAsking(false)}>Keep it</button>
+      <button type="button" class="danger" onClick={async () => (await onConfirm(), setAsking(false))}>
+        {confirm}
+      </button>
+      <button type="button" class="plain" onClick={() => setAsking(false)}>
+        Keep it
+      </button>
     </span>
   )
 }

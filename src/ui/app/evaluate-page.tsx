@@ -7,7 +7,15 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 
-type Answer = { key: string; value?: unknown; reason?: string; variant?: string; metadata?: { revision?: number }; errorCode?: string; errorDetails?: string }
+type Answer = {
+  key: string
+  value?: unknown
+  reason?: string
+  variant?: string
+  metadata?: { revision?: number }
+  errorCode?: string
+  errorDetails?: string
+}
 
 export function EvaluatePage({ canList }: { canList: boolean }) {
   const [names, setNames] = useState<string[]>([])
@@ -47,11 +55,20 @@ export function EvaluatePage({ canList }: { canList: boolean }) {
         <div class="field">
           <label for="ev-key">Flag</label>
           <input id="ev-key" list="ev-names" value={key} onInput={(e) => setKey(e.currentTarget.value)} required />
-          <datalist id="ev-names">{names.map((n) => <option key={n} value={n} />)}</datalist>
+          <datalist id="ev-names">
+            {names.map((n) => (
+              <option key={n} value={n} />
+            ))}
+          </datalist>
         </div>
         <div class="field">
           <label for="ev-targeting">Targeting key</label>
-          <input id="ev-targeting" value={targetingKey} onInput={(e) => setTargetingKey(e.currentTarget.value)} placeholder="user-42 (A/B tests split on it)" />
+          <input
+            id="ev-targeting"
+            value={targetingKey}
+            onInput={(e) => setTargetingKey(e.currentTarget.value)}
+            placeholder="user-42 (A/B tests split on it)"
+          />
         </div>
         <div class="field">
           <label for="ev-context">More context (JSON object, optional)</label>
@@ -59,20 +76,38 @@ export function EvaluatePage({ canList }: { canList: boolean }) {
         </div>
         <button type="submit">Evaluate</button>
       </form>
-      {problem && <p class="error" role="alert">{problem}</p>}
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
       {answer && (
         <dl class="answer" aria-label="Evaluation result">
           {answer.errorCode ? (
             <>
-              <dt>Error</dt><dd><code>{answer.errorCode}</code></dd>
-              <dt>Details</dt><dd>{answer.errorDetails}</dd>
+              <dt>Error</dt>
+              <dd>
+                <code>{answer.errorCode}</code>
+              </dd>
+              <dt>Details</dt>
+              <dd>{answer.errorDetails}</dd>
             </>
           ) : (
             <>
-              <dt>Value</dt><dd><code>{JSON.stringify(answer.value)}</code></dd>
-              <dt>Reason</dt><dd><code>{answer.reason}</code></dd>
-              <dt>Variant</dt><dd><code>{answer.variant}</code></dd>
-              <dt>Revision</dt><dd>{answer.metadata?.revision}</dd>
+              <dt>Value</dt>
+              <dd>
+                <code>{JSON.stringify(answer.value)}</code>
+              </dd>
+              <dt>Reason</dt>
+              <dd>
+                <code>{answer.reason}</code>
+              </dd>
+              <dt>Variant</dt>
+              <dd>
+                <code>{answer.variant}</code>
+              </dd>
+              <dt>Revision</dt>
+              <dd>{answer.metadata?.revision}</dd>
             </>
           )}
         </dl>

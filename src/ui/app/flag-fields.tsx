@@ -20,10 +20,20 @@ export interface Draft {
 
 const CONSTRAINTS: Record<FlagType, [string, string][]> = {
   BOOLEAN: [],
-  INTEGER: [['minValue', 'Minimum'], ['maxValue', 'Maximum']],
-  STRING: [['maxLength', 'Maximum length'], ['regexPattern', 'Pattern (RE2)']],
+  INTEGER: [
+    ['minValue', 'Minimum'],
+    ['maxValue', 'Maximum'],
+  ],
+  STRING: [
+    ['maxLength', 'Maximum length'],
+    ['regexPattern', 'Pattern (RE2)'],
+  ],
   ENUM: [['enumValues', 'Allowed values (comma-separated)']],
-  TAG: [['enumValues', 'Allowed values (comma-separated)'], ['minCount', 'At least'], ['maxCount', 'At most']],
+  TAG: [
+    ['enumValues', 'Allowed values (comma-separated)'],
+    ['minCount', 'At least'],
+    ['maxCount', 'At most'],
+  ],
   'AB-TEST': [['chancePercentB', 'Chance of B (%)']],
 }
 
@@ -31,31 +41,82 @@ const CONSTRAINTS: Record<FlagType, [string, string][]> = {
 export function draftOf(f: Record<string, unknown>): Draft {
   const type = f.type as FlagType
   const constraints: Record<string, string> = {}
-  for (const [key] of CONSTRAINTS[type]) if (f[key] !== undefined) constraints[key] = Array.isArray(f[key]) ? (f[key] as string[]).join(', ') : String(f[key])
-  return { type, description: String(f.description ?? ''), defaultValue: f.defaultValue, valueExists: Boolean(f.valueExists), value: f.value ?? f.defaultValue, constraints }
+  for (const [key] of CONSTRAINTS[type])
+    if (f[key] !== undefined) constraints[key] = Array.isArray(f[key]) ? (f[key] as string[]).join(', ') : String(f[key])
+  return {
+    type,
+    description: String(f.description ?? ''),
+    defaultValue: f.defaultValue,
+    valueExists: Boolean(f.valueExists),
+    value: f.value ?? f.defaultValue,
+    constraints,
+  }
 }
 
 /** The request body of a draft: constraints left empty are removed (null). */
 export function bodyOf(d: Draft): Record<string, unknown> {
-  const body: Record<string, unknown> = { type: d.type, description: d.description, defaultValue: d.defaultValue, valueExists: d.valueExists }
+  const body: Record<string, unknown> = {
+    type: d.type,
+    description: d.description,
+    defaultValue: d.defaultValue,
+    valueExists: d.valueExists,
+  }
   if (d.valueExists) body.value = d.value
   for (const [key] of CONSTRAINTS[d.type]) {
     const raw = (d.constraints[key] ?? '').trim()
-    body[key] = raw === '' ? null : key === 'enumValues' ? raw.split(',').map((v) => v.trim()).filter(Boolean) : key === 'regexPattern' ? raw : Number(raw)
+    body[key] =
+      raw === ''
+        ? null
+        : key === 'enumValues'
+          ? raw
+              .split(',')
+              .map((v) => v.trim())
+              .filter(Boolean)
+          : key === 'regexPattern'
+            ? raw
+            : Number(raw)
   }
   return body
 }
 
 /** The options of a one-of or many-of value. */
-const options = (d: Draft): string[] => (d.type === 'AB-TEST' ? ['A', 'B'] : (d.constraints.enumValues ?? '').split(',').map((v) => v.trim()).filter(Boolean))
+const options = (d: Draft): string[] =>
+  d.type === 'AB-TEST'
+    ? ['A', 'B']
+    : (d.constraints.enumValues ?? '')
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
 
-function ValueInput({ id, label, d, value, onChange, error }: { id: string; label: string; d: Draft; value: unknown; onChange: (v: unknown) => void; error?: string | undefined }) {
+function ValueInput({
+  id,
+  label,
+  d,
+  value,
+  onChange,
+  error,
+}: {
+  id: string
+  label: string
+  d: Draft
+  value: unknown
+  onChange: (v: unknown) => void
+  error?: string | undefined
+}) {
   let input
   if (d.type === 'BOOLEAN' || d.type === 'ENUM' || d.type === 'AB-TEST') {
     const choices = d.type === 'BOOLEAN' ? ['true', 'false'] : options(d)
     input = (
-      <select id={id} value={String(value)} onChange={(e) => onChange(d.type === 'BOOLEAN' ? e.currentTarget.value === 'true' : e.currentTarget.value)}>
-        {choices.map((c) => <option key={c} value={c}>{c}</option>)}
+      <select
+        id={id}
+        value={String(value)}
+        onChange={(e) => onChange(d.type === 'BOOLEAN' ? e.currentTarget.value === 'true' : e.currentTarget.value)}
+      >
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
       </select>
     )
   } else if (d.type === 'TAG') {
@@ -65,14 +126,27 @@ function ValueInput({ id, label, d, value, onChange, error }: { id: string; labe
         <legend class="sr-only">{label}</legend>
         {options(d).map((o) => (
           <label key={o}>
-            <input type="checkbox" checked={chosen.has(o)} onChange={(e) => onChange(options(d).filter((x) => (x === o ? e.currentTarget.checked : chosen.has(x))))} /> {o}
+            <input
+              type="checkbox"
+              checked={chosen.has(o)}
+              onChange={(e) => onChange(options(d).filter((x) => (x === o ? e.currentTarget.checked : chosen.has(x))))}
+            />{' '}
+            {o}
           </label>
         ))}
       </fieldset>
     )
   } else {
     input = (
-      <input id={id} type={d.type === 'INTEGER' ? 'number' : 'text'} step={1} value={value === undefined ? '' : String(value)} onInput={(e) => onChange(d.type === 'INTEGER' ? (e.currentTarget.value === '' ? '' : Number(e.currentTarget.value)) : e.currentTarget.value)} />
+      <input
+        id={id}
+        type={d.type === 'INTEGER' ? 'number' : 'text'}
+        step={1}
+        value={value === undefined ? '' : String(value)}
+        onInput={(e) =>
+          onChange(d.type === 'INTEGER' ? (e.currentTarget.value === '' ? '' : Number(e.currentTarget.value)) : e.currentTarget.value)
+        }
+      />
     )
   }
   return (
@@ -83,7 +157,17 @@ function ValueInput({ id, label, d, value, onChange, error }: { id: string; labe
 }
 
 /** Every editable field of a draft; `errors` maps field names to the service's reasons. */
-export function FlagFields({ d, set, errors, disabled }: { d: Draft; set: (d: Draft) => void; errors: Record<string, string>; disabled?: boolean }) {
+export function FlagFields({
+  d,
+  set,
+  errors,
+  disabled,
+}: {
+  d: Draft
+  set: (d: Draft) => void
+  errors: Record<string, string>
+  disabled?: boolean
+}) {
   const err = (field: string) => errors[field] ?? Object.entries(errors).find(([k]) => k.startsWith(`${field}.`))?.[1]
   return (
     <fieldset class="flag-fields" disabled={disabled}>
@@ -92,15 +176,35 @@ export function FlagFields({ d, set, errors, disabled }: { d: Draft; set: (d: Dr
       </Field>
       {CONSTRAINTS[d.type].map(([key, label]) => (
         <Field key={key} id={`f-${key}`} label={label} error={err(key)}>
-          <input id={`f-${key}`} type={key === 'regexPattern' || key === 'enumValues' ? 'text' : 'number'} step="any" value={d.constraints[key] ?? ''} onInput={(e) => set({ ...d, constraints: { ...d.constraints, [key]: e.currentTarget.value } })} />
+          <input
+            id={`f-${key}`}
+            type={key === 'regexPattern' || key === 'enumValues' ? 'text' : 'number'}
+            step="any"
+            value={d.constraints[key] ?? ''}
+            onInput={(e) => set({ ...d, constraints: { ...d.constraints, [key]: e.currentTarget.value } })}
+          />
         </Field>
       ))}
-      <ValueInput id="f-default" label="Default value" d={d} value={d.defaultValue} onChange={(v) => set({ ...d, defaultValue: v })} error={err('defaultValue')} />
+      <ValueInput
+        id="f-default"
+        label="Default value"
+        d={d}
+        value={d.defaultValue}
+        onChange={(v) => set({ ...d, defaultValue: v })}
+        error={err('defaultValue')}
+      />
       <div class="field inline">
-        <input id="f-has-value" type="checkbox" checked={d.valueExists} onChange={(e) => set({ ...d, valueExists: e.currentTarget.checked })} />
+        <input
+          id="f-has-value"
+          type="checkbox"
+          checked={d.valueExists}
+          onChange={(e) => set({ ...d, valueExists: e.currentTarget.checked })}
+        />
         <label for="f-has-value">Has a value (else the default applies)</label>
       </div>
-      {d.valueExists && <ValueInput id="f-value" label="Value" d={d} value={d.value} onChange={(v) => set({ ...d, value: v })} error={err('value')} />}
+      {d.valueExists && (
+        <ValueInput id="f-value" label="Value" d={d} value={d.value} onChange={(v) => set({ ...d, value: v })} error={err('value')} />
+      )}
     </fieldset>
   )
 }

@@ -6,7 +6,7 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { flagTree, type FlagGroup } from './flag-tree.ts'
+import { type FlagGroup, flagTree } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
 import { link } from './router.ts'
 
@@ -17,10 +17,23 @@ const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
 function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; onError: (m: string) => void }) {
   const on = effective(flag) === true
   async function toggle() {
-    const { error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: flag.name }, header: { 'If-Match': `"${flag.revision}"` } }, body: { value: !on } })
+    const { error } = await api.PUT('/api/flags/{flagName}', {
+      params: { path: { flagName: flag.name }, header: { 'If-Match': `"${flag.revision}"` } },
+      body: { value: !on },
+    })
     if (error) onError(messageOf(error))
   }
-  return <button type="button" role="switch" aria-checked={on} aria-label={flag.name} class={on ? 'switch on' : 'switch'} disabled={!canWrite} onClick={toggle} />
+  return (
+    <button
+      type="button"
+      role="switch"
+      aria-checked={on}
+      aria-label={flag.name}
+      class={on ? 'switch on' : 'switch'}
+      disabled={!canWrite}
+      onClick={toggle}
+    />
+  )
 }
 
 /** One group: a disclosure (open unless the person closed it; always open while searching) over its subgroups and flags. */
@@ -39,9 +52,15 @@ function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: G
       ))}
       {group.flags.map((f) => (
         <li key={f.name} class="flag" data-flag={f.name}>
-          <a class="name" {...link(`flags/${f.name}`)}>{f.name.slice(group.path ? group.path.length + 1 : 0)}</a>
+          <a class="name" {...link(`flags/${f.name}`)}>
+            {f.name.slice(group.path ? group.path.length + 1 : 0)}
+          </a>
           <span class="type">{f.type}</span>
-          {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{JSON.stringify(effective(f))}</code>}
+          {f.type === 'BOOLEAN' ? (
+            <Switch flag={f} canWrite={canWrite} onError={onError} />
+          ) : (
+            <code class="value">{JSON.stringify(effective(f))}</code>
+          )}
         </li>
       ))}
     </ul>
@@ -85,7 +104,11 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
     <section class="flags">
       <label for="search">Search flags</label>
       <input id="search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name contains…" />
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{query ? ' match' : ' yet'}.</p> : null}
       {tree.total > 0 && (
         <nav class="tree" aria-label="Flags by group">

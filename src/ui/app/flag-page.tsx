@@ -6,11 +6,11 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api, fieldErrors } from './api.ts'
-import { done, NoticeLine, refused, type Notice } from './notice.tsx'
-import { describeChange, shortTime, type Entry } from './audit-diff.ts'
+import { describeChange, type Entry, shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
-import { bodyOf, draftOf, FlagFields, type Draft } from './flag-fields.tsx'
+import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { listenForChanges } from './live.ts'
+import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { navigate } from './router.ts'
 
 export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
@@ -39,7 +39,10 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     if (!draft || !flag) return
     setErrors({})
     setMessage(null)
-    const { data, error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } }, body: bodyOf(draft) as never })
+    const { data, error } = await api.PUT('/api/flags/{flagName}', {
+      params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } },
+      body: bodyOf(draft) as never,
+    })
     if (!data) {
       setErrors(fieldErrors(error))
       return setMessage(refused(error))
@@ -48,7 +51,10 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     void load()
   }
   async function rename() {
-    const { data, error } = await api.PUT('/api/flags/{flagName}', { params: { path: { flagName: name } }, body: { name: newName } as never })
+    const { data, error } = await api.PUT('/api/flags/{flagName}', {
+      params: { path: { flagName: name } },
+      body: { name: newName } as never,
+    })
     if (!data) return setMessage(refused(error))
     navigate(`flags/${newName}`)
   }
@@ -63,12 +69,29 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     void load()
   }
 
-  if (!flag || !draft) return <section class="page">{message ? <p class="error" role="alert">{message.text}</p> : <p>Loading…</p>}</section>
+  if (!flag || !draft)
+    return (
+      <section class="page">
+        {message ? (
+          <p class="error" role="alert">
+            {message.text}
+          </p>
+        ) : (
+          <p>Loading…</p>
+        )}
+      </section>
+    )
   return (
     <section class="page">
-      <p><a href="/ui/" onClick={(e) => (e.preventDefault(), navigate(''))}>← All flags</a></p>
+      <p>
+        <a href="/ui/" onClick={(e) => (e.preventDefault(), navigate(''))}>
+          ← All flags
+        </a>
+      </p>
       <h1>{name}</h1>
-      <p class="meta">{String(flag.type)} · revision {String(flag.revision)} · updated {String(flag.updatedAt)}</p>
+      <p class="meta">
+        {String(flag.type)} · revision {String(flag.revision)} · updated {String(flag.updatedAt)}
+      </p>
       <NoticeLine notice={message} />
       <form onSubmit={save}>
         <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
@@ -80,7 +103,9 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
             <label for="f-rename">New name</label>
             <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
           </div>
-          <button type="button" onClick={rename} disabled={newName === name}>Rename</button>
+          <button type="button" onClick={rename} disabled={newName === name}>
+            Rename
+          </button>
           <ConfirmButton label="Delete" confirm={`Delete ${name} for good`} onConfirm={remove} />
         </div>
       )}
@@ -88,10 +113,14 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
       <ol class="history">
         {history.map((e) => (
           <li key={e.id}>
-            <span>{shortTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision}</span>
+            <span>
+              {shortTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision}
+            </span>
             <span class="diff">{describeChange(e)}</span>
             {canWrite && e.after && e.revision !== flag.revision && (
-              <button type="button" onClick={() => rollback(e.revision as number)}>Roll back to revision {e.revision}</button>
+              <button type="button" onClick={() => rollback(e.revision as number)}>
+                Roll back to revision {e.revision}
+              </button>
             )}
           </li>
         ))}

@@ -28,7 +28,12 @@ export function listenForChanges(onChange: (type: string, data: { name: string; 
           while (end !== -1) {
             const block = buffer.slice(0, end)
             buffer = buffer.slice(end + 2)
-            const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]))
+            const fields = Object.fromEntries(
+              block
+                .split('\n')
+                .filter((l) => !l.startsWith(':'))
+                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+            )
             if (fields.id) lastId = fields.id
             if (fields.event && fields.data) onChange(fields.event, JSON.parse(fields.data))
             end = buffer.indexOf('\n\n')

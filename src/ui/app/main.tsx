@@ -66,19 +66,31 @@ function App() {
   return (
     <div class="app">
       <header>
-        <a class="brand" {...link('')}>flagd</a>
+        <a class="brand" {...link('')}>
+          flagd
+        </a>
         <nav aria-label="Pages">
           {offered.map((p) => (
-            <a key={p.path} {...link(p.path)} aria-current={p.path === page ? 'page' : undefined}>{p.label}</a>
+            <a key={p.path} {...link(p.path)} aria-current={p.path === page ? 'page' : undefined}>
+              {p.label}
+            </a>
           ))}
         </nav>
-        <a class="who" {...link('account')} aria-label={`Your account: ${me.username ?? me.name}`}>{me.username ?? me.name}</a>
-        <button type="button" onClick={signOut}>Sign out</button>
+        <a class="who" {...link('account')} aria-label={`Your account: ${me.username ?? me.name}`}>
+          {me.username ?? me.name}
+        </a>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
       </header>
       <main>
         {!allowed ? (
           <section class="page">
-            <p>{offered.length > 0 ? 'This account may not open this page.' : 'This account has no permissions yet: ask an administrator for some.'}</p>
+            <p>
+              {offered.length > 0
+                ? 'This account may not open this page.'
+                : 'This account has no permissions yet: ask an administrator for some.'}
+            </p>
           </section>
         ) : page === 'account' ? (
           <AccountPage meId={me.id} username={me.username ?? me.name ?? ''} permissions={me.permissions} />

@@ -55,7 +55,11 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       try {
         text = await file.text()
       } catch {
-        return setProblem({ message: `${file.name} cannot be read any more (changed since it was chosen?): choose it again`, errors: [], count: 0 })
+        return setProblem({
+          message: `${file.name} cannot be read any more (changed since it was chosen?): choose it again`,
+          errors: [],
+          count: 0,
+        })
       }
     }
     const query = { mode, values, dryRun: dryRun ? ('true' as const) : ('false' as const) }
@@ -64,7 +68,7 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       : await api.PUT('/api/migrations', { params: { query }, body: {} as never, bodySerializer: () => text })
     if (!data) return (setProblem(problemOf(error)), setPreview(null))
     if (dryRun) setPreview(data as Result)
-    else (setApplied(data as Result), setPreview(null), setFile(null), picker.current && (picker.current.value = ''))
+    else setApplied(data as Result), setPreview(null), setFile(null), picker.current && (picker.current.value = '')
   }
 
   return (
@@ -72,8 +76,14 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       <h1>Import and export</h1>
       {canExport && (
         <div class="actions">
-          <button type="button" onClick={async () => setExportError(await downloadExport())}>Download export</button>
-          {exportError && <p class="error" role="alert">{exportError}</p>}
+          <button type="button" onClick={async () => setExportError(await downloadExport())}>
+            Download export
+          </button>
+          {exportError && (
+            <p class="error" role="alert">
+              {exportError}
+            </p>
+          )}
         </div>
       )}
       {canImport && (
@@ -81,11 +91,23 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
           <h2>Import</h2>
           <div class="field">
             <label for="im-file">Migration file</label>
-            <input id="im-file" ref={picker} type="file" accept=".json,application/json" onChange={(e) => (reset(), setFile(e.currentTarget.files?.[0] ?? null))} />
+            <input
+              id="im-file"
+              ref={picker}
+              type="file"
+              accept=".json,application/json"
+              onChange={(e) => (reset(), setFile(e.currentTarget.files?.[0] ?? null))}
+            />
           </div>
           <div class="field">
             <label for="im-url">Or from a URL</label>
-            <input id="im-url" type="url" value={url} placeholder="https://…/flags.json" onInput={(e) => (reset(), setUrl(e.currentTarget.value))} />
+            <input
+              id="im-url"
+              type="url"
+              value={url}
+              placeholder="https://…/flags.json"
+              onInput={(e) => (reset(), setUrl(e.currentTarget.value))}
+            />
           </div>
           <div class="field">
             <label for="im-mode">Mode</label>
@@ -101,14 +123,22 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
               <option value="keep">keep: keep the values flags have here</option>
             </select>
           </div>
-          <button type="submit" disabled={!file && !url.trim()}>Preview changes</button>
+          <button type="submit" disabled={!file && !url.trim()}>
+            Preview changes
+          </button>
         </form>
       )}
       {problem && (
         <div class="error" role="alert">
           <p>{problem.message}</p>
           {problem.errors.length > 0 && (
-            <ul class="problems">{problem.errors.map((e) => <li key={e.field}><code>{e.field}</code>: {e.reason}</li>)}</ul>
+            <ul class="problems">
+              {problem.errors.map((e) => (
+                <li key={e.field}>
+                  <code>{e.field}</code>: {e.reason}
+                </li>
+              ))}
+            </ul>
           )}
           {problem.count > problem.errors.length && <p>… and {problem.count - problem.errors.length} more</p>}
         </div>
@@ -116,8 +146,12 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       {preview && <ImportResult result={preview} />}
       {preview && (
         <div class="actions">
-          <button type="button" onClick={() => run(false)} disabled={preview.changes.length === 0}>Apply import</button>
-          <button type="button" class="plain" onClick={reset}>Cancel</button>
+          <button type="button" onClick={() => run(false)} disabled={preview.changes.length === 0}>
+            Apply import
+          </button>
+          <button type="button" class="plain" onClick={reset}>
+            Cancel
+          </button>
         </div>
       )}
       {applied && <ImportResult result={applied} />}
@@ -131,14 +165,28 @@ function ImportResult({ result }: { result: Result }) {
   return (
     <div class="import-result" role="status">
       <h2>{result.dryRun ? 'Preview (nothing changed yet)' : 'Imported'}</h2>
-      <p>{verb} create {created}, update {updated}, delete {deleted}; {unchanged} unchanged.{result.backup ? ` Backup of the flags before: ${result.backup}` : ''}</p>
+      <p>
+        {verb} create {created}, update {updated}, delete {deleted}; {unchanged} unchanged.
+        {result.backup ? ` Backup of the flags before: ${result.backup}` : ''}
+      </p>
       {result.changes.length > 0 && (
         <ul class="changes">
-          {result.changes.map((c) => <li key={c.name}><span class={`action ${c.action}`}>{c.action}</span> <code>{c.name}</code>{c.fields.length > 0 && ` (${c.fields.join(', ')})`}</li>)}
+          {result.changes.map((c) => (
+            <li key={c.name}>
+              <span class={`action ${c.action}`}>{c.action}</span> <code>{c.name}</code>
+              {c.fields.length > 0 && ` (${c.fields.join(', ')})`}
+            </li>
+          ))}
         </ul>
       )}
       {result.warnings.length > 0 && (
-        <ul class="warnings">{result.warnings.map((w) => <li key={w.field}>warning: <code>{w.field}</code> {w.reason}</li>)}</ul>
+        <ul class="warnings">
+          {result.warnings.map((w) => (
+            <li key={w.field}>
+              warning: <code>{w.field}</code> {w.reason}
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   )

@@ -2,7 +2,7 @@
 
 import { useState } from 'preact/hooks'
 import { api, fieldErrors, messageOf } from './api.ts'
-import { bodyOf, FLAG_TYPES, FlagFields, type Draft, type FlagType } from './flag-fields.tsx'
+import { bodyOf, type Draft, FLAG_TYPES, FlagFields, type FlagType } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 
 const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A' }
@@ -15,7 +15,14 @@ export function NewFlag() {
   const [message, setMessage] = useState<string | null>(null)
   function choose(t: FlagType) {
     setType(t)
-    setDraft({ type: t, description: '', defaultValue: ZERO[t], valueExists: false, value: ZERO[t], constraints: t === 'AB-TEST' ? { chancePercentB: '50' } : {} })
+    setDraft({
+      type: t,
+      description: '',
+      defaultValue: ZERO[t],
+      valueExists: false,
+      value: ZERO[t],
+      constraints: t === 'AB-TEST' ? { chancePercentB: '50' } : {},
+    })
   }
   async function create(e: Event) {
     e.preventDefault()
@@ -35,8 +42,14 @@ export function NewFlag() {
       <div class="field">
         <label for="f-type">Type</label>
         <select id="f-type" value={type ?? ''} onChange={(e) => choose(e.currentTarget.value as FlagType)}>
-          <option value="" disabled>Choose a type…</option>
-          {FLAG_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+          <option value="" disabled>
+            Choose a type…
+          </option>
+          {FLAG_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
         </select>
       </div>
       {draft && (
@@ -44,10 +57,18 @@ export function NewFlag() {
           <div class="field">
             <label for="f-name">Name</label>
             <input id="f-name" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="app/checkout/new_flow" />
-            {errors.name && <p class="error field-error" role="alert">{errors.name}</p>}
+            {errors.name && (
+              <p class="error field-error" role="alert">
+                {errors.name}
+              </p>
+            )}
           </div>
           <FlagFields d={draft} set={setDraft} errors={errors} />
-          {message && <p class="error" role="alert">{message}</p>}
+          {message && (
+            <p class="error" role="alert">
+              {message}
+            </p>
+          )}
           <button type="submit">Create</button>
         </form>
       )}

@@ -15,5 +15,9 @@ export const done = (text: string): Notice => ({ text, bad: false })
 
 export function NoticeLine({ notice }: { notice: Notice }) {
   if (!notice) return null
-  return <p class={notice.bad ? 'error' : 'note'} role="status">{notice.text}</p>
+  return (
+    <p class={notice.bad ? 'error' : 'note'} role="status">
+      {notice.text}
+    </p>
+  )
 }

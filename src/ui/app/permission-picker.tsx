@@ -5,7 +5,14 @@
 
 import { PERMISSIONS } from '../../domain/permission.ts'
 
-export function PermissionPicker({ id, legend, value, onChange, offered = PERMISSIONS, error }: {
+export function PermissionPicker({
+  id,
+  legend,
+  value,
+  onChange,
+  offered = PERMISSIONS,
+  error,
+}: {
   id: string
   legend: string
   value: string[]
@@ -19,11 +26,20 @@ export function PermissionPicker({ id, legend, value, onChange, offered = PERMIS
       <legend>{legend}</legend>
       {offered.map((p) => (
         <span class="field inline" key={p}>
-          <input type="checkbox" id={`${id}-${p.replace(':', '-')}`} checked={value.includes(p)} onChange={(e) => toggle(p, e.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            id={`${id}-${p.replace(':', '-')}`}
+            checked={value.includes(p)}
+            onChange={(e) => toggle(p, e.currentTarget.checked)}
+          />
           <label for={`${id}-${p.replace(':', '-')}`}>{p}</label>
         </span>
       ))}
-      {error && <p class="error field-error" role="alert">{error}</p>}
+      {error && (
+        <p class="error field-error" role="alert">
+          {error}
+        </p>
+      )}
     </fieldset>
   )
 }

@@ -6,8 +6,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { shortTime } from './audit-diff.ts'
-import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { ConfirmButton } from './confirm-button.tsx'
+import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 
 type Session = { id: string; userId: string; username: string; createdAt: string; expiresAt: string; lastUsedAt: string; current: boolean }
 
@@ -31,14 +31,25 @@ export function SessionsPage({ canEndAny, meId, onSignedOut }: { canEndAny: bool
     <section class="page">
       <h1>Sessions</h1>
       <NoticeLine notice={message} />
-      {sessions === null ? <p>Loading…</p> : (
+      {sessions === null ? (
+        <p>Loading…</p>
+      ) : (
         <ul class="rows">
           {sessions.map((s) => (
             <li key={s.id} data-session={s.id}>
-              <strong>{s.username}{s.current && ' (this browser)'}</strong>
-              <span class="meta">signed in {shortTime(s.createdAt)} · last seen {shortTime(s.lastUsedAt)} · expires {shortTime(s.expiresAt)}</span>
+              <strong>
+                {s.username}
+                {s.current && ' (this browser)'}
+              </strong>
+              <span class="meta">
+                signed in {shortTime(s.createdAt)} · last seen {shortTime(s.lastUsedAt)} · expires {shortTime(s.expiresAt)}
+              </span>
               {(canEndAny || s.userId === meId) && (
-                <ConfirmButton label={`End session ${s.id.slice(0, 8)}`} confirm={s.current ? 'End it and sign out' : `End ${s.username}'s session`} onConfirm={() => end(s)} />
+                <ConfirmButton
+                  label={`End session ${s.id.slice(0, 8)}`}
+                  confirm={s.current ? 'End it and sign out' : `End ${s.username}'s session`}
+                  onConfirm={() => end(s)}
+                />
               )}
             </li>
           ))}

@@ -21,14 +21,39 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
   return (
     <main class="sign-in">
       <h1>flagd</h1>
-      {notice && <p class="note" role="status">{notice}</p>}
+      {notice && (
+        <p class="note" role="status">
+          {notice}
+        </p>
+      )}
       <form onSubmit={submit}>
         <label for="username">Username</label>
-        <input id="username" name="username" autocomplete="username" value={username} onInput={(e) => setUsername(e.currentTarget.value)} required />
+        <input
+          id="username"
+          name="username"
+          autocomplete="username"
+          value={username}
+          onInput={(e) => setUsername(e.currentTarget.value)}
+          required
+        />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required />
-        {error && <p class="error" role="alert">{error}</p>}
-        <button type="submit" disabled={busy}>Sign in</button>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+          required
+        />
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
       </form>
     </main>
   )

@@ -6,13 +6,22 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api, fieldErrors } from './api.ts'
-import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
+import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
-type Token = { id: string; name: string; permissions: string[]; flagPrefixes: string[]; createdAt: string; createdBy: { name: string }; expiresAt: string | null; lastUsedAt: string | null }
+type Token = {
+  id: string
+  name: string
+  permissions: string[]
+  flagPrefixes: string[]
+  createdAt: string
+  createdBy: { name: string }
+  expiresAt: string | null
+  lastUsedAt: string | null
+}
 
 /** Copies `text`; the Clipboard API needs a secure context, so plain-HTTP hosts fall back to a selection copy. */
 async function copy(text: string, field: HTMLInputElement | null): Promise<boolean> {
@@ -48,8 +57,13 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
     e.preventDefault()
     setErrors({})
     setMessage(null)
-    const flagPrefixes = prefixes.split(',').map((p) => p.trim()).filter(Boolean)
-    const { data, error } = await api.POST('/api/tokens', { body: { name, permissions: permissions as never, ...(expires ? { expiresAt: expires } : {}), flagPrefixes } })
+    const flagPrefixes = prefixes
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
+    const { data, error } = await api.POST('/api/tokens', {
+      body: { name, permissions: permissions as never, ...(expires ? { expiresAt: expires } : {}), flagPrefixes },
+    })
     if (!data) return (setErrors(fieldErrors(error)), setMessage(refused(error)))
     setSecret({ name: data.name, token: data.token })
     setCopied(false)
@@ -68,16 +82,29 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
   return (
     <section class="page">
       <h1>API tokens</h1>
-      <p class="meta">For applications, CI jobs and scripts: send one as <code>Authorization: Bearer fdt_…</code> or <code>X-API-Key</code>.</p>
+      <p class="meta">
+        For applications, CI jobs and scripts: send one as <code>Authorization: Bearer fdt_…</code> or <code>X-API-Key</code>.
+      </p>
       <NoticeLine notice={message} />
       {secret && (
         <div class="secret" role="status">
-          <p>The secret of <strong>{secret.name}</strong>. Copy it now: it is not shown again.</p>
+          <p>
+            The secret of <strong>{secret.name}</strong>. Copy it now: it is not shown again.
+          </p>
           <div class="actions">
-            <label class="sr-only" for="tok-secret">Secret</label>
+            <label class="sr-only" for="tok-secret">
+              Secret
+            </label>
             <input id="tok-secret" readOnly value={secret.token} onFocus={(e) => e.currentTarget.select()} />
-            <button type="button" onClick={async () => setCopied(await copy(secret.token, document.getElementById('tok-secret') as HTMLInputElement))}>{copied ? 'Copied' : 'Copy'}</button>
-            <button type="button" class="plain" onClick={() => setSecret(null)}>Done</button>
+            <button
+              type="button"
+              onClick={async () => setCopied(await copy(secret.token, document.getElementById('tok-secret') as HTMLInputElement))}
+            >
+              {copied ? 'Copied' : 'Copy'}
+            </button>
+            <button type="button" class="plain" onClick={() => setSecret(null)}>
+              Done
+            </button>
           </div>
         </div>
       )}
@@ -87,23 +114,45 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
           <Field id="tok-name" label="Token name" error={errors.name}>
             <input id="tok-name" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="ci deploy" required />
           </Field>
-          <PermissionPicker id="tok-perm" legend="Permissions" value={permissions} onChange={setPermissions} offered={offered} error={errors.permissions} />
+          <PermissionPicker
+            id="tok-perm"
+            legend="Permissions"
+            value={permissions}
+            onChange={setPermissions}
+            offered={offered}
+            error={errors.permissions}
+          />
           <Field id="tok-expires" label="Expires on (optional; at 00:00 UTC)" error={errors.expiresAt}>
             <input id="tok-expires" type="date" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
           </Field>
           <Field id="tok-prefixes" label="Only flags starting with (comma-separated; empty for all)" error={errors.flagPrefixes}>
-            <input id="tok-prefixes" value={prefixes} onInput={(e) => setPrefixes(e.currentTarget.value)} placeholder="mobile/, checkout/" />
+            <input
+              id="tok-prefixes"
+              value={prefixes}
+              onInput={(e) => setPrefixes(e.currentTarget.value)}
+              placeholder="mobile/, checkout/"
+            />
           </Field>
           <button type="submit">Create token</button>
         </form>
       )}
-      {tokens === null ? <p>Loading…</p> : tokens.length === 0 ? <p>No tokens yet.</p> : (
+      {tokens === null ? (
+        <p>Loading…</p>
+      ) : tokens.length === 0 ? (
+        <p>No tokens yet.</p>
+      ) : (
         <ul class="rows">
           {tokens.map((t) => (
             <li key={t.id} data-token={t.name}>
               <strong>{t.name}</strong>
-              <span class="meta">{t.permissions.join(', ') || 'no permissions'}{t.flagPrefixes.length > 0 && ` · only ${t.flagPrefixes.join(', ')}`}</span>
-              <span class="meta">created {shortTime(t.createdAt)} by {t.createdBy.name} · {t.expiresAt ? `expires ${shortTime(t.expiresAt)}` : 'no expiry'} · {t.lastUsedAt ? `last used ${shortTime(t.lastUsedAt)}` : 'never used'}</span>
+              <span class="meta">
+                {t.permissions.join(', ') || 'no permissions'}
+                {t.flagPrefixes.length > 0 && ` · only ${t.flagPrefixes.join(', ')}`}
+              </span>
+              <span class="meta">
+                created {shortTime(t.createdAt)} by {t.createdBy.name} · {t.expiresAt ? `expires ${shortTime(t.expiresAt)}` : 'no expiry'} ·{' '}
+                {t.lastUsedAt ? `last used ${shortTime(t.lastUsedAt)}` : 'never used'}
+              </span>
               {canWrite && <ConfirmButton label={`Revoke ${t.name}`} confirm={`Revoke ${t.name} now`} onConfirm={() => revoke(t)} />}
             </li>
           ))}

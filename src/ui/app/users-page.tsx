@@ -7,25 +7,54 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, fieldErrors } from './api.ts'
 import { shortTime } from './audit-diff.ts'
-import { done, NoticeLine, refused, type Notice } from './notice.tsx'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
+import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
 type User = { id: string; username: string; permissions: string[]; createdAt: string }
 type Form = { username: string; password: string; permissions: string[] }
 
 /** The fields of a new or edited user; ids are prefixed so that two forms never share one. */
-function UserForm({ prefix, form, set, errors, passwordLabel }: { prefix: string; form: Form; set: (f: Form) => void; errors: Record<string, string>; passwordLabel: string }) {
+function UserForm({
+  prefix,
+  form,
+  set,
+  errors,
+  passwordLabel,
+}: {
+  prefix: string
+  form: Form
+  set: (f: Form) => void
+  errors: Record<string, string>
+  passwordLabel: string
+}) {
   return (
     <>
       <Field id={`${prefix}-username`} label="Username" error={errors.username}>
-        <input id={`${prefix}-username`} value={form.username} autocomplete="off" onInput={(e) => set({ ...form, username: e.currentTarget.value })} />
+        <input
+          id={`${prefix}-username`}
+          value={form.username}
+          autocomplete="off"
+          onInput={(e) => set({ ...form, username: e.currentTarget.value })}
+        />
       </Field>
       <Field id={`${prefix}-password`} label={passwordLabel} error={errors.password}>
-        <input id={`${prefix}-password`} type="password" autocomplete="new-password" value={form.password} onInput={(e) => set({ ...form, password: e.currentTarget.value })} />
+        <input
+          id={`${prefix}-password`}
+          type="password"
+          autocomplete="new-password"
+          value={form.password}
+          onInput={(e) => set({ ...form, password: e.currentTarget.value })}
+        />
       </Field>
-      <PermissionPicker id={`${prefix}-perm`} legend="Permissions" value={form.permissions} onChange={(permissions) => set({ ...form, permissions })} error={errors.permissions} />
+      <PermissionPicker
+        id={`${prefix}-perm`}
+        legend="Permissions"
+        value={form.permissions}
+        onChange={(permissions) => set({ ...form, permissions })}
+        error={errors.permissions}
+      />
     </>
   )
 }
@@ -78,25 +107,51 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     <section class="page">
       <h1>Users</h1>
       <NoticeLine notice={message} />
-      {users === null ? <p>Loading…</p> : (
+      {users === null ? (
+        <p>Loading…</p>
+      ) : (
         <ul class="rows">
           {users.map((u) => (
             <li key={u.id} data-user={u.username}>
-              <strong>{u.username}{u.id === meId && ' (you)'}</strong>
-              <span class="meta">{u.permissions.join(', ') || 'no permissions'} · since {shortTime(u.createdAt)}</span>
+              <strong>
+                {u.username}
+                {u.id === meId && ' (you)'}
+              </strong>
+              <span class="meta">
+                {u.permissions.join(', ') || 'no permissions'} · since {shortTime(u.createdAt)}
+              </span>
               {canWrite && editing?.id === u.id ? (
                 <form onSubmit={save} class="card">
-                  <UserForm prefix="edit" form={editing.form} set={(form) => setEditing({ id: u.id, form })} errors={errors} passwordLabel="New password (empty keeps it)" />
+                  <UserForm
+                    prefix="edit"
+                    form={editing.form}
+                    set={(form) => setEditing({ id: u.id, form })}
+                    errors={errors}
+                    passwordLabel="New password (empty keeps it)"
+                  />
                   <div class="actions">
                     <button type="submit">Save {u.username}</button>
-                    <button type="button" class="plain" onClick={() => (setEditing(null), setErrors({}))}>Cancel</button>
+                    <button type="button" class="plain" onClick={() => (setEditing(null), setErrors({}))}>
+                      Cancel
+                    </button>
                   </div>
                 </form>
-              ) : canWrite && (
-                <div class="actions">
-                  <button type="button" onClick={() => (setErrors({}), setEditing({ id: u.id, form: { username: u.username, password: '', permissions: u.permissions } }))}>Edit {u.username}</button>
-                  {u.id !== meId && <ConfirmButton label={`Delete ${u.username}`} confirm={`Delete ${u.username} for good`} onConfirm={() => remove(u)} />}
-                </div>
+              ) : (
+                canWrite && (
+                  <div class="actions">
+                    <button
+                      type="button"
+                      onClick={() => (
+                        setErrors({}), setEditing({ id: u.id, form: { username: u.username, password: '', permissions: u.permissions } })
+                      )}
+                    >
+                      Edit {u.username}
+                    </button>
+                    {u.id !== meId && (
+                      <ConfirmButton label={`Delete ${u.username}`} confirm={`Delete ${u.username} for good`} onConfirm={() => remove(u)} />
+                    )}
+                  </div>
+                )
               )}
             </li>
           ))}
