@@ -34,7 +34,7 @@ async function descend(root: AnyCommand, rawArgs: string[]): Promise<{ chain: An
   }
 }
 
-const ANSI = /\u001B\[[0-9;]*m/g
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g') // colour codes citty prints
 
 /** Prints a command's usage: to stdout when asked for, to stderr beside an error; plain text in pipes. */
 async function printUsage(chain: AnyCommand[], stream: NodeJS.WriteStream): Promise<void> {

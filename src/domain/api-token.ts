@@ -40,7 +40,7 @@ export const TOKEN_NAME_MAX = 64
 export const MAX_FLAG_PREFIXES = 20
 
 const TOKEN_NAME = /^[A-Za-z0-9._: -]{1,64}$/
-const PREFIX_CHARS = /^[A-Za-z0-9_.\/-]+$/
+const PREFIX_CHARS = /^[A-Za-z0-9_./-]+$/
 
 /** A new secret: `fdt_` and 43 URL-safe characters (32 random bytes). */
 export function newTokenSecret(): string {

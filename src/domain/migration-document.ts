@@ -176,7 +176,7 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
     const index = indexNames(flags.keys())
     for (const name of flags.keys()) {
       const other = index.collision(name)
-      if (other !== undefined && other.startsWith(`${name}/`)) problem(`flags.${name}`, `is both a flag and the group of ${other}`)
+      if (other?.startsWith(`${name}/`)) problem(`flags.${name}`, `is both a flag and the group of ${other}`)
     }
   }
   if (problems.length > 0) return { ok: false, problems }

@@ -65,7 +65,8 @@ export function createRequestMetrics(): RequestMetrics {
       }
       let i = 0
       while (i < BUCKETS.length && seconds > (BUCKETS[i] as number)) i++
-      ;(s.buckets as Float64Array)[i]! += 1
+      const buckets = s.buckets as Float64Array
+      buckets[i] = (buckets[i] as number) + 1
       s.sum += seconds
       s.count++
     },

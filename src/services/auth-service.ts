@@ -83,7 +83,8 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
           await store.refresh()
           user = findUserByName(store.committed(), username)
         }
-        ok = user ? await hasher.verify(password, user.passwordHash) : (await hasher.verifyDummy(password), false)
+        if (user) ok = await hasher.verify(password, user.passwordHash)
+        else await hasher.verifyDummy(password) // the same work for an unknown name: no timing oracle
       } finally {
         if (user && ok) attempt.succeeded()
         else await attempt.failed() // also when the check itself threw: a reservation is always settled

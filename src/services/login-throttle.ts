@@ -153,7 +153,7 @@ export function createLoginThrottle(limits: ThrottleLimits, ledger?: FailureLedg
       if (ledger) {
         const longest = Math.max(limits.perUserAddress.windowMs, limits.perAddress.windowMs, limits.perUser.windowMs)
         const known = await ledger.recent(shared, now() - longest).catch(() => undefined) // unreachable: this process's counts still hold
-        if (known) windows.forEach(([w, key], i) => w.replace(key, known.get(shared[i] as string) ?? [], now() - 5000))
+        if (known) for (const [i, [w, key]] of windows.entries()) w.replace(key, known.get(shared[i] as string) ?? [], now() - 5000)
       }
       for (;;) {
         const at = now()

@@ -24,17 +24,7 @@ import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './group-commit.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
-import {
-  type AuditLog,
-  type Commit,
-  type CommitMeta,
-  type Rows,
-  type Snapshot,
-  type Store,
-  type Tx,
-  type TxResult,
-  type UsageTable,
-} from './store.ts'
+import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { UsageTimes } from './usage-times.ts'
 
 /** Options of `openJsonFileStore`. */
@@ -237,7 +227,7 @@ class JsonFileStore implements Store {
     this.options.onWrite?.((performance.now() - p.started) / 1000, batch.entries.length)
     for (const entry of batch.entries)
       if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at: p.at })
-    batch.entries.forEach((entry, i) => entry.written.resolve(p.names[i] ?? []))
+    for (const [i, entry] of batch.entries.entries()) entry.written.resolve(p.names[i] ?? [])
     batch.done.resolve()
   }
 

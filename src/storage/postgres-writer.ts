@@ -47,8 +47,14 @@ export class PostgresWriter {
       const pending: Pending = {
         meta,
         work,
-        resolve: (r) => (this.waiting.delete(pending), resolve(r as TxResult<T>)),
-        reject: (err) => (this.waiting.delete(pending), reject(err)),
+        resolve: (r) => {
+          this.waiting.delete(pending)
+          resolve(r as TxResult<T>)
+        },
+        reject: (err) => {
+          this.waiting.delete(pending)
+          reject(err)
+        },
         gaveUp: false,
       }
       this.waiting.add(pending)

@@ -6,7 +6,7 @@
  */
 
 import { constants } from 'node:fs'
-import { chmod, lstat, mkdir, open, rename, stat } from 'node:fs/promises'
+import { chmod, type FileHandle, lstat, mkdir, open, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
@@ -47,7 +47,7 @@ export class RefusedFile extends Error {}
  * for those and for files over `maxBytes`.
  */
 export async function readDroppedFile(path: string, maxBytes: number): Promise<Uint8Array> {
-  let handle
+  let handle: FileHandle
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (err) {

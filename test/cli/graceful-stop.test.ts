@@ -16,7 +16,10 @@ beforeAll(() => {
   slow = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: async () => (await Bun.sleep(2500), new Response(fixtureText('valid-merge.json'))),
+    fetch: async () => {
+      await Bun.sleep(2500)
+      return new Response(fixtureText('valid-merge.json'))
+    },
   })
 })
 afterAll(() => {

@@ -19,7 +19,7 @@ function expectEnvelope(body: any, code: string) {
   expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|\.ts:\d+/) // no stack trace
 }
 
-const nested = (levels: number) => '{"username":' + '['.repeat(levels - 1) + ']'.repeat(levels - 1) + ',"password":"x"}'
+const nested = (levels: number) => `{"username":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)},"password":"x"}`
 
 group('error rows of §1', () => {
   const cases: {

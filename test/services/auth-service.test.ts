@@ -19,7 +19,10 @@ async function setup() {
   const calls = { verify: 0, dummy: 0 }
   const hasher: PasswordHasher = {
     hash: async (p) => `h:${p}`,
-    verify: async (p, h) => (calls.verify++, h === `h:${p}`),
+    verify: async (p, h) => {
+      calls.verify++
+      return h === `h:${p}`
+    },
     verifyDummy: async () => void calls.dummy++,
   }
   const clock = () => new Date(now)

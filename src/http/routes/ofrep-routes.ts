@@ -73,7 +73,7 @@ export async function evaluateAllAnswer(
   request: Request,
   requestId: string,
 ): Promise<Response> {
-  let context
+  let context: Awaited<ReturnType<typeof readEvaluationContext>>
   try {
     context = await readEvaluationContext(request, deps.bodyLimit)
   } catch (err) {

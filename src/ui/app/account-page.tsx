@@ -20,7 +20,11 @@ export function AccountPage({ meId, username, permissions }: { meId: string; use
       params: { path: { userId: meId } },
       body: { password, currentPassword } as never,
     })
-    if (!data) return (setErrors(fieldErrors(error)), setMessage(refused(error)))
+    if (!data) {
+      setErrors(fieldErrors(error))
+      setMessage(refused(error))
+      return
+    }
     setCurrent('')
     setPassword('')
     setMessage(done('password changed'))

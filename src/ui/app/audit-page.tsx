@@ -48,7 +48,13 @@ export function AuditPage() {
   return (
     <section class="page wide">
       <h1>Audit log</h1>
-      <form class="filters" onSubmit={(e) => (e.preventDefault(), void load(filters, false))}>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void load(filters, false)
+        }}
+      >
         <Field id="au-flag" label="Flag">
           <input id="au-flag" value={filters.flag} onInput={set('flag')} placeholder="shop/checkout" />
         </Field>

@@ -15,7 +15,14 @@ export function ConfirmButton({ label, confirm, onConfirm }: { label: string; co
     )
   return (
     <span class="confirm">
-      <button type="button" class="danger" onClick={async () => (await onConfirm(), setAsking(false))}>
+      <button
+        type="button"
+        class="danger"
+        onClick={async () => {
+          await onConfirm()
+          setAsking(false)
+        }}
+      >
         {confirm}
       </button>
       <button type="button" class="plain" onClick={() => setAsking(false)}>

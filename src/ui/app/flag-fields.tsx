@@ -3,6 +3,7 @@
  * percentage; each labelled, each showing the service's own validation message for that field.
  */
 
+import type { JSX } from 'preact'
 import { Field } from './field.tsx'
 
 export type FlagType = 'BOOLEAN' | 'INTEGER' | 'STRING' | 'ENUM' | 'TAG' | 'AB-TEST'
@@ -103,7 +104,7 @@ function ValueInput({
   onChange: (v: unknown) => void
   error?: string | undefined
 }) {
-  let input
+  let input: JSX.Element
   if (d.type === 'BOOLEAN' || d.type === 'ENUM' || d.type === 'AB-TEST') {
     const choices = d.type === 'BOOLEAN' ? ['true', 'false'] : options(d)
     input = (

@@ -84,7 +84,13 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   return (
     <section class="page">
       <p>
-        <a href="/ui/" onClick={(e) => (e.preventDefault(), navigate(''))}>
+        <a
+          href="/ui/"
+          onClick={(e) => {
+            e.preventDefault()
+            navigate('')
+          }}
+        >
           ← All flags
         </a>
       </p>

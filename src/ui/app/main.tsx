@@ -39,7 +39,14 @@ function App() {
   const [signedIn, setSignedIn] = useState(Boolean(session.token))
   const path = usePath()
   const [notice, setNotice] = useState<string | null>(null)
-  useEffect(() => session.onExpired(() => (signedOut(), setNotice('Your session has ended: sign in again.'))), [])
+  useEffect(
+    () =>
+      session.onExpired(() => {
+        signedOut()
+        setNotice('Your session has ended: sign in again.')
+      }),
+    [],
+  )
   useEffect(() => {
     if (!signedIn) return
     void api.GET('/api/me').then(({ data }) => {
@@ -56,7 +63,16 @@ function App() {
     await api.POST('/api/logout')
     signedOut()
   }
-  if (!signedIn) return <SignIn notice={notice} onSignedIn={() => (setNotice(null), setSignedIn(true))} />
+  if (!signedIn)
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={() => {
+          setNotice(null)
+          setSignedIn(true)
+        }}
+      />
+    )
   if (!me) return <p>Loading…</p>
   const can = (p: string) => me.permissions.includes(p)
   const offered = PAGES.filter((p) => p.needs(can))
@@ -76,7 +92,7 @@ function App() {
             </a>
           ))}
         </nav>
-        <a class="who" {...link('account')} aria-label={`Your account: ${me.username ?? me.name}`}>
+        <a class="who" href={link('account').href} onClick={link('account').onClick} aria-label={`Your account: ${me.username ?? me.name}`}>
           {me.username ?? me.name}
         </a>
         <button type="button" onClick={signOut}>

@@ -45,7 +45,11 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
   const [applied, setApplied] = useState<Result | null>(null)
   const [problem, setProblem] = useState<Problem | null>(null)
   const [exportError, setExportError] = useState<string | null>(null)
-  const reset = () => (setPreview(null), setApplied(null), setProblem(null))
+  const reset = () => {
+    setPreview(null)
+    setApplied(null)
+    setProblem(null)
+  }
 
   async function run(dryRun: boolean) {
     setProblem(null)
@@ -66,9 +70,18 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
     const { data, error } = url.trim()
       ? await api.PATCH('/api/migrations', { params: { query }, body: { url: url.trim() } })
       : await api.PUT('/api/migrations', { params: { query }, body: {} as never, bodySerializer: () => text })
-    if (!data) return (setProblem(problemOf(error)), setPreview(null))
+    if (!data) {
+      setProblem(problemOf(error))
+      setPreview(null)
+      return
+    }
     if (dryRun) setPreview(data as Result)
-    else setApplied(data as Result), setPreview(null), setFile(null), picker.current && (picker.current.value = '')
+    else {
+      setApplied(data as Result)
+      setPreview(null)
+      setFile(null)
+      if (picker.current) picker.current.value = ''
+    }
   }
 
   return (
@@ -87,7 +100,12 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
         </div>
       )}
       {canImport && (
-        <form onSubmit={(e) => (e.preventDefault(), void run(true))}>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault()
+            void run(true)
+          }}
+        >
           <h2>Import</h2>
           <div class="field">
             <label for="im-file">Migration file</label>
@@ -96,7 +114,10 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
               ref={picker}
               type="file"
               accept=".json,application/json"
-              onChange={(e) => (reset(), setFile(e.currentTarget.files?.[0] ?? null))}
+              onChange={(e) => {
+                reset()
+                setFile(e.currentTarget.files?.[0] ?? null)
+              }}
             />
           </div>
           <div class="field">
@@ -106,19 +127,36 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
               type="url"
               value={url}
               placeholder="https://…/flags.json"
-              onInput={(e) => (reset(), setUrl(e.currentTarget.value))}
+              onInput={(e) => {
+                reset()
+                setUrl(e.currentTarget.value)
+              }}
             />
           </div>
           <div class="field">
             <label for="im-mode">Mode</label>
-            <select id="im-mode" value={mode} onChange={(e) => (reset(), setMode(e.currentTarget.value as 'merge'))}>
+            <select
+              id="im-mode"
+              value={mode}
+              onChange={(e) => {
+                reset()
+                setMode(e.currentTarget.value as 'merge')
+              }}
+            >
               <option value="merge">merge: create and update the flags in the file</option>
               <option value="replace">replace: also delete flags the file does not name</option>
             </select>
           </div>
           <div class="field">
             <label for="im-values">Values</label>
-            <select id="im-values" value={values} onChange={(e) => (reset(), setValues(e.currentTarget.value as 'keep'))}>
+            <select
+              id="im-values"
+              value={values}
+              onChange={(e) => {
+                reset()
+                setValues(e.currentTarget.value as 'keep')
+              }}
+            >
               <option value="overwrite">overwrite: take the file's values</option>
               <option value="keep">keep: keep the values flags have here</option>
             </select>

@@ -64,7 +64,11 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
     const { data, error } = await api.POST('/api/tokens', {
       body: { name, permissions: permissions as never, ...(expires ? { expiresAt: expires } : {}), flagPrefixes },
     })
-    if (!data) return (setErrors(fieldErrors(error)), setMessage(refused(error)))
+    if (!data) {
+      setErrors(fieldErrors(error))
+      setMessage(refused(error))
+      return
+    }
     setSecret({ name: data.name, token: data.token })
     setCopied(false)
     setName('')

@@ -73,7 +73,10 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     else setMessage(refused(error))
   }
   useEffect(() => void load(), [])
-  const fail = (error: unknown) => (setErrors(fieldErrors(error)), setMessage(refused(error)))
+  const fail = (error: unknown) => {
+    setErrors(fieldErrors(error))
+    setMessage(refused(error))
+  }
 
   async function create(e: Event) {
     e.preventDefault()
@@ -131,7 +134,14 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
                   />
                   <div class="actions">
                     <button type="submit">Save {u.username}</button>
-                    <button type="button" class="plain" onClick={() => (setEditing(null), setErrors({}))}>
+                    <button
+                      type="button"
+                      class="plain"
+                      onClick={() => {
+                        setEditing(null)
+                        setErrors({})
+                      }}
+                    >
                       Cancel
                     </button>
                   </div>
@@ -141,9 +151,10 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
                   <div class="actions">
                     <button
                       type="button"
-                      onClick={() => (
-                        setErrors({}), setEditing({ id: u.id, form: { username: u.username, password: '', permissions: u.permissions } })
-                      )}
+                      onClick={() => {
+                        setErrors({})
+                        setEditing({ id: u.id, form: { username: u.username, password: '', permissions: u.permissions } })
+                      }}
                     >
                       Edit {u.username}
                     </button>
