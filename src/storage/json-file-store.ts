@@ -3,8 +3,11 @@
  * Transactions apply to the draft of the open batch at once; batches are group-committed: while one
  * is being written, later transactions gather into the next (`GroupCommit`, which also writes a batch
  * while the one before is renamed into place), and each caller resolves only when a write that
- * contains its change is durable. lowdb reads and first writes the file at open; a batch's backups,
- * audit entries and staged state are `FileBatchWriter`'s (through the same adapter's `stage`). Only
+ * contains its change is durable. lowdb's part is opening: `Low` over the durable adapter reads the
+ * file, creates it, and upgrades a version-1 file. Commits do not go through `Low.write()`, which is
+ * one whole-file write per call and so can neither group transactions nor overlap a write with the
+ * next batch's preparation: a batch's backups, audit entries and staged state are
+ * `FileBatchWriter`'s, through the same adapter's two-phase `stage` and rename. Only
  * once the batch is renamed into place does the committed snapshot move and do the commit listeners
  * hear of it. A failed write turns the store read-only (503) and fails everything pending; the
  * committed snapshot stays what is on disk.

@@ -1,7 +1,7 @@
 /**
- * The store contract every service depends on (types only). The JSON file store implements it now;
- * a PostgreSQL store will implement it later and run the same contract test suite
- * (`test/storage/store-contract.ts`).
+ * The store contract every service depends on (types only). Two stores implement it, the JSON file
+ * store (`json-file-store.ts`) and the PostgreSQL store (`postgres-store.ts`), and both run the same
+ * contract test suite (`test/storage/store-contract.ts`).
  *
  * - Readers get `committed()`: an immutable snapshot of state that is durable. A change becomes
  *   visible to readers only once it is on disk (or in the database), so no request ever sees a
