@@ -1,22 +1,39 @@
 /**
  * The daemon's control socket: `<dataDir>/flagd.sock`, a unix socket with mode 0600 inside the 0700
  * data directory, so only the account that runs the daemon (or root) can use it. It carries
- * `AdminApi` calls as `POST /admin/<method>` with the arguments as a JSON array, answered with
- * `{result}` or the usual `{error}` envelope with the status the HTTP API would give (one table,
- * `http/error-handler.ts`).
+ * `AdminApi` calls as `POST /admin/<method>` with the arguments as a JSON array checked against the
+ * protocol (`control-protocol.ts`), answered with `{result}` or `{error: {code, message, details}}`
+ * (an `AppError` crosses the socket whole; the status only says which of the two it is). Both ends
+ * send their protocol version and refuse the other's when it differs.
  */
 
 import { chmodSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Server } from 'bun'
-import { AppError } from '../domain/errors.ts'
-import { errorResponse } from '../http/error-handler.ts'
-import { ADMIN_METHODS, type AdminApi } from '../services/admin-service.ts'
+import { AppError, type ErrorCode } from '../domain/errors.ts'
+import type { AdminApi } from '../services/admin-service.ts'
+import { VERSION } from '../version.ts'
+import {
+  argumentProblem,
+  CONTROL_METHODS,
+  CONTROL_PROTOCOL,
+  isControlMethod,
+  mismatchMessage,
+  PROTOCOL_HEADER,
+  VERSION_HEADER,
+} from './control-protocol.ts'
 
 /** The socket's path inside a data directory. */
 export function controlSocketPath(dataDir: string): string {
   return join(dataDir, 'flagd.sock')
 }
+
+const OUR_SIDE = { protocol: String(CONTROL_PROTOCOL), version: VERSION }
+const HEADERS = { 'content-type': 'application/json', [PROTOCOL_HEADER]: OUR_SIDE.protocol, [VERSION_HEADER]: VERSION }
+
+const answer = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: HEADERS })
+const refuse = (code: ErrorCode, message: string, details?: Record<string, unknown>) =>
+  answer({ error: { code, message, ...(details === undefined ? {} : { details }) } }, code === 'INTERNAL' ? 500 : 400)
 
 /** Serves `admin` on the data directory's control socket (the caller holds the directory lock). */
 export function serveControlSocket(dataDir: string, admin: AdminApi, log: (line: string) => void): Server<undefined> {
@@ -26,19 +43,26 @@ export function serveControlSocket(dataDir: string, admin: AdminApi, log: (line:
     unix: path,
     development: false,
     async fetch(request) {
+      const cli = { protocol: request.headers.get(PROTOCOL_HEADER), version: request.headers.get(VERSION_HEADER) }
+      if (cli.protocol !== OUR_SIDE.protocol) return refuse('CONFLICT', mismatchMessage(cli, OUR_SIDE))
       const method = new URL(request.url).pathname.replace(/^\/admin\//, '')
-      if (request.method !== 'POST' || !(ADMIN_METHODS as readonly string[]).includes(method)) {
-        return errorResponse(new AppError('NOT_FOUND', `no admin operation ${method}`))
-      }
+      if (request.method !== 'POST' || !isControlMethod(method)) return refuse('NOT_FOUND', `no admin operation ${method}`)
+      let args: unknown
       try {
-        const args = (await request.json()) as unknown[]
-        const result = await (admin[method as keyof AdminApi] as (...a: unknown[]) => Promise<unknown>)(...args)
+        args = await request.json()
+      } catch {
+        return refuse('INVALID_REQUEST', 'the arguments are not JSON')
+      }
+      const problem = argumentProblem(method, args)
+      if (problem) return refuse('INVALID_REQUEST', `${method}: ${problem}`)
+      try {
+        const result = await (admin[method] as (...a: unknown[]) => Promise<unknown>)(...(args as unknown[]))
         log(`control socket: ${method} done`)
-        return Response.json({ result })
+        return answer({ result })
       } catch (err) {
-        if (err instanceof AppError) return errorResponse(err)
+        if (err instanceof AppError) return refuse(err.code, err.message, err.details)
         log(`control socket: ${method} failed: ${(err as Error).message}`)
-        return errorResponse(new AppError('INTERNAL', 'the daemon could not carry out the command'))
+        return refuse('INTERNAL', 'the daemon could not carry out the command')
       }
     },
   })
@@ -56,19 +80,22 @@ export function connectControlSocket(dataDir: string): AdminApi {
         unix: path,
         method: 'POST',
         body: JSON.stringify(args),
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', [PROTOCOL_HEADER]: OUR_SIDE.protocol, [VERSION_HEADER]: VERSION },
       })
     } catch {
       throw new Error(`the data directory is in use, but the daemon's control socket ${path} does not answer`)
     }
+    const daemon = { protocol: response.headers.get(PROTOCOL_HEADER), version: response.headers.get(VERSION_HEADER) }
+    // a daemon of an earlier release neither sends nor checks the version: refuse here instead
+    if (daemon.protocol !== OUR_SIDE.protocol) throw new Error(mismatchMessage(OUR_SIDE, daemon))
     const body = (await response.json()) as {
       result?: unknown
-      error?: { code: string; message: string; details?: Record<string, unknown> }
+      error?: { code: ErrorCode; message: string; details?: Record<string, unknown> }
     }
-    if (body.error) throw new AppError(body.error.code as never, body.error.message, body.error.details)
+    if (body.error) throw new AppError(body.error.code, body.error.message, body.error.details)
     return body.result
   }
   const api = {} as Record<string, (...args: unknown[]) => Promise<unknown>>
-  for (const method of ADMIN_METHODS) api[method] = (...args) => call(method, args)
+  for (const method of CONTROL_METHODS) api[method] = (...args) => call(method, args)
   return api as unknown as AdminApi
 }
