@@ -5,10 +5,10 @@
  * headers (Authorization, X-API-Key), never cookies, so `Allow-Credentials` is never sent.
  */
 
-/** What the HTTP wrapper asks of CORS. */
+/** What the pipeline asks of CORS. */
 export interface Cors {
   /** The `204` answer to a preflight from an allowed origin, or `undefined` to route as usual. */
-  preflight(request: Request): Response | undefined
+  preflight(request: Request, requestId: string): Response | undefined
   /** Adds the CORS headers an allowed origin gets to a finished answer. */
   decorate(request: Request, response: Response): void
 }
@@ -29,7 +29,7 @@ export function createCors(origins: readonly string[]): Cors | undefined {
     return any ? '*' : listed.has(origin) ? origin : undefined
   }
   return {
-    preflight(request) {
+    preflight(request, requestId) {
       if (request.method !== 'OPTIONS') return undefined
       const origin = allowed(request)
       if (origin === undefined) return undefined
@@ -41,6 +41,9 @@ export function createCors(origins: readonly string[]): Cors | undefined {
           'access-control-allow-headers': ALLOW_HEADERS,
           'access-control-max-age': MAX_AGE,
           vary: 'Origin',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+          'x-request-id': requestId,
         },
       })
     },

@@ -1,5 +1,5 @@
 /**
- * The principal behind a request's credential headers, remembered for the fast lanes while nothing
+ * The principal behind a request's credential headers, remembered for the pipeline while nothing
  * it depends on can have changed. An entry holds while the committed state is the very object it was
  * found in (a logout, a revocation, a changed user or permission is a commit, and every commit makes
  * a new state), for at most a second, and never past the session's, the session token's or the API
@@ -11,7 +11,7 @@
 import { BoundedMap } from '../domain/bounded-map.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Snapshot } from '../storage/store.ts'
-import { type GuardDeps, type KnownCredential, knownCredential } from './auth-guard.ts'
+import { type AuthDeps, type KnownCredential, knownCredential } from './authenticate.ts'
 
 /** The cache (see module comment). */
 export interface CredentialCache {
@@ -38,7 +38,7 @@ function expiryOf(known: KnownCredential, state: Snapshot): number {
 }
 
 /** Creates the cache; `maxEntries` bounds each of its two tables (by Authorization, by X-API-Key). */
-export function createCredentialCache(deps: GuardDeps, maxEntries = 10_000): CredentialCache {
+export function createCredentialCache(deps: AuthDeps, maxEntries = 10_000): CredentialCache {
   const byAuthorization = new BoundedMap<string, Entry>(maxEntries)
   const byApiKey = new BoundedMap<string, Entry>(maxEntries)
   return {

@@ -1,6 +1,6 @@
 /**
  * The one place that turns errors into HTTP answers: AppError kinds map to statuses through one
- * table, framework errors (validation, unknown route) are translated into the same envelope, and
+ * table, schema failures (body, query) are translated into the same envelope, and
  * anything else is a bug: logged with the request id, answered with a generic 500.
  */
 
@@ -32,16 +32,37 @@ export interface ErrorBody {
 /** Headers every JSON answer carries besides the common ones. */
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** Builds the error response for an AppError. */
-export function errorResponse(err: AppError, extraHeaders: Record<string, string> = {}): Response {
+/** A method the path does not support: `405` with `Allow` naming the ones it does. */
+export class MethodNotAllowedError extends AppError {
+  constructor(
+    method: string,
+    path: string,
+    readonly allow: readonly string[],
+  ) {
+    super('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; use ${allow.join(', ')}`)
+  }
+}
+
+/**
+ * The answer to an AppError, with the headers every answer carries: the status from the table, the
+ * envelope, and the headers some codes need (`WWW-Authenticate`, `Retry-After`, `Accept-Encoding`).
+ */
+export function errorAnswer(err: AppError, requestId: string, extraHeaders?: Record<string, string>): Response {
   const body: ErrorBody = { error: { code: err.code, message: err.message } }
   if (err.details !== undefined) body.error.details = err.details
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...extraHeaders }
+  const headers: Record<string, string> = {
+    'content-type': JSON_TYPE,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': requestId,
+    ...extraHeaders,
+  }
   if (err.code === 'UNAUTHORIZED') headers['www-authenticate'] = 'Bearer'
   if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details?.retryAfter === 'number')
     headers['retry-after'] = String(err.details.retryAfter)
   // a body refused for its content coding says which one is accepted (RFC 9110 §12.5.3)
   if (err.code === 'UNSUPPORTED_MEDIA_TYPE' && err.details?.field === 'Content-Encoding') headers['accept-encoding'] = 'identity'
+  if (err instanceof MethodNotAllowedError) headers.allow = err.allow.join(', ')
   return new Response(JSON.stringify(body), { status: STATUS_OF[err.code], headers })
 }
 
@@ -49,10 +70,10 @@ export function errorResponse(err: AppError, extraHeaders: Record<string, string
  * The answer to anything a handler threw: an `AppError` as it says; anything else is a bug, logged
  * with the request id (never shown to the client) and answered `500`.
  */
-export function thrownErrorResponse(err: unknown, requestId: string, logError: (requestId: string, err: unknown) => void): Response {
-  if (err instanceof AppError) return errorResponse(err)
+export function thrownAnswer(err: unknown, requestId: string, logError: (requestId: string, err: unknown) => void): Response {
+  if (err instanceof AppError) return errorAnswer(err, requestId)
   logError(requestId, err)
-  return errorResponse(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'))
+  return errorAnswer(new AppError('INTERNAL', 'internal error; the request id identifies it in the log'), requestId)
 }
 
 interface TypeBoxError {
@@ -92,7 +113,7 @@ function reasonFor(e: TypeBoxError, where: string): string {
   }
 }
 
-/** Translates a TypeBox/Elysia validation failure into the contract's `{field, reason}`. */
+/** Translates a TypeBox validation failure into the contract's `{field, reason}`. */
 export function validationProblem(all: readonly TypeBoxError[], where: string): FieldProblem {
   const first = all[0]
   if (!first) return { field: where, reason: 'is invalid' }

@@ -31,6 +31,8 @@ export interface StreamOptions {
   initial?: string
   /** Called once when the stream closes, for whatever reason. */
   onClose?(stream: EventStream): void
+  /** The request's id, sent back as `X-Request-Id` like on every answer. */
+  requestId: string
 }
 
 /** The registry of open streams. */
@@ -130,7 +132,7 @@ export function createStreamHub(heartbeatMs: number): StreamHub {
           stream.close()
         },
       })
-      return new Response(body, { status: 200, headers: SSE_HEADERS })
+      return new Response(body, { status: 200, headers: { ...SSE_HEADERS, 'x-request-id': options.requestId } })
     },
 
     broadcast(text) {

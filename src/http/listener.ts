@@ -8,7 +8,7 @@ import { isIP } from 'node:net'
 import type { Server } from 'bun'
 import type { Config } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
-import { errorResponse } from './error-handler.ts'
+import { errorAnswer } from './error-handler.ts'
 import type { HttpApp } from './server.ts'
 
 /** A listening server. */
@@ -69,13 +69,8 @@ export function listen(config: Config, http: HttpApp): Listener {
 }
 
 function serve(config: Config, http: HttpApp): Server<undefined> {
-  const full = (request: Request, srv: Server<undefined>) =>
-    http.handle(
-      request,
-      () => srv.requestIP(request)?.address ?? 'unknown',
-      () => srv.timeout(request, 0),
-    )
-  return Bun.serve({
+  const { routes, fetch, attach } = http.serving()
+  const server = Bun.serve({
     hostname: config.host,
     port: config.port,
     // Bun turns SO_REUSEPORT on by default outside development mode, which let a second daemon
@@ -83,10 +78,11 @@ function serve(config: Config, http: HttpApp): Server<undefined> {
     reusePort: false,
     development: false,
     maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
-    // Bun's router sends the hottest reads to their lanes; everything else, and whatever a lane
-    // does not answer itself, to the full pipeline
-    routes: http.fastLanes(full),
-    fetch: full,
-    error: () => errorResponse(new AppError('INTERNAL', 'internal error')),
+    routes,
+    fetch,
+    // only a bug in the pipeline itself gets here (it answers every error of a route)
+    error: () => errorAnswer(new AppError('INTERNAL', 'internal error'), 'unknown'),
   })
+  attach(server)
+  return server
 }

@@ -1,21 +1,20 @@
 /**
- * The OpenAPI 3.0 document of GET /api/openapi.json. `@elysiajs/openapi` generates the paths from
- * the routes' schemas and `detail`; this module completes what it leaves out or emits in 3.1 form:
- * request bodies (declared in each route's `detail`, since the app checks bodies itself and gives
- * Elysia no body schema), wildcard paths
- * as one `{name}` parameter that may contain `/`, response descriptions, the error responses, the
- * bearer scheme, and every schema rewritten to 3.0 by `toOpenApi30`.
+ * The OpenAPI 3.0 document of GET /api/openapi.json, from the same route declarations the pipeline
+ * serves: each documented route's operation (`route-docs.ts`), the shared error responses with an
+ * example each, the two security schemes, and the flag schemas, every schema in the 3.0 dialect
+ * (`toOpenApi30`). Routes without `docs` (the UI, the explorer, the fallbacks) are left out.
  */
 
-import { toOpenAPISchema } from '@elysiajs/openapi'
-import type { AnyElysia } from 'elysia'
 import { VERSION } from '../version.ts'
 import { toOpenApi30 } from './openapi-schema.ts'
-import { errorText } from './route-docs.ts'
+import { errorText, operationOf, type RouteDoc } from './route-docs.ts'
+import { documentedPath, type RouteSpec } from './route-spec.ts'
 import { ErrorSchema } from './schemas/common-schemas.ts'
 import { flagComponents } from './schemas/flag-schemas.ts'
 
 type Json = Record<string, unknown>
+
+const hasDocs = (spec: RouteSpec): spec is RouteSpec & { docs: RouteDoc } => spec.docs !== undefined
 
 const ERROR_STATUSES = [400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 502, 503]
 
@@ -47,44 +46,6 @@ const ERROR_HEADERS: Record<number, Record<string, string>> = {
   405: { Allow: 'Methods the path supports' },
   429: { 'Retry-After': 'Whole seconds to wait' },
 }
-const HIDDEN = [
-  '/api/openapi.json',
-  '/api/docs',
-  '/api/docs/swagger-ui-bundle.js',
-  '/api/docs/swagger-ui.css',
-  '/',
-  '/ui/',
-  '/ui/assets/:file',
-  '/ui/*',
-]
-
-interface RouteInfo {
-  method: string
-  path: string
-  hooks: { detail?: { 'x-wildcard'?: { name: string; description: string }; 'x-body'?: unknown; 'x-body-required'?: boolean } }
-}
-
-function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
-}
-
-/** Applies `toOpenApi30` to the schema of every media type of every response. */
-function convertResponses(responses: Record<string, Json>): Record<string, Json> {
-  const out: Record<string, Json> = {}
-  for (const [status, response] of Object.entries(responses)) {
-    const content = response.content as Record<string, Json> | undefined
-    if (!content) {
-      out[status] = response
-      continue
-    }
-    const converted = Object.fromEntries(
-      Object.entries(content).map(([type, media]) => [type, { ...media, schema: toOpenApi30(media.schema) }]),
-    )
-    out[status] = { ...response, content: converted }
-  }
-  return out
-}
-
 function errorResponses(): Json {
   const out: Json = {}
   for (const status of ERROR_STATUSES) {
@@ -100,44 +61,13 @@ function errorResponses(): Json {
   return out
 }
 
-/** Builds the document for an app (see module comment). */
-export function buildOpenApiDocument(app: AnyElysia): Json {
-  const generated = toOpenAPISchema(app, { paths: HIDDEN }, undefined, undefined, '3.0.3') as unknown as { paths: Record<string, Json> }
+/** Builds the document from the app's routes (see module comment). */
+export function buildOpenApiDocument(routes: readonly RouteSpec[]): Json {
   const paths: Record<string, Json> = {}
-  for (const route of app.routes as unknown as RouteInfo[]) {
-    if (HIDDEN.includes(route.path)) continue
-    const method = route.method.toLowerCase()
-    const generatedKey = Object.keys(generated.paths).find((k) => k === openApiPath(route.path) || k === route.path)
-    const op = { ...((generatedKey && (generated.paths[generatedKey]?.[method] as Json)) || {}) }
-    const wildcard = route.hooks.detail?.['x-wildcard']
-    let key = openApiPath(route.path)
-    const parameters = ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.name !== '*')
-    if (wildcard) {
-      key = key.replace('*', `{${wildcard.name}}`)
-      parameters.unshift({
-        name: wildcard.name,
-        in: 'path',
-        required: true,
-        description: wildcard.description,
-        schema: { type: 'string' },
-        example: 'app/checkout/new_flow',
-      })
-    }
-    if (parameters.length > 0) op.parameters = parameters.map((p) => ({ ...p, schema: toOpenApi30(p.schema) }))
-    else delete op.parameters
-    const body = route.hooks.detail?.['x-body']
-    if (body) {
-      op.requestBody = {
-        required: route.hooks.detail?.['x-body-required'] !== false,
-        content: { 'application/json': { schema: toOpenApi30(body) } },
-      }
-    } else delete op.requestBody
-    delete op['x-body']
-    delete op['x-body-required']
-    // any operation can meet a bug: it answers the generic 500 envelope
-    op.responses = { ...convertResponses((op.responses ?? {}) as Record<string, Json>), 500: { $ref: '#/components/responses/E500' } }
-    delete op['x-wildcard']
-    paths[key] = { ...paths[key], [method]: op }
+  for (const spec of routes) {
+    if (!hasDocs(spec)) continue
+    const key = documentedPath(spec)
+    paths[key] = { ...paths[key], [spec.method.toLowerCase()]: operationOf(spec) }
   }
   return {
     openapi: '3.0.3',

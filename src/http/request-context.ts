@@ -1,41 +1,36 @@
 /**
- * Per-request facts that Elysia's context does not carry across its hooks and the error handler:
- * the request id, the client address and the authenticated principal. Keyed by the Request object.
+ * What a route's handler is given: one object per request, made by the pipeline and filled as it
+ * goes (request id, path parameters, query, caller, body). Handlers read it instead of looking
+ * anything up by the Request, so per-request state has one home and no side table.
  */
 
 import type { Caller, Principal } from '../domain/principal.ts'
 
-/** What the HTTP layer knows about one request. */
-export interface RequestMeta {
-  id: string
-  /** The client address (contract §2); worked out on first use, since only logins need it. */
-  readonly address: string
-  startedAt: number
-  principal?: Principal
+/** How the request reached us: the socket peer, and a way to keep its connection open. */
+export interface Connection {
+  /** The socket peer's address (only logins need it, so it is asked for lazily). */
+  peer(): string
   /** Lifts the listener's idle timeout for this request's connection (long-lived event streams). */
-  keepOpen?: () => void
+  keepOpen(): void
 }
 
-/** A request's meta whose client address is resolved only when asked for. */
-export function newRequestMeta(id: string, startedAt: number, resolveAddress: () => string): RequestMeta {
-  let address: string | undefined
-  return {
-    id,
-    startedAt,
-    get address() {
-      return (address ??= resolveAddress())
-    },
+/** A request whose peer is given rather than read from a socket: `http.handle()` in tests and tools. */
+export class LocalRequest extends Request {
+  constructor(
+    request: Request,
+    readonly peerAddress: string,
+  ) {
+    super(request)
   }
 }
 
-const metas = new WeakMap<Request, RequestMeta>()
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/
 // Request ids made here: a random per-process prefix and a counter, unique without a UUID per request.
 const ID_PREFIX = crypto.randomUUID().slice(0, 18)
 let idCounter = 0
 
-/** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one (`headers`: the request's, when at hand). */
-export function requestIdFor(request: Request, headers: Headers = request.headers): string {
+/** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one. */
+export function requestIdFor(headers: Headers): string {
   const given = headers.get('x-request-id')
   return given !== null && CLIENT_ID.test(given) ? given : `${ID_PREFIX}-${++idCounter}`
 }
@@ -50,31 +45,48 @@ export function pathOf(url: string): string {
   return url.slice(start, stop)
 }
 
-/** Records the meta of a request as it enters the app. */
-export function attachMeta(request: Request, meta: RequestMeta): void {
-  metas.set(request, meta)
-}
+/** One request as the pipeline and the handler see it. */
+export class RequestContext {
+  /** The request path (no query), as sent. */
+  readonly path: string
+  /** Path parameters: `*` for a wildcard route's rest, `userId` for `/api/users/:userId`. */
+  params: Record<string, string> = {}
+  /** The query, checked against the route's schema. */
+  query: Record<string, string> = {}
+  /** The JSON body, read and checked after authentication (routes that take one). */
+  body: unknown = undefined
+  /** The authenticated caller (routes behind authentication). */
+  principal: Principal | undefined = undefined
+  private resolvedAddress: string | undefined
 
-/** The meta of a request (a fresh one if the request entered without `attachMeta`, as in tests). */
-export function metaOf(request: Request): RequestMeta {
-  let meta = metas.get(request)
-  if (!meta) {
-    meta = newRequestMeta(requestIdFor(request), performance.now(), () => 'unknown')
-    metas.set(request, meta)
+  constructor(
+    readonly request: Request,
+    readonly id: string,
+    private readonly connection: Connection,
+    private readonly addressOf: (request: Request, peer: string) => string,
+  ) {
+    this.path = pathOf(request.url)
   }
-  return meta
-}
 
-/** The authenticated principal of a request; only valid on routes behind the auth guard. */
-export function principalOf(request: Request): Principal {
-  const principal = metaOf(request).principal
-  if (!principal) throw new Error('principalOf() called on a route without an auth guard')
-  return principal
-}
+  /** The client address (contract §2), worked out on first use. */
+  get address(): string {
+    this.resolvedAddress ??= this.addressOf(this.request, this.connection.peer())
+    return this.resolvedAddress
+  }
 
-/** The caller of a request, as services take it: the principal and the request id. */
-export function callerOf(request: Request): Caller {
-  const meta = metaOf(request)
-  if (!meta.principal) throw new Error('callerOf() called on a route without an auth guard')
-  return { principal: meta.principal, requestId: meta.id }
+  /** The principal of a route behind authentication (the pipeline guarantees one there). */
+  get auth(): Principal {
+    if (this.principal === undefined) throw new Error(`no authenticated caller on ${this.path}: the route is public`)
+    return this.principal
+  }
+
+  /** The caller as services take it: the principal and the request id. */
+  get caller(): Caller {
+    return { principal: this.auth, requestId: this.id }
+  }
+
+  /** Keeps this request's connection open past the idle timeout (event streams). */
+  keepOpen(): void {
+    this.connection.keepOpen()
+  }
 }

@@ -1,12 +1,15 @@
 /**
- * OpenAPI `detail` for a route: summary, tag, the permission it needs (in words and as security),
- * the success response and the error responses it can give. Kept next to each route so the
- * document cannot forget one; `openapi-document.ts` turns these into a valid OpenAPI 3.0 document.
+ * The OpenAPI operation of a route: summary, tag, the permission it needs (in words and as security),
+ * its parameters (from the route's path and query schema), body, the success response and the error
+ * responses it can give. Written next to each route so the document cannot forget one;
+ * `openapi-document.ts` gathers them into the OpenAPI 3.0 document.
  */
 
-import type { TSchema } from 'elysia'
+import type { TObject, TSchema } from '@sinclair/typebox'
 import type { OpenAPIV3 } from 'openapi-types'
 import type { Permission } from '../domain/permission.ts'
+import { toOpenApi30 } from './openapi-schema.ts'
+import type { RouteSpec } from './route-spec.ts'
 
 /** Who may call a route. */
 export type Access = Permission | 'public' | 'login' | 'any-user'
@@ -38,9 +41,11 @@ export interface RouteDoc {
   headers?: { name: string; description: string }[]
   errors: number[]
   /** Non-error-envelope answers besides the success one (e.g. health's 503); no schema: no body (304). */
-  other?: Record<number, { schema?: TSchema | Record<string, unknown>; description: string; example?: unknown }>
+  other?: Record<number, { schema?: TSchema | Record<string, unknown>; description: string; example?: unknown; contentType?: string }>
   /** A query the route reads but does not refuse others beside (OFREP tolerates unknown parameters). */
   query?: { name: string; description: string }[]
+  /** The path's `:name` parameters, with descriptions and examples. */
+  params?: TObject
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -72,10 +77,52 @@ function accessText(access: Access): string {
   }
 }
 
-/** Builds the Elysia `detail` object of a route. */
-export function routeDoc(doc: RouteDoc) {
+const stringParameter = (name: string, where: 'header' | 'query', description: string): OpenAPIV3.ParameterObject => ({
+  name,
+  in: where,
+  required: false,
+  description,
+  schema: { type: 'string' },
+})
+
+/**
+ * The parameters of a route, in the order the document lists them: the path's (its wildcard as one
+ * `{name}` that may contain `/`, or its `:name` segments), the query schema's, then documented
+ * headers and query parameters the route reads without a schema.
+ */
+function parametersOf(spec: RouteSpec, doc: RouteDoc): unknown[] {
+  const out: unknown[] = []
+  if (doc.wildcard) {
+    out.push({
+      name: doc.wildcard.name,
+      in: 'path',
+      required: true,
+      description: doc.wildcard.description,
+      schema: { type: 'string' },
+      example: 'app/checkout/new_flow',
+    })
+  }
+  for (const match of spec.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
+    const name = match[1] as string
+    out.push({ name, in: 'path', required: true, schema: toOpenApi30(doc.params?.properties[name] ?? { type: 'string' }) })
+  }
+  const query = spec.query
+  if (query) {
+    const required = new Set(query.required ?? [])
+    for (const [name, schema] of Object.entries(query.properties))
+      out.push({ name, in: 'query', required: required.has(name), schema: toOpenApi30(schema) })
+  }
+  for (const h of doc.headers ?? []) out.push(stringParameter(h.name, 'header', h.description))
+  for (const q of doc.query ?? []) out.push(stringParameter(q.name, 'query', q.description))
+  return out
+}
+
+/** The OpenAPI 3.0 operation of a documented route. */
+export function operationOf(spec: RouteSpec & { docs: RouteDoc }): Record<string, unknown> {
+  const doc = spec.docs
   const authed = doc.access !== 'public' && doc.access !== 'login'
   const errors = [...new Set([...doc.errors, ...(authed ? [401] : []), ...(doc.access.includes(':') ? [403] : [])])].sort()
+  const media = (schema: unknown, example: unknown) => ({ schema: toOpenApi30(schema), ...(example === undefined ? {} : { example }) })
   const responses: Record<string, unknown> = {
     [String(doc.success.status)]: {
       description: doc.success.description,
@@ -86,12 +133,7 @@ export function routeDoc(doc: RouteDoc) {
             ),
           }
         : {}),
-      content: {
-        [doc.success.contentType ?? 'application/json']: {
-          schema: doc.success.schema,
-          ...(doc.success.example === undefined ? {} : { example: doc.success.example }),
-        },
-      },
+      content: { [doc.success.contentType ?? 'application/json']: media(doc.success.schema, doc.success.example) },
     },
   }
   for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/E${status}` }
@@ -99,45 +141,23 @@ export function routeDoc(doc: RouteDoc) {
     responses[status] =
       r.schema === undefined
         ? { description: r.description }
-        : {
-            description: r.description,
-            content: { 'application/json': { schema: r.schema, ...(r.example === undefined ? {} : { example: r.example }) } },
-          }
+        : { description: r.description, content: { [r.contentType ?? 'application/json']: media(r.schema, r.example) } }
   }
+  // any operation can meet a bug: it answers the generic 500 envelope
+  responses['500'] = { $ref: '#/components/responses/E500' }
+  const parameters = parametersOf(spec, doc)
   return {
     summary: doc.summary,
     operationId: doc.operationId,
     description: [accessText(doc.access), doc.description].filter(Boolean).join('\n\n'),
     tags: [doc.tag],
-    security: (authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : []) as OpenAPIV3.SecurityRequirementObject[],
-    responses: responses as unknown as OpenAPIV3.ResponsesObject,
-    'x-flagd-permission': doc.access,
-    ...(doc.body ? { 'x-body': doc.body, 'x-body-required': doc.bodyRequired ?? true } : {}),
-    ...(doc.wildcard ? { 'x-wildcard': doc.wildcard } : {}),
-    ...(doc.headers || doc.query
-      ? {
-          parameters: [
-            ...(doc.headers ?? []).map(
-              (h): OpenAPIV3.ParameterObject => ({
-                name: h.name,
-                in: 'header',
-                required: false,
-                description: h.description,
-                schema: { type: 'string' },
-              }),
-            ),
-            ...(doc.query ?? []).map(
-              (q): OpenAPIV3.ParameterObject => ({
-                name: q.name,
-                in: 'query',
-                required: false,
-                description: q.description,
-                schema: { type: 'string' },
-              }),
-            ),
-          ],
-        }
+    security: authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.body
+      ? { requestBody: { required: doc.bodyRequired ?? true, content: { 'application/json': { schema: toOpenApi30(doc.body) } } } }
       : {}),
+    responses,
+    'x-flagd-permission': doc.access,
   }
 }
 

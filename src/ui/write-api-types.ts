@@ -23,7 +23,7 @@ export async function apiTypesText(): Promise<string> {
     const config = await loadConfig({ cwd: dataDir, env: {}, flags: { dataDir } })
     const app = await createApp(config, { logger: createLogger({ level: 'silent' }) })
     try {
-      const document = JSON.parse(JSON.stringify(buildOpenApiDocument(app.http.app)))
+      const document = JSON.parse(JSON.stringify(buildOpenApiDocument(app.http.routes)))
       return HEADER + astToString(await openapiTS(document))
     } finally {
       await app.close()

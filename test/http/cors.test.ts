@@ -19,7 +19,7 @@ test('a listed origin: Vary is added to what the answer already varies on, once,
 test('a preflight names Origin in Vary once and exposes no headers; an unlisted origin still gets Vary', () => {
   const cors = createCors(['https://app.example'])!
   const preflight = from('https://app.example', 'OPTIONS')
-  const answer = cors.preflight(preflight)!
+  const answer = cors.preflight(preflight, 'req-1')!
   cors.decorate(preflight, answer)
   expect(answer.status).toBe(204)
   expect(answer.headers.get('vary')).toBe('Origin')

@@ -55,7 +55,9 @@ describe('flock', () => {
     const lock = acquireDirLock(dir)
     expect(lock.kind).toBe('flock')
     expect(() => acquireDirLock(dir)).toThrow(DirectoryInUseError)
-    expect(await lockFromAnotherProcess(dir, false)).toContain(`DirectoryInUseError: data directory ${dir} is in use by another flagd process (pid ${process.pid})`)
+    expect(await lockFromAnotherProcess(dir, false)).toContain(
+      `DirectoryInUseError: data directory ${dir} is in use by another flagd process (pid ${process.pid})`,
+    )
     lock.release()
     lock.release() // idempotent
     expect(await lockFromAnotherProcess(dir, false)).toBe('acquired') // and the child's lock died with it

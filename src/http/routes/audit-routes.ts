@@ -1,19 +1,17 @@
 /** GET /api/audit and POST /api/rollbacks (contract §15). */
 
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AuditService } from '../../services/audit-service.ts'
 import type { FlagService } from '../../services/flag-service.ts'
-import { type GuardDeps, guard } from '../auth-guard.ts'
+import { jsonAnswer } from '../answers.ts'
 import { parseIfMatch } from '../if-match.ts'
-import { jsonResponse } from '../json-response.ts'
-import { callerOf, principalOf } from '../request-context.ts'
-import { routeDoc } from '../route-docs.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import { AuditEntrySchema } from '../schemas/audit-schemas.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 
 /** Dependencies of the audit routes. */
-export interface AuditRouteDeps extends GuardDeps {
+export interface AuditRouteDeps {
   audit: AuditService
   flags: FlagService
   bodyLimit: number
@@ -43,65 +41,62 @@ const RollbackBody = t.Object(
 )
 
 /** The audit routes. */
-export function auditRoutes(deps: AuditRouteDeps) {
-  return new Elysia({ name: 'audit-routes' })
-    .get(
-      '/api/audit',
-      async ({ query, request }) => {
-        const page = await deps.audit.list(principalOf(request), query)
+export function auditRoutes(deps: AuditRouteDeps): RouteSpec[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/audit',
+      query: AuditQuery,
+      async handle(c) {
+        const page = await deps.audit.list(c.auth, c.query)
         const extra: Record<string, string> = {}
         if (page.nextBefore !== undefined) {
-          const next = new URLSearchParams(
-            Object.entries(query).filter(([k, v]) => k !== 'before' && v !== undefined) as [string, string][],
-          )
+          const next = new URLSearchParams(Object.entries(c.query).filter(([k, v]) => k !== 'before' && v !== undefined))
           next.set('before', String(page.nextBefore))
           extra.link = `</api/audit?${next}>; rel="next"`
         }
-        return jsonResponse(request, JSON.stringify(page.entries), 200, extra)
+        return jsonAnswer(c.id, JSON.stringify(page.entries), 200, extra)
       },
-      {
-        ...guard(deps),
-        query: AuditQuery,
-        detail: routeDoc({
-          summary: 'Read the audit log',
-          operationId: 'listAuditEntries',
-          tag: 'audit',
-          access: 'audit:read',
-          description:
-            'Newest first. With `flag=`, `flag:read` is enough. When more entries remain, `Link: <…&before=<id>>; rel="next"` points at the next page. Entries cannot be changed or deleted.',
-          success: {
-            status: 200,
-            schema: { type: 'array', items: AuditEntrySchema },
-            description: 'The entries',
-            headers: { Link: 'The next page, when there is one' },
-          },
-          errors: [400, 403],
-        }),
+      docs: {
+        summary: 'Read the audit log',
+        operationId: 'listAuditEntries',
+        tag: 'audit',
+        access: 'audit:read',
+        description:
+          'Newest first. With `flag=`, `flag:read` is enough. When more entries remain, `Link: <…&before=<id>>; rel="next"` points at the next page. Entries cannot be changed or deleted.',
+        success: {
+          status: 200,
+          schema: { type: 'array', items: AuditEntrySchema },
+          description: 'The entries',
+          headers: { Link: 'The next page, when there is one' },
+        },
+        errors: [400, 403],
       },
-    )
-    .post(
-      '/api/rollbacks',
-      async ({ body, request }) => {
-        const b = body as { name: string; revision: number }
-        const flag = await deps.audit.rollback(callerOf(request), b.name, b.revision, parseIfMatch(request.headers.get('if-match')))
+    }),
+    route({
+      method: 'POST',
+      path: '/api/rollbacks',
+      permission: 'flag:write',
+      query: NoQuery,
+      body: { limit: deps.bodyLimit, schema: RollbackBody },
+      async handle(c) {
+        const b = c.body as { name: string; revision: number }
+        const flag = await deps.audit.rollback(c.caller, b.name, b.revision, parseIfMatch(c.request.headers.get('if-match')))
         const { json, etag } = deps.flags.read.text(flag)
-        return jsonResponse(request, json, 200, { etag })
+        return jsonAnswer(c.id, json, 200, { etag })
       },
-      {
-        ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit, schema: RollbackBody }),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'Roll a flag back to an earlier revision',
-          operationId: 'rollbackFlag',
-          tag: 'audit',
-          access: 'flag:write',
-          description:
-            'Restores the type, description, default value, value and constraints the flag had right after `revision`, as a new revision recorded with source `rollback`. The name stays the current one. Validated like any update.',
-          body: RollbackBody,
-          headers: [{ name: 'If-Match', description: 'Apply only if the flag is at this revision; otherwise 412' }],
-          success: { status: 200, schema: ref('Flag'), description: 'The flag after the rollback', headers: { ETag: 'The new revision' } },
-          errors: [400, 404, 412, 413, 415, 503],
-        }),
+      docs: {
+        summary: 'Roll a flag back to an earlier revision',
+        operationId: 'rollbackFlag',
+        tag: 'audit',
+        access: 'flag:write',
+        description:
+          'Restores the type, description, default value, value and constraints the flag had right after `revision`, as a new revision recorded with source `rollback`. The name stays the current one. Validated like any update.',
+        body: RollbackBody,
+        headers: [{ name: 'If-Match', description: 'Apply only if the flag is at this revision; otherwise 412' }],
+        success: { status: 200, schema: ref('Flag'), description: 'The flag after the rollback', headers: { ETag: 'The new revision' } },
+        errors: [400, 404, 412, 413, 415, 503],
       },
-    )
+    }),
+  ]
 }

@@ -1,20 +1,18 @@
 /** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
 
-import { Elysia, type Static, t } from 'elysia'
+import { type Static, t } from 'elysia'
 import { UnauthorizedError } from '../../domain/errors.ts'
 import type { ApiTokenService } from '../../services/api-token-service.ts'
 import type { AuthService } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
-import { type GuardDeps, guard } from '../auth-guard.ts'
-import { callerOf, metaOf, principalOf } from '../request-context.ts'
-import { routeDoc } from '../route-docs.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
 import { TokenSchema } from '../schemas/token-schemas.ts'
 import { LoginBody, LoginResponse, UserSchema } from '../schemas/user-schemas.ts'
 import type { SessionTokenCodec } from '../session-token-codec.ts'
 
 /** Dependencies of the auth routes. */
-export interface AuthRouteDeps extends GuardDeps {
+export interface AuthRouteDeps {
   auth: AuthService
   users: UserService
   sessionTokens: SessionTokenCodec
@@ -30,35 +28,37 @@ export interface AuthRouteDeps extends GuardDeps {
 const LOGIN_BODY = { bytes: 64 * 1024, error: () => new UnauthorizedError('invalid username or password') }
 
 /** The authentication routes. */
-export function authRoutes(deps: AuthRouteDeps) {
-  return new Elysia({ name: 'auth-routes' })
-    .post(
-      '/api/login',
-      async ({ body, request }) => {
-        const { username, password } = body as Static<typeof LoginBody>
-        const { session, user } = await deps.auth.login(username, password, metaOf(request).address, metaOf(request).id)
+export function authRoutes(deps: AuthRouteDeps): RouteSpec[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/login',
+      authenticate: false,
+      query: NoQuery,
+      body: { limit: deps.bodyLimit, schema: LoginBody, small: LOGIN_BODY },
+      async handle(c) {
+        const { username, password } = c.body as Static<typeof LoginBody>
+        const { session, user } = await deps.auth.login(username, password, c.address, c.id)
         const token = await deps.sessionTokens.sign(user.id, session.id, new Date(session.expiresAt))
         return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
       },
-      {
-        ...guard(deps, { authenticate: false, bodyLimit: deps.bodyLimit, schema: LoginBody, smallBody: LOGIN_BODY }),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'Log in and get a token',
-          operationId: 'login',
-          tag: 'auth',
-          access: 'login',
-          body: LoginBody,
-          description: 'Failed logins are throttled per username and per client address (429 with Retry-After).',
-          success: { status: 200, schema: LoginResponse, description: 'Token and the user it belongs to' },
-          errors: [400, 401, 413, 415, 429, 503],
-        }),
+      docs: {
+        summary: 'Log in and get a token',
+        operationId: 'login',
+        tag: 'auth',
+        access: 'login',
+        body: LoginBody,
+        description: 'Failed logins are throttled per username and per client address (429 with Retry-After).',
+        success: { status: 200, schema: LoginResponse, description: 'Token and the user it belongs to' },
+        errors: [400, 401, 413, 415, 429, 503],
       },
-    )
-    .post('/api/logout', async ({ request }) => ({ deleted: true, id: await deps.auth.logout(callerOf(request)) }), {
-      ...guard(deps),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/logout',
       query: NoQuery,
-      detail: routeDoc({
+      handle: async (c) => ({ deleted: true, id: await deps.auth.logout(c.caller) }),
+      docs: {
         summary: "End the caller's own session",
         operationId: 'logout',
         tag: 'auth',
@@ -66,26 +66,25 @@ export function authRoutes(deps: AuthRouteDeps) {
         description: 'Session tokens only: an API token has no session (403); revoke it instead.',
         success: { status: 200, schema: DeletedById, description: 'The session ended' },
         errors: [400, 403, 503],
-      }),
-    })
-    .get(
-      '/api/me',
-      ({ request }) => {
-        const principal = principalOf(request)
-        return principal.kind === 'token' ? deps.apiTokens.me(principal) : deps.users.me(principal)
       },
-      {
-        ...guard(deps),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'The caller: its user, or its API token',
-          operationId: 'getMe',
-          tag: 'auth',
-          access: 'any-user',
-          description: 'With a session token, the user; with an API token, the token resource (never its secret).',
-          success: { status: 200, schema: t.Union([UserSchema, TokenSchema]), description: 'The caller' },
-          errors: [400],
-        }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/me',
+      query: NoQuery,
+      handle(c) {
+        const caller = c.auth
+        return caller.kind === 'token' ? deps.apiTokens.me(caller) : deps.users.me(caller)
       },
-    )
+      docs: {
+        summary: 'The caller: its user, or its API token',
+        operationId: 'getMe',
+        tag: 'auth',
+        access: 'any-user',
+        description: 'With a session token, the user; with an API token, the token resource (never its secret).',
+        success: { status: 200, schema: t.Union([UserSchema, TokenSchema]), description: 'The caller' },
+        errors: [400],
+      },
+    }),
+  ]
 }

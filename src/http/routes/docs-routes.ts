@@ -3,10 +3,12 @@
  * script and stylesheet are served from the binary itself, so it works with no internet access.
  */
 
-import { type AnyElysia, Elysia } from 'elysia'
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import { customAnswer } from '../answers.ts'
+import { JSON_TYPE } from '../error-handler.ts'
 import { buildOpenApiDocument } from '../openapi-document.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 
 const PAGE = `<!doctype html>
@@ -27,20 +29,35 @@ const PAGE = `<!doctype html>
 </html>
 `
 
-/** The documentation routes over `app` (the document is built once, on first request). */
-export function docsRoutes(app: AnyElysia) {
+/** The documentation routes over every route of the app (the document is built once, on first request). */
+export function docsRoutes(routes: () => readonly RouteSpec[]): RouteSpec[] {
   let document: string | undefined
-  const asset = (path: string, type: string) => () => new Response(Bun.file(path), { headers: { 'content-type': type } })
-  return new Elysia({ name: 'docs-routes' })
-    .get(
-      '/api/openapi.json',
-      () => {
-        document ??= JSON.stringify(buildOpenApiDocument(app))
-        return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } })
+  const asset = (name: string, file: string, type: string) =>
+    route({
+      method: 'GET',
+      path: `/api/docs/${name}`,
+      authenticate: false,
+      handle: (c) => customAnswer(c.id, Bun.file(file), 200, { 'content-type': type }),
+    })
+  return [
+    route({
+      method: 'GET',
+      path: '/api/openapi.json',
+      authenticate: false,
+      query: NoQuery,
+      handle(c) {
+        document ??= JSON.stringify(buildOpenApiDocument(routes()))
+        return customAnswer(c.id, document, 200, { 'content-type': JSON_TYPE })
       },
-      { query: NoQuery },
-    )
-    .get('/api/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { query: NoQuery })
-    .get('/api/docs/swagger-ui-bundle.js', asset(bundlePath, 'text/javascript; charset=utf-8'))
-    .get('/api/docs/swagger-ui.css', asset(cssPath, 'text/css; charset=utf-8'))
+    }),
+    route({
+      method: 'GET',
+      path: '/api/docs',
+      authenticate: false,
+      query: NoQuery,
+      handle: (c) => customAnswer(c.id, PAGE, 200, { 'content-type': 'text/html; charset=utf-8' }),
+    }),
+    asset('swagger-ui-bundle.js', bundlePath, 'text/javascript; charset=utf-8'),
+    asset('swagger-ui.css', cssPath, 'text/css; charset=utf-8'),
+  ]
 }

@@ -5,19 +5,17 @@
  * one renamed out of it as deleted.
  */
 
-import { Elysia } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { FlagChange, FlagChangeFeed } from '../../services/flag-change-feed.ts'
-import { type GuardDeps, guard } from '../auth-guard.ts'
 import type { StreamHub } from '../event-stream.ts'
-import { metaOf, principalOf } from '../request-context.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
 import { ofrepDocs } from './ofrep-docs.ts'
 
 /** Dependencies of the management stream. */
-export interface EventRouteDeps extends GuardDeps {
+export interface EventRouteDeps {
   changeFeed: FlagChangeFeed
   streams: StreamHub
   streamCredentials: StreamCredentials
@@ -53,7 +51,7 @@ const render = (principal: Principal, changes: readonly FlagChange[]) =>
     .join('')
 
 /** The management stream route. */
-export function eventRoutes(deps: EventRouteDeps) {
+export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
   const { streams, streamCredentials, changeFeed } = deps
   changeFeed.subscribe(({ changes }) => {
     let unscoped: string | undefined
@@ -65,20 +63,26 @@ export function eventRoutes(deps: EventRouteDeps) {
     })
   })
 
-  return new Elysia({ name: 'event-routes' }).get(
-    '/api/events',
-    async ({ request }) => {
-      const principal = principalOf(request)
-      const last = Number(request.headers.get('last-event-id') ?? Number.NaN)
-      const missed = Number.isSafeInteger(last) && last >= 0 ? await changeFeed.since(last) : []
-      metaOf(request).keepOpen?.()
-      return streams.open({
-        kind: 'changes',
-        principal,
-        initial: render(principal, missed),
-        stillValid: () => streamCredentials.refresh(principal, 'flag:read') !== undefined,
-      })
-    },
-    { ...guard(deps, { permission: 'flag:read' }), query: NoQuery, detail: ofrepDocs.changes },
-  )
+  return [
+    route({
+      method: 'GET',
+      path: '/api/events',
+      permission: 'flag:read',
+      query: NoQuery,
+      async handle(c) {
+        const principal = c.auth
+        const last = Number(c.request.headers.get('last-event-id') ?? Number.NaN)
+        const missed = Number.isSafeInteger(last) && last >= 0 ? await changeFeed.since(last) : []
+        c.keepOpen()
+        return streams.open({
+          kind: 'changes',
+          principal,
+          initial: render(principal, missed),
+          stillValid: () => streamCredentials.refresh(principal, 'flag:read') !== undefined,
+          requestId: c.id,
+        })
+      },
+      docs: ofrepDocs.changes,
+    }),
+  ]
 }

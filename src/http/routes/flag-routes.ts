@@ -1,22 +1,21 @@
 /** /api/flags and /api/flags/{flagName} (contract §5). The name may contain `/`, literal or as %2F. */
 
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { InvalidError } from '../../domain/errors.ts'
 import type { Flag } from '../../domain/flag.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import { requireJsonObject } from '../../domain/json-object.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { FlagService } from '../../services/flag-service.ts'
-import { type GuardDeps, guard } from '../auth-guard.ts'
+import { jsonAnswer, notModifiedAnswer, taggedAnswer } from '../answers.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
-import { asComplete, jsonResponse, notModified, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
-import { callerOf, metaOf, principalOf } from '../request-context.ts'
-import { routeDoc } from '../route-docs.ts'
+import type { RequestContext } from '../request-context.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 
 /** Dependencies of the flag routes. */
-export interface FlagRouteDeps extends GuardDeps {
+export interface FlagRouteDeps {
   flags: FlagService
   bodyLimit: number
 }
@@ -26,7 +25,7 @@ const IF_NONE_MATCH = [{ name: 'If-None-Match', description: 'An ETag from an ea
 const NOT_MODIFIED = { 304: { description: 'Not modified: the ETag sent in If-None-Match is current' } }
 const IF_MATCH = [{ name: 'If-Match', description: 'Apply only if the flag is at this revision ("4"); otherwise 412' }]
 
-/** Decodes the wildcard part of the path (Elysia leaves it percent-encoded). */
+/** Decodes the wildcard part of the path (it arrives percent-encoded, as sent). */
 export function flagNameFromPath(raw: string | undefined): string {
   if (raw === undefined) return ''
   if (!raw.includes('%')) return raw // nothing to decode (the common case, on the hot path)
@@ -49,7 +48,7 @@ export function updateBody(body: unknown): Record<string, unknown> {
 
 /**
  * The answer to `GET /api/flags/{name}` (`rawName` as the path has it): the flag with its ETag, or
- * `304` while the client's copy is current. The route and the fast lane both answer with it.
+ * `304` while the client's copy is current.
  */
 export function readFlagAnswer(
   flags: FlagService,
@@ -59,155 +58,151 @@ export function readFlagAnswer(
   requestId: string,
 ): Response {
   const { json, etag } = flags.read.text(flags.get(principal, flagNameFromPath(rawName)))
-  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedJsonAnswer(requestId, json, etag)
+  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedAnswer(requestId, json, etag)
 }
 
 /** Location of a flag: its name written literally. */
 export const flagLocation = (name: string) => `/api/flags/${name.split('/').map(encodeURIComponent).join('/')}`
 
-/** Dependencies of the flag routes. */
-export function flagRoutes(deps: FlagRouteDeps) {
+/** The flag routes. */
+export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
   const { flags } = deps
-  const flagResponse = (request: Request, flag: Flag, status = 200, extra: Record<string, string> = {}) => {
+  const flagAnswer = (c: RequestContext, flag: Flag, status = 200, extra: Record<string, string> = {}) => {
     const { json, etag } = flags.read.text(flag)
-    return jsonResponse(request, json, status, { etag, ...extra })
+    return jsonAnswer(c.id, json, status, { etag, ...extra })
   }
 
-  return new Elysia({ name: 'flag-routes' })
-    .get(
-      '/api/flags',
-      ({ query, request }) => {
-        const principal = principalOf(request)
-        const etag = flags.listTag(principal)
-        if (noneMatch(request.headers.get('if-none-match'), etag)) return notModified(request, etag)
-        return jsonResponse(request, flags.list(principal, query.prefix ?? ''), 200, { etag })
+  return [
+    route({
+      method: 'GET',
+      path: '/api/flags',
+      permission: 'flag:read',
+      query: t.Object(
+        { prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) },
+        { additionalProperties: false },
+      ),
+      handle(c) {
+        const etag = flags.listTag(c.auth)
+        if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
+        return jsonAnswer(c.id, flags.list(c.auth, c.query.prefix ?? ''), 200, { etag })
       },
-      {
-        ...guard(deps, { permission: 'flag:read' }),
-        query: t.Object(
-          { prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) },
-          { additionalProperties: false },
-        ),
-        detail: routeDoc({
-          summary: 'List flags',
-          operationId: 'listFlags',
-          tag: 'flags',
-          access: 'flag:read',
-          description: 'Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.',
-          headers: IF_NONE_MATCH,
-          success: {
-            status: 200,
-            schema: { type: 'array', items: ref('Flag') },
-            description: 'The flags',
-            headers: { ETag: 'Changes with every flag change' },
-          },
-          errors: [400],
-          other: NOT_MODIFIED,
-        }),
+      docs: {
+        summary: 'List flags',
+        operationId: 'listFlags',
+        tag: 'flags',
+        access: 'flag:read',
+        description: 'Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.',
+        headers: IF_NONE_MATCH,
+        success: {
+          status: 200,
+          schema: { type: 'array', items: ref('Flag') },
+          description: 'The flags',
+          headers: { ETag: 'Changes with every flag change' },
+        },
+        errors: [400],
+        other: NOT_MODIFIED,
       },
-    )
-    .post(
-      '/api/flags',
-      async ({ body, request }) => {
-        const flag = await flags.create(callerOf(request), body)
-        return flagResponse(request, flag, 201, { location: flagLocation(flag.name) })
+    }),
+    route({
+      method: 'POST',
+      path: '/api/flags',
+      permission: 'flag:write',
+      query: NoQuery,
+      body: { limit: deps.bodyLimit },
+      async handle(c) {
+        const flag = await flags.create(c.caller, c.body)
+        return flagAnswer(c, flag, 201, { location: flagLocation(flag.name) })
       },
-      {
-        ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'Create a flag',
-          operationId: 'createFlag',
-          tag: 'flags',
-          access: 'flag:write',
-          description:
-            'defaultValue defaults to the type\'s zero (false, 0, "", the first enumValue, [], "A"); a value makes valueExists true.',
-          body: ref('NewFlag'),
-          success: {
-            status: 201,
-            schema: ref('Flag'),
-            description: 'The new flag',
-            headers: { Location: 'URL of the flag', ETag: 'Its revision' },
-          },
-          errors: [400, 409, 413, 415, 503],
-        }),
+      docs: {
+        summary: 'Create a flag',
+        operationId: 'createFlag',
+        tag: 'flags',
+        access: 'flag:write',
+        description:
+          'defaultValue defaults to the type\'s zero (false, 0, "", the first enumValue, [], "A"); a value makes valueExists true.',
+        body: ref('NewFlag'),
+        success: {
+          status: 201,
+          schema: ref('Flag'),
+          description: 'The new flag',
+          headers: { Location: 'URL of the flag', ETag: 'Its revision' },
+        },
+        errors: [400, 409, 413, 415, 503],
       },
-    )
-    .get(
-      '/api/flags/*',
-      ({ params, request }) =>
-        asComplete(readFlagAnswer(flags, principalOf(request), params['*'], request.headers.get('if-none-match'), metaOf(request).id)),
-      {
-        ...guard(deps, { permission: 'flag:read' }),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'Get a flag',
-          operationId: 'getFlag',
-          tag: 'flags',
-          access: 'flag:read',
-          wildcard: FLAG_NAME,
-          headers: IF_NONE_MATCH,
-          success: {
-            status: 200,
-            schema: ref('Flag'),
-            description: 'The flag',
-            headers: { ETag: 'The revision, for If-Match and If-None-Match' },
-          },
-          errors: [400, 404],
-          other: NOT_MODIFIED,
-        }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/flags/*',
+      permission: 'flag:read',
+      query: NoQuery,
+      handle: (c) => readFlagAnswer(flags, c.auth, c.params['*'], c.request.headers.get('if-none-match'), c.id),
+      docs: {
+        summary: 'Get a flag',
+        operationId: 'getFlag',
+        tag: 'flags',
+        access: 'flag:read',
+        wildcard: FLAG_NAME,
+        headers: IF_NONE_MATCH,
+        success: {
+          status: 200,
+          schema: ref('Flag'),
+          description: 'The flag',
+          headers: { ETag: 'The revision, for If-Match and If-None-Match' },
+        },
+        errors: [400, 404],
+        other: NOT_MODIFIED,
       },
-    )
-    .put(
-      '/api/flags/*',
-      async ({ params, body, request }) =>
-        flagResponse(
-          request,
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/flags/*',
+      permission: 'flag:write',
+      query: NoQuery,
+      body: { limit: deps.bodyLimit },
+      handle: async (c) =>
+        flagAnswer(
+          c,
           await flags.update(
-            callerOf(request),
-            flagNameFromPath(params['*']),
-            updateBody(body),
-            parseIfMatch(request.headers.get('if-match')),
+            c.caller,
+            flagNameFromPath(c.params['*']),
+            updateBody(c.body),
+            parseIfMatch(c.request.headers.get('if-match')),
           ),
         ),
-      {
-        ...guard(deps, { permission: 'flag:write', bodyLimit: deps.bodyLimit }),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'Change a flag (partial)',
-          operationId: 'updateFlag',
-          tag: 'flags',
-          access: 'flag:write',
-          description:
-            'Validated as a whole; on any error nothing changes. A request that changes nothing answers 200 without a new revision.',
-          wildcard: FLAG_NAME,
-          headers: IF_MATCH,
-          body: ref('FlagUpdate'),
-          success: { status: 200, schema: ref('Flag'), description: 'The flag after the change', headers: { ETag: 'The new revision' } },
-          errors: [400, 404, 409, 412, 413, 415, 503],
-        }),
+      docs: {
+        summary: 'Change a flag (partial)',
+        operationId: 'updateFlag',
+        tag: 'flags',
+        access: 'flag:write',
+        description:
+          'Validated as a whole; on any error nothing changes. A request that changes nothing answers 200 without a new revision.',
+        wildcard: FLAG_NAME,
+        headers: IF_MATCH,
+        body: ref('FlagUpdate'),
+        success: { status: 200, schema: ref('Flag'), description: 'The flag after the change', headers: { ETag: 'The new revision' } },
+        errors: [400, 404, 409, 412, 413, 415, 503],
       },
-    )
-    .delete(
-      '/api/flags/*',
-      async ({ params, request }) => {
-        const name = flagNameFromPath(params['*'])
-        await flags.remove(callerOf(request), name, parseIfMatch(request.headers.get('if-match')))
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/flags/*',
+      permission: 'flag:write',
+      query: NoQuery,
+      async handle(c) {
+        const name = flagNameFromPath(c.params['*'])
+        await flags.remove(c.caller, name, parseIfMatch(c.request.headers.get('if-match')))
         return { deleted: true, name }
       },
-      {
-        ...guard(deps, { permission: 'flag:write' }),
-        query: NoQuery,
-        detail: routeDoc({
-          summary: 'Delete a flag',
-          operationId: 'deleteFlag',
-          tag: 'flags',
-          access: 'flag:write',
-          wildcard: FLAG_NAME,
-          headers: IF_MATCH,
-          success: { status: 200, schema: ref('FlagDeleted'), description: 'The flag was deleted' },
-          errors: [400, 404, 412, 503],
-        }),
+      docs: {
+        summary: 'Delete a flag',
+        operationId: 'deleteFlag',
+        tag: 'flags',
+        access: 'flag:write',
+        wildcard: FLAG_NAME,
+        headers: IF_MATCH,
+        success: { status: 200, schema: ref('FlagDeleted'), description: 'The flag was deleted' },
+        errors: [400, 404, 412, 503],
       },
-    )
+    }),
+  ]
 }

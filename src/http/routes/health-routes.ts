@@ -1,11 +1,9 @@
 /** GET /health (contract §10): 200 while writable, 503 `degraded` when writes are refused. */
 
-import { Elysia } from 'elysia'
 import type { Health, HealthService } from '../../services/health-service.ts'
 import { VERSION } from '../../version.ts'
-import { asComplete, jsonAnswer } from '../json-response.ts'
-import { metaOf } from '../request-context.ts'
-import { routeDoc } from '../route-docs.ts'
+import { jsonAnswer } from '../answers.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { HealthSchema } from '../schemas/user-schemas.ts'
 
@@ -13,7 +11,7 @@ const VERSION_JSON = JSON.stringify(VERSION)
 // the body of each health the service reported (it reports the same object until something changes)
 const bodies = new WeakMap<Health, string>()
 
-/** The answer to `GET /health`; the route and the fast lane both answer with it. */
+/** The answer to `GET /health`. */
 export function healthAnswer(health: HealthService, requestId: string): Response {
   const now = health.check()
   let body = bodies.get(now)
@@ -25,23 +23,29 @@ export function healthAnswer(health: HealthService, requestId: string): Response
 }
 
 /** The health route. */
-export function healthRoutes(health: HealthService) {
-  return new Elysia({ name: 'health-routes' }).get('/health', ({ request }) => asComplete(healthAnswer(health, metaOf(request).id)), {
-    query: NoQuery,
-    detail: routeDoc({
-      summary: 'Health check',
-      operationId: 'getHealth',
-      tag: 'operations',
-      access: 'public',
-      description: 'Answers 503 with status "degraded" when storage failed and writes are refused.',
-      success: {
-        status: 200,
-        schema: HealthSchema,
-        description: 'The service is up and writable',
-        example: { status: 'ok', version: VERSION, flags: 42 },
+export function healthRoutes(health: HealthService): RouteSpec[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/health',
+      authenticate: false,
+      query: NoQuery,
+      handle: (c) => healthAnswer(health, c.id),
+      docs: {
+        summary: 'Health check',
+        operationId: 'getHealth',
+        tag: 'operations',
+        access: 'public',
+        description: 'Answers 503 with status "degraded" when storage failed and writes are refused.',
+        success: {
+          status: 200,
+          schema: HealthSchema,
+          description: 'The service is up and writable',
+          example: { status: 'ok', version: VERSION, flags: 42 },
+        },
+        errors: [400],
+        other: { 503: { schema: HealthSchema, description: 'Storage failed: writes are refused until restart' } },
       },
-      errors: [400],
-      other: { 503: { schema: HealthSchema, description: 'Storage failed: writes are refused until restart' } },
     }),
-  })
+  ]
 }

@@ -1,6 +1,6 @@
 /** OpenAPI documentation of the OFREP routes and the two event streams (contract §13, §14). */
 
-import { routeDoc } from '../route-docs.ts'
+import type { RouteDoc } from '../route-docs.ts'
 
 const EvaluationRequest = {
   type: 'object',
@@ -78,9 +78,9 @@ const EventStreams = {
 
 const STREAM_TEXT = { type: 'string', description: 'Server-sent events (text/event-stream)' }
 
-/** The `detail` of each OFREP route and of the management stream. */
-export const ofrepDocs = {
-  single: routeDoc({
+/** The documentation of each OFREP route and of the management stream. */
+export const ofrepDocs: Record<'single' | 'bulk' | 'events' | 'changes', RouteDoc> = {
+  single: {
     summary: 'Evaluate one flag (OFREP)',
     operationId: 'ofrepEvaluateFlag',
     tag: 'evaluation',
@@ -99,8 +99,8 @@ export const ofrepDocs = {
       },
       404: { schema: OfrepError(['FLAG_NOT_FOUND'], true), description: 'No such flag for this caller (OFREP error body)' },
     },
-  }),
-  bulk: routeDoc({
+  },
+  bulk: {
     summary: 'Evaluate every flag (OFREP bulk)',
     operationId: 'ofrepEvaluateFlags',
     tag: 'evaluation',
@@ -128,8 +128,8 @@ export const ofrepDocs = {
         description: 'The body is not JSON, or context is not an object (OFREP error body)',
       },
     },
-  }),
-  events: routeDoc({
+  },
+  events: {
     summary: 'Flag change stream (OFREP SSE)',
     operationId: 'ofrepEvents',
     tag: 'evaluation',
@@ -139,8 +139,8 @@ export const ofrepDocs = {
       "Accepts the usual credential headers, or `ticket` from the bulk answer (browsers' EventSource cannot send headers). Closed when the credential is revoked.",
     success: { status: 200, schema: STREAM_TEXT, description: 'The event stream', contentType: 'text/event-stream' },
     errors: [400],
-  }),
-  changes: routeDoc({
+  },
+  changes: {
     summary: 'Management change stream (SSE)',
     operationId: 'streamChanges',
     tag: 'flags',
@@ -151,5 +151,5 @@ export const ofrepDocs = {
     headers: [{ name: 'Last-Event-ID', description: 'The id of the last event received: the changes after it are sent first' }],
     success: { status: 200, schema: STREAM_TEXT, description: 'The event stream', contentType: 'text/event-stream' },
     errors: [400],
-  }),
+  },
 }

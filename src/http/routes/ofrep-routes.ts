@@ -5,24 +5,24 @@
  * body. Credentials and permissions are checked first, with the §1.1 envelope, like everywhere else.
  */
 
-import { Elysia, t } from 'elysia'
-import { canSeeFlag, requirePermission } from '../../domain/access-policy.ts'
+import { t } from 'elysia'
+import { canSeeFlag } from '../../domain/access-policy.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
-import { authenticateRequest, type GuardDeps, guard } from '../auth-guard.ts'
+import { jsonAnswer, notModifiedAnswer, taggedAnswer } from '../answers.ts'
+import { type AuthDeps, authenticate } from '../authenticate.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { noneMatch } from '../if-match.ts'
-import { asComplete, jsonAnswer, notModifiedAnswer, taggedJsonAnswer } from '../json-response.ts'
 import { OfrepProblem, readEvaluationContext } from '../ofrep-context.ts'
-import { metaOf, principalOf } from '../request-context.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
 import { flagNameFromPath } from './flag-routes.ts'
 import { ofrepDocs } from './ofrep-docs.ts'
 
 /** Dependencies of the OFREP routes. */
-export interface OfrepRouteDeps extends GuardDeps {
+export interface OfrepRouteDeps extends AuthDeps {
   evaluations: EvaluationService
   changeFeed: FlagChangeFeed
   streams: StreamHub
@@ -43,7 +43,7 @@ const ofrepError = (requestId: string, problem: OfrepProblem, key?: string) =>
 /**
  * The answer to `POST /ofrep/v1/evaluate/flags/{key}` once the caller may evaluate: reads the
  * context from the body and evaluates. Evaluation problems get OFREP's error body; anything else
- * (a body over the limit) is thrown for the §1.1 envelope. The route and the fast lane answer with it.
+ * (a body over the limit) is thrown for the §1.1 envelope.
  */
 export async function evaluateOneAnswer(
   deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit'>,
@@ -65,7 +65,7 @@ export async function evaluateOneAnswer(
 /**
  * The answer to `POST /ofrep/v1/evaluate/flags` once the caller may evaluate: every visible flag
  * evaluated, with the ETag of the result and the event stream to follow, or `304` while the
- * client's ETag is current. The route and the fast lane answer with it.
+ * client's ETag is current.
  */
 export async function evaluateAllAnswer(
   deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit' | 'streamCredentials'>,
@@ -84,13 +84,12 @@ export async function evaluateAllAnswer(
   if (noneMatch(request.headers.get('if-none-match'), tag)) return notModifiedAnswer(requestId, tag)
   const { etag, flags } = deps.evaluations.bulkJson(principal, context)
   const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
-  return taggedJsonAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
+  return taggedAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
 }
 
 /** The OFREP routes. */
-export function ofrepRoutes(deps: OfrepRouteDeps) {
+export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
   const { streams, streamCredentials } = deps
-  const evaluateGuard = guard(deps, { permission: 'flag:evaluate' })
 
   // one subscription for every OFREP stream: each batch of committed changes becomes one event per
   // stream that can see at least one of the changed flags (before or after a rename)
@@ -107,41 +106,46 @@ export function ofrepRoutes(deps: OfrepRouteDeps) {
     })
   })
 
-  return new Elysia({ name: 'ofrep-routes' })
-    .post(
-      '/ofrep/v1/evaluate/flags',
-      async ({ request }) => asComplete(await evaluateAllAnswer(deps, principalOf(request), request, metaOf(request).id)),
-      { ...evaluateGuard, detail: ofrepDocs.bulk },
-    )
-    .post(
-      '/ofrep/v1/evaluate/flags/*',
-      async ({ params, request }) =>
-        asComplete(await evaluateOneAnswer(deps, principalOf(request), flagNameFromPath(params['*']), request, metaOf(request).id)),
-      { ...evaluateGuard, detail: ofrepDocs.single },
-    )
-    .get(
-      '/ofrep/v1/events',
-      ({ request }) => {
-        const principal = principalOf(request)
-        metaOf(request).keepOpen?.()
+  return [
+    route({
+      method: 'POST',
+      path: '/ofrep/v1/evaluate/flags',
+      permission: 'flag:evaluate',
+      handle: (c) => evaluateAllAnswer(deps, c.auth, c.request, c.id),
+      docs: ofrepDocs.bulk,
+    }),
+    route({
+      method: 'POST',
+      path: '/ofrep/v1/evaluate/flags/*',
+      permission: 'flag:evaluate',
+      handle: (c) => evaluateOneAnswer(deps, c.auth, flagNameFromPath(c.params['*']), c.request, c.id),
+      docs: ofrepDocs.single,
+    }),
+    route({
+      method: 'GET',
+      path: '/ofrep/v1/events',
+      permission: 'flag:evaluate',
+      query: t.Object({ ticket: t.Optional(t.String()) }, { additionalProperties: true }),
+      // the credential headers as everywhere, or else the ticket (what a browser's EventSource can send)
+      authenticate(c) {
+        const headers = c.request.headers
+        const ticket = c.query.ticket
+        if (ticket !== undefined && headers.get('authorization') === null && headers.get('x-api-key') === null) {
+          return streamCredentials.principalOfTicket(ticket)
+        }
+        return authenticate(deps, headers)
+      },
+      handle(c) {
+        const principal = c.auth
+        c.keepOpen()
         return streams.open({
           kind: 'ofrep',
           principal,
           stillValid: () => streamCredentials.refresh(principal, 'flag:evaluate') !== undefined,
+          requestId: c.id,
         })
       },
-      {
-        query: t.Object({ ticket: t.Optional(t.String()) }, { additionalProperties: true }),
-        // the credential headers as everywhere, or else the ticket (what a browser's EventSource can send)
-        transform: async ({ request, query }: { request: Request; query: Record<string, string | undefined> }) => {
-          const headers = request.headers
-          const meta = metaOf(request)
-          if (query.ticket !== undefined && headers.get('authorization') === null && headers.get('x-api-key') === null) {
-            meta.principal = streamCredentials.principalOfTicket(query.ticket)
-          } else await authenticateRequest(deps, request)
-          if (meta.principal) requirePermission(meta.principal, 'flag:evaluate')
-        },
-        detail: ofrepDocs.events,
-      },
-    )
+      docs: ofrepDocs.events,
+    }),
+  ]
 }

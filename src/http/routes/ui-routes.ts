@@ -5,9 +5,10 @@
  * good because their names change with their content.
  */
 
-import { Elysia } from 'elysia'
 import { bundleUi } from '../../ui/bundle-ui.ts' with { type: 'macro' }
-import { finalResponse } from '../json-response.ts'
+import { customAnswer } from '../answers.ts'
+import type { RequestContext } from '../request-context.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
 
 const UI = bundleUi()
 
@@ -16,30 +17,29 @@ export const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /** The UI routes. */
-export function uiRoutes() {
+export function uiRoutes(): RouteSpec[] {
   const assets = new Map(UI.assets.map((a) => [a.name, a]))
-  const page = (request: Request) =>
-    finalResponse(request, UI.html, 200, {
+  const page = (c: RequestContext) =>
+    customAnswer(c.id, UI.html, 200, {
       'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
       'content-security-policy': UI_CSP,
       'referrer-policy': 'no-referrer',
     })
-  const toUi = (request: Request) => finalResponse(request, null, 302, { location: '/ui/', 'cache-control': 'no-store' })
-  return (
-    new Elysia({ name: 'ui-routes' })
-      .get('/', ({ request }) => toUi(request))
-      // Elysia routes /ui and /ui/ alike: the bare one is sent to the slash, so relative URLs work
-      .get('/ui/', ({ request }) => (new URL(request.url).pathname === '/ui' ? toUi(request) : page(request)))
-      .get('/ui/assets/:file', ({ params, request }) => {
-        const asset = assets.get(params.file)
-        if (!asset)
-          return finalResponse(request, 'not found', 404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
-        return finalResponse(request, asset.text, 200, {
-          'content-type': asset.type,
-          'cache-control': 'public, max-age=31536000, immutable',
-        })
-      })
-      .get('/ui/*', ({ request }) => page(request))
-  )
+  const toUi = (c: RequestContext) => customAnswer(c.id, null, 302, { location: '/ui/' })
+  return [
+    route({ method: 'GET', path: '/', authenticate: false, handle: toUi }),
+    // /ui and /ui/ route alike: the bare one is sent to the slash, so relative URLs work
+    route({ method: 'GET', path: '/ui/', authenticate: false, handle: (c) => (c.path === '/ui' ? toUi(c) : page(c)) }),
+    route({
+      method: 'GET',
+      path: '/ui/assets/:file',
+      authenticate: false,
+      handle(c) {
+        const asset = assets.get(c.params.file ?? '')
+        if (!asset) return customAnswer(c.id, 'not found', 404, { 'content-type': 'text/plain; charset=utf-8' })
+        return customAnswer(c.id, asset.text, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' })
+      },
+    }),
+    route({ method: 'GET', path: '/ui/*', authenticate: false, handle: page }),
+  ]
 }

@@ -1863,7 +1863,10 @@ export interface operations {
             query?: {
                 prefix?: string;
             };
-            header?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 without a body while it is current */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };

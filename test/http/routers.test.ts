@@ -1,18 +1,18 @@
 /**
- * The fast lanes (src/http/fast-lane.ts) against the full pipeline: every request of the table is
- * sent through Bun's router, wired as the listener wires it, and through `http.handle()` alone, and
- * both answers must agree on status, headers (but the request id and the date) and body. The
- * common case must be answered by the lane itself, without the full pipeline, or the lanes measure
- * nothing; everything else must be handed over before anything is read.
+ * The two routers against each other: every request of the table is sent through Bun's router, wired
+ * as the listener wires it, and through `http.handle()` (Elysia's router, in-process), and both
+ * answers must agree on status, headers (but the request id and the date) and body. Both end in the
+ * same pipeline handler, so this holds the route table's two generated routers to the same routes;
+ * every case names a route of the table, so Bun's router must find each one itself.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type LaneServer, serveWithLanes } from '../helpers/lane-server.ts'
+import { type ServedApp, serveApp } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 const ORIGIN = 'https://app.example.com'
 let t: TestApp
-let lanes: LaneServer
+let served: ServedApp
 const tokens: Record<string, string> = {}
 
 beforeAll(async () => {
@@ -35,11 +35,11 @@ beforeAll(async () => {
   tokens.revoked = revoked.body.token
   expect((await t.req('DELETE', `/api/tokens/${revoked.body.id}`, { token: t.adminToken })).status).toBe(200)
 
-  lanes = serveWithLanes(t)
+  served = serveApp(t)
 })
 
 afterAll(async () => {
-  await lanes?.stop()
+  await served?.stop()
   await t?.close()
 })
 
@@ -49,8 +49,6 @@ interface Case {
   path: string
   headers?: Record<string, string>
   body?: string
-  /** The lane answers it itself (else the full pipeline must). */
-  lane: boolean
 }
 
 const bearer = (who: string) => ({ authorization: `Bearer ${tokens[who]}` })
@@ -59,50 +57,47 @@ const json = { 'content-type': 'application/json' }
 const ofrep = (key: string) => `/ofrep/v1/evaluate/flags/${key}`
 
 const cases = (): Case[] => [
-  { name: 'health', path: '/health', lane: true },
-  { name: 'health with a client request id', path: '/health', headers: { 'x-request-id': 'client-42' }, lane: true },
-  { name: 'health with a query', path: '/health?verbose=1', lane: false },
-  { name: 'health, HEAD', method: 'HEAD', path: '/health', lane: false },
-  { name: 'flag, session', path: '/api/flags/app/on', headers: bearer('admin'), lane: true },
-  { name: 'flag, read-only user', path: '/api/flags/app/size', headers: bearer('reader'), lane: true },
-  { name: 'flag, API token in X-API-Key', path: '/api/flags/app/on', headers: apiKey('apiReader'), lane: true },
-  { name: 'flag, API token as Bearer', path: '/api/flags/app/on', headers: bearer('apiReader'), lane: true },
-  { name: 'flag, percent-encoded name', path: '/api/flags/app%2Fon', headers: bearer('admin'), lane: true },
-  { name: 'flag, percent-encoded dot', path: '/api/flags/app/a%2Eb-c_d', headers: bearer('admin'), lane: true },
-  { name: 'flag, current ETag', path: '/api/flags/app/on', headers: { ...bearer('admin'), 'if-none-match': '"1"' }, lane: true },
-  { name: 'flag, stale ETag', path: '/api/flags/app/on', headers: { ...bearer('admin'), 'if-none-match': '"0"' }, lane: true },
-  { name: 'flag, allowed origin', path: '/api/flags/app/on', headers: { ...bearer('admin'), origin: ORIGIN }, lane: true },
-  { name: 'flag, other origin', path: '/api/flags/app/on', headers: { ...bearer('admin'), origin: 'https://evil.example' }, lane: true },
-  { name: 'flag, missing', path: '/api/flags/app/none', headers: bearer('admin'), lane: false },
-  { name: 'flag, bad percent-encoding', path: '/api/flags/app%E0%A4%A', headers: bearer('admin'), lane: false },
-  { name: 'flag, empty name', path: '/api/flags/', headers: bearer('admin'), lane: false },
-  { name: 'flag, query', path: '/api/flags/app/on?x=1', headers: bearer('admin'), lane: false },
-  { name: 'flag, no credentials', path: '/api/flags/app/on', lane: false },
-  { name: 'flag, malformed Authorization', path: '/api/flags/app/on', headers: { authorization: 'Basic abc' }, lane: false },
+  { name: 'health', path: '/health' },
+  { name: 'health with a client request id', path: '/health', headers: { 'x-request-id': 'client-42' } },
+  { name: 'health with a query', path: '/health?verbose=1' },
+  { name: 'health, HEAD', method: 'HEAD', path: '/health' },
+  { name: 'flag, session', path: '/api/flags/app/on', headers: bearer('admin') },
+  { name: 'flag, read-only user', path: '/api/flags/app/size', headers: bearer('reader') },
+  { name: 'flag, API token in X-API-Key', path: '/api/flags/app/on', headers: apiKey('apiReader') },
+  { name: 'flag, API token as Bearer', path: '/api/flags/app/on', headers: bearer('apiReader') },
+  { name: 'flag, percent-encoded name', path: '/api/flags/app%2Fon', headers: bearer('admin') },
+  { name: 'flag, percent-encoded dot', path: '/api/flags/app/a%2Eb-c_d', headers: bearer('admin') },
+  { name: 'flag, current ETag', path: '/api/flags/app/on', headers: { ...bearer('admin'), 'if-none-match': '"1"' } },
+  { name: 'flag, stale ETag', path: '/api/flags/app/on', headers: { ...bearer('admin'), 'if-none-match': '"0"' } },
+  { name: 'flag, allowed origin', path: '/api/flags/app/on', headers: { ...bearer('admin'), origin: ORIGIN } },
+  { name: 'flag, other origin', path: '/api/flags/app/on', headers: { ...bearer('admin'), origin: 'https://evil.example' } },
+  { name: 'flag, missing', path: '/api/flags/app/none', headers: bearer('admin') },
+  { name: 'flag, bad percent-encoding', path: '/api/flags/app%E0%A4%A', headers: bearer('admin') },
+  { name: 'flag, empty name', path: '/api/flags/', headers: bearer('admin') },
+  { name: 'flag, query', path: '/api/flags/app/on?x=1', headers: bearer('admin') },
+  { name: 'flag, no credentials', path: '/api/flags/app/on' },
+  { name: 'flag, malformed Authorization', path: '/api/flags/app/on', headers: { authorization: 'Basic abc' } },
   {
     name: 'flag, forged session token',
     path: '/api/flags/app/on',
     headers: { authorization: `Bearer ${tokens.admin?.slice(0, -3)}xyz` },
-    lane: false,
   },
-  { name: 'flag, revoked API token', path: '/api/flags/app/on', headers: apiKey('revoked'), lane: false },
+  { name: 'flag, revoked API token', path: '/api/flags/app/on', headers: apiKey('revoked') },
   {
     name: 'flag, two different credentials',
     path: '/api/flags/app/on',
     headers: { ...bearer('admin'), ...apiKey('apiReader') },
-    lane: false,
   },
-  { name: 'flag, no permission', path: '/api/flags/app/on', headers: bearer('nobody'), lane: false },
-  { name: 'flag, evaluate-only token', path: '/api/flags/app/on', headers: apiKey('evaluator'), lane: false },
-  { name: 'flag, HEAD', method: 'HEAD', path: '/api/flags/app/on', headers: bearer('admin'), lane: false },
-  { name: 'flag, DELETE without credentials', method: 'DELETE', path: '/api/flags/app/on', lane: false },
+  { name: 'flag, no permission', path: '/api/flags/app/on', headers: bearer('nobody') },
+  { name: 'flag, evaluate-only token', path: '/api/flags/app/on', headers: apiKey('evaluator') },
+  { name: 'flag, HEAD', method: 'HEAD', path: '/api/flags/app/on', headers: bearer('admin') },
+  { name: 'flag, DELETE without credentials', method: 'DELETE', path: '/api/flags/app/on' },
   {
     name: 'ofrep one',
     method: 'POST',
     path: ofrep('app/ab'),
     headers: { ...apiKey('evaluator'), ...json },
     body: '{"context":{"targetingKey":"u-1"}}',
-    lane: true,
   },
   {
     name: 'ofrep one, session',
@@ -110,16 +105,14 @@ const cases = (): Case[] => [
     path: ofrep('app/on'),
     headers: { ...bearer('reader'), ...json },
     body: '{"context":{}}',
-    lane: true,
   },
-  { name: 'ofrep one, empty body', method: 'POST', path: ofrep('app/on'), headers: apiKey('evaluator'), lane: true },
+  { name: 'ofrep one, empty body', method: 'POST', path: ofrep('app/on'), headers: apiKey('evaluator') },
   {
     name: 'ofrep one, query ignored',
     method: 'POST',
     path: `${ofrep('app/on')}?x=1`,
     headers: { ...apiKey('evaluator'), ...json },
     body: '{}',
-    lane: true,
   },
   {
     name: 'ofrep one, not JSON',
@@ -127,7 +120,6 @@ const cases = (): Case[] => [
     path: ofrep('app/on'),
     headers: { ...apiKey('evaluator'), ...json },
     body: '{"context":',
-    lane: true,
   },
   {
     name: 'ofrep one, context not an object',
@@ -135,7 +127,6 @@ const cases = (): Case[] => [
     path: ofrep('app/on'),
     headers: { ...apiKey('evaluator'), ...json },
     body: '{"context":[1]}',
-    lane: true,
   },
   {
     name: 'ofrep one, body over the limit',
@@ -143,7 +134,6 @@ const cases = (): Case[] => [
     path: ofrep('app/on'),
     headers: { ...apiKey('evaluator'), ...json },
     body: `{"context":{"k":"${'x'.repeat(3000)}"}}`,
-    lane: true,
   },
   {
     name: 'ofrep one, unknown flag',
@@ -151,7 +141,6 @@ const cases = (): Case[] => [
     path: ofrep('app/none'),
     headers: { ...apiKey('evaluator'), ...json },
     body: '{}',
-    lane: true,
   },
   {
     name: 'ofrep one, outside the token prefixes',
@@ -159,7 +148,6 @@ const cases = (): Case[] => [
     path: ofrep('other/secret'),
     headers: { ...apiKey('evaluator'), ...json },
     body: '{}',
-    lane: true,
   },
   {
     name: 'ofrep one, allowed origin',
@@ -167,17 +155,15 @@ const cases = (): Case[] => [
     path: ofrep('app/on'),
     headers: { ...apiKey('evaluator'), ...json, origin: ORIGIN },
     body: '{}',
-    lane: true,
   },
-  { name: 'ofrep one, bad percent-encoding', method: 'POST', path: ofrep('app%E0%A4%A'), headers: apiKey('evaluator'), lane: false },
-  { name: 'ofrep one, no credentials', method: 'POST', path: ofrep('app/on'), headers: json, body: '{}', lane: false },
+  { name: 'ofrep one, bad percent-encoding', method: 'POST', path: ofrep('app%E0%A4%A'), headers: apiKey('evaluator') },
+  { name: 'ofrep one, no credentials', method: 'POST', path: ofrep('app/on'), headers: json, body: '{}' },
   {
     name: 'ofrep one, no permission',
     method: 'POST',
     path: ofrep('app/on'),
     headers: { ...bearer('nobody'), ...json },
     body: '{}',
-    lane: false,
   },
   {
     name: 'ofrep bulk',
@@ -185,7 +171,6 @@ const cases = (): Case[] => [
     path: '/ofrep/v1/evaluate/flags',
     headers: { ...apiKey('evaluator'), ...json },
     body: '{"context":{"targetingKey":"u-2"}}',
-    lane: true,
   },
   {
     name: 'ofrep bulk, not JSON',
@@ -193,17 +178,15 @@ const cases = (): Case[] => [
     path: '/ofrep/v1/evaluate/flags',
     headers: { ...apiKey('evaluator'), ...json },
     body: 'nope',
-    lane: true,
   },
-  { name: 'ofrep bulk, no credentials', method: 'POST', path: '/ofrep/v1/evaluate/flags', body: '{}', lane: false },
+  { name: 'ofrep bulk, no credentials', method: 'POST', path: '/ofrep/v1/evaluate/flags', body: '{}' },
   {
     name: 'ofrep bulk, preflight',
     method: 'OPTIONS',
     path: '/ofrep/v1/evaluate/flags',
     headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
-    lane: false,
   },
-  { name: 'ofrep bulk, GET', path: '/ofrep/v1/evaluate/flags', headers: apiKey('evaluator'), lane: false },
+  { name: 'ofrep bulk, GET', path: '/ofrep/v1/evaluate/flags', headers: apiKey('evaluator') },
 ]
 
 const IGNORED = new Set(['x-request-id', 'date', 'content-length'])
@@ -211,49 +194,49 @@ const headersOf = (r: Response) => [...r.headers].filter(([k]) => !IGNORED.has(k
 // each answer names a fresh stream ticket
 const comparable = (text: string) => text.replace(/ticket=[^"]+/g, 'ticket=…')
 
-describe('fast lanes answer exactly as the full pipeline', () => {
+describe("Bun's router and Elysia's answer alike", () => {
   test('every case of the table', async () => {
-    // the first sight of a session token always goes the full way (its signature is checked there)
-    for (const who of ['admin', 'reader']) await fetch(`${lanes.base}/api/me`, { headers: bearer(who) })
+    // the first sight of a session token goes the whole way (its signature is checked there)
+    for (const who of ['admin', 'reader']) await fetch(`${served.base}/api/me`, { headers: bearer(who) })
     for (const c of cases()) {
       const init = { method: c.method ?? 'GET', headers: c.headers ?? {}, ...(c.body === undefined ? {} : { body: c.body }) }
-      const before = lanes.fullCalls()
-      const viaLanes = await fetch(`${lanes.base}${c.path}`, init)
-      const laneText = await viaLanes.text()
-      expect(lanes.fullCalls() === before, `${c.name}: answered by the lane`).toBe(c.lane)
+      const before = served.fallbackCalls()
+      const viaBun = await fetch(`${served.base}${c.path}`, init)
+      const bunText = await viaBun.text()
+      expect(served.fallbackCalls(), `${c.name}: found by Bun's router`).toBe(before)
       const viaPipeline = await t.app.http.handle(new Request(`http://localhost${c.path}`, init), '127.0.0.1')
       const pipelineText = c.method === 'HEAD' ? '' : await viaPipeline.text()
-      expect(viaLanes.status, c.name).toBe(viaPipeline.status)
-      expect(headersOf(viaLanes), c.name).toEqual(headersOf(viaPipeline))
-      expect(comparable(laneText), c.name).toBe(comparable(pipelineText))
-      expect(viaLanes.headers.get('x-request-id'), c.name).toBeTruthy()
+      expect(viaBun.status, c.name).toBe(viaPipeline.status)
+      expect(headersOf(viaBun), c.name).toEqual(headersOf(viaPipeline))
+      expect(comparable(bunText), c.name).toBe(comparable(pipelineText))
+      expect(viaBun.headers.get('x-request-id'), c.name).toBeTruthy()
     }
   })
 
-  test('a client request id is echoed by a lane', async () => {
-    const res = await fetch(`${lanes.base}/api/flags/app/on`, { headers: { ...bearer('admin'), 'x-request-id': 'trace-7' } })
+  test("a client request id is echoed through Bun's router", async () => {
+    const res = await fetch(`${served.base}/api/flags/app/on`, { headers: { ...bearer('admin'), 'x-request-id': 'trace-7' } })
     expect(res.headers.get('x-request-id')).toBe('trace-7')
   })
 
-  test('a flag changed or deleted is seen by the lane at once', async () => {
-    const url = `${lanes.base}/api/flags/app/size`
+  test('a flag changed or deleted is seen at once', async () => {
+    const url = `${served.base}/api/flags/app/size`
     expect((await t.req('PUT', '/api/flags/app/size', { token: t.adminToken, body: { value: 9 } })).status).toBe(200)
     expect(await (await fetch(url, { headers: bearer('admin') })).json()).toMatchObject({ value: 9, revision: 2 })
     expect((await t.req('DELETE', '/api/flags/app/size', { token: t.adminToken })).status).toBe(200)
     expect((await fetch(url, { headers: bearer('admin') })).status).toBe(404)
   })
 
-  test('a session ended is refused by the lane from the next request', async () => {
+  test('a session ended is refused from the next request', async () => {
     const user = await t.userWith(['flag:read'])
-    const url = `${lanes.base}/api/flags/app/on`
+    const url = `${served.base}/api/flags/app/on`
     expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200)
     expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(200)
     expect((await t.req('POST', '/api/logout', { token: user.token })).status).toBe(200)
     expect((await fetch(url, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(401)
   })
 
-  test('a revoked API token, a lost permission and an expired token are refused at once, though the lane remembers credentials', async () => {
-    const base = `${lanes.base}/api/flags/app/on`
+  test('a revoked API token, a lost permission and an expired token are refused at once, though the pipeline remembers credentials', async () => {
+    const base = `${served.base}/api/flags/app/on`
     const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'soon revoked', permissions: ['flag:read'] } })
     const key = { 'x-api-key': made.body.token as string }
     for (let i = 0; i < 3; i++) expect((await fetch(base, { headers: key })).status).toBe(200)
@@ -281,14 +264,24 @@ describe('fast lanes answer exactly as the full pipeline', () => {
     expect((await fetch(base, { headers: briefKey })).status).toBe(401)
   })
 
-  test('an API token used only through the lane has its last use recorded', async () => {
-    const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'lane only', permissions: ['flag:read'] } })
+  test('an API token whose credential is remembered still has its last use recorded', async () => {
+    const made = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'remembered', permissions: ['flag:read'] } })
     expect(made.body.lastUsedAt).toBeNull()
-    const before = lanes.fullCalls()
+    const before = served.fallbackCalls()
     for (let i = 0; i < 3; i++)
-      expect((await fetch(`${lanes.base}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
-    expect(lanes.fullCalls()).toBe(before)
+      expect((await fetch(`${served.base}/api/flags/app/on`, { headers: { 'x-api-key': made.body.token } })).status).toBe(200)
+    expect(served.fallbackCalls()).toBe(before)
     const shown = await t.req('GET', `/api/tokens/${made.body.id}`, { token: t.adminToken })
     expect(shown.body.lastUsedAt).toBeString()
   })
+})
+
+test('a path of no route is answered 404 by the fallback, alike in both routers', async () => {
+  const before = served.fallbackCalls()
+  const viaBun = await fetch(`${served.base}/api/nothing/here`, { headers: bearer('admin') })
+  expect(served.fallbackCalls()).toBe(before + 1)
+  const inProcess = await t.app.http.handle(new Request('http://localhost/api/nothing/here', { headers: bearer('admin') }), '127.0.0.1')
+  expect(viaBun.status).toBe(404)
+  expect(headersOf(viaBun)).toEqual(headersOf(inProcess))
+  expect(await viaBun.text()).toBe(await inProcess.text())
 })

@@ -1,12 +1,12 @@
 /**
- * The hot answers share prebuilt Headers and set only the request id per answer (json-response.ts):
+ * The hot answers share prebuilt Headers and set only the request id per answer (answers.ts):
  * every answer must still carry its own id and ETag, and changing one answer's headers must not
  * reach another's.
  */
 
 import { describe, expect, test } from 'bun:test'
+import { customAnswer, jsonAnswer, notModifiedAnswer, taggedAnswer } from '../../src/http/answers.ts'
 import { JSON_TYPE } from '../../src/http/error-handler.ts'
-import { jsonAnswer, notModifiedAnswer, taggedJsonAnswer } from '../../src/http/json-response.ts'
 
 const CONTRACT = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
@@ -25,9 +25,9 @@ describe('answers built from shared headers', () => {
   })
 
   test('a tagged answer and a 304 keep their own id and ETag, and carry nothing of the others', () => {
-    const a = taggedJsonAnswer('r-a', '{}', '"3"')
-    const b = taggedJsonAnswer('r-b', '{}', '"4"')
-    const c = taggedJsonAnswer('r-c', '{}', '"3"')
+    const a = taggedAnswer('r-a', '{}', '"3"')
+    const b = taggedAnswer('r-b', '{}', '"4"')
+    const c = taggedAnswer('r-c', '{}', '"3"')
     const gone = notModifiedAnswer('r-d', '"3"')
     expect([a, b, c, gone].map((r) => [r.headers.get('x-request-id'), r.headers.get('etag')])).toEqual([
       ['r-a', '"3"'],
@@ -40,15 +40,26 @@ describe('answers built from shared headers', () => {
     for (const [k, v] of Object.entries(CONTRACT)) expect(gone.headers.get(k)).toBe(v)
   })
 
-  test('headers added to one answer (CORS, by the wrapper) do not appear on the next', () => {
-    const first = taggedJsonAnswer('r-1', '{}', '"9"')
+  test('headers added to one answer (CORS, by the pipeline) do not appear on the next', () => {
+    const first = taggedAnswer('r-1', '{}', '"9"')
     first.headers.set('access-control-allow-origin', 'https://app.example')
     first.headers.set('x-request-id', 'changed')
-    const next = taggedJsonAnswer('r-2', '{}', '"9"')
+    const next = taggedAnswer('r-2', '{}', '"9"')
     expect(next.headers.get('access-control-allow-origin')).toBeNull()
     expect(next.headers.get('x-request-id')).toBe('r-2')
     const plain = jsonAnswer('r-3', '{}')
     plain.headers.set('vary', 'Origin')
     expect(jsonAnswer('r-4', '{}').headers.get('vary')).toBeNull()
+  })
+})
+
+describe('answers whose headers the route decides', () => {
+  test('carry the request id and nosniff, and no-store unless the route says otherwise', () => {
+    const page = customAnswer('r-5', '<p>', 200, { 'content-type': 'text/html; charset=utf-8' })
+    expect(page.headers.get('x-request-id')).toBe('r-5')
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    const asset = customAnswer('r-6', 'x', 200, { 'cache-control': 'public, max-age=31536000, immutable' })
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
   })
 })

@@ -1,0 +1,174 @@
+/**
+ * The one request pipeline every route goes through, hot or not. For a route it makes one handler
+ * that owns, once each and in this order: the request id, the CORS preflight, the query, the caller
+ * (authentication, permission, scope, path-dependent checks), the body (limits, parsing, schema),
+ * the route's answer, the mapping of anything thrown to an error answer, CORS headers, and the
+ * request event that metrics and the access log see (labelled with the route's template, known
+ * when the route is declared).
+ *
+ * It stays synchronous until a step must wait: a read whose credential this process already knows
+ * runs from the first line to the answer without a promise, which is what keeps the hot reads at
+ * the contract's floor (README "Performance"). Anything that waits (a first-seen token, a body, an
+ * async handler) continues on the same steps through `then`.
+ */
+
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { parseQueryFromURL } from 'elysia/parse-query'
+import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { AppError } from '../domain/errors.ts'
+import type { Principal } from '../domain/principal.ts'
+import { jsonAnswer } from './answers.ts'
+import { type AuthDeps, authenticate } from './authenticate.ts'
+import { readJsonBody } from './body-reader.ts'
+import type { ClientAddressOf } from './client-address.ts'
+import type { Cors } from './cors.ts'
+import { createCredentialCache } from './credential-cache.ts'
+import { problemMessage, thrownAnswer, validationProblem } from './error-handler.ts'
+import { type Connection, RequestContext, requestIdFor } from './request-context.ts'
+import { type RequestEvent, requestEvent } from './request-event.ts'
+import { documentedPath, type RouteSpec } from './route-spec.ts'
+
+/** What the pipeline needs besides the routes. */
+export interface PipelineDeps extends AuthDeps {
+  cors: Cors | undefined
+  clientAddress: ClientAddressOf
+  /** Called once per answered request (logs and metrics). */
+  onRequest: ((event: RequestEvent) => void) | undefined
+  /** Where unexpected errors are reported (with the request id). */
+  logError: (requestId: string, err: unknown) => void
+}
+
+/** A served route: the request (and how it arrived) in, the answer out. */
+export type RouteHandler = (request: Request, connection: Connection) => Response | Promise<Response>
+
+/** The pipeline: turns a declared route into its handler. */
+export interface Pipeline {
+  serve(spec: RouteSpec): RouteHandler
+}
+
+type Answer = Response | Promise<Response>
+
+const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise
+
+/** Problems with a schema, as the contract's 400 (the first one, with its field). */
+function schemaFailure(checker: ReturnType<typeof TypeCompiler.Compile>, value: unknown, where: 'body' | 'query'): AppError {
+  const problem = validationProblem([...checker.Errors(value)].slice(0, 1), where)
+  return new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem })
+}
+
+/** Builds the pipeline (see module comment). */
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { cors, onRequest, logError } = deps
+  const credentials = createCredentialCache(deps)
+
+  return {
+    serve(spec) {
+      const label = spec.label ?? documentedPath(spec)
+      const prefix = spec.path.endsWith('*') ? spec.path.length - 1 : -1
+      const named = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string)
+      const query = spec.query && { schema: spec.query, checker: TypeCompiler.Compile(spec.query) }
+      const body = spec.body && { ...spec.body, checker: spec.body.schema && TypeCompiler.Compile(spec.body.schema) }
+      const authenticated = spec.authenticate !== false
+
+      const params = (c: RequestContext): Record<string, string> => {
+        if (prefix >= 0) return { '*': c.path.slice(prefix) }
+        if (named.length === 0) return {}
+        const out: Record<string, string> = {}
+        const template = spec.path.split('/')
+        const actual = c.path.split('/')
+        for (let i = 0; i < template.length; i++) {
+          const part = template[i] as string
+          if (part.startsWith(':')) out[part.slice(1)] = decoded(actual[i] ?? '')
+        }
+        return out
+      }
+
+      // the steps after the caller is known: permission checks, then the body, then the answer
+      const authorized = (c: RequestContext): Answer => {
+        const p = c.principal
+        if (p !== undefined) {
+          if (spec.permission) requirePermission(p, spec.permission)
+          if (spec.unscoped) requireUnscoped(p)
+          if (spec.authorize) spec.authorize(p, c.params)
+        }
+        if (body === undefined) return answer(c)
+        return readJsonBody(c.request, body.limit, body.small).then((value) => {
+          if (body.checker && !body.checker.Check(value)) throw schemaFailure(body.checker, value, 'body')
+          c.body = value
+          return answer(c)
+        })
+      }
+
+      const answer = (c: RequestContext): Answer => {
+        const result = spec.handle(c)
+        if (isPromise(result)) return result.then((value) => asResponse(c, value))
+        return asResponse(c, result)
+      }
+
+      const withCaller = (c: RequestContext, principal: Principal): Answer => {
+        c.principal = principal
+        return authorized(c)
+      }
+
+      const steps = (c: RequestContext): Answer => {
+        const preflight = cors?.preflight(c.request, c.id)
+        if (preflight !== undefined) return preflight
+        if (query !== undefined) {
+          const url = c.request.url
+          const at = url.indexOf('?')
+          const values = at === -1 ? {} : parseQueryFromURL(url, at + 1)
+          if (!query.checker.Check(values)) throw schemaFailure(query.checker, values, 'query')
+          c.query = values
+        }
+        if (prefix >= 0 || named.length > 0) c.params = params(c)
+        if (!authenticated) return authorized(c)
+        if (typeof spec.authenticate === 'function') {
+          const found = spec.authenticate(c)
+          return isPromise(found) ? found.then((p) => withCaller(c, p)) : withCaller(c, found)
+        }
+        const known = credentials.principal(c.request.headers)
+        if (known !== undefined) return withCaller(c, known)
+        return authenticate(deps, c.request.headers).then((p) => withCaller(c, p))
+      }
+
+      const finish = (c: RequestContext, response: Response, startedAt: number): Response => {
+        cors?.decorate(c.request, response)
+        onRequest?.(requestEvent(c.request, c.path, label, response.status, startedAt, c.id, c.principal))
+        return response
+      }
+
+      return (request, connection) => {
+        const startedAt = performance.now()
+        const c = new RequestContext(request, requestIdFor(request.headers), connection, deps.clientAddress)
+        let out: Answer
+        try {
+          out = steps(c)
+        } catch (err) {
+          out = thrownAnswer(err, c.id, logError)
+        }
+        if (isPromise(out)) {
+          return out.then(
+            (response) => finish(c, response, startedAt),
+            (err: unknown) => finish(c, thrownAnswer(err, c.id, logError), startedAt),
+          )
+        }
+        return finish(c, out, startedAt)
+      }
+    },
+  }
+}
+
+/** A path segment percent-decoded, or as sent when it is not valid percent-encoding (it then matches nothing). */
+function decoded(segment: string): string {
+  if (!segment.includes('%')) return segment
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/** A handler's result as a Response: data is sent as JSON `200`. */
+function asResponse(c: RequestContext, value: unknown): Response {
+  return value instanceof Response ? value : jsonAnswer(c.id, JSON.stringify(value))
+}

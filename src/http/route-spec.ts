@@ -1,0 +1,62 @@
+/**
+ * A route as the API declares it: method and path, who may call it, the query and body it takes, its
+ * documentation, and its handler. Route modules return lists of these; the pipeline serves them,
+ * Elysia registers them, and the OpenAPI document describes them, all from the same declaration, so
+ * authentication order, limits and documentation cannot drift apart between routes.
+ */
+
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { Permission } from '../domain/permission.ts'
+import type { Principal } from '../domain/principal.ts'
+import type { SmallBodyLimit } from './body-reader.ts'
+import type { RequestContext } from './request-context.ts'
+import type { RouteDoc } from './route-docs.ts'
+
+/** An HTTP method a route answers. */
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** How a route takes its JSON body (§1): read after authentication, up to `limit` bytes. */
+export interface BodySpec {
+  limit: number
+  /** Checked with TypeBox; the first problem is answered 400 with `details.field`. */
+  schema?: TSchema
+  /** A smaller limit for bodies that are always small when valid (login), answered with its own error. */
+  small?: SmallBodyLimit
+}
+
+/** One route (see module comment). */
+export interface RouteSpec {
+  method: RouteMethod
+  /** Elysia's path syntax: `/api/users/:userId`, or a trailing `*` for the rest of the path. */
+  path: string
+  /**
+   * `false` for routes that need no credential (health, login, the UI). Otherwise a valid session or
+   * API token is required, and the checks below run in order, before the body is read: the order of
+   * answers is route (404/405) → token (401) → permission (403) → body (415/413/400).
+   */
+  authenticate?: false | ((c: RequestContext) => Principal | Promise<Principal>)
+  /** The permission needed; none: any authenticated caller. The services decide again with the same policy. */
+  permission?: Permission
+  /** Routes that act on every flag (migrations): a token confined to flagPrefixes is refused (403). */
+  unscoped?: boolean
+  /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
+  authorize?: (principal: Principal, params: Record<string, string>) => void
+  /** The query it takes, checked with TypeBox (an object schema; `additionalProperties: false` refuses others). */
+  query?: TObject
+  body?: BodySpec
+  /** Its OpenAPI documentation; none for routes the document leaves out (the UI, the explorer, fallbacks). */
+  docs?: RouteDoc
+  /** The metrics label, when not the documented path (the 404/405 fallbacks count as `unmatched`). */
+  label?: string
+  /** The answer: data (sent as JSON `200`), or a Response made with `answers.ts`. */
+  handle(c: RequestContext): unknown
+}
+
+/** Checks a route literal's type where it is written. */
+export const route = (spec: RouteSpec): RouteSpec => spec
+
+/** The path as the OpenAPI document and the metrics write it: `/api/users/{userId}`, `/api/flags/{flagName}`. */
+export function documentedPath(spec: Pick<RouteSpec, 'path' | 'docs'>): string {
+  const wildcard = spec.docs?.wildcard?.name ?? 'path'
+  return spec.path.replace(/\/\*$/, `/{${wildcard}}`).replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+}
