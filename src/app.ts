@@ -1,25 +1,22 @@
 /**
- * The composition root: opens the store and wires services, HTTP, logs, metrics and the watcher.
- * Listening (`http/listener.ts`) and the first admin (`services/first-admin.ts`) are `serve`'s.
+ * The composition root: opens the store and wires services, HTTP, logs, metrics, housekeeping and the
+ * watcher. It only composes: running the daemon is `daemon.ts`'s, and how admin commands reach the
+ * services is `admin-access.ts`'s.
  */
 
-import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
-import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
 import { createStreamHub } from './http/event-stream.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createSessionTokenCodec } from './http/session-token-codec.ts'
 import { createStreamCredentials } from './http/stream-credentials.ts'
 import { createLogging, type Logger, type Logging, unbufferedLogging } from './observability/logger.ts'
 import { createMetrics, type Metrics } from './observability/metrics.ts'
-import { type AdminApi, createAdminService } from './services/admin-service.ts'
+import { startHousekeeping } from './services/housekeeping.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
 import type { FileWriter } from './storage/durable-text-file.ts'
-import { DirectoryInUseError } from './storage/file-lock.ts'
-import { stateFilePath } from './storage/json-file-store.ts'
 import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
@@ -101,22 +98,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         void stopping.stop()
       }
     })
-    const prune = () => {
-      if (!leadership.leading) return
-      void services.auth.pruneExpired().catch((err) => logger.warn({ err }, 'pruning expired sessions failed'))
-      if (config.audit.retentionDays > 0) {
-        void store.audit
-          .prune(Date.now() - config.audit.retentionDays * 86_400_000)
-          .then(
-            (n) =>
-              n > 0 && logger.info({ entries: n, retentionDays: config.audit.retentionDays }, 'audit log: pruned entries past retention'),
-          )
-          .catch((err) => logger.warn({ err }, 'pruning the audit log failed'))
-      }
-    }
-    prune()
-    const pruner = setInterval(prune, 60_000)
-    pruner.unref()
+    const stopHousekeeping = startHousekeeping({
+      auth: services.auth,
+      store,
+      leadership,
+      auditRetentionDays: config.audit.retentionDays,
+      log: logger,
+    })
     const watcher = createImportWatcher(services.migrations, {
       watchDir: config.import.watchDir ?? join(config.dataDir, 'import'),
       settleMs: config.import.settleMs,
@@ -137,7 +125,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       flushLogs: () => logging.flush(),
       captureConsole: () => logging.captureConsole(),
       async close() {
-        clearInterval(pruner)
+        stopHousekeeping()
         http.closeStreams()
         services.changeFeed.close()
         stopFollowing()
@@ -189,54 +177,5 @@ function telemetryFor(logger: Logger, metrics: Metrics): Telemetry {
       if (event.outcome === 'failed' || event.outcome === 'invalid') logger.warn(fields, 'import refused')
       else logger.info(fields, 'import')
     },
-  }
-}
-
-/** The services over an open data directory, without HTTP: what CLI commands use. */
-export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const { store, failureLedger } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
-  return { services: createServices(store, config, { failureLedger }), close: () => store.close() }
-}
-
-/**
- * Admin commands never create a data directory or an empty state by accident (contract §11): they
- * refuse a directory that does not exist or holds no state file, naming it and how to point at the
- * right one. `mayInitialise` (only `flagd user add`) allows an existing, empty directory, and says so.
- */
-function checkExistingState(dataDir: string, mayInitialise: boolean): void {
-  const how =
-    "point at the daemon's data directory with --data-dir or --config (or FLAGD_DATA_DIR), or run commands from the directory that holds flagd.config.ts"
-  if (!existsSync(dataDir)) throw new Error(`no flagd data directory at ${dataDir} (it does not exist); ${how}`)
-  if (existsSync(stateFilePath(dataDir))) return
-  // a fresh clone's data/ holds only .gitkeep: dotfiles do not make a directory non-empty
-  if (mayInitialise && readdirSync(dataDir).every((name) => name.startsWith('.'))) {
-    console.error(`flagd: initialising a new, empty flagd state in ${dataDir}`)
-    return
-  }
-  throw new Error(`${dataDir} holds no flagd state (no flagd.json)${mayInitialise ? ' and is not empty' : ''}; ${how}`)
-}
-
-/**
- * The administrator's API for a CLI command: in-process when the data directory is free, or through
- * the running daemon's control socket when a daemon holds it (same service code either way).
- */
-export async function openAdmin(
-  config: Config,
-  mayInitialise = false,
-): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
-  if (config.storage.backend === 'postgres') {
-    // every replica and every command share the database: commands open it themselves, running daemons or not
-    const { services, close } = await openServices(config)
-    return { admin: createAdminService(services), close, viaDaemon: false }
-  }
-  checkExistingState(config.dataDir, mayInitialise)
-  try {
-    const { services, close } = await openServices(config)
-    return { admin: createAdminService(services), close, viaDaemon: false }
-  } catch (err) {
-    if (err instanceof DirectoryInUseError && existsSync(controlSocketPath(config.dataDir))) {
-      return { admin: connectControlSocket(config.dataDir), close: async () => {}, viaDaemon: true }
-    }
-    throw err
   }
 }

@@ -1,6 +1,6 @@
 /** Arguments every command takes, and resolving the configuration from them like `serve` does. */
 
-import { openAdmin } from '../app.ts'
+import { openAdmin } from '../admin-access.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AdminApi } from '../services/admin-service.ts'
 

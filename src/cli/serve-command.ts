@@ -1,54 +1,8 @@
-/** `flagd serve`: run the daemon until SIGTERM or SIGINT. */
+/** `flagd serve`: run the daemon until SIGTERM or SIGINT (the lifecycle is `daemon.ts`'s). */
 
-import { rmSync } from 'node:fs'
-import type { Server } from 'bun'
 import { defineCommand } from 'citty'
-import { type App, createApp } from '../app.ts'
-import { controlSocketPath, serveControlSocket } from '../control/control-socket.ts'
-import { checkListenHost, type Listener, listen } from '../http/listener.ts'
-import { createAdminService } from '../services/admin-service.ts'
-import { bootstrapAdmin } from '../services/first-admin.ts'
-import { redactedUrl } from '../storage/redacted-url.ts'
-import { VERSION } from '../version.ts'
+import { runDaemon } from '../daemon.ts'
 import { configArgs, configFromArgs } from './common-args.ts'
-
-const SHUTDOWN_GRACE_MS = 10_000
-
-/** Resolves once a signal stopped the server gracefully and the store is closed. */
-function untilStopped(listener: Listener, control: Server<undefined> | undefined, app: App): Promise<void> {
-  const log = (line: string) => app.logger.info(line)
-  return new Promise((resolve) => {
-    let stoppingSince: number | undefined
-    const onSignal = (signal: string) => {
-      // Ctrl-C under `bun run` arrives twice within milliseconds (from the terminal and forwarded
-      // by bun): only a second signal more than a second after the first means "exit now".
-      if (stoppingSince !== undefined && Date.now() - stoppingSince < 1000) return
-      if (stoppingSince !== undefined) {
-        log(`${signal} again: exiting now`)
-        void app.flushLogs().finally(() => process.exit(1))
-        return
-      }
-      stoppingSince = Date.now()
-      log(`${signal}: finishing in-flight requests, then exiting`)
-      // event streams never end on their own: close them first, so they do not hold up the stop
-      app.http.closeStreams()
-      void listener
-        .stop(SHUTDOWN_GRACE_MS)
-        .then(async () => {
-          await control?.stop(true)
-          rmSync(controlSocketPath(app.config.dataDir), { force: true })
-          await app.close()
-        })
-        .then(async () => {
-          log('stopped')
-          await app.flushLogs()
-          resolve()
-        })
-    }
-    process.on('SIGTERM', () => onSignal('SIGTERM'))
-    process.on('SIGINT', () => onSignal('SIGINT'))
-  })
-}
 
 export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'Run the flagd daemon' },
@@ -58,30 +12,6 @@ export const serveCommand = defineCommand({
     port: { type: 'string', description: 'Port to listen on (default 8080)' },
   },
   async run({ args }) {
-    const config = await configFromArgs(args)
-    await checkListenHost(config.host, config.port)
-    const app = await createApp(config)
-    const log = (line: string) => app.logger.info(line)
-    try {
-      await bootstrapAdmin(app.services, config.dataDir, process.env, log)
-    } catch (err) {
-      await app.close()
-      throw err
-    }
-    const listener = listen(config, app.http)
-    let control: Server<undefined> | undefined
-    try {
-      control = serveControlSocket(config.dataDir, createAdminService(app.services), log)
-    } catch (err) {
-      log(`warning: no control socket (${(err as Error).message}); admin commands will need the daemon stopped`)
-    }
-    await app.watcher.start()
-    // the daemon is up and writes JSON lines (when not on a terminal): so does whatever else prints from
-    // now on; start-up failures before this point stay `error: …` sentences on stderr (§11)
-    app.captureConsole()
-    const { hostname, port } = listener.server
-    const storage = config.storage.backend === 'postgres' ? `, storage ${redactedUrl(config.storage.postgresUrl as string)}` : ''
-    log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}${storage}, environment ${config.environment})`)
-    await untilStopped(listener, control, app)
+    await runDaemon(await configFromArgs(args))
   },
 })

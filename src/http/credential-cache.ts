@@ -10,7 +10,7 @@
 
 import { BoundedMap } from '../domain/bounded-map.ts'
 import type { Principal } from '../domain/principal.ts'
-import type { Snapshot } from '../storage/store.ts'
+import type { AuthService } from '../services/auth-service.ts'
 import { type AuthDeps, type KnownCredential, knownCredential } from './authenticate.ts'
 
 /** The cache (see module comment). */
@@ -21,14 +21,17 @@ export interface CredentialCache {
 
 interface Entry {
   principal: Principal
-  state: Snapshot
+  state: CredentialState
   until: number
 }
+
+/** The committed state credentials were checked against (a new object after every commit). */
+type CredentialState = ReturnType<AuthService['credentialState']>
 
 const HOLD_MS = 1000
 
 /** The earliest instant the credential may stop being valid by the clock alone. */
-function expiryOf(known: KnownCredential, state: Snapshot): number {
+function expiryOf(known: KnownCredential, state: CredentialState): number {
   const p = known.principal
   let at = known.tokenExpiresAt ?? Number.POSITIVE_INFINITY
   const expiresAt =

@@ -6,7 +6,6 @@
  * stays bounded.
  */
 
-import type { ImportOutcome, ImportSource } from '../services/telemetry.ts'
 import { createMetricRegistry, PROMETHEUS_TEXT } from './metric-registry.ts'
 import { createRequestMetrics } from './request-metrics.ts'
 
@@ -16,7 +15,8 @@ export interface Metrics {
   render(): Promise<string>
   request(labels: { method: string; route: string; status: number }, seconds: number): void
   commit(seconds: number, batchSize: number): void
-  importFinished(source: ImportSource, outcome: ImportOutcome): void
+  /** An import's source and outcome, as the services name them (labels; observability knows no services). */
+  importFinished(source: string, outcome: string): void
   loginFailed(): void
   /** One webhook delivery attempt's outcome: `delivered`, `retried` (failed, will retry) or `failed` (given up). */
   webhookDelivery(webhook: string, outcome: 'delivered' | 'retried' | 'failed'): void

@@ -18,6 +18,7 @@
  */
 
 import { BoundedMap } from '../domain/bounded-map.ts'
+import type { FailureLedger } from '../storage/shared-tables.ts'
 
 /** Limits of one window. */
 export interface WindowLimit {
@@ -48,18 +49,6 @@ export interface LoginThrottle {
   begin(username: string, address: string, now: () => number): Promise<Attempt | number>
   /** Forgets every count of `username` (password set, `flagd user unlock`), here and in the ledger. */
   clear(username: string): Promise<void>
-}
-
-/**
- * Failures shared by replicas (contract §18): every replica records its failures here and reads the
- * others' before deciding, so the limits hold for the service, not per process. Keys are plain text.
- */
-export interface FailureLedger {
-  /** Failure times (ms) of each key after `sinceMs`, oldest first. */
-  recent(keys: readonly string[], sinceMs: number): Promise<Map<string, number[]>>
-  record(keys: readonly string[], atMs: number): Promise<void>
-  /** Forgets `keys` and every key starting with one of `prefixes`. */
-  clear(keys: readonly string[], prefixes: readonly string[]): Promise<void>
 }
 
 const MAX_KEYS = 100_000

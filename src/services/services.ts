@@ -4,6 +4,7 @@
  */
 
 import type { Config } from '../config.ts'
+import type { FailureLedger } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
 import { type AuditService, createAuditService } from './audit-service.ts'
@@ -12,7 +13,7 @@ import { createEvaluationService, type EvaluationService } from './evaluation-se
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
-import { createLoginThrottle, type FailureLedger } from './login-throttle.ts'
+import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createSessionService, type SessionService } from './session-service.ts'

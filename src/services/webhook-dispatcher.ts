@@ -11,6 +11,7 @@
 import { createHmac } from 'node:crypto'
 import type { WebhookConfig } from '../config-schema.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
+import type { CursorStore } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 
 /** Retry delays in ms after each failed attempt (sum: 63 min 50 s); the last failure gives up. */
@@ -23,12 +24,6 @@ export interface WebhookTelemetry {
   delivered(webhook: string, id: number, status: number, attempt: number): void
   failedAttempt(webhook: string, id: number, why: string, attempt: number, retryInMs: number): void
   gaveUp(webhook: string, id: number, why: string): void
-}
-
-/** Where the delivery cursors are kept durably (webhook name → id of the last entry done with). */
-export interface CursorStore {
-  load(): Promise<Record<string, number>>
-  save(cursors: Readonly<Record<string, number>>): Promise<void>
 }
 
 /** Options of the dispatcher. */

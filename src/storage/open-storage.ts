@@ -5,13 +5,12 @@
  */
 
 import type { Config } from '../config.ts'
-import type { FailureLedger } from '../services/login-throttle.ts'
-import type { CursorStore } from '../services/webhook-dispatcher.ts'
 import type { FileWriter } from './durable-text-file.ts'
 import { openJsonFileStore } from './json-file-store.ts'
 import { advisoryLeadership, type Leadership, sharedCursors, sharedFailures, sharedSecret, soleLeader } from './postgres-shared.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
+import type { CursorStore, FailureLedger } from './shared-tables.ts'
 import type { Store } from './store.ts'
 import { fileCursors } from './webhook-cursor-file.ts'
 

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto'
 import type { SQL } from 'bun'
-import type { FailureLedger } from '../services/login-throttle.ts'
+import type { FailureLedger } from './shared-tables.ts'
 
 /** The secret every replica signs session tokens with, created by the first replica to start. */
 export async function sharedSecret(sql: SQL): Promise<string> {

@@ -14,6 +14,7 @@
 
 import { SQL } from 'bun'
 import { UnavailableError } from '../domain/errors.ts'
+import { redactedUrl } from '../domain/redacted-url.ts'
 import { CommitListeners } from './commit-listeners.ts'
 import { prepareDataDir } from './data-dir.ts'
 import { MemorySnapshot, type StateData } from './memory-state.ts'
@@ -24,7 +25,6 @@ import { ReplicaRegistry } from './postgres-replicas.ts'
 import { applyCommits, commitsSince, loadState, pruneFeed, remoteRevision, writeUsage } from './postgres-rows.ts'
 import { migrate } from './postgres-schema.ts'
 import { PostgresWriter, type WriterHost } from './postgres-writer.ts'
-import { redactedUrl } from './redacted-url.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { UsageTimes } from './usage-times.ts'
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../io/atomic-write.ts'
-import type { CursorStore } from '../services/webhook-dispatcher.ts'
+import type { CursorStore } from './shared-tables.ts'
 
 /** Cursors in `<dataDir>/webhooks.json`. */
 export function fileCursors(dataDir: string): CursorStore {

@@ -2,7 +2,7 @@
 
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { API_TYPES_PATH, apiTypesText } from '../../src/ui/write-api-types.ts'
+import { API_TYPES_PATH, apiTypesText } from '../../scripts/write-api-types.ts'
 
 test('src/ui/app/api-types.ts matches the served document (run `bun run ui:types` after changing the API)', async () => {
   expect(readFileSync(API_TYPES_PATH, 'utf8') === (await apiTypesText())).toBe(true)

@@ -1,0 +1,76 @@
+/**
+ * How an administrator's command reaches the services (contract §11): in-process over an open data
+ * directory, or through the running daemon's control socket when a daemon holds the directory; and
+ * the copy of a stopped data directory into PostgreSQL. The CLI calls these; it never opens storage
+ * or speaks to the socket itself.
+ */
+
+import { existsSync, readdirSync } from 'node:fs'
+import type { Config } from './config.ts'
+import { connectControlSocket, controlSocketPath } from './control/control-socket.ts'
+import { type AdminApi, createAdminService } from './services/admin-service.ts'
+import { createServices, type Services } from './services/services.ts'
+import { type CopySummary, copyToPostgres } from './storage/copy-to-postgres.ts'
+import { DirectoryInUseError } from './storage/file-lock.ts'
+import { stateFilePath } from './storage/json-file-store.ts'
+import { openStorage } from './storage/open-storage.ts'
+
+/** The services over an open data directory, without HTTP: what CLI commands use. */
+export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+  const { store, failureLedger } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
+  return { services: createServices(store, config, { failureLedger }), close: () => store.close() }
+}
+
+/**
+ * Admin commands never create a data directory or an empty state by accident (contract §11): they
+ * refuse a directory that does not exist or holds no state file, naming it and how to point at the
+ * right one. `mayInitialise` (only `flagd user add`) allows an existing, empty directory, and says so.
+ */
+function checkExistingState(dataDir: string, mayInitialise: boolean): void {
+  const how =
+    "point at the daemon's data directory with --data-dir or --config (or FLAGD_DATA_DIR), or run commands from the directory that holds flagd.config.ts"
+  if (!existsSync(dataDir)) throw new Error(`no flagd data directory at ${dataDir} (it does not exist); ${how}`)
+  if (existsSync(stateFilePath(dataDir))) return
+  // a fresh clone's data/ holds only .gitkeep: dotfiles do not make a directory non-empty
+  if (mayInitialise && readdirSync(dataDir).every((name) => name.startsWith('.'))) {
+    console.error(`flagd: initialising a new, empty flagd state in ${dataDir}`)
+    return
+  }
+  throw new Error(`${dataDir} holds no flagd state (no flagd.json)${mayInitialise ? ' and is not empty' : ''}; ${how}`)
+}
+
+/**
+ * The administrator's API for a CLI command: in-process when the data directory is free, or through
+ * the running daemon's control socket when a daemon holds it (same service code either way).
+ */
+export async function openAdmin(
+  config: Config,
+  mayInitialise = false,
+): Promise<{ admin: AdminApi; close(): Promise<void>; viaDaemon: boolean }> {
+  if (config.storage.backend === 'postgres') {
+    // every replica and every command share the database: commands open it themselves, running daemons or not
+    const { services, close } = await openServices(config)
+    return { admin: createAdminService(services), close, viaDaemon: false }
+  }
+  checkExistingState(config.dataDir, mayInitialise)
+  try {
+    const { services, close } = await openServices(config)
+    return { admin: createAdminService(services), close, viaDaemon: false }
+  } catch (err) {
+    if (err instanceof DirectoryInUseError && existsSync(controlSocketPath(config.dataDir))) {
+      return { admin: connectControlSocket(config.dataDir), close: async () => {}, viaDaemon: true }
+    }
+    throw err
+  }
+}
+
+/** Copies a stopped data directory into an empty PostgreSQL database at `url`. */
+export async function copyDataDirToPostgres(config: Config, url: string): Promise<CopySummary> {
+  try {
+    return await copyToPostgres(config.dataDir, url)
+  } catch (err) {
+    if (err instanceof DirectoryInUseError)
+      throw new Error(`a daemon is running on ${config.dataDir}: stop it first, so that nothing changes during the copy`)
+    throw err
+  }
+}
