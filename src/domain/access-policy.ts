@@ -6,13 +6,12 @@
  */
 
 import { AppError, ForbiddenError } from './errors.ts'
-import type { Permission } from './permission.ts'
+import { grants, type Permission } from './permission.ts'
 import type { Principal, UserPrincipal } from './principal.ts'
 
 /** True when `p` holds `permission`. `flag:read` grants `flag:evaluate` too (contract §3). */
 export function can(p: Principal, permission: Permission): boolean {
-  if (p.kind === 'system' || p.permissions.includes(permission)) return true
-  return permission === 'flag:evaluate' && p.permissions.includes('flag:read')
+  return p.kind === 'system' || grants(p.permissions, permission)
 }
 
 /** Throws `ForbiddenError` naming `permission` unless `p` holds it. */

@@ -24,6 +24,19 @@ export type Permission = (typeof PERMISSIONS)[number]
 const KNOWN = new Set<string>(PERMISSIONS)
 
 /**
+ * Whether a holder of `held` has `permission`. The one place of the rule that `flag:read` grants
+ * `flag:evaluate` too (contract §3): the access policy and the web UI both ask here.
+ */
+export function grants(held: readonly string[], permission: Permission): boolean {
+  return held.includes(permission) || (permission === 'flag:evaluate' && held.includes('flag:read'))
+}
+
+/** Every permission `held` gives, the granted ones included, in documentation order. */
+export function effectivePermissions(held: readonly string[]): Permission[] {
+  return PERMISSIONS.filter((p) => grants(held, p))
+}
+
+/**
  * Checks a requested permission list and returns it de-duplicated in canonical order, so stored
  * lists compare equal whatever order a client sent. Unknown names are refused, never dropped.
  */

@@ -8,7 +8,7 @@ import { api, fieldErrors } from './api.ts'
 import { Field } from './field.tsx'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 
-export function AccountPage({ meId, username, permissions }: { meId: string; username: string; permissions: string[] }) {
+export function AccountPage({ meId, username, permissions }: { meId: string; username: string; permissions: readonly string[] }) {
   const [currentPassword, setCurrent] = useState('')
   const [password, setPassword] = useState('')
   const [errors, setErrors] = useState<Record<string, string>>({})
@@ -18,7 +18,7 @@ export function AccountPage({ meId, username, permissions }: { meId: string; use
     setErrors({})
     const { data, error } = await api.PUT('/api/users/{userId}', {
       params: { path: { userId: meId } },
-      body: { password, currentPassword } as never,
+      body: { password, currentPassword },
     })
     if (!data) {
       setErrors(fieldErrors(error))

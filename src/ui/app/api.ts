@@ -5,7 +5,7 @@
  */
 
 import createClient from 'openapi-fetch'
-import type { paths } from './api-types.ts'
+import type { operations, paths } from './api-types.ts'
 
 const KEY = 'flagd.token'
 let token: string | null = sessionStorage.getItem(KEY)
@@ -74,3 +74,14 @@ export function fieldErrors(problem: unknown): Record<string, string> {
   if (details?.field && details.reason) out[details.field] ??= details.reason
   return out
 }
+
+/** The caller as `GET /api/me` describes it: a user, or an API token. */
+export type Me = operations['getMe']['responses'][200]['content']['application/json']
+
+/** A permission name, as the API's schemas list them. */
+export type Permission = Body<'createToken'>['permissions'][number]
+
+/** The JSON request body of an operation, as the API describes it. */
+export type Body<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } }
+  ? B
+  : never

@@ -41,7 +41,7 @@ export function EvaluatePage({ canList }: { canList: boolean }) {
       }
     }
     if (targetingKey) context = { ...context, targetingKey }
-    const { data, error } = await api.POST('/ofrep/v1/evaluate/flags/{key}', { params: { path: { key } }, body: { context } as never })
+    const { data, error } = await api.POST('/ofrep/v1/evaluate/flags/{key}', { params: { path: { key } }, body: { context } })
     const body = (data ?? error) as Answer | undefined
     if (body && 'key' in body) setAnswer(body)
     else setProblem(messageOf(error))

@@ -4,6 +4,7 @@
  */
 
 import type { JSX } from 'preact'
+import type { Body } from './api.ts'
 import { Field } from './field.tsx'
 
 export type FlagType = 'BOOLEAN' | 'INTEGER' | 'STRING' | 'ENUM' | 'TAG' | 'AB-TEST'
@@ -19,7 +20,7 @@ export interface Draft {
   constraints: Record<string, string>
 }
 
-const CONSTRAINTS: Record<FlagType, [string, string][]> = {
+const CONSTRAINTS: Record<FlagType, [NumberConstraint | 'enumValues' | 'regexPattern', string][]> = {
   BOOLEAN: [],
   INTEGER: [
     ['minValue', 'Minimum'],
@@ -54,30 +55,90 @@ export function draftOf(f: Record<string, unknown>): Draft {
   }
 }
 
+/** A flag change as the API takes it. */
+export type FlagUpdate = Body<'updateFlag'>
+
+type NumberConstraint = 'minValue' | 'maxValue' | 'maxLength' | 'minCount' | 'maxCount' | 'chancePercentB'
+
 /** The request body of a draft: constraints left empty are removed (null). */
-export function bodyOf(d: Draft): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    type: d.type,
-    description: d.description,
-    defaultValue: d.defaultValue,
-    valueExists: d.valueExists,
-  }
+export function bodyOf(d: Draft): FlagUpdate {
+  const body: FlagUpdate = { type: d.type, description: d.description, defaultValue: d.defaultValue, valueExists: d.valueExists }
   if (d.valueExists) body.value = d.value
   for (const [key] of CONSTRAINTS[d.type]) {
     const raw = (d.constraints[key] ?? '').trim()
-    body[key] =
-      raw === ''
-        ? null
-        : key === 'enumValues'
-          ? raw
+    if (key === 'enumValues')
+      body.enumValues =
+        raw === ''
+          ? null
+          : raw
               .split(',')
               .map((v) => v.trim())
               .filter(Boolean)
-          : key === 'regexPattern'
-            ? raw
-            : Number(raw)
+    else if (key === 'regexPattern') body.regexPattern = raw === '' ? null : raw
+    else body[key] = raw === '' ? null : Number(raw)
   }
   return body
+}
+
+/** A new flag as the API takes it. */
+export type NewFlag = Body<'createFlag'>
+
+// the form's inputs give each type's values their JSON types; anything else is left out for the service's default
+const bool = (v: unknown) => (typeof v === 'boolean' ? v : undefined)
+const int = (v: unknown) => (typeof v === 'number' ? v : undefined)
+const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
+const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)
+const variant = (v: unknown) => (v === 'A' || v === 'B' ? v : undefined)
+const given = <T,>(v: T | null | undefined): T | undefined => v ?? undefined
+
+/** The request body that creates flag `name` from a draft (constraints left empty are left out). */
+export function newFlagOf(name: string, d: Draft): NewFlag {
+  const c = bodyOf(d)
+  const common = { name, description: d.description, valueExists: d.valueExists }
+  const value = <T,>(pick: (v: unknown) => T | undefined) => (d.valueExists ? { value: pick(d.value) } : {})
+  switch (d.type) {
+    case 'BOOLEAN':
+      return { ...common, type: 'BOOLEAN', defaultValue: bool(d.defaultValue), ...value(bool) }
+    case 'INTEGER':
+      return {
+        ...common,
+        type: 'INTEGER',
+        defaultValue: int(d.defaultValue),
+        ...value(int),
+        minValue: given(c.minValue),
+        maxValue: given(c.maxValue),
+      }
+    case 'STRING':
+      return {
+        ...common,
+        type: 'STRING',
+        defaultValue: text(d.defaultValue),
+        ...value(text),
+        maxLength: given(c.maxLength),
+        regexPattern: given(c.regexPattern),
+      }
+    case 'ENUM':
+      // an empty default means the first allowed value
+      return { ...common, type: 'ENUM', defaultValue: text(d.defaultValue) || undefined, ...value(text), enumValues: c.enumValues ?? [] }
+    case 'TAG':
+      return {
+        ...common,
+        type: 'TAG',
+        defaultValue: list(d.defaultValue),
+        ...value(list),
+        enumValues: c.enumValues ?? [],
+        minCount: given(c.minCount),
+        maxCount: given(c.maxCount),
+      }
+    case 'AB-TEST':
+      return {
+        ...common,
+        type: 'AB-TEST',
+        defaultValue: variant(d.defaultValue),
+        ...value(variant),
+        chancePercentB: given(c.chancePercentB),
+      }
+  }
 }
 
 /** The options of a one-of or many-of value. */

@@ -41,7 +41,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     setMessage(null)
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
       params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } },
-      body: bodyOf(draft) as never,
+      body: bodyOf(draft),
     })
     if (!data) {
       setErrors(fieldErrors(error))
@@ -53,7 +53,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   async function rename() {
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
       params: { path: { flagName: name } },
-      body: { name: newName } as never,
+      body: { name: newName },
     })
     if (!data) return setMessage(refused(error))
     navigate(`flags/${newName}`)

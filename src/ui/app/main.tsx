@@ -5,8 +5,9 @@
 
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import { grants } from '../../domain/permission.ts'
 import { AccountPage } from './account-page.tsx'
-import { api, session } from './api.ts'
+import { api, type Me, type Permission, session } from './api.ts'
 import { AuditPage } from './audit-page.tsx'
 import { EvaluatePage } from './evaluate-page.tsx'
 import { FlagList } from './flag-list.tsx'
@@ -20,13 +21,11 @@ import { TokensPage } from './tokens-page.tsx'
 import { UsersPage } from './users-page.tsx'
 import './styles.css'
 
-type Me = { id: string; username?: string; name?: string; permissions: string[] }
-
 /** The pages of the navigation, each offered only with the permission it needs. */
-const PAGES: { path: string; label: string; needs: (can: (p: string) => boolean) => boolean }[] = [
+const PAGES: { path: string; label: string; needs: (can: (p: Permission) => boolean) => boolean }[] = [
   { path: '', label: 'Flags', needs: (can) => can('flag:read') },
   { path: 'new', label: 'New flag', needs: (can) => can('flag:write') },
-  { path: 'evaluate', label: 'Evaluate', needs: (can) => can('flag:evaluate') || can('flag:read') },
+  { path: 'evaluate', label: 'Evaluate', needs: (can) => can('flag:evaluate') },
   { path: 'migrations', label: 'Import & export', needs: (can) => can('migration:read') || can('migration:write') },
   { path: 'users', label: 'Users', needs: (can) => can('user:read') },
   { path: 'tokens', label: 'Tokens', needs: (can) => can('token:read') },
@@ -50,7 +49,7 @@ function App() {
   useEffect(() => {
     if (!signedIn) return
     void api.GET('/api/me').then(({ data }) => {
-      if (data) setMe(data as Me)
+      if (data) setMe(data)
       else signedOut()
     })
   }, [signedIn])
@@ -74,7 +73,8 @@ function App() {
       />
     )
   if (!me) return <p>Loading…</p>
-  const can = (p: string) => me.permissions.includes(p)
+  const can = (p: Permission) => grants(me.permissions, p)
+  const who = 'username' in me ? me.username : me.name
   const offered = PAGES.filter((p) => p.needs(can))
   // the start page is the first one this person may open (the flags, for most)
   const page = path.startsWith('flags/') ? 'flags/' : path === '' ? (offered[0]?.path ?? '') : path
@@ -92,8 +92,8 @@ function App() {
             </a>
           ))}
         </nav>
-        <a class="who" href={link('account').href} onClick={link('account').onClick} aria-label={`Your account: ${me.username ?? me.name}`}>
-          {me.username ?? me.name}
+        <a class="who" href={link('account').href} onClick={link('account').onClick} aria-label={`Your account: ${who}`}>
+          {who}
         </a>
         <button type="button" onClick={signOut}>
           Sign out
@@ -109,7 +109,7 @@ function App() {
             </p>
           </section>
         ) : page === 'account' ? (
-          <AccountPage meId={me.id} username={me.username ?? me.name ?? ''} permissions={me.permissions} />
+          <AccountPage meId={me.id} username={who} permissions={me.permissions} />
         ) : page === 'new' ? (
           <NewFlag />
         ) : page === 'flags/' ? (

@@ -5,7 +5,7 @@
  */
 
 import { useRef, useState } from 'preact/hooks'
-import { api, messageOf } from './api.ts'
+import { api, type Body, messageOf } from './api.ts'
 
 type Result = {
   dryRun: boolean
@@ -15,6 +15,15 @@ type Result = {
   backup: string | null
 }
 type Problem = { message: string; errors: { field: string; reason: string }[]; count: number }
+
+/** A picked file's text as the import's typed body, or undefined when it is not JSON at all. */
+function parsedFile(text: string): Body<'importMigration'> | undefined {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
 
 function problemOf(error: unknown): Problem {
   const details = (error as { error?: { details?: { errors?: { field: string; reason: string }[]; errorCount?: number } } })?.error?.details
@@ -67,9 +76,14 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       }
     }
     const query = { mode, values, dryRun: dryRun ? ('true' as const) : ('false' as const) }
-    const { data, error } = url.trim()
-      ? await api.PATCH('/api/migrations', { params: { query }, body: { url: url.trim() } })
-      : await api.PUT('/api/migrations', { params: { query }, body: {} as never, bodySerializer: () => text })
+    const document = url.trim() ? undefined : parsedFile(text)
+    if (!url.trim() && document === undefined) {
+      return setProblem({ message: `${file?.name ?? 'the file'} is not valid JSON: choose a migration file`, errors: [], count: 0 })
+    }
+    const { data, error } = document
+      ? // the file goes to the service byte for byte; the service checks it and names every problem
+        await api.PUT('/api/migrations', { params: { query }, body: document, bodySerializer: () => text })
+      : await api.PATCH('/api/migrations', { params: { query }, body: { url: url.trim() } })
     if (!data) {
       setProblem(problemOf(error))
       setPreview(null)

@@ -2,7 +2,7 @@
 
 import { useState } from 'preact/hooks'
 import { api, fieldErrors, messageOf } from './api.ts'
-import { bodyOf, type Draft, FLAG_TYPES, FlagFields, type FlagType } from './flag-fields.tsx'
+import { type Draft, FLAG_TYPES, FlagFields, type FlagType, newFlagOf } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 
 const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A' }
@@ -27,9 +27,7 @@ export function NewFlag() {
   async function create(e: Event) {
     e.preventDefault()
     if (!draft) return
-    const body = Object.fromEntries(Object.entries({ name, ...bodyOf(draft) }).filter(([, v]) => v !== null))
-    if (draft.type === 'ENUM' && draft.defaultValue === '') delete body.defaultValue // the first allowed value
-    const { data, error } = await api.POST('/api/flags', { body: body as never })
+    const { data, error } = await api.POST('/api/flags', { body: newFlagOf(name, draft) })
     if (!data) {
       setErrors(fieldErrors(error))
       return setMessage(messageOf(error))

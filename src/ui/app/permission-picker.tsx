@@ -4,6 +4,7 @@
  */
 
 import { PERMISSIONS } from '../../domain/permission.ts'
+import type { Permission } from './api.ts'
 
 export function PermissionPicker({
   id,
@@ -15,12 +16,12 @@ export function PermissionPicker({
 }: {
   id: string
   legend: string
-  value: string[]
-  onChange: (next: string[]) => void
-  offered?: readonly string[]
+  value: readonly Permission[]
+  onChange: (next: Permission[]) => void
+  offered?: readonly Permission[]
   error?: string | undefined
 }) {
-  const toggle = (p: string, on: boolean) => onChange(PERMISSIONS.filter((q) => (q === p ? on : value.includes(q))))
+  const toggle = (p: Permission, on: boolean) => onChange(PERMISSIONS.filter((q) => (q === p ? on : value.includes(q))))
   return (
     <fieldset class="many-of permissions">
       <legend>{legend}</legend>

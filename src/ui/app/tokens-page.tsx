@@ -5,7 +5,8 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, fieldErrors } from './api.ts'
+import { effectivePermissions } from '../../domain/permission.ts'
+import { api, fieldErrors, type Permission } from './api.ts'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
@@ -34,17 +35,18 @@ async function copy(text: string, field: HTMLInputElement | null): Promise<boole
   }
 }
 
-export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string[] }) {
+export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readonly Permission[] }) {
   const [tokens, setTokens] = useState<Token[] | null>(null)
   const [name, setName] = useState('')
-  const [permissions, setPermissions] = useState<string[]>([])
+  const [permissions, setPermissions] = useState<Permission[]>([])
   const [expires, setExpires] = useState('')
   const [prefixes, setPrefixes] = useState('')
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [message, setMessage] = useState<Notice>(null)
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null)
   const [copied, setCopied] = useState(false)
-  const offered = mine.includes('flag:read') && !mine.includes('flag:evaluate') ? [...mine, 'flag:evaluate'] : mine
+  // a token can hold what its maker holds, granted permissions included
+  const offered = effectivePermissions(mine)
 
   async function load() {
     const { data, error } = await api.GET('/api/tokens')
@@ -62,7 +64,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: string
       .map((p) => p.trim())
       .filter(Boolean)
     const { data, error } = await api.POST('/api/tokens', {
-      body: { name, permissions: permissions as never, ...(expires ? { expiresAt: expires } : {}), flagPrefixes },
+      body: { name, permissions, ...(expires ? { expiresAt: expires } : {}), flagPrefixes },
     })
     if (!data) {
       setErrors(fieldErrors(error))

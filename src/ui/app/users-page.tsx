@@ -5,15 +5,15 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, fieldErrors } from './api.ts'
+import { api, type Body, fieldErrors, type Permission } from './api.ts'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
-type User = { id: string; username: string; permissions: string[]; createdAt: string }
-type Form = { username: string; password: string; permissions: string[] }
+type User = { id: string; username: string; permissions: Permission[]; createdAt: string }
+type Form = Required<Body<'createUser'>>
 
 /** The fields of a new or edited user; ids are prefixed so that two forms never share one. */
 function UserForm({
@@ -81,7 +81,7 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
   async function create(e: Event) {
     e.preventDefault()
     setErrors({})
-    const { data, error } = await api.POST('/api/users', { body: draft as never })
+    const { data, error } = await api.POST('/api/users', { body: draft })
     if (!data) return fail(error)
     setMessage(done(`added ${data.username}`))
     setDraft(empty)
@@ -92,8 +92,8 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     if (!editing) return
     setErrors({})
     const { username, password, permissions } = editing.form
-    const body = { username, permissions, ...(password ? { password } : {}) }
-    const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: editing.id } }, body: body as never })
+    const body: Body<'updateUser'> = { username, permissions, ...(password ? { password } : {}) }
+    const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: editing.id } }, body })
     if (!data) return fail(error)
     setMessage(done(`saved ${data.username}`))
     setEditing(null)
