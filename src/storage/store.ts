@@ -145,7 +145,11 @@ export interface AuditLog {
   query(q: AuditQuery): Promise<AuditEntry[]>
   /** The entry that left flag `flagId` at `revision`, if the log still has it. */
   flagRevision(flagId: string, revision: number): Promise<AuditEntry | undefined>
-  /** Drops entries older than `cutoffMs` (retention); returns how many went. */
+  /**
+   * Drops entries older than `cutoffMs` (retention), for good, and never a newer one; returns how
+   * many went. A store may drop less than everything older (the file store drops whole closed
+   * segments of its journal); `query` hides every entry past the retention either way.
+   */
   prune(cutoffMs: number): Promise<number>
 }
 

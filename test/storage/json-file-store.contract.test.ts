@@ -1,15 +1,38 @@
-/** The store contract suite on the JSON file store. */
+/** The store and audit contract suites on the JSON file store. */
 
 import { rmSync } from 'node:fs'
+import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { describeAuditContract } from './audit-contract.ts'
 import { describeStoreContract } from './store-contract.ts'
 
-describeStoreContract('JSON file', async () => {
+describeStoreContract(
+  'JSON file',
+  async () => {
+    const dataDir = tempDir()
+    let failing = false
+    // a writer that behaves as a full disk once told to
+    const writer = async (path: string, text: string) => {
+      if (failing) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+      await writeFileAtomic(path, text)
+    }
+    return {
+      dataDir,
+      open: () => openJsonFileStore({ dataDir, writer }),
+      destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
+      failWrites: () => {
+        failing = true
+      },
+    }
+  },
+  { failWrites: true },
+)
+
+describeAuditContract('JSON file', async () => {
   const dataDir = tempDir()
   return {
-    dataDir,
-    open: () => openJsonFileStore({ dataDir }),
+    open: (options) => openJsonFileStore({ dataDir, ...options }),
     destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
   }
 })

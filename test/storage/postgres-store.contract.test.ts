@@ -1,10 +1,11 @@
-/** The store contract suite on the PostgreSQL store, against a real server (test/helpers/postgres.ts). */
+/** The store and audit contract suites on the PostgreSQL store, against a real server (test/helpers/postgres.ts). */
 
 import { afterAll, beforeAll } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { describeAuditContract } from './audit-contract.ts'
 import { describeStoreContract } from './store-contract.ts'
 
 const bin = findPostgresBin()
@@ -18,12 +19,25 @@ afterAll(async () => {
 })
 
 if (bin) {
-  describeStoreContract('PostgreSQL', async () => {
+  describeStoreContract(
+    'PostgreSQL',
+    async () => {
+      const dataDir = tempDir()
+      const url = await server!.freshDatabase()
+      return {
+        dataDir,
+        open: () => openPostgresStore({ url, dataDir }),
+        destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
+        replica: () => openPostgresStore({ url, dataDir }),
+      }
+    },
+    { replicas: true },
+  )
+  describeAuditContract('PostgreSQL', async () => {
     const dataDir = tempDir()
     const url = await server!.freshDatabase()
     return {
-      dataDir,
-      open: () => openPostgresStore({ url, dataDir }),
+      open: (options) => openPostgresStore({ url, dataDir, ...options }),
       destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
     }
   })

@@ -2,7 +2,8 @@
  * The store contract (`src/storage/store.ts`) as a test suite that any implementation runs:
  * `describeStoreContract(name, harness)`. It talks to the interface only: committed visibility,
  * compare-and-swap, the change feed's order and content, per-table revisions, rollback on failure,
- * concurrent transactions, durability across reopening, and backups in the commit.
+ * concurrent transactions, durability across reopening, backups in the commit, `writable` after a
+ * failed write, `flush`, and `refresh`.
  */
 
 import { afterEach, describe, expect, test } from 'bun:test'
@@ -21,6 +22,13 @@ export interface StoreHarness {
   open(): Promise<Store>
   /** Removes everything the harness made. */
   destroy(): Promise<void>
+  /**
+   * Makes every write from now on fail as a full disk would, when the store can be made to (the
+   * file store's writer); a store that recovers by itself (PostgreSQL) is tested for that elsewhere.
+   */
+  failWrites?: () => void
+  /** A second store on the same storage, as another replica would open it, where replicas exist. */
+  replica?: () => Promise<Store>
 }
 
 const meta: CommitMeta = { principal: systemPrincipal('cli'), source: 'cli', requestId: 'req-1' }
@@ -40,8 +48,15 @@ const session = (id: string): StoredSession => ({
   lastUsedAt: '2026-11-22T10:00:00.000Z',
 })
 
-/** Registers the contract tests for one implementation. */
-export function describeStoreContract(name: string, makeHarness: () => Promise<StoreHarness>): void {
+/**
+ * Registers the contract tests for one implementation. `can` says which optional hooks its harness
+ * has, so a test that needs one is reported skipped where it cannot run, never passed empty.
+ */
+export function describeStoreContract(
+  name: string,
+  makeHarness: () => Promise<StoreHarness>,
+  can: { failWrites?: boolean; replicas?: boolean } = {},
+): void {
   describe(`store contract: ${name}`, () => {
     const cleanups: (() => Promise<void>)[] = []
     afterEach(async () => {
@@ -237,6 +252,69 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       expect(again.lastUsed('tokens', again.committed().tokens.get('tok_1') as StoredToken)).toBe('2026-11-22T10:05:00.000Z')
       expect(again.committed().tokens.get('tok_1')).toMatchObject({ ...row, lastUsedAt: '2026-11-22T10:05:00.000Z' })
     })
+
+    test('flush writes pending last uses without a change; with nothing pending it writes nothing', async () => {
+      const { store, harness } = await fresh()
+      await store.transact(meta, (tx) => {
+        tx.put('users', user('u1'))
+        tx.put('sessions', session('s1'))
+      })
+      const revision = store.committed().revision
+      await store.flush()
+      const writes = store.writes
+      await store.flush() // nothing pending
+      expect(store.writes).toBe(writes)
+      store.touch('sessions', 's1', '2026-11-22T10:07:00.000Z')
+      await store.flush()
+      expect(store.committed().revision).toBe(revision) // a use is not a change
+      if (harness.replica) {
+        // another replica reads it from storage without this one closing
+        const other = await harness.replica()
+        try {
+          await other.refresh()
+          expect(other.lastUsed('sessions', other.committed().sessions.get('s1') as StoredSession)).toBe('2026-11-22T10:07:00.000Z')
+        } finally {
+          await other.close()
+        }
+      } else expect(store.writes).toBe(writes + 1)
+    })
+
+    test('refresh resolves with what this store already has', async () => {
+      const { store } = await fresh()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+      await store.refresh()
+      expect(store.committed().flags.has('a')).toBe(true)
+    })
+
+    test.if(can.replicas === true)('refresh brings in what another replica committed before it', async () => {
+      const { store, harness } = await fresh()
+      if (!harness.replica) throw new Error('the harness has no replica')
+      const other = await harness.replica()
+      try {
+        await other.transact(meta, (tx) => tx.put('flags', sampleFlag('from-the-other')))
+        await store.refresh()
+        expect(store.committed().flags.get('from-the-other')?.name).toBe('from-the-other')
+      } finally {
+        await other.close()
+      }
+    })
+
+    test.if(can.failWrites === true)(
+      'a failed write fails its transaction and turns the store read-only; committed state stays as it was',
+      async () => {
+        const { store, harness } = await fresh()
+        if (!harness.failWrites) throw new Error('the harness has no failWrites')
+        await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
+        const before = store.committed()
+        harness.failWrites()
+        await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+        expect(store.writable).toBe(false)
+        expect(store.committed()).toBe(before)
+        // later writes are refused at once, reads go on
+        await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('refused')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+        expect([...store.committed().flags.keys()]).toEqual(['kept'])
+      },
+    )
 
     test('a backup is written in the same commit and named in the result', async () => {
       const { store, harness } = await fresh()
