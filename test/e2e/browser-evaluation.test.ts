@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
-import { type Daemon, freePort, startDaemon } from '../helpers/daemon.ts'
+import { type Daemon, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -24,15 +24,13 @@ let browser: Browser | undefined
 
 beforeAll(async () => {
   if (!chromium) return
-  const pagePort = freePort()
-  const origin = `http://127.0.0.1:${pagePort}`
-  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_CORS_ORIGINS: origin })
   const built = await Bun.build({ entrypoints: [join(import.meta.dir, '../fixtures/browser/ofrep-page.ts')], target: 'browser' })
   if (!built.success) throw new Error(`bundling the page failed: ${built.logs.join('\n')}`)
   const script = await built.outputs[0]!.text()
+  // the page's server binds first (a port the kernel picks), so the daemon can be told its origin
   page = Bun.serve({
     hostname: '127.0.0.1',
-    port: pagePort,
+    port: 0,
     fetch: (req) =>
       new URL(req.url).pathname === '/page.js'
         ? new Response(script, { headers: { 'content-type': 'text/javascript' } })
@@ -40,6 +38,8 @@ beforeAll(async () => {
             headers: { 'content-type': 'text/html' },
           }),
   })
+  const origin = `http://127.0.0.1:${page.port}`
+  d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_CORS_ORIGINS: origin })
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,

@@ -44,7 +44,7 @@ process.on('exit', () => {
   for (const proc of live) proc.kill('SIGKILL')
 })
 
-/** A port that was free a moment ago. */
+/** A port that was free a moment ago (for servers that cannot bind port 0 and report it, such as PostgreSQL). */
 export function freePort(): number {
   const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
   const port = probe.port as number
@@ -52,15 +52,23 @@ export function freePort(): number {
   return port
 }
 
-/** Starts `flagd serve` on a free port and waits until `/health` answers (whatever the log level). */
+const LISTENING = /listening on http:\/\/\S+?:(\d+)/
+
+/**
+ * Starts `flagd serve` and waits until it listens. The daemon binds a port the kernel picks
+ * (`--port 0`) and the port is read from its "listening on" line, so no other process can take the
+ * port between a test choosing it and the daemon binding it. An explicit `--port` in `args` is used
+ * as given. The line is logged at `info`: a test that sets a quieter log level must pass `--port`.
+ */
 export async function startDaemon(
   cwd: string,
   args: string[] = [],
   env: Record<string, string> = {},
   command: string[] = FROM_SOURCE,
 ): Promise<Daemon> {
-  const port = freePort()
-  const proc = Bun.spawn([...command, 'serve', '--port', String(port), ...args], {
+  const portArg = args.indexOf('--port')
+  const given = portArg === -1 ? undefined : Number(args[portArg + 1])
+  const proc = Bun.spawn([...command, 'serve', ...(given === undefined ? ['--port', '0'] : []), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, NO_COLOR: '1', ...env },
     stdin: 'ignore',
@@ -70,27 +78,54 @@ export async function startDaemon(
   live.add(proc)
   void proc.exited.then(() => live.delete(proc))
   let out = ''
+  let announced: (port: number) => void = () => {}
+  const listening = new Promise<number>((resolve) => {
+    announced = resolve
+  })
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder()
-    for await (const chunk of stream) if (out.length < 1_000_000) out += decoder.decode(chunk, { stream: true })
+    for await (const chunk of stream) {
+      if (out.length < 1_000_000) out += decoder.decode(chunk, { stream: true })
+      const m = LISTENING.exec(out)
+      if (m) announced(Number(m[1]))
+    }
   }
   void collect(proc.stdout)
   void collect(proc.stderr)
-  const url = `http://127.0.0.1:${port}`
+  // settled by whichever comes first: the line, the process ending, or 15 s; nothing is left pending
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const started = new Promise<number>((resolve, reject) => {
+    void listening.then(resolve)
+    void proc.exited.then((code) => reject(new Error(`daemon exited with ${code}: ${out}`)))
+    timer = setTimeout(() => reject(new Error(`daemon did not start in 15 s: ${out}`)), 15_000)
+  })
+  started.catch(() => {}) // awaited below only when the port is not given; a later exit must not go unhandled
+  try {
+    const port = given ?? (await started)
+    const url = `http://127.0.0.1:${port}`
+    if (given !== undefined) await waitForHealth(url, proc, () => out)
+    return { proc, port, url, output: () => out }
+  } catch (err) {
+    proc.kill('SIGKILL')
+    throw err
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Waits until `/health` answers (a daemon started on a given port, at any log level). */
+async function waitForHealth(url: string, proc: Subprocess, output: () => string): Promise<void> {
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}: ${out}`)
-    const up = await fetch(`${url}/health`).then(
-      (r) => r.status === 200,
-      () => false,
+    if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}: ${output()}`)
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
     )
-    if (up) {
-      // the start-up lines are written before the port opens, but the pipe may lag: give it a moment
-      for (let i = 0; i < 50 && !out.includes('listening'); i++) await Bun.sleep(10)
-      return { proc, port, url, output: () => out }
-    }
+      return
     await Bun.sleep(15)
   }
-  proc.kill('SIGKILL')
-  throw new Error(`daemon did not start: ${out}`)
+  throw new Error(`daemon did not start: ${output()}`)
 }

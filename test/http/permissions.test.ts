@@ -58,11 +58,34 @@ describe.each(guarded)('$method $permission', (route) => {
     const res = await t.req(route.method, route.path(), { token: u.token, body: route.body?.() })
     expect(res.status).toBeLessThan(300)
   })
+})
+
+describe.each(guarded.filter((r) => r.body !== undefined))('$method $permission, with a body', (route) => {
   test('403 comes before body validation', async () => {
-    if (!route.body) return
     const u = await t.userWith([])
     const res = await t.req(route.method, route.path(), { token: u.token, body: { bogus: true } })
     expect(res.status).toBe(403)
+  })
+})
+
+describe('every route of the route table that names a permission', () => {
+  // a concrete path for each template: a real user, a real flag
+  const concrete = (path: string) =>
+    path.replace(':userId', target).replace(':tokenId', 'tok_none').replace(':sessionId', 'ses_none').replace(/\*$/, 'perm/flag')
+  test('no token → 401; every permission but the one it names (and what grants it) → 403 naming it', async () => {
+    const routes = t.app.http.routes.filter((r) => r.permission !== undefined)
+    expect(routes.length).toBeGreaterThan(15) // the table was read
+    for (const r of routes) {
+      const permission = r.permission as Permission
+      const path = concrete(r.path)
+      const anonymous = await t.req(r.method, path, { body: {} })
+      expect(anonymous.status, `${r.method} ${r.path} without a token`).toBe(401)
+      const granting = permission === 'flag:evaluate' ? ['flag:evaluate', 'flag:read'] : [permission]
+      const u = await t.userWith(PERMISSIONS.filter((p) => !granting.includes(p)))
+      const res = await t.req(r.method, path, { token: u.token, body: {} })
+      expect(res.status, `${r.method} ${r.path} without ${permission}`).toBe(403)
+      expect(res.body.error.details.required, `${r.method} ${r.path}`).toBe(permission)
+    }
   })
 })
 

@@ -19,7 +19,7 @@ const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 
 test(`${SECONDS} s of mixed load at ${CONNECTIONS} connections: no 5xx, no socket errors, memory settles`, async () => {
   const cwd = tempDir()
-  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_LOG_LEVEL: 'warn' })
+  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
   try {
     const login = await fetch(`${d.url}/api/login`, {
       method: 'POST',

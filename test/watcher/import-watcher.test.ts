@@ -214,10 +214,9 @@ test('reading never follows a link or waits on a FIFO, even when a file is swapp
     await expect(readDroppedFile(join(outside, 'link.json'), 1 << 20)).rejects.toBeInstanceOf(RefusedFile)
     Bun.spawnSync(['mkfifo', join(outside, 'fifo')])
     symlinkSync(join(outside, 'fifo'), join(outside, 'fifo-link.json'))
-    const started = performance.now()
+    // a FIFO with no writer would block a plain open for ever: these settle (or the test times out)
     await expect(readDroppedFile(join(outside, 'fifo'), 1 << 20)).rejects.toThrow('not a regular file')
     await expect(readDroppedFile(join(outside, 'fifo-link.json'), 1 << 20)).rejects.toBeInstanceOf(RefusedFile)
-    expect(performance.now() - started).toBeLessThan(1000)
     expect(readFileSync(join(outside, 'secret.json'), 'utf8')).toContain('stolen/f')
   } finally {
     rmSync(outside, { recursive: true, force: true })
