@@ -3,7 +3,8 @@
  * as the listener wires it, and through `http.handle()` (Elysia's router, in-process), and both
  * answers must agree on status, headers (but the request id and the date) and body. Both end in the
  * same pipeline handler, so this holds the route table's two generated routers to the same routes;
- * every case names a route of the table, so Bun's router must find each one itself.
+ * Bun's router must find each route of the table itself (a preflight or another method goes on to
+ * Elysia's router).
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -203,7 +204,10 @@ describe("Bun's router and Elysia's answer alike", () => {
       const before = served.fallbackCalls()
       const viaBun = await fetch(`${served.base}${c.path}`, init)
       const bunText = await viaBun.text()
-      expect(served.fallbackCalls(), `${c.name}: found by Bun's router`).toBe(before)
+      // preflights and methods a path does not take go to Elysia's router (its 405 routes): rare, and
+      // cheaper in memory than listing every method of every path in Bun's table
+      const viaFallback = init.method === 'OPTIONS' || c.name === 'ofrep bulk, GET'
+      expect(served.fallbackCalls(), `${c.name}: found by ${viaFallback ? "Elysia's" : "Bun's"} router`).toBe(before + (viaFallback ? 1 : 0))
       const viaPipeline = await t.app.http.handle(new Request(`http://localhost${c.path}`, init), '127.0.0.1')
       const pipelineText = c.method === 'HEAD' ? '' : await viaPipeline.text()
       expect(viaBun.status, c.name).toBe(viaPipeline.status)
