@@ -25,7 +25,7 @@ import type { ClientAddressOf } from './client-address.ts'
 import type { Cors } from './cors.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { problemMessage, thrownAnswer, validationProblem } from './error-handler.ts'
-import { type Connection, RequestContext, requestIdFor } from './request-context.ts'
+import { type Listening, RequestContext, requestIdFor } from './request-context.ts'
 import { type RequestEvent, requestEvent } from './request-event.ts'
 import { documentedPath, type RouteSpec } from './route-spec.ts'
 
@@ -40,7 +40,7 @@ export interface PipelineDeps extends AuthDeps {
 }
 
 /** A served route: the request (and how it arrived) in, the answer out. */
-export type RouteHandler = (request: Request, connection: Connection) => Response | Promise<Response>
+export type RouteHandler = (request: Request, server: Listening | null) => Response | Promise<Response>
 
 /** The pipeline: turns a declared route into its handler. */
 export interface Pipeline {
@@ -154,9 +154,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return response
       }
 
-      return (request, connection) => {
+      return (request, server) => {
         const startedAt = performance.now()
-        const c = new RequestContext(request, requestIdFor(request.headers), connection, deps.clientAddress)
+        const c = new RequestContext(request, requestIdFor(request.headers), server, deps.clientAddress)
         let out: Answer
         try {
           out = steps(c)

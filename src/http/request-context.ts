@@ -4,15 +4,11 @@
  * anything up by the Request, so per-request state has one home and no side table.
  */
 
+import type { Server } from 'bun'
 import type { Caller, Principal } from '../domain/principal.ts'
 
-/** How the request reached us: the socket peer, and a way to keep its connection open. */
-export interface Connection {
-  /** The socket peer's address (only logins need it, so it is asked for lazily). */
-  peer(): string
-  /** Lifts the listener's idle timeout for this request's connection (long-lived event streams). */
-  keepOpen(): void
-}
+/** The listener a request came through: its socket peer and its connection's idle timeout. */
+export type Listening = Pick<Server<undefined>, 'requestIP' | 'timeout'>
 
 /** A request whose peer is given rather than read from a socket: `http.handle()` in tests and tools. */
 export class LocalRequest extends Request {
@@ -62,7 +58,8 @@ export class RequestContext {
   constructor(
     readonly request: Request,
     readonly id: string,
-    private readonly connection: Connection,
+    /** The listener it came through; none in-process (`LocalRequest` carries its peer). */
+    private readonly server: Listening | null,
     private readonly addressOf: (request: Request, peer: string) => string,
   ) {
     this.path = pathOf(request.url)
@@ -70,7 +67,9 @@ export class RequestContext {
 
   /** The client address (contract §2), worked out on first use. */
   get address(): string {
-    this.resolvedAddress ??= this.addressOf(this.request, this.connection.peer())
+    const r = this.request
+    const peer = r instanceof LocalRequest ? r.peerAddress : (this.server?.requestIP(r)?.address ?? 'unknown')
+    this.resolvedAddress ??= this.addressOf(r, peer)
     return this.resolvedAddress
   }
 
@@ -87,6 +86,6 @@ export class RequestContext {
 
   /** Keeps this request's connection open past the idle timeout (event streams). */
   keepOpen(): void {
-    this.connection.keepOpen()
+    this.server?.timeout(this.request, 0)
   }
 }

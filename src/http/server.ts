@@ -1,22 +1,21 @@
 /**
- * createHttpApp(): every route of the API in one table, served through one pipeline. The routes are
- * registered with Elysia, whose router and compiled route handlers serve them: the listener hands
- * Bun's router one compiled handler per route and path (wildcards included), and whatever Bun's
- * router does not match goes to Elysia's router (`app.fetch`), as does `handle()`, which tests and
- * tools call in-process. Each registered handler is the pipeline's handler for its route, so a
- * request is answered by the same steps whichever router found it. The 404 and 405 answers are
- * routes too, generated from the table, so they get the request id, CORS and an access line like
- * any other.
+ * createHttpApp(): every route of the API in one table, served through one pipeline. Each route's
+ * pipeline handler is registered with Elysia and given to Bun's router: the listener's Bun router
+ * calls it for the route's own path and methods, and whatever Bun's router does not match (another
+ * method, a trailing slash, an unknown path) goes to Elysia's router (`app.fetch`), as does
+ * `handle()`, which tests and tools call in-process. Either way a request is answered by the same
+ * steps. The 404 and 405 answers are generated routes too, with the request id, CORS and an access
+ * line like any other.
  *
- * Why this shape (issue 27, measured): Elysia's own lifecycle hooks for the per-request work
- * (derive, after-response, headers through `set`) answered `/health` at about 0.75 × the contract's
- * floor; the same work as one function inside Elysia's compiled handler ran at about 0.96 × that
- * function served straight from Bun.
+ * Why this shape (issue 27, measured with bench/contest.ts, one core shared): Elysia's own lifecycle
+ * hooks for the per-request work answered `/health` at about 0.75 × the contract's floor; the
+ * pipeline inside Elysia's compiled route handler (its Bun adapter's `createBunRouteHandler`) cost
+ * 7% on an API-token read against the fast lanes it replaces; Bun's router calling the pipeline
+ * handler directly answers reads, `/health` and OFREP at 0.98–1.01 × those lanes.
  */
 
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
-import { createBunRouteHandler } from 'elysia/adapter/bun/compose'
 import type { Config } from '../config.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
@@ -34,7 +33,7 @@ import { createCors } from './cors.ts'
 import { MethodNotAllowedError } from './error-handler.ts'
 import type { StreamHub } from './event-stream.ts'
 import { createPipeline, type RouteHandler } from './pipeline.ts'
-import { type Connection, LocalRequest } from './request-context.ts'
+import { LocalRequest } from './request-context.ts'
 import type { RequestEvent } from './request-event.ts'
 import { type RouteSpec, route } from './route-spec.ts'
 import { auditRoutes } from './routes/audit-routes.ts'
@@ -140,15 +139,6 @@ const notFound = route({
   },
 })
 
-/** How a request reached Elysia's handler: from a listener's socket, or in-process with a given peer. */
-function connectionOf(request: Request, server: Server<undefined> | null): Connection {
-  if (request instanceof LocalRequest) return { peer: () => request.peerAddress, keepOpen: () => {} }
-  return {
-    peer: () => server?.requestIP(request)?.address ?? 'unknown',
-    keepOpen: () => server?.timeout(request, 0),
-  }
-}
-
 /** Builds the app (see module comment). */
 export function createHttpApp(deps: HttpDeps): HttpApp {
   const routes = apiRoutes(deps)
@@ -166,11 +156,15 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
   let server: Server<undefined> | null = null
   const register = (method: string, path: string, handler: RouteHandler) =>
-    app.route(method, path, (ctx: { request: Request }) => handler(ctx.request, connectionOf(ctx.request, server)))
+    app.route(method, path, (ctx: { request: Request }) => handler(ctx.request, ctx.request instanceof LocalRequest ? null : server))
 
+  // the same handlers, by path and method, for Bun's router
+  const served: { method: string; path: string; handler: RouteHandler }[] = []
   const methodsByPath = new Map<string, string[]>()
   for (const spec of routes) {
-    register(spec.method, spec.path, pipeline.serve(spec))
+    const handler = pipeline.serve(spec)
+    register(spec.method, spec.path, handler)
+    served.push({ method: spec.method, path: spec.path, handler })
     methodsByPath.set(spec.path, [...(methodsByPath.get(spec.path) ?? []), spec.method])
   }
   for (const [path, methods] of methodsByPath) register('ALL', path, pipeline.serve(methodNotAllowed(path, methods.sort())))
@@ -181,22 +175,19 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     handle: (request, peerAddress = '127.0.0.1') => app.handle(new LocalRequest(request, peerAddress)),
     closeStreams: () => deps.streams.closeAll(),
     serving() {
-      // Bun's router gets each route's own methods (and HEAD beside GET); anything else (another
-      // method, a trailing slash, an unknown path) goes to Elysia's router, whose 405 and 404 routes
-      // answer it. Filling every method of every path into Bun's table cost 1.8 MB of idle memory.
+      // Bun's router gets each route's own methods (and HEAD beside GET) and calls the route's
+      // pipeline handler itself; anything else (another method, a trailing slash, an unknown path)
+      // goes to Elysia's router, whose 405 and 404 routes answer it. Listing every method of every
+      // path in Bun's table cost 1.8 MB of idle memory.
       const bunRoutes: BunRoutes = {}
-      const wildcards = new Set(app.routes.filter((r) => r.path.endsWith('/*')).map((r) => r.path.slice(0, -2)))
-      for (const internal of app.routes) {
-        if (internal.method === 'ALL') continue
-        // compiled on first use, as Elysia's own Bun adapter does: a route never called costs no memory
-        let compiled: ((request: Request) => Response | Promise<Response>) | undefined
-        const handler = (request: Request) => (compiled ??= createBunRouteHandler(app, internal))(request)
+      const wildcards = new Set(served.filter((r) => r.path.endsWith('/*')).map((r) => r.path.slice(0, -2)))
+      for (const { method, path, handler } of served) {
+        const direct = (request: Request) => handler(request, server)
         // `/api/flags/` is the list, as in Elysia's router, not the read of a flag named ""
-        const paths = wildcards.has(internal.path) ? [internal.path, `${internal.path}/`] : [internal.path]
-        for (const path of paths) {
-          const methods = (bunRoutes[path] ??= {})
-          methods[internal.method] = handler
-          if (internal.method === 'GET') methods.HEAD = handler
+        for (const p of wildcards.has(path) ? [path, `${path}/`] : [path]) {
+          const methods = (bunRoutes[p] ??= {})
+          methods[method] = direct
+          if (method === 'GET') methods.HEAD = direct
         }
       }
       return {
