@@ -20,14 +20,16 @@ export function parseIfMatch(header: string | null): IfMatch | undefined {
 
 /**
  * `If-None-Match` against the current ETag (RFC 9110 weak comparison): true when the client's copy is
- * current, so the answer is `304`. Takes `*`, a list, and tags with or without `W/`.
+ * current, so the answer is `304`. Takes a list and tags with or without `W/`; `*` ("any copy") only
+ * where `star` allows it: a read of a resource that exists, never an evaluation, whose answer depends
+ * on the context sent and so is only unchanged when its own tag says so.
  */
-export function noneMatch(header: string | null, etag: string): boolean {
+export function noneMatch(header: string | null, etag: string, star = true): boolean {
   if (header === null) return false
   const current = etag.replace(/^W\//, '')
   for (const raw of header.split(',')) {
     const tag = raw.trim()
-    if (tag === '*' || tag.replace(/^W\//, '') === current) return true
+    if ((star && tag === '*') || tag.replace(/^W\//, '') === current) return true
   }
   return false
 }

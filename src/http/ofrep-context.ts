@@ -53,5 +53,14 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   if (!isJsonObject(context)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'context must be a JSON object')
   const forbidden = forbiddenKeys(context)
   if (forbidden.length > 0) throw new OfrepProblem(400, 'INVALID_CONTEXT', `context may not hold the key at ${forbidden[0]}`)
+  // OFREP: the targeting key is a string; another type is the caller's mistake, not "no key"
+  const key = context.targetingKey
+  if (key !== undefined && typeof key !== 'string') {
+    throw new OfrepProblem(
+      400,
+      'INVALID_CONTEXT',
+      `context.targetingKey must be a string, not ${key === null ? 'null' : Array.isArray(key) ? 'an array' : typeof key}`,
+    )
+  }
   return context
 }

@@ -55,19 +55,43 @@ const MAX_SECRET_LENGTH = 256
  * No escalation through a token: a token made by a token is confined to prefixes inside its
  * creator's and may not outlive it (permissions are checked against the creator by the caller).
  */
-function checkNarrower(p: Principal, prefixes: readonly string[], expiresAt: string | null, creatorExpiry: string | null): void {
+function checkNarrower(
+  p: Principal,
+  prefixes: readonly string[],
+  expiresAt: string | null,
+  creatorExpiry: string | null,
+  act: 'create' | 'revoke' = 'create',
+): void {
+  const verb = act === 'create' ? 'a token it creates must be too' : 'it can revoke only such tokens'
   const scope = flagScopeOf(p)
   if (scope.length > 0) {
     const wider = prefixes.length === 0 ? '(every flag)' : prefixes.find((prefix) => !canSeeFlag(p, prefix))
     if (wider !== undefined) {
-      throw new AppError('FORBIDDEN', `this token is confined to ${scope.join(', ')}; a token it creates must be too (${wider} is not)`, {
+      throw new AppError('FORBIDDEN', `this token is confined to ${scope.join(', ')}; ${verb} (${wider} is not)`, {
         field: 'flagPrefixes',
       })
     }
   }
   if (creatorExpiry !== null && (expiresAt === null || expiresAt > creatorExpiry)) {
-    throw new AppError('FORBIDDEN', `this token expires at ${creatorExpiry}; a token it creates may not outlive it`, { field: 'expiresAt' })
+    const what = act === 'create' ? 'a token it creates may not outlive it' : 'it cannot revoke a token that outlives it'
+    throw new AppError('FORBIDDEN', `this token expires at ${creatorExpiry}; ${what}`, { field: 'expiresAt' })
   }
+}
+
+/** The ids of every token made by token `id`, by those tokens, and so on. */
+function descendantsOf(tokens: ReadonlyMap<string, StoredToken>, id: string): string[] {
+  const out: string[] = []
+  const parents = [id]
+  while (parents.length > 0) {
+    const parent = parents.pop() as string
+    for (const t of tokens.values()) {
+      if (t.createdBy.type === 'token' && t.createdBy.id === parent && !out.includes(t.id)) {
+        out.push(t.id)
+        parents.push(t.id)
+      }
+    }
+  }
+  return out
 }
 
 /** Creates the service. */
@@ -177,10 +201,22 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
     },
 
     async revoke(caller, tokenId) {
-      requirePermission(caller.principal, 'token:write')
+      const p = caller.principal
+      requirePermission(p, 'token:write')
       const out = await store.transact(commitMeta(caller), (tx) => {
         const t = tx.read.tokens.get(tokenId)
         if (!t) throw new NotFoundError(`no token with id ${JSON.stringify(tokenId)}`)
+        // a token revokes only what it could have created (never a wider, longer-lived or stronger one)
+        if (p.kind === 'token' && p.tokenId !== t.id) {
+          const missing = t.permissions.find((x) => !can(p, x))
+          if (missing !== undefined)
+            throw new AppError('FORBIDDEN', `this token cannot revoke ${t.name}, which holds ${missing} and this token does not`, {
+              required: missing,
+            })
+          checkNarrower(p, t.flagPrefixes, t.expiresAt, tx.read.tokens.get(p.tokenId)?.expiresAt ?? null, 'revoke')
+        }
+        // and the tokens it created go with it, and theirs: a leaked token's offspring must not outlive it
+        for (const id of descendantsOf(tx.read.tokens, t.id)) tx.delete('tokens', id)
         tx.delete('tokens', tokenId)
         return t
       })

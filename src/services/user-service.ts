@@ -5,8 +5,8 @@
  * rules against the newest state.
  */
 
-import { authorizeUserUpdate, isSelf, requirePermission } from '../domain/access-policy.ts'
-import { ConflictError, InvalidError, NotFoundError } from '../domain/errors.ts'
+import { authorizeUserUpdate, can, isSelf, requirePermission } from '../domain/access-policy.ts'
+import { AppError, ConflictError, InvalidError, NotFoundError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions, type Permission } from '../domain/permission.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
@@ -68,6 +68,31 @@ function stored(snapshot: Snapshot, id: string): StoredUser {
 
 const LAST_ADMIN = 'this is the last user with user:write; grant it to another user first'
 
+/**
+ * A token acting on a person (contract §12): the person it creates or changes may hold only
+ * permissions the token holds, and, since a person is never confined to flag prefixes nor expires,
+ * a token that is confined or expires may not create or change one at all. Without this a leaked
+ * `user:write` token could make an account stronger than itself.
+ */
+function checkNoStrongerThanToken(
+  p: Principal,
+  permissions: readonly Permission[],
+  act: 'create' | 'change',
+  tokenExpiresAt: string | null | undefined,
+): void {
+  if (p.kind !== 'token') return
+  const whom = act === 'create' ? 'create a user' : 'change this user'
+  if (p.flagPrefixes.length > 0)
+    throw new AppError('FORBIDDEN', `a token confined to flag prefixes cannot ${whom}: a user is never confined`)
+  if (tokenExpiresAt) throw new AppError('FORBIDDEN', `a token that expires cannot ${whom}: a user never expires`)
+  const missing = permissions.find((x) => !can(p, x))
+  if (missing !== undefined) {
+    throw new AppError('FORBIDDEN', `this token cannot ${whom} with ${missing}, which the token itself does not hold`, {
+      required: missing,
+    })
+  }
+}
+
 /** Creates the user service over a store. */
 export function createUserService(
   store: Store,
@@ -77,6 +102,7 @@ export function createUserService(
   onPasswordSet: (username: string) => void = () => {},
 ): UserService {
   const taken = (username: string) => new ConflictError(`username ${JSON.stringify(username)} is taken`)
+  const tokenExpiry = (p: Principal) => (p.kind === 'token' ? store.committed().tokens.get(p.tokenId)?.expiresAt : undefined)
   return {
     list(principal) {
       requirePermission(principal, 'user:read')
@@ -101,6 +127,7 @@ export function createUserService(
       checkUsername(input.username)
       checkPassword(input.password)
       const permissions = normalizePermissions(input.permissions ?? [])
+      checkNoStrongerThanToken(caller.principal, permissions, 'create', tokenExpiry(caller.principal))
       if (findUserByName(store.committed(), input.username)) throw taken(input.username)
       const passwordHash = await hasher.hash(input.password)
       const out = await store.transact(commitMeta(caller), (tx) => {
@@ -120,6 +147,11 @@ export function createUserService(
       if (patch.username !== undefined) checkUsername(patch.username)
       if (patch.password !== undefined) checkPassword(patch.password)
       const permissions: Permission[] | undefined = patch.permissions && normalizePermissions(patch.permissions)
+      // a token may change a user only within what it holds itself: never grant more, never take over a stronger account
+      if (p.kind === 'token') {
+        checkNoStrongerThanToken(p, current.permissions, 'change', tokenExpiry(p))
+        if (permissions) checkNoStrongerThanToken(p, permissions, 'change', tokenExpiry(p))
+      }
       const self = isSelf(p, id)
       if (self && patch.password !== undefined) {
         const ok = patch.currentPassword !== undefined && (await hasher.verify(patch.currentPassword, current.passwordHash))

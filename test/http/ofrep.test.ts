@@ -98,6 +98,15 @@ group('POST /ofrep/v1/evaluate/flags/{key}', () => {
       expect(res.status).toBe(400)
       expect(res.body).toMatchObject({ key: 'f/bool', errorCode: 'INVALID_CONTEXT' })
     }
+    // a targeting key of another type is the caller's mistake (OFREP), named, on both routes
+    for (const targetingKey of [42, true, null, ['u'], { id: 'u' }]) {
+      const res = await evaluate('f/bool', { context: { targetingKey } })
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ key: 'f/bool', errorCode: 'INVALID_CONTEXT', errorDetails: expect.stringContaining('targetingKey') })
+      const bulk = await t.req('POST', '/ofrep/v1/evaluate/flags', { token: app, body: { context: { targetingKey } } })
+      expect(bulk.status).toBe(400)
+      expect(bulk.body).toMatchObject({ errorCode: 'INVALID_CONTEXT' })
+    }
     const deep = await t.req('POST', '/ofrep/v1/evaluate/flags/f/bool', {
       token: app,
       rawBody: `{"context":${'['.repeat(40)}${']'.repeat(40)}}`,
@@ -183,6 +192,10 @@ group('POST /ofrep/v1/evaluate/flags (bulk)', () => {
     expect(again.text).toBe('')
     expect(again.headers.get('etag')).toBe(etag)
     expect((await bulk({ context: { targetingKey: 'u2' } }, app, { 'if-none-match': etag })).status).toBe(200)
+    // `*` says nothing about this context's answer: only an equal tag is a 304
+    const star = await bulk({ context: { targetingKey: 'u1' } }, app, { 'if-none-match': '*' })
+    expect(star.status).toBe(200)
+    expect((await bulk({ context: { targetingKey: 'u1' } }, app, { 'if-none-match': `"nope", ${etag}` })).status).toBe(304)
     await t.req('PUT', '/api/flags/other/x', { token: t.adminToken, body: { value: true } })
     const changed = await bulk({ context: { targetingKey: 'u1' } }, app, { 'if-none-match': etag })
     expect(changed.status).toBe(200)

@@ -368,3 +368,74 @@ group('flagPrefixes', () => {
     expect(child.createdBy).toEqual({ type: 'token', id: parent.id, name: 'parent' })
   })
 })
+
+group('a token is never stronger through what it makes (hardening)', () => {
+  test('a user:write token cannot create or promote a user beyond its own permissions, nor take over a stronger one', async () => {
+    const admin = await makeToken({ name: 'users admin', permissions: ['user:write', 'user:read', 'flag:read'] })
+    const as = { 'x-api-key': admin.token }
+    const post = (body: object) => t.req('POST', '/api/users', { headers: as, body })
+    // more than the token holds: 403 naming the permission, nothing created
+    const stronger = await post({ username: 'escalated', password: 'password-1', permissions: ['flag:write'] })
+    expect(stronger.status).toBe(403)
+    expect(stronger.body.error.details.required).toBe('flag:write')
+    expect((await t.req('GET', '/api/users', { token: t.adminToken })).body.map((u: { username: string }) => u.username)).not.toContain(
+      'escalated',
+    )
+    // within: fine
+    const weaker = await post({ username: 'reader', password: 'password-1', permissions: ['flag:read'] })
+    expect(weaker.status).toBe(201)
+    // promoting past the token: 403
+    const promote = await t.req('PUT', `/api/users/${weaker.body.id}`, { headers: as, body: { permissions: ['flag:read', 'flag:write'] } })
+    expect(promote.status).toBe(403)
+    // taking over a stronger account (its password): 403
+    const adminUser = (await t.req('GET', '/api/users', { token: t.adminToken })).body.find(
+      (u: { username: string }) => u.username === 'admin',
+    )
+    const takeover = await t.req('PUT', `/api/users/${adminUser.id}`, { headers: as, body: { password: 'taken-over-1' } })
+    expect(takeover.status).toBe(403)
+    expect((await t.req('POST', '/api/login', { body: { username: 'admin', password: 'taken-over-1' } })).status).toBe(401)
+  })
+
+  test('a confined or expiring token cannot create users at all (a user is neither)', async () => {
+    const confined = await makeToken({ name: 'confined users', permissions: ['user:write'], flagPrefixes: ['mobile/'] })
+    const expiring = await makeToken({
+      name: 'expiring users',
+      permissions: ['user:write'],
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    })
+    for (const key of [confined.token, expiring.token]) {
+      const res = await t.req('POST', '/api/users', {
+        headers: { 'x-api-key': key },
+        body: { username: `u${key.slice(-6)}`, password: 'password-1' },
+      })
+      expect(res.status).toBe(403)
+    }
+  })
+
+  test('revoking a token revokes the tokens it created, and theirs', async () => {
+    const leaked = await makeToken({ name: 'leaked', permissions: ['token:write', 'flag:read'] })
+    const child = await makeToken({ name: 'child', permissions: ['token:write', 'flag:read'] }, leaked.token)
+    const grandchild = await makeToken({ name: 'grandchild', permissions: ['flag:read'] }, child.token)
+    const unrelated = await makeToken({ name: 'unrelated', permissions: ['flag:read'] })
+    expect((await t.req('DELETE', `/api/tokens/${leaked.id}`, { token: t.adminToken })).status).toBe(200)
+    for (const gone of [leaked, child, grandchild])
+      expect((await t.req('GET', '/api/me', { headers: { 'x-api-key': gone.token } })).status).toBe(401)
+    expect((await t.req('GET', '/api/me', { headers: { 'x-api-key': unrelated.token } })).status).toBe(200)
+    const audit = await t.req('GET', '/api/audit?action=token.deleted', { token: t.adminToken })
+    expect(audit.body.map((e: { target: { name: string } }) => e.target.name)).toEqual(
+      expect.arrayContaining(['leaked', 'child', 'grandchild']),
+    )
+  })
+
+  test('a confined token with token:write revokes only tokens it could have created', async () => {
+    const scoped = await makeToken({ name: 'scoped revoker', permissions: ['token:write', 'flag:read'], flagPrefixes: ['mobile/'] })
+    const wide = await makeToken({ name: 'wide', permissions: ['flag:read'] })
+    const inside = await makeToken({ name: 'inside', permissions: ['flag:read'], flagPrefixes: ['mobile/ios/'] })
+    const stronger = await makeToken({ name: 'stronger inside', permissions: ['flag:write'], flagPrefixes: ['mobile/'] })
+    const as = { 'x-api-key': scoped.token }
+    expect((await t.req('DELETE', `/api/tokens/${wide.id}`, { headers: as })).status).toBe(403)
+    expect((await t.req('DELETE', `/api/tokens/${stronger.id}`, { headers: as })).status).toBe(403)
+    expect((await t.req('GET', '/api/me', { headers: { 'x-api-key': wide.token } })).status).toBe(200)
+    expect((await t.req('DELETE', `/api/tokens/${inside.id}`, { headers: as })).status).toBe(200)
+  })
+})

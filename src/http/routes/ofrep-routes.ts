@@ -81,7 +81,8 @@ export async function evaluateAllAnswer(
     throw err
   }
   const tag = deps.evaluations.bulkTag(principal, context)
-  if (noneMatch(request.headers.get('if-none-match'), tag)) return notModifiedAnswer(requestId, tag)
+  // only the tag of this very context says the answer is unchanged, never `*`
+  if (noneMatch(request.headers.get('if-none-match'), tag, false)) return notModifiedAnswer(requestId, tag)
   const { etag, flags } = deps.evaluations.bulkJson(principal, context)
   const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
   return taggedAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
