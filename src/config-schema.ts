@@ -46,7 +46,7 @@ export interface Config {
 
 /** One webhook (contract §16): where to POST which audit entries, signed with `secret`. */
 export interface WebhookConfig {
-  /** Names the webhook in logs, metrics and its delivery cursor; the URL when not given. */
+  /** Names the webhook in logs, metrics and its delivery cursor; the URL's host when not given (never the URL). */
   name: string
   url: string
   /** Action patterns: `*`, `flag.*`, `flag.updated`. */
@@ -176,8 +176,16 @@ const webhookList: Parser = (raw) => {
       return bad(`${where} needs a secret of at least 16 characters (the receiver checks signatures with it)`)
     if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(name)))
       return bad(`${where} has a name that is not 1-64 of A-Z a-z 0-9 . _ -`)
-    const id = (name as string | undefined) ?? (url as string)
-    if (out.some((o) => o.name === id)) return bad(`${where}: two webhooks are named ${JSON.stringify(id)}; give each a distinct name`)
+    // the name labels metrics (public on /metrics) and log lines: never the URL, whose user info,
+    // path or query may carry a secret (Slack-style hooks); without a name, the host stands for it
+    const id = (name as string | undefined) ?? parsed.host
+    if (out.some((o) => o.name === id)) {
+      return bad(
+        name === undefined
+          ? `${where}: two webhooks go to ${id}; give each a name (name: "…") so they can be told apart`
+          : `${where}: two webhooks are named ${JSON.stringify(id)}; give each a distinct name`,
+      )
+    }
     out.push({ name: id, url: url as string, events: events as string[], secret })
   }
   return ok(out)
@@ -251,7 +259,14 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     parse: originList,
     doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.',
   },
-  { path: 'webhooks', default: [], parse: webhookList, doc: 'Webhooks: [{url, events, secret, name?}] (JSON in FLAGD_WEBHOOKS).' },
+  {
+    path: 'webhooks',
+    default: [],
+    parse: webhookList,
+    // the value holds secrets (and URLs that may carry some): an error names the problem, never the value
+    sensitive: true,
+    doc: "Webhooks: [{url, events, secret, name?}] (JSON in FLAGD_WEBHOOKS); name defaults to the URL's host.",
+  },
   {
     path: 'audit.retentionDays',
     default: 365,

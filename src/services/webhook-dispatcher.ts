@@ -26,6 +26,27 @@ export interface WebhookTelemetry {
   gaveUp(webhook: string, id: number, why: string): void
 }
 
+/** How much of a receiver's answer is read: its status is what counts, and its body may be huge or endless. */
+const ANSWER_BYTES = 4096
+
+/** Reads at most `max` bytes of `stream` and cancels the rest (the connection is then closed). */
+async function readAtMost(stream: ReadableStream<Uint8Array> | null, max: number): Promise<void> {
+  if (!stream) return
+  const reader = stream.getReader()
+  let read = 0
+  try {
+    while (read < max) {
+      const { done, value } = await reader.read()
+      if (done) return
+      read += value.byteLength
+    }
+  } catch {
+    // a receiver that breaks off its answer has still answered with its status
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+}
+
 /** Options of the dispatcher. */
 export interface DispatcherOptions {
   cursors: CursorStore
@@ -119,7 +140,7 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS), abort.signal]),
       })
-      await res.arrayBuffer().catch(() => undefined)
+      await readAtMost(res.body, ANSWER_BYTES)
       return { ok: res.status >= 200 && res.status < 300, status: res.status, why: `answered ${res.status}` }
     } catch (err) {
       return {
@@ -178,6 +199,11 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
       })
       const ready = options.cursors.load().then((saved) => {
         Object.assign(cursors, saved)
+        // a webhook without a name was once keyed by its URL: it goes on from that cursor
+        for (const hook of options.webhooks) {
+          if (cursors[hook.name] === undefined && saved[hook.url] !== undefined) cursors[hook.name] = saved[hook.url] as number
+          delete cursors[hook.url]
+        }
         // a webhook seen for the first time starts at the present, not at the beginning of the log
         const newest = store.committed().revision
         for (const hook of options.webhooks) if (cursors[hook.name] === undefined) void saveCursor(hook.name, newest)

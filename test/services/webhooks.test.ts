@@ -6,7 +6,8 @@
 
 import { afterAll, afterEach, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { deliveryBody, matchesEvents, signature } from '../../src/services/webhook-dispatcher.ts'
 import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
@@ -191,5 +192,111 @@ test('a bad webhooks setting stops start-up naming it', async () => {
   for (const webhooks of bad) {
     const err = await createTestApp({ FLAGD_WEBHOOKS: JSON.stringify(webhooks) }).catch((e) => e)
     expect(String(err)).toContain('webhooks')
+  }
+})
+
+test('a webhook without a name is labelled by its host: metrics and logs never show its user info, path or query', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const u = new URL(r.url)
+    const secretUrl = `http://hookuser:hookpass@${u.host}/hook/T000/B000/XXXXsecretpath?token=qsecret`
+    const host = new URL(r.url).host
+    const a = await createTestApp(
+      { FLAGD_WEBHOOKS: JSON.stringify([{ url: secretUrl, events: ['flag.*'], secret: SECRET }]) },
+      { dataDir: dir },
+    )
+    apps.push(a)
+    expect(a.app.config.webhooks[0]?.name).toBe(host)
+    await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'w/named', type: 'BOOLEAN' } })
+    await until(() => r.got.length === 1)
+    // counted once the receiver's answer is in
+    let text = ''
+    for (let i = 0; i < 100 && !text.includes('outcome="delivered"'); i++) {
+      text = (await a.req('GET', '/metrics')).text
+      if (!text.includes('outcome="delivered"')) await Bun.sleep(20)
+    }
+    expect(text).toContain(`flagd_webhook_deliveries_total{webhook="${host}",outcome="delivered"} 1`)
+    for (const leak of ['hookpass', 'hookuser', 'secretpath', 'qsecret', 'T000']) expect(text).not.toContain(leak)
+  } finally {
+    r.stop()
+  }
+})
+
+test('two unnamed webhooks to one host must be named; no start-up error shows a secret', async () => {
+  const twice = [
+    { url: 'https://hooks.example.com/a', events: ['*'], secret: SECRET },
+    { url: 'https://hooks.example.com/b', events: ['*'], secret: SECRET },
+  ]
+  const err = await createTestApp({ FLAGD_WEBHOOKS: JSON.stringify(twice) }).catch((e: unknown) => e)
+  expect(String(err)).toContain('two webhooks go to hooks.example.com; give each a name')
+  for (const bad of [
+    [{ url: 'https://u:pw@hooks.example.com/p', events: ['nope'], secret: SECRET }],
+    [...twice, { ...twice[0], name: 'x' }, { ...twice[0], name: 'x' }],
+    '[{"url": "https://hooks.example.com", "secret": "',
+  ]) {
+    const e = await createTestApp({ FLAGD_WEBHOOKS: typeof bad === 'string' ? `${bad}${SECRET}` : JSON.stringify(bad) }).catch(
+      (x: unknown) => x,
+    )
+    expect(String(e)).toContain('webhooks')
+    expect(String(e)).not.toContain(SECRET)
+    expect(String(e)).not.toContain('pw@')
+  }
+})
+
+test('a webhook once keyed by its URL (unnamed, before names were hosts) goes on from its cursor', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const hooks = JSON.stringify([{ url: r.url, events: ['flag.*'], secret: SECRET }])
+    const first = await createTestApp({}, { dataDir: dir })
+    await first.req('POST', '/api/flags', { token: first.adminToken, body: { name: 'c/one', type: 'BOOLEAN' } })
+    const delivered = first.app.store.committed().revision
+    await first.req('PUT', '/api/flags/c/one', { token: first.adminToken, body: { value: true } })
+    await first.close()
+    apps.splice(apps.indexOf(first), 1)
+    // the cursor file as the previous release wrote it: keyed by the URL, at the first change
+    writeFileSync(join(dir, 'webhooks.json'), JSON.stringify({ [r.url]: delivered }))
+    const again = await createTestApp({ FLAGD_WEBHOOKS: hooks }, { dataDir: dir })
+    apps.push(again)
+    await until(() => r.got.length >= 1)
+    expect(r.got.map((g) => g.body.after?.value)).toEqual([true]) // the change after the cursor, not from the start nor from now
+  } finally {
+    r.stop()
+  }
+})
+
+test("a receiver's answer is read only so far: an endless 200 body still counts as delivered, at once", async () => {
+  let streams = 0
+  const endless = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: () => {
+      streams++
+      const chunk = new Uint8Array(64 * 1024).fill(120)
+      return new Response(new ReadableStream({ pull: (c) => c.enqueue(chunk) }), { status: 200 })
+    },
+  })
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    // one attempt only, and far less time than the 10 s an attempt may take: only a bounded read finishes
+    const a = await createTestApp(
+      { FLAGD_WEBHOOKS: JSON.stringify([{ name: 'big', url: `http://127.0.0.1:${endless.port}/`, events: ['flag.*'], secret: SECRET }]) },
+      { dataDir: dir, webhookRetryDelaysMs: [] },
+    )
+    apps.push(a)
+    await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'big/answer', type: 'BOOLEAN' } })
+    let text = ''
+    for (let i = 0; i < 150 && !text.includes('webhook="big",outcome="delivered"'); i++) {
+      text = (await a.req('GET', '/metrics')).text
+      if (!text.includes('outcome="delivered"')) await Bun.sleep(20)
+    }
+    expect(text).toContain('flagd_webhook_deliveries_total{webhook="big",outcome="delivered"} 1')
+    expect(streams).toBe(1)
+  } finally {
+    endless.stop(true)
   }
 })
