@@ -113,6 +113,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       values: config.import.values,
       maxBytes: config.limits.importBytes,
       log: (line) => logger.info(line),
+      warn: (line) => logger.warn(line),
       telemetry,
     })
     return {

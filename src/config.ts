@@ -9,6 +9,7 @@
  */
 
 import { existsSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { CONFIG_KEYS, type Config, envName } from './config-schema.ts'
@@ -94,6 +95,17 @@ function flatten(obj: Record<string, unknown>, prefix = '', out: Map<string, unk
 
 /** The object a config file holds: a `.json` file's contents, or what any other file (TypeScript) default-exports. */
 async function configObject(path: string): Promise<unknown> {
+  // a FIFO or a device would block start-up on the read: only a regular file is opened (symlinks to one are fine)
+  let kind: Awaited<ReturnType<typeof stat>>
+  try {
+    kind = await stat(path)
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`)
+  }
+  if (!kind.isFile())
+    throw new ConfigError(
+      `config file ${path} is not a regular file (${kind.isDirectory() ? 'a directory' : 'a FIFO, socket or device'}); point --config at a file`,
+    )
   if (path.endsWith('.json')) {
     let text: string
     try {
@@ -121,7 +133,10 @@ async function readConfigFile(path: string): Promise<Map<string, unknown>> {
   }
   const entries = flatten(value as Record<string, unknown>)
   for (const key of entries.keys()) {
-    if (!CONFIG_KEYS.some((k) => k.path === key)) throw new ConfigError(`unknown configuration key "${key}" in ${path}`)
+    if (!CONFIG_KEYS.some((k) => k.path === key)) {
+      const closest = CONFIG_KEYS.map((k) => k.path).reduce((best, k) => (distance(key, k) < distance(key, best) ? k : best))
+      throw new ConfigError(`unknown configuration key "${key}" in ${path}; did you mean "${closest}"?`)
+    }
   }
   return entries
 }

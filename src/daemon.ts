@@ -6,6 +6,7 @@
  */
 
 import { rmSync } from 'node:fs'
+import { basename, isAbsolute, relative } from 'node:path'
 import type { Server } from 'bun'
 import { type App, createApp } from './app.ts'
 import type { Config } from './config.ts'
@@ -54,13 +55,29 @@ function untilStopped(listener: Listener, control: Server<undefined> | undefined
   })
 }
 
+/**
+ * How to run flagd's CLI from where this daemon was started, for hints: the compiled binary by its
+ * name when that is on PATH (else its path), or, from a clone, the source entry through Bun.
+ */
+export function cliCommand(argv = process.argv, execPath = process.execPath, cwd = process.cwd(), which = Bun.which): string {
+  const script = argv[1]
+  // a compiled binary runs its entry from Bun's embedded file system
+  if (script === undefined || script.startsWith('/$bunfs/') || !/\.[cm]?[jt]s$/.test(script)) {
+    const name = basename(execPath)
+    return which(name) === execPath ? name : execPath
+  }
+  const entry = relative(cwd, script)
+  const shown = entry.startsWith('..') || isAbsolute(entry) ? script : entry
+  return `${which('bun') ? 'bun' : 'npx bun'} ${shown}`
+}
+
 /** Runs the daemon for `config` until a signal stops it (see module comment). */
 export async function runDaemon(config: Config): Promise<void> {
   await checkListenHost(config.host, config.port)
   const app = await createApp(config)
   const log = (line: string) => app.logger.info(line)
   try {
-    await bootstrapAdmin(app.services, config.dataDir, process.env, log)
+    await bootstrapAdmin(app.services, config.dataDir, process.env, log, cliCommand())
   } catch (err) {
     await app.close()
     throw err

@@ -1,7 +1,7 @@
 /** Configuration values: every source, every kind of value, and the errors that name the key (contract §11). */
 
 import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { envName } from '../src/config-schema.ts'
@@ -140,12 +140,24 @@ describe('a JSON config file (flagd.config.json, or --config x.json)', () => {
   test.each([
     ['{"port": 8080,}', 'is not valid JSON'],
     ['[1, 2]', 'must hold a JSON object'],
-    ['{"prot": 8080}', 'unknown configuration key "prot"'],
+    ['{"prot": 8080}', 'unknown configuration key "prot" in'],
+    ['{"prot": 8080}', 'did you mean "port"?'],
+    ['{"cors": {"origin": ["*"]}}', 'did you mean "cors.origins"?'],
     ['{"__proto__": {"port": 1}}', 'unknown configuration key "__proto__"'],
   ])('%s is refused: %s', async (text, message) => {
     const err = await refusal(cwdWith({ 'flagd.config.json': text }))
     expect(err).toBeInstanceOf(ConfigError)
     expect(err?.message).toContain(message)
+  })
+
+  test('a config file that is a FIFO (or a directory) is refused at once instead of blocking start-up', async () => {
+    const cwd = cwdWith({})
+    Bun.spawnSync(['mkfifo', join(cwd, 'fifo.json')])
+    const fifo = await refusal(cwd, 'fifo.json')
+    expect(fifo).toBeInstanceOf(ConfigError)
+    expect(fifo?.message).toContain('is not a regular file (a FIFO, socket or device)')
+    mkdirSync(join(cwd, 'dir.json'))
+    expect((await refusal(cwd, 'dir.json'))?.message).toContain('is not a regular file (a directory)')
   })
 
   test('both flagd.config.ts and flagd.config.json in one directory: refused, naming both', async () => {

@@ -15,6 +15,8 @@ export async function bootstrapAdmin(
   dataDir: string,
   env: Record<string, string | undefined>,
   log: (line: string) => void,
+  /** How to run flagd's CLI from where the daemon was started (`flagd`, `bun src/main.ts`, a path). */
+  command = 'flagd',
 ): Promise<void> {
   if (services.users.count() > 0) return
   const username = env.FLAGD_ADMIN_USERNAME
@@ -35,7 +37,7 @@ export async function bootstrapAdmin(
   if (username || password) throw new Error('set both FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD to create the first user, or neither')
   log(
     'no users yet. Create the first admin with:\n' +
-      `  flagd user add admin --data-dir ${dataDir}   (prompts for the password)\n` +
+      `  ${command} user add admin --data-dir ${dataDir}   (prompts for the password)\n` +
       'or start with FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD set.',
   )
 }

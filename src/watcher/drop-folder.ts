@@ -31,10 +31,29 @@ async function exists(path: string): Promise<boolean> {
 /** Creates the folder, `processed/` and `failed/` (0700), and tightens existing ones. */
 export async function prepareDropFolder(watchDir: string): Promise<void> {
   for (const dir of [watchDir, join(watchDir, 'processed'), join(watchDir, 'failed')]) {
-    await mkdir(dir, { recursive: true, mode: 0o700 })
-    const info = await stat(dir)
-    if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) await chmod(dir, 0o700)
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 })
+      const info = await stat(dir)
+      if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) await chmod(dir, 0o700)
+    } catch (err) {
+      throw new Error(dropFolderProblem(watchDir, dir, err as NodeJS.ErrnoException))
+    }
   }
+}
+
+/** Why the drop folder cannot be used, as a sentence naming it (contract §11: never bare errno text). */
+function dropFolderProblem(watchDir: string, dir: string, err: NodeJS.ErrnoException): string {
+  const why: Record<string, string> = {
+    EACCES: 'this user may not create or change it',
+    EPERM: 'this user may not create or change it',
+    EROFS: 'it is on a read-only file system',
+    ENOTDIR: 'a part of its path is a file, not a directory',
+    EEXIST: 'a file of that name is in the way',
+    ENOENT: 'a part of its path does not exist and cannot be created there',
+    ENOSPC: 'the disk is full',
+  }
+  const reason = (err.code && why[err.code]) ?? err.message
+  return `cannot use ${dir} as the drop folder${dir === watchDir ? '' : `'s ${dir.slice(watchDir.length + 1)}/ directory`}: ${reason}; set import.watchDir to a directory flagd may write (default <dataDir>/import)`
 }
 
 /** Why a dropped file was refused before it was read (it never is for these). */

@@ -28,6 +28,8 @@ export interface ImportWatcherOptions {
   maxBytes: number
   now?: () => Date
   log?: (line: string) => void
+  /** Where failures go (a refused or unreadable file, a failed scan): `warn`, so alerting on warnings sees them. */
+  warn?: (line: string) => void
   /** Counts files refused before the import engine sees them (the engine counts the rest). */
   telemetry?: Telemetry
 }
@@ -59,6 +61,7 @@ function errorReport(err: unknown): { code: string; message: string; details?: R
 export function createImportWatcher(migrations: MigrationService, options: ImportWatcherOptions): ImportWatcher {
   const now = options.now ?? (() => new Date())
   const log = options.log ?? (() => {})
+  const warn = options.warn ?? log
   const seen = new Map<string, Seen>()
   const telemetry = options.telemetry ?? NO_TELEMETRY
   /** Files applied but not yet moved (never to be imported twice), and files that could not be handled. */
@@ -75,7 +78,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     const at = now()
     const moved = await moveWithReport(options.watchDir, name, 'failed', at, 'error.json', { file: name, at: at.toISOString(), error })
     seen.delete(name)
-    log(`import of ${name} failed (${error.code}: ${error.message}); moved to failed/${moved}`)
+    warn(`import of ${name} failed (${error.code}: ${error.message}); moved to failed/${moved}`)
   }
 
   /** Refuses a file before it reaches the import engine (which reports its own outcomes). */
@@ -160,7 +163,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
         // one bad file never holds up the ones after it, and is not tried again
         stuck.add(name)
         seen.delete(name)
-        log(
+        warn(
           `${name} could not be ${imported.has(name) ? 'moved or reported after it was imported' : 'processed'} (${(err as Error).message}); it stays in ${options.watchDir} and will not be read again until flagd restarts; move it away by hand`,
         )
       }
@@ -179,7 +182,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     running = (async () => {
       do {
         again = false
-        await scanOnce().catch((err) => log(`scanning ${options.watchDir} failed: ${(err as Error).message}`))
+        await scanOnce().catch((err) => warn(`scanning ${options.watchDir} failed: ${(err as Error).message}`))
       } while (again && !stopped)
       running = undefined
     })()

@@ -98,7 +98,8 @@ describe('first user', () => {
 
   test('with no users and no variables it explains how to create one', async () => {
     const d = await startDaemon(dir())
-    expect(d.output()).toContain('flagd user add')
+    // from source, the command that works here (see the test at the end of this file)
+    expect(d.output()).toContain('src/main.ts user add admin --data-dir')
     d.proc.kill('SIGINT')
     expect(await d.proc.exited).toBe(0)
   })
@@ -168,4 +169,11 @@ test('serves over real HTTP: curl-like login → token → users', async () => {
   expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE')
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
+})
+
+test('with no users, the hint names the command that works from where the daemon runs (here: from source)', async () => {
+  const d = await startDaemon(dir())
+  // the line comes before the daemon listens, so it is in the output already
+  expect(d.output()).toMatch(/no users yet[\s\S]*(npx )?bun \S*src\/main\.ts user add admin --data-dir /)
+  expect(d.output()).not.toMatch(/ {2}flagd user add/)
 })

@@ -17,6 +17,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { RefusedFile, readDroppedFile } from '../../src/watcher/drop-folder.ts'
+import { capturedLogger } from '../helpers/captured-logger.ts'
 import { fixture } from '../helpers/fixtures.ts'
 import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
@@ -86,6 +87,21 @@ test('a file written slowly in pieces is not read before it settles', async () =
   await until(() => list(dir, 'processed').length + list(dir, 'failed').length >= 2)
   expect(list(dir, 'failed')).toEqual([])
   expect((await t.req('GET', '/api/flags/slow/flag', { token: t.adminToken })).status).toBe(200)
+})
+
+test('a refused drop file is logged at warn, so alerting on warnings sees it; an applied one at info', async () => {
+  const { logger, lines } = capturedLogger()
+  const t = await createTestApp(ENV, { logger })
+  apps.push(t)
+  const dir = join(t.dataDir, 'import')
+  await t.app.watcher.start()
+  writeFileSync(join(dir, 'broken.json'), '{ "environment": ')
+  writeFileSync(join(dir, 'good.json'), docWith({ 'logged/flag': { type: 'BOOLEAN' } }))
+  await until(() => list(dir, 'failed').length === 2 && list(dir, 'processed').length === 2)
+  const refused = lines.find((l) => String(l.msg).startsWith('import of broken.json failed'))
+  expect(refused?.level).toBe(40) // pino's warn
+  const applied = lines.find((l) => String(l.msg).includes('good.json'))
+  expect(applied?.level).toBe(30) // info
 })
 
 test('non-JSON and invalid documents land in failed/ with a reason; nothing is applied', async () => {
@@ -238,4 +254,24 @@ test('a file imported but impossible to move is never imported twice, and does n
   }
   expect((await t.req('GET', '/api/flags/stuck/f', { token: t.adminToken })).body).toMatchObject({ value: 2, revision: 2 })
   expect(existsSync(join(dir, 'a-stuck.json'))).toBe(true) // left in place, never deleted
+})
+
+test('a drop folder that cannot be used stops with a sentence naming it, never bare errno text', async () => {
+  const { prepareDropFolder } = await import('../../src/watcher/drop-folder.ts')
+  const base = tempDir()
+  try {
+    writeFileSync(join(base, 'a-file'), 'x')
+    for (const [watchDir, why] of [
+      ['/proc', 'cannot use /proc/processed as the drop folder'],
+      [join(base, 'a-file', 'import'), 'a part of its path is a file, not a directory'],
+    ] as const) {
+      const err = await prepareDropFolder(watchDir).catch((e: unknown) => e as Error)
+      expect(err).toBeInstanceOf(Error)
+      expect((err as Error).message).toContain(why)
+      expect((err as Error).message).toContain('set import.watchDir')
+      expect((err as Error).message).not.toMatch(/^E[A-Z]+:/)
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true })
+  }
 })

@@ -1,0 +1,24 @@
+/** The CLI command the start-up hints print: the one that works from where the daemon was started (issue 28). */
+
+import { expect, test } from 'bun:test'
+import { cliCommand } from '../../src/daemon.ts'
+
+const onPath = (found: Record<string, string>) => (name: string) => found[name] ?? null
+
+test('from a clone: bun (or npx bun) and the source entry relative to the working directory', () => {
+  expect(
+    cliCommand(['/usr/bin/bun', '/home/me/flagd/src/main.ts', 'serve'], '/usr/bin/bun', '/home/me/flagd', onPath({ bun: '/usr/bin/bun' })),
+  ).toBe('bun src/main.ts')
+  expect(cliCommand(['/x/bun', '/home/me/flagd/src/main.ts', 'serve'], '/x/bun', '/home/me/flagd', onPath({}))).toBe('npx bun src/main.ts')
+  // started from elsewhere: the whole path
+  expect(cliCommand(['/usr/bin/bun', '/opt/flagd/src/main.ts', 'serve'], '/usr/bin/bun', '/tmp', onPath({ bun: '/usr/bin/bun' }))).toBe(
+    'bun /opt/flagd/src/main.ts',
+  )
+})
+
+test('the compiled binary: its name when that is what PATH finds, else its path', () => {
+  const argv = ['bun', '/$bunfs/root/flagd', 'serve']
+  expect(cliCommand(argv, '/usr/local/bin/flagd', '/srv', onPath({ flagd: '/usr/local/bin/flagd' }))).toBe('flagd')
+  expect(cliCommand(argv, '/opt/flagd/flagd', '/srv', onPath({}))).toBe('/opt/flagd/flagd')
+  expect(cliCommand(argv, '/opt/flagd/flagd', '/srv', onPath({ flagd: '/usr/local/bin/flagd' }))).toBe('/opt/flagd/flagd')
+})
