@@ -10,8 +10,9 @@ import { isJsonObject as isObject } from '../domain/json-object.ts'
 
 type Json = Record<string, unknown>
 
-/** True for Elysia's `t.Integer`/`t.Numeric` string branch, which only exists for query coercion. */
-const isCoercionBranch = (s: unknown) => isObject(s) && s.type === 'string' && (s.format === 'integer' || s.format === 'numeric')
+/** True for Elysia's `t.Integer`/`t.Numeric`/`t.BooleanString` string branch, which only exists for query coercion. */
+const isCoercionBranch = (s: unknown) =>
+  isObject(s) && s.type === 'string' && (s.format === 'integer' || s.format === 'numeric' || s.format === 'boolean')
 
 function mergeEnumUnion(branches: Json[]): Json | undefined {
   if (!branches.every((b) => 'const' in b || Array.isArray(b.enum))) return undefined

@@ -228,3 +228,15 @@ test.skipIf(!chromium)('when the service cannot be reached, the page says so ins
   await waitForText(p, 'flagd cannot be reached')
   expect(await p.$eval('[role="alert"]', (a) => a.textContent)).toContain('check that the daemon is running')
 })
+
+test.skipIf(!chromium)('the API explorer renders the document under its CSP, with nothing refused', async () => {
+  const p = (page = await browser!.newPage())
+  const violations: string[] = []
+  p.on('console', (m) => {
+    if (/Content Security Policy|Refused to/.test(m.text())) violations.push(m.text())
+  })
+  await p.goto(`${d.url}/api/docs`)
+  await p.waitForFunction("document.querySelector('.swagger-ui .info .title')?.textContent?.includes('flagd')", { timeout: 30_000 })
+  await p.waitForSelector('.opblock-summary-path')
+  expect(violations).toEqual([])
+})

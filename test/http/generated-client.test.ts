@@ -66,6 +66,7 @@ test('a strict client generated with default options type-checks without casts a
     '6 flags',
     'import of the export: 6 unchanged, 0 warnings',
     'url import refused: INVALID_REQUEST',
+    'audit page of 5 entries',
     'public export of 6 flags',
     'me: admin',
     'deleted client/ab',

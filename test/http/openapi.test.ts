@@ -78,13 +78,28 @@ test('has examples', () => {
 test('the explorer page and its assets are served locally', async () => {
   const page = await t.req('GET', '/api/docs')
   expect(page.headers.get('content-type')).toStartWith('text/html')
-  expect(page.text).toContain('/api/openapi.json')
+  expect(page.text).toContain('/api/docs/explorer.js')
   expect(page.text).not.toMatch(/https?:\/\//)
+  expect((await t.req('GET', '/api/docs/explorer.js')).text).toContain("url: '/api/openapi.json'")
   const js = await t.req('GET', '/api/docs/swagger-ui-bundle.js')
   expect(js.status).toBe(200)
   expect(js.text.length).toBeGreaterThan(100_000)
   const css = await t.req('GET', '/api/docs/swagger-ui.css')
   expect(css.status).toBe(200)
+})
+
+test('the explorer cannot be framed, runs no inline script and keeps no pasted token', async () => {
+  const page = await t.req('GET', '/api/docs')
+  const csp = page.headers.get('content-security-policy') ?? ''
+  expect(csp).toContain("frame-ancestors 'none'")
+  expect(csp).toContain("script-src 'self'")
+  expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/)
+  expect(page.headers.get('x-frame-options')).toBe('DENY')
+  expect(page.text).not.toMatch(/<script>(?!<)/) // every script is a file of this origin
+  const init = await t.req('GET', '/api/docs/explorer.js')
+  expect(init.status).toBe(200)
+  expect(init.text).toContain('persistAuthorization: false')
+  expect(init.text).not.toContain('persistAuthorization: true')
 })
 
 test('real responses match the document', async () => {

@@ -207,7 +207,9 @@ describe("Bun's router and Elysia's answer alike", () => {
       // preflights and methods a path does not take go to Elysia's router (its 405 routes): rare, and
       // cheaper in memory than listing every method of every path in Bun's table
       const viaFallback = init.method === 'OPTIONS' || c.name === 'ofrep bulk, GET'
-      expect(served.fallbackCalls(), `${c.name}: found by ${viaFallback ? "Elysia's" : "Bun's"} router`).toBe(before + (viaFallback ? 1 : 0))
+      expect(served.fallbackCalls(), `${c.name}: found by ${viaFallback ? "Elysia's" : "Bun's"} router`).toBe(
+        before + (viaFallback ? 1 : 0),
+      )
       const viaPipeline = await t.app.http.handle(new Request(`http://localhost${c.path}`, init), '127.0.0.1')
       const pipelineText = c.method === 'HEAD' ? '' : await viaPipeline.text()
       expect(viaBun.status, c.name).toBe(viaPipeline.status)

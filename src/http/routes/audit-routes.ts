@@ -26,8 +26,9 @@ const AuditQuery = t.Object(
     action: t.Optional(t.String({ description: 'An action prefix, e.g. flag. or flag.updated' })),
     since: t.Optional(t.String({ description: 'ISO 8601: entries at or after' })),
     until: t.Optional(t.String({ description: 'ISO 8601: entries at or before' })),
-    limit: t.Optional(t.String({ description: '1-1000, default 100' })),
-    before: t.Optional(t.String({ description: 'An entry id: entries older than it (the next page)' })),
+    // integers in the document, as generated clients send them; the wire carries digits
+    limit: t.Optional(t.Integer({ description: '1-1000, default 100' })),
+    before: t.Optional(t.Integer({ description: 'An entry id: entries older than it (the next page)' })),
   },
   { additionalProperties: false },
 )

@@ -22,12 +22,22 @@ const PAGE = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/api/docs/swagger-ui-bundle.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true })
-  </script>
+  <script src="/api/docs/explorer.js"></script>
 </body>
 </html>
 `
+
+// a token pasted into the explorer lives only as long as the page: never kept in localStorage
+const INIT =
+  "window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: false })\n"
+
+/**
+ * The explorer's own origin only, no inline script, and no framing (a page that frames it could
+ * trick a user into sending requests with a pasted token). Swagger UI sets style attributes, hence
+ * inline styles, and draws some icons as data: images.
+ */
+export const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /** The documentation routes over every route of the app (the document is built once, on first request). */
 export function docsRoutes(routes: () => readonly RouteSpec[]): RouteSpec[] {
@@ -55,7 +65,19 @@ export function docsRoutes(routes: () => readonly RouteSpec[]): RouteSpec[] {
       path: '/api/docs',
       authenticate: false,
       query: NoQuery,
-      handle: (c) => customAnswer(c.id, PAGE, 200, { 'content-type': 'text/html; charset=utf-8' }),
+      handle: (c) =>
+        customAnswer(c.id, PAGE, 200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': DOCS_CSP,
+          'x-frame-options': 'DENY',
+          'referrer-policy': 'no-referrer',
+        }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/docs/explorer.js',
+      authenticate: false,
+      handle: (c) => customAnswer(c.id, INIT, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
     }),
     asset('swagger-ui-bundle.js', bundlePath, 'text/javascript; charset=utf-8'),
     asset('swagger-ui.css', cssPath, 'text/css; charset=utf-8'),

@@ -94,9 +94,8 @@ export const ImportQuery = t.Object(
         description: 'keep leaves current values of existing flags (default overwrite)',
       }),
     ),
-    dryRun: t.Optional(
-      t.Union([t.Literal('true'), t.Literal('false')], { description: 'report what would change, change nothing (default false)' }),
-    ),
+    // a boolean in the document (generated clients send true/false); the wire carries "true" or "false"
+    dryRun: t.Optional(t.BooleanString({ description: 'report what would change, change nothing (default false)' })),
   },
   { additionalProperties: false },
 )

@@ -2687,8 +2687,8 @@ export interface operations {
                 action?: string;
                 since?: string;
                 until?: string;
-                limit?: string;
-                before?: string;
+                limit?: number;
+                before?: number;
             };
             header?: never;
             path?: never;
@@ -2897,7 +2897,7 @@ export interface operations {
             query?: {
                 mode?: "merge" | "replace";
                 values?: "overwrite" | "keep";
-                dryRun?: "true" | "false";
+                dryRun?: boolean;
             };
             header?: never;
             path?: never;
@@ -3013,7 +3013,7 @@ export interface operations {
             query?: {
                 mode?: "merge" | "replace";
                 values?: "overwrite" | "keep";
-                dryRun?: "true" | "false";
+                dryRun?: boolean;
             };
             header?: never;
             path?: never;

@@ -13,13 +13,15 @@ const NONE: Filters = { flag: '', actor: '', action: '', since: '', until: '' }
 
 /** The query of `filters`: empty ones left out; dates are whole UTC days (until includes its day). */
 function queryOf(f: Filters, before?: number) {
-  const q: Record<string, string> = { limit: '50' }
+  const q: { limit: number; flag?: string; actor?: string; action?: string; since?: string; until?: string; before?: number } = {
+    limit: 50,
+  }
   if (f.flag.trim()) q.flag = f.flag.trim()
   if (f.actor.trim()) q.actor = f.actor.trim()
   if (f.action) q.action = f.action
   if (f.since) q.since = `${f.since}T00:00:00Z`
   if (f.until) q.until = `${f.until}T23:59:59.999Z`
-  if (before !== undefined) q.before = String(before)
+  if (before !== undefined) q.before = before
   return q
 }
 

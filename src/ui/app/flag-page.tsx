@@ -26,7 +26,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     if (!data) return setMessage(refused(error))
     setFlag(data as Record<string, unknown>)
     setDraft(draftOf(data as Record<string, unknown>))
-    const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: '50' } } })
+    const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: 50 } } })
     if (audit.data) setHistory(audit.data as Entry[])
   }
   useEffect(() => {

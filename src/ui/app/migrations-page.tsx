@@ -75,7 +75,7 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
         })
       }
     }
-    const query = { mode, values, dryRun: dryRun ? ('true' as const) : ('false' as const) }
+    const query = { mode, values, dryRun }
     const document = url.trim() ? undefined : parsedFile(text)
     if (!url.trim() && document === undefined) {
       return setProblem({ message: `${file?.name ?? 'the file'} is not valid JSON: choose a migration file`, errors: [], count: 0 })
