@@ -67,7 +67,17 @@ export function flagScopeOf(p: Principal): readonly string[] {
  */
 export function canSeeFlag(p: Principal, name: string): boolean {
   const scope = flagScopeOf(p)
-  return scope.length === 0 || scope.some((prefix) => name.startsWith(prefix))
+  return scope.length === 0 || scope.some((prefix) => inScope(prefix, name))
+}
+
+/**
+ * Whether `name` is under one `flagPrefixes` entry: a group (`mobile/`) covers the names under it;
+ * a name without the slash (`storefront`) covers that flag and the group of that name, never a
+ * longer name that merely starts the same way (`storefrontx/leak`).
+ */
+export function inScope(prefix: string, name: string): boolean {
+  if (prefix.endsWith('/')) return name.startsWith(prefix)
+  return name === prefix || (name.startsWith(prefix) && name.charCodeAt(prefix.length) === 47)
 }
 
 /** A change to a flag outside the token's `flagPrefixes`: refused (403), whether the flag exists or not. */

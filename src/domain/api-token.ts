@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { codePointCount } from './code-points.ts'
 import { InvalidError } from './errors.ts'
-import { NAME_MAX } from './flag-name.ts'
+import { NAME_MAX, nameProblem } from './flag-name.ts'
 import type { Permission } from './permission.ts'
 import type { Actor } from './principal.ts'
 
@@ -114,6 +114,10 @@ export function normalizeFlagPrefixes(input: unknown): string[] {
         field,
         'may contain only A-Z a-z 0-9 _ - . /',
       )
+    // a group (`storefront/`) or a whole name (`storefront`: that flag or the group of that name, never
+    // `storefrontx/…`; see inScope); either way of valid segments, so one no flag could match is refused
+    const problem = nameProblem(p.endsWith('/') ? p.slice(0, -1) : p)
+    if (problem !== undefined) throw new InvalidError(`${field} is not a group or a flag name: it ${problem}`, field, problem)
   })
   return [...new Set(input as string[])].sort()
 }

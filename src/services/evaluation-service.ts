@@ -70,7 +70,8 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
       let flags = bulk.get(etag)
       if (flags === undefined) {
         const evaluations: string[] = []
-        for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) evaluations.push(oneJson(flag, context))
+        for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), '')))
+          if (canSeeFlag(principal, flag.name)) evaluations.push(oneJson(flag, context))
         flags = `[${evaluations.join(',')}]`
         bulk.set(etag, flags)
       }

@@ -83,7 +83,15 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
 
     list(principal, prefix) {
       requirePermission(principal, 'flag:read')
-      return read.listJson(visiblePrefixes(flagScopeOf(principal), prefix))
+      const scope = flagScopeOf(principal)
+      // a prefix without the "/" is a whole name (that flag or its group): the list is filtered by name
+      if (scope.some((s) => !s.endsWith('/')))
+        return `[${read
+          .list(visiblePrefixes(scope, prefix))
+          .filter((f) => canSeeFlag(principal, f.name))
+          .map((f) => read.json(f))
+          .join(',')}]`
+      return read.listJson(visiblePrefixes(scope, prefix))
     },
 
     listTag(principal) {

@@ -439,3 +439,31 @@ group('a token is never stronger through what it makes (hardening)', () => {
     expect((await t.req('DELETE', `/api/tokens/${inside.id}`, { headers: as })).status).toBe(200)
   })
 })
+
+group('flagPrefixes mean groups or whole names (hardening)', () => {
+  test('["storefront"] covers storefront/… but never storefrontx/…, in reads, lists and evaluations', async () => {
+    for (const name of ['storefront/a', 'storefrontx/leak'])
+      expect((await t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN', value: true } })).status).toBe(201)
+    const scoped = await makeToken({ name: 'storefront only', permissions: ['flag:read', 'flag:evaluate'], flagPrefixes: ['storefront'] })
+    const as = { 'x-api-key': scoped.token }
+    expect((await t.req('GET', '/api/flags/storefront/a', { headers: as })).status).toBe(200)
+    expect((await t.req('GET', '/api/flags/storefrontx/leak', { headers: as })).status).toBe(404)
+    const list = await t.req('GET', '/api/flags', { headers: as })
+    expect(list.body.map((f: { name: string }) => f.name)).toEqual(['storefront/a'])
+    const bulk = await t.req('POST', '/ofrep/v1/evaluate/flags', { headers: as, body: {} })
+    expect(bulk.body.flags.map((f: { key: string }) => f.key)).toEqual(['storefront/a'])
+    const one = await t.req('POST', '/ofrep/v1/evaluate/flags/storefrontx/leak', { headers: as, body: {} })
+    expect(one.status).toBe(404)
+  })
+
+  test('a prefix no flag could ever match is refused, naming it', async () => {
+    for (const prefix of ['__proto__/', 'mobile/../', 'a//b/', '.hidden/']) {
+      const res = await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: `bad ${prefix.length}${prefix.charCodeAt(0)}`, permissions: [], flagPrefixes: [prefix] },
+      })
+      expect(res.status, prefix).toBe(400)
+      expect(res.body.error.details.field).toBe('flagPrefixes.0')
+    }
+  })
+})
