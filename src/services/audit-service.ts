@@ -4,7 +4,7 @@
  * ordinary flag update (validated, `If-Match` honoured) recorded with the source `rollback`.
  */
 
-import { can, canSeeFlag, requireFlagInScope, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { can, canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, type FlagType, TYPE_CONSTRAINTS } from '../domain/flag.ts'
@@ -54,6 +54,14 @@ function timeIn(value: string | undefined, field: string): number | undefined {
   return at
 }
 
+/** Every flag name an entry shows: its target's, and the name before and after the change. */
+function namesOf(e: AuditEntry): string[] {
+  if (e.target.type !== 'flag') return []
+  const out = e.target.name === undefined ? [] : [e.target.name]
+  for (const side of [e.before, e.after]) if (side && typeof side.name === 'string') out.push(side.name)
+  return out
+}
+
 /** Creates the service. */
 export function createAuditService(store: Store, flags: FlagService): AuditService {
   return {
@@ -79,7 +87,10 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       const entries = await store.audit.query(query)
       const more = entries.length > limit
       const page = more ? entries.slice(0, limit) : entries
-      return more ? { entries: page, nextBefore: (page.at(-1) as AuditEntry).id } : { entries: page }
+      // a confined token sees an entry only when every flag name in it is inside its prefixes: the
+      // history of a flag renamed out of them stops where it left (its new name and values stay hidden)
+      const shown = flagScopeOf(principal).length === 0 ? page : page.filter((e) => namesOf(e).every((n) => canSeeFlag(principal, n)))
+      return more ? { entries: shown, nextBefore: (page.at(-1) as AuditEntry).id } : { entries: shown }
     },
 
     async rollback(caller, name, revision, ifMatch) {

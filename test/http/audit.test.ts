@@ -164,6 +164,22 @@ group('reading', () => {
     expect((await audit('?flag=h/new', scoped)).body.length).toBeGreaterThan(0)
     expect((await audit('?flag=p/f1', scoped)).body).toEqual([])
   })
+
+  test('a confined token asking for the old name of a flag renamed out of its prefixes learns nothing of where it went', async () => {
+    await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'mobile/moved', type: 'STRING', value: 'inside' } })
+    await t.req('PUT', '/api/flags/mobile/moved', { token: t.adminToken, body: { name: 'desk/moved', value: 'outside-secret' } })
+    const confined = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'mobile auditor', permissions: ['flag:read'], flagPrefixes: ['mobile/'] },
+      })
+    ).body.token
+    const seen = await audit('?flag=mobile/moved', confined)
+    expect(seen.status).toBe(200)
+    expect(seen.text).not.toContain('desk/moved')
+    expect(seen.text).not.toContain('outside-secret')
+    expect(seen.body.map((e: { action: string }) => e.action)).toEqual(['flag.created'])
+  })
 })
 
 group('rollback', () => {
