@@ -6,7 +6,7 @@
  */
 
 import { constants } from 'node:fs'
-import { chmod, type FileHandle, lstat, mkdir, open, rename, stat } from 'node:fs/promises'
+import { chmod, type FileHandle, lstat, mkdir, open, readdir, rename, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
@@ -54,6 +54,42 @@ function dropFolderProblem(watchDir: string, dir: string, err: NodeJS.ErrnoExcep
   }
   const reason = (err.code && why[err.code]) ?? err.message
   return `cannot use ${dir} as the drop folder${dir === watchDir ? '' : `'s ${dir.slice(watchDir.length + 1)}/ directory`}: ${reason}; set import.watchDir to a directory flagd may write (default <dataDir>/import)`
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+const JSON_SUFFIX = Buffer.from('.json')
+
+/**
+ * Drop files whose names are not valid UTF-8: under such a name a file cannot be opened through a
+ * string path (the name decodes with replacement characters), so it would be skipped for ever.
+ * Each is moved into `failed/` under a name made of its bytes in hex, beside a report that says why.
+ * Answers the new names.
+ */
+export async function moveBadlyNamed(watchDir: string, at: Date): Promise<string[]> {
+  const raw = await readdir(watchDir, { encoding: 'buffer' }).catch(() => [] as Buffer[])
+  const moved: string[] = []
+  for (const name of raw) {
+    if (name[0] === 0x2e || !name.subarray(name.length - JSON_SUFFIX.length).equals(JSON_SUFFIX)) continue
+    try {
+      strictUtf8.decode(name)
+      continue // a valid name: the scan handles it
+    } catch {
+      // not UTF-8: below
+    }
+    const target = `${utcStamp(at)}_name-not-utf8_${name.toString('hex').slice(0, 64)}.json`
+    const dir = join(watchDir, 'failed')
+    await rename(Buffer.concat([Buffer.from(`${watchDir}/`), name]), join(dir, target))
+    await chmod(join(dir, target), 0o600).catch(() => {})
+    const report = {
+      file: name.toString('latin1'),
+      fileBytesHex: name.toString('hex'),
+      at: at.toISOString(),
+      error: { code: 'INVALID_REQUEST', message: 'the file name is not valid UTF-8; rename it and drop it again' },
+    }
+    await writeFileAtomic(join(dir, `${target}.error.json`), `${JSON.stringify(report, null, 2)}\n`)
+    moved.push(target)
+  }
+  return moved
 }
 
 /** Why a dropped file was refused before it was read (it never is for these). */

@@ -16,7 +16,7 @@ import { newId } from '../domain/new-id.ts'
 import { systemPrincipal } from '../domain/principal.ts'
 import type { ImportResult, MigrationService } from '../services/migration-service.ts'
 import { NO_TELEMETRY, type Telemetry } from '../services/telemetry.ts'
-import { moveWithReport, prepareDropFolder, RefusedFile, readDroppedFile } from './drop-folder.ts'
+import { moveBadlyNamed, moveWithReport, prepareDropFolder, RefusedFile, readDroppedFile } from './drop-folder.ts'
 
 /** Settings of the watcher (from config `import.*`). */
 export interface ImportWatcherOptions {
@@ -128,6 +128,8 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
   }
 
   async function scanOnce(): Promise<void> {
+    for (const moved of await moveBadlyNamed(options.watchDir, now()))
+      warn(`a drop file whose name is not valid UTF-8 was moved to failed/${moved}; rename it and drop it again`)
     const at = Date.now()
     const ready: string[] = []
     let waiting = false

@@ -275,3 +275,18 @@ test('a drop folder that cannot be used stops with a sentence naming it, never b
     rmSync(base, { recursive: true, force: true })
   }
 })
+
+test('a drop file whose name is not valid UTF-8 is moved to failed/ with a reason, not skipped for ever', async () => {
+  const { dir } = await started({}, (d) => {
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${d}/bad`), Buffer.from([0xff, 0xfe]), Buffer.from('name.json')]),
+      docWith({ 'x/y': { type: 'BOOLEAN' } }),
+    )
+  })
+  await until(() => list(dir, 'failed').some((n) => n.includes('name-not-utf8') && n.endsWith('.error.json')))
+  const failed = list(dir, 'failed')
+  const report = JSON.parse(readFileSync(join(dir, 'failed', failed.find((n) => n.endsWith('.error.json')) as string), 'utf8'))
+  expect(report.error.message).toContain('not valid UTF-8')
+  expect(report.fileBytesHex).toBe(Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, ...Buffer.from('name.json')]).toString('hex'))
+  expect(list(dir, '.').filter((n) => n.endsWith('.json'))).toEqual([])
+})
