@@ -10,13 +10,16 @@
  */
 
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
-import { BoundedMap } from '../domain/bounded-map.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import { type EvaluationContext, evaluate, targetingKeyOf } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
+import { TextCache } from '../domain/text-cache.ts'
 import type { Store } from '../storage/store.ts'
 import type { FlagReadModel } from './flag-read-model.ts'
+
+/** Bulk answers kept across requests: at most 32 Mi characters (about 64 MB) in all. */
+export const BULK_CACHE_CHARS = 32 * 1024 * 1024
 
 /** The evaluation use cases. */
 export interface EvaluationService {
@@ -28,14 +31,17 @@ export interface EvaluationService {
   bulkJson(principal: Principal, context: EvaluationContext): { etag: string; flags: string }
   /** The flags' revision: what every stream and ETag of evaluations moves with. */
   revision(): number
+  /** What the cache of bulk answers holds now (bounded by `BULK_CACHE_CHARS`). */
+  bulkCacheSize(): { entries: number; chars: number }
 }
 
 /** Creates the service over the store and the flags' read model. */
 export function createEvaluationService(store: Store, read: FlagReadModel): EvaluationService {
   // context-free answers (every flag but an unpinned A/B test) serialised once per stored row
   const fixed = new WeakMap<Flag, string>()
-  // whole bulk answers by ETag: pollers with the same context share one rendering per revision
-  const bulk = new BoundedMap<string, string>(1_000)
+  // whole bulk answers by ETag: pollers with the same context share one rendering per revision;
+  // bounded by size (32 Mi characters, about 64 MB), since one answer of many flags may be megabytes
+  const bulk = new TextCache<string>(BULK_CACHE_CHARS)
 
   const oneJson = (flag: Flag, context: EvaluationContext): string => {
     if (flag.type === 'AB-TEST' && !flag.valueExists) return JSON.stringify(evaluate(flag, context))
@@ -79,5 +85,6 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
     },
 
     revision: () => store.committed().revisionOf('flags'),
+    bulkCacheSize: () => bulk.size,
   }
 }

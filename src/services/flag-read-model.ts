@@ -6,9 +6,12 @@
  * found by binary search, since names are ASCII and sort by code point.
  */
 
-import { BoundedMap } from '../domain/bounded-map.ts'
 import { type Flag, toFlagResource } from '../domain/flag.ts'
+import { TextCache } from '../domain/text-cache.ts'
 import type { Store } from '../storage/store.ts'
+
+/** Rendered lists kept for the current flags revision: at most 16 Mi characters (about 32 MB). */
+const LIST_CACHE_CHARS = 16 * 1024 * 1024
 
 /** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */
 export interface FlagText {
@@ -49,7 +52,7 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   let sortedAt = -1
   let allJson: string | undefined
   // rendered lists by their prefixes, for the current flags revision (pollers ask the same ones)
-  const lists = new BoundedMap<string, string>(1_000)
+  const lists = new TextCache<string>(LIST_CACHE_CHARS)
 
   const names = () => {
     const snapshot = store.committed()

@@ -2,6 +2,7 @@
 
 import { expect, test } from 'bun:test'
 import { splitVariant } from '../../src/domain/evaluation.ts'
+import { BULK_CACHE_CHARS } from '../../src/services/evaluation-service.ts'
 import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -301,5 +302,35 @@ test('CORS: "*" allows any origin', async () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
   } finally {
     await c.close()
+  }
+})
+
+test('bulk answers for many contexts stay within the cache budget (a browser token cannot fill memory)', async () => {
+  const a = await createTestApp()
+  try {
+    // 2,000 flags with 200-character names: each bulk answer is over half a megabyte
+    const flags: Record<string, unknown> = {}
+    for (let i = 0; i < 2000; i++)
+      flags[`${'n'.repeat(60)}/${'m'.repeat(60)}/${'o'.repeat(60)}/f${String(i).padStart(5, '0')}`] = { type: 'AB-TEST' }
+    const doc = { environment: 'load', version: '1.0.0', createdAt: '2026-11-24T00:00:00.000Z', flags }
+    expect((await a.req('PUT', '/api/migrations', { token: a.adminToken, body: doc })).status).toBe(200)
+    const evaluator = (
+      await a.req('POST', '/api/tokens', { token: a.adminToken, body: { name: 'browser', permissions: ['flag:evaluate'] } })
+    ).body.token
+    let size = 0
+    for (let i = 0; i < 150; i++) {
+      const res = await a.req('POST', '/ofrep/v1/evaluate/flags', {
+        headers: { 'x-api-key': evaluator },
+        body: { context: { targetingKey: `visitor-${i}` } },
+      })
+      expect(res.status).toBe(200)
+      size = res.text.length
+    }
+    const cached = a.app.services.evaluations.bulkCacheSize()
+    expect(size).toBeGreaterThan(500_000)
+    expect(cached.chars).toBeLessThanOrEqual(BULK_CACHE_CHARS)
+    expect(cached.entries).toBeLessThan(150) // the oldest went
+  } finally {
+    await a.close()
   }
 })
