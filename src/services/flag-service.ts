@@ -18,6 +18,7 @@ import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
+import { createPatternGate } from './pattern-gate.ts'
 
 /** `If-Match` as the HTTP layer parsed it: any revision (`*`), or a list of revisions. */
 export type IfMatch = '*' | readonly number[]
@@ -70,6 +71,7 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
 /** Creates the flag service over a store. */
 export function createFlagService(store: Store, maxFlags: number, now: () => Date = () => new Date()): FlagService {
   const read = createFlagReadModel(store)
+  const gate = createPatternGate()
 
   return {
     read,
@@ -108,7 +110,14 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
       const problems: FieldProblem[] = []
       const whyName = Object.hasOwn(body, 'name') ? nameProblem(body.name) : 'required'
       if (whyName) problems.push({ field: 'name', reason: whyName })
-      const result = validateDefinition(body, { ignoreFields: ['name'] })
+      // a pattern check may take a good part of a second: one at a time, the event loop free between
+      const release = body.regexPattern !== undefined ? await gate.enter() : undefined
+      let result: ReturnType<typeof validateDefinition>
+      try {
+        result = validateDefinition(body, { ignoreFields: ['name'] })
+      } finally {
+        release?.()
+      }
       if (!result.ok) problems.push(...result.problems)
       if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
       const name = body.name as string
@@ -128,29 +137,38 @@ export function createFlagService(store: Store, maxFlags: number, now: () => Dat
       requirePermission(caller.principal, 'flag:write')
       requireFlagInScope(caller.principal, name)
       if (typeof patch.name === 'string') requireFlagInScope(caller.principal, patch.name)
-      const out = await store.transact(commitMeta(caller, source), (tx) => {
-        const current = findIn(tx.read, name)
-        expectRevision(tx, current, ifMatch)
-        const problems: FieldProblem[] = []
-        const newName = Object.hasOwn(patch, 'name') ? patch.name : name
-        const whyName = nameProblem(newName)
-        if (whyName) problems.push({ field: 'name', reason: whyName })
-        const result = validateDefinition(mergeUpdate(current, patch), { ignoreFields: ['name'] })
-        if (!result.ok) problems.push(...result.problems)
-        if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
-        if (newName === name && JSON.stringify(result.definition) === JSON.stringify(definitionOf(current))) return current
-        if (newName !== name) checkFreeName(tx.read, newName as string, name)
-        const next: Flag = {
-          id: current.id,
-          name: newName as string,
-          ...result.definition,
-          createdAt: current.createdAt,
-          updatedAt: now().toISOString(),
-          revision: current.revision + 1,
-        }
-        tx.put('flags', next)
-        return next
-      })
+      // the check runs inside the transaction's work, which runs when transact is called
+      const costly = patch.regexPattern !== undefined || store.committed().flags.get(name)?.regexPattern !== undefined
+      const release = costly ? await gate.enter() : undefined
+      let pending: ReturnType<typeof store.transact<Flag>>
+      try {
+        pending = store.transact(commitMeta(caller, source), (tx) => {
+          const current = findIn(tx.read, name)
+          expectRevision(tx, current, ifMatch)
+          const problems: FieldProblem[] = []
+          const newName = Object.hasOwn(patch, 'name') ? patch.name : name
+          const whyName = nameProblem(newName)
+          if (whyName) problems.push({ field: 'name', reason: whyName })
+          const result = validateDefinition(mergeUpdate(current, patch), { ignoreFields: ['name'] })
+          if (!result.ok) problems.push(...result.problems)
+          if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
+          if (newName === name && JSON.stringify(result.definition) === JSON.stringify(definitionOf(current))) return current
+          if (newName !== name) checkFreeName(tx.read, newName as string, name)
+          const next: Flag = {
+            id: current.id,
+            name: newName as string,
+            ...result.definition,
+            createdAt: current.createdAt,
+            updatedAt: now().toISOString(),
+            revision: current.revision + 1,
+          }
+          tx.put('flags', next)
+          return next
+        })
+      } finally {
+        release?.()
+      }
+      const out = await pending
       return out.result
     },
 

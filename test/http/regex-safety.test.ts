@@ -5,6 +5,7 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { serveApp } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -106,4 +107,45 @@ test('ordinary patterns on long values still work', async () => {
       })
     ).status,
   ).toBe(201)
+})
+
+test('checks from concurrent requests do not add up: /health answers within a second while 16 costly PUTs run', async () => {
+  const served = serveApp(t)
+  try {
+    // a confined writer, as in the attack; one flag per request so that none waits on If-Match
+    const writer = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'pattern writer', permissions: ['flag:write', 'flag:read'], flagPrefixes: ['conc/'] },
+      })
+    ).body.token as string
+    for (let i = 0; i < 16; i++)
+      await t.req('POST', '/api/flags', {
+        token: t.adminToken,
+        body: { name: `conc/f${i}`, type: 'STRING', regexPattern: '(?i)[a-z]{0,120}X', defaultValue: 'X' },
+      })
+    const value = 'a'.repeat(64 * 1024)
+    const puts = Array.from({ length: 16 }, (_, i) =>
+      fetch(`${served.base}/api/flags/conc/f${i}`, {
+        method: 'PUT',
+        headers: { 'x-api-key': writer, 'content-type': 'application/json' },
+        body: JSON.stringify({ value }),
+      }),
+    )
+    let worst = 0
+    let done = false
+    const all = Promise.all(puts).then((r) => {
+      done = true
+      return r
+    })
+    while (!done) {
+      const started = performance.now()
+      expect((await fetch(`${served.base}/health`)).status).toBe(200)
+      worst = Math.max(worst, performance.now() - started)
+    }
+    expect((await all).map((r) => r.status)).toEqual(Array(16).fill(400)) // each value fails its pattern
+    expect(worst).toBeLessThan(1000)
+  } finally {
+    await served.stop()
+  }
 })
