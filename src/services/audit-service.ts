@@ -54,6 +54,9 @@ function timeIn(value: string | undefined, field: string): number | undefined {
   return at
 }
 
+/** The most bytes of stored entries one page of `GET /api/audit` reads (the next page goes on from there). */
+export const AUDIT_PAGE_BYTES = 4 * 1024 * 1024
+
 /** Every flag name an entry shows: its target's, and the name before and after the change. */
 function namesOf(e: AuditEntry): string[] {
   if (e.target.type !== 'flag') return []
@@ -84,9 +87,15 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
         if (current) query.flagIds = [current.id]
         else query.name = filter.flag
       } else requireUnscoped(principal)
-      const entries = await store.audit.query(query)
-      const more = entries.length > limit
-      const page = more ? entries.slice(0, limit) : entries
+      // a page of large entries stops at AUDIT_PAGE_BYTES; then whether more remain is asked with one entry
+      const entries = await store.audit.query({ ...query, maxBytes: AUDIT_PAGE_BYTES })
+      const last = entries.at(-1)
+      const cut =
+        entries.length <= limit &&
+        last !== undefined &&
+        (await store.audit.query({ ...query, beforeId: last.id, limit: 1, maxBytes: 1 })).length > 0
+      const more = entries.length > limit || cut
+      const page = entries.length > limit ? entries.slice(0, limit) : entries
       // a confined token sees an entry only when every flag name in it is inside its prefixes: the
       // history of a flag renamed out of them stops where it left (its new name and values stay hidden)
       const shown = flagScopeOf(principal).length === 0 ? page : page.filter((e) => namesOf(e).every((n) => canSeeFlag(principal, n)))

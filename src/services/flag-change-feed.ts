@@ -46,6 +46,9 @@ export interface FlagChangeFeed {
 /** The most changes a reconnecting client is sent at once. */
 export const CATCH_UP_LIMIT = 10_000
 
+/** Stored bytes read per page while catching up (only each entry's small change is kept). */
+const CATCH_UP_PAGE_BYTES = 4 * 1024 * 1024
+
 /** A flag change as the audit log recorded it. */
 export function flagChangeOf(entry: AuditEntry): FlagChange {
   const before = entry.before as { name?: string } | null
@@ -100,8 +103,22 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
       return () => listeners.delete(listener)
     },
     async since(id, limit = CATCH_UP_LIMIT) {
-      const entries = await store.audit.query({ afterId: id, actionPrefix: 'flag.', limit })
-      return entries.map(flagChangeOf)
+      // read in pages of at most CATCH_UP_PAGE_BYTES of stored entries, keeping only the small change
+      // of each: catching up from id 0 over a large journal never holds the journal in memory
+      const out: FlagChange[] = []
+      let after = id
+      while (out.length < limit) {
+        const page = await store.audit.query({
+          afterId: after,
+          actionPrefix: 'flag.',
+          limit: limit - out.length,
+          maxBytes: CATCH_UP_PAGE_BYTES,
+        })
+        if (page.length === 0) break
+        for (const entry of page) out.push(flagChangeOf(entry))
+        after = (page.at(-1) as AuditEntry).id
+      }
+      return out
     },
     close: unsubscribe,
   }

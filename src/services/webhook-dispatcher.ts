@@ -176,7 +176,7 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
     while (!stopped) {
       const seen = commits
       const cursor = cursors[hook.name] ?? 0
-      const entries = await store.audit.query({ afterId: cursor, limit: BATCH })
+      const entries = await store.audit.query({ afterId: cursor, limit: BATCH, maxBytes: 4 * 1024 * 1024 })
       const due = entries.filter((e) => matchesEvents(e.action, hook.events))
       for (const entry of due) {
         if (stopped) return

@@ -174,9 +174,25 @@ export class AuditJournal {
     this.size = mark.size
   }
 
-  /** Reads the entries of `items` from disk. */
-  read(items: readonly IndexItem[]): AuditEntry[] {
-    return this.readStored(items).map((stored) => stored.entry)
+  /**
+   * Reads the entries of `items` from disk without blocking the event loop: a page of large entries
+   * is read with asynchronous reads, one entry at a time, so requests go on being answered meanwhile.
+   */
+  async read(items: readonly IndexItem[]): Promise<AuditEntry[]> {
+    const handles = new Map<string, FileHandle>()
+    try {
+      const out: AuditEntry[] = []
+      for (const item of items) {
+        let handle = handles.get(item.segment)
+        if (handle === undefined) handles.set(item.segment, (handle = await open(join(this.dir, item.segment), 'r')))
+        const buffer = Buffer.allocUnsafe(item.length)
+        await handle.read(buffer, 0, item.length, item.offset)
+        out.push((JSON.parse(buffer.toString('utf8')) as StoredAuditEntry).entry)
+      }
+      return out
+    } finally {
+      for (const handle of handles.values()) await handle.close().catch(() => {})
+    }
   }
 
   /** The entries of `items` as stored (with the flag id that follows renames). */

@@ -40,16 +40,24 @@ export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, n
       const flagIds = q.flagIds ? new Set(q.flagIds) : undefined
       const floorMs = floor()
       const picked: IndexItem[] = []
+      // the index knows each entry's size: a page stops before it would pass maxBytes (never empty)
+      let bytes = 0
+      const take = (item: IndexItem): boolean => {
+        if (q.maxBytes !== undefined && picked.length > 0 && bytes + item.length > q.maxBytes) return false
+        bytes += item.length
+        picked.push(item)
+        return true
+      }
       if (q.afterId !== undefined) {
         for (let i = after(items, q.afterId); i < items.length && picked.length < q.limit; i++) {
           const item = items[i] as IndexItem
-          if (matches(item, q, flagIds, floorMs)) picked.push(item)
+          if (matches(item, q, flagIds, floorMs) && !take(item)) break
         }
       } else {
         const start = q.beforeId === undefined ? items.length : after(items, q.beforeId - 1)
         for (let i = start - 1; i >= 0 && picked.length < q.limit; i--) {
           const item = items[i] as IndexItem
-          if (matches(item, q, flagIds, floorMs)) picked.push(item)
+          if (matches(item, q, flagIds, floorMs) && !take(item)) break
         }
       }
       return journal.read(picked)
@@ -60,7 +68,7 @@ export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, n
       for (let i = journal.items.length - 1; i >= 0; i--) {
         const item = journal.items[i] as IndexItem
         if (item.flagId === flagId && item.revision === revision && item.action !== 'flag.deleted' && item.atMs >= floorMs)
-          return journal.read([item])[0] as AuditEntry
+          return (await journal.read([item]))[0] as AuditEntry
       }
       return undefined
     },

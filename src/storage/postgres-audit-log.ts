@@ -46,7 +46,19 @@ export function postgresAuditLog(sql: SQL, retentionMs: () => number, now: () =>
       if (q.beforeId !== undefined) add((p) => `id < ${p}`, q.beforeId)
       if (q.afterId !== undefined) add((p) => `id > ${p}`, q.afterId)
       params.push(q.limit)
-      const text = `SELECT entry FROM flagd_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${q.afterId !== undefined ? 'ASC' : 'DESC'} LIMIT $${params.length}`
+      const order = q.afterId !== undefined ? 'ASC' : 'DESC'
+      let text = `SELECT entry FROM flagd_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order} LIMIT $${params.length}`
+      if (q.maxBytes !== undefined) {
+        // the page stops before the entry that would pass maxBytes (the first always comes), counted
+        // in the database so that what is not sent is never held here
+        params.push(q.maxBytes)
+        text = `SELECT entry FROM (
+          SELECT entry, id, row_number() OVER w AS n, sum(octet_length(entry::text)) OVER w AS running
+          FROM flagd_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+          WINDOW w AS (ORDER BY id ${order} ROWS UNBOUNDED PRECEDING)
+          ORDER BY id ${order} LIMIT $${params.length - 1}
+        ) page WHERE n = 1 OR running <= $${params.length} ORDER BY id ${order}`
+      }
       const rows = await sql.unsafe(text, params)
       return rows.map((r: { entry: AuditEntry }) => r.entry)
     },

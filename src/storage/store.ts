@@ -134,6 +134,11 @@ export interface AuditQuery {
   /** Entries with a larger id, oldest first (catching up a stream). */
   afterId?: number
   limit: number
+  /**
+   * Stop before the entry that would take the page past this many bytes of stored entries (a page
+   * always holds at least one): a page of large entries stays bounded in memory.
+   */
+  maxBytes?: number
 }
 
 /**

@@ -229,3 +229,30 @@ group('rollback', () => {
     expect((await t.req('POST', '/api/rollbacks', { token: reader.token, body: { name: 'r/limit', revision: 1 } })).status).toBe(403)
   })
 })
+
+group('large entries', () => {
+  test('a page of large entries stops at the page budget, with a next link, and the pages together hold every entry', async () => {
+    await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'big/text', type: 'STRING' } })
+    // 40 changes of a 65,536-character value: about 130 KB an entry (before and after), 5 MB in all
+    for (let i = 0; i < 40; i++)
+      expect(
+        (await t.req('PUT', '/api/flags/big/text', { token: t.adminToken, body: { value: String(i % 10).repeat(65_536) } })).status,
+      ).toBe(200)
+    const ids: number[] = []
+    let url = '/api/audit?flag=big/text&limit=100'
+    let pages = 0
+    for (;;) {
+      const res = await audit(url.slice('/api/audit'.length))
+      expect(res.status).toBe(200)
+      expect(res.text.length).toBeLessThan(4.5 * 1024 * 1024) // about the budget, never the whole history
+      ids.push(...res.body.map((e: { id: number }) => e.id))
+      pages++
+      const next = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')
+      if (!next) break
+      url = next[1] as string
+    }
+    expect(pages).toBeGreaterThan(1)
+    expect(ids).toHaveLength(41) // created + forty updates
+    expect(ids).toEqual([...ids].sort((a, b) => b - a))
+  })
+})

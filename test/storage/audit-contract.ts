@@ -190,6 +190,20 @@ export function describeAuditContract(name: string, makeHarness: () => Promise<A
       expect(flags).toEqual(oracle(all, { actionPrefix: 'flag.', afterId: (all.at(-1) as AuditEntry).id, limit: 2 }, flagIdOf))
     })
 
+    test('a page with maxBytes is the start of the full page, never empty, and stops before passing the bytes', async () => {
+      const { store } = await withHistory()
+      const all = await everything(store())
+      expect(await store().audit.query({ limit: 100, maxBytes: 1 })).toEqual(all.slice(0, 1))
+      expect(await store().audit.query({ limit: 100, maxBytes: 100 * 1024 * 1024 })).toEqual(all)
+      const some = await store().audit.query({ limit: 100, maxBytes: 2_000 })
+      expect(some.length).toBeGreaterThanOrEqual(1)
+      expect(some.length).toBeLessThan(all.length)
+      expect(some).toEqual(all.slice(0, some.length))
+      // oldest first too, and with a filter
+      const up = await store().audit.query({ afterId: 0, actionPrefix: 'flag.', limit: 100, maxBytes: 1 })
+      expect(up).toEqual(oracle(all, { afterId: 0, actionPrefix: 'flag.', limit: 1 }, flagIdOf))
+    })
+
     test("a flag's revision is the entry that left it there; a deletion never is", async () => {
       const { store } = await withHistory()
       expect((await store().audit.flagRevision('flg_app_a', 2))?.requestId).toBe('r3')
