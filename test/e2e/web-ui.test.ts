@@ -240,3 +240,40 @@ test.skipIf(!chromium)('the API explorer renders the document under its CSP, wit
   await p.waitForSelector('.opblock-summary-path')
   expect(violations).toEqual([])
 })
+
+test.skipIf(!chromium)(
+  'allowed values are edited as a list: a value with a comma or spaces survives a save, and one can be added as typed',
+  async () => {
+    await api('POST', '/api/flags', { name: 'shop/region', type: 'ENUM', enumValues: ['eu,west', 'us'], defaultValue: 'eu,west' })
+    const p = await signIn()
+    await p.goto(`${d.url}/ui/flags/shop/region`)
+    await waitForText(p, 'Allowed values')
+    // the select shows the value with its comma, not blank
+    expect(await p.$eval('#f-default', (s) => (s as unknown as { value: string }).value)).toBe('eu,west')
+    await fillByLabel(p, 'Description', 'regions')
+    await clickButton(p, 'Save')
+    await waitForText(p, 'saved as revision 2')
+    let flag = (await (await api('GET', '/api/flags/shop/region')).json()) as { enumValues: string[]; description: string }
+    expect(flag).toMatchObject({ enumValues: ['eu,west', 'us'], description: 'regions' })
+    await clickButton(p, 'Add a value')
+    await fillByLabel(p, 'Allowed value 3', ' ap south ')
+    await clickButton(p, 'Save')
+    await waitForText(p, 'saved as revision 3')
+    flag = (await (await api('GET', '/api/flags/shop/region')).json()) as { enumValues: string[]; description: string }
+    expect(flag.enumValues).toEqual(['eu,west', 'us', ' ap south '])
+  },
+)
+
+test.skipIf(!chromium)('a multi-line string value keeps its line breaks through the form', async () => {
+  const value = '{\n  "a": 1\n}'
+  await api('POST', '/api/flags', { name: 'shop/config', type: 'STRING', value })
+  const p = await signIn()
+  await p.goto(`${d.url}/ui/flags/shop/config`)
+  await waitForText(p, 'History')
+  expect(await p.$eval('#f-value', (el) => el.tagName)).toBe('TEXTAREA')
+  await fillByLabel(p, 'Description', 'json config')
+  await clickButton(p, 'Save')
+  await waitForText(p, 'saved as revision 2')
+  const flag = (await (await api('GET', '/api/flags/shop/config')).json()) as { value: string }
+  expect(flag.value).toBe(value)
+})

@@ -17,10 +17,13 @@ export interface Draft {
   defaultValue: unknown
   valueExists: boolean
   value: unknown
+  /** Numbers and the pattern, as typed. */
   constraints: Record<string, string>
+  /** ENUM and TAG: the allowed values, exactly as they are (a value may hold commas or spaces). */
+  enumValues: string[]
 }
 
-const CONSTRAINTS: Record<FlagType, [NumberConstraint | 'enumValues' | 'regexPattern', string][]> = {
+const CONSTRAINTS: Record<FlagType, [NumberConstraint | 'regexPattern', string][]> = {
   BOOLEAN: [],
   INTEGER: [
     ['minValue', 'Minimum'],
@@ -30,9 +33,8 @@ const CONSTRAINTS: Record<FlagType, [NumberConstraint | 'enumValues' | 'regexPat
     ['maxLength', 'Maximum length'],
     ['regexPattern', 'Pattern (RE2)'],
   ],
-  ENUM: [['enumValues', 'Allowed values (comma-separated)']],
+  ENUM: [],
   TAG: [
-    ['enumValues', 'Allowed values (comma-separated)'],
     ['minCount', 'At least'],
     ['maxCount', 'At most'],
   ],
@@ -43,8 +45,7 @@ const CONSTRAINTS: Record<FlagType, [NumberConstraint | 'enumValues' | 'regexPat
 export function draftOf(f: Record<string, unknown>): Draft {
   const type = f.type as FlagType
   const constraints: Record<string, string> = {}
-  for (const [key] of CONSTRAINTS[type])
-    if (f[key] !== undefined) constraints[key] = Array.isArray(f[key]) ? (f[key] as string[]).join(', ') : String(f[key])
+  for (const [key] of CONSTRAINTS[type]) if (f[key] !== undefined && f[key] !== null) constraints[key] = String(f[key])
   return {
     type,
     description: String(f.description ?? ''),
@@ -52,6 +53,7 @@ export function draftOf(f: Record<string, unknown>): Draft {
     valueExists: Boolean(f.valueExists),
     value: f.value ?? f.defaultValue,
     constraints,
+    enumValues: Array.isArray(f.enumValues) ? f.enumValues.filter((v): v is string => typeof v === 'string') : [],
   }
 }
 
@@ -66,17 +68,11 @@ export function bodyOf(d: Draft): FlagUpdate {
   if (d.valueExists) body.value = d.value
   for (const [key] of CONSTRAINTS[d.type]) {
     const raw = (d.constraints[key] ?? '').trim()
-    if (key === 'enumValues')
-      body.enumValues =
-        raw === ''
-          ? null
-          : raw
-              .split(',')
-              .map((v) => v.trim())
-              .filter(Boolean)
-    else if (key === 'regexPattern') body.regexPattern = raw === '' ? null : raw
+    if (key === 'regexPattern') body.regexPattern = raw === '' ? null : raw
     else body[key] = raw === '' ? null : Number(raw)
   }
+  // the list as it is: no splitting, no trimming (the service says what is wrong with it)
+  if (d.type === 'ENUM' || d.type === 'TAG') body.enumValues = [...d.enumValues]
   return body
 }
 
@@ -142,13 +138,39 @@ export function newFlagOf(name: string, d: Draft): NewFlag {
 }
 
 /** The options of a one-of or many-of value. */
-const options = (d: Draft): string[] =>
-  d.type === 'AB-TEST'
-    ? ['A', 'B']
-    : (d.constraints.enumValues ?? '')
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean)
+const options = (d: Draft): string[] => (d.type === 'AB-TEST' ? ['A', 'B'] : d.enumValues.filter((v) => v !== ''))
+
+/** The allowed values of an ENUM or TAG, one row each: a value may hold commas, spaces, anything. */
+function ValueList({ values, onChange, error }: { values: string[]; onChange: (next: string[]) => void; error?: string | undefined }) {
+  return (
+    <fieldset class="value-list" id="f-enumValues">
+      <legend>Allowed values</legend>
+      {values.map((v, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions in the list, edited in place
+        <div class="value-row" key={i}>
+          <label class="sr-only" for={`f-enum-${i}`}>{`Allowed value ${i + 1}`}</label>
+          <input id={`f-enum-${i}`} value={v} onInput={(e) => onChange(values.map((x, j) => (j === i ? e.currentTarget.value : x)))} />
+          <button
+            type="button"
+            class="plain"
+            aria-label={`Remove allowed value ${i + 1}`}
+            onClick={() => onChange(values.filter((_, j) => j !== i))}
+          >
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" class="plain" onClick={() => onChange([...values, ''])}>
+        Add a value
+      </button>
+      {error && (
+        <p class="error field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  )
+}
 
 function ValueInput({
   id,
@@ -198,16 +220,25 @@ function ValueInput({
         ))}
       </fieldset>
     )
+  } else if (d.type === 'STRING') {
+    // a text area keeps line breaks (a one-line input would flatten a JSON or multi-line value)
+    const text = value === undefined ? '' : String(value)
+    input = (
+      <textarea
+        id={id}
+        rows={Math.min(12, Math.max(1, text.split('\n').length))}
+        value={text}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    )
   } else {
     input = (
       <input
         id={id}
-        type={d.type === 'INTEGER' ? 'number' : 'text'}
+        type="number"
         step={1}
         value={value === undefined ? '' : String(value)}
-        onInput={(e) =>
-          onChange(d.type === 'INTEGER' ? (e.currentTarget.value === '' ? '' : Number(e.currentTarget.value)) : e.currentTarget.value)
-        }
+        onInput={(e) => onChange(e.currentTarget.value === '' ? '' : Number(e.currentTarget.value))}
       />
     )
   }
@@ -240,13 +271,16 @@ export function FlagFields({
         <Field key={key} id={`f-${key}`} label={label} error={err(key)}>
           <input
             id={`f-${key}`}
-            type={key === 'regexPattern' || key === 'enumValues' ? 'text' : 'number'}
+            type={key === 'regexPattern' ? 'text' : 'number'}
             step="any"
             value={d.constraints[key] ?? ''}
             onInput={(e) => set({ ...d, constraints: { ...d.constraints, [key]: e.currentTarget.value } })}
           />
         </Field>
       ))}
+      {(d.type === 'ENUM' || d.type === 'TAG') && (
+        <ValueList values={d.enumValues} onChange={(enumValues) => set({ ...d, enumValues })} error={err('enumValues')} />
+      )}
       <ValueInput
         id="f-default"
         label="Default value"

@@ -22,6 +22,7 @@ export function NewFlag() {
       valueExists: false,
       value: ZERO[t],
       constraints: t === 'AB-TEST' ? { chancePercentB: '50' } : {},
+      enumValues: [],
     })
   }
   async function create(e: Event) {
