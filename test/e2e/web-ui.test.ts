@@ -277,3 +277,12 @@ test.skipIf(!chromium)('a multi-line string value keeps its line breaks through 
   const flag = (await (await api('GET', '/api/flags/shop/config')).json()) as { value: string }
   expect(flag.value).toBe(value)
 })
+
+test.skipIf(!chromium)('an unpinned A/B test shows its split, in the list and on its page, not a variant', async () => {
+  await api('POST', '/api/flags', { name: 'shop/ab_checkout', type: 'AB-TEST', chancePercentB: 30 })
+  const p = await signIn()
+  await waitForText(p, 'split 70/30')
+  await p.goto(`${d.url}/ui/flags/shop/ab_checkout`)
+  await waitForText(p, 'users are split A 70% / B 30% by targetingKey')
+  expect(await bodyText(p)).not.toContain('else the default applies)')
+})

@@ -296,7 +296,11 @@ export function FlagFields({
           checked={d.valueExists}
           onChange={(e) => set({ ...d, valueExists: e.currentTarget.checked })}
         />
-        <label for="f-has-value">Has a value (else the default applies)</label>
+        <label for="f-has-value">
+          {d.type === 'AB-TEST'
+            ? `Pin a variant (else users are split A ${100 - Number(d.constraints.chancePercentB || 50)}% / B ${Number(d.constraints.chancePercentB || 50)}% by targetingKey; without one, the default applies)`
+            : 'Has a value (else the default applies)'}
+        </label>
       </div>
       {d.valueExists && (
         <ValueInput id="f-value" label="Value" d={d} value={d.value} onChange={(v) => set({ ...d, value: v })} error={err('value')} />

@@ -10,7 +10,21 @@ import { type FlagGroup, flagTree } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
 import { link } from './router.ts'
 
-type Flag = { name: string; type: string; value?: unknown; defaultValue: unknown; valueExists: boolean; revision: number }
+type Flag = {
+  name: string
+  type: string
+  value?: unknown
+  defaultValue: unknown
+  valueExists: boolean
+  revision: number
+  chancePercentB?: number
+}
+
+/** What an application gets: the value, or for an A/B test without one, the split it runs. */
+const shownValue = (f: Flag) =>
+  f.type === 'AB-TEST' && !f.valueExists
+    ? `split ${100 - (f.chancePercentB ?? 50)}/${f.chancePercentB ?? 50}`
+    : JSON.stringify(effective(f))
 
 const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
 
@@ -56,11 +70,7 @@ function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: G
             {f.name.slice(group.path ? group.path.length + 1 : 0)}
           </a>
           <span class="type">{f.type}</span>
-          {f.type === 'BOOLEAN' ? (
-            <Switch flag={f} canWrite={canWrite} onError={onError} />
-          ) : (
-            <code class="value">{JSON.stringify(effective(f))}</code>
-          )}
+          {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{shownValue(f)}</code>}
         </li>
       ))}
     </ul>
