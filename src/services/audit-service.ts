@@ -11,6 +11,7 @@ import { type Flag, type FlagType, TYPE_CONSTRAINTS } from '../domain/flag.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { AuditQuery, Store } from '../storage/store.ts'
 import type { FlagService, IfMatch } from './flag-service.ts'
+import { findUserByName } from './user-service.ts'
 
 /** The filters of `GET /api/audit`, as strings from the query (or the CLI). */
 export interface AuditFilter {
@@ -57,6 +58,19 @@ function timeIn(value: string | undefined, field: string): number | undefined {
 /** The most bytes of stored entries one page of `GET /api/audit` reads (the next page goes on from there). */
 export const AUDIT_PAGE_BYTES = 4 * 1024 * 1024
 
+/**
+ * The actor id a filter names: an id as it is (`usr_…`, `tok_…`, `cli`), else a username or a token's
+ * name, so a person can filter by what they know.
+ */
+function actorIdOf(store: Store, actor: string): string {
+  const committed = store.committed()
+  if (committed.users.has(actor) || committed.tokens.has(actor)) return actor
+  const user = findUserByName(committed, actor)
+  if (user) return user.id
+  for (const t of committed.tokens.values()) if (t.name === actor) return t.id
+  return actor
+}
+
 /** Every flag name an entry shows: its target's, and the name before and after the change. */
 function namesOf(e: AuditEntry): string[] {
   if (e.target.type !== 'flag') return []
@@ -79,7 +93,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       const until = timeIn(filter.until, 'until')
       if (since !== undefined) query.sinceMs = since
       if (until !== undefined) query.untilMs = until
-      if (filter.actor !== undefined) query.actorId = filter.actor
+      if (filter.actor !== undefined) query.actorId = actorIdOf(store, filter.actor)
       if (filter.action !== undefined) query.actionPrefix = filter.action
       if (filter.flag !== undefined) {
         if (!canSeeFlag(principal, filter.flag)) return { entries: [] }

@@ -208,6 +208,9 @@ test.skipIf(!chromium)('edit a value, roll the mistake back from the history, re
   await waitForText(p, 'saved as revision 2')
   await waitForText(p, '"welcome" → "oops"')
   await clickButton(p, 'Roll back to revision 1')
+  // a rollback asks first, like every action that replaces what is there
+  expect(((await (await api('GET', '/api/flags/shop/banner')).json()) as { value: string }).value).toBe('oops')
+  await clickButton(p, 'Restore revision 1 now')
   await waitForText(p, 'rolled back to revision 1')
   expect(((await (await api('GET', '/api/flags/shop/banner')).json()) as { value: string }).value).toBe('welcome')
   await fillByLabel(p, 'New name', 'shop/hello_banner')

@@ -126,6 +126,10 @@ group('reading', () => {
     expect(next.body[0].id).toBeLessThan(first.body[1].id)
     const me = (await t.req('GET', '/api/me', { token: t.adminToken })).body.id
     expect((await audit(`?actor=${me}&limit=1000`)).body.every((e: { actor: { id: string } }) => e.actor.id === me)).toBe(true)
+    // a username (or a token's name) does as well as the id
+    const byName = (await audit('?actor=admin&limit=1000')).body
+    expect(byName.length).toBeGreaterThan(0)
+    expect(byName).toEqual((await audit(`?actor=${me}&limit=1000`)).body)
     const future = new Date(Date.now() + 60_000).toISOString()
     expect((await audit(`?since=${future}`)).body).toEqual([])
     expect((await audit(`?until=2000-01-01`)).body).toEqual([])

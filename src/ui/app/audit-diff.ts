@@ -24,5 +24,5 @@ export function describeChange(e: Entry): string {
   return keys.map((k) => `${k} ${JSON.stringify(e.before?.[k]) ?? '–'} → ${JSON.stringify(e.after?.[k]) ?? '–'}`).join('; ') || 'no change'
 }
 
-/** "2026-11-22 10:15:00" from an ISO time, in UTC like the service. */
-export const shortTime = (iso: string) => iso.replace('T', ' ').slice(0, 19)
+/** "2026-11-22 10:15:00 UTC" from an ISO time: every time in the UI is UTC, like the service's, and says so. */
+export const shortTime = (iso: string) => `${iso.replace('T', ' ').slice(0, 19)} UTC`

@@ -60,7 +60,7 @@ export function AuditPage() {
         <Field id="au-flag" label="Flag">
           <input id="au-flag" value={filters.flag} onInput={set('flag')} placeholder="shop/checkout" />
         </Field>
-        <Field id="au-actor" label="Actor id">
+        <Field id="au-actor" label="Actor (username, token name or id)">
           <input id="au-actor" value={filters.actor} onInput={set('actor')} />
         </Field>
         <Field id="au-action" label="Kind">

@@ -1,15 +1,27 @@
 /**
  * A destructive action in two steps: the first click asks, the second (named after what it does)
- * acts, and "Keep it" backs out. Used to delete flags and users, revoke tokens and end sessions.
+ * acts, and "Keep it" backs out. Used to delete flags and users, revoke tokens, end sessions and
+ * roll a flag back.
  */
 
 import { useState } from 'preact/hooks'
 
-export function ConfirmButton({ label, confirm, onConfirm }: { label: string; confirm: string; onConfirm: () => void | Promise<void> }) {
+export function ConfirmButton({
+  label,
+  confirm,
+  onConfirm,
+  quiet = false,
+}: {
+  label: string
+  confirm: string
+  onConfirm: () => void | Promise<void>
+  /** A small, plain first button, for actions offered on every row (a rollback per history entry). */
+  quiet?: boolean
+}) {
   const [asking, setAsking] = useState(false)
   if (!asking)
     return (
-      <button type="button" class="danger" onClick={() => setAsking(true)}>
+      <button type="button" class={quiet ? 'plain' : 'danger'} onClick={() => setAsking(true)}>
         {label}
       </button>
     )

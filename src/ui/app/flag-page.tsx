@@ -124,9 +124,12 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
             </span>
             <span class="diff">{describeChange(e)}</span>
             {canWrite && e.after && e.revision !== flag.revision && (
-              <button type="button" onClick={() => rollback(e.revision as number)}>
-                Roll back to revision {e.revision}
-              </button>
+              <ConfirmButton
+                quiet
+                label={`Roll back to revision ${e.revision}`}
+                confirm={`Restore revision ${e.revision} now`}
+                onConfirm={() => rollback(e.revision as number)}
+              />
             )}
           </li>
         ))}
