@@ -1,6 +1,6 @@
 /**
- * The one event per answered request that logs and metrics see, built the same way by the full
- * pipeline and the fast lanes. It never carries a body, a header or a token.
+ * The one event per answered request that logs and metrics see, built by the pipeline for every
+ * route. It never carries a body, a header or a token.
  */
 
 import { type Principal, userIdOf } from '../domain/principal.ts'

@@ -33,7 +33,7 @@ export interface AuthService {
   /**
    * The committed state every credential is checked against. Immutable: a logout, a revocation or
    * a changed user is a commit, and every commit makes a new one, so its identity tells whether a
-   * principal found earlier may still be current (the fast lanes' credential cache).
+   * principal found earlier may still be current (the pipeline's credential cache).
    */
   credentialState(): Snapshot
   /** Ends the caller's own session; returns its id. */
