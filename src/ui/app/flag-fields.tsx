@@ -146,7 +146,6 @@ function ValueList({ values, onChange, error }: { values: string[]; onChange: (n
     <fieldset class="value-list" id="f-enumValues">
       <legend>Allowed values</legend>
       {values.map((v, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions in the list, edited in place
         <div class="value-row" key={i}>
           <label class="sr-only" for={`f-enum-${i}`}>{`Allowed value ${i + 1}`}</label>
           <input id={`f-enum-${i}`} value={v} onInput={(e) => onChange(values.map((x, j) => (j === i ? e.currentTarget.value : x)))} />
