@@ -157,6 +157,15 @@ test.skipIf(!chromium)(
     expect(await bodyText(p)).toContain('Backup of the flags before: flagd_migration_')
     expect((await api('GET', '/api/flags/shop/imported_a')).status).toBe(200)
 
+    // an update in the preview shows each changed field's value now and in the file
+    const changed = join(scratch, 'changed.json')
+    const next = { ...flags, 'shop/imported_b': { type: 'INTEGER', defaultValue: 7, maxValue: 10 } }
+    writeFileSync(changed, JSON.stringify({ environment: 'staging', version: '1.0.0', createdAt: new Date().toISOString(), flags: next }))
+    await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(changed)
+    await clickButton(p, 'Preview changes')
+    await waitForText(p, 'Would create 0, update 1')
+    await waitForText(p, 'defaultValue 3 → 7')
+
     const bad = join(scratch, 'broken.json')
     writeFileSync(
       bad,

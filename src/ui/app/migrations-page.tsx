@@ -51,6 +51,8 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
   const [mode, setMode] = useState<'merge' | 'replace'>('merge')
   const [values, setValues] = useState<'overwrite' | 'keep'>('overwrite')
   const [preview, setPreview] = useState<Result | null>(null)
+  // for a previewed file: each updated flag's changed fields, as "field old → new"
+  const [changed, setChanged] = useState<Record<string, string>>({})
   const [applied, setApplied] = useState<Result | null>(null)
   const [problem, setProblem] = useState<Problem | null>(null)
   const [exportError, setExportError] = useState<string | null>(null)
@@ -89,8 +91,10 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       setPreview(null)
       return
     }
-    if (dryRun) setPreview(data as Result)
-    else {
+    if (dryRun) {
+      setPreview(data as Result)
+      setChanged(document ? await changedValues(data as Result, document) : {})
+    } else {
       setApplied(data as Result)
       setPreview(null)
       setFile(null)
@@ -195,7 +199,7 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
           {problem.count > problem.errors.length && <p>… and {problem.count - problem.errors.length} more</p>}
         </div>
       )}
-      {preview && <ImportResult result={preview} />}
+      {preview && <ImportResult result={preview} changed={changed} />}
       {preview && (
         <div class="actions">
           <button type="button" onClick={() => run(false)} disabled={preview.changes.length === 0}>
@@ -211,7 +215,28 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
   )
 }
 
-function ImportResult({ result }: { result: Result }) {
+/**
+ * What an update in a previewed file changes, field by field: the flag as it is now (when this
+ * person may read it) beside the file's value. The file is the source of the new values, so a
+ * URL import shows the changed fields only.
+ */
+async function changedValues(result: Result, document: Body<'importMigration'>): Promise<Record<string, string>> {
+  const updates = result.changes.filter((c) => c.action === 'update').slice(0, 50)
+  const out: Record<string, string> = {}
+  await Promise.all(
+    updates.map(async (c) => {
+      const { data } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: c.name } } })
+      if (!data) return
+      const now = data as Record<string, unknown>
+      const next = (document.flags[c.name] ?? {}) as Record<string, unknown>
+      const show = (v: unknown) => (v === undefined ? '–' : JSON.stringify(v))
+      out[c.name] = c.fields.map((f) => `${f} ${show(now[f])} → ${show(next[f])}`).join('; ')
+    }),
+  )
+  return out
+}
+
+function ImportResult({ result, changed = {} }: { result: Result; changed?: Record<string, string> }) {
   const { created, updated, deleted, unchanged } = result.summary
   const verb = result.dryRun ? 'Would' : 'Did'
   return (
@@ -226,7 +251,7 @@ function ImportResult({ result }: { result: Result }) {
           {result.changes.map((c) => (
             <li key={c.name}>
               <span class={`action ${c.action}`}>{c.action}</span> <code>{c.name}</code>
-              {c.fields.length > 0 && ` (${c.fields.join(', ')})`}
+              {changed[c.name] ? `: ${changed[c.name]}` : c.fields.length > 0 && ` (${c.fields.join(', ')})`}
             </li>
           ))}
         </ul>
