@@ -77,3 +77,18 @@ export function floorCommand(
         : undefined
   return mode && [process.execPath, join(import.meta.dir, 'floor-server.ts'), String(port), answerFile, ...mode]
 }
+
+/** One throughput row of `bun run bench`: a path under load, its goal, and (for POSTs) the body. */
+export type Scenario = (
+  name: string,
+  path: string,
+  headers: Record<string, string>,
+  goal: number,
+  moonshot: string,
+  p99Goal?: number,
+  post?: string,
+  base?: string,
+) => Promise<void>
+
+/** Writes one row of the bench's table (and of results.json). */
+export type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void

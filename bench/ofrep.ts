@@ -5,16 +5,7 @@
  * RSS they cost.
  */
 
-type Scenario = (
-  name: string,
-  path: string,
-  headers: Record<string, string>,
-  goal: number,
-  moonshot: string,
-  p99Goal?: number,
-  post?: string,
-) => Promise<void>
-type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
+import type { Row, Scenario } from './fixture.ts'
 
 /** What the main bench hands over: the daemon, an admin's headers and the table writers. */
 export interface BenchContext {

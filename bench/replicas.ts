@@ -10,20 +10,8 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { findPostgresBin, startPostgres } from '../test/helpers/postgres.ts'
-import { freePort, loginHeaders, waitFor } from './fixture.ts'
+import { freePort, loginHeaders, type Row, type Scenario, waitFor } from './fixture.ts'
 import { spread, wrk } from './wrk.ts'
-
-type Scenario = (
-  name: string,
-  path: string,
-  headers: Record<string, string>,
-  goal: number,
-  moonshot: string,
-  p99Goal?: number,
-  post?: string,
-  base?: string,
-) => Promise<void>
-type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
 
 /** What the main bench hands over. */
 export interface ReplicaBenchContext {

@@ -16,7 +16,7 @@ import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from './cpu-time.ts'
-import { flagDocument, floorCommand, freePort, loginHeaders, waitFor } from './fixture.ts'
+import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
 import { ensureWrk, spread, type WrkResult, wrk } from './wrk.ts'
@@ -246,16 +246,7 @@ async function main() {
   })
   if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
 
-  const scenario = async (
-    name: string,
-    path: string,
-    headers: Record<string, string>,
-    goal: number,
-    moonshot: string,
-    p99Goal?: number,
-    post?: string,
-    base = flagd.url,
-  ) => {
+  const scenario: Scenario = async (name, path, headers, goal, moonshot, p99Goal, post, base = flagd.url) => {
     const answer = await fetch(base + path, post === undefined ? { headers } : { method: 'POST', headers, body: post })
     const bytes = await answer.bytes()
     const bare = await startBare(bytes, name.replace(/\W+/g, '-'))
