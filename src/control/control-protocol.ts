@@ -73,7 +73,8 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
 }
 void everyTupleMatches
 
-const checkers = Object.fromEntries(Object.entries(CONTROL_ARGUMENTS).map(([m, schema]) => [m, TypeCompiler.Compile(schema)]))
+// compiled on first use: every CLI command loads this module, and only the daemon checks arguments
+const checkers = new Map<ControlMethod, ReturnType<typeof TypeCompiler.Compile>>()
 
 /** Every operation's name. */
 export const CONTROL_METHODS = Object.keys(CONTROL_ARGUMENTS) as ControlMethod[]
@@ -85,8 +86,9 @@ export function isControlMethod(name: string): name is ControlMethod {
 
 /** Why `args` are not what `method` takes, or `undefined` when they are. */
 export function argumentProblem(method: ControlMethod, args: unknown): string | undefined {
-  const checker = checkers[method]
-  if (!checker || checker.Check(args)) return undefined
+  let checker = checkers.get(method)
+  if (checker === undefined) checkers.set(method, (checker = TypeCompiler.Compile(CONTROL_ARGUMENTS[method])))
+  if (checker.Check(args)) return undefined
   const first = [...checker.Errors(args)][0]
   return first ? `argument ${first.path || '(all)'}: ${first.message}` : 'arguments of the wrong shape'
 }

@@ -77,21 +77,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     serve(spec) {
       const label = spec.label ?? documentedPath(spec)
       const prefix = spec.path.endsWith('*') ? spec.path.length - 1 : -1
-      const named = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string)
+      // the path's `:name` segments by position, worked out once per route
+      const template = spec.path.split('/')
+      const named = template.flatMap((part, i) => (part.startsWith(':') ? [[i, part.slice(1)] as const] : []))
       const query = spec.query
       const body = spec.body
       const authenticated = spec.authenticate !== false
 
       const params = (c: RequestContext): Record<string, string> => {
         if (prefix >= 0) return { '*': c.path.slice(prefix) }
-        if (named.length === 0) return {}
         const out: Record<string, string> = {}
-        const template = spec.path.split('/')
         const actual = c.path.split('/')
-        for (let i = 0; i < template.length; i++) {
-          const part = template[i] as string
-          if (part.startsWith(':')) out[part.slice(1)] = decoded(actual[i] ?? '')
-        }
+        for (const [i, name] of named) out[name] = decoded(actual[i] ?? '')
         return out
       }
 

@@ -67,9 +67,10 @@ export class RequestContext {
 
   /** The client address (contract §2), worked out on first use. */
   get address(): string {
+    if (this.resolvedAddress !== undefined) return this.resolvedAddress
     const r = this.request
     const peer = r instanceof LocalRequest ? r.peerAddress : (this.server?.requestIP(r)?.address ?? 'unknown')
-    this.resolvedAddress ??= this.addressOf(r, peer)
+    this.resolvedAddress = this.addressOf(r, peer)
     return this.resolvedAddress
   }
 

@@ -77,7 +77,7 @@ export interface HttpDeps {
 }
 
 /** Bun's `routes`: handlers by path and method. */
-export type BunRoutes = Record<string, Partial<Record<string, (request: Request) => Response | Promise<Response>>>>
+export type BunRoutes = Record<string, Partial<Record<string, RouteHandler>>>
 
 /** The HTTP app. */
 export interface HttpApp {
@@ -181,13 +181,13 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
       // path in Bun's table cost 1.8 MB of idle memory.
       const bunRoutes: BunRoutes = {}
       const wildcards = new Set(served.filter((r) => r.path.endsWith('/*')).map((r) => r.path.slice(0, -2)))
+      // Bun calls a route's handler with the request and the server, which is what a pipeline handler takes
       for (const { method, path, handler } of served) {
-        const direct = (request: Request) => handler(request, server)
         // `/api/flags/` is the list, as in Elysia's router, not the read of a flag named ""
         for (const p of wildcards.has(path) ? [path, `${path}/`] : [path]) {
           const methods = (bunRoutes[p] ??= {})
-          methods[method] = direct
-          if (method === 'GET') methods.HEAD = direct
+          methods[method] = handler
+          if (method === 'GET') methods.HEAD = handler
         }
       }
       return {
