@@ -101,14 +101,9 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
         if (current) query.flagIds = [current.id]
         else query.name = filter.flag
       } else requireUnscoped(principal)
-      // a page of large entries stops at AUDIT_PAGE_BYTES; then whether more remain is asked with one entry
+      // a page of large entries stops at AUDIT_PAGE_BYTES, and the store says when it did
       const entries = await store.audit.query({ ...query, maxBytes: AUDIT_PAGE_BYTES })
-      const last = entries.at(-1)
-      const cut =
-        entries.length <= limit &&
-        last !== undefined &&
-        (await store.audit.query({ ...query, beforeId: last.id, limit: 1, maxBytes: 1 })).length > 0
-      const more = entries.length > limit || cut
+      const more = entries.length > limit || entries.truncated === true
       const page = entries.length > limit ? entries.slice(0, limit) : entries
       // a confined token sees an entry only when every flag name in it is inside its prefixes: the
       // history of a flag renamed out of them stops where it left (its new name and values stay hidden)

@@ -116,6 +116,7 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
         })
         if (page.length === 0) break
         for (const entry of page) out.push(flagChangeOf(entry))
+        if (!page.truncated) break // the store gave everything that matched, up to the limit
         after = (page.at(-1) as AuditEntry).id
       }
       return out

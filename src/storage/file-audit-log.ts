@@ -42,8 +42,12 @@ export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, n
       const picked: IndexItem[] = []
       // the index knows each entry's size: a page stops before it would pass maxBytes (never empty)
       let bytes = 0
+      let truncated = false
       const take = (item: IndexItem): boolean => {
-        if (q.maxBytes !== undefined && picked.length > 0 && bytes + item.length > q.maxBytes) return false
+        if (q.maxBytes !== undefined && picked.length > 0 && bytes + item.length > q.maxBytes) {
+          truncated = true
+          return false
+        }
         bytes += item.length
         picked.push(item)
         return true
@@ -60,7 +64,7 @@ export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, n
           if (matches(item, q, flagIds, floorMs) && !take(item)) break
         }
       }
-      return journal.read(picked)
+      return Object.assign(await journal.read(picked), { truncated })
     },
 
     async flagRevision(flagId, revision) {

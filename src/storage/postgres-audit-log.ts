@@ -6,7 +6,7 @@
 
 import type { SQL } from 'bun'
 import type { AuditEntry, StoredAuditEntry } from '../domain/audit-entry.ts'
-import type { AuditLog, AuditQuery } from './store.ts'
+import type { AuditLog, AuditPage, AuditQuery } from './store.ts'
 
 /** The column values of one entry, for the store's insert. */
 export function auditRow(stored: StoredAuditEntry) {
@@ -28,7 +28,7 @@ export function auditRow(stored: StoredAuditEntry) {
 export function postgresAuditLog(sql: SQL, retentionMs: () => number, now: () => number = Date.now): AuditLog {
   const floor = () => (retentionMs() > 0 ? new Date(now() - retentionMs()).toISOString() : null)
   return {
-    async query(q: AuditQuery): Promise<AuditEntry[]> {
+    async query(q: AuditQuery): Promise<AuditPage> {
       const where: string[] = []
       const params: unknown[] = []
       const add = (clause: (p: string) => string, value: unknown) => {
@@ -52,14 +52,21 @@ export function postgresAuditLog(sql: SQL, retentionMs: () => number, now: () =>
         // the page stops before the entry that would pass maxBytes (the first always comes), counted
         // in the database so that what is not sent is never held here
         params.push(q.maxBytes)
-        text = `SELECT entry FROM (
+        text = `WITH page AS (
           SELECT entry, id, row_number() OVER w AS n, sum(octet_length(entry::text)) OVER w AS running
           FROM flagd_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
           WINDOW w AS (ORDER BY id ${order} ROWS UNBOUNDED PRECEDING)
           ORDER BY id ${order} LIMIT $${params.length - 1}
-        ) page WHERE n = 1 OR running <= $${params.length} ORDER BY id ${order}`
+        )
+        SELECT entry, EXISTS (SELECT 1 FROM page WHERE n > 1 AND running > $${params.length}) AS truncated
+        FROM page WHERE n = 1 OR running <= $${params.length} ORDER BY id ${order}`
       }
       const rows = await sql.unsafe(text, params)
+      if (q.maxBytes !== undefined)
+        return Object.assign(
+          rows.map((r: { entry: AuditEntry }) => r.entry),
+          { truncated: rows[0]?.truncated === true },
+        )
       return rows.map((r: { entry: AuditEntry }) => r.entry)
     },
 

@@ -141,13 +141,16 @@ export interface AuditQuery {
   maxBytes?: number
 }
 
+/** Entries of one query; `truncated` when `maxBytes` stopped it before `limit` (more may match). */
+export type AuditPage = AuditEntry[] & { readonly truncated?: boolean }
+
 /**
  * The audit log (contract §15): one entry per recorded change, written in the same commit as the
  * change, numbered by its `seq`. Read-only from outside the store.
  */
 export interface AuditLog {
   /** Newest first; with `afterId`, oldest first. Entries older than the retention are never returned. */
-  query(q: AuditQuery): Promise<AuditEntry[]>
+  query(q: AuditQuery): Promise<AuditPage>
   /** The entry that left flag `flagId` at `revision`, if the log still has it. */
   flagRevision(flagId: string, revision: number): Promise<AuditEntry | undefined>
   /**

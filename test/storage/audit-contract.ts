@@ -193,8 +193,14 @@ export function describeAuditContract(name: string, makeHarness: () => Promise<A
     test('a page with maxBytes is the start of the full page, never empty, and stops before passing the bytes', async () => {
       const { store } = await withHistory()
       const all = await everything(store())
-      expect(await store().audit.query({ limit: 100, maxBytes: 1 })).toEqual(all.slice(0, 1))
-      expect(await store().audit.query({ limit: 100, maxBytes: 100 * 1024 * 1024 })).toEqual(all)
+      const one = await store().audit.query({ limit: 100, maxBytes: 1 })
+      expect(one).toEqual(all.slice(0, 1))
+      expect(one.truncated).toBe(true) // stopped by the bytes, more match
+      const whole = await store().audit.query({ limit: 100, maxBytes: 100 * 1024 * 1024 })
+      expect(whole).toEqual(all)
+      expect(whole.truncated).toBeFalsy()
+      // stopped by the limit, not the bytes
+      expect((await store().audit.query({ limit: 2, maxBytes: 100 * 1024 * 1024 })).truncated).toBeFalsy()
       const some = await store().audit.query({ limit: 100, maxBytes: 2_000 })
       expect(some.length).toBeGreaterThanOrEqual(1)
       expect(some.length).toBeLessThan(all.length)
