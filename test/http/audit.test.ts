@@ -130,6 +130,11 @@ group('reading', () => {
     const byName = (await audit('?actor=admin&limit=1000')).body
     expect(byName.length).toBeGreaterThan(0)
     expect(byName).toEqual((await audit(`?actor=${me}&limit=1000`)).body)
+    const bot = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'audit bot', permissions: ['flag:write'] } })).body
+    await t.req('POST', '/api/flags', { headers: { 'x-api-key': bot.token }, body: { name: 'h/by_bot', type: 'BOOLEAN' } })
+    const byTokenName = (await audit(`?actor=${encodeURIComponent('audit bot')}`)).body
+    expect(byTokenName.map((e: { target: { name: string } }) => e.target.name)).toEqual(['h/by_bot'])
+    expect(byTokenName).toEqual((await audit(`?actor=${bot.id}`)).body)
     const future = new Date(Date.now() + 60_000).toISOString()
     expect((await audit(`?since=${future}`)).body).toEqual([])
     expect((await audit(`?until=2000-01-01`)).body).toEqual([])
