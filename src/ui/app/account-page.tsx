@@ -4,15 +4,14 @@
  */
 
 import { useState } from 'preact/hooks'
-import { api, fieldErrors } from './api.ts'
+import { api } from './api.ts'
 import { Field } from './field.tsx'
-import { done, type Notice, NoticeLine, refused } from './notice.tsx'
+import { done, NoticeLine, useOutcome } from './notice.tsx'
 
 export function AccountPage({ meId, username, permissions }: { meId: string; username: string; permissions: readonly string[] }) {
   const [currentPassword, setCurrent] = useState('')
   const [password, setPassword] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<Notice>(null)
+  const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   async function change(e: Event) {
     e.preventDefault()
     setErrors({})
@@ -21,8 +20,7 @@ export function AccountPage({ meId, username, permissions }: { meId: string; use
       body: { password, currentPassword },
     })
     if (!data) {
-      setErrors(fieldErrors(error))
-      setMessage(refused(error))
+      refusedWith(error)
       return
     }
     setCurrent('')

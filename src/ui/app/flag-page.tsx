@@ -5,19 +5,18 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, fieldErrors } from './api.ts'
+import { api } from './api.ts'
 import { describeChange, type Entry, shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { listenForChanges } from './live.ts'
-import { done, type Notice, NoticeLine, refused } from './notice.tsx'
+import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { navigate } from './router.ts'
 
 export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
   const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
   const [draft, setDraft] = useState<Draft | null>(null)
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<Notice>(null)
+  const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [history, setHistory] = useState<Entry[]>([])
   const [newName, setNewName] = useState(name)
 
@@ -44,8 +43,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
       body: bodyOf(draft),
     })
     if (!data) {
-      setErrors(fieldErrors(error))
-      return setMessage(refused(error))
+      return refusedWith(error)
     }
     setMessage(done(`saved as revision ${(data as { revision: number }).revision}`))
     void load()

@@ -3,7 +3,8 @@
  * (styled as an error, announced to screen readers), or a short confirmation.
  */
 
-import { messageOf } from './api.ts'
+import { useState } from 'preact/hooks'
+import { fieldErrors, messageOf } from './api.ts'
 
 export type Notice = { text: string; bad: boolean } | null
 
@@ -20,4 +21,18 @@ export function NoticeLine({ notice }: { notice: Notice }) {
       {notice.text}
     </p>
   )
+}
+
+/**
+ * A form's outcome: the service's reason for each field, and the page's notice line. `refusedWith`
+ * shows a refusal both ways at once, as every form does.
+ */
+export function useOutcome() {
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [message, setMessage] = useState<Notice>(null)
+  const refusedWith = (error: unknown) => {
+    setErrors(fieldErrors(error))
+    setMessage(refused(error))
+  }
+  return { errors, setErrors, message, setMessage, refusedWith }
 }

@@ -6,11 +6,11 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { effectivePermissions } from '../../domain/permission.ts'
-import { api, fieldErrors, type Permission } from './api.ts'
+import { api, type Permission } from './api.ts'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
-import { done, type Notice, NoticeLine, refused } from './notice.tsx'
+import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
 type Token = {
@@ -41,8 +41,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readon
   const [permissions, setPermissions] = useState<Permission[]>([])
   const [expires, setExpires] = useState('')
   const [prefixes, setPrefixes] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<Notice>(null)
+  const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null)
   const [copied, setCopied] = useState(false)
   // a token can hold what its maker holds, granted permissions included
@@ -67,8 +66,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readon
       body: { name, permissions, ...(expires ? { expiresAt: expires } : {}), flagPrefixes },
     })
     if (!data) {
-      setErrors(fieldErrors(error))
-      setMessage(refused(error))
+      refusedWith(error)
       return
     }
     setSecret({ name: data.name, token: data.token })

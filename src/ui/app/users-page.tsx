@@ -5,11 +5,11 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api, type Body, fieldErrors, type Permission } from './api.ts'
+import { api, type Body, type Permission } from './api.ts'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
-import { done, type Notice, NoticeLine, refused } from './notice.tsx'
+import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
 type User = { id: string; username: string; permissions: Permission[]; createdAt: string }
@@ -64,8 +64,7 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
   const [users, setUsers] = useState<User[] | null>(null)
   const [draft, setDraft] = useState<Form>(empty)
   const [editing, setEditing] = useState<{ id: string; form: Form } | null>(null)
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [message, setMessage] = useState<Notice>(null)
+  const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
 
   async function load() {
     const { data, error } = await api.GET('/api/users')
@@ -73,16 +72,12 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     else setMessage(refused(error))
   }
   useEffect(() => void load(), [])
-  const fail = (error: unknown) => {
-    setErrors(fieldErrors(error))
-    setMessage(refused(error))
-  }
 
   async function create(e: Event) {
     e.preventDefault()
     setErrors({})
     const { data, error } = await api.POST('/api/users', { body: draft })
-    if (!data) return fail(error)
+    if (!data) return refusedWith(error)
     setMessage(done(`added ${data.username}`))
     setDraft(empty)
     void load()
@@ -94,14 +89,14 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     const { username, password, permissions } = editing.form
     const body: Body<'updateUser'> = { username, permissions, ...(password ? { password } : {}) }
     const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: editing.id } }, body })
-    if (!data) return fail(error)
+    if (!data) return refusedWith(error)
     setMessage(done(`saved ${data.username}`))
     setEditing(null)
     void load()
   }
   async function remove(u: User) {
     const { error } = await api.DELETE('/api/users/{userId}', { params: { path: { userId: u.id } } })
-    if (error) return fail(error)
+    if (error) return refusedWith(error)
     setMessage(done(`deleted ${u.username}; their sessions have ended`))
     void load()
   }
