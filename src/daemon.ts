@@ -68,7 +68,9 @@ export function cliCommand(argv = process.argv, execPath = process.execPath, cwd
   }
   const entry = relative(cwd, script)
   const shown = entry.startsWith('..') || isAbsolute(entry) ? script : entry
-  return `${which('bun') ? 'bun' : 'npx bun'} ${shown}`
+  // a bun found only in the project's node_modules/.bin (how `npx bun run start` runs) is not on the user's PATH
+  const bun = which('bun')
+  return `${bun && !bun.includes('/node_modules/') ? 'bun' : 'npx bun'} ${shown}`
 }
 
 /** Runs the daemon for `config` until a signal stops it (see module comment). */

@@ -10,6 +10,11 @@ test('from a clone: bun (or npx bun) and the source entry relative to the workin
     cliCommand(['/usr/bin/bun', '/home/me/flagd/src/main.ts', 'serve'], '/usr/bin/bun', '/home/me/flagd', onPath({ bun: '/usr/bin/bun' })),
   ).toBe('bun src/main.ts')
   expect(cliCommand(['/x/bun', '/home/me/flagd/src/main.ts', 'serve'], '/x/bun', '/home/me/flagd', onPath({}))).toBe('npx bun src/main.ts')
+  // `npx bun run start` puts the project's own bun on the daemon's PATH, not on the user's
+  const npxBun = '/home/me/flagd/node_modules/.bin/bun'
+  expect(cliCommand(['/x/bun', '/home/me/flagd/src/main.ts', 'serve'], '/x/bun', '/home/me/flagd', onPath({ bun: npxBun }))).toBe(
+    'npx bun src/main.ts',
+  )
   // started from elsewhere: the whole path
   expect(cliCommand(['/usr/bin/bun', '/opt/flagd/src/main.ts', 'serve'], '/usr/bin/bun', '/tmp', onPath({ bun: '/usr/bin/bun' }))).toBe(
     'bun /opt/flagd/src/main.ts',
