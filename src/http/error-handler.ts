@@ -104,10 +104,14 @@ function reasonFor(e: TypeBoxError, where: string): string {
     case ValueErrorType.ArrayUniqueItems:
       return 'must not contain duplicates'
     case ValueErrorType.Literal:
-    case ValueErrorType.Union:
-      return e.schema && 'enum' in e.schema && Array.isArray(e.schema.enum)
-        ? `must be one of ${e.schema.enum.join(', ')}`
-        : 'has an invalid value'
+    case ValueErrorType.Union: {
+      if (e.schema && 'enum' in e.schema && Array.isArray(e.schema.enum)) return `must be one of ${e.schema.enum.join(', ')}`
+      // a query parameter's integer or boolean (a typed branch beside its string form on the wire)
+      const branches = e.schema && 'anyOf' in e.schema && Array.isArray(e.schema.anyOf) ? (e.schema.anyOf as { type?: string }[]) : []
+      if (branches.some((b) => b.type === 'integer')) return 'must be an integer'
+      if (branches.some((b) => b.type === 'boolean')) return 'must be true or false'
+      return 'has an invalid value'
+    }
     default:
       return e.message.charAt(0).toLowerCase() + e.message.slice(1)
   }

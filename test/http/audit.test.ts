@@ -130,6 +130,10 @@ group('reading', () => {
     const byName = (await audit('?actor=admin&limit=1000')).body
     expect(byName.length).toBeGreaterThan(0)
     expect(byName).toEqual((await audit(`?actor=${me}&limit=1000`)).body)
+    // a typed query parameter says what it must be
+    const bad = await audit('?limit=abc')
+    expect(bad.status).toBe(400)
+    expect(bad.body.error.details).toEqual({ field: 'limit', reason: 'must be an integer' })
     const bot = (await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name: 'audit bot', permissions: ['flag:write'] } })).body
     await t.req('POST', '/api/flags', { headers: { 'x-api-key': bot.token }, body: { name: 'h/by_bot', type: 'BOOLEAN' } })
     const byTokenName = (await audit(`?actor=${encodeURIComponent('audit bot')}`)).body
