@@ -19,6 +19,8 @@ export interface PlannedChange {
   action: 'create' | 'update' | 'delete'
   fields: string[]
   definition?: FlagDefinition
+  /** For an update: the definition the flag has now. */
+  previous?: FlagDefinition
 }
 
 /** The outcome of planning. */
@@ -75,7 +77,7 @@ export function planImport(
     }
     const fields = changedFields(definitionOf(existing), next)
     if (fields.length === 0) unchanged++
-    else changes.push({ name, action: 'update', fields, definition: next })
+    else changes.push({ name, action: 'update', fields, definition: next, previous: definitionOf(existing) })
   }
   const kept = [...current.keys()].filter((n) => !incoming.has(n))
   if (mode === 'replace') for (const name of kept.sort()) changes.push({ name, action: 'delete', fields: [] })

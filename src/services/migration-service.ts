@@ -7,7 +7,7 @@
  * whatever else is written meanwhile. Imports run one at a time.
  */
 
-import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import {
@@ -20,7 +20,15 @@ import {
   exportTextWithFlags,
   parseImportDocument,
 } from '../domain/migration-document.ts'
-import { applyPlan, type ImportMode, type ImportPlan, type ImportValues, planImport, planSummary } from '../domain/migration-plan.ts'
+import {
+  applyPlan,
+  type ImportMode,
+  type ImportPlan,
+  type ImportValues,
+  type PlannedChange,
+  planImport,
+  planSummary,
+} from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
@@ -34,6 +42,8 @@ export interface ImportOptions {
   mode: ImportMode
   values: ImportValues
   dryRun: boolean
+  /** List each updated field's value before and after (for a caller who may read flags). */
+  diff?: boolean
 }
 
 /** The migration result (contract §6.2). */
@@ -43,10 +53,33 @@ export interface ImportResult {
   values: ImportValues
   source: DocumentSource
   summary: { created: number; updated: number; deleted: number; unchanged: number }
-  changes: { name: string; action: 'create' | 'update' | 'delete'; fields: string[] }[]
+  changes: ImportedChange[]
   backup: string | null
   /** What was translated or dropped (FlagFlow's fields, a value beside valueExists false). */
   warnings: FieldProblem[]
+}
+
+/** One flag an import creates, updates or deletes, as the result lists it. */
+export interface ImportedChange {
+  name: string
+  action: 'create' | 'update' | 'delete'
+  fields: string[]
+  /** For the first {@link MAX_DIFFED_UPDATES} updates: each changed field's value now and after the import. */
+  diff?: Record<string, { before?: unknown; after?: unknown }>
+}
+
+/** Updates listed with their old and new values (the rest name their fields only, to bound the answer). */
+export const MAX_DIFFED_UPDATES = 100
+
+/** A result row for a planned change; `diffed` says whether its values are shown. */
+function importedChange(change: PlannedChange, diffed: boolean): ImportedChange {
+  const { name, action, fields } = change
+  if (!diffed || action !== 'update' || !change.previous || !change.definition) return { name, action, fields }
+  const before = change.previous as unknown as Record<string, unknown>
+  const after = change.definition as unknown as Record<string, unknown>
+  const diff: ImportedChange['diff'] = {}
+  for (const field of fields) diff[field] = { before: before[field], after: after[field] }
+  return { name, action, fields, diff }
 }
 
 /** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
@@ -79,6 +112,7 @@ function resultOf(
   source: DocumentSource,
   backup: string | null,
   warnings: FieldProblem[],
+  showValues: boolean,
 ): ImportResult {
   return {
     dryRun: options.dryRun,
@@ -86,10 +120,16 @@ function resultOf(
     values: options.values,
     source,
     summary: planSummary(plan),
-    changes: plan.changes.map(({ name, action, fields }) => ({ name, action, fields })),
+    changes: listedChanges(plan.changes, showValues),
     backup,
     warnings: warnings.slice(0, MAX_LISTED_PROBLEMS),
   }
+}
+
+/** The result's rows: the first {@link MAX_DIFFED_UPDATES} updates with their values. */
+function listedChanges(changes: readonly PlannedChange[], showValues: boolean): ImportedChange[] {
+  let updates = 0
+  return changes.map((c) => importedChange(c, showValues && c.action === 'update' && updates++ < MAX_DIFFED_UPDATES))
 }
 
 /** The flags of a snapshot in name order. */
@@ -138,10 +178,13 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
 
   const applyDocument = async (caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource): Promise<ImportResult> => {
     requirePermission(caller.principal, 'migration:write')
+    requireUnscoped(caller.principal)
+    // the values now are shown only to a caller who may read them
+    const showValues = options.diff === true && (can(caller.principal, 'flag:read') || can(caller.principal, 'migration:read'))
     const parsed = parseImportDocument(raw)
     if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
     const { source: origin, flags: incoming, warnings } = parsed.document
-    if (options.dryRun) return resultOf(plan(store.committed(), incoming, options), options, origin, null, warnings)
+    if (options.dryRun) return resultOf(plan(store.committed(), incoming, options), options, origin, null, warnings, showValues)
     return oneAtATime(async () => {
       const out = await store.transact(commitMeta(caller, source), (tx) => {
         const planned = plan(tx.read, incoming, options)
@@ -153,7 +196,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         for (const flag of rows.put) tx.put('flags', flag)
         return planned
       })
-      return resultOf(out.result, options, origin, out.backups[0] ?? null, warnings)
+      return resultOf(out.result, options, origin, out.backups[0] ?? null, warnings, showValues)
     })
   }
 

@@ -169,6 +169,41 @@ group('import', () => {
     await app.close()
   })
 
+  test('with diff=true, updates carry their values before and after: the first 100, only for a caller who may read flags', async () => {
+    const app = await createTestApp()
+    try {
+      const flags: Record<string, unknown> = {}
+      for (let i = 0; i < 101; i++) flags[`n/f${String(i).padStart(3, '0')}`] = { type: 'INTEGER', defaultValue: 1, valueExists: false }
+      const doc = { environment: 'x', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags }
+      expect((await put(app, doc)).status).toBe(200)
+      for (const f of Object.values(flags) as Record<string, unknown>[]) Object.assign(f, { valueExists: true, value: 2 })
+      expect((await put(app, doc, '?dryRun=true')).body.changes[0]).toEqual({
+        name: 'n/f000',
+        action: 'update',
+        fields: ['valueExists', 'value'],
+      })
+      const res = await put(app, doc, '?dryRun=true&diff=true')
+      expect(res.body.changes[0]).toEqual({
+        name: 'n/f000',
+        action: 'update',
+        fields: ['valueExists', 'value'],
+        diff: { valueExists: { before: false, after: true }, value: { after: 2 } },
+      })
+      expect(res.body.changes[99].diff).toBeDefined()
+      expect(res.body.changes[100]).toEqual({ name: 'n/f100', action: 'update', fields: ['valueExists', 'value'] })
+
+      const made = await app.req('POST', '/api/tokens', {
+        token: app.adminToken,
+        body: { name: 'importer', permissions: ['migration:write'] },
+      })
+      const blind = await app.req('PUT', '/api/migrations?dryRun=true&diff=true', { token: made.body.token, body: doc })
+      expect(blind.status).toBe(200)
+      expect(blind.body.changes.every((c: { diff?: unknown }) => c.diff === undefined)).toBe(true)
+    } finally {
+      await app.close()
+    }
+  })
+
   test('dryRun reports, changes nothing, writes no backup', async () => {
     const app = await createTestApp()
     const before = await flagsOf(app)

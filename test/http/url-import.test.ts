@@ -123,6 +123,20 @@ describe('allow-listed loopback', () => {
     expect(res.body.summary.created).toBe(3)
   })
 
+  test('the preview of an update shows each changed field before and after, as for an upload', async () => {
+    await patch(t, `${base()}/doc.json`)
+    await t.req('PUT', '/api/flags/app/max_retries', { token: t.adminToken, body: { value: 7, description: 'edited' } })
+    const dry = await patch(t, `${base()}/doc.json`, '?dryRun=true&diff=true')
+    expect(dry.body.changes).toEqual([
+      {
+        name: 'app/max_retries',
+        action: 'update',
+        fields: ['description', 'value'],
+        diff: { description: { before: 'edited', after: 'Retry budget' }, value: { before: 7, after: 5 } },
+      },
+    ])
+  })
+
   test('an allowed IP does not allow a name that resolves to it', async () => {
     expect((await patch(t, `http://localhost:${canary.port}/doc.json`)).status).toBe(400)
   })

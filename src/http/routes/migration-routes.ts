@@ -18,9 +18,14 @@ export interface MigrationRouteDeps {
   publicExport: boolean
 }
 
-type Query = { mode?: 'merge' | 'replace'; values?: 'overwrite' | 'keep'; dryRun?: 'true' | 'false' }
+type Query = { mode?: 'merge' | 'replace'; values?: 'overwrite' | 'keep'; dryRun?: 'true' | 'false'; diff?: 'true' | 'false' }
 
-const optionsOf = (q: Query): ImportOptions => ({ mode: q.mode ?? 'merge', values: q.values ?? 'overwrite', dryRun: q.dryRun === 'true' })
+const optionsOf = (q: Query): ImportOptions => ({
+  mode: q.mode ?? 'merge',
+  values: q.values ?? 'overwrite',
+  dryRun: q.dryRun === 'true',
+  diff: q.diff === 'true',
+})
 
 const exportDoc = (access: 'public' | 'migration:read'): RouteDoc => ({
   summary: access === 'public' ? 'Download the migration file (public)' : 'Download the migration file',

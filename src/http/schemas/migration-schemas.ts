@@ -96,6 +96,12 @@ export const ImportQuery = t.Object(
     ),
     // a boolean in the document (generated clients send true/false); the wire carries "true" or "false"
     dryRun: t.Optional(t.BooleanString({ description: 'report what would change, change nothing (default false)' })),
+    diff: t.Optional(
+      t.BooleanString({
+        description:
+          "list each updated field's value before and after in `changes[].diff` (the first 100 updates; only for a caller who may read flags; default false)",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -117,6 +123,12 @@ export const ImportResultSchema = t.Object(
         name: t.String(),
         action: t.Union([t.Literal('create'), t.Literal('update'), t.Literal('delete')]),
         fields: t.Array(t.String(), { description: 'Fields that change' }),
+        diff: t.Optional(
+          t.Record(t.String(), t.Object({ before: t.Optional(t.Unknown()), after: t.Optional(t.Unknown()) }), {
+            description:
+              'With `diff=true`, for the first 100 updates, when the caller may read flags: each changed field as it is now (`before`, absent when unset) and after the import (`after`)',
+          }),
+        ),
       }),
     ),
     backup: t.Union([t.String(), t.Null()], {

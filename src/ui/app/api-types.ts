@@ -2898,6 +2898,7 @@ export interface operations {
                 mode?: "merge" | "replace";
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
+                diff?: boolean;
             };
             header?: never;
             path?: never;
@@ -2988,6 +2989,13 @@ export interface operations {
                             action: "create" | "update" | "delete";
                             /** @description Fields that change */
                             fields: string[];
+                            /** @description With `diff=true`, for the first 100 updates, when the caller may read flags: each changed field as it is now (`before`, absent when unset) and after the import (`after`) */
+                            diff?: {
+                                [key: string]: {
+                                    before?: unknown;
+                                    after?: unknown;
+                                };
+                            };
                         }[];
                         /** @description File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run */
                         backup: string | null;
@@ -3014,6 +3022,7 @@ export interface operations {
                 mode?: "merge" | "replace";
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
+                diff?: boolean;
             };
             header?: never;
             path?: never;
@@ -3064,6 +3073,13 @@ export interface operations {
                             action: "create" | "update" | "delete";
                             /** @description Fields that change */
                             fields: string[];
+                            /** @description With `diff=true`, for the first 100 updates, when the caller may read flags: each changed field as it is now (`before`, absent when unset) and after the import (`after`) */
+                            diff?: {
+                                [key: string]: {
+                                    before?: unknown;
+                                    after?: unknown;
+                                };
+                            };
                         }[];
                         /** @description File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run */
                         backup: string | null;

@@ -10,7 +10,7 @@ import { api, type Body, messageOf } from './api.ts'
 type Result = {
   dryRun: boolean
   summary: { created: number; updated: number; deleted: number; unchanged: number }
-  changes: { name: string; action: string; fields: string[] }[]
+  changes: { name: string; action: string; fields: string[]; diff?: Record<string, { before?: unknown; after?: unknown }> }[]
   warnings: { field: string; reason: string }[]
   backup: string | null
 }
@@ -51,8 +51,6 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
   const [mode, setMode] = useState<'merge' | 'replace'>('merge')
   const [values, setValues] = useState<'overwrite' | 'keep'>('overwrite')
   const [preview, setPreview] = useState<Result | null>(null)
-  // for a previewed file: each updated flag's changed fields, as "field old → new"
-  const [changed, setChanged] = useState<Record<string, string>>({})
   const [applied, setApplied] = useState<Result | null>(null)
   const [problem, setProblem] = useState<Problem | null>(null)
   const [exportError, setExportError] = useState<string | null>(null)
@@ -77,7 +75,7 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
         })
       }
     }
-    const query = { mode, values, dryRun }
+    const query = { mode, values, dryRun, diff: dryRun }
     const document = url.trim() ? undefined : parsedFile(text)
     if (!url.trim() && document === undefined) {
       return setProblem({ message: `${file?.name ?? 'the file'} is not valid JSON: choose a migration file`, errors: [], count: 0 })
@@ -93,7 +91,6 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
     }
     if (dryRun) {
       setPreview(data as Result)
-      setChanged(document ? await changedValues(data as Result, document) : {})
     } else {
       setApplied(data as Result)
       setPreview(null)
@@ -199,7 +196,7 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
           {problem.count > problem.errors.length && <p>… and {problem.count - problem.errors.length} more</p>}
         </div>
       )}
-      {preview && <ImportResult result={preview} changed={changed} />}
+      {preview && <ImportResult result={preview} />}
       {preview && (
         <div class="actions">
           <button type="button" onClick={() => run(false)} disabled={preview.changes.length === 0}>
@@ -215,28 +212,16 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
   )
 }
 
-/**
- * What an update in a previewed file changes, field by field: the flag as it is now (when this
- * person may read it) beside the file's value. The file is the source of the new values, so a
- * URL import shows the changed fields only.
- */
-async function changedValues(result: Result, document: Body<'importMigration'>): Promise<Record<string, string>> {
-  const updates = result.changes.filter((c) => c.action === 'update').slice(0, 50)
-  const out: Record<string, string> = {}
-  await Promise.all(
-    updates.map(async (c) => {
-      const { data } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: c.name } } })
-      if (!data) return
-      const now = data as Record<string, unknown>
-      const next = (document.flags[c.name] ?? {}) as Record<string, unknown>
-      const show = (v: unknown) => (v === undefined ? '–' : JSON.stringify(v))
-      out[c.name] = c.fields.map((f) => `${f} ${show(now[f])} → ${show(next[f])}`).join('; ')
-    }),
-  )
-  return out
+/** An update's changed fields as "field old → new", when the service sent its values. */
+function diffText(change: Result['changes'][number]): string | undefined {
+  if (!change.diff) return undefined
+  const show = (v: unknown) => (v === undefined ? '–' : JSON.stringify(v))
+  return Object.entries(change.diff)
+    .map(([field, d]) => `${field} ${show(d.before)} → ${show(d.after)}`)
+    .join('; ')
 }
 
-function ImportResult({ result, changed = {} }: { result: Result; changed?: Record<string, string> }) {
+function ImportResult({ result }: { result: Result }) {
   const { created, updated, deleted, unchanged } = result.summary
   const verb = result.dryRun ? 'Would' : 'Did'
   return (
@@ -251,7 +236,7 @@ function ImportResult({ result, changed = {} }: { result: Result; changed?: Reco
           {result.changes.map((c) => (
             <li key={c.name}>
               <span class={`action ${c.action}`}>{c.action}</span> <code>{c.name}</code>
-              {changed[c.name] ? `: ${changed[c.name]}` : c.fields.length > 0 && ` (${c.fields.join(', ')})`}
+              {diffText(c) ? `: ${diffText(c)}` : c.fields.length > 0 && ` (${c.fields.join(', ')})`}
             </li>
           ))}
         </ul>
