@@ -27,8 +27,12 @@ export interface StreamOptions {
   principal: Principal
   /** Checks the credential again; a falsy answer or a throw closes the stream. */
   stillValid(): boolean
-  /** Text sent first (catch-up events, a retry hint). */
-  initial?: string
+  /**
+   * Catch-up text, pulled a piece at a time as the client reads (`undefined` when done): a client
+   * resuming far behind is fed page by page, never holding the whole backlog. Events broadcast
+   * meanwhile wait (within {@link MAX_BACKLOG_BYTES}) and follow the catch-up.
+   */
+  catchUp?: () => Promise<string | undefined>
   /** Called once when the stream closes, for whatever reason. */
   onClose?(stream: EventStream): void
   /** The request's id, sent back as `X-Request-Id` like on every answer. */
@@ -47,6 +51,17 @@ export interface StreamHub {
 }
 
 const encoder = new TextEncoder()
+
+/**
+ * Bytes a client may leave unread (events queued for it, or waiting behind its catch-up) before its
+ * stream is closed: a client that stopped reading cannot make the daemon hold every later event.
+ * It reconnects with `Last-Event-ID` and catches up from the audit log.
+ */
+export const MAX_BACKLOG_BYTES = 1024 * 1024
+
+/** Queued bytes below which the stream asks for the next catch-up piece. */
+const HIGH_WATER_BYTES = 64 * 1024
+
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-store',
@@ -87,6 +102,14 @@ export function createStreamHub(heartbeatMs: number): StreamHub {
     open(options) {
       let controller: ReadableStreamDefaultController<Uint8Array> | undefined
       let closed = !accepting
+      // while catching up, broadcast events wait here, in order, to follow the catch-up
+      let waiting: string[] | undefined = options.catchUp ? [] : undefined
+      let waitingBytes = 0
+      const enqueue = (text: string) => {
+        const c = controller as ReadableStreamDefaultController<Uint8Array>
+        c.enqueue(encoder.encode(text))
+        if ((c.desiredSize ?? 0) < HIGH_WATER_BYTES - MAX_BACKLOG_BYTES) stream.close()
+      }
       const stream = {
         kind: options.kind,
         principal: options.principal,
@@ -97,8 +120,12 @@ export function createStreamHub(heartbeatMs: number): StreamHub {
         send(text: string) {
           if (closed || !controller) return false
           try {
-            controller.enqueue(encoder.encode(text))
-            return true
+            if (waiting) {
+              waiting.push(text)
+              waitingBytes += text.length
+              if (waitingBytes > MAX_BACKLOG_BYTES) stream.close()
+            } else enqueue(text)
+            return !closed
           } catch {
             stream.close()
             return false
@@ -107,6 +134,7 @@ export function createStreamHub(heartbeatMs: number): StreamHub {
         close() {
           if (closed) return
           closed = true
+          waiting = undefined
           open.delete(stream)
           try {
             controller?.close()
@@ -116,22 +144,45 @@ export function createStreamHub(heartbeatMs: number): StreamHub {
           options.onClose?.(stream)
         },
       }
-      const body = new ReadableStream<Uint8Array>({
-        start(c) {
-          controller = c
-          if (closed) {
-            c.close()
-            return
-          }
-          open.add(stream)
-          ensureTimer()
-          // a comment first, so clients and proxies see the stream open at once
-          c.enqueue(encoder.encode(`: connected\nretry: 2000\n\n${options.initial ?? ''}`))
+      const body = new ReadableStream<Uint8Array>(
+        {
+          start(c) {
+            controller = c
+            if (closed) {
+              c.close()
+              return
+            }
+            open.add(stream)
+            ensureTimer()
+            // a comment first, so clients and proxies see the stream open at once
+            c.enqueue(encoder.encode(': connected\nretry: 2000\n\n'))
+          },
+          async pull() {
+            // one non-empty piece per pull: the stream asks again while the client keeps reading
+            while (waiting && !closed && options.catchUp) {
+              let piece: string | undefined
+              try {
+                piece = await options.catchUp()
+              } catch {
+                stream.close() // the log could not be read: the client reconnects and tries again
+                return
+              }
+              if (closed || !waiting) return
+              if (piece === undefined) {
+                const held = waiting.join('')
+                waiting = undefined
+                if (held !== '') enqueue(held)
+                return
+              }
+              if (piece !== '') return enqueue(piece)
+            }
+          },
+          cancel() {
+            stream.close()
+          },
         },
-        cancel() {
-          stream.close()
-        },
-      })
+        { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk?.byteLength ?? 0 },
+      )
       return new Response(body, { status: 200, headers: { ...SSE_HEADERS, 'x-request-id': options.requestId } })
     },
 

@@ -37,17 +37,27 @@ export interface FlagChangeBatch {
 /** The feed. */
 export interface FlagChangeFeed {
   subscribe(listener: (batch: FlagChangeBatch) => void): () => void
-  /** The flag changes after `id`, oldest first (at most `limit`), from the audit log. */
-  since(id: number, limit?: number): Promise<FlagChange[]>
+  /**
+   * The id of the newest change the feed has handed to its listeners (or the store's revision when
+   * it started). Read it in the same tick as subscribing a stream: every change up to it is in the
+   * audit log, every later one reaches the listeners, so a catch-up up to it loses and repeats nothing.
+   */
+  readonly delivered: number
+  /**
+   * One page of the flag changes after `afterId` and up to `upTo`, oldest first, from the audit
+   * log: at most `limit` changes and about {@link CATCH_UP_PAGE_BYTES} of stored entries, so a
+   * client catching up over a large journal is fed in pieces as it reads. Empty when none are left.
+   */
+  page(afterId: number, upTo: number, limit?: number): Promise<FlagChange[]>
   /** Stops listening to the store. */
   close(): void
 }
 
-/** The most changes a reconnecting client is sent at once. */
-export const CATCH_UP_LIMIT = 10_000
+/** Changes read per catch-up page. */
+export const CATCH_UP_PAGE = 500
 
-/** Stored bytes read per page while catching up (only each entry's small change is kept). */
-const CATCH_UP_PAGE_BYTES = 4 * 1024 * 1024
+/** Stored bytes read per catch-up page (only each entry's small change is kept). */
+const CATCH_UP_PAGE_BYTES = 1024 * 1024
 
 /** A flag change as the audit log recorded it. */
 export function flagChangeOf(entry: AuditEntry): FlagChange {
@@ -91,7 +101,9 @@ export function flagChangesOf(commit: Commit): FlagChange[] {
 /** Starts the feed over `store`. */
 export function createFlagChangeFeed(store: Store): FlagChangeFeed {
   const listeners = new Set<(batch: FlagChangeBatch) => void>()
+  let delivered = store.committed().revision
   const unsubscribe = store.onCommit((commit) => {
+    for (const change of commit.changes) if (change.seq > delivered) delivered = change.seq
     const changes = flagChangesOf(commit)
     if (changes.length === 0) return
     const batch = { changes, revision: store.committed().revisionOf('flags') }
@@ -102,22 +114,16 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    async since(id, limit = CATCH_UP_LIMIT) {
-      // read in pages of at most CATCH_UP_PAGE_BYTES of stored entries, keeping only the small change
-      // of each: catching up from id 0 over a large journal never holds the journal in memory
+    get delivered() {
+      return delivered
+    },
+    async page(afterId, upTo, limit = CATCH_UP_PAGE) {
+      if (afterId >= upTo) return []
+      const entries = await store.audit.query({ afterId, actionPrefix: 'flag.', limit, maxBytes: CATCH_UP_PAGE_BYTES })
       const out: FlagChange[] = []
-      let after = id
-      while (out.length < limit) {
-        const page = await store.audit.query({
-          afterId: after,
-          actionPrefix: 'flag.',
-          limit: limit - out.length,
-          maxBytes: CATCH_UP_PAGE_BYTES,
-        })
-        if (page.length === 0) break
-        for (const entry of page) out.push(flagChangeOf(entry))
-        if (!page.truncated) break // the store gave everything that matched, up to the limit
-        after = (page.at(-1) as AuditEntry).id
+      for (const entry of entries) {
+        if (entry.id > upTo) break
+        out.push(flagChangeOf(entry))
       }
       return out
     },

@@ -135,6 +135,26 @@ test('management stream: one event per change with name, revision, previousName,
   await resumed.close()
 })
 
+test('management stream: a catch-up of many pages arrives whole and in order, then changes made meanwhile, none twice', async () => {
+  const first = await open('/api/events', { authorization: `Bearer ${t.adminToken}` })
+  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'many/f', type: 'INTEGER' } })
+  const start = Number((await first.until(/id: (\d+)/)).match(/id: (\d+)/)?.[1])
+  await first.close()
+  for (let i = 1; i <= 1200; i++) await t.req('PUT', '/api/flags/many/f', { token: t.adminToken, body: { value: i } })
+  // a change racing the reconnection: it must arrive exactly once, after the catch-up
+  const [resumed] = await Promise.all([
+    open('/api/events', { authorization: `Bearer ${t.adminToken}`, 'last-event-id': String(start) }),
+    t.req('PUT', '/api/flags/many/f', { token: t.adminToken, body: { value: 5000 } }),
+  ])
+  await resumed.until('"revision":1202')
+  const ids = [...resumed.text.matchAll(/id: (\d+)/g)].map((m) => Number(m[1]))
+  const revisions = [...resumed.text.matchAll(/"revision":(\d+)/g)].map((m) => Number(m[1]))
+  expect(revisions).toEqual(Array.from({ length: 1201 }, (_, i) => i + 2))
+  expect(ids).toEqual([...ids].sort((a, b) => a - b))
+  expect(new Set(ids).size).toBe(ids.length)
+  await resumed.close()
+})
+
 test('management stream: a scoped token sees renames across its prefixes as creations and deletions', async () => {
   const scoped = await makeToken({ name: 'scoped-mgmt', permissions: ['flag:read'], flagPrefixes: ['in/'] })
   const s = await open('/api/events', { 'x-api-key': scoped.token })

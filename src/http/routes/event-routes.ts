@@ -50,6 +50,20 @@ const render = (principal: Principal, changes: readonly FlagChange[]) =>
     .map(changeEvent)
     .join('')
 
+/**
+ * The catch-up of a client whose last event was `after`: the changes up to `upTo` (what the feed
+ * had delivered when the stream opened; later ones reach the stream live), a page per call.
+ */
+function catchUp(feed: FlagChangeFeed, principal: Principal, after: number, upTo: number): () => Promise<string | undefined> {
+  let last = after
+  return async () => {
+    const page = await feed.page(last, upTo)
+    if (page.length === 0) return undefined
+    last = (page.at(-1) as FlagChange).id
+    return render(principal, page)
+  }
+}
+
 /** The management stream route. */
 export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
   const { streams, streamCredentials, changeFeed } = deps
@@ -72,12 +86,11 @@ export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
       async handle(c) {
         const principal = c.auth
         const last = Number(c.request.headers.get('last-event-id') ?? Number.NaN)
-        const missed = Number.isSafeInteger(last) && last >= 0 ? await changeFeed.since(last) : []
         c.keepOpen()
         return streams.open({
           kind: 'changes',
           principal,
-          initial: render(principal, missed),
+          ...(Number.isSafeInteger(last) && last >= 0 ? { catchUp: catchUp(changeFeed, principal, last, changeFeed.delivered) } : {}),
           stillValid: () => streamCredentials.refresh(principal, 'flag:read') !== undefined,
           requestId: c.id,
         })
