@@ -18,7 +18,7 @@ import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
-import { createPatternGate } from './pattern-gate.ts'
+import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 
 /** `If-Match` as the HTTP layer parsed it: any revision (`*`), or a list of revisions. */
 export type IfMatch = '*' | readonly number[]
@@ -69,9 +69,13 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
 }
 
 /** Creates the flag service over a store. */
-export function createFlagService(store: Store, maxFlags: number, now: () => Date = () => new Date()): FlagService {
+export function createFlagService(
+  store: Store,
+  maxFlags: number,
+  now: () => Date = () => new Date(),
+  gate: PatternGate = createPatternGate(),
+): FlagService {
   const read = createFlagReadModel(store)
-  const gate = createPatternGate()
 
   return {
     read,

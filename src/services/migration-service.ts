@@ -34,6 +34,7 @@ import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { flagLimitMessage } from './flag-service.ts'
+import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
 
@@ -104,6 +105,8 @@ export interface MigrationDeps {
   remote: RemoteFetchOptions
   now?: () => Date
   telemetry?: Telemetry
+  /** Turns for pattern checks, shared with flag writes (contract §5.3 across requests). */
+  patternGate?: PatternGate
 }
 
 function resultOf(
@@ -163,6 +166,17 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
+  // parsing and planning check patterns (each bounded): they take turns with flag writes' checks
+  const gate = deps.patternGate ?? createPatternGate()
+  const gated = async <T>(work: () => T): Promise<T> => {
+    const release = await gate.enter()
+    try {
+      return work()
+    } finally {
+      release()
+    }
+  }
+
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
     const planned = planImport(current.flags, incoming, options.mode, options.values)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
@@ -181,21 +195,28 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     requireUnscoped(caller.principal)
     // the values now are shown only to a caller who may read them
     const showValues = options.diff === true && (can(caller.principal, 'flag:read') || can(caller.principal, 'migration:read'))
-    const parsed = parseImportDocument(raw)
+    const parsed = await gated(() => parseImportDocument(raw))
     if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
     const { source: origin, flags: incoming, warnings } = parsed.document
-    if (options.dryRun) return resultOf(plan(store.committed(), incoming, options), options, origin, null, warnings, showValues)
+    if (options.dryRun) {
+      const planned = await gated(() => plan(store.committed(), incoming, options))
+      return resultOf(planned, options, origin, null, warnings, showValues)
+    }
     return oneAtATime(async () => {
-      const out = await store.transact(commitMeta(caller, source), (tx) => {
-        const planned = plan(tx.read, incoming, options)
-        if (planned.changes.length === 0) return planned
-        const at = now()
-        tx.backup(exportFileName(environment, at), exportText(buildExportDocument(sortedFlags(tx.read), environment, at)))
-        const rows = applyPlan(tx.read.flags, planned, at.toISOString(), () => newId('flg'))
-        for (const id of rows.deleteIds) tx.delete('flags', id)
-        for (const flag of rows.put) tx.put('flags', flag)
-        return planned
-      })
+      // the transaction's work (which plans) runs when transact is called, inside the turn; the
+      // turn ends once it is called (the durable write is awaited outside it)
+      const out = await gated(() =>
+        store.transact(commitMeta(caller, source), (tx) => {
+          const planned = plan(tx.read, incoming, options)
+          if (planned.changes.length === 0) return planned
+          const at = now()
+          tx.backup(exportFileName(environment, at), exportText(buildExportDocument(sortedFlags(tx.read), environment, at)))
+          const rows = applyPlan(tx.read.flags, planned, at.toISOString(), () => newId('flg'))
+          for (const id of rows.deleteIds) tx.delete('flags', id)
+          for (const flag of rows.put) tx.put('flags', flag)
+          return planned
+        }),
+      )
       return resultOf(out.result, options, origin, out.backups[0] ?? null, warnings, showValues)
     })
   }

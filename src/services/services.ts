@@ -16,6 +16,7 @@ import { createHealthService, type HealthService } from './health-service.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
+import { createPatternGate } from './pattern-gate.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
 import type { Telemetry } from './telemetry.ts'
 import { createUserService, type UserService } from './user-service.ts'
@@ -57,7 +58,9 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     },
     options.failureLedger,
   )
-  const flags = createFlagService(store, config.limits.maxFlags, now)
+  // one gate for every write that may check patterns: flag writes, rollbacks and imports take turns
+  const patternGate = createPatternGate()
+  const flags = createFlagService(store, config.limits.maxFlags, now, patternGate)
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
@@ -67,6 +70,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       environment: config.environment,
       publicExport: config.publicExport,
       maxFlags: config.limits.maxFlags,
+      patternGate,
       telemetry: options.telemetry,
       remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
     }),

@@ -149,3 +149,33 @@ test('checks from concurrent requests do not add up: /health answers within a se
     await served.stop()
   }
 }, 60_000) // sixteen checks of up to 0.4 s each, one after another, on a busy CI machine
+
+test('imports take turns with flag writes too: /health answers within a second while 8 costly imports run', async () => {
+  const served = serveApp(t)
+  try {
+    const costly = (i: number) =>
+      doc({ [`conc-import/f${i}`]: { type: 'STRING', regexPattern: '(?i)[a-z]{0,120}X', defaultValue: 'a'.repeat(64 * 1024) } })
+    const imports = Array.from({ length: 8 }, (_, i) =>
+      fetch(`${served.base}/api/migrations?dryRun=true`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(costly(i)),
+      }),
+    )
+    let worst = 0
+    let done = false
+    const all = Promise.all(imports).then((r) => {
+      done = true
+      return r
+    })
+    while (!done) {
+      const started = performance.now()
+      expect((await fetch(`${served.base}/health`)).status).toBe(200)
+      worst = Math.max(worst, performance.now() - started)
+    }
+    expect((await all).map((r) => r.status)).toEqual(Array(8).fill(400)) // each default fails its pattern
+    expect(worst).toBeLessThan(1000)
+  } finally {
+    await served.stop()
+  }
+}, 60_000)
