@@ -1,0 +1,49 @@
+/**
+ * flagd's `fractional` operator, bucketing v2 (custom-operations/fractional-operation): the bucket
+ * key (the first argument when it is a string, else the flag key followed by the `targetingKey`) is
+ * hashed with MurmurHash3 x86 32-bit, seed 0, over its UTF-8 bytes, as flagd does; the hash scaled by
+ * the total weight, `(hash × total) >> 32`, picks the bucket. Weights are integers (default 1,
+ * negative ones count as 0). Bad input (no bucket key, a bucket that is not `[variant, weight?]`, a
+ * weight that is not an integer, no weight at all, a total above 2^31 − 1) gives `null`.
+ */
+
+const MAX_TOTAL_WEIGHT = 2_147_483_647
+
+/** `floor(hash × total / 2^32)` exactly, for a 32-bit `hash` and `total` < 2^31, without BigInt. */
+export function scaleHash(hash: number, total: number): number {
+  const high = Math.floor(hash / 65_536) * total // < 2^47: exact
+  const low = (hash % 65_536) * total // < 2^47: exact
+  const highUpper = Math.floor(high / 65_536)
+  return highUpper + Math.floor(((high % 65_536) * 65_536 + low) / 4_294_967_296)
+}
+
+/** The unsigned MurmurHash3 x86 32-bit (seed 0) of a string's UTF-8 bytes. */
+export function bucketHash(key: string): number {
+  return Bun.hash.murmur32v3(key, 0)
+}
+
+/**
+ * Picks a bucket's variant for `bucketKey` among `buckets` (each `[variant]` or `[variant, weight]`,
+ * already evaluated); `undefined` when the buckets are malformed or weigh nothing.
+ */
+export function pickBucket(bucketKey: string, buckets: readonly unknown[]): { variant: unknown; value: number; total: number } | undefined {
+  let total = 0
+  for (const bucket of buckets) {
+    if (!Array.isArray(bucket) || bucket.length === 0 || bucket.length > 2) return undefined
+    const v = bucket[0]
+    if (v !== null && v !== undefined && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return undefined
+    if (bucket.length === 2) {
+      const w = bucket[1]
+      if (typeof w !== 'number' || !Number.isInteger(w)) return undefined
+      total += Math.max(0, w)
+    } else total += 1
+  }
+  if (total > MAX_TOTAL_WEIGHT) return undefined
+  const value = scaleHash(bucketHash(bucketKey), total)
+  let sum = 0
+  for (const bucket of buckets as unknown[][]) {
+    sum += bucket.length === 2 ? Math.max(0, bucket[1] as number) : 1
+    if (sum > value) return { variant: bucket[0] ?? null, value, total }
+  }
+  return undefined
+}

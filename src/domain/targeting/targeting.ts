@@ -1,0 +1,88 @@
+/**
+ * A flag's targeting rule (contract §19.1–19.2): its write-time shape limits, and what one
+ * evaluation of it decides. A rule returns a variant name (`true`/`false` stand for the variants
+ * `"true"`/`"false"`, flagd's shorthand), `null` for "serve the default", or anything else, which is
+ * an error; so does a rule that faults or runs out of its work budget.
+ */
+
+import type { FieldProblem } from '../errors.ts'
+import { RuleFault } from './json-logic-values.ts'
+import { newRun, RULE_STEP_LIMIT, type TraceStep } from './rule-run.ts'
+import type { Expr } from './rule-walk.ts'
+
+/** The largest rule, serialized. */
+export const MAX_RULE_BYTES = 64 * 1024
+/** The deepest nesting of a rule. */
+export const MAX_RULE_DEPTH = 24
+
+/** What one evaluation of a rule decided. */
+export type RuleOutcome =
+  | { kind: 'variant'; variant: string; trace?: TraceStep[] }
+  | { kind: 'default'; trace?: TraceStep[] }
+  | { kind: 'error'; message: string; trace?: TraceStep[] }
+
+function depthOf(node: unknown, limit: number): number {
+  if (node === null || typeof node !== 'object') return 0
+  if (limit <= 0) return 1
+  let deepest = 0
+  for (const child of Object.values(node)) {
+    const d = depthOf(child, limit - 1)
+    if (d > deepest) deepest = d
+  }
+  return deepest + 1
+}
+
+/** Size and depth problems of a rule at `field` (checked before anything else reads it). */
+export function ruleShapeProblems(rule: unknown, field: string): FieldProblem[] {
+  const text = JSON.stringify(rule)
+  if (text === undefined) return [{ field, reason: 'a rule is JSON' }]
+  if (Buffer.byteLength(text) > MAX_RULE_BYTES) return [{ field, reason: `a rule is at most ${MAX_RULE_BYTES} bytes of JSON` }]
+  if (depthOf(rule, MAX_RULE_DEPTH + 1) > MAX_RULE_DEPTH) return [{ field, reason: `a rule is nested at most ${MAX_RULE_DEPTH} levels deep` }]
+  return []
+}
+
+/** Runs a compiled rule for `context` as flag `flagKey`. */
+export function runRule(expr: Expr, context: unknown, flagKey: string, options: { trace?: boolean; limit?: number } = {}): RuleOutcome {
+  const run = newRun(context, flagKey, options.trace === true, options.limit ?? RULE_STEP_LIMIT)
+  const trace = run.trace ? { trace: run.trace } : {}
+  let result: unknown
+  try {
+    result = expr(context, run)
+  } catch (err) {
+    if (err instanceof RuleFault) return { kind: 'error', message: err.message, ...trace }
+    if (err instanceof RangeError || err instanceof TypeError) return { kind: 'error', message: `the rule failed: ${err.message}`, ...trace }
+    throw err
+  }
+  if (result === null || result === undefined) return { kind: 'default', ...trace }
+  if (typeof result === 'string') return { kind: 'variant', variant: result, ...trace }
+  if (typeof result === 'boolean') return { kind: 'variant', variant: String(result), ...trace }
+  return { kind: 'error', message: `the rule returned ${JSON.stringify(result)?.slice(0, 100)}, not a variant name`, ...trace }
+}
+
+/**
+ * A rule with every literal negative `fractional` weight set to 0, as flagd treats them when it
+ * evaluates (contract §19.1: a flagd document's negative weights are clamped on import, with a
+ * warning); `clamped` lists where. The input is not changed.
+ */
+export function clampFractionalWeights(rule: unknown, field = 'targeting'): { rule: unknown; clamped: string[] } {
+  const clamped: string[] = []
+  const walk = (node: unknown, path: string): unknown => {
+    if (node === null || typeof node !== 'object') return node
+    if (Array.isArray(node)) return node.map((n, i) => walk(n, `${path}[${i}]`))
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${path}.${key}`
+      if (key === 'fractional' && Array.isArray(value)) {
+        out[key] = value.map((bucket, i) => {
+          if (Array.isArray(bucket) && bucket.length === 2 && typeof bucket[1] === 'number' && Number.isInteger(bucket[1]) && bucket[1] < 0) {
+            clamped.push(`${at}[${i}][1]`)
+            return [walk(bucket[0], `${at}[${i}][0]`), 0]
+          }
+          return walk(bucket, `${at}[${i}]`)
+        })
+      } else out[key] = walk(value, at)
+    }
+    return out
+  }
+  return { rule: walk(rule, field), clamped }
+}
