@@ -53,12 +53,7 @@ export function ours(flag: FlagdFlag, key: string, context: Record<string, unkno
     if (dv === null || dv === undefined) return { reason: 'DEFAULT' }
     return { value: flag.variants[dv], variant: dv, reason }
   }
-  if (flag.state === 'DISABLED') {
-    const kind = typeof [...flag.variants.values()][0]
-    const type = kind === 'boolean' ? 'boolean' : kind === 'number' ? 'number' : kind === 'string' ? 'string' : 'object'
-    // the value is the caller's own default: flagd-core gives no variant
-    return { reason: (core.resolve(type, key, null as never, context as never, quiet) as { reason: string }).reason }
-  }
+  if (flag.state === 'DISABLED') return { reason: 'DISABLED' }
   if (flag.targeting === undefined || (typeof flag.targeting === 'object' && flag.targeting !== null && Object.keys(flag.targeting).length === 0))
     return defaultAnswer('STATIC')
   const { expr, problems } = compileRule(clampFractionalWeights(flag.targeting).rule, { segments: new Map(Object.entries(segments)) })
