@@ -26,7 +26,11 @@ export interface Resolution {
 const quiet = { error() {}, warn() {}, info() {}, debug() {} }
 
 /** OpenFeature's answer for `key` of `document` (flagd JSON) in `context`. */
-export function oracle(document: { flags: Record<string, unknown>; $evaluators?: Record<string, unknown> }, key: string, context: Record<string, unknown>): Resolution {
+export function oracle(
+  document: { flags: Record<string, unknown>; $evaluators?: Record<string, unknown> },
+  key: string,
+  context: Record<string, unknown>,
+): Resolution {
   const core = new FlagdCore(undefined, quiet)
   core.setConfigurations(JSON.stringify(document))
   const flag = core.getFlag(key)
@@ -54,7 +58,10 @@ export function ours(flag: FlagdFlag, key: string, context: Record<string, unkno
     return { value: flag.variants[dv], variant: dv, reason }
   }
   if (flag.state === 'DISABLED') return { reason: 'DISABLED' }
-  if (flag.targeting === undefined || (typeof flag.targeting === 'object' && flag.targeting !== null && Object.keys(flag.targeting).length === 0))
+  if (
+    flag.targeting === undefined ||
+    (typeof flag.targeting === 'object' && flag.targeting !== null && Object.keys(flag.targeting).length === 0)
+  )
     return defaultAnswer('STATIC')
   const { expr, problems } = compileRule(clampFractionalWeights(flag.targeting).rule, { segments: new Map(Object.entries(segments)) })
   if (problems.length > 0) return { reason: 'ERROR', errorCode: 'PARSE_ERROR' }

@@ -156,13 +156,17 @@ export function extreme(args: readonly unknown[], max: boolean): number {
 
 /** `in`: membership in a list, or a substring of a text. */
 export function within(item: unknown, container: unknown): boolean {
+  if (!container) return false // an empty text too, as in flagd's evaluator
   if (Array.isArray(container)) return container.includes(item)
   if (typeof container === 'string') return container.includes(String(item))
-  if (!container) return false
   return fault('in needs a list or a text')
 }
 
-/** `cat`: the arguments as one text (as flagd's compiled rules do, `null` reads "null"). */
+/**
+ * `cat`: the arguments as one text. A `null` reads "null", as in flagd-core's rules at the top level
+ * (where `fractional` bucket keys are built), so a split by `cat` agrees with OpenFeature's
+ * in-process evaluator; give `var` a default to choose what a missing key reads as.
+ */
 export function concat(args: readonly unknown[]): string {
   let out = ''
   for (const v of args) out += String(v)

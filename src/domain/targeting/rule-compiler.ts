@@ -10,7 +10,7 @@
 import type { FieldProblem } from '../errors.ts'
 import { RuleFault, truthy } from './json-logic-values.ts'
 import { ownValue, splitPath, VALUE_OPERATORS } from './rule-operators.ts'
-import { type RuleRun, spend } from './rule-run.ts'
+import { argumentsCost, type RuleRun, spend } from './rule-run.ts'
 import { compileStructural, STRUCTURAL_OPERATORS } from './rule-structure.ts'
 import { compileArgs, constant, type Expr, evaluateArgs, type RuleEnv, type Walk } from './rule-walk.ts'
 
@@ -129,8 +129,9 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting'): {
       }
       const args = compileArgs(walk, argsNode, at)
       return (data, run) => {
-        spend(run, 1)
-        return operator(evaluateArgs(args, data, run), data)
+        const values = evaluateArgs(args, data, run)
+        spend(run, argumentsCost(values))
+        return operator(values, data)
       }
     },
   }

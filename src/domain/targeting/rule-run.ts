@@ -34,6 +34,21 @@ export function newRun(context: unknown, flagKey: string, trace = false, limit =
   return { root: context, flagKey, timestamp: Math.floor(Date.now() / 1000), steps: 0, limit, trace: trace ? [] : undefined }
 }
 
+/**
+ * The work of an operator over `args`: one, plus the items of every list and a sixteenth of the
+ * characters of every text it is given (so `in`, `merge`, `cat` and comparisons of long texts pay
+ * for what they walk and what they build, and a rule that doubles a list or a text each step runs
+ * out of budget long before memory does).
+ */
+export function argumentsCost(args: readonly unknown[]): number {
+  let cost = 1 + args.length
+  for (const a of args) {
+    if (Array.isArray(a)) cost += a.length
+    else if (typeof a === 'string') cost += a.length >> 4
+  }
+  return cost
+}
+
 /** Counts `n` units of work; past the budget the evaluation fails. */
 export function spend(run: RuleRun, n: number): void {
   run.steps += n

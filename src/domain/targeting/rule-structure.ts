@@ -13,7 +13,19 @@ import { type RuleRun, spend } from './rule-run.ts'
 import { type Args, compileArgs, constant, type Expr, evaluateArgs, type Walk } from './rule-walk.ts'
 
 /** The operators compiled here. */
-export const STRUCTURAL_OPERATORS: readonly string[] = ['if', '?:', 'and', 'or', 'map', 'filter', 'reduce', 'all', 'none', 'some', 'fractional']
+export const STRUCTURAL_OPERATORS: readonly string[] = [
+  'if',
+  '?:',
+  'and',
+  'or',
+  'map',
+  'filter',
+  'reduce',
+  'all',
+  'none',
+  'some',
+  'fractional',
+]
 
 function listOf(walk: Walk, op: string, node: unknown, path: string): unknown[] | undefined {
   if (Array.isArray(node)) return node
@@ -101,10 +113,12 @@ function checkBuckets(walk: Walk, node: unknown[], path: string): void {
   node.forEach((bucket, i) => {
     if (i === 0 && !Array.isArray(bucket)) return // the bucket key (a text seed or an expression)
     if (!Array.isArray(bucket)) {
-      if (bucket === null || typeof bucket !== 'object') walk.problems.push({ field: `${path}[${i}]`, reason: 'a bucket is [variant, weight]' })
+      if (bucket === null || typeof bucket !== 'object')
+        walk.problems.push({ field: `${path}[${i}]`, reason: 'a bucket is [variant, weight]' })
       return
     }
-    if (bucket.length === 0 || bucket.length > 2) walk.problems.push({ field: `${path}[${i}]`, reason: 'a bucket is [variant] or [variant, weight]' })
+    if (bucket.length === 0 || bucket.length > 2)
+      walk.problems.push({ field: `${path}[${i}]`, reason: 'a bucket is [variant] or [variant, weight]' })
     const weight = bucket[1]
     if (bucket.length === 2 && (weight === null || typeof weight !== 'object') && !(Number.isInteger(weight) && (weight as number) >= 0))
       walk.problems.push({ field: `${path}[${i}][1]`, reason: 'a fractional weight is a non-negative integer' })
@@ -121,7 +135,9 @@ function compileFractional(walk: Walk, node: unknown, path: string, result: bool
         const at = `${path}[${i}]`
         if (!Array.isArray(n)) return walk.compile(n, at, false)
         const parts = n.map((p, j) => walk.compile(p, `${at}[${j}]`, j === 0 && result))
-        return n.every((p) => p === null || typeof p !== 'object') ? constant(n) : (data: unknown, run: RuleRun) => parts.map((p) => p(data, run))
+        return n.every((p) => p === null || typeof p !== 'object')
+          ? constant(n)
+          : (data: unknown, run: RuleRun) => parts.map((p) => p(data, run))
       }),
     }
   } else args = compileArgs(walk, node, path)

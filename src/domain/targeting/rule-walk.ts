@@ -53,4 +53,3 @@ export function evaluateArgs(args: Args, data: unknown, run: RuleRun): unknown[]
   for (let i = 0; i < args.list.length; i++) out[i] = (args.list[i] as Expr)(data, run)
   return out
 }
-

@@ -34,7 +34,8 @@ export function parseStrictVersion(text: string): SemVersion | undefined {
   const minor = Number(m[2])
   const patch = Number(m[3])
   if (major > Number.MAX_SAFE_INTEGER || minor > Number.MAX_SAFE_INTEGER || patch > Number.MAX_SAFE_INTEGER) return undefined
-  const prerelease = m[4] === undefined ? [] : m[4].split('.').map((id) => (/^\d+$/.test(id) && Number(id) < Number.MAX_SAFE_INTEGER ? Number(id) : id))
+  const prerelease =
+    m[4] === undefined ? [] : m[4].split('.').map((id) => (/^\d+$/.test(id) && Number(id) < Number.MAX_SAFE_INTEGER ? Number(id) : id))
   return { major, minor, patch, prerelease }
 }
 

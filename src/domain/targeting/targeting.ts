@@ -37,7 +37,8 @@ export function ruleShapeProblems(rule: unknown, field: string): FieldProblem[] 
   const text = JSON.stringify(rule)
   if (text === undefined) return [{ field, reason: 'a rule is JSON' }]
   if (Buffer.byteLength(text) > MAX_RULE_BYTES) return [{ field, reason: `a rule is at most ${MAX_RULE_BYTES} bytes of JSON` }]
-  if (depthOf(rule, MAX_RULE_DEPTH + 1) > MAX_RULE_DEPTH) return [{ field, reason: `a rule is nested at most ${MAX_RULE_DEPTH} levels deep` }]
+  if (depthOf(rule, MAX_RULE_DEPTH + 1) > MAX_RULE_DEPTH)
+    return [{ field, reason: `a rule is nested at most ${MAX_RULE_DEPTH} levels deep` }]
   return []
 }
 
@@ -50,7 +51,8 @@ export function runRule(expr: Expr, context: unknown, flagKey: string, options: 
     result = expr(context, run)
   } catch (err) {
     if (err instanceof RuleFault) return { kind: 'error', message: err.message, ...trace }
-    if (err instanceof RangeError || err instanceof TypeError) return { kind: 'error', message: `the rule failed: ${err.message}`, ...trace }
+    if (err instanceof RangeError || err instanceof TypeError)
+      return { kind: 'error', message: `the rule failed: ${err.message}`, ...trace }
     throw err
   }
   if (result === null || result === undefined) return { kind: 'default', ...trace }
@@ -74,7 +76,13 @@ export function clampFractionalWeights(rule: unknown, field = 'targeting'): { ru
       const at = `${path}.${key}`
       if (key === 'fractional' && Array.isArray(value)) {
         out[key] = value.map((bucket, i) => {
-          if (Array.isArray(bucket) && bucket.length === 2 && typeof bucket[1] === 'number' && Number.isInteger(bucket[1]) && bucket[1] < 0) {
+          if (
+            Array.isArray(bucket) &&
+            bucket.length === 2 &&
+            typeof bucket[1] === 'number' &&
+            Number.isInteger(bucket[1]) &&
+            bucket[1] < 0
+          ) {
             clamped.push(`${at}[${i}][1]`)
             return [walk(bucket[0], `${at}[${i}][0]`), 0]
           }

@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type FlagdFlag, oracle, ours } from '../../helpers/flagd-oracle.ts'
 
-const testkit = JSON.parse(readFileSync(join(import.meta.dir, '../../../../shared/fixtures/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'))
+const testkit = JSON.parse(
+  readFileSync(join(import.meta.dir, '../../../../shared/fixtures/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'),
+)
 const flags = testkit.flags as Record<string, FlagdFlag>
 const segments = testkit.$evaluators as Record<string, unknown>
 
