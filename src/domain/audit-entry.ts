@@ -9,12 +9,13 @@
 import { type StoredToken, toPublicToken } from './api-token.ts'
 import { type Flag, toFlagResource } from './flag.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
+import { type Segment, toSegmentResource } from './segment.ts'
 import type { StoredSession } from './session.ts'
 import { type StoredUser, toPublicUser } from './user.ts'
 
 /** What an entry is about. */
 export interface AuditTarget {
-  type: 'flag' | 'user' | 'token' | 'session'
+  type: 'flag' | 'user' | 'token' | 'session' | 'segment'
   id?: string
   name?: string
 }
@@ -43,12 +44,19 @@ export interface StoredAuditEntry {
 /** One changed row, as the store describes it (the shape of the store's `Change`). */
 export interface RowChange {
   seq: number
-  table: 'flags' | 'users' | 'sessions' | 'tokens'
+  table: 'flags' | 'users' | 'sessions' | 'tokens' | 'segments'
   id: string
   before: unknown
   after: unknown
 }
 
+const ENTITY: Record<RowChange['table'], string> = {
+  flags: 'flag',
+  users: 'user',
+  tokens: 'token',
+  sessions: 'session',
+  segments: 'segment',
+}
 const verb = (before: unknown, after: unknown) => (before === null ? 'created' : after === null ? 'deleted' : 'updated')
 
 function userResource(u: StoredUser | null, passwordChanged: boolean): Record<string, unknown> | null {
@@ -72,8 +80,22 @@ export function auditEntriesOf(
   const base = (id: number) => ({ id, at, actor, source, requestId })
   const out: StoredAuditEntry[] = []
   for (const c of changes) {
-    const action = `${c.table === 'flags' ? 'flag' : c.table === 'users' ? 'user' : c.table === 'tokens' ? 'token' : 'session'}.${verb(c.before, c.after)}`
-    if (c.table === 'flags') {
+    const action = `${ENTITY[c.table]}.${verb(c.before, c.after)}`
+    if (c.table === 'segments') {
+      const before = c.before as Segment | null
+      const after = c.after as Segment | null
+      const segment = (after ?? before) as Segment
+      out.push({
+        entry: {
+          ...base(c.seq),
+          action,
+          target: { type: 'segment', name: segment.name },
+          revision: segment.revision,
+          before: before && toSegmentResource(before),
+          after: after && toSegmentResource(after),
+        },
+      })
+    } else if (c.table === 'flags') {
       const before = c.before as Flag | null
       const after = c.after as Flag | null
       const flag = (after ?? before) as Flag

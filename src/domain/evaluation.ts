@@ -9,21 +9,43 @@
  * B, and a user's bucket never changes while the flag's name does not.
  */
 
-import type { Flag, FlagType, FlagValue } from './flag.ts'
+import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
+import type { TraceStep } from './targeting/rule-run.ts'
+import type { Expr } from './targeting/rule-walk.ts'
+import { runRule } from './targeting/targeting.ts'
 
 /** Why a value was chosen (OpenFeature resolution reasons). */
-export type EvaluationReason = 'STATIC' | 'DEFAULT' | 'SPLIT'
+export type EvaluationReason = 'STATIC' | 'DEFAULT' | 'SPLIT' | 'TARGETING_MATCH' | 'DISABLED'
 
-/** The result of evaluating one flag. */
+/** What OFREP's `metadata` carries: the flag's own, with `type` and `revision` (these win a clash). */
+export type EvaluationMetadata = Record<string, MetadataValue> & { type: FlagType; revision: number }
+
+/**
+ * A successful evaluation. `value` and `variant` are absent when the application's own default
+ * applies: a disabled flag (`DISABLED`), or one with no default (`DEFAULT`, §19.5).
+ */
 export interface Evaluation {
   key: string
-  value: FlagValue
+  value?: FlagValue
   reason: EvaluationReason
-  variant: string
-  metadata: { type: FlagType; revision: number }
+  variant?: string
+  metadata: EvaluationMetadata
 }
 
-/** The evaluation context as the protocol sends it; only `targetingKey` matters to flagd's flags. */
+/** An evaluation the rule could not decide (OFREP `GENERAL`): the SDK serves its own default. */
+export interface EvaluationFailure {
+  key: string
+  errorCode: 'GENERAL'
+  errorDetails: string
+}
+
+/** Either outcome, with the trace when one was asked for. */
+export type EvaluationResult = (Evaluation | EvaluationFailure) & { trace?: TraceStep[] }
+
+/** True when `r` is a failure. */
+export const isFailure = (r: Evaluation | EvaluationFailure): r is EvaluationFailure => 'errorCode' in r
+
+/** The evaluation context as the protocol sends it. */
 export type EvaluationContext = Record<string, unknown>
 
 const BUCKETS = 100_000
@@ -50,18 +72,59 @@ export function splitVariant(flagName: string, targetingKey: string, chancePerce
   return splitBucket(flagName, targetingKey) < BUCKETS - weightB ? 'A' : 'B'
 }
 
-/** Evaluates `flag` for `context` by the table of contract §13. */
-export function evaluate(flag: Flag, context: EvaluationContext): Evaluation {
-  const metadata = { type: flag.type, revision: flag.revision }
+/** The metadata of an answer about `flag`. */
+export function metadataOf(flag: Flag): EvaluationMetadata {
+  return flag.metadata
+    ? ({ ...flag.metadata, type: flag.type, revision: flag.revision } as EvaluationMetadata)
+    : ({ type: flag.type, revision: flag.revision } as EvaluationMetadata)
+}
+
+/** The flag's answer without targeting (the table of contract §13), with `reason` overridden when given. */
+function untargeted(flag: Flag, context: EvaluationContext, metadata: EvaluationMetadata, reason?: EvaluationReason): Evaluation {
+  const key = flag.name
+  const fallback = (variant: string): Evaluation =>
+    flag.defaultValue === null
+      ? { key, reason: 'DEFAULT', metadata } // no default: the application's own applies (§19.5)
+      : { key, value: flag.defaultValue, reason: 'DEFAULT', variant, metadata }
   if (flag.type !== 'AB-TEST') {
-    return flag.valueExists
-      ? { key: flag.name, value: flag.value as FlagValue, reason: 'STATIC', variant: 'value', metadata }
-      : { key: flag.name, value: flag.defaultValue, reason: 'DEFAULT', variant: 'default', metadata }
+    if (flag.valueExists) return { key, value: flag.value as FlagValue, reason: reason ?? 'STATIC', variant: 'value', metadata }
+    return fallback('default')
   }
-  if (flag.valueExists) return { key: flag.name, value: flag.value as FlagValue, reason: 'STATIC', variant: String(flag.value), metadata }
+  if (flag.valueExists) return { key, value: flag.value as FlagValue, reason: reason ?? 'STATIC', variant: String(flag.value), metadata }
   const targetingKey = targetingKeyOf(context)
-  if (targetingKey === undefined)
-    return { key: flag.name, value: flag.defaultValue, reason: 'DEFAULT', variant: String(flag.defaultValue), metadata }
+  if (targetingKey === undefined) return fallback(String(flag.defaultValue))
   const variant = splitVariant(flag.name, targetingKey, flag.chancePercentB ?? 50)
-  return { key: flag.name, value: variant, reason: 'SPLIT', variant, metadata }
+  return { key, value: variant, reason: reason ?? 'SPLIT', variant, metadata }
+}
+
+/**
+ * Evaluates `flag` for `context` (contract §13, §19.2): disabled → `DISABLED`; no rule → the §13
+ * table; a rule (compiled once per revision, given as `rule`) → the variant it names
+ * (`TARGETING_MATCH`), the §13 answer with `DEFAULT` when it names none, or a `GENERAL` failure
+ * when it names something that is no variant or cannot be evaluated.
+ */
+export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: { trace?: boolean } = {}): EvaluationResult {
+  const metadata = metadataOf(flag)
+  if (!isEnabled(flag)) return { key: flag.name, reason: 'DISABLED', metadata }
+  if (rule === undefined || flag.targeting === undefined) return untargeted(flag, context, metadata)
+  const outcome = runRule(rule, context, flag.name, options)
+  const trace = outcome.trace ? { trace: outcome.trace } : {}
+  if (outcome.kind === 'error') return { key: flag.name, errorCode: 'GENERAL', errorDetails: outcome.message, ...trace }
+  if (outcome.kind === 'default') return { ...untargeted(flag, context, metadata, 'DEFAULT'), ...trace }
+  const variants = allVariants(flag)
+  if (!Object.hasOwn(variants, outcome.variant))
+    return {
+      key: flag.name,
+      errorCode: 'GENERAL',
+      errorDetails: `the rule chose "${outcome.variant}", which is not a variant of this flag`,
+      ...trace,
+    }
+  return {
+    key: flag.name,
+    value: variants[outcome.variant] as FlagValue,
+    reason: 'TARGETING_MATCH',
+    variant: outcome.variant,
+    metadata,
+    ...trace,
+  }
 }

@@ -16,15 +16,22 @@ import {
   type FlagDefinition,
   type FlagType,
   isFlagType,
+  type JsonObject,
+  TARGETING_FIELDS,
   TYPE_CONSTRAINTS,
   zeroValue,
 } from './flag.ts'
+import { checkTargetingFields } from './flag-targeting-fields.ts'
+import { forbiddenKeys, isJsonObject } from './json-object.ts'
+import { compileJsonSchema, jsonSchemaProblem } from './json-schema.ts'
 import { type CheckBudget, compilePattern, newCheckBudget, PATTERN_MAX, patternMatches } from './regex-pattern.ts'
 
 export const STRING_VALUE_MAX = 65_536
 export const DESCRIPTION_MAX = 4_096
 export const ENUM_VALUES_MAX = 1_000
 export const ENUM_VALUE_LENGTH_MAX = 1_000
+/** The largest OBJECT value, serialized. */
+export const OBJECT_VALUE_MAX_BYTES = 64 * 1024
 
 /** Options of `validateDefinition`. */
 export interface ValidateOptions {
@@ -36,6 +43,8 @@ export interface ValidateOptions {
   valueBesideFalse?: 'error' | 'ignore'
   /** What pattern checks may spend; shared by every flag of one document (default: a fresh one). */
   budget?: CheckBudget
+  /** Segment rules by name, for `$ref` in `targeting` (default: none). */
+  segments?: ReadonlyMap<string, unknown>
 }
 
 /** The result: a normalised definition, or every problem found. */
@@ -89,6 +98,18 @@ export function valueProblem(type: FlagType, v: unknown, c: FlagConstraints, bud
     }
     case 'AB-TEST':
       return v === 'A' || v === 'B' ? undefined : 'must be "A" or "B"'
+    case 'NUMBER':
+      if (typeof v !== 'number' || !Number.isFinite(v)) return 'must be a finite number'
+      if (c.minValue !== undefined && v < c.minValue) return `${v} is below minValue ${c.minValue}`
+      if (c.maxValue !== undefined && v > c.maxValue) return `${v} is above maxValue ${c.maxValue}`
+      return undefined
+    case 'OBJECT': {
+      if (!isJsonObject(v)) return 'must be a JSON object'
+      if (Buffer.byteLength(JSON.stringify(v)) > OBJECT_VALUE_MAX_BYTES) return `must be at most ${OBJECT_VALUE_MAX_BYTES} bytes of JSON`
+      const forbidden = forbiddenKeys(v)
+      if (forbidden.length > 0) return `may not hold the key at ${forbidden[0]}`
+      return c.jsonSchema ? jsonSchemaProblem(c.jsonSchema, v, budget) : undefined
+    }
   }
 }
 
@@ -122,8 +143,18 @@ function checkConstraints(
     switch (key) {
       case 'minValue':
       case 'maxValue':
-        isInt(v) ? (out[key] = v) : problem(key, 'must be an integer (a safe integer)')
+        if (type === 'NUMBER') typeof v === 'number' && Number.isFinite(v) ? (out[key] = v) : problem(key, 'must be a finite number')
+        else isInt(v) ? (out[key] = v) : problem(key, 'must be an integer (a safe integer)')
         break
+      case 'jsonSchema': {
+        if (!isJsonObject(v)) problem(key, 'must be a JSON Schema (a JSON object)')
+        else if (forbiddenKeys(v).length > 0) problem(key, `may not hold the key at ${forbiddenKeys(v)[0]}`)
+        else {
+          const compiled = compileJsonSchema(v)
+          typeof compiled === 'string' ? problem(key, compiled) : (out.jsonSchema = v as JsonObject)
+        }
+        break
+      }
       case 'maxLength':
         isInt(v) && v >= 1 ? (out.maxLength = v) : problem(key, 'must be an integer of at least 1')
         break
@@ -177,7 +208,7 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   if (problems.length > 0) return { ok: false, problems }
   const flagType = type as FlagType
 
-  const known = new Set<string>([...COMMON_FIELDS, ...TYPE_CONSTRAINTS[flagType], ...(options.ignoreFields ?? [])])
+  const known = new Set<string>([...COMMON_FIELDS, ...TYPE_CONSTRAINTS[flagType], ...TARGETING_FIELDS, ...(options.ignoreFields ?? [])])
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue
     problem(key, (CONSTRAINT_FIELDS as readonly string[]).includes(key) ? `is not a field of ${flagType} flags` : 'unknown field')
@@ -208,26 +239,43 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
     }
   } else if (input.valueExists === true) problem('value', 'is required when valueExists is true')
 
+  // an explicit null: no default, the application's own applies (contract §19.5)
+  const noDefault = Object.hasOwn(input, 'defaultValue') && input.defaultValue === null
   const definition: FlagDefinition = {
     type: flagType,
     description,
-    defaultValue: has(input, 'defaultValue')
-      ? (input.defaultValue as FlagDefinition['defaultValue'])
-      : zeroValue(flagType, constraints.enumValues),
+    defaultValue: noDefault
+      ? null
+      : has(input, 'defaultValue')
+        ? (input.defaultValue as FlagDefinition['defaultValue'])
+        : zeroValue(flagType, constraints.enumValues),
     valueExists,
     ...constraints,
   }
-  if (valuesCheckable) {
+  const targeting = checkTargetingFields(
+    input,
+    {
+      type: flagType,
+      constraints,
+      valuesCheckable,
+      valueProblem: (v) => valueProblem(flagType, v, constraints, budget),
+      segments: options.segments ?? new Map(),
+      budget,
+    },
+    problem,
+  )
+  Object.assign(definition, targeting)
+  if (valuesCheckable && definition.defaultValue !== null) {
     const why = valueProblem(flagType, definition.defaultValue, constraints, budget)
     if (why)
       problem(
         'defaultValue',
         has(input, 'defaultValue') ? why : `defaults to ${show(definition.defaultValue)}, which breaks the constraints: ${why}`,
       )
-    if (valueExists && value !== undefined) {
-      const whyValue = valueProblem(flagType, value, constraints, budget)
-      if (whyValue) problem('value', whyValue)
-    }
+  }
+  if (valuesCheckable && valueExists && value !== undefined) {
+    const whyValue = valueProblem(flagType, value, constraints, budget)
+    if (whyValue) problem('value', whyValue)
   }
   if (problems.length > 0) return { ok: false, problems }
   if (valueExists) definition.value = value as FlagDefinition['value']

@@ -4,29 +4,44 @@
  * as a table.
  */
 
-import { CONSTRAINT_FIELDS, definitionOf, type FlagDefinition } from './flag.ts'
+import { CONSTRAINT_FIELDS, definitionOf, type FlagDefinition, TARGETING_FIELDS } from './flag.ts'
 
 /** Fields a client may send back from a GET that the update ignores. */
 export const READ_ONLY_FIELDS = ['createdAt', 'updatedAt', 'revision'] as const
 
-const HANDLED = new Set(['name', 'type', 'description', 'defaultValue', 'value', 'valueExists', ...CONSTRAINT_FIELDS, ...READ_ONLY_FIELDS])
+const HANDLED = new Set([
+  'name',
+  'type',
+  'description',
+  'defaultValue',
+  'value',
+  'valueExists',
+  ...CONSTRAINT_FIELDS,
+  ...TARGETING_FIELDS,
+  ...READ_ONLY_FIELDS,
+])
 
 /**
  * Builds the candidate definition (as raw input for `validateDefinition`). A type change starts
- * from nothing but the description; otherwise the current definition is patched: `null` removes a
- * constraint, `value` sets the value, `valueExists: false` (or `value: null`) clears it.
+ * from the description, `enabled` and `metadata` only (variants and rules are values of the old
+ * type); otherwise the current definition is patched: `null` removes a constraint, `variants`,
+ * `targeting` or `metadata` (and `enabled`, which then reads true), `defaultValue: null` means no
+ * default, `value` sets the value, `valueExists: false` (or `value: null`) clears it.
  */
 export function mergeUpdate(current: FlagDefinition, patch: Record<string, unknown>): Record<string, unknown> {
   const typeChange = Object.hasOwn(patch, 'type') && patch.type !== current.type
+  const carried = definitionOf(current)
   const base: Record<string, unknown> = typeChange
-    ? { type: patch.type, description: current.description }
-    : (definitionOf(current) as unknown as Record<string, unknown>)
+    ? {
+        type: patch.type,
+        description: current.description,
+        enabled: carried.enabled,
+        ...(carried.metadata ? { metadata: carried.metadata } : {}),
+      }
+    : (carried as unknown as Record<string, unknown>)
   if (Object.hasOwn(patch, 'description')) base.description = patch.description
-  if (Object.hasOwn(patch, 'defaultValue')) {
-    if (patch.defaultValue === null) delete base.defaultValue
-    else base.defaultValue = patch.defaultValue
-  }
-  for (const key of CONSTRAINT_FIELDS) {
+  if (Object.hasOwn(patch, 'defaultValue')) base.defaultValue = patch.defaultValue
+  for (const key of [...CONSTRAINT_FIELDS, ...TARGETING_FIELDS]) {
     if (!Object.hasOwn(patch, key)) continue
     if (patch[key] === null) delete base[key]
     else base[key] = patch[key]

@@ -1,15 +1,21 @@
 /**
- * Flags: the six types, the fields each type has, the resource shape (contract §5.2), and the
- * type's zero value. Validation lives in `flag-definition.ts`.
+ * Flags: the eight types, the fields each type has, the resource shape (contract §5.2, §19.1), and
+ * the type's zero value. Validation lives in `flag-definition.ts`.
  */
 
-export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST'] as const
+export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
 
-/** One of the six flag types. */
+/** One of the eight flag types. */
 export type FlagType = (typeof FLAG_TYPES)[number]
 
+/** A JSON object (an OBJECT flag's value, a rule, a JSON Schema). */
+export type JsonObject = { [key: string]: unknown }
+
 /** A value of some flag type. */
-export type FlagValue = boolean | number | string | string[]
+export type FlagValue = boolean | number | string | string[] | JsonObject
+
+/** A flag's metadata value (contract §19.1). */
+export type MetadataValue = string | number | boolean
 
 /** Constraint fields, all optional (an absent one does not constrain). */
 export interface FlagConstraints {
@@ -21,13 +27,27 @@ export interface FlagConstraints {
   minCount?: number
   maxCount?: number
   chancePercentB?: number
+  /** OBJECT: a JSON Schema (draft 2020-12) the default, the value and every variant satisfy. */
+  jsonSchema?: JsonObject
+}
+
+/** The targeting fields of contract §19.1. */
+export interface TargetingFields {
+  /** Variant name → value; built-in variants (BOOLEAN, AB-TEST, ENUM) exist without being listed. */
+  variants?: Record<string, FlagValue>
+  /** A rule of flagd's JsonLogic dialect. */
+  targeting?: JsonObject
+  /** False: OFREP answers DISABLED and the application's own default applies. Absent means true. */
+  enabled?: boolean
+  metadata?: Record<string, MetadataValue>
 }
 
 /** What defines a flag: everything but its name and history. */
-export interface FlagDefinition extends FlagConstraints {
+export interface FlagDefinition extends FlagConstraints, TargetingFields {
   type: FlagType
   description: string
-  defaultValue: FlagValue
+  /** `null`: no default, the application's own applies (flagd's missing `defaultVariant`, §19.5). */
+  defaultValue: FlagValue | null
   valueExists: boolean
   value?: FlagValue
 }
@@ -52,7 +72,11 @@ export const CONSTRAINT_FIELDS = [
   'minCount',
   'maxCount',
   'chancePercentB',
+  'jsonSchema',
 ] as const
+
+/** Targeting fields in output order (after the constraints). */
+export const TARGETING_FIELDS = ['enabled', 'variants', 'targeting', 'metadata'] as const
 
 /** Which constraint fields each type has. */
 export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)[]> = {
@@ -62,6 +86,8 @@ export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)
   ENUM: ['enumValues'],
   TAG: ['enumValues', 'minCount', 'maxCount'],
   'AB-TEST': ['chancePercentB'],
+  NUMBER: ['minValue', 'maxValue'],
+  OBJECT: ['jsonSchema'],
 }
 
 /** Fields every definition has besides constraints. */
@@ -72,7 +98,7 @@ export function isFlagType(t: unknown): t is FlagType {
   return typeof t === 'string' && (FLAG_TYPES as readonly string[]).includes(t)
 }
 
-/** The type's zero value: `false`, `0`, `""`, the first enum value, `[]`, `"A"`. */
+/** The type's zero value: `false`, `0`, `""`, the first enum value, `[]`, `"A"`, `0`, `{}`. */
 export function zeroValue(type: FlagType, enumValues?: readonly string[]): FlagValue {
   switch (type) {
     case 'BOOLEAN':
@@ -87,14 +113,49 @@ export function zeroValue(type: FlagType, enumValues?: readonly string[]): FlagV
       return []
     case 'AB-TEST':
       return 'A'
+    case 'NUMBER':
+      return 0
+    case 'OBJECT':
+      return {}
   }
 }
 
-/** The definition fields of a flag in contract order, built from an allow-list (export and API). */
+/** The built-in variants of a type: BOOLEAN `true`/`false`, AB-TEST `A`/`B`, ENUM one per value. */
+export function builtInVariants(type: FlagType, enumValues?: readonly string[]): Record<string, FlagValue> {
+  switch (type) {
+    case 'BOOLEAN':
+      return { true: true, false: false }
+    case 'AB-TEST':
+      return { A: 'A', B: 'B' }
+    case 'ENUM':
+      return Object.fromEntries((enumValues ?? []).map((v) => [v, v]))
+    default:
+      return {}
+  }
+}
+
+/** Every variant of a flag: the built-in ones, replaced or joined by those it lists. */
+export function allVariants(f: FlagDefinition): Record<string, FlagValue> {
+  const builtIn = builtInVariants(f.type, f.enumValues)
+  return f.variants ? { ...builtIn, ...f.variants } : builtIn
+}
+
+/** True unless the flag is switched off (`enabled: false`). */
+export const isEnabled = (f: TargetingFields): boolean => f.enabled !== false
+
+/**
+ * The definition fields of a flag in contract order, built from an allow-list (export and API):
+ * `enabled` always (flags stored before targeting existed read as enabled), the other targeting
+ * fields when set.
+ */
 export function definitionOf(f: FlagDefinition): FlagDefinition {
   const out: FlagDefinition = { type: f.type, description: f.description, defaultValue: f.defaultValue, valueExists: f.valueExists }
   if (f.valueExists && f.value !== undefined) out.value = f.value
   for (const key of CONSTRAINT_FIELDS) if (f[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = f[key]
+  out.enabled = isEnabled(f)
+  if (f.variants !== undefined) out.variants = f.variants
+  if (f.targeting !== undefined) out.targeting = f.targeting
+  if (f.metadata !== undefined) out.metadata = f.metadata
   return out
 }
 

@@ -12,7 +12,12 @@ import { readLimited } from '../io/read-limited.ts'
 import { contentCodingOf, jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
 
 /** An OFREP error code (the ones flagd can give). */
-export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND'
+export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
+
+/** The largest evaluation context, serialized (contract §19.2). */
+export const MAX_CONTEXT_BYTES = 64 * 1024
+/** The deepest evaluation context (contract §19.2). */
+export const MAX_CONTEXT_DEPTH = 16
 
 /** A problem answered with OFREP's error body. */
 export class OfrepProblem extends Error {
@@ -26,6 +31,18 @@ export class OfrepProblem extends Error {
 }
 
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
+
+/** How deeply `v` nests objects and lists (counting stops past `limit`). */
+function depthOf(v: unknown, limit: number): number {
+  if (v === null || typeof v !== 'object' || limit <= 0) return 0
+  let deepest = 0
+  for (const child of Object.values(v)) {
+    if (child === null || typeof child !== 'object') continue
+    const d = depthOf(child, limit - 1)
+    if (d > deepest) deepest = d
+  }
+  return deepest + 1
+}
 
 /** Reads the evaluation context of an OFREP request (see module comment). Over `limit`: 413 (§1.1). */
 export async function readEvaluationContext(request: Request, limit: number): Promise<EvaluationContext> {
@@ -51,6 +68,12 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   const context = body.context
   if (context === undefined || context === null) return {}
   if (!isJsonObject(context)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'context must be a JSON object')
+  // rules walk the context: its size and depth are bounded (§19.2)
+  const size = Buffer.byteLength(JSON.stringify(context))
+  if (size > MAX_CONTEXT_BYTES)
+    throw new OfrepProblem(400, 'INVALID_CONTEXT', `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`)
+  if (depthOf(context, MAX_CONTEXT_DEPTH + 1) > MAX_CONTEXT_DEPTH)
+    throw new OfrepProblem(400, 'INVALID_CONTEXT', `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`)
   const forbidden = forbiddenKeys(context)
   if (forbidden.length > 0) throw new OfrepProblem(400, 'INVALID_CONTEXT', `context may not hold the key at ${forbidden[0]}`)
   // OFREP: the targeting key is a string; another type is the caller's mistake, not "no key"

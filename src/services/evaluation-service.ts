@@ -1,33 +1,49 @@
 /**
- * Flag evaluation for applications (contract §13), over the committed snapshot only, so an
+ * Flag evaluation for applications (contract §13, §19.2), over the committed snapshot only, so an
  * evaluation never writes and never sees a change that is not durable.
  *
- * The bulk ETag is computed without evaluating anything: the flags' revision (the store's change
- * sequence, the same on every replica), the caller's scope and the only part of a context that can
- * change an answer, its targeting key. So a `304` costs a hash, and it can never hide a change: any
- * change to any flag moves the revision, and two contexts that evaluate differently differ in their
- * targeting key.
+ * Rules are compiled once per flag revision (a stored flag row never changes; a new revision is a
+ * new row), and answers that cannot depend on the context (no rule, not an unpinned A/B test, or
+ * disabled) are serialized once per row. The bulk ETag is computed without evaluating anything: the
+ * flags' revision (the store's change sequence, the same on every replica), the caller's scope and
+ * the part of the context that can change an answer: the targeting key while no flag has a rule,
+ * else the whole context (canonical JSON, so key order does not matter). So a `304` costs a hash and
+ * never hides a change.
  */
 
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import { type EvaluationContext, evaluate, targetingKeyOf } from '../domain/evaluation.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type EvaluationContext, type EvaluationResult, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
+import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
+import { RuleFault } from '../domain/targeting/json-logic-values.ts'
+import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
 import { TextCache } from '../domain/text-cache.ts'
-import type { Store } from '../storage/store.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
 import type { FlagReadModel } from './flag-read-model.ts'
 
 /** Bulk answers kept across requests: at most 32 Mi characters (about 64 MB) in all. */
 export const BULK_CACHE_CHARS = 32 * 1024 * 1024
 
+/** A flag's rule could not decide for this context (OFREP `GENERAL`). */
+export class EvaluationFailed extends Error {
+  constructor(
+    readonly key: string,
+    readonly details: string,
+  ) {
+    super(details)
+  }
+}
+
 /** The evaluation use cases. */
 export interface EvaluationService {
-  /** One flag as JSON text; `NotFoundError` when it does not exist for the caller. */
+  /** One flag as JSON text; `NotFoundError` when it does not exist for the caller, `EvaluationFailed` when its rule fails. */
   oneJson(principal: Principal, key: string, context: EvaluationContext): string
+  /** One flag evaluated with the trace of its rule (`POST /api/flags/{name}/evaluate`). */
+  explain(principal: Principal, key: string, context: EvaluationContext): EvaluationResult
   /** The bulk ETag for the caller and context (quoted), without evaluating. */
   bulkTag(principal: Principal, context: EvaluationContext): string
-  /** Every visible flag evaluated, as the JSON text of the `flags` array, and the ETag it matches. */
+  /** Every visible flag evaluated, as the JSON text of the `flags` array (failures as error items), and the ETag it matches. */
   bulkJson(principal: Principal, context: EvaluationContext): { etag: string; flags: string }
   /** The flags' revision: what every stream and ETag of evaluations moves with. */
   revision(): number
@@ -35,49 +51,115 @@ export interface EvaluationService {
   bulkCacheSize(): { entries: number; chars: number }
 }
 
+/** JSON with object keys sorted, so equal contexts give equal text whatever their key order. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null'
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
+  const keys = Object.keys(v).sort()
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`
+}
+
+/** True when the flag's answer is the same for every context. */
+const fixedAnswer = (flag: Flag) => !isEnabled(flag) || (flag.targeting === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
+
 /** Creates the service over the store and the flags' read model. */
 export function createEvaluationService(store: Store, read: FlagReadModel): EvaluationService {
-  // context-free answers (every flag but an unpinned A/B test) serialised once per stored row
+  // context-free answers serialised once per stored row
   const fixed = new WeakMap<Flag, string>()
+  // each rule compiled once per stored row (a new revision is a new row)
+  const rules = new WeakMap<Flag, Expr>()
   // whole bulk answers by ETag: pollers with the same context share one rendering per revision;
   // bounded by size (32 Mi characters, about 64 MB), since one answer of many flags may be megabytes
   const bulk = new TextCache<string>(BULK_CACHE_CHARS)
+  // whether any flag has a rule, per flags revision (then the whole context counts for the ETag)
+  let targeted = { revision: -1, any: false }
 
-  const oneJson = (flag: Flag, context: EvaluationContext): string => {
-    if (flag.type === 'AB-TEST' && !flag.valueExists) return JSON.stringify(evaluate(flag, context))
+  const ruleOf = (flag: Flag, snapshot: Snapshot): Expr | undefined => {
+    if (flag.targeting === undefined) return undefined
+    let expr = rules.get(flag)
+    if (!expr) {
+      // validated at write, so problems here mean a segment went missing since: evaluation fails
+      const compiled = compileRule(flag.targeting, { segments: snapshot.segmentRules() })
+      expr = compiled.problems.length === 0 ? compiled.expr : failing(compiled.problems.map((p) => `${p.field}: ${p.reason}`).join('; '))
+      rules.set(flag, expr)
+    }
+    return expr
+  }
+  const result = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, trace = false) =>
+    evaluate(flag, context, ruleOf(flag, snapshot), { trace })
+  const oneJson = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): string => {
+    if (!fixedAnswer(flag)) {
+      const r = result(flag, context, snapshot)
+      if (isFailure(r)) throw new EvaluationFailed(r.key, r.errorDetails)
+      return JSON.stringify(r)
+    }
     let text = fixed.get(flag)
-    if (text === undefined) fixed.set(flag, (text = JSON.stringify(evaluate(flag, {}))))
+    if (text === undefined) fixed.set(flag, (text = JSON.stringify(result(flag, {}, snapshot))))
     return text
   }
-  const tagOf = (principal: Principal, context: EvaluationContext, revision: number): string => {
+  const anyTargeted = (snapshot: Snapshot): boolean => {
+    const revision = snapshot.revisionOf('flags')
+    if (targeted.revision !== revision) {
+      let any = false
+      for (const flag of snapshot.flags.values())
+        if (flag.targeting !== undefined) {
+          any = true
+          break
+        }
+      targeted = { revision, any }
+    }
+    return targeted.any
+  }
+  const tagOf = (principal: Principal, context: EvaluationContext, snapshot: Snapshot): string => {
+    const revision = snapshot.revisionOf('flags')
     const scope = flagScopeOf(principal)
-    const key = targetingKeyOf(context)
-    if (scope.length === 0 && key === undefined) return `"${revision}"`
-    const digest = Bun.hash.wyhash(`${scope.join('\n')}\u0000${key ?? ''}`, 0n).toString(36)
+    const whole = anyTargeted(snapshot)
+    const key = whole ? undefined : targetingKeyOf(context)
+    if (scope.length === 0 && key === undefined && (!whole || Object.keys(context).length === 0)) return `"${revision}"`
+    const counted = whole ? canonicalJson(context) : (key ?? '')
+    const digest = Bun.hash.wyhash(`${scope.join('\n')}\u0000${counted}`, 0n).toString(36)
     return `"${revision}-${digest}"`
+  }
+  const visibleFlag = (principal: Principal, key: string, snapshot: Snapshot): Flag => {
+    const flag = canSeeFlag(principal, key) ? snapshot.flags.get(key) : undefined
+    if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(key)}`)
+    return flag
   }
 
   return {
     oneJson(principal, key, context) {
       requirePermission(principal, 'flag:evaluate')
-      const flag = canSeeFlag(principal, key) ? store.committed().flags.get(key) : undefined
-      if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(key)}`)
-      return oneJson(flag, context)
+      const snapshot = store.committed()
+      return oneJson(visibleFlag(principal, key, snapshot), context, snapshot)
+    },
+
+    explain(principal, key, context) {
+      requirePermission(principal, 'flag:read')
+      const snapshot = store.committed()
+      return result(visibleFlag(principal, key, snapshot), context, snapshot, true)
     },
 
     bulkTag(principal, context) {
       requirePermission(principal, 'flag:evaluate')
-      return tagOf(principal, context, store.committed().revisionOf('flags'))
+      return tagOf(principal, context, store.committed())
     },
 
     bulkJson(principal, context) {
       requirePermission(principal, 'flag:evaluate')
-      const etag = tagOf(principal, context, store.committed().revisionOf('flags'))
+      const snapshot = store.committed()
+      const etag = tagOf(principal, context, snapshot)
       let flags = bulk.get(etag)
       if (flags === undefined) {
         const evaluations: string[] = []
-        for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), '')))
-          if (canSeeFlag(principal, flag.name)) evaluations.push(oneJson(flag, context))
+        for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) {
+          if (!canSeeFlag(principal, flag.name)) continue
+          try {
+            evaluations.push(oneJson(flag, context, snapshot))
+          } catch (err) {
+            if (!(err instanceof EvaluationFailed)) throw err
+            evaluations.push(JSON.stringify({ key: err.key, errorCode: 'GENERAL', errorDetails: err.details }))
+          }
+        }
         flags = `[${evaluations.join(',')}]`
         bulk.set(etag, flags)
       }
@@ -86,5 +168,12 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
 
     revision: () => store.committed().revisionOf('flags'),
     bulkCacheSize: () => bulk.size,
+  }
+}
+
+/** A rule that always fails with `message` (a flag whose rule no longer compiles). */
+function failing(message: string): Expr {
+  return () => {
+    throw new RuleFault(message)
   }
 }

@@ -15,6 +15,7 @@ import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
+import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
@@ -68,6 +69,16 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
   }
 }
 
+/**
+ * Refuses a rule that refers to a segment the snapshot no longer has: a create is validated before
+ * its transaction, and a segment may have been deleted in between.
+ */
+function requireSegments(snapshot: Snapshot, rule: unknown): void {
+  for (const name of referencedSegments(rule))
+    if (!snapshot.segments.has(name))
+      throw new InvalidError(`segment ${name} does not exist`, 'targeting', `segment ${name} does not exist`)
+}
+
 /** Creates the flag service over a store. */
 export function createFlagService(
   store: Store,
@@ -115,10 +126,10 @@ export function createFlagService(
       const whyName = Object.hasOwn(body, 'name') ? nameProblem(body.name) : 'required'
       if (whyName) problems.push({ field: 'name', reason: whyName })
       // a pattern check may take a good part of a second: one at a time, the event loop free between
-      const release = body.regexPattern !== undefined ? await gate.enter() : undefined
+      const release = body.regexPattern !== undefined || body.jsonSchema !== undefined ? await gate.enter() : undefined
       let result: ReturnType<typeof validateDefinition>
       try {
-        result = validateDefinition(body, { ignoreFields: ['name'] })
+        result = validateDefinition(body, { ignoreFields: ['name'], segments: store.committed().segmentRules() })
       } finally {
         release?.()
       }
@@ -129,6 +140,7 @@ export function createFlagService(
         if (tx.read.flags.size >= maxFlags)
           throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
         checkFreeName(tx.read, name)
+        requireSegments(tx.read, result.definition.targeting)
         const at = now().toISOString()
         const flag: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
         tx.put('flags', flag)
@@ -142,7 +154,12 @@ export function createFlagService(
       requireFlagInScope(caller.principal, name)
       if (typeof patch.name === 'string') requireFlagInScope(caller.principal, patch.name)
       // the check runs inside the transaction's work, which runs when transact is called
-      const costly = patch.regexPattern !== undefined || store.committed().flags.get(name)?.regexPattern !== undefined
+      const stored = store.committed().flags.get(name)
+      const costly =
+        patch.regexPattern !== undefined ||
+        patch.jsonSchema !== undefined ||
+        stored?.regexPattern !== undefined ||
+        stored?.jsonSchema !== undefined
       const release = costly ? await gate.enter() : undefined
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
@@ -153,7 +170,7 @@ export function createFlagService(
           const newName = Object.hasOwn(patch, 'name') ? patch.name : name
           const whyName = nameProblem(newName)
           if (whyName) problems.push({ field: 'name', reason: whyName })
-          const result = validateDefinition(mergeUpdate(current, patch), { ignoreFields: ['name'] })
+          const result = validateDefinition(mergeUpdate(current, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
           if (newName === name && JSON.stringify(result.definition) === JSON.stringify(definitionOf(current))) return current

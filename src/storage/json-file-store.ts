@@ -27,6 +27,7 @@ import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './group-commit.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
+import { SCHEMA_VERSION } from './state-text.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { UsageTimes } from './usage-times.ts'
 
@@ -50,9 +51,14 @@ export function stateFilePath(dataDir: string): string {
   return join(dataDir, 'flagd.json')
 }
 
+/** Where the original of a state file upgraded from schema `version` is kept (`flagd.v1.json`, `flagd.v2.json`). */
+export function upgradeBackupPath(dataDir: string, version: number): string {
+  return join(dataDir, `flagd.v${version}.json`)
+}
+
 /** Where the original of an upgraded version-1 state file is kept. */
 export function v1BackupPath(dataDir: string): string {
-  return join(dataDir, 'flagd.v1.json')
+  return upgradeBackupPath(dataDir, 1)
 }
 
 interface Entry extends BatchEntry {
@@ -86,13 +92,13 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       await db.write()
     }
     const loaded = parseStateFile(path, db.data)
-    if (loaded.fromVersion < 2) {
-      await writeFileAtomic(v1BackupPath(options.dataDir), db.data)
+    if (loaded.fromVersion < SCHEMA_VERSION) {
+      // the original stays beside it: the flagd that wrote it cannot read the new version
+      const original = upgradeBackupPath(options.dataDir, loaded.fromVersion)
+      await writeFileAtomic(original, db.data)
       db.data = serializeState(loaded.data, () => undefined)
       await db.write() // writeFileAtomic: durable, directory included
-      options.log?.(
-        `upgraded ${path} from schema version ${loaded.fromVersion} to 2; the original is kept as ${v1BackupPath(options.dataDir)}`,
-      )
+      options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to ${SCHEMA_VERSION}; the original is kept as ${original}`)
     }
     const journal = await AuditJournal.open(options.dataDir, loaded.data.revision, options.log)
     return new JsonFileStore(file, loaded.data, lock, journal, options)

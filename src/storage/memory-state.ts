@@ -9,6 +9,7 @@
 import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
+import type { Segment } from '../domain/segment.ts'
 import { type Change, type Rows, type Snapshot, TABLES, type Table, type Tx } from './store.ts'
 
 type TableMaps = { [T in Table]: Map<string, Rows[T]> }
@@ -24,10 +25,10 @@ export interface StateData {
 /** An empty state at revision 0. */
 export function emptyStateData(): StateData {
   return {
-    tables: { flags: new Map(), users: new Map(), sessions: new Map(), tokens: new Map() },
+    tables: { flags: new Map(), users: new Map(), sessions: new Map(), tokens: new Map(), segments: new Map() },
     flagsByName: new Map(),
     revision: 0,
-    revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 },
+    revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0 },
   }
 }
 
@@ -36,7 +37,21 @@ export function stateFromRows(rows: { [T in Table]: Iterable<Rows[T]> }, revisio
   const data = emptyStateData()
   const draft = new Draft(data)
   for (const table of TABLES) for (const row of rows[table]) draft.set(table, row as never)
-  return { ...draft.seal(), revision, revisions: { ...revisions } }
+  // stores written before segments existed have no counter for them
+  return { ...draft.seal(), revision, revisions: { ...revisions, segments: revisions.segments ?? 0 } }
+}
+
+// segments by name and their rules, built once per segments table (a table Map is never changed once committed)
+const segmentIndex = new WeakMap<Map<string, Segment>, { byName: Map<string, Segment>; rules: Map<string, unknown> }>()
+function indexSegments(table: Map<string, Segment>) {
+  let index = segmentIndex.get(table)
+  if (!index) {
+    const byName = new Map<string, Segment>()
+    for (const segment of table.values()) byName.set(segment.name, segment)
+    index = { byName, rules: new Map([...byName].map(([name, s]) => [name, s.rule])) }
+    segmentIndex.set(table, index)
+  }
+  return index
 }
 
 /** A read-only view of state data (committed, or a draft seen from inside a transaction). */
@@ -62,6 +77,12 @@ export class MemorySnapshot implements Snapshot {
   }
   get tokens() {
     return this.data.tables.tokens
+  }
+  get segments(): ReadonlyMap<string, Segment> {
+    return indexSegments(this.data.tables.segments).byName
+  }
+  segmentRules(): ReadonlyMap<string, unknown> {
+    return indexSegments(this.data.tables.segments).rules
   }
 }
 

@@ -37,7 +37,7 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     type: isText,
     description: isText,
     valueExists: (v) => typeof v === 'boolean',
-    defaultValue: (v) => v !== undefined && v !== null,
+    defaultValue: (v) => v !== undefined, // null: no default (contract §19.5)
     createdAt: isTime,
     updatedAt: isTime,
     revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
@@ -53,6 +53,14 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     createdBy: (v) => isPlainObject(v) && isText(v.type) && isText(v.id) && isText(v.name),
     expiresAt: (v) => v === null || isTime(v),
     lastUsedAt: (v) => v === null || isTime(v),
+  },
+  segments: {
+    name: isText,
+    description: isText,
+    rule: isPlainObject,
+    createdAt: isTime,
+    updatedAt: isTime,
+    revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
   },
 }
 
@@ -113,6 +121,11 @@ export function parseStateFile(path: string, text: string): LoadedState {
     throw new CorruptStateError(path, `it has schemaVersion ${version}, written by a newer flagd (this one reads up to ${SCHEMA_VERSION})`)
   }
   const v2 = version === 1 ? upgradeFromV1(path, raw) : raw
+  // version 3 added segments (contract §19.3): older files have none
+  if (version < 3 && v2.segments === undefined) {
+    v2.segments = {}
+    if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, segments: 0 }
+  }
   const revisions = v2.revisions as Record<Table, number> | undefined
   const counters = [v2.revision, ...TABLES.map((t) => revisions?.[t])]
   if (!isPlainObject(revisions) || !counters.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {

@@ -23,6 +23,7 @@ import type { StoredToken } from '../domain/api-token.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
+import type { Segment } from '../domain/segment.ts'
 import type { StoredSession } from '../domain/session.ts'
 import type { StoredUser } from '../domain/user.ts'
 
@@ -32,13 +33,14 @@ export interface Rows {
   users: StoredUser
   sessions: StoredSession
   tokens: StoredToken
+  segments: Segment
 }
 
 /** A table name. */
 export type Table = keyof Rows
 
 /** Every table, in the order state files list them. */
-export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens']
+export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens', 'segments']
 
 /**
  * The tables whose rows record their last use (`lastUsedAt`, precise to about a minute). A use is
@@ -64,6 +66,10 @@ export interface Snapshot {
   readonly users: ReadonlyMap<string, StoredUser>
   readonly sessions: ReadonlyMap<string, StoredSession>
   readonly tokens: ReadonlyMap<string, StoredToken>
+  /** Segments by name. */
+  readonly segments: ReadonlyMap<string, Segment>
+  /** Segment rules by name, for compiling `$ref` (contract §19.3). */
+  segmentRules(): ReadonlyMap<string, unknown>
 }
 
 /** Who made a change and through what. */

@@ -106,7 +106,15 @@ for (const [type, cases] of Object.entries(rows)) {
 describe('normalisation and reporting', () => {
   test('zero defaults, AB-TEST gets chancePercentB 50, field order is the contract order', () => {
     const r = validateDefinition({ chancePercentB: undefined, value: 'B', type: 'AB-TEST' })
-    expect(r.ok && Object.keys(r.definition)).toEqual(['type', 'description', 'defaultValue', 'valueExists', 'value', 'chancePercentB'])
+    expect(r.ok && Object.keys(r.definition)).toEqual([
+      'type',
+      'description',
+      'defaultValue',
+      'valueExists',
+      'value',
+      'chancePercentB',
+      'enabled',
+    ])
     expect(r.ok && r.definition).toEqual({
       type: 'AB-TEST',
       description: '',
@@ -114,12 +122,13 @@ describe('normalisation and reporting', () => {
       valueExists: true,
       value: 'B',
       chancePercentB: 50,
+      enabled: true,
     })
-    const zeros = ['BOOLEAN', 'INTEGER', 'STRING'].map((type) => {
+    const zeros = ['BOOLEAN', 'INTEGER', 'STRING', 'NUMBER', 'OBJECT'].map((type) => {
       const res = validateDefinition({ type })
       return res.ok && res.definition.defaultValue
     })
-    expect(zeros).toEqual([false, 0, ''])
+    expect(zeros).toEqual([false, 0, '', 0, {}])
   })
 
   test('valueExists rules', () => {
@@ -129,7 +138,10 @@ describe('normalisation and reporting', () => {
       problems: [{ field: 'valueExists' }],
     })
     const lenient = validateDefinition({ type: 'BOOLEAN', valueExists: false, value: true }, { valueBesideFalse: 'ignore' })
-    expect(lenient).toEqual({ ok: true, definition: { type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false } })
+    expect(lenient).toEqual({
+      ok: true,
+      definition: { type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false, enabled: true },
+    })
   })
 
   test('every problem is reported at once, with the prefix', () => {
@@ -140,7 +152,7 @@ describe('normalisation and reporting', () => {
   })
 
   test('a bad type stops further checks', () => {
-    expect(validateDefinition({ type: 'OBJECT' })).toMatchObject({ ok: false, problems: [{ field: 'type' }] })
+    expect(validateDefinition({ type: 'FLOAT' })).toMatchObject({ ok: false, problems: [{ field: 'type' }] })
     expect(validateDefinition({})).toMatchObject({ ok: false, problems: [{ field: 'type', reason: 'required' }] })
   })
 })

@@ -46,10 +46,10 @@ test.each<[string, FlagDefinition, Record<string, unknown>, Record<string, unkno
   ],
   ['a constraint is replaced', int, { maxValue: 20 }, { ...int, maxValue: 20 }],
   [
-    'defaultValue null removes it (validation restores the zero)',
+    'defaultValue null means no default (contract §19.5)',
     int,
     { defaultValue: null },
-    { type: 'INTEGER', description: 'retries', valueExists: true, value: 5, minValue: 1, maxValue: 10 },
+    { type: 'INTEGER', description: 'retries', defaultValue: null, valueExists: true, value: 5, minValue: 1, maxValue: 10 },
   ],
   ['description is replaced', int, { description: 'new' }, { ...int, description: 'new' }],
   ['the same type is not a type change', int, { type: 'INTEGER', value: 6 }, { ...int, value: 6 }],
@@ -63,8 +63,21 @@ test.each<[string, FlagDefinition, Record<string, unknown>, Record<string, unkno
   ['unknown fields are passed on for validation to name', int, { colour: 'red' }, { ...int, colour: 'red' }],
   ['the name is not part of the definition', int, { name: 'other' }, { ...int }],
   ['read-only fields are not part of the definition', int, { revision: 9, createdAt: 'x', updatedAt: 'y' }, { ...int }],
+  [
+    'targeting fields are patched; null removes them',
+    { ...int, metadata: { team: 'x' } },
+    { enabled: false, metadata: null, variants: { low: 1 } },
+    { ...int, enabled: false, variants: { low: 1 } },
+  ],
+  [
+    'a type change carries enabled and metadata, not variants or rules',
+    { ...int, enabled: false, metadata: { t: 1 }, variants: { a: 1 }, targeting: { if: [true, 'a'] } },
+    { type: 'BOOLEAN' },
+    { type: 'BOOLEAN', description: 'retries', enabled: false, metadata: { t: 1 } },
+  ],
 ])('%s', (_name, current, patch, expected) => {
-  expect(mergeUpdate(current, patch)).toEqual(expected)
+  // every definition reads as enabled unless it says otherwise
+  expect(mergeUpdate(current, patch)).toEqual({ enabled: true, ...expected })
 })
 
 test('the current definition is never modified', () => {

@@ -55,10 +55,10 @@ test("FlagFlow's conventions are translated", () => {
   )
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems))
   expect(Object.fromEntries(parsed.document.flags)).toEqual({
-    s: { type: 'STRING', description: '', defaultValue: 'x', valueExists: false },
-    t: { type: 'TAG', description: '', defaultValue: [], valueExists: false, enumValues: ['a', 'b'] },
-    ab: { type: 'AB-TEST', description: '', defaultValue: 'A', valueExists: false, chancePercentB: 25 },
-    off: { type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false },
+    s: { type: 'STRING', description: '', defaultValue: 'x', valueExists: false, enabled: true },
+    t: { type: 'TAG', description: '', defaultValue: [], valueExists: false, enumValues: ['a', 'b'], enabled: true },
+    ab: { type: 'AB-TEST', description: '', defaultValue: 'A', valueExists: false, chancePercentB: 25, enabled: true },
+    off: { type: 'BOOLEAN', description: '', defaultValue: false, valueExists: false, enabled: true },
   })
 })
 
@@ -87,6 +87,7 @@ test('an export parses back to the same definitions', () => {
     'valueExists',
     'value',
     'enumValues',
+    'enabled',
   ])
   const parsed = parseImportDocument(JSON.parse(JSON.stringify(exported)))
   expect(parsed.ok && parsed.document.flags.get('x/y')).toEqual({
@@ -96,6 +97,7 @@ test('an export parses back to the same definitions', () => {
     valueExists: true,
     value: 'b',
     enumValues: ['a', 'b'],
+    enabled: true,
   })
   expect(exportFileName('prod', at)).toBe('flagd_migration_prod_20261122-101500.json')
 })

@@ -43,7 +43,7 @@ test.each<[string, [string, FlagDefinition][], ImportMode, ImportValues, string[
     ],
     'merge',
     'overwrite',
-    ['update a [value]', 'create new [type,description,defaultValue,valueExists]'],
+    ['update a [value]', 'create new [type,description,defaultValue,valueExists,enabled]'],
     0,
   ],
   ['an identical flag is unchanged', [['b', def()]], 'merge', 'overwrite', [], 1],
@@ -62,7 +62,7 @@ test.each<[string, [string, FlagDefinition][], ImportMode, ImportValues, string[
     [['n', def({ valueExists: true, value: 9 })]],
     'merge',
     'keep',
-    ['create n [type,description,defaultValue,valueExists,value]'],
+    ['create n [type,description,defaultValue,valueExists,value,enabled]'],
     0,
   ],
 ])('%s', (_name, incoming, mode, values, changes, unchanged) => {

@@ -24,6 +24,8 @@ export interface Resolution {
 }
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} }
+// one evaluator per document: loading one validates it against flagd's schema, which takes milliseconds
+const loaded = new WeakMap<object, FlagdCore>()
 
 /** OpenFeature's answer for `key` of `document` (flagd JSON) in `context`. */
 export function oracle(
@@ -31,8 +33,12 @@ export function oracle(
   key: string,
   context: Record<string, unknown>,
 ): Resolution {
-  const core = new FlagdCore(undefined, quiet)
-  core.setConfigurations(JSON.stringify(document))
+  let core = loaded.get(document)
+  if (!core) {
+    core = new FlagdCore(undefined, quiet)
+    core.setConfigurations(JSON.stringify(document))
+    loaded.set(document, core)
+  }
   const flag = core.getFlag(key)
   if (!flag) return { reason: 'ERROR', errorCode: 'FLAG_NOT_FOUND' }
   if (flag.state === 'DISABLED') {

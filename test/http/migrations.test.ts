@@ -49,8 +49,9 @@ group('export', () => {
         valueExists: true,
         value: 3,
         maxValue: 9,
+        enabled: true,
       })
-      expect(Object.keys(res.body.flags['exp/a'])).toEqual(['description', 'type', 'defaultValue', 'valueExists'])
+      expect(Object.keys(res.body.flags['exp/a'])).toEqual(['description', 'type', 'defaultValue', 'valueExists', 'enabled'])
       const secret = readFileSync(join(t.dataDir, 'jwt-secret'), 'utf8').trim()
       expect(res.text).not.toContain(secret)
       expect(res.text).not.toContain('argon2')

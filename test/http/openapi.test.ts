@@ -29,7 +29,7 @@ test('documents {flagName} as one path parameter that may contain /', () => {
   expect(op.parameters[0]).toMatchObject({ name: 'flagName', in: 'path', required: true })
   expect(op.parameters[0].description).toContain('/')
   expect(Object.keys(doc.paths).some((p) => p.includes('*'))).toBe(false)
-  expect(doc.components.schemas.Flag.oneOf).toHaveLength(6)
+  expect(doc.components.schemas.Flag.oneOf).toHaveLength(8)
   expect(doc.components.schemas.Flag.discriminator.propertyName).toBe('type')
 })
 

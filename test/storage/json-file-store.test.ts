@@ -43,40 +43,41 @@ function canMakeImmutable(): boolean {
     rmSync(probe, { recursive: true, force: true })
   }
 }
-const EMPTY_V2 = {
-  schemaVersion: 2,
+const EMPTY_STATE = {
+  schemaVersion: 3,
   revision: 0,
-  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0 },
+  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0 },
   flags: {},
   users: {},
   sessions: {},
   tokens: {},
+  segments: {},
 }
 
 describe('open', () => {
-  test('creates an empty version-2 state file, mode 0600', async () => {
+  test('creates an empty version-3 state file, mode 0600', async () => {
     const { dir } = await open()
     const path = stateFilePath(dir)
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_V2)
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_STATE)
     expect(statSync(path).mode & 0o777).toBe(0o600)
   })
 
   const flag = (extra: Record<string, unknown>) =>
-    JSON.stringify({ ...EMPTY_V2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a', ...extra } } })
+    JSON.stringify({ ...EMPTY_STATE, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a', ...extra } } })
   test.each([
     ['not JSON', '{"schemaVersion": 2, "users": {', 'not valid JSON'],
     ['not an object', '[]', 'not a JSON object'],
     ['without a schema version', '{"users":{},"sessions":{},"flags":{}}', 'no valid schemaVersion'],
     ['from a newer flagd', '{"schemaVersion":99,"users":{},"sessions":{},"flags":{}}', 'written by a newer flagd'],
-    ['missing a table', JSON.stringify({ ...EMPTY_V2, tokens: undefined }), '"tokens" is missing'],
-    ['holding a null session', JSON.stringify({ ...EMPTY_V2, sessions: { x: null } }), 'record sessions["x"] is not an object'],
-    ['holding a null flag', JSON.stringify({ ...EMPTY_V2, flags: { x: null } }), 'record flags["x"] is not an object'],
+    ['missing a table', JSON.stringify({ ...EMPTY_STATE, tokens: undefined }), '"tokens" is missing'],
+    ['holding a null session', JSON.stringify({ ...EMPTY_STATE, sessions: { x: null } }), 'record sessions["x"] is not an object'],
+    ['holding a null flag', JSON.stringify({ ...EMPTY_STATE, flags: { x: null } }), 'record flags["x"] is not an object'],
     ['holding a flag without a type', flag({ type: undefined }), 'record flags["flg_a"] has a missing or invalid "type"'],
     ['holding a flag with a bad name', flag({ name: 'a//b' }), '"name"'],
     ['holding a record under another id', flag({ id: 'flg_b' }), 'not its key'],
     [
       'with two flags of one name',
-      JSON.stringify({ ...EMPTY_V2, flags: { flg_a: sampleFlag('a'), flg_b: { ...sampleFlag('a'), id: 'flg_b' } } }),
+      JSON.stringify({ ...EMPTY_STATE, flags: { flg_a: sampleFlag('a'), flg_b: { ...sampleFlag('a'), id: 'flg_b' } } }),
       'share a name',
     ],
     [
@@ -93,7 +94,7 @@ describe('open', () => {
     expect(err.message).toContain(problem)
     expect(readFileSync(stateFilePath(dir), 'utf8')).toBe(text)
     // the lock was released: a later open with a repaired file works
-    writeFileSync(stateFilePath(dir), JSON.stringify(EMPTY_V2))
+    writeFileSync(stateFilePath(dir), JSON.stringify(EMPTY_STATE))
     stores.push(await openJsonFileStore({ dataDir: dir }))
   })
 
@@ -107,6 +108,27 @@ describe('open', () => {
 })
 
 describe('upgrade from version 1 (a file written by the first release)', () => {
+  test('a version-2 file (before segments) gains an empty segments table; the original is kept as flagd.v2.json', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const { segments: _s, ...v2 } = {
+      ...EMPTY_STATE,
+      schemaVersion: 2,
+      revisions: { flags: 1, users: 0, sessions: 0, tokens: 0 },
+      revision: 1,
+    }
+    const text = JSON.stringify({ ...v2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
+    writeFileSync(stateFilePath(dir), text)
+    const told: string[] = []
+    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    stores.push(store)
+    expect(told).toEqual([expect.stringContaining('from schema version 2 to 3; the original is kept as')])
+    expect(readFileSync(join(dir, 'flagd.v2.json'), 'utf8')).toBe(text)
+    const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
+    expect(upgraded).toMatchObject({ schemaVersion: 3, segments: {}, revisions: { flags: 1, segments: 0 } })
+    expect(store.committed().flags.get('a')?.id).toBe('flg_a')
+  })
+
   test('flags get stable ids, everything is kept, the original is kept beside it', async () => {
     const dir = tempDir()
     dirs.push(dir)
@@ -116,10 +138,11 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 1 to 2; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 1 to 3; the original is kept as')])
     expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded.schemaVersion).toBe(2)
+    expect(upgraded.schemaVersion).toBe(3)
+    expect(upgraded.segments).toEqual({})
     expect(upgraded.tokens).toEqual({})
     const s = store.committed()
     expect([...s.flags.keys()].sort()).toEqual(Object.keys(v1.flags).sort())

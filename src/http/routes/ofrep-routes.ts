@@ -9,7 +9,7 @@ import { t } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import type { Principal } from '../../domain/principal.ts'
-import type { EvaluationService } from '../../services/evaluation-service.ts'
+import { EvaluationFailed, type EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
 import { jsonAnswer, notModifiedAnswer, taggedAnswer } from '../answers.ts'
 import { type AuthDeps, authenticate } from '../authenticate.ts'
@@ -58,6 +58,8 @@ export async function evaluateOneAnswer(
   } catch (err) {
     if (err instanceof OfrepProblem) return ofrepError(requestId, err, key)
     if (err instanceof NotFoundError) return ofrepError(requestId, new OfrepProblem(404, 'FLAG_NOT_FOUND', err.message), key)
+    // a rule that cannot decide: OFREP's GENERAL, so the SDK serves the application's default (§19.2)
+    if (err instanceof EvaluationFailed) return ofrepError(requestId, new OfrepProblem(400, 'GENERAL', err.details), key)
     throw err
   }
 }

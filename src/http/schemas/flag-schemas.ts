@@ -22,9 +22,47 @@ export const CONSTRAINT_SCHEMAS: Record<(typeof CONSTRAINT_FIELDS)[number], Json
   minCount: { type: 'integer', minimum: 0 },
   maxCount: { type: 'integer', minimum: 0 },
   chancePercentB: { type: 'number', minimum: 0, maximum: 100, description: 'Chance of variant B in percent; 50 when not given' },
+  jsonSchema: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy',
+  },
+}
+
+const METADATA_VALUE = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }
+
+/** The targeting fields of contract §19.1, for a type whose values have schema `value`. */
+export function targetingSchemas(value: Json): Record<string, Json> {
+  return {
+    enabled: {
+      type: 'boolean',
+      description:
+        'false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true',
+    },
+    variants: {
+      type: 'object',
+      additionalProperties: value,
+      maxProperties: 100,
+      description:
+        'Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value',
+    },
+    targeting: {
+      type: 'object',
+      additionalProperties: true,
+      description:
+        "A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels",
+    },
+    metadata: {
+      type: 'object',
+      additionalProperties: METADATA_VALUE,
+      maxProperties: 50,
+      description: 'Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision',
+    },
+  }
 }
 
 const pick = (...keys: (keyof typeof CONSTRAINT_SCHEMAS)[]) => Object.fromEntries(keys.map((k) => [k, CONSTRAINT_SCHEMAS[k]]))
+const decimalBounds = { minValue: { type: 'number' }, maxValue: { type: 'number' } }
 
 const TS = { type: 'string', format: 'date-time', example: '2026-11-22T10:15:00.123Z' }
 
@@ -123,6 +161,34 @@ const TYPES: TypeDoc[] = [
       chancePercentB: 25.5,
     },
   },
+  {
+    type: 'NUMBER',
+    value: { type: 'number' },
+    constraints: decimalBounds,
+    example: {
+      name: 'pricing/discount_rate',
+      type: 'NUMBER',
+      description: 'Discount',
+      defaultValue: 0,
+      valueExists: true,
+      value: 0.15,
+      maxValue: 0.5,
+    },
+  },
+  {
+    type: 'OBJECT',
+    value: { type: 'object', additionalProperties: true },
+    constraints: pick('jsonSchema'),
+    example: {
+      name: 'ui/gallery',
+      type: 'OBJECT',
+      description: 'Gallery layout',
+      defaultValue: {},
+      valueExists: true,
+      value: { columns: 3, title: 'New arrivals' },
+      jsonSchema: { type: 'object', required: ['columns', 'title'] },
+    },
+  },
 ]
 
 const componentName = (type: string, prefix = '') =>
@@ -138,6 +204,7 @@ function resource(d: TypeDoc): Json {
       'description',
       'defaultValue',
       'valueExists',
+      'enabled',
       'createdAt',
       'updatedAt',
       'revision',
@@ -148,15 +215,16 @@ function resource(d: TypeDoc): Json {
       name: { type: 'string', description: 'Segments joined by "/"' },
       type: { type: 'string', enum: [d.type] },
       description: { type: 'string' },
-      defaultValue: d.value,
+      defaultValue: nullable({ ...d.value, description: "null: no default, the application's own applies" }),
       valueExists: { type: 'boolean' },
       value: { ...d.value, description: 'Present exactly when valueExists is true' },
       ...d.constraints,
+      ...targetingSchemas(d.value),
       createdAt: TS,
       updatedAt: TS,
       revision: { type: 'integer', minimum: 1, description: 'Grows by one on every change; the ETag' },
     },
-    example: { ...d.example, createdAt: TS.example, updatedAt: TS.example, revision: 1 },
+    example: { ...d.example, enabled: true, createdAt: TS.example, updatedAt: TS.example, revision: 1 },
   }
 }
 
@@ -174,10 +242,14 @@ function creation(d: TypeDoc): Json {
       type: { type: 'string', enum: [d.type] },
       // no `default` keyword: client generators would make the field required in requests
       description: { type: 'string', maxLength: 4096, description: 'Free text; empty when not given' },
-      defaultValue: { ...d.value, description: "Defaults to the type's zero value" },
+      defaultValue: nullable({
+        ...d.value,
+        description: "Defaults to the type's zero value; null means no default (the application's own applies)",
+      }),
       valueExists: { type: 'boolean', description: 'Implied true when value is given' },
       value: d.value,
       ...d.constraints,
+      ...targetingSchemas(d.value),
     },
     example: d.example,
   }
@@ -206,16 +278,24 @@ export function flagComponents(): Record<string, Json> {
     type: 'object',
     additionalProperties: false,
     description:
-      'Partial update. createdAt, updatedAt and revision are ignored, so a GET result can be sent back. A constraint set to null is removed. ' +
-      'valueExists: false without value clears the value. A new type takes its defaultValue, value and constraints only from the body.',
+      'Partial update. createdAt, updatedAt and revision are ignored, so a GET result can be sent back. A constraint, variants, targeting or metadata set to null is removed; ' +
+      'defaultValue null means no default. valueExists: false without value clears the value. A new type takes its defaultValue, value and constraints only from the body.',
     properties: {
       name: { type: 'string', description: 'Rename (into any free name)' },
       type: { type: 'string', enum: [...FLAG_TYPES] },
       description: { type: 'string' },
-      defaultValue: { description: 'Type depends on the flag type' },
+      defaultValue: { description: 'Type depends on the flag type; null: no default' },
       value: { description: 'Type depends on the flag type' },
       valueExists: { type: 'boolean' },
       ...Object.fromEntries(CONSTRAINT_FIELDS.map((k) => [k, nullable(CONSTRAINT_SCHEMAS[k])])),
+      minValue: { type: 'number', nullable: true, description: 'An integer for INTEGER flags' },
+      maxValue: { type: 'number', nullable: true, description: 'An integer for INTEGER flags' },
+      ...Object.fromEntries(
+        Object.entries(targetingSchemas({ description: 'Type depends on the flag type' })).map(([k, v]) => [
+          k,
+          k === 'enabled' ? v : nullable(v),
+        ]),
+      ),
       createdAt: { type: 'string', description: 'Ignored' },
       updatedAt: { type: 'string', description: 'Ignored' },
       revision: { type: 'integer', description: 'Ignored; use If-Match' },

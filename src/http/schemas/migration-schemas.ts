@@ -2,20 +2,23 @@
 
 import { t } from 'elysia'
 import { FLAG_TYPES } from '../../domain/flag.ts'
-import { CONSTRAINT_SCHEMAS } from './flag-schemas.ts'
+import { CONSTRAINT_SCHEMAS, targetingSchemas } from './flag-schemas.ts'
 
 /** One flag inside an export file. */
 export const ExportedFlagSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['description', 'type', 'defaultValue', 'valueExists'],
+  required: ['description', 'type', 'defaultValue', 'valueExists', 'enabled'],
   properties: {
     description: { type: 'string' },
     type: { type: 'string', enum: [...FLAG_TYPES] },
-    defaultValue: { description: 'Boolean, integer, string, array of strings, or "A"/"B", by type' },
+    defaultValue: { description: 'Boolean, integer, number, string, array of strings, object, or "A"/"B", by type; null: no default' },
     valueExists: { type: 'boolean' },
     value: { description: 'Present exactly when valueExists is true; same type as defaultValue' },
     ...CONSTRAINT_SCHEMAS,
+    minValue: { type: 'number', description: 'An integer for INTEGER flags' },
+    maxValue: { type: 'number', description: 'An integer for INTEGER flags' },
+    ...targetingSchemas({ description: 'A value of the flag type' }),
   },
 }
 
@@ -32,8 +35,17 @@ const EXAMPLE = {
       value: 5,
       minValue: 1,
       maxValue: 10,
+      enabled: true,
     },
-    'ui/theme': { description: 'Theme', type: 'ENUM', defaultValue: 'auto', valueExists: false, enumValues: ['light', 'dark', 'auto'] },
+    'ui/theme': {
+      description: 'Theme',
+      type: 'ENUM',
+      defaultValue: 'auto',
+      valueExists: false,
+      enumValues: ['light', 'dark', 'auto'],
+      enabled: true,
+      targeting: { if: [{ ends_with: [{ var: 'email' }, '@example.com'] }, 'dark'] },
+    },
   },
 }
 

@@ -574,6 +574,7 @@ export interface components {
          *       "defaultValue": false,
          *       "valueExists": true,
          *       "value": true,
+         *       "enabled": true,
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
          *       "revision": 1
@@ -588,10 +589,25 @@ export interface components {
              */
             type: "BOOLEAN";
             description: string;
-            defaultValue: boolean;
+            /** @description null: no default, the application's own applies */
+            defaultValue: boolean | null;
             valueExists: boolean;
             /** @description Present exactly when valueExists is true */
             value?: boolean;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: boolean;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -628,11 +644,25 @@ export interface components {
             type: "BOOLEAN";
             /** @description Free text; empty when not given */
             description?: string;
-            /** @description Defaults to the type's zero value */
-            defaultValue?: boolean;
+            /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
+            defaultValue?: boolean | null;
             /** @description Implied true when value is given */
             valueExists?: boolean;
             value?: boolean;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: boolean;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         /**
          * @example {
@@ -644,6 +674,7 @@ export interface components {
          *       "value": 5,
          *       "minValue": 1,
          *       "maxValue": 10,
+         *       "enabled": true,
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
          *       "revision": 1
@@ -658,8 +689,11 @@ export interface components {
              */
             type: "INTEGER";
             description: string;
-            /** Format: int64 */
-            defaultValue: number;
+            /**
+             * Format: int64
+             * @description null: no default, the application's own applies
+             */
+            defaultValue: number | null;
             valueExists: boolean;
             /**
              * Format: int64
@@ -670,6 +704,20 @@ export interface components {
             minValue?: number;
             /** Format: int64 */
             maxValue?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: number;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -710,9 +758,9 @@ export interface components {
             description?: string;
             /**
              * Format: int64
-             * @description Defaults to the type's zero value
+             * @description Defaults to the type's zero value; null means no default (the application's own applies)
              */
-            defaultValue?: number;
+            defaultValue?: number | null;
             /** @description Implied true when value is given */
             valueExists?: boolean;
             /** Format: int64 */
@@ -721,6 +769,20 @@ export interface components {
             minValue?: number;
             /** Format: int64 */
             maxValue?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: number;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         /**
          * @example {
@@ -731,6 +793,7 @@ export interface components {
          *       "valueExists": false,
          *       "maxLength": 40,
          *       "regexPattern": "^[a-z ]+$",
+         *       "enabled": true,
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
          *       "revision": 1
@@ -745,7 +808,8 @@ export interface components {
              */
             type: "STRING";
             description: string;
-            defaultValue: string;
+            /** @description null: no default, the application's own applies */
+            defaultValue: string | null;
             valueExists: boolean;
             /** @description Present exactly when valueExists is true */
             value?: string;
@@ -753,6 +817,20 @@ export interface components {
             maxLength?: number;
             /** @description RE2 syntax; the value must contain a match (write ^...$ for a whole match) */
             regexPattern?: string;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: string;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -790,8 +868,8 @@ export interface components {
             type: "STRING";
             /** @description Free text; empty when not given */
             description?: string;
-            /** @description Defaults to the type's zero value */
-            defaultValue?: string;
+            /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
+            defaultValue?: string | null;
             /** @description Implied true when value is given */
             valueExists?: boolean;
             value?: string;
@@ -799,6 +877,20 @@ export interface components {
             maxLength?: number;
             /** @description RE2 syntax; the value must contain a match (write ^...$ for a whole match) */
             regexPattern?: string;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: string;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         /**
          * @example {
@@ -813,6 +905,7 @@ export interface components {
          *         "dark",
          *         "auto"
          *       ],
+         *       "enabled": true,
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
          *       "revision": 1
@@ -827,11 +920,26 @@ export interface components {
              */
             type: "ENUM";
             description: string;
-            defaultValue: string;
+            /** @description null: no default, the application's own applies */
+            defaultValue: string | null;
             valueExists: boolean;
             /** @description Present exactly when valueExists is true */
             value?: string;
             enumValues: string[];
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: string;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -873,12 +981,26 @@ export interface components {
             type: "ENUM";
             /** @description Free text; empty when not given */
             description?: string;
-            /** @description Defaults to the type's zero value */
-            defaultValue?: string;
+            /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
+            defaultValue?: string | null;
             /** @description Implied true when value is given */
             valueExists?: boolean;
             value?: string;
             enumValues: string[];
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: string;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         /**
          * @example {
@@ -899,6 +1021,7 @@ export interface components {
          *         "ai"
          *       ],
          *       "minCount": 1,
+         *       "enabled": true,
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
          *       "revision": 1
@@ -913,7 +1036,8 @@ export interface components {
              */
             type: "TAG";
             description: string;
-            defaultValue: string[];
+            /** @description null: no default, the application's own applies */
+            defaultValue: string[] | null;
             valueExists: boolean;
             /** @description Present exactly when valueExists is true */
             value?: string[];
@@ -922,6 +1046,20 @@ export interface components {
             minCount?: number;
             /** Format: int64 */
             maxCount?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: string[];
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -969,8 +1107,8 @@ export interface components {
             type: "TAG";
             /** @description Free text; empty when not given */
             description?: string;
-            /** @description Defaults to the type's zero value */
-            defaultValue?: string[];
+            /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
+            defaultValue?: string[] | null;
             /** @description Implied true when value is given */
             valueExists?: boolean;
             value?: string[];
@@ -979,6 +1117,20 @@ export interface components {
             minCount?: number;
             /** Format: int64 */
             maxCount?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: string[];
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
         /**
          * @example {
@@ -988,6 +1140,7 @@ export interface components {
          *       "defaultValue": "A",
          *       "valueExists": false,
          *       "chancePercentB": 25.5,
+         *       "enabled": true,
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
          *       "revision": 1
@@ -1002,8 +1155,11 @@ export interface components {
              */
             type: "AB-TEST";
             description: string;
-            /** @enum {string} */
-            defaultValue: "A" | "B";
+            /**
+             * @description null: no default, the application's own applies
+             * @enum {string|null}
+             */
+            defaultValue: "A" | "B" | null;
             valueExists: boolean;
             /**
              * @description Present exactly when valueExists is true
@@ -1012,6 +1168,20 @@ export interface components {
             value?: "A" | "B";
             /** @description Chance of variant B in percent; 50 when not given */
             chancePercentB: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: "A" | "B";
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -1049,21 +1219,277 @@ export interface components {
             /** @description Free text; empty when not given */
             description?: string;
             /**
-             * @description Defaults to the type's zero value
-             * @enum {string}
+             * @description Defaults to the type's zero value; null means no default (the application's own applies)
+             * @enum {string|null}
              */
-            defaultValue?: "A" | "B";
+            defaultValue?: "A" | "B" | null;
             /** @description Implied true when value is given */
             valueExists?: boolean;
             /** @enum {string} */
             value?: "A" | "B";
             /** @description Chance of variant B in percent; 50 when not given */
             chancePercentB?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: "A" | "B";
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
         };
-        Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"];
-        NewFlag: components["schemas"]["NewBooleanFlag"] | components["schemas"]["NewIntegerFlag"] | components["schemas"]["NewStringFlag"] | components["schemas"]["NewEnumFlag"] | components["schemas"]["NewTagFlag"] | components["schemas"]["NewAbTestFlag"];
         /**
-         * @description Partial update. createdAt, updatedAt and revision are ignored, so a GET result can be sent back. A constraint set to null is removed. valueExists: false without value clears the value. A new type takes its defaultValue, value and constraints only from the body.
+         * @example {
+         *       "name": "pricing/discount_rate",
+         *       "type": "NUMBER",
+         *       "description": "Discount",
+         *       "defaultValue": 0,
+         *       "valueExists": true,
+         *       "value": 0.15,
+         *       "maxValue": 0.5,
+         *       "enabled": true,
+         *       "createdAt": "2026-11-22T10:15:00.123Z",
+         *       "updatedAt": "2026-11-22T10:15:00.123Z",
+         *       "revision": 1
+         *     }
+         */
+        NumberFlag: {
+            /** @description Segments joined by "/" */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "NUMBER";
+            description: string;
+            /** @description null: no default, the application's own applies */
+            defaultValue: number | null;
+            valueExists: boolean;
+            /** @description Present exactly when valueExists is true */
+            value?: number;
+            minValue?: number;
+            maxValue?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: number;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:15:00.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:15:00.123Z
+             */
+            updatedAt: string;
+            /**
+             * Format: int64
+             * @description Grows by one on every change; the ETag
+             */
+            revision: number;
+        };
+        /**
+         * @example {
+         *       "name": "pricing/discount_rate",
+         *       "type": "NUMBER",
+         *       "description": "Discount",
+         *       "defaultValue": 0,
+         *       "valueExists": true,
+         *       "value": 0.15,
+         *       "maxValue": 0.5
+         *     }
+         */
+        NewNumberFlag: {
+            /** @description 1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/" */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "NUMBER";
+            /** @description Free text; empty when not given */
+            description?: string;
+            /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
+            defaultValue?: number | null;
+            /** @description Implied true when value is given */
+            valueExists?: boolean;
+            value?: number;
+            minValue?: number;
+            maxValue?: number;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: number;
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        /**
+         * @example {
+         *       "name": "ui/gallery",
+         *       "type": "OBJECT",
+         *       "description": "Gallery layout",
+         *       "defaultValue": {},
+         *       "valueExists": true,
+         *       "value": {
+         *         "columns": 3,
+         *         "title": "New arrivals"
+         *       },
+         *       "jsonSchema": {
+         *         "type": "object",
+         *         "required": [
+         *           "columns",
+         *           "title"
+         *         ]
+         *       },
+         *       "enabled": true,
+         *       "createdAt": "2026-11-22T10:15:00.123Z",
+         *       "updatedAt": "2026-11-22T10:15:00.123Z",
+         *       "revision": 1
+         *     }
+         */
+        ObjectFlag: {
+            /** @description Segments joined by "/" */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "OBJECT";
+            description: string;
+            /** @description null: no default, the application's own applies */
+            defaultValue: {
+                [key: string]: unknown;
+            } | null;
+            valueExists: boolean;
+            /** @description Present exactly when valueExists is true */
+            value?: {
+                [key: string]: unknown;
+            };
+            /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
+            jsonSchema?: {
+                [key: string]: unknown;
+            };
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:15:00.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:15:00.123Z
+             */
+            updatedAt: string;
+            /**
+             * Format: int64
+             * @description Grows by one on every change; the ETag
+             */
+            revision: number;
+        };
+        /**
+         * @example {
+         *       "name": "ui/gallery",
+         *       "type": "OBJECT",
+         *       "description": "Gallery layout",
+         *       "defaultValue": {},
+         *       "valueExists": true,
+         *       "value": {
+         *         "columns": 3,
+         *         "title": "New arrivals"
+         *       },
+         *       "jsonSchema": {
+         *         "type": "object",
+         *         "required": [
+         *           "columns",
+         *           "title"
+         *         ]
+         *       }
+         *     }
+         */
+        NewObjectFlag: {
+            /** @description 1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/" */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "OBJECT";
+            /** @description Free text; empty when not given */
+            description?: string;
+            /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
+            defaultValue?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Implied true when value is given */
+            valueExists?: boolean;
+            value?: {
+                [key: string]: unknown;
+            };
+            /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
+            jsonSchema?: {
+                [key: string]: unknown;
+            };
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            };
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"] | components["schemas"]["NumberFlag"] | components["schemas"]["ObjectFlag"];
+        NewFlag: components["schemas"]["NewBooleanFlag"] | components["schemas"]["NewIntegerFlag"] | components["schemas"]["NewStringFlag"] | components["schemas"]["NewEnumFlag"] | components["schemas"]["NewTagFlag"] | components["schemas"]["NewAbTestFlag"] | components["schemas"]["NewNumberFlag"] | components["schemas"]["NewObjectFlag"];
+        /**
+         * @description Partial update. createdAt, updatedAt and revision are ignored, so a GET result can be sent back. A constraint, variants, targeting or metadata set to null is removed; defaultValue null means no default. valueExists: false without value clears the value. A new type takes its defaultValue, value and constraints only from the body.
          * @example {
          *       "value": 7,
          *       "maxValue": 20
@@ -1073,16 +1499,16 @@ export interface components {
             /** @description Rename (into any free name) */
             name?: string;
             /** @enum {string} */
-            type?: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST";
+            type?: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST" | "NUMBER" | "OBJECT";
             description?: string;
-            /** @description Type depends on the flag type */
+            /** @description Type depends on the flag type; null: no default */
             defaultValue?: unknown;
             /** @description Type depends on the flag type */
             value?: unknown;
             valueExists?: boolean;
-            /** Format: int64 */
+            /** @description An integer for INTEGER flags */
             minValue?: number | null;
-            /** Format: int64 */
+            /** @description An integer for INTEGER flags */
             maxValue?: number | null;
             /** Format: int64 */
             maxLength?: number | null;
@@ -1095,6 +1521,24 @@ export interface components {
             maxCount?: number | null;
             /** @description Chance of variant B in percent; 50 when not given */
             chancePercentB?: number | null;
+            /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
+            jsonSchema?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+            enabled?: boolean;
+            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+            variants?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+            targeting?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+            metadata?: {
+                [key: string]: string | number | boolean;
+            } | null;
             /** @description Ignored */
             createdAt?: string;
             /** @description Ignored */
@@ -2860,15 +3304,15 @@ export interface operations {
                             [key: string]: {
                                 description: string;
                                 /** @enum {string} */
-                                type: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST";
-                                /** @description Boolean, integer, string, array of strings, or "A"/"B", by type */
+                                type: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST" | "NUMBER" | "OBJECT";
+                                /** @description Boolean, integer, number, string, array of strings, object, or "A"/"B", by type; null: no default */
                                 defaultValue: unknown;
                                 valueExists: boolean;
                                 /** @description Present exactly when valueExists is true; same type as defaultValue */
                                 value?: unknown;
-                                /** Format: int64 */
+                                /** @description An integer for INTEGER flags */
                                 minValue?: number;
-                                /** Format: int64 */
+                                /** @description An integer for INTEGER flags */
                                 maxValue?: number;
                                 /** Format: int64 */
                                 maxLength?: number;
@@ -2881,6 +3325,24 @@ export interface operations {
                                 maxCount?: number;
                                 /** @description Chance of variant B in percent; 50 when not given */
                                 chancePercentB?: number;
+                                /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
+                                jsonSchema?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+                                enabled: boolean;
+                                /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+                                variants?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+                                targeting?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+                                metadata?: {
+                                    [key: string]: string | number | boolean;
+                                };
                             };
                         };
                     };
@@ -2918,16 +3380,16 @@ export interface operations {
                             /** @description Empty when not given */
                             description?: string;
                             /** @enum {string} */
-                            type: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST";
+                            type: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST" | "NUMBER" | "OBJECT";
                             /** @description By type; the type's zero value when not given */
                             defaultValue?: unknown;
                             /** @description Implied true when value is given */
                             valueExists?: boolean;
                             /** @description Present exactly when valueExists is true; same type as defaultValue */
                             value?: unknown;
-                            /** Format: int64 */
+                            /** @description An integer for INTEGER flags */
                             minValue?: number;
-                            /** Format: int64 */
+                            /** @description An integer for INTEGER flags */
                             maxValue?: number;
                             /** Format: int64 */
                             maxLength?: number;
@@ -2940,6 +3402,24 @@ export interface operations {
                             maxCount?: number;
                             /** @description Chance of variant B in percent; 50 when not given */
                             chancePercentB?: number;
+                            /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
+                            jsonSchema?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+                            enabled?: boolean;
+                            /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+                            variants?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+                            targeting?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+                            metadata?: {
+                                [key: string]: string | number | boolean;
+                            };
                             /** @description FlagFlow's name for regexPattern (an empty one means none) */
                             regExp?: string;
                             /** @description FlagFlow's name for enumValues */
@@ -3129,15 +3609,15 @@ export interface operations {
                             [key: string]: {
                                 description: string;
                                 /** @enum {string} */
-                                type: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST";
-                                /** @description Boolean, integer, string, array of strings, or "A"/"B", by type */
+                                type: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST" | "NUMBER" | "OBJECT";
+                                /** @description Boolean, integer, number, string, array of strings, object, or "A"/"B", by type; null: no default */
                                 defaultValue: unknown;
                                 valueExists: boolean;
                                 /** @description Present exactly when valueExists is true; same type as defaultValue */
                                 value?: unknown;
-                                /** Format: int64 */
+                                /** @description An integer for INTEGER flags */
                                 minValue?: number;
-                                /** Format: int64 */
+                                /** @description An integer for INTEGER flags */
                                 maxValue?: number;
                                 /** Format: int64 */
                                 maxLength?: number;
@@ -3150,6 +3630,24 @@ export interface operations {
                                 maxCount?: number;
                                 /** @description Chance of variant B in percent; 50 when not given */
                                 chancePercentB?: number;
+                                /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
+                                jsonSchema?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
+                                enabled: boolean;
+                                /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
+                                variants?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
+                                targeting?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
+                                metadata?: {
+                                    [key: string]: string | number | boolean;
+                                };
                             };
                         };
                     };

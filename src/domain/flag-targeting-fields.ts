@@ -1,0 +1,119 @@
+/**
+ * Validation of the targeting fields of a flag (contract §19.1): `enabled`, `variants` (names,
+ * at most 100, each value valid for the flag's type and constraints), `targeting` (size, depth,
+ * operators, segments, variant names in result positions, all with their place in the rule) and
+ * `metadata` (at most 50 keys, 4 KiB, strings, numbers or booleans). Part of `validateDefinition`.
+ */
+
+import type { FieldProblem } from './errors.ts'
+import {
+  builtInVariants,
+  type FlagConstraints,
+  type FlagType,
+  type FlagValue,
+  type JsonObject,
+  type MetadataValue,
+  type TargetingFields,
+} from './flag.ts'
+import { forbiddenKeys, isJsonObject } from './json-object.ts'
+import type { CheckBudget } from './regex-pattern.ts'
+import { compileRule } from './targeting/rule-compiler.ts'
+import { ruleShapeProblems } from './targeting/targeting.ts'
+
+export const VARIANTS_MAX = 100
+export const METADATA_KEYS_MAX = 50
+export const METADATA_MAX_BYTES = 4096
+/** A variant or segment name: 1–64 of `A-Z a-z 0-9 . _ -`. */
+export const VARIANT_NAME = /^[A-Za-z0-9._-]{1,64}$/
+
+/** What the targeting checks need from the rest of the validation. */
+export interface TargetingCheck {
+  type: FlagType
+  constraints: FlagConstraints
+  /** Whether values can be judged (an ENUM/TAG without valid enumValues cannot). */
+  valuesCheckable: boolean
+  valueProblem(v: unknown): string | undefined
+  segments: ReadonlyMap<string, unknown>
+  budget: CheckBudget
+}
+
+const present = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k) && o[k] !== null && o[k] !== undefined
+
+/** Checks the targeting fields of `input`, reporting problems through `problem`; returns the valid ones. */
+export function checkTargetingFields(
+  input: Record<string, unknown>,
+  check: TargetingCheck,
+  problem: (field: string, reason: string) => void,
+): TargetingFields {
+  const out: TargetingFields = {}
+  if (present(input, 'enabled')) {
+    if (typeof input.enabled !== 'boolean') problem('enabled', 'must be true or false')
+    else out.enabled = input.enabled
+  }
+  if (present(input, 'variants')) {
+    const variants = input.variants
+    if (!isJsonObject(variants)) problem('variants', 'must be an object: variant name → value')
+    else {
+      const names = Object.keys(variants)
+      if (names.length > VARIANTS_MAX) problem('variants', `must have at most ${VARIANTS_MAX} variants (has ${names.length})`)
+      let ok = names.length <= VARIANTS_MAX
+      for (const name of names) {
+        if (!VARIANT_NAME.test(name)) {
+          problem(`variants.${name}`, 'a variant name is 1 to 64 of A-Z a-z 0-9 . _ -')
+          ok = false
+          continue
+        }
+        if (!check.valuesCheckable) continue
+        const why = check.valueProblem(variants[name])
+        if (why) {
+          problem(`variants.${name}`, why)
+          ok = false
+        }
+      }
+      if (ok) out.variants = { ...(variants as Record<string, FlagValue>) }
+    }
+  }
+  if (present(input, 'targeting')) {
+    const rule = input.targeting
+    if (!isJsonObject(rule)) problem('targeting', 'must be a rule: a JSON object such as {"if": [...]}')
+    else {
+      const shape = ruleShapeProblems(rule, 'targeting')
+      const variantNames = new Set(Object.keys({ ...builtInVariants(check.type, check.constraints.enumValues), ...(out.variants ?? {}) }))
+      const found = shape.length > 0 ? shape : compileRule(rule, { segments: check.segments, variants: variantNames }).problems
+      for (const p of found) problem(p.field, p.reason)
+      if (found.length === 0) out.targeting = rule as JsonObject
+    }
+  }
+  if (present(input, 'metadata')) {
+    const metadata = input.metadata
+    if (!isJsonObject(metadata)) problem('metadata', 'must be an object of strings, numbers or booleans')
+    else {
+      const keys = Object.keys(metadata)
+      let ok = true
+      if (keys.length > METADATA_KEYS_MAX) {
+        problem('metadata', `must have at most ${METADATA_KEYS_MAX} keys (has ${keys.length})`)
+        ok = false
+      }
+      if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
+        problem('metadata', `must be at most ${METADATA_MAX_BYTES} bytes of JSON`)
+        ok = false
+      }
+      for (const key of keys) {
+        const v = metadata[key]
+        if (!(typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))) {
+          problem(`metadata.${key}`, 'must be a string, a number or a boolean')
+          ok = false
+        }
+      }
+      if (ok && forbiddenKeys(metadata).length === 0) out.metadata = { ...(metadata as Record<string, MetadataValue>) }
+    }
+  }
+  return out
+}
+
+/** Problems of a segment's rule: as a flag's `targeting`, minus the variant check (contract §19.3). */
+export function segmentRuleProblems(rule: unknown, segments: ReadonlyMap<string, unknown>, field = 'rule'): FieldProblem[] {
+  if (!isJsonObject(rule)) return [{ field, reason: 'must be a rule: a JSON object such as {"in": [...]}' }]
+  const shape = ruleShapeProblems(rule, field)
+  return shape.length > 0 ? shape : compileRule(rule, { segments }, field).problems
+}

@@ -1,0 +1,38 @@
+/**
+ * Segments (contract §19.3): named, reusable conditions, flagd's `$evaluators`. A rule refers to
+ * one as `{"$ref": "<name>"}`, which stands for the segment's rule. Names are as variant names.
+ */
+
+import type { JsonObject } from './flag.ts'
+
+/** A stored segment. Objects are never changed in place: a change stores a new object. */
+export interface Segment {
+  /** Stable internal id (`seg_…`). Never shown. */
+  id: string
+  name: string
+  description: string
+  rule: JsonObject
+  createdAt: string
+  updatedAt: string
+  revision: number
+}
+
+/** The names of the segments a rule refers to (`$ref` anywhere in it), in first-seen order. */
+export function referencedSegments(rule: unknown, out: string[] = []): string[] {
+  if (rule === null || typeof rule !== 'object') return out
+  if (Array.isArray(rule)) {
+    for (const item of rule) referencedSegments(item, out)
+    return out
+  }
+  for (const [key, value] of Object.entries(rule)) {
+    if (key === '$ref' && typeof value === 'string') {
+      if (!out.includes(value)) out.push(value)
+    } else referencedSegments(value, out)
+  }
+  return out
+}
+
+/** A segment as the API shows it (without `usedBy`, which depends on the flags around it). */
+export function toSegmentResource(s: Segment): Record<string, unknown> {
+  return { name: s.name, description: s.description, rule: s.rule, createdAt: s.createdAt, updatedAt: s.updatedAt, revision: s.revision }
+}
