@@ -32,6 +32,8 @@ function re2Engine(pattern: string, flags: string) {
       `pattern ${JSON.stringify(pattern.slice(0, 60))} is too large to check quickly (${size} instructions, at most ${SCHEMA_PATTERN_PROGRAM_MAX})`,
     )
   return {
+    // ajv keeps one compiled pattern per toString(): it must name the pattern, as a RegExp's does
+    toString: () => `/${pattern}/${flags}`,
     test(s: string) {
       if (current) {
         current.remaining -= size * (s.length + 1)
