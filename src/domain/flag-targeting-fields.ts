@@ -111,9 +111,16 @@ export function checkTargetingFields(
   return out
 }
 
-/** Problems of a segment's rule: as a flag's `targeting`, minus the variant check (contract §19.3). */
-export function segmentRuleProblems(rule: unknown, segments: ReadonlyMap<string, unknown>, field = 'rule'): FieldProblem[] {
+/**
+ * Problems of segment `name`'s rule: as a flag's `targeting`, minus the variant check (contract
+ * §19.3); `segments` holds the others, and a reference back to `name` (directly or through others)
+ * is a cycle.
+ */
+export function segmentRuleProblems(name: string, rule: unknown, segments: ReadonlyMap<string, unknown>, field = 'rule'): FieldProblem[] {
   if (!isJsonObject(rule)) return [{ field, reason: 'must be a rule: a JSON object such as {"in": [...]}' }]
   const shape = ruleShapeProblems(rule, field)
-  return shape.length > 0 ? shape : compileRule(rule, { segments }, field).problems
+  if (shape.length > 0) return shape
+  const withThis = new Map(segments)
+  withThis.set(name, rule)
+  return compileRule(rule, { segments: withThis }, field, name).problems
 }

@@ -10,7 +10,7 @@ import { toOpenApi30 } from './openapi-schema.ts'
 import { errorText, operationOf, type RouteDoc } from './route-docs.ts'
 import { documentedPath, type RouteSpec } from './route-spec.ts'
 import { ErrorSchema } from './schemas/common-schemas.ts'
-import { flagComponents } from './schemas/flag-schemas.ts'
+import { flagComponents, segmentComponents } from './schemas/flag-schemas.ts'
 
 type Json = Record<string, unknown>
 
@@ -92,6 +92,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Json {
       { name: 'auth', description: 'Login, logout and the current user' },
       { name: 'users', description: 'The built-in user system' },
       { name: 'flags', description: 'Feature flags' },
+      { name: 'segments', description: 'Reusable conditions for targeting rules ($ref)' },
       { name: 'sessions', description: 'Active login sessions' },
       { name: 'tokens', description: 'API tokens for applications, CI jobs and scripts' },
       { name: 'audit', description: 'Who changed what: the audit log and rollbacks' },
@@ -121,7 +122,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Json {
       },
       schemas: {
         Error: toOpenApi30(ErrorSchema),
-        ...Object.fromEntries(Object.entries(flagComponents()).map(([name, schema]) => [name, toOpenApi30(schema)])),
+        ...Object.fromEntries(
+          Object.entries({ ...flagComponents(), ...segmentComponents() }).map(([name, schema]) => [name, toOpenApi30(schema)]),
+        ),
       },
       responses: errorResponses(),
     },

@@ -26,6 +26,7 @@ import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
+import type { SegmentService } from '../services/segment-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
@@ -45,6 +46,7 @@ import { healthRoutes } from './routes/health-routes.ts'
 import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
+import { segmentRoutes } from './routes/segment-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
 import { uiRoutes } from './routes/ui-routes.ts'
@@ -58,6 +60,7 @@ export interface HttpDeps {
   auth: AuthService
   users: UserService
   flags: FlagService
+  segments: SegmentService
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -99,6 +102,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...authRoutes({ ...deps, bodyLimit }),
     ...userRoutes({ users: deps.users, bodyLimit }),
     ...flagRoutes({ flags: deps.flags, bodyLimit }),
+    ...segmentRoutes({ segments: deps.segments, bodyLimit }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),

@@ -17,6 +17,7 @@ import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createPatternGate } from './pattern-gate.ts'
+import { createSegmentService, type SegmentService } from './segment-service.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
 import type { Telemetry } from './telemetry.ts'
 import { createUserService, type UserService } from './user-service.ts'
@@ -25,6 +26,7 @@ import { createUserService, type UserService } from './user-service.ts'
 export interface Services {
   users: UserService
   flags: FlagService
+  segments: SegmentService
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -64,6 +66,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
+    segments: createSegmentService(store, now),
     migrations: createMigrationService({
       store,
       now,

@@ -81,9 +81,18 @@ function compileRef(walk: Walk, name: unknown, path: string, result: boolean): E
   // the segment's own texts are not checked against this flag's variants (contract §19.3)
   const env = walk.env
   walk.env = { segments: env.segments }
+  const found = walk.problems.length
   const inner = walk.compile(rule, path, result)
   walk.env = env
   walk.refs.pop()
+  // a problem inside the segment is reported at this reference, once, naming the segment
+  const inside = walk.problems.splice(found)
+  const seen = new Set<string>()
+  for (const p of inside) {
+    const reason = p.reason.startsWith('segments refer to each other') ? p.reason : `segment ${name}: ${p.reason}`
+    if (!seen.has(reason)) walk.problems.push({ field: path, reason })
+    seen.add(reason)
+  }
   return (data, run) => {
     const v = inner(data, run)
     run.trace?.push({ kind: 'segment', name, matched: truthy(v) })
@@ -91,12 +100,15 @@ function compileRef(walk: Walk, name: unknown, path: string, result: boolean): E
   }
 }
 
-/** Compiles `rule` for `env`; the problems name places under `field`. */
-export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting'): { expr: Expr; problems: FieldProblem[] } {
+/**
+ * Compiles `rule` for `env`; the problems name places under `field`. `within` names the segment
+ * whose rule this is, so a reference back to it is reported as a cycle.
+ */
+export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', within?: string): { expr: Expr; problems: FieldProblem[] } {
   const walk: Walk = {
     env,
     problems: [],
-    refs: [],
+    refs: within === undefined ? [] : [within],
     compile(node, path, result) {
       if (node === null || typeof node !== 'object') {
         if (result && typeof node === 'string' && walk.env.variants && !walk.env.variants.has(node)) {

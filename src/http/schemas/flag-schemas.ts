@@ -312,3 +312,49 @@ export function flagComponents(): Record<string, Json> {
 
 /** A `$ref` to a component schema. */
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+/** Segment schemas (contract §19.3), for `components.schemas`. */
+export function segmentComponents(): Record<string, Json> {
+  const rule = {
+    type: 'object',
+    additionalProperties: true,
+    description: 'A condition in OpenFeature flagd\'s JsonLogic dialect; may refer to other segments ({"$ref": name}), never in a cycle',
+  }
+  return {
+    Segment: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'description', 'rule', 'usedBy', 'createdAt', 'updatedAt', 'revision'],
+      properties: {
+        name: { type: 'string', description: '1-64 of A-Z a-z 0-9 . _ -' },
+        description: { type: 'string' },
+        rule,
+        usedBy: { type: 'array', items: { type: 'string' }, description: 'The flags, then the segments, whose rules refer to it' },
+        createdAt: TS,
+        updatedAt: TS,
+        revision: { type: 'integer', minimum: 1 },
+      },
+      example: {
+        name: 'beta-testers',
+        description: 'Staff and opted-in customers',
+        rule: { or: [{ ends_with: [{ var: 'email' }, '@example.com'] }, { in: [{ var: 'plan' }, ['beta']] }] },
+        usedBy: ['checkout/new_flow'],
+        createdAt: TS.example,
+        updatedAt: TS.example,
+        revision: 1,
+      },
+    },
+    SegmentInput: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['rule'],
+      properties: { description: { type: 'string', maxLength: 4096 }, rule },
+      example: { description: 'Staff', rule: { ends_with: [{ var: 'email' }, '@example.com'] } },
+    },
+    SegmentDeleted: {
+      type: 'object',
+      required: ['deleted', 'name'],
+      properties: { deleted: { type: 'boolean', enum: [true] }, name: { type: 'string' } },
+    },
+  }
+}

@@ -204,6 +204,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List segments
+         * @description Requires permission `flag:read`.
+         *
+         *     In name order, each with the flags and segments whose rules refer to it.
+         */
+        get: operations["listSegments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/segments/{segmentName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a segment
+         * @description Requires permission `flag:read`.
+         */
+        get: operations["getSegment"];
+        /**
+         * Create or replace a segment
+         * @description Requires permission `flag:write`.
+         *
+         *     The rule is validated like a flag's targeting (operators, segments it refers to, no cycle). Changing the rule of a segment in use gives every flag that depends on it a new revision, so their ETags and OFREP events move. A token confined to flagPrefixes may not.
+         */
+        put: operations["putSegment"];
+        post?: never;
+        /**
+         * Delete a segment
+         * @description Requires permission `flag:write`.
+         *
+         *     Refused with 409, naming them, while a flag or segment refers to it.
+         */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -1554,6 +1608,88 @@ export interface components {
             deleted: true;
             name: string;
         };
+        /**
+         * @example {
+         *       "name": "beta-testers",
+         *       "description": "Staff and opted-in customers",
+         *       "rule": {
+         *         "or": [
+         *           {
+         *             "ends_with": [
+         *               {
+         *                 "var": "email"
+         *               },
+         *               "@example.com"
+         *             ]
+         *           },
+         *           {
+         *             "in": [
+         *               {
+         *                 "var": "plan"
+         *               },
+         *               [
+         *                 "beta"
+         *               ]
+         *             ]
+         *           }
+         *         ]
+         *       },
+         *       "usedBy": [
+         *         "checkout/new_flow"
+         *       ],
+         *       "createdAt": "2026-11-22T10:15:00.123Z",
+         *       "updatedAt": "2026-11-22T10:15:00.123Z",
+         *       "revision": 1
+         *     }
+         */
+        Segment: {
+            /** @description 1-64 of A-Z a-z 0-9 . _ - */
+            name: string;
+            description: string;
+            /** @description A condition in OpenFeature flagd's JsonLogic dialect; may refer to other segments ({"$ref": name}), never in a cycle */
+            rule: {
+                [key: string]: unknown;
+            };
+            /** @description The flags, then the segments, whose rules refer to it */
+            usedBy: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:15:00.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:15:00.123Z
+             */
+            updatedAt: string;
+            /** Format: int64 */
+            revision: number;
+        };
+        /**
+         * @example {
+         *       "description": "Staff",
+         *       "rule": {
+         *         "ends_with": [
+         *           {
+         *             "var": "email"
+         *           },
+         *           "@example.com"
+         *         ]
+         *       }
+         *     }
+         */
+        SegmentInput: {
+            description?: string;
+            /** @description A condition in OpenFeature flagd's JsonLogic dialect; may refer to other segments ({"$ref": name}), never in a cycle */
+            rule: {
+                [key: string]: unknown;
+            };
+        };
+        SegmentDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            name: string;
+        };
     };
     responses: {
         /** @description Invalid request (bad JSON, failed validation, unknown field or query parameter) */
@@ -2496,6 +2632,128 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             412: components["responses"]["E412"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    listSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"][];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            500: components["responses"]["E500"];
+        };
+    };
+    getSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segmentName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    putSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segmentName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentInput"];
+            };
+        };
+        responses: {
+            /** @description The segment, replaced (201 when created, with Location) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            /** @description The segment, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segmentName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentDeleted"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
         };

@@ -1,0 +1,121 @@
+/**
+ * Contract §19.3 over HTTP: segments created, read with usedBy, replaced, deleted; cycles and
+ * dangling references refused; deletion refused while used; a change moves the revision, ETag and
+ * OFREP events of every flag that depends on it, and is audited.
+ */
+
+import { expect, test } from 'bun:test'
+import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
+
+let t: TestApp
+const group = scenarioGroup(
+  async () => {
+    t = await createTestApp()
+  },
+  () => t.close(),
+)
+
+const put = (name: string, body: unknown, token = t.adminToken) => t.req('PUT', `/api/segments/${name}`, { token, body })
+const get = (name: string) => t.req('GET', `/api/segments/${name}`, { token: t.adminToken })
+const evaluate = (key: string, context: Record<string, unknown>) =>
+  t.req('POST', `/ofrep/v1/evaluate/flags/${key}`, { token: t.adminToken, body: { context } })
+
+group('segments', () => {
+  test('PUT creates (201, Location) then replaces (200); GET lists them in name order with usedBy', async () => {
+    const staff = { description: 'Staff', rule: { ends_with: [{ var: 'email' }, '@example.com'] } }
+    const created = await put('staff', staff)
+    expect(created.status).toBe(201)
+    expect(created.headers.get('location')).toBe('/api/segments/staff')
+    expect(created.body).toEqual({
+      name: 'staff',
+      ...staff,
+      usedBy: [],
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      revision: 1,
+    })
+    expect((await put('beta', { rule: { or: [{ $ref: 'staff' }, { in: [{ var: 'plan' }, ['beta']] }] } })).status).toBe(201)
+    const flag = await t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 's/new-ui', type: 'BOOLEAN', targeting: { if: [{ $ref: 'beta' }, 'true', 'false'] } },
+    })
+    expect(flag.status).toBe(201)
+    const list = await t.req('GET', '/api/segments', { token: t.adminToken })
+    expect(list.body.map((s: { name: string; usedBy: string[] }) => [s.name, s.usedBy])).toEqual([
+      ['beta', ['s/new-ui']],
+      ['staff', ['beta']],
+    ])
+    expect((await get('nope')).status).toBe(404)
+  })
+
+  test('OFREP follows the segment; changing it moves the flag revision, its ETag and the OFREP stream', async () => {
+    expect((await evaluate('s/new-ui', { email: 'ann@example.com' })).body).toMatchObject({ value: true, reason: 'TARGETING_MATCH' })
+    expect((await evaluate('s/new-ui', { plan: 'free' })).body).toMatchObject({ value: false })
+    const before = await t.req('GET', '/api/flags/s/new-ui', { token: t.adminToken })
+    const replaced = await put('staff', { description: 'Staff', rule: { ends_with: [{ var: 'email' }, '@example.org'] } })
+    expect(replaced.status).toBe(200)
+    expect(replaced.body.revision).toBe(2)
+    const after = await t.req('GET', '/api/flags/s/new-ui', { token: t.adminToken })
+    expect(after.body.revision).toBe(before.body.revision + 1)
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'))
+    expect((await evaluate('s/new-ui', { email: 'ann@example.com' })).body).toMatchObject({ value: false })
+    expect((await evaluate('s/new-ui', { email: 'ann@example.org' })).body).toMatchObject({ value: true })
+    // the same rule again changes nothing
+    expect((await put('staff', { description: 'Staff', rule: { ends_with: [{ var: 'email' }, '@example.org'] } })).body.revision).toBe(2)
+    const audit = await t.req('GET', '/api/audit?action=segment.', { token: t.adminToken })
+    expect(audit.body.map((e: { action: string; target: unknown }) => [e.action, e.target])).toEqual([
+      ['segment.updated', { type: 'segment', name: 'staff' }],
+      ['segment.created', { type: 'segment', name: 'beta' }],
+      ['segment.created', { type: 'segment', name: 'staff' }],
+    ])
+  })
+
+  test('cycles, dangling references, bad names and bodies are 400 naming the place; nothing changes', async () => {
+    const cycle = await put('staff', { rule: { or: [{ $ref: 'beta' }] } })
+    expect(cycle.status).toBe(400)
+    expect(cycle.body.error.details.errors[0]).toMatchObject({
+      field: 'rule.or[0].$ref',
+      reason: expect.stringContaining('cycle: staff → beta → staff'),
+    })
+    expect((await put('self', { rule: { $ref: 'self' } })).body.error.details.errors[0].reason).toContain('cycle')
+    expect((await put('x', { rule: { $ref: 'ghost' } })).body.error.details.errors[0]).toEqual({
+      field: 'rule.$ref',
+      reason: 'segment ghost does not exist',
+    })
+    expect((await put('bad%20name', { rule: { '==': [1, 1] } })).body.error.details.errors[0].field).toBe('name')
+    expect((await put('y', { rule: { regex: [] } })).body.error.details.errors[0].reason).toContain('unknown operator')
+    expect((await put('z', { rule: { '==': [1, 1] }, colour: 'red' })).body.error.details.errors[0]).toEqual({
+      field: 'colour',
+      reason: 'unknown field',
+    })
+    expect((await put('z', {})).body.error.details.errors[0]).toEqual({ field: 'rule', reason: 'required' })
+    expect((await get('staff')).body.rule).toEqual({ ends_with: [{ var: 'email' }, '@example.org'] })
+    expect((await get('x')).status).toBe(404)
+  })
+
+  test('deleting a used segment is 409 naming its users; unused, it goes', async () => {
+    const refused = await t.req('DELETE', '/api/segments/staff', { token: t.adminToken })
+    expect(refused.status).toBe(409)
+    expect(refused.body.error.message).toContain('segment beta')
+    const refused2 = await t.req('DELETE', '/api/segments/beta', { token: t.adminToken })
+    expect(refused2.body.error.message).toContain('flag s/new-ui')
+    await t.req('PUT', '/api/flags/s/new-ui', { token: t.adminToken, body: { targeting: null } })
+    expect((await t.req('DELETE', '/api/segments/beta', { token: t.adminToken })).body).toEqual({ deleted: true, name: 'beta' })
+    expect((await t.req('DELETE', '/api/segments/staff', { token: t.adminToken })).status).toBe(200)
+    expect((await t.req('GET', '/api/segments', { token: t.adminToken })).body).toEqual([])
+  })
+
+  test('permissions: flag:read to read; flag:write and no flagPrefixes to change', async () => {
+    const reader = (await t.userWith(['flag:read'])).token
+    expect((await t.req('GET', '/api/segments', { token: reader })).status).toBe(200)
+    expect((await put('r', { rule: { '==': [1, 1] } }, reader)).status).toBe(403)
+    const confined = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'conf', permissions: ['flag:write', 'flag:read'], flagPrefixes: ['s/'] },
+      })
+    ).body.token
+    const res = await put('r', { rule: { '==': [1, 1] } }, confined)
+    expect(res.status).toBe(403)
+  })
+})
