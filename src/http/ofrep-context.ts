@@ -44,6 +44,21 @@ function depthOf(v: unknown, limit: number): number {
   return deepest + 1
 }
 
+/** Why an evaluation context (an object) cannot be used, or `undefined`. */
+export function contextProblem(context: Record<string, unknown>): string | undefined {
+  // rules walk the context: its size and depth are bounded (§19.2)
+  const size = Buffer.byteLength(JSON.stringify(context))
+  if (size > MAX_CONTEXT_BYTES) return `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`
+  if (depthOf(context, MAX_CONTEXT_DEPTH + 1) > MAX_CONTEXT_DEPTH) return `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`
+  const forbidden = forbiddenKeys(context)
+  if (forbidden.length > 0) return `context may not hold the key at ${forbidden[0]}`
+  // OFREP: the targeting key is a string; another type is the caller's mistake, not "no key"
+  const key = context.targetingKey
+  if (key !== undefined && typeof key !== 'string')
+    return `context.targetingKey must be a string, not ${key === null ? 'null' : Array.isArray(key) ? 'an array' : typeof key}`
+  return undefined
+}
+
 /** Reads the evaluation context of an OFREP request (see module comment). Over `limit`: 413 (§1.1). */
 export async function readEvaluationContext(request: Request, limit: number): Promise<EvaluationContext> {
   const declared = request.headers.get('content-length')
@@ -68,22 +83,7 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   const context = body.context
   if (context === undefined || context === null) return {}
   if (!isJsonObject(context)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'context must be a JSON object')
-  // rules walk the context: its size and depth are bounded (§19.2)
-  const size = Buffer.byteLength(JSON.stringify(context))
-  if (size > MAX_CONTEXT_BYTES)
-    throw new OfrepProblem(400, 'INVALID_CONTEXT', `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`)
-  if (depthOf(context, MAX_CONTEXT_DEPTH + 1) > MAX_CONTEXT_DEPTH)
-    throw new OfrepProblem(400, 'INVALID_CONTEXT', `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`)
-  const forbidden = forbiddenKeys(context)
-  if (forbidden.length > 0) throw new OfrepProblem(400, 'INVALID_CONTEXT', `context may not hold the key at ${forbidden[0]}`)
-  // OFREP: the targeting key is a string; another type is the caller's mistake, not "no key"
-  const key = context.targetingKey
-  if (key !== undefined && typeof key !== 'string') {
-    throw new OfrepProblem(
-      400,
-      'INVALID_CONTEXT',
-      `context.targetingKey must be a string, not ${key === null ? 'null' : Array.isArray(key) ? 'an array' : typeof key}`,
-    )
-  }
+  const why = contextProblem(context)
+  if (why) throw new OfrepProblem(400, 'INVALID_CONTEXT', why)
   return context
 }

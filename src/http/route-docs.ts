@@ -35,8 +35,11 @@ export interface RouteDoc {
   body?: TSchema | Record<string, unknown>
   /** False when the body may be left out (OFREP evaluations: no body means an empty context). */
   bodyRequired?: boolean
-  /** A wildcard path segment documented as one `{name}` parameter that may contain `/`. */
-  wildcard?: { name: string; description: string }
+  /**
+   * A wildcard path segment documented as one `{name}` parameter that may contain `/`; `suffix` is a
+   * fixed end the handler strips (`/evaluate` after a flag name).
+   */
+  wildcard?: { name: string; description: string; suffix?: string }
   /** Header parameters (e.g. If-Match). */
   headers?: { name: string; description: string }[]
   errors: number[]

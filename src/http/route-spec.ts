@@ -58,5 +58,6 @@ export const route = (spec: RouteSpec): RouteSpec => spec
 /** The path as the OpenAPI document and the metrics write it: `/api/users/{userId}`, `/api/flags/{flagName}`. */
 export function documentedPath(spec: Pick<RouteSpec, 'path' | 'docs'>): string {
   const wildcard = spec.docs?.wildcard?.name ?? 'path'
-  return spec.path.replace(/\/\*$/, `/{${wildcard}}`).replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+  const suffix = spec.docs?.wildcard?.suffix ?? ''
+  return spec.path.replace(/\/\*$/, `/{${wildcard}}${suffix}`).replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }

@@ -101,7 +101,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...healthRoutes(deps.health),
     ...authRoutes({ ...deps, bodyLimit }),
     ...userRoutes({ users: deps.users, bodyLimit }),
-    ...flagRoutes({ flags: deps.flags, bodyLimit }),
+    ...flagRoutes({ flags: deps.flags, evaluations: deps.evaluations, bodyLimit }),
     ...segmentRoutes({ segments: deps.segments, bodyLimit }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),

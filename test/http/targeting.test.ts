@@ -262,3 +262,59 @@ group('bulk ETag and context limits', () => {
     expect(nested.body).toMatchObject({ errorCode: 'INVALID_CONTEXT', errorDetails: expect.stringContaining('16 levels') })
   })
 })
+
+group('why this value (POST /api/flags/{name}/evaluate)', () => {
+  test('the steps in order, in words, with the bucket and the conclusion', async () => {
+    await t.req('PUT', '/api/segments/staff', { token: t.adminToken, body: { rule: { ends_with: [{ var: 'email' }, '@example.com'] } } })
+    await create({
+      name: 'w/new_flow',
+      type: 'BOOLEAN',
+      targeting: {
+        if: [
+          { '==': [{ var: 'plan' }, 'pro'] },
+          'true',
+          { $ref: 'staff' },
+          'true',
+          {
+            fractional: [
+              ['true', 20],
+              ['false', 80],
+            ],
+          },
+        ],
+      },
+    })
+    const res = await t.req('POST', '/api/flags/w/new_flow/evaluate', {
+      token: t.adminToken,
+      body: { context: { plan: 'free', email: 'bob@other.org', targetingKey: 'user-9' } },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ key: 'w/new_flow', reason: 'TARGETING_MATCH', metadata: { type: 'BOOLEAN' } })
+    const texts = res.body.trace.map((s: { text: string }) => s.text)
+    expect(texts[0]).toBe('targeting.if[0]: plan is "pro": no')
+    expect(texts[1]).toBe('segment staff did not match')
+    expect(texts[2]).toBe('targeting.if[2]: in segment staff: no')
+    expect(texts[3]).toMatch(
+      /^targeting\.if\[4\]\.fractional: "w\/new_flowuser-9" falls in bucket \d+ of 100 \(\d+\.\d %\) → "(true|false)"$/,
+    )
+    expect(texts[4]).toBe(`the rule chose variant ${res.body.variant}: ${JSON.stringify(res.body.value)}`)
+    // the same answer as OFREP
+    const ofrep = await evaluate('w/new_flow', { plan: 'free', email: 'bob@other.org', targetingKey: 'user-9' })
+    expect(ofrep.body.value).toBe(res.body.value)
+  })
+
+  test('a disabled flag, a flag without rules, a missing flag, a bad context, a POST elsewhere', async () => {
+    await create({ name: 'w/off', type: 'BOOLEAN', enabled: false })
+    const off = await t.req('POST', '/api/flags/w/off/evaluate', { token: t.adminToken, body: {} })
+    expect(off.body.trace).toEqual([{ kind: 'result', text: 'the flag is disabled: applications get their own default' }])
+    await create({ name: 'w/plain', type: 'INTEGER', value: 3 })
+    const plain = await t.req('POST', '/api/flags/w/plain/evaluate', { token: t.adminToken, body: { context: {} } })
+    expect(plain.body.trace.at(-1).text).toBe("no rule applies: the flag's value 3 is served")
+    expect((await t.req('POST', '/api/flags/w/none/evaluate', { token: t.adminToken, body: {} })).status).toBe(404)
+    const bad = await t.req('POST', '/api/flags/w/plain/evaluate', { token: t.adminToken, body: { context: [] } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.error.details.field).toBe('context')
+    const elsewhere = await t.req('POST', '/api/flags/w/plain', { token: t.adminToken, body: {} })
+    expect(elsewhere.status).toBe(405)
+  })
+})

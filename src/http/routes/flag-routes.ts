@@ -6,8 +6,11 @@ import type { Flag } from '../../domain/flag.ts'
 import { READ_ONLY_FIELDS } from '../../domain/flag-update.ts'
 import { requireJsonObject } from '../../domain/json-object.ts'
 import type { Principal } from '../../domain/principal.ts'
+import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import { jsonAnswer, notModifiedAnswer, taggedAnswer } from '../answers.ts'
+import { MethodNotAllowedError } from '../error-handler.ts'
+import { explainAnswer } from '../evaluation-explained.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
 import type { RequestContext } from '../request-context.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -17,6 +20,7 @@ import { ref } from '../schemas/flag-schemas.ts'
 /** Dependencies of the flag routes. */
 export interface FlagRouteDeps {
   flags: FlagService
+  evaluations: EvaluationService
   bodyLimit: number
 }
 
@@ -181,6 +185,31 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
         body: ref('FlagUpdate'),
         success: { status: 200, schema: ref('Flag'), description: 'The flag after the change', headers: { ETag: 'The new revision' } },
         errors: [400, 404, 409, 412, 413, 415, 503],
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/flags/*',
+      permission: 'flag:read',
+      query: NoQuery,
+      body: { limit: deps.bodyLimit },
+      handle(c) {
+        const raw = c.params['*'] ?? ''
+        // only …/evaluate takes a POST under a flag's path
+        if (!raw.endsWith('/evaluate')) throw new MethodNotAllowedError('POST', c.path, ['GET', 'PUT', 'DELETE'])
+        return explainAnswer(deps.evaluations, c.auth, flagNameFromPath(raw.slice(0, -'/evaluate'.length)), c.body)
+      },
+      docs: {
+        summary: 'Evaluate a flag and say why',
+        operationId: 'explainFlag',
+        tag: 'flags',
+        access: 'flag:read',
+        description:
+          'The OFREP answer for a context, plus `trace`: every condition tested (its place in the rule, in words, and its result), every segment entered, the percentage bucket, and why the value was served. The path is the flag name followed by /evaluate.',
+        wildcard: { ...FLAG_NAME, suffix: '/evaluate' },
+        body: ref('ExplainRequest'),
+        success: { status: 200, schema: ref('ExplainedEvaluation'), description: 'The answer and why' },
+        errors: [400, 404, 413, 415],
       },
     }),
     route({

@@ -302,6 +302,67 @@ export function flagComponents(): Record<string, Json> {
     },
     example: { value: 7, maxValue: 20 },
   }
+  out.ExplainRequest = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      context: { type: 'object', additionalProperties: true, description: 'The evaluation context, as an application sends it over OFREP' },
+    },
+    example: { context: { targetingKey: 'user-42', email: 'ann@example.com', appVersion: '2.3.0' } },
+  }
+  out.ExplainedEvaluation = {
+    type: 'object',
+    required: ['key', 'trace'],
+    properties: {
+      key: { type: 'string' },
+      value: { description: "Absent when the application's own default applies (DISABLED, no default, or an error)" },
+      reason: { type: 'string', enum: ['STATIC', 'DEFAULT', 'SPLIT', 'TARGETING_MATCH', 'DISABLED'] },
+      variant: { type: 'string' },
+      metadata: { type: 'object', additionalProperties: METADATA_VALUE },
+      errorCode: { type: 'string', enum: ['GENERAL'], description: 'Present when the rule could not decide' },
+      errorDetails: { type: 'string' },
+      trace: {
+        type: 'array',
+        description: 'The steps that decided the answer, in order; the last one (kind result) says why the value was served',
+        items: {
+          type: 'object',
+          required: ['kind', 'text'],
+          properties: {
+            kind: { type: 'string', enum: ['condition', 'segment', 'fractional', 'fractional-skipped', 'result'] },
+            text: { type: 'string', description: 'The step in words' },
+            path: { type: 'string', description: 'Where in the rule (targeting.if[0])' },
+            rule: { description: 'The condition tested', type: 'object', additionalProperties: true },
+            result: { type: 'boolean' },
+            name: { type: 'string', description: 'The segment' },
+            matched: { type: 'boolean' },
+            bucketKey: { type: 'string' },
+            bucket: { type: 'integer', minimum: 0, maximum: 2147483647, format: 'int32' },
+            total: { type: 'integer', minimum: 0, maximum: 2147483647, format: 'int32' },
+            variant: { description: "The bucket's variant" },
+            reason: { type: 'string' },
+          },
+        },
+      },
+    },
+    example: {
+      key: 'checkout/new_flow',
+      value: true,
+      reason: 'TARGETING_MATCH',
+      variant: 'true',
+      metadata: { type: 'BOOLEAN', revision: 3 },
+      trace: [
+        {
+          kind: 'condition',
+          path: 'targeting.if[0]',
+          rule: { '==': [{ var: 'plan' }, 'pro'] },
+          result: false,
+          text: 'targeting.if[0]: plan is "pro": no',
+        },
+        { kind: 'segment', name: 'staff', matched: true, text: 'segment staff matched' },
+        { kind: 'result', text: 'the rule chose variant true: true' },
+      ],
+    },
+  }
   out.FlagDeleted = {
     type: 'object',
     required: ['deleted', 'name'],

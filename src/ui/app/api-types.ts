@@ -204,6 +204,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flags/{flagName}/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate a flag and say why
+         * @description Requires permission `flag:read`.
+         *
+         *     The OFREP answer for a context, plus `trace`: every condition tested (its place in the rule, in words, and its result), every segment entered, the percentage bucket, and why the value was served. The path is the flag name followed by /evaluate.
+         */
+        post: operations["explainFlag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/segments": {
         parameters: {
             query?: never;
@@ -1603,6 +1625,101 @@ export interface components {
              */
             revision?: number;
         };
+        /**
+         * @example {
+         *       "context": {
+         *         "targetingKey": "user-42",
+         *         "email": "ann@example.com",
+         *         "appVersion": "2.3.0"
+         *       }
+         *     }
+         */
+        ExplainRequest: {
+            /** @description The evaluation context, as an application sends it over OFREP */
+            context?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "key": "checkout/new_flow",
+         *       "value": true,
+         *       "reason": "TARGETING_MATCH",
+         *       "variant": "true",
+         *       "metadata": {
+         *         "type": "BOOLEAN",
+         *         "revision": 3
+         *       },
+         *       "trace": [
+         *         {
+         *           "kind": "condition",
+         *           "path": "targeting.if[0]",
+         *           "rule": {
+         *             "==": [
+         *               {
+         *                 "var": "plan"
+         *               },
+         *               "pro"
+         *             ]
+         *           },
+         *           "result": false,
+         *           "text": "targeting.if[0]: plan is \"pro\": no"
+         *         },
+         *         {
+         *           "kind": "segment",
+         *           "name": "staff",
+         *           "matched": true,
+         *           "text": "segment staff matched"
+         *         },
+         *         {
+         *           "kind": "result",
+         *           "text": "the rule chose variant true: true"
+         *         }
+         *       ]
+         *     }
+         */
+        ExplainedEvaluation: {
+            key: string;
+            /** @description Absent when the application's own default applies (DISABLED, no default, or an error) */
+            value?: unknown;
+            /** @enum {string} */
+            reason?: "STATIC" | "DEFAULT" | "SPLIT" | "TARGETING_MATCH" | "DISABLED";
+            variant?: string;
+            metadata?: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Present when the rule could not decide
+             * @enum {string}
+             */
+            errorCode?: "GENERAL";
+            errorDetails?: string;
+            /** @description The steps that decided the answer, in order; the last one (kind result) says why the value was served */
+            trace: {
+                /** @enum {string} */
+                kind: "condition" | "segment" | "fractional" | "fractional-skipped" | "result";
+                /** @description The step in words */
+                text: string;
+                /** @description Where in the rule (targeting.if[0]) */
+                path?: string;
+                /** @description The condition tested */
+                rule?: {
+                    [key: string]: unknown;
+                };
+                result?: boolean;
+                /** @description The segment */
+                name?: string;
+                matched?: boolean;
+                bucketKey?: string;
+                /** Format: int32 */
+                bucket?: number;
+                /** Format: int32 */
+                total?: number;
+                /** @description The bucket's variant */
+                variant?: unknown;
+                reason?: string;
+            }[];
+        };
         FlagDeleted: {
             /** @enum {boolean} */
             deleted: true;
@@ -2634,6 +2751,43 @@ export interface operations {
             412: components["responses"]["E412"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
+        };
+    };
+    explainFlag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExplainRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer and why */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExplainedEvaluation"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
         };
     };
     listSegments: {
