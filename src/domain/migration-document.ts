@@ -5,15 +5,18 @@
  */
 
 import type { FieldProblem } from './errors.ts'
-import { definitionOf, type Flag, type FlagDefinition } from './flag.ts'
+import { definitionOf, type Flag, type FlagDefinition, type JsonObject } from './flag.ts'
 import { validateDefinition } from './flag-definition.ts'
 import { indexNames, nameProblem } from './flag-name.ts'
+import { segmentRuleProblems, VARIANT_NAME } from './flag-targeting-fields.ts'
+import { flagdDocumentWarnings, fromFlagdFlag, isFlagdDocument } from './flagd-document.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
 import { newCheckBudget } from './regex-pattern.ts'
+import type { Segment } from './segment.ts'
 import { utcStamp } from './utc-stamp.ts'
 
 export const EXPORT_VERSION = '1.0.0'
-const TOP_LEVEL = ['environment', 'version', 'createdAt', 'flags']
+const TOP_LEVEL = ['environment', 'version', 'createdAt', 'flags', 'segments']
 const FLAGFLOW_FIELDS = ['regExp', 'tagValues', 'chanceBPercent', 'allowEmpty', 'isKillSwitch']
 const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/
 
@@ -26,6 +29,14 @@ export interface ExportDocument {
   version: string
   createdAt: string
   flags: Record<string, ExportedFlag>
+  /** Only when there are any (contract §19.3). */
+  segments?: Record<string, ExportedSegment>
+}
+
+/** A segment as it appears in an export file. */
+export interface ExportedSegment {
+  description: string
+  rule: JsonObject
 }
 
 /** Where an imported document says it came from. */
@@ -33,13 +44,22 @@ export interface DocumentSource {
   environment: string
   version: string
   createdAt: string
+  /** `flagd` for an OpenFeature flagd document (contract §19.5); absent for a migration file. */
+  format?: 'flagd'
 }
 
 /** A parsed, validated import document, with what was translated or dropped on the way. */
 export interface ParsedDocument {
   source: DocumentSource
   flags: Map<string, FlagDefinition>
+  segments: Map<string, ExportedSegment>
   warnings: FieldProblem[]
+}
+
+/** Options of `parseImportDocument`. */
+export interface ParseOptions {
+  /** Segment rules the flags may refer to besides the document's own (merge keeps them). */
+  knownSegments?: ReadonlyMap<string, unknown>
 }
 
 /** One flag in export order: description, type, defaultValue, valueExists, value, constraints. */
@@ -48,9 +68,21 @@ export function exportFlag(f: FlagDefinition): ExportedFlag {
   return { description, type, ...rest }
 }
 
-/** The export document of `flags` (given in name order). Nothing but flags ever goes into it. */
-export function buildExportDocument(flags: readonly Flag[], environment: string, now: Date): ExportDocument {
-  return { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: exportedFlags(flags) }
+/** The export document of `flags` and `segments` (given in name order). Nothing but flags and segments ever goes into it. */
+export function buildExportDocument(
+  flags: readonly Flag[],
+  environment: string,
+  now: Date,
+  segments: readonly Segment[] = [],
+): ExportDocument {
+  const doc: ExportDocument = { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: exportedFlags(flags) }
+  if (segments.length > 0) doc.segments = exportedSegments(segments)
+  return doc
+}
+
+/** The `segments` member of an export. */
+export function exportedSegments(segments: readonly Segment[]): Record<string, ExportedSegment> {
+  return Object.fromEntries(segments.map((s) => [s.name, { description: s.description, rule: s.rule }]))
 }
 
 /** The `flags` member of an export: each flag by name, in the given order. */
@@ -70,10 +102,12 @@ export function exportFlagsText(flags: readonly Flag[]): string {
   return JSON.stringify(exportedFlags(flags), null, 2).replaceAll('\n', '\n  ')
 }
 
-/** The same text as `exportText`, around a `flags` part made once by `exportFlagsText`. */
-export function exportTextWithFlags(environment: string, at: Date, flagsText: string): string {
+/** The same text as `exportText`, around a `flags` part made once by `exportFlagsText` (and the segments, if any). */
+export function exportTextWithFlags(environment: string, at: Date, flagsText: string, segments: readonly Segment[] = []): string {
   const head = JSON.stringify({ environment, version: EXPORT_VERSION, createdAt: at.toISOString() }, null, 2)
-  return `${head.slice(0, -2)},\n  "flags": ${flagsText}\n}\n`
+  const tail =
+    segments.length === 0 ? '' : `,\n  "segments": ${JSON.stringify(exportedSegments(segments), null, 2).replaceAll('\n', '\n  ')}`
+  return `${head.slice(0, -2)},\n  "flags": ${flagsText}${tail}\n}\n`
 }
 
 /** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
@@ -127,14 +161,8 @@ export function fromFlagFlow(
   return out
 }
 
-/** Parses and validates an import document, reporting every problem (contract §6.2, §6.4). */
-export function parseImportDocument(raw: unknown): { ok: true; document: ParsedDocument } | { ok: false; problems: FieldProblem[] } {
-  const problems: FieldProblem[] = []
-  const problem = (field: string, reason: string) => problems.push({ field, reason })
-  if (!isObject(raw)) return { ok: false, problems: [{ field: 'body', reason: 'must be a JSON object (an export document)' }] }
-  const forbidden = forbiddenKeys(raw)
-  if (forbidden.length > 0) return { ok: false, problems: forbidden.map((field) => ({ field, reason: 'this key is not allowed' })) }
-
+/** The top-level checks of a migration file (environment, version, createdAt, unknown fields). */
+function checkMigrationHead(raw: Record<string, unknown>, problem: (field: string, reason: string) => void): void {
   for (const key of Object.keys(raw)) if (!TOP_LEVEL.includes(key)) problem(key, 'unknown field')
   for (const key of ['environment', 'version', 'createdAt'] as const) {
     if (!Object.hasOwn(raw, key)) problem(key, 'required')
@@ -148,8 +176,81 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
   if (typeof raw.createdAt === 'string' && (!ISO_8601.test(raw.createdAt) || Number.isNaN(Date.parse(raw.createdAt)))) {
     problem('createdAt', 'must be an ISO 8601 timestamp')
   }
+}
+
+/**
+ * The document's segments (`segments` of a migration file, `$evaluators` of a flagd document),
+ * each rule checked against the others and `known`, cycles included.
+ */
+function parseSegments(
+  raw: unknown,
+  field: string,
+  flagd: boolean,
+  known: ReadonlyMap<string, unknown>,
+  problem: (f: string, r: string) => void,
+) {
+  const out = new Map<string, ExportedSegment>()
+  if (raw === undefined) return out
+  if (!isObject(raw)) {
+    problem(field, 'must be an object keyed by segment name')
+    return out
+  }
+  const entries = Object.entries(raw).map(([name, value]) => {
+    const description = flagd ? '' : isObject(value) ? value.description : undefined
+    const rule = flagd ? value : isObject(value) ? value.rule : undefined
+    return { name, description: description ?? '', rule }
+  })
+  const rules = new Map(known)
+  for (const e of entries) rules.set(e.name, e.rule)
+  for (const { name, description, rule } of entries) {
+    const at = `${field}.${name}`
+    if (!VARIANT_NAME.test(name)) problem(at, 'a segment name is 1 to 64 of A-Z a-z 0-9 . _ -')
+    if (!flagd) {
+      const value = (raw as Record<string, unknown>)[name]
+      if (!isObject(value)) {
+        problem(at, 'must be {description?, rule}')
+        continue
+      }
+      for (const key of Object.keys(value)) if (key !== 'description' && key !== 'rule') problem(`${at}.${key}`, 'unknown field')
+      if (typeof description !== 'string') problem(`${at}.description`, 'must be a string')
+    }
+    const others = new Map(rules)
+    others.delete(name)
+    const found = segmentRuleProblems(name, rule, others, flagd ? at : `${at}.rule`)
+    for (const p of found) problem(p.field, p.reason)
+    if (found.length === 0) out.set(name, { description: String(description), rule: rule as JsonObject })
+  }
+  return out
+}
+
+/**
+ * Parses and validates an import document, reporting every problem (contract §6.2, §6.4, §19.5): a
+ * migration file (FlagFlow 1.7 files included) or an OpenFeature flagd document, recognised by its
+ * shape.
+ */
+export function parseImportDocument(
+  raw: unknown,
+  options: ParseOptions = {},
+): { ok: true; document: ParsedDocument } | { ok: false; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = []
+  const problem = (field: string, reason: string) => problems.push({ field, reason })
+  if (!isObject(raw)) return { ok: false, problems: [{ field: 'body', reason: 'must be a JSON object (an export document)' }] }
+  const forbidden = forbiddenKeys(raw)
+  if (forbidden.length > 0) return { ok: false, problems: forbidden.map((field) => ({ field, reason: 'this key is not allowed' })) }
+  const flagd = isFlagdDocument(raw)
+  const warnings: FieldProblem[] = flagd ? flagdDocumentWarnings(raw) : []
+  if (!flagd) checkMigrationHead(raw, problem)
+  const segments = parseSegments(
+    flagd ? raw.$evaluators : raw.segments,
+    flagd ? '$evaluators' : 'segments',
+    flagd,
+    options.knownSegments ?? new Map(),
+    problem,
+  )
+  const segmentRules = new Map(options.knownSegments ?? [])
+  for (const [name, s] of segments) segmentRules.set(name, s.rule)
+
   const flags = new Map<string, FlagDefinition>()
-  const warnings: FieldProblem[] = []
   const budget = newCheckBudget() // one for the whole document: many costly flags cannot add up
   if (!Object.hasOwn(raw, 'flags')) problem('flags', 'required')
   else if (!isObject(raw.flags)) problem('flags', 'must be an object keyed by flag name')
@@ -162,14 +263,21 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
         problem(`flags.${name}`, 'must be an object')
         continue
       }
-      const input = fromFlagFlow(
-        value,
-        (field, reason) => problem(`${prefix}${field}`, reason),
-        (field, reason) => warnings.push({ field: `${prefix}${field}`, reason }),
-      )
+      const input = flagd
+        ? fromFlagdFlag(
+            value,
+            (field, reason) => problem(`${prefix}${field}`, reason),
+            (field, reason) => warnings.push({ field: `${prefix}${field}`, reason }),
+          )
+        : fromFlagFlow(
+            value,
+            (field, reason) => problem(`${prefix}${field}`, reason),
+            (field, reason) => warnings.push({ field: `${prefix}${field}`, reason }),
+          )
+      if (!input) continue
       if (input.valueExists === false && Object.hasOwn(input, 'value'))
         warnings.push({ field: `${prefix}value`, reason: 'ignored: valueExists is false' })
-      const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore', budget })
+      const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore', budget, segments: segmentRules })
       if (!result.ok) problems.push(...result.problems)
       else if (!whyName) flags.set(name, result.definition)
     }
@@ -180,6 +288,9 @@ export function parseImportDocument(raw: unknown): { ok: true; document: ParsedD
     }
   }
   if (problems.length > 0) return { ok: false, problems }
-  const source = { environment: raw.environment as string, version: raw.version as string, createdAt: raw.createdAt as string }
-  return { ok: true, document: { source, flags, warnings } }
+  const meta = flagd && isObject(raw.metadata) ? raw.metadata : {}
+  const source: DocumentSource = flagd
+    ? { environment: typeof meta.environment === 'string' ? meta.environment : '', version: '', createdAt: '', format: 'flagd' }
+    : { environment: raw.environment as string, version: raw.version as string, createdAt: raw.createdAt as string }
+  return { ok: true, document: { source, flags, segments, warnings } }
 }

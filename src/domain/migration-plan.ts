@@ -123,3 +123,29 @@ export function applyPlan(current: ReadonlyMap<string, Flag>, plan: ImportPlan, 
   }
   return rows
 }
+
+/** One segment an import creates, updates or deletes. */
+export interface PlannedSegmentChange {
+  name: string
+  action: 'create' | 'update' | 'delete'
+}
+
+/**
+ * What an import does to segments (contract §19.3: merge and replace apply to them as to flags):
+ * the document's segments are created or replaced; with `replace`, the others are deleted.
+ */
+export function planSegments(
+  current: ReadonlyMap<string, { description: string; rule: unknown }>,
+  incoming: ReadonlyMap<string, { description: string; rule: unknown }>,
+  mode: ImportMode,
+): PlannedSegmentChange[] {
+  const out: PlannedSegmentChange[] = []
+  for (const [name, wanted] of incoming) {
+    const existing = current.get(name)
+    if (!existing) out.push({ name, action: 'create' })
+    else if (existing.description !== wanted.description || JSON.stringify(existing.rule) !== JSON.stringify(wanted.rule))
+      out.push({ name, action: 'update' })
+  }
+  if (mode === 'replace') for (const name of current.keys()) if (!incoming.has(name)) out.push({ name, action: 'delete' })
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}

@@ -10,6 +10,7 @@
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
+import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import {
   buildExportDocument,
   type DocumentSource,
@@ -21,19 +22,22 @@ import {
   parseImportDocument,
 } from '../domain/migration-document.ts'
 import {
-  applyPlan,
   type ImportMode,
   type ImportPlan,
   type ImportValues,
   type PlannedChange,
+  type PlannedSegmentChange,
   planImport,
+  planSegments,
   planSummary,
 } from '../domain/migration-plan.ts'
-import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
+import type { Segment } from '../domain/segment.ts'
+import { utcStamp } from '../domain/utc-stamp.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { flagLimitMessage } from './flag-service.ts'
+import { applyImport } from './migration-apply.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
@@ -58,6 +62,8 @@ export interface ImportResult {
   backup: string | null
   /** What was translated or dropped (FlagFlow's fields, a value beside valueExists false). */
   warnings: FieldProblem[]
+  /** Segments created, updated or deleted (contract §19.3); present only when there are any. */
+  segmentChanges?: PlannedSegmentChange[]
 }
 
 /** One flag an import creates, updates or deletes, as the result lists it. */
@@ -91,6 +97,8 @@ export interface MigrationService {
   exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience): { text: string; fileName: string }
+  /** OpenFeature flagd's document of every flag and segment, with its ETag (contract §19.5). */
+  exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string }
   /** `origin` (a file name) is named in the log line of the import. */
   importDocument(caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource, origin?: string): Promise<ImportResult>
   importFromUrl(caller: Caller, url: string, options: ImportOptions): Promise<ImportResult>
@@ -116,6 +124,7 @@ function resultOf(
   backup: string | null,
   warnings: FieldProblem[],
   showValues: boolean,
+  segmentChanges: readonly PlannedSegmentChange[] = [],
 ): ImportResult {
   return {
     dryRun: options.dryRun,
@@ -126,6 +135,7 @@ function resultOf(
     changes: listedChanges(plan.changes, showValues),
     backup,
     warnings: warnings.slice(0, MAX_LISTED_PROBLEMS),
+    ...(segmentChanges.length > 0 ? { segmentChanges: [...segmentChanges] } : {}),
   }
 }
 
@@ -133,6 +143,11 @@ function resultOf(
 function listedChanges(changes: readonly PlannedChange[], showValues: boolean): ImportedChange[] {
   let updates = 0
   return changes.map((c) => importedChange(c, showValues && c.action === 'update' && updates++ < MAX_DIFFED_UPDATES))
+}
+
+/** The segments of a snapshot in name order. */
+function sortedSegments(snapshot: Snapshot): Segment[] {
+  return [...snapshot.segments.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 /** The flags of a snapshot in name order. */
@@ -195,12 +210,15 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     requireUnscoped(caller.principal)
     // the values now are shown only to a caller who may read them
     const showValues = options.diff === true && (can(caller.principal, 'flag:read') || can(caller.principal, 'migration:read'))
-    const parsed = await gated(() => parseImportDocument(raw))
+    // merge keeps the segments the document does not name: its flags may refer to them
+    const knownSegments = options.mode === 'merge' ? store.committed().segmentRules() : new Map<string, unknown>()
+    const parsed = await gated(() => parseImportDocument(raw, { knownSegments }))
     if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
-    const { source: origin, flags: incoming, warnings } = parsed.document
+    const { source: origin, flags: incoming, segments, warnings } = parsed.document
+    const segmentPlan = (snapshot: Snapshot) => planSegments(snapshot.segments, segments, options.mode)
     if (options.dryRun) {
       const planned = await gated(() => plan(store.committed(), incoming, options))
-      return resultOf(planned, options, origin, null, warnings, showValues)
+      return resultOf(planned, options, origin, null, warnings, showValues, segmentPlan(store.committed()))
     }
     return oneAtATime(async () => {
       // the transaction's work (which plans) runs when transact is called, inside the turn; the
@@ -208,16 +226,19 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const out = await gated(() =>
         store.transact(commitMeta(caller, source), (tx) => {
           const planned = plan(tx.read, incoming, options)
-          if (planned.changes.length === 0) return planned
+          const segmentChanges = segmentPlan(tx.read)
+          if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()
-          tx.backup(exportFileName(environment, at), exportText(buildExportDocument(sortedFlags(tx.read), environment, at)))
-          const rows = applyPlan(tx.read.flags, planned, at.toISOString(), () => newId('flg'))
-          for (const id of rows.deleteIds) tx.delete('flags', id)
-          for (const flag of rows.put) tx.put('flags', flag)
-          return planned
+          tx.backup(
+            exportFileName(environment, at),
+            exportText(buildExportDocument(sortedFlags(tx.read), environment, at, sortedSegments(tx.read))),
+          )
+          applyImport(tx, planned, segmentChanges, segments, at.toISOString())
+          return { planned, segmentChanges }
         }),
       )
-      return resultOf(out.result, options, origin, out.backups[0] ?? null, warnings, showValues)
+      const { planned, segmentChanges } = out.result
+      return resultOf(planned, options, origin, out.backups[0] ?? null, warnings, showValues, segmentChanges)
     })
   }
 
@@ -230,12 +251,17 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
   let flagsText: { revision: number; text: string } | undefined
+  let flagdText: { etag: string; text: string } | undefined
 
   return {
     exportDocument(audience) {
       authorizeExport(audience)
       const at = now()
-      return { document: buildExportDocument(sortedFlags(store.committed()), environment, at), fileName: exportFileName(environment, at) }
+      const snapshot = store.committed()
+      return {
+        document: buildExportDocument(sortedFlags(snapshot), environment, at, sortedSegments(snapshot)),
+        fileName: exportFileName(environment, at),
+      }
     },
     exportFile(audience) {
       authorizeExport(audience)
@@ -243,7 +269,20 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const revision = snapshot.revisionOf('flags')
       if (flagsText?.revision !== revision) flagsText = { revision, text: exportFlagsText(sortedFlags(snapshot)) }
       const at = now()
-      return { text: exportTextWithFlags(environment, at, flagsText.text), fileName: exportFileName(environment, at) }
+      return {
+        text: exportTextWithFlags(environment, at, flagsText.text, sortedSegments(snapshot)),
+        fileName: exportFileName(environment, at),
+      }
+    },
+    exportFlagd(audience) {
+      authorizeExport(audience)
+      const snapshot = store.committed()
+      const etag = `"flagd-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
+      if (flagdText?.etag !== etag) {
+        const document = buildFlagdDocument(sortedFlags(snapshot), sortedSegments(snapshot), environment)
+        flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n` }
+      }
+      return { text: flagdText.text, etag, fileName: `flagd_flags_${environment}_${utcStamp(now())}.json` }
     },
     importDocument: (caller, raw, options, source, origin) => reported(source, () => applyDocument(caller, raw, options, source), origin),
     importFromUrl(caller, url, options) {

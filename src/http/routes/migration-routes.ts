@@ -1,14 +1,21 @@
 /** Export and import of flags (contract §6): /api/migrations*, and the public /migration/export. */
 
-import type { Static } from 'elysia'
+import { type Static, t } from 'elysia'
 import type { ExportAudience, ImportOptions, MigrationService } from '../../services/migration-service.ts'
-import { customAnswer } from '../answers.ts'
+import { customAnswer, notModifiedAnswer } from '../answers.ts'
 import { JSON_TYPE } from '../error-handler.ts'
+import { noneMatch } from '../if-match.ts'
 import type { RequestContext } from '../request-context.ts'
 import type { RouteDoc } from '../route-docs.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
-import { ExportDocumentSchema, ImportDocumentSchema, ImportQuery, ImportResultSchema, UrlImportBody } from '../schemas/migration-schemas.ts'
+import {
+  ExportDocumentSchema,
+  FlagdDocumentSchema,
+  ImportDocumentSchema,
+  ImportQuery,
+  ImportResultSchema,
+  UrlImportBody,
+} from '../schemas/migration-schemas.ts'
 
 /** Dependencies of the migration routes. */
 export interface MigrationRouteDeps {
@@ -38,17 +45,37 @@ const exportDoc = (access: 'public' | 'migration:read'): RouteDoc => ({
     (access === 'public' ? ' Turned off (404) with publicExport: false.' : ''),
   success: {
     status: 200,
-    schema: ExportDocumentSchema,
-    description: 'The export document',
-    headers: { 'Content-Disposition': 'attachment; filename=...' },
+    schema: { oneOf: [ExportDocumentSchema, FlagdDocumentSchema] },
+    description: 'The export document (format=flagd: an OpenFeature flagd flag-definition document)',
+    headers: { 'Content-Disposition': 'attachment; filename=...', ETag: 'format=flagd: changes with every flag or segment change' },
   },
+  headers: [{ name: 'If-None-Match', description: 'format=flagd: an ETag from an earlier answer; 304 while it is current' }],
+  other: { 304: { description: 'Not modified (format=flagd)' } },
   errors: [400],
 })
+
+/** `?format=`: the migration file (default) or OpenFeature flagd's document (contract §19.5). */
+const ExportQuery = t.Object(
+  {
+    format: t.Optional(
+      t.Union([t.Literal('migration'), t.Literal('flagd')], {
+        description:
+          "flagd: OpenFeature flagd's flag-definition document (https://flagd.dev/schema/v0/flags.json), for flagd and its providers",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 /** The migration routes. */
 export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
   const { migrations } = deps
   const exportAnswer = (c: RequestContext, audience: ExportAudience) => {
+    if ((c.query as { format?: string }).format === 'flagd') {
+      const { text, fileName, etag } = migrations.exportFlagd(audience)
+      if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
+      return customAnswer(c.id, text, 200, { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"`, etag })
+    }
     const { text, fileName } = migrations.exportFile(audience)
     return customAnswer(c.id, text, 200, { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"` })
   }
@@ -58,7 +85,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
       path: '/api/migrations/export',
       permission: 'migration:read',
       unscoped: true,
-      query: NoQuery,
+      query: ExportQuery,
       handle: (c) => exportAnswer(c, c.auth),
       docs: exportDoc('migration:read'),
     }),
@@ -78,7 +105,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
         description:
           'The whole document is validated first and every problem reported in details.errors; a valid one is applied atomically in one durable write. ' +
           'When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time.',
-        body: ImportDocumentSchema,
+        body: { oneOf: [ImportDocumentSchema, FlagdDocumentSchema] },
         success: { status: 200, schema: ImportResultSchema, description: 'What changed (or would, on a dry run)' },
         errors: [400, 413, 415, 503],
       },
@@ -112,7 +139,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
       method: 'GET',
       path: '/migration/export',
       authenticate: false,
-      query: NoQuery,
+      query: ExportQuery,
       handle: (c) => exportAnswer(c, 'public'),
       docs: exportDoc('public'),
     }),

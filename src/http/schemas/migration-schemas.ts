@@ -59,6 +59,16 @@ export const ExportDocumentSchema = {
     version: { type: 'string', description: 'Export format version, MAJOR.MINOR.PATCH; flagd writes 1.0.0 and reads 1.x.x' },
     createdAt: { type: 'string', format: 'date-time' },
     flags: { type: 'object', description: 'Flags keyed by name, in name order', additionalProperties: ExportedFlagSchema },
+    segments: {
+      type: 'object',
+      description: 'Segments keyed by name (only when there are any)',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['rule'],
+        properties: { description: { type: 'string' }, rule: { type: 'object', additionalProperties: true } },
+      },
+    },
   },
   example: EXAMPLE,
 }
@@ -82,6 +92,28 @@ export const ImportedFlagSchema = {
     chanceBPercent: { type: 'number', description: "FlagFlow's name for chancePercentB" },
     allowEmpty: { type: 'boolean', description: 'FlagFlow field; dropped (listed in warnings)' },
     isKillSwitch: { type: 'boolean', description: 'FlagFlow field; dropped (listed in warnings)' },
+  },
+}
+
+/** OpenFeature flagd's flag-definition document (contract §19.5); flagd's own schema says the rest. */
+export const FlagdDocumentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['flags'],
+  description: "OpenFeature flagd's flag-definition document: https://flagd.dev/schema/v0/flags.json",
+  properties: {
+    $schema: { type: 'string' },
+    flags: {
+      type: 'object',
+      description: 'Flags keyed by name: {state, variants, defaultVariant, targeting?, metadata?}',
+      additionalProperties: { type: 'object', additionalProperties: true },
+    },
+    $evaluators: {
+      type: 'object',
+      description: 'Shared rules ($ref)',
+      additionalProperties: { type: 'object', additionalProperties: true },
+    },
+    metadata: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] } },
   },
 }
 
@@ -128,7 +160,12 @@ export const ImportResultSchema = t.Object(
     dryRun: t.Boolean(),
     mode: t.Union([t.Literal('merge'), t.Literal('replace')]),
     values: t.Union([t.Literal('overwrite'), t.Literal('keep')]),
-    source: t.Object({ environment: t.String(), version: t.String(), createdAt: t.String() }),
+    source: t.Object({
+      environment: t.String(),
+      version: t.String(),
+      createdAt: t.String(),
+      format: t.Optional(t.Literal('flagd', { description: 'Present when the document was an OpenFeature flagd document' })),
+    }),
     summary: t.Object({ created: t.Integer(), updated: t.Integer(), deleted: t.Integer(), unchanged: t.Integer() }),
     changes: t.Array(
       t.Object({
@@ -146,6 +183,11 @@ export const ImportResultSchema = t.Object(
     backup: t.Union([t.String(), t.Null()], {
       description: 'File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run',
     }),
+    segmentChanges: t.Optional(
+      t.Array(t.Object({ name: t.String(), action: t.Union([t.Literal('create'), t.Literal('update'), t.Literal('delete')]) }), {
+        description: 'Segments created, updated or deleted; present only when there are any',
+      }),
+    ),
     warnings: t.Array(t.Object({ field: t.String(), reason: t.String() }), {
       description:
         "What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was",

@@ -3690,18 +3690,25 @@ export interface operations {
     };
     exportMigration: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                format?: "migration" | "flagd";
+            };
+            header?: {
+                /** @description format=flagd: an ETag from an earlier answer; 304 while it is current */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The export document */
+            /** @description The export document (format=flagd: an OpenFeature flagd flag-definition document) */
             200: {
                 headers: {
                     /** @description attachment; filename=... */
                     "Content-Disposition"?: string;
+                    /** @description format=flagd: changes with every flag or segment change */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3757,8 +3764,41 @@ export interface operations {
                                 };
                             };
                         };
+                        /** @description Segments keyed by name (only when there are any) */
+                        segments?: {
+                            [key: string]: {
+                                description?: string;
+                                rule: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    } | {
+                        $schema?: string;
+                        /** @description Flags keyed by name: {state, variants, defaultVariant, targeting?, metadata?} */
+                        flags: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Shared rules ($ref) */
+                        $evaluators?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        metadata?: {
+                            [key: string]: string | number | boolean;
+                        };
                     };
                 };
+            };
+            /** @description Not modified (format=flagd) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
@@ -3844,6 +3884,32 @@ export interface operations {
                             isKillSwitch?: boolean;
                         };
                     };
+                    /** @description Segments keyed by name (only when there are any) */
+                    segments?: {
+                        [key: string]: {
+                            description?: string;
+                            rule: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                } | {
+                    $schema?: string;
+                    /** @description Flags keyed by name: {state, variants, defaultVariant, targeting?, metadata?} */
+                    flags: {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @description Shared rules ($ref) */
+                    $evaluators?: {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    metadata?: {
+                        [key: string]: string | number | boolean;
+                    };
                 };
             };
         };
@@ -3864,6 +3930,11 @@ export interface operations {
                             environment: string;
                             version: string;
                             createdAt: string;
+                            /**
+                             * @description Present when the document was an OpenFeature flagd document
+                             * @enum {string}
+                             */
+                            format?: "flagd";
                         };
                         summary: {
                             /** Format: int64 */
@@ -3891,6 +3962,12 @@ export interface operations {
                         }[];
                         /** @description File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run */
                         backup: string | null;
+                        /** @description Segments created, updated or deleted; present only when there are any */
+                        segmentChanges?: {
+                            name: string;
+                            /** @enum {string} */
+                            action: "create" | "update" | "delete";
+                        }[];
                         /** @description What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was */
                         warnings: {
                             field: string;
@@ -3948,6 +4025,11 @@ export interface operations {
                             environment: string;
                             version: string;
                             createdAt: string;
+                            /**
+                             * @description Present when the document was an OpenFeature flagd document
+                             * @enum {string}
+                             */
+                            format?: "flagd";
                         };
                         summary: {
                             /** Format: int64 */
@@ -3975,6 +4057,12 @@ export interface operations {
                         }[];
                         /** @description File name of the backup in <dataDir>/backups, null when nothing changed or on a dry run */
                         backup: string | null;
+                        /** @description Segments created, updated or deleted; present only when there are any */
+                        segmentChanges?: {
+                            name: string;
+                            /** @enum {string} */
+                            action: "create" | "update" | "delete";
+                        }[];
                         /** @description What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was */
                         warnings: {
                             field: string;
@@ -3995,18 +4083,25 @@ export interface operations {
     };
     exportMigrationPublic: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                format?: "migration" | "flagd";
+            };
+            header?: {
+                /** @description format=flagd: an ETag from an earlier answer; 304 while it is current */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The export document */
+            /** @description The export document (format=flagd: an OpenFeature flagd flag-definition document) */
             200: {
                 headers: {
                     /** @description attachment; filename=... */
                     "Content-Disposition"?: string;
+                    /** @description format=flagd: changes with every flag or segment change */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4062,8 +4157,41 @@ export interface operations {
                                 };
                             };
                         };
+                        /** @description Segments keyed by name (only when there are any) */
+                        segments?: {
+                            [key: string]: {
+                                description?: string;
+                                rule: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    } | {
+                        $schema?: string;
+                        /** @description Flags keyed by name: {state, variants, defaultVariant, targeting?, metadata?} */
+                        flags: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description Shared rules ($ref) */
+                        $evaluators?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        metadata?: {
+                            [key: string]: string | number | boolean;
+                        };
                     };
                 };
+            };
+            /** @description Not modified (format=flagd) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             500: components["responses"]["E500"];

@@ -1,0 +1,186 @@
+/**
+ * OpenFeature flagd's flag-definition document, both ways (contract §19.5).
+ *
+ * Out: each flag as `state`, `variants` (built-in ones written out, plus `default` when no variant
+ * holds the flag's default answer), `defaultVariant`, `targeting` and `metadata` (the flag's own,
+ * with `type` and `revision` as OFREP reports them), segments as `$evaluators` with references to
+ * other segments expanded (flagd does not nest `$ref`). Two answers are made to read the same in
+ * flagd as over OFREP: a flag without a value is answered `DEFAULT` here, so it gets the rule
+ * `{"if": [true, null]}` (null: serve the default, as `DEFAULT`); an unpinned A/B test gets its
+ * split as `{"fractional": [["A", 100000 − w], ["B", w]]}`. TAG flags (lists) have no flagd type and
+ * are left out, named in the document's metadata.
+ *
+ * In: a document is flagd's when it has `flags` whose members have `state` or `variants` and none
+ * of the migration file's own fields. Types come from the variants, `defaultVariant`'s value
+ * becomes the value, a missing or null `defaultVariant` means no default, `DISABLED` means
+ * `enabled: false`, `$evaluators` become segments, negative fractional weights are clamped to 0
+ * (as flagd does) with a warning.
+ */
+
+import type { FieldProblem } from './errors.ts'
+import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject } from './flag.ts'
+import { isJsonObject } from './json-object.ts'
+import type { Segment } from './segment.ts'
+import { clampFractionalWeights } from './targeting/targeting.ts'
+
+export const FLAGD_SCHEMA = 'https://flagd.dev/schema/v0/flags.json'
+
+/** A flag in a flagd document. */
+export interface FlagdFlag {
+  state: 'ENABLED' | 'DISABLED'
+  variants: Record<string, FlagValue>
+  defaultVariant?: string | null
+  targeting?: JsonObject
+  metadata?: Record<string, string | number | boolean>
+}
+
+/** A flagd document. */
+export interface FlagdDocument {
+  $schema: string
+  flags: Record<string, FlagdFlag>
+  $evaluators?: Record<string, JsonObject>
+  metadata: Record<string, string | number | boolean>
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** The rule with every `$ref` replaced by the segment's rule (expanded in turn). */
+export function expandRefs(rule: unknown, segments: ReadonlyMap<string, unknown>, depth = 0): unknown {
+  if (rule === null || typeof rule !== 'object' || depth > 32) return rule
+  if (Array.isArray(rule)) return rule.map((r) => expandRefs(r, segments, depth + 1))
+  const keys = Object.keys(rule)
+  if (keys.length === 1 && keys[0] === '$ref') {
+    const target = segments.get(String((rule as { $ref: unknown }).$ref))
+    return target === undefined ? rule : expandRefs(target, segments, depth + 1)
+  }
+  return Object.fromEntries(Object.entries(rule).map(([k, v]) => [k, expandRefs(v, segments, depth + 1)]))
+}
+
+/** A segment's rule with references to other segments expanded, so it stands alone as an evaluator. */
+function evaluatorOf(segment: Segment, segments: ReadonlyMap<string, unknown>): JsonObject {
+  return Object.fromEntries(Object.entries(segment.rule).map(([k, v]) => [k, expandRefs(v, segments)])) as JsonObject
+}
+
+/** One flag in flagd's terms, or `undefined` when flagd cannot express it (TAG). */
+export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
+  if (flag.type === 'TAG') return undefined
+  const variants: Record<string, FlagValue> = { ...allVariants(flag) }
+  const answer = flag.valueExists ? (flag.value as FlagValue) : flag.defaultValue
+  let defaultVariant: string | null = null
+  if (answer !== null) {
+    defaultVariant = Object.keys(variants).find((name) => same(variants[name], answer)) ?? null
+    if (defaultVariant === null) {
+      defaultVariant = Object.hasOwn(variants, 'default') ? `default-${flag.revision}` : 'default'
+      variants[defaultVariant] = answer
+    }
+  }
+  let targeting = flag.targeting
+  if (!targeting && flag.type === 'AB-TEST' && !flag.valueExists) {
+    const w = Math.round((flag.chancePercentB ?? 50) * 1000)
+    targeting = {
+      fractional: [
+        ['A', 100_000 - w],
+        ['B', w],
+      ],
+    }
+  } else if (!targeting && !flag.valueExists) targeting = { if: [true, null] } // answered DEFAULT, as over OFREP
+  return {
+    state: isEnabled(flag) ? 'ENABLED' : 'DISABLED',
+    variants,
+    defaultVariant,
+    ...(targeting ? { targeting } : {}),
+    metadata: { ...(flag.metadata ?? {}), type: flag.type, revision: flag.revision },
+  }
+}
+
+/** The flagd document of `flags` (in name order) and `segments`. */
+export function buildFlagdDocument(flags: readonly Flag[], segments: readonly Segment[], environment: string): FlagdDocument {
+  const out: Record<string, FlagdFlag> = {}
+  const omitted: string[] = []
+  for (const flag of flags) {
+    const f = toFlagdFlag(flag)
+    if (f) out[flag.name] = f
+    else omitted.push(flag.name)
+  }
+  const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
+  const evaluators = Object.fromEntries(segments.map((s) => [s.name, evaluatorOf(s, rules)]))
+  return {
+    $schema: FLAGD_SCHEMA,
+    flags: out,
+    ...(segments.length > 0 ? { $evaluators: evaluators } : {}),
+    metadata: { environment, ...(omitted.length > 0 ? { omittedFlags: `TAG flags have no flagd type: ${omitted.join(', ')}` } : {}) },
+  }
+}
+
+const MIGRATION_FIELDS = ['environment', 'version', 'createdAt']
+
+/** True when `raw` is a flagd document rather than a migration file (see module comment). */
+export function isFlagdDocument(raw: Record<string, unknown>): boolean {
+  if (MIGRATION_FIELDS.some((k) => Object.hasOwn(raw, k)) || !isJsonObject(raw.flags)) return false
+  if (Object.hasOwn(raw, '$evaluators') || Object.hasOwn(raw, '$schema')) return true
+  const first = Object.values(raw.flags)[0]
+  return isJsonObject(first) && (Object.hasOwn(first, 'state') || Object.hasOwn(first, 'variants'))
+}
+
+/** The flag type of a set of variant values, or why there is none. */
+function typeOf(values: unknown[]): FlagType | string {
+  if (values.length === 0) return 'has no variants'
+  if (values.every((v) => typeof v === 'boolean')) return 'BOOLEAN'
+  if (values.every((v) => typeof v === 'number')) return values.every((v) => Number.isSafeInteger(v)) ? 'INTEGER' : 'NUMBER'
+  if (values.every((v) => typeof v === 'string')) return 'STRING'
+  if (values.every((v) => isJsonObject(v))) return 'OBJECT'
+  return 'mixes variant types (booleans, numbers, strings and objects cannot share a flag)'
+}
+
+/** A flagd flag as the raw input `validateDefinition` takes (problems and warnings reported through the callbacks). */
+export function fromFlagdFlag(
+  raw: Record<string, unknown>,
+  problem: (field: string, reason: string) => void,
+  warning: (field: string, reason: string) => void,
+): Record<string, unknown> | undefined {
+  const variants = raw.variants
+  if (!isJsonObject(variants)) {
+    problem('variants', 'a flagd flag needs variants (an object: name → value)')
+    return undefined
+  }
+  const type = typeOf(Object.values(variants))
+  if (!['BOOLEAN', 'INTEGER', 'NUMBER', 'STRING', 'OBJECT'].includes(type)) {
+    problem('variants', type)
+    return undefined
+  }
+  if (raw.state !== 'ENABLED' && raw.state !== 'DISABLED') problem('state', 'must be ENABLED or DISABLED')
+  const input: Record<string, unknown> = { type, variants, enabled: raw.state !== 'DISABLED' }
+  const dv = raw.defaultVariant
+  if (dv === null || dv === undefined) {
+    input.defaultValue = null // no default: the application's own applies
+    input.valueExists = false
+  } else if (typeof dv !== 'string' || !Object.hasOwn(variants, dv))
+    problem('defaultVariant', `${JSON.stringify(dv)} is not one of the variants`)
+  else {
+    input.value = variants[dv]
+    input.valueExists = true
+  }
+  if (raw.targeting !== undefined && !(isJsonObject(raw.targeting) && Object.keys(raw.targeting).length === 0)) {
+    const { rule, clamped } = clampFractionalWeights(raw.targeting)
+    for (const at of clamped) warning(at, 'a negative fractional weight, read as 0 (as flagd does)')
+    input.targeting = rule
+  }
+  if (isJsonObject(raw.metadata)) {
+    const kept: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(raw.metadata)) {
+      if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) kept[k] = v
+      else warning(`metadata.${k}`, 'not a string, number or boolean; dropped')
+    }
+    if (Object.keys(kept).length > 0) input.metadata = kept
+  }
+  for (const key of Object.keys(raw))
+    if (!['state', 'variants', 'defaultVariant', 'targeting', 'metadata'].includes(key)) warning(key, 'not a field of flagd flags; dropped')
+  return input
+}
+
+/** The document-level warnings of a flagd document (what flagd keeps that flagd-the-service does not). */
+export function flagdDocumentWarnings(raw: Record<string, unknown>): FieldProblem[] {
+  return Object.keys(raw)
+    .filter((k) => !['flags', '$evaluators', '$schema', 'metadata'].includes(k))
+    .map((field) => ({ field, reason: 'not part of a flagd document; dropped' }))
+}
