@@ -18,7 +18,7 @@
  */
 
 import type { FieldProblem } from './errors.ts'
-import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject } from './flag.ts'
+import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
 import { isJsonObject } from './json-object.ts'
 import type { Segment } from './segment.ts'
 import { clampFractionalWeights } from './targeting/targeting.ts'
@@ -74,6 +74,8 @@ export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
       variants[defaultVariant] = answer
     }
   }
+  // flagd wants at least one variant: a flag with none and no default gets its type's zero, unused
+  if (Object.keys(variants).length === 0) variants.default = zeroValue(flag.type, flag.enumValues)
   let targeting = flag.targeting
   if (!targeting && flag.type === 'AB-TEST' && !flag.valueExists) {
     const w = Math.round((flag.chancePercentB ?? 50) * 1000)
