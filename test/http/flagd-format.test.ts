@@ -47,14 +47,21 @@ async function ofrepAnswer(key: string, context: Record<string, unknown>) {
 }
 const flagdAnswer = (document: { flags: Record<string, unknown> }, key: string, context: Record<string, unknown>) => {
   const r = oracle(document, key, context)
-  return { ...(r.value === undefined || r.reason === 'DISABLED' ? {} : { value: r.value }), reason: r.reason, ...(r.errorCode ? { errorCode: r.errorCode } : {}) }
+  return {
+    ...(r.value === undefined || r.reason === 'DISABLED' ? {} : { value: r.value }),
+    reason: r.reason,
+    ...(r.errorCode ? { errorCode: r.errorCode } : {}),
+  }
 }
 
 group('export as flagd', () => {
   test("validates against flagd's schema; flagd-core gives OFREP's value and reason for every flag and context", async () => {
     const admin = { token: t.adminToken }
     await t.req('PUT', '/api/segments/staff', { ...admin, body: { rule: { ends_with: [{ var: 'email' }, '@example.com'] } } })
-    await t.req('PUT', '/api/segments/insiders', { ...admin, body: { or: undefined, rule: { or: [{ $ref: 'staff' }, { '==': [{ var: 'plan' }, 'pro'] }] } } })
+    await t.req('PUT', '/api/segments/insiders', {
+      ...admin,
+      body: { or: undefined, rule: { or: [{ $ref: 'staff' }, { '==': [{ var: 'plan' }, 'pro'] }] } },
+    })
     const flags = [
       { name: 'x/static', type: 'BOOLEAN', value: true },
       { name: 'x/default', type: 'INTEGER', defaultValue: 7 },
@@ -62,8 +69,25 @@ group('export as flagd', () => {
       { name: 'x/ab', type: 'AB-TEST', chancePercentB: 30 },
       { name: 'x/ab-pinned', type: 'AB-TEST', value: 'B' },
       { name: 'x/enum', type: 'ENUM', enumValues: ['light', 'dark'], value: 'dark', targeting: { if: [{ $ref: 'insiders' }, 'light'] } },
-      { name: 'x/num', type: 'NUMBER', value: 0.25, variants: { high: 0.75 }, targeting: { if: [{ sem_ver: [{ var: 'appVersion' }, '>=', '2.0.0'] }, 'high'] } },
-      { name: 'x/obj', type: 'OBJECT', value: { a: 1 }, variants: { a: { a: 1 }, b: { b: 2 } }, targeting: { fractional: [['b', 50], ['a', 50]] } },
+      {
+        name: 'x/num',
+        type: 'NUMBER',
+        value: 0.25,
+        variants: { high: 0.75 },
+        targeting: { if: [{ sem_ver: [{ var: 'appVersion' }, '>=', '2.0.0'] }, 'high'] },
+      },
+      {
+        name: 'x/obj',
+        type: 'OBJECT',
+        value: { a: 1 },
+        variants: { a: { a: 1 }, b: { b: 2 } },
+        targeting: {
+          fractional: [
+            ['b', 50],
+            ['a', 50],
+          ],
+        },
+      },
       { name: 'x/off', type: 'BOOLEAN', value: true, enabled: false, metadata: { owner: 'me' } },
       { name: 'x/tags', type: 'TAG', enumValues: ['a', 'b'], value: ['a'] },
     ]
@@ -82,7 +106,8 @@ group('export as flagd', () => {
     expect(doc.flags['x/tags']).toBeUndefined()
     expect(doc.metadata).toMatchObject({ environment: expect.any(String), omittedFlags: expect.stringContaining('x/tags') })
     for (const { name } of flags.filter((f) => f.type !== 'TAG'))
-      for (const context of CONTEXTS) expect({ name, context, ...flagdAnswer(doc, name, context) }).toEqual({ name, context, ...(await ofrepAnswer(name, context)) })
+      for (const context of CONTEXTS)
+        expect({ name, context, ...flagdAnswer(doc, name, context) }).toEqual({ name, context, ...(await ofrepAnswer(name, context)) })
 
     const etag = res.headers.get('etag') as string
     expect((await t.req('GET', '/api/migrations/export?format=flagd', { ...admin, headers: { 'if-none-match': etag } })).status).toBe(304)
@@ -102,7 +127,7 @@ group('export as flagd', () => {
 })
 
 group('import a flagd document', () => {
-  test("testkit-flags.json imports (without its dangling $ref); OFREP answers as flagd-core does for the original", async () => {
+  test('testkit-flags.json imports (without its dangling $ref); OFREP answers as flagd-core does for the original', async () => {
     const { 'ref-to-nonexistent-evaluator-flag': _dangling, ...flags } = testkit.flags
     const document = { ...testkit, flags }
     const res = await t.req('PUT', '/api/migrations', { token: t.adminToken, body: document })
@@ -110,10 +135,25 @@ group('import a flagd document', () => {
     expect(res.body.source).toMatchObject({ format: 'flagd' })
     expect(res.body.summary.created).toBe(Object.keys(flags).length)
     expect(res.body.segmentChanges).toEqual([{ name: 'is_ballmer', action: 'create' }])
-    expect(res.body.warnings).toContainEqual({ field: 'flags.fractional-negative-weight-flag.targeting.fractional[1][1]', reason: expect.stringContaining('read as 0') })
-    expect((await t.req('GET', '/api/flags/disabled-string-flag', { token: t.adminToken })).body).toMatchObject({ enabled: false, type: 'STRING' })
-    expect((await t.req('GET', '/api/flags/null-default-flag', { token: t.adminToken })).body).toMatchObject({ defaultValue: null, valueExists: false })
-    const contexts = [...CONTEXTS, { email: 'jobs@orange.com' }, { num: 7, id: 42 }, { targetingKey: 'ejOoVL' }, { user: { name: 'seven' } }]
+    expect(res.body.warnings).toContainEqual({
+      field: 'flags.fractional-negative-weight-flag.targeting.fractional[1][1]',
+      reason: expect.stringContaining('read as 0'),
+    })
+    expect((await t.req('GET', '/api/flags/disabled-string-flag', { token: t.adminToken })).body).toMatchObject({
+      enabled: false,
+      type: 'STRING',
+    })
+    expect((await t.req('GET', '/api/flags/null-default-flag', { token: t.adminToken })).body).toMatchObject({
+      defaultValue: null,
+      valueExists: false,
+    })
+    const contexts = [
+      ...CONTEXTS,
+      { email: 'jobs@orange.com' },
+      { num: 7, id: 42 },
+      { targetingKey: 'ejOoVL' },
+      { user: { name: 'seven' } },
+    ]
     for (const key of Object.keys(flags))
       for (const context of contexts) {
         const expected = flagdAnswer(document, key, context)
@@ -126,7 +166,12 @@ group('import a flagd document', () => {
   test('the dangling $ref is refused, naming the place; a mixed-type flag too; nothing is imported', async () => {
     const res = await t.req('PUT', '/api/migrations?mode=replace', {
       token: t.adminToken,
-      body: { flags: { a: testkit.flags['ref-to-nonexistent-evaluator-flag'], b: { state: 'ENABLED', variants: { x: 1, y: 'two' }, defaultVariant: 'x' } } },
+      body: {
+        flags: {
+          a: testkit.flags['ref-to-nonexistent-evaluator-flag'],
+          b: { state: 'ENABLED', variants: { x: 1, y: 'two' }, defaultVariant: 'x' },
+        },
+      },
     })
     expect(res.status).toBe(400)
     const fields = res.body.error.details.errors.map((e: { field: string }) => e.field)
