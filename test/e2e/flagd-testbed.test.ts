@@ -97,7 +97,7 @@ async function run(s: Scenario): Promise<void> {
       expect(details?.errorCode as string).toBe(m[1] as string)
     } else if (text === 'the resolved metadata should contain') {
       for (const [key, type, value] of (table ?? []).slice(1))
-        expect(details?.flagMetadata[key as string]).toEqual(typed(type as string, value as string))
+        expect(details?.flagMetadata[key as string] as unknown).toEqual(typed(type as string, value as string))
     } else throw new Error(`step not understood: ${text}`)
   }
 }
