@@ -19,6 +19,7 @@ import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from 
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
+import { inProcessRow, targetingScenarios } from './targeting.ts'
 import { ensureWrk, spread, type WrkResult, wrk } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -289,6 +290,8 @@ async function main() {
   )
   await scenario('GET /health, 32 connections', '/health', {}, 0.8, '')
   await ofrepScenarios({ url: flagd.url, pid: flagd.proc.pid, auth, scenario, row, rssMb })
+  inProcessRow(row)
+  await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',
