@@ -44,12 +44,22 @@ function depthOf(v: unknown, limit: number): number {
   return deepest + 1
 }
 
-/** Why an evaluation context (an object) cannot be used, or `undefined`. */
-export function contextProblem(context: Record<string, unknown>): string | undefined {
+/**
+ * Why an evaluation context (an object) cannot be used, or `undefined`. `bodyText`, when given, is
+ * the request body it came from: a body within the limits holds a context within them, which spares
+ * serializing the context again on the evaluation path.
+ */
+export function contextProblem(context: Record<string, unknown>, bodyText?: string): string | undefined {
   // rules walk the context: its size and depth are bounded (§19.2)
-  const size = Buffer.byteLength(JSON.stringify(context))
-  if (size > MAX_CONTEXT_BYTES) return `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`
-  if (depthOf(context, MAX_CONTEXT_DEPTH + 1) > MAX_CONTEXT_DEPTH) return `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`
+  if (bodyText === undefined || bodyText.length * 3 > MAX_CONTEXT_BYTES) {
+    const size = Buffer.byteLength(JSON.stringify(context))
+    if (size > MAX_CONTEXT_BYTES) return `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`
+  }
+  if (
+    (bodyText === undefined || jsonDepthExceeds(bodyText, MAX_CONTEXT_DEPTH)) &&
+    depthOf(context, MAX_CONTEXT_DEPTH + 1) > MAX_CONTEXT_DEPTH
+  )
+    return `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`
   const forbidden = forbiddenKeys(context)
   if (forbidden.length > 0) return `context may not hold the key at ${forbidden[0]}`
   // OFREP: the targeting key is a string; another type is the caller's mistake, not "no key"
@@ -83,7 +93,7 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   const context = body.context
   if (context === undefined || context === null) return {}
   if (!isJsonObject(context)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'context must be a JSON object')
-  const why = contextProblem(context)
+  const why = contextProblem(context, text)
   if (why) throw new OfrepProblem(400, 'INVALID_CONTEXT', why)
   return context
 }

@@ -12,18 +12,22 @@
  */
 
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
+import { BoundedMap } from '../domain/bounded-map.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import { type EvaluationContext, type EvaluationResult, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'
 import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
+import { runRule } from '../domain/targeting/targeting.ts'
 import { TextCache } from '../domain/text-cache.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import type { FlagReadModel } from './flag-read-model.ts'
 
 /** Bulk answers kept across requests: at most 32 Mi characters (about 64 MB) in all. */
 export const BULK_CACHE_CHARS = 32 * 1024 * 1024
+/** Bulk templates (the context-free part of each scope's answer) kept for the newest revision: 16 Mi characters. */
+const TEMPLATE_CHARS = 16 * 1024 * 1024
 
 /** A flag's rule could not decide for this context (OFREP `GENERAL`). */
 export class EvaluationFailed extends Error {
@@ -71,6 +75,8 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
   // whole bulk answers by ETag: pollers with the same context share one rendering per revision;
   // bounded by size (32 Mi characters, about 64 MB), since one answer of many flags may be megabytes
   const bulk = new TextCache<string>(BULK_CACHE_CHARS)
+  // the bulk ETags asked for lately (bounded), to know which contexts repeat
+  const seen = new BoundedMap<string, true>(10_000)
   // whether any flag has a rule, per flags revision (then the whole context counts for the ETag)
   let targeted = { revision: -1, any: false }
 
@@ -87,8 +93,33 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
   }
   const result = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, trace = false) =>
     evaluate(flag, context, ruleOf(flag, snapshot), { trace })
+  // a rule's answers as text per outcome (the variant it chose, or the default): the same for
+  // every context that reaches it, so an evaluation runs the rule and looks its answer up; the
+  // answers that depend on the targeting key (an A/B split) are made each time
+  const outcomes = new WeakMap<Flag, Map<string, string>>()
+  const ruledJson = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): string => {
+    const expr = ruleOf(flag, snapshot) as Expr
+    const outcome = runRule(expr, context, flag.name)
+    const key =
+      outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
+    let texts = outcomes.get(flag)
+    const known = key === undefined ? undefined : texts?.get(key)
+    if (known !== undefined) return known
+    // the full evaluation from the outcome (never running the rule twice: its answer is fixed now)
+    const r = evaluate(flag, context, () =>
+      outcome.kind === 'variant' ? outcome.variant : outcome.kind === 'default' ? null : fail(outcome.message),
+    )
+    if (isFailure(r)) throw new EvaluationFailed(r.key, r.errorDetails)
+    const text = JSON.stringify(r)
+    if (key !== undefined) {
+      if (!texts) outcomes.set(flag, (texts = new Map()))
+      texts.set(key, text)
+    }
+    return text
+  }
   const oneJson = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): string => {
     if (!fixedAnswer(flag)) {
+      if (flag.targeting !== undefined) return ruledJson(flag, context, snapshot)
       const r = result(flag, context, snapshot)
       if (isFailure(r)) throw new EvaluationFailed(r.key, r.errorDetails)
       return JSON.stringify(r)
@@ -96,6 +127,38 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
     let text = fixed.get(flag)
     if (text === undefined) fixed.set(flag, (text = JSON.stringify(result(flag, {}, snapshot))))
     return text
+  }
+  // the bulk answer of a scope at a revision as a template: the answers that are the same for every
+  // context joined into runs, the flags whose answer depends on it in between; kept for the newest
+  // revision only, and only while small (at most TEMPLATE_CHARS in all)
+  let templates = { revision: -1, chars: 0, byScope: new Map<string, (string | Flag)[]>() }
+  const templateOf = (principal: Principal, snapshot: Snapshot): (string | Flag)[] => {
+    const revision = snapshot.revisionOf('flags')
+    if (templates.revision !== revision) templates = { revision, chars: 0, byScope: new Map() }
+    const scope = flagScopeOf(principal).join('\n')
+    const known = templates.byScope.get(scope)
+    if (known) return known
+    const parts: (string | Flag)[] = []
+    let run: string[] = []
+    let chars = 0
+    for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) {
+      if (!canSeeFlag(principal, flag.name)) continue
+      if (fixedAnswer(flag)) {
+        const text = oneJson(flag, {}, snapshot)
+        run.push(text)
+        chars += text.length
+        continue
+      }
+      if (run.length > 0) parts.push(run.join(','))
+      run = []
+      parts.push(flag)
+    }
+    if (run.length > 0) parts.push(run.join(','))
+    if (templates.chars + chars <= TEMPLATE_CHARS) {
+      templates.byScope.set(scope, parts)
+      templates.chars += chars
+    }
+    return parts
   }
   const anyTargeted = (snapshot: Snapshot): boolean => {
     const revision = snapshot.revisionOf('flags')
@@ -150,18 +213,25 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
       const etag = tagOf(principal, context, snapshot)
       let flags = bulk.get(etag)
       if (flags === undefined) {
+        // kept only from the second time a context is asked for: pollers repeat theirs, while
+        // one-off contexts (a new visitor each request) would only push useful answers out
+        const keep = seen.has(etag)
+        seen.set(etag, true)
         const evaluations: string[] = []
-        for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) {
-          if (!canSeeFlag(principal, flag.name)) continue
+        for (const part of templateOf(principal, snapshot)) {
+          if (typeof part === 'string') {
+            evaluations.push(part)
+            continue
+          }
           try {
-            evaluations.push(oneJson(flag, context, snapshot))
+            evaluations.push(oneJson(part, context, snapshot))
           } catch (err) {
             if (!(err instanceof EvaluationFailed)) throw err
             evaluations.push(JSON.stringify({ key: err.key, errorCode: 'GENERAL', errorDetails: err.details }))
           }
         }
         flags = `[${evaluations.join(',')}]`
-        bulk.set(etag, flags)
+        if (keep) bulk.set(etag, flags)
       }
       return { etag, flags }
     },
@@ -173,7 +243,9 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
 
 /** A rule that always fails with `message` (a flag whose rule no longer compiles). */
 function failing(message: string): Expr {
-  return () => {
-    throw new RuleFault(message)
-  }
+  return () => fail(message)
+}
+
+const fail = (message: string): never => {
+  throw new RuleFault(message)
 }

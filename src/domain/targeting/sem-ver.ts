@@ -39,8 +39,22 @@ export function parseStrictVersion(text: string): SemVersion | undefined {
   return { major, minor, patch, prerelease }
 }
 
+// versions read lately: a rule compares the same few (its literals, the apps' versions) over and over
+const readCache = new Map<string, SemVersion | null>()
+const READ_CACHE_MAX = 1000
+
 /** A version as `sem_ver` reads an operand, or `undefined` when it is none. */
 export function readVersion(raw: unknown): SemVersion | undefined {
+  if (typeof raw !== 'string' || raw.length > 64) return parseVersion(raw)
+  const known = readCache.get(raw)
+  if (known !== undefined) return known ?? undefined
+  const parsed = parseVersion(raw)
+  if (readCache.size >= READ_CACHE_MAX) readCache.clear()
+  readCache.set(raw, parsed ?? null)
+  return parsed
+}
+
+function parseVersion(raw: unknown): SemVersion | undefined {
   const text = String(raw).replace(/^[vV]/, '')
   const strict = parseStrictVersion(text)
   if (strict || !PARTIAL.test(text)) return strict

@@ -4,11 +4,12 @@
  */
 
 import type { JSX } from 'preact'
+import { useState } from 'preact/hooks'
 import type { Body } from './api.ts'
 import { Field } from './field.tsx'
 
-export type FlagType = 'BOOLEAN' | 'INTEGER' | 'STRING' | 'ENUM' | 'TAG' | 'AB-TEST'
-export const FLAG_TYPES: FlagType[] = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST']
+export type FlagType = 'BOOLEAN' | 'INTEGER' | 'STRING' | 'ENUM' | 'TAG' | 'AB-TEST' | 'NUMBER' | 'OBJECT'
+export const FLAG_TYPES: FlagType[] = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT']
 
 /** The editable part of a flag, as the form holds it. */
 export interface Draft {
@@ -39,6 +40,12 @@ const CONSTRAINTS: Record<FlagType, [NumberConstraint | 'regexPattern', string][
     ['maxCount', 'At most'],
   ],
   'AB-TEST': [['chancePercentB', 'Chance of B (%)']],
+  NUMBER: [
+    ['minValue', 'Minimum'],
+    ['maxValue', 'Maximum'],
+  ],
+  // an OBJECT's jsonSchema is kept as it is (the form does not send it)
+  OBJECT: [],
 }
 
 /** A draft from a flag resource. */
@@ -85,6 +92,7 @@ const int = (v: unknown) => (typeof v === 'number' ? v : undefined)
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
 const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)
 const variant = (v: unknown) => (v === 'A' || v === 'B' ? v : undefined)
+const object = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
 const given = <T,>(v: T | null | undefined): T | undefined => v ?? undefined
 
 /** The request body that creates flag `name` from a draft (constraints left empty are left out). */
@@ -134,6 +142,17 @@ export function newFlagOf(name: string, d: Draft): NewFlag {
         ...value(variant),
         chancePercentB: given(c.chancePercentB),
       }
+    case 'NUMBER':
+      return {
+        ...common,
+        type: 'NUMBER',
+        defaultValue: int(d.defaultValue),
+        ...value(int),
+        minValue: given(c.minValue),
+        maxValue: given(c.maxValue),
+      }
+    case 'OBJECT':
+      return { ...common, type: 'OBJECT', defaultValue: object(d.defaultValue), ...value(object) }
   }
 }
 
@@ -168,6 +187,28 @@ function ValueList({ values, onChange, error }: { values: string[]; onChange: (n
         </p>
       )}
     </fieldset>
+  )
+}
+
+/** An OBJECT value as JSON text: the text is kept while it does not parse; a parsed object goes up. */
+function JsonObjectInput({ id, value, onChange }: { id: string; value: unknown; onChange: (v: unknown) => void }) {
+  const [text, setText] = useState(() => JSON.stringify(value ?? {}, null, 2))
+  return (
+    <textarea
+      id={id}
+      class="json"
+      rows={Math.min(16, Math.max(3, text.split('\n').length))}
+      value={text}
+      onInput={(e) => {
+        const next = e.currentTarget.value
+        setText(next)
+        try {
+          onChange(JSON.parse(next))
+        } catch {
+          onChange(next) // not JSON yet: the service says so if it is saved like this
+        }
+      }}
+    />
   )
 }
 
@@ -230,12 +271,14 @@ function ValueInput({
         onInput={(e) => onChange(e.currentTarget.value)}
       />
     )
+  } else if (d.type === 'OBJECT') {
+    input = <JsonObjectInput id={id} value={value} onChange={onChange} />
   } else {
     input = (
       <input
         id={id}
         type="number"
-        step={1}
+        step={d.type === 'NUMBER' ? 'any' : 1}
         value={value === undefined ? '' : String(value)}
         onInput={(e) => onChange(e.currentTarget.value === '' ? '' : Number(e.currentTarget.value))}
       />

@@ -5,7 +5,7 @@ import { api, fieldErrors, messageOf } from './api.ts'
 import { type Draft, FLAG_TYPES, FlagFields, type FlagType, newFlagOf } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 
-const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A' }
+const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A', NUMBER: 0, OBJECT: {} }
 
 export function NewFlag() {
   const [type, setType] = useState<FlagType | null>(null)
