@@ -133,6 +133,9 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       }
       if (was.valueExists === true) patch.value = was.value
       for (const field of TYPE_CONSTRAINTS[was.type as FlagType] ?? []) patch[field] = was[field] ?? null
+      // targeting as it was too (contract §19.1): entries from before targeting existed read as enabled, no rules
+      patch.enabled = was.enabled ?? true
+      for (const field of ['variants', 'targeting', 'metadata'] as const) patch[field] = was[field] ?? null
       return flags.update(caller, name, patch, ifMatch, 'rollback')
     },
   }

@@ -210,6 +210,22 @@ group('rollback', () => {
     expect(entry).toMatchObject({ source: 'rollback', action: 'flag.updated', revision: 3 })
   })
 
+  test('restores variants, the rule, enabled and metadata, and removes what the revision did not have', async () => {
+    const rule = { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'high'] }
+    await t.req('POST', '/api/flags', {
+      token: t.adminToken,
+      body: { name: 'r/rules', type: 'INTEGER', value: 1, variants: { high: 9 }, targeting: rule, metadata: { owner: 'a' } },
+    })
+    await flagPut('r/rules', { enabled: false, targeting: null, variants: { low: 0 }, metadata: null })
+    const res = await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/rules', revision: 1 } })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ enabled: true, variants: { high: 9 }, targeting: rule, metadata: { owner: 'a' }, revision: 3 })
+    const back = await t.req('POST', '/api/rollbacks', { token: t.adminToken, body: { name: 'r/rules', revision: 2 } })
+    expect(back.body).toMatchObject({ enabled: false, variants: { low: 0 } })
+    expect(back.body.targeting).toBeUndefined()
+    expect(back.body.metadata).toBeUndefined()
+  })
+
   test('keeps the current name, restores a type change, honours If-Match', async () => {
     await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'r/kind', type: 'STRING', value: 'x' } })
     await flagPut('r/kind', { type: 'BOOLEAN', value: true, name: 'r/kind2' })
