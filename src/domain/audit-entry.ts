@@ -81,34 +81,21 @@ export function auditEntriesOf(
   const out: StoredAuditEntry[] = []
   for (const c of changes) {
     const action = `${ENTITY[c.table]}.${verb(c.before, c.after)}`
-    if (c.table === 'segments') {
-      const before = c.before as Segment | null
-      const after = c.after as Segment | null
-      const segment = (after ?? before) as Segment
+    if (c.table === 'segments' || c.table === 'flags') {
+      // named and revised rows: the resource before and after, at the row's revision
+      const isFlag = c.table === 'flags'
+      const resource = (row: unknown) => (isFlag ? toFlagResource(row as Flag) : toSegmentResource(row as Segment))
+      const row = (c.after ?? c.before) as Flag | Segment
       out.push({
         entry: {
           ...base(c.seq),
           action,
-          target: { type: 'segment', name: segment.name },
-          revision: segment.revision,
-          before: before && toSegmentResource(before),
-          after: after && toSegmentResource(after),
+          target: { type: isFlag ? 'flag' : 'segment', name: row.name },
+          revision: row.revision,
+          before: c.before === null ? null : resource(c.before),
+          after: c.after === null ? null : resource(c.after),
         },
-      })
-    } else if (c.table === 'flags') {
-      const before = c.before as Flag | null
-      const after = c.after as Flag | null
-      const flag = (after ?? before) as Flag
-      out.push({
-        entry: {
-          ...base(c.seq),
-          action,
-          target: { type: 'flag', name: flag.name },
-          revision: flag.revision,
-          before: before && toFlagResource(before),
-          after: after && toFlagResource(after),
-        },
-        flagId: flag.id,
+        ...(isFlag ? { flagId: row.id } : {}),
       })
     } else if (c.table === 'users') {
       const before = c.before as StoredUser | null

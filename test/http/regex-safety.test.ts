@@ -109,6 +109,22 @@ test('ordinary patterns on long values still work', async () => {
   ).toBe(201)
 })
 
+/** Asks /health over and over while `requests` run; their answers and the slowest health answer. */
+async function healthWhile(base: string, requests: Promise<Response>[]): Promise<{ answers: Response[]; worst: number }> {
+  let worst = 0
+  let done = false
+  const all = Promise.all(requests).then((r) => {
+    done = true
+    return r
+  })
+  while (!done) {
+    const started = performance.now()
+    expect((await fetch(`${base}/health`)).status).toBe(200)
+    worst = Math.max(worst, performance.now() - started)
+  }
+  return { answers: await all, worst }
+}
+
 test('checks from concurrent requests do not add up: /health answers within a second while 16 costly PUTs run', async () => {
   const served = serveApp(t)
   try {
@@ -132,18 +148,8 @@ test('checks from concurrent requests do not add up: /health answers within a se
         body: JSON.stringify({ value }),
       }),
     )
-    let worst = 0
-    let done = false
-    const all = Promise.all(puts).then((r) => {
-      done = true
-      return r
-    })
-    while (!done) {
-      const started = performance.now()
-      expect((await fetch(`${served.base}/health`)).status).toBe(200)
-      worst = Math.max(worst, performance.now() - started)
-    }
-    expect((await all).map((r) => r.status)).toEqual(Array(16).fill(400)) // each value fails its pattern
+    const { answers, worst } = await healthWhile(served.base, puts)
+    expect(answers.map((r) => r.status)).toEqual(Array(16).fill(400)) // each value fails its pattern
     expect(worst).toBeLessThan(1000)
   } finally {
     await served.stop()
@@ -162,18 +168,8 @@ test('imports take turns with flag writes too: /health answers within a second w
         body: JSON.stringify(costly(i)),
       }),
     )
-    let worst = 0
-    let done = false
-    const all = Promise.all(imports).then((r) => {
-      done = true
-      return r
-    })
-    while (!done) {
-      const started = performance.now()
-      expect((await fetch(`${served.base}/health`)).status).toBe(200)
-      worst = Math.max(worst, performance.now() - started)
-    }
-    expect((await all).map((r) => r.status)).toEqual(Array(8).fill(400)) // each default fails its pattern
+    const { answers, worst } = await healthWhile(served.base, imports)
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(400)) // each default fails its pattern
     expect(worst).toBeLessThan(1000)
   } finally {
     await served.stop()
