@@ -10,6 +10,18 @@ import type { ImportResult } from '../services/migration-service.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { UsageError } from './usage-error.ts'
 
+/** What a valid document holds, in words. */
+function validSummary(d: {
+  flags: ReadonlyMap<string, unknown>
+  segments: ReadonlyMap<string, unknown>
+  source: { environment: string; version: string; format?: string }
+}): string {
+  const segments = d.segments.size > 0 ? ` and ${d.segments.size} segments` : ''
+  return d.source.format === 'flagd'
+    ? `an OpenFeature flagd document with ${d.flags.size} flags${segments}`
+    : `${d.flags.size} flags${segments} from environment ${d.source.environment} (format ${d.source.version})`
+}
+
 /** Reads and parses a JSON file, with errors a person can act on. */
 async function readJsonFile(path: string): Promise<unknown> {
   let text: string
@@ -91,9 +103,7 @@ export const validateCommand = defineCommand({
   async run({ args }) {
     const result = parseImportDocument(await readJsonFile(String(args.file)))
     if (!result.ok) throw new Error(`${args.file} is not valid, ${result.problems.length} problem(s):\n${problemLines(result.problems)}`)
-    console.log(
-      `${args.file} is valid: ${result.document.flags.size} flags from environment ${result.document.source.environment} (format ${result.document.source.version})`,
-    )
+    console.log(`${args.file} is valid: ${validSummary(result.document)}`)
     for (const w of result.document.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
   },
 })

@@ -12,6 +12,22 @@ afterEach(killLiveDaemons) // a failed test leaves no daemon running
 const cwd = tempDir()
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
+test('validate names a flagd document as one, with its segments; a dangling $ref is refused as at import', async () => {
+  const testkit = JSON.parse(
+    readFileSync(join(import.meta.dir, '../../../shared/fixtures/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'),
+  )
+  const whole = join(cwd, 'testkit.json')
+  writeFileSync(whole, JSON.stringify(testkit))
+  const refused = await runFlagd(['validate', whole], { cwd })
+  expect(refused.code).toBe(1)
+  expect(refused.stderr).toContain('segment nonexistent_evaluator does not exist')
+  delete testkit.flags['ref-to-nonexistent-evaluator-flag']
+  writeFileSync(whole, JSON.stringify(testkit))
+  const ok = await runFlagd(['validate', whole], { cwd })
+  expect(ok.code).toBe(0)
+  expect(ok.stdout).toContain('is valid: an OpenFeature flagd document with 59 flags and 1 segments')
+})
+
 test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no data dir touched', async () => {
   const ok = await runFlagd(['validate', join(FIXTURES, 'flagflow-1.7-export.json')], { cwd })
   expect(ok.code).toBe(0)
