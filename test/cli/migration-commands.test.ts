@@ -14,7 +14,7 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
 test('validate names a flagd document as one, with its segments; a dangling $ref is refused as at import', async () => {
   const testkit = JSON.parse(
-    readFileSync(join(import.meta.dir, '../../../shared/fixtures/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'),
+    readFileSync(join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'),
   )
   const whole = join(cwd, 'testkit.json')
   writeFileSync(whole, JSON.stringify(testkit))

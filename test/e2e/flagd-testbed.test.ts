@@ -16,7 +16,7 @@ import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
 import { type ServedApp, serveApp } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
-const testbed = join(import.meta.dir, '../../../shared/fixtures/flagd-testbed/evaluator')
+const testbed = join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/evaluator')
 const DANGLING = 'ref-to-nonexistent-evaluator-flag'
 const skipped = (s: Scenario) =>
   s.tags.includes('@fractional-v1') ||

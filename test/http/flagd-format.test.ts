@@ -13,7 +13,7 @@ import Ajv from 'ajv'
 import { oracle } from '../helpers/flagd-oracle.ts'
 import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
 
-const fixtures = join(import.meta.dir, '../../../shared/fixtures')
+const fixtures = join(import.meta.dir, '../fixtures/openfeature')
 const schemaText = (name: string) => JSON.parse(readFileSync(join(fixtures, 'flagd-schemas/json', name), 'utf8'))
 const ajv = new Ajv({ strict: false, allErrors: true })
 ajv.addSchema(schemaText('targeting.json'))

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { type FlagdFlag, oracle, ours } from '../../helpers/flagd-oracle.ts'
 
 const testkit = JSON.parse(
-  readFileSync(join(import.meta.dir, '../../../../shared/fixtures/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'),
+  readFileSync(join(import.meta.dir, '../../fixtures/openfeature/flagd-testbed/evaluator/flags/testkit-flags.json'), 'utf8'),
 )
 const flags = testkit.flags as Record<string, FlagdFlag>
 const segments = testkit.$evaluators as Record<string, unknown>
