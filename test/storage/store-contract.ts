@@ -116,6 +116,33 @@ export function describeStoreContract(
       ])
     })
 
+    test('segments: by name, their own revision, their rules for $ref, and they survive a reopen', async () => {
+      const { store, reopen } = await fresh()
+      const segment = {
+        id: 'seg_a',
+        name: 'beta',
+        description: 'Beta testers',
+        rule: { in: [{ var: 'plan' }, ['beta']] },
+        createdAt: '2026-11-25T00:00:00.000Z',
+        updatedAt: '2026-11-25T00:00:00.000Z',
+        revision: 1,
+      }
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+      const out = await store.transact(meta, (tx) => tx.put('segments', segment))
+      expect(out.changes).toEqual([{ seq: 2, table: 'segments', id: 'seg_a', before: null, after: segment }])
+      const s = store.committed()
+      expect([s.revisionOf('flags'), s.revisionOf('segments')]).toEqual([1, 2])
+      expect(s.segments.get('beta')).toEqual(segment)
+      expect(s.segmentRules().get('beta')).toEqual(segment.rule)
+      const again = await reopen()
+      expect(again.committed().segments.get('beta')).toEqual(segment)
+      expect(again.committed().revisionOf('segments')).toBe(2)
+      await again.transact(meta, (tx) => tx.delete('segments', 'seg_a'))
+      expect(again.committed().segments.size).toBe(0)
+      const [entry] = await again.audit.query({ limit: 1 })
+      expect(entry).toMatchObject({ action: 'segment.deleted', target: { type: 'segment', name: 'beta' } })
+    })
+
     test('work that throws changes nothing, and the store goes on', async () => {
       const { store } = await fresh()
       await store.transact(meta, (tx) => tx.put('flags', sampleFlag('keep')))
