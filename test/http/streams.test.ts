@@ -153,7 +153,7 @@ test('management stream: a catch-up of many pages arrives whole and in order, th
   expect(ids).toEqual([...ids].sort((a, b) => a - b))
   expect(new Set(ids).size).toBe(ids.length)
   await resumed.close()
-})
+}, 30_000) // 1,200 durable writes first: seconds on a busy CI machine
 
 test('management stream: a scoped token sees renames across its prefixes as creations and deletions', async () => {
   const scoped = await makeToken({ name: 'scoped-mgmt', permissions: ['flag:read'], flagPrefixes: ['in/'] })
