@@ -75,6 +75,37 @@ afterAll(async () => {
 })
 
 test.skipIf(!bin)(
+  'a segment changed on one replica moves the flags that use it, and their answers, on the others within a second',
+  async () => {
+    const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
+    const rule = (domain: string) => ({ rule: { ends_with: [{ var: 'email' }, domain] } })
+    expect((await call(a, 'PUT', '/api/segments/staff', rule('@example.com'))).status).toBe(201)
+    const made = await call(b, 'POST', '/api/flags', {
+      name: 'seg/new-ui',
+      type: 'BOOLEAN',
+      targeting: { if: [{ $ref: 'staff' }, 'true', 'false'] },
+    })
+    expect(made.status).toBe(201)
+    const evaluate = async (d: Daemon) =>
+      (
+        (await (await call(d, 'POST', '/ofrep/v1/evaluate/flags/seg/new-ui', { context: { email: 'ann@example.org' } })).json()) as {
+          value?: boolean
+        }
+      ).value
+    for (const d of [a, b, c]) await within(1000, async () => ((await evaluate(d)) === false ? true : undefined))
+    expect((await call(c, 'PUT', '/api/segments/staff', rule('@example.org'))).status).toBe(200)
+    for (const d of [a, b]) {
+      const { took } = await within(1000, async () => ((await evaluate(d)) === true ? true : undefined))
+      expect(took).toBeLessThan(1000)
+      const flag = (await (await call(d, 'GET', '/api/flags/seg/new-ui')).json()) as { revision: number }
+      expect(flag.revision).toBe(2)
+    }
+    const segments = (await (await call(b, 'GET', '/api/segments')).json()) as { name: string; usedBy: string[] }[]
+    expect(segments).toContainEqual(expect.objectContaining({ name: 'staff', usedBy: ['seg/new-ui'] }))
+  },
+)
+
+test.skipIf(!bin)(
   'one admin for three replicas started together; a session or token from one works on all at once; a logout is refused on all',
   async () => {
     const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
