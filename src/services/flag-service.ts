@@ -126,6 +126,8 @@ export function createFlagService(
       const whyName = Object.hasOwn(body, 'name') ? nameProblem(body.name) : 'required'
       if (whyName) problems.push({ field: 'name', reason: whyName })
       // a pattern check may take a good part of a second: one at a time, the event loop free between
+      // a segment made a moment ago on another replica may only be news here: catch up first
+      if (referencedSegments(body.targeting).some((n) => !store.committed().segments.has(n))) await store.refresh()
       const release = body.regexPattern !== undefined || body.jsonSchema !== undefined ? await gate.enter() : undefined
       let result: ReturnType<typeof validateDefinition>
       try {

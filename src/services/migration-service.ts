@@ -210,7 +210,9 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     requireUnscoped(caller.principal)
     // the values now are shown only to a caller who may read them
     const showValues = options.diff === true && (can(caller.principal, 'flag:read') || can(caller.principal, 'migration:read'))
-    // merge keeps the segments the document does not name: its flags may refer to them
+    // merge keeps the segments the document does not name: its flags may refer to them (and one
+    // made a moment ago on another replica counts: catch up first)
+    if (options.mode === 'merge') await store.refresh()
     const knownSegments = options.mode === 'merge' ? store.committed().segmentRules() : new Map<string, unknown>()
     const parsed = await gated(() => parseImportDocument(raw, { knownSegments }))
     if (!parsed.ok) throw new ValidationFailedError(parsed.problems)

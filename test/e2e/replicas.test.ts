@@ -102,6 +102,16 @@ test.skipIf(!bin)(
     }
     const segments = (await (await call(b, 'GET', '/api/segments')).json()) as { name: string; usedBy: string[] }[]
     expect(segments).toContainEqual(expect.objectContaining({ name: 'staff', usedBy: ['seg/new-ui'] }))
+    // made on one replica, used at once on another (a load balancer in between): never "does not exist"
+    for (let i = 0; i < 10; i++) {
+      expect((await call(a, 'PUT', `/api/segments/fresh-${i}`, rule('@x.test'))).status).toBe(201)
+      const res = await call(daemons[1 + (i % 2)] as Daemon, 'POST', '/api/flags', {
+        name: `seg/fresh-${i}`,
+        type: 'BOOLEAN',
+        targeting: { if: [{ $ref: `fresh-${i}` }, 'true'] },
+      })
+      expect(res.status).toBe(201)
+    }
   },
 )
 
