@@ -9,6 +9,10 @@ let canary: Server<undefined>
 let hits = 0
 let closedPort: number
 const doc = JSON.stringify(fixture('valid-merge.json'))
+const flagdDoc = JSON.stringify({
+  flags: { 'remote/flag': { state: 'DISABLED', variants: { a: 'x', b: 'y' }, defaultVariant: 'b' } },
+  metadata: { environment: 'remote-env' },
+})
 
 beforeAll(() => {
   canary = Bun.serve({
@@ -20,6 +24,8 @@ beforeAll(() => {
       switch (url.pathname) {
         case '/doc.json':
           return new Response(doc, { headers: { 'content-type': 'application/json' } })
+        case '/flagd.json':
+          return new Response(flagdDoc, { headers: { 'content-type': 'application/json' } })
         case '/gzip.json':
           return new Response(Bun.gzipSync(Buffer.from(doc)), {
             headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
@@ -135,6 +141,17 @@ describe('allow-listed loopback', () => {
         diff: { description: { before: 'edited', after: 'Retry budget' }, value: { before: 7, after: 5 } },
       },
     ])
+  })
+
+  test('a flagd document imports from a URL too, said so in the result', async () => {
+    const res = await patch(t, `${base()}/flagd.json`)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ source: { format: 'flagd', environment: 'remote-env' }, summary: { created: 1 } })
+    expect((await t.req('GET', '/api/flags/remote/flag', { token: t.adminToken })).body).toMatchObject({
+      type: 'STRING',
+      enabled: false,
+      value: 'y',
+    })
   })
 
   test('an allowed IP does not allow a name that resolves to it', async () => {

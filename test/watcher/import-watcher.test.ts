@@ -290,3 +290,33 @@ test('a drop file whose name is not valid UTF-8 is moved to failed/ with a reaso
   expect(report.fileBytesHex).toBe(Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, ...Buffer.from('name.json')]).toString('hex'))
   expect(list(dir, '.').filter((n) => n.endsWith('.json'))).toEqual([])
 })
+
+test('a flagd document dropped in the folder imports like an upload: flags, segments, source.format flagd', async () => {
+  const { t, dir } = await started()
+  const flagd = {
+    flags: {
+      'dropped/rollout': {
+        state: 'ENABLED',
+        variants: { on: true, off: false },
+        defaultVariant: 'off',
+        targeting: { if: [{ $ref: 'staff' }, 'on'] },
+      },
+    },
+    $evaluators: { staff: { ends_with: [{ var: 'email' }, '@example.com'] } },
+  }
+  writeFileSync(join(dir, '.flagd.json.tmp'), JSON.stringify(flagd))
+  renameSync(join(dir, '.flagd.json.tmp'), join(dir, 'flagd.json'))
+  await until(() => list(dir, 'processed').some((n) => n.endsWith('.result.json')))
+  const resultName = list(dir, 'processed').find((n) => n.endsWith('.result.json')) as string
+  const result = JSON.parse(readFileSync(join(dir, 'processed', resultName), 'utf8'))
+  expect(result).toMatchObject({
+    source: { format: 'flagd' },
+    summary: { created: 1 },
+    segmentChanges: [{ name: 'staff', action: 'create' }],
+  })
+  const answer = await t.req('POST', '/ofrep/v1/evaluate/flags/dropped/rollout', {
+    token: t.adminToken,
+    body: { context: { email: 'a@example.com' } },
+  })
+  expect(answer.body).toMatchObject({ value: true, reason: 'TARGETING_MATCH', variant: 'on' })
+})
