@@ -260,7 +260,6 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
       valuesCheckable,
       valueProblem: (v) => valueProblem(flagType, v, constraints, budget),
       segments: options.segments ?? new Map(),
-      budget,
     },
     problem,
   )

@@ -16,7 +16,6 @@ import {
   type TargetingFields,
 } from './flag.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
-import type { CheckBudget } from './regex-pattern.ts'
 import { compileRule } from './targeting/rule-compiler.ts'
 import { ruleShapeProblems } from './targeting/targeting.ts'
 
@@ -34,7 +33,6 @@ export interface TargetingCheck {
   valuesCheckable: boolean
   valueProblem(v: unknown): string | undefined
   segments: ReadonlyMap<string, unknown>
-  budget: CheckBudget
 }
 
 const present = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k) && o[k] !== null && o[k] !== undefined

@@ -8,7 +8,7 @@
  */
 
 import type { FieldProblem } from '../errors.ts'
-import { RuleFault, truthy } from './json-logic-values.ts'
+import { truthy } from './json-logic-values.ts'
 import { ownValue, splitPath, VALUE_OPERATORS } from './rule-operators.ts'
 import { argumentsCost, type RuleRun, spend } from './rule-run.ts'
 import { compileStructural, STRUCTURAL_OPERATORS } from './rule-structure.ts'
@@ -151,4 +151,3 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', wi
   return { expr, problems: walk.problems }
 }
 
-export { RuleFault }
