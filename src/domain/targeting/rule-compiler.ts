@@ -150,4 +150,3 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', wi
   const expr = walk.compile(rule, field, env.variants !== undefined)
   return { expr, problems: walk.problems }
 }
-
