@@ -34,3 +34,23 @@ export function serveApp(t: TestApp): ServedApp {
   attach(server)
   return { server, base: `http://127.0.0.1:${server.port}`, fallbackCalls: () => calls, stop: () => server.stop(true) }
 }
+
+/**
+ * Asks `base`'s /health over and over while `requests` run: their answers, and the slowest health
+ * answer (how long the service kept others waiting).
+ */
+export async function healthWhile<T>(base: string, requests: Promise<T>[]): Promise<{ answers: T[]; worst: number }> {
+  let worst = 0
+  let done = false
+  const all = Promise.all(requests).then((r) => {
+    done = true
+    return r
+  })
+  while (!done) {
+    const started = performance.now()
+    const res = await fetch(`${base}/health`)
+    if (res.status !== 200) throw new Error(`/health answered ${res.status}`)
+    worst = Math.max(worst, performance.now() - started)
+  }
+  return { answers: await all, worst }
+}

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { serveApp } from '../helpers/served-app.ts'
+import { healthWhile, serveApp } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -108,22 +108,6 @@ test('ordinary patterns on long values still work', async () => {
     ).status,
   ).toBe(201)
 })
-
-/** Asks /health over and over while `requests` run; their answers and the slowest health answer. */
-async function healthWhile(base: string, requests: Promise<Response>[]): Promise<{ answers: Response[]; worst: number }> {
-  let worst = 0
-  let done = false
-  const all = Promise.all(requests).then((r) => {
-    done = true
-    return r
-  })
-  while (!done) {
-    const started = performance.now()
-    expect((await fetch(`${base}/health`)).status).toBe(200)
-    worst = Math.max(worst, performance.now() - started)
-  }
-  return { answers: await all, worst }
-}
 
 test('checks from concurrent requests do not add up: /health answers within a second while 16 costly PUTs run', async () => {
   const served = serveApp(t)

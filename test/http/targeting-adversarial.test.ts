@@ -6,7 +6,7 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { type ServedApp, serveApp } from '../helpers/served-app.ts'
+import { healthWhile, type ServedApp, serveApp } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -46,18 +46,7 @@ test('16 clients evaluating costly rules with the largest contexts: each answer 
       body: JSON.stringify({ context }),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> })),
   )
-  let worst = 0
-  let done = false
-  const all = Promise.all(requests).then((r) => {
-    done = true
-    return r
-  })
-  while (!done) {
-    const started = performance.now()
-    expect((await fetch(`${served.base}/health`)).status).toBe(200)
-    worst = Math.max(worst, performance.now() - started)
-  }
-  const answers = await all
+  const { answers, worst } = await healthWhile(served.base, requests)
   for (const [i, a] of answers.entries()) {
     if (flags[i % 4] === 'evil/versions')
       expect(a.body).toMatchObject({ value: false, reason: 'TARGETING_MATCH' }) // sem_ver null: the else branch
