@@ -12,7 +12,7 @@
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
 import type { TraceStep } from './targeting/rule-run.ts'
 import type { Expr } from './targeting/rule-walk.ts'
-import { runRule } from './targeting/targeting.ts'
+import { type RuleOutcome, runRule } from './targeting/targeting.ts'
 
 /** Why a value was chosen (OpenFeature resolution reasons). */
 export type EvaluationReason = 'STATIC' | 'DEFAULT' | 'SPLIT' | 'TARGETING_MATCH' | 'DISABLED'
@@ -104,12 +104,21 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
  * when it names something that is no variant or cannot be evaluated.
  */
 export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: { trace?: boolean } = {}): EvaluationResult {
-  const metadata = metadataOf(flag)
-  if (!isEnabled(flag)) return { key: flag.name, reason: 'DISABLED', metadata }
-  if (rule === undefined || flag.targeting === undefined) return untargeted(flag, context, metadata)
-  const outcome = runRule(rule, context, flag.name, options)
+  if (!isEnabled(flag)) return { key: flag.name, reason: 'DISABLED', metadata: metadataOf(flag) }
+  if (rule === undefined || flag.targeting === undefined) return untargeted(flag, context, metadataOf(flag))
+  return answerFor(flag, context, runRule(rule, context, flag.name, options))
+}
+
+/**
+ * The answer of an enabled flag whose rule gave `outcome` for `context`: the variant it named
+ * (`TARGETING_MATCH`), the untargeted answer with `DEFAULT` when it named none, or a `GENERAL`
+ * failure when it named something that is no variant or could not be evaluated. Separate from
+ * {@link evaluate} so a caller that already ran the rule (to look its answer up) never runs it twice.
+ */
+export function answerFor(flag: Flag, context: EvaluationContext, outcome: RuleOutcome): EvaluationResult {
   const trace = outcome.trace ? { trace: outcome.trace } : {}
   if (outcome.kind === 'error') return { key: flag.name, errorCode: 'GENERAL', errorDetails: outcome.message, ...trace }
+  const metadata = metadataOf(flag)
   if (outcome.kind === 'default') return { ...untargeted(flag, context, metadata, 'DEFAULT'), ...trace }
   const variants = allVariants(flag)
   if (!Object.hasOwn(variants, outcome.variant))

@@ -14,7 +14,7 @@
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
 import { BoundedMap } from '../domain/bounded-map.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import { type EvaluationContext, type EvaluationResult, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
+import { type EvaluationContext, type EvaluationResult, answerFor, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'
@@ -106,9 +106,7 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
     const known = key === undefined ? undefined : texts?.get(key)
     if (known !== undefined) return known
     // the full evaluation from the outcome (never running the rule twice: its answer is fixed now)
-    const r = evaluate(flag, context, () =>
-      outcome.kind === 'variant' ? outcome.variant : outcome.kind === 'default' ? null : fail(outcome.message),
-    )
+    const r = answerFor(flag, context, outcome)
     if (isFailure(r)) throw new EvaluationFailed(r.key, r.errorDetails)
     const text = JSON.stringify(r)
     if (key !== undefined) {
@@ -243,9 +241,7 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
 
 /** A rule that always fails with `message` (a flag whose rule no longer compiles). */
 function failing(message: string): Expr {
-  return () => fail(message)
-}
-
-const fail = (message: string): never => {
-  throw new RuleFault(message)
+  return () => {
+    throw new RuleFault(message)
+  }
 }
