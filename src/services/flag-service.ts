@@ -15,7 +15,6 @@ import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
-import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
@@ -69,16 +68,6 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
   }
 }
 
-/**
- * Refuses a rule that refers to a segment the snapshot no longer has: a create is validated before
- * its transaction, and a segment may have been deleted in between.
- */
-function requireSegments(snapshot: Snapshot, rule: unknown): void {
-  for (const name of referencedSegments(rule))
-    if (!snapshot.segments.has(name))
-      throw new InvalidError(`segment ${name} does not exist`, 'targeting', `segment ${name} does not exist`)
-}
-
 /** Creates the flag service over a store. */
 export function createFlagService(
   store: Store,
@@ -125,29 +114,29 @@ export function createFlagService(
       const problems: FieldProblem[] = []
       const whyName = Object.hasOwn(body, 'name') ? nameProblem(body.name) : 'required'
       if (whyName) problems.push({ field: 'name', reason: whyName })
-      // a pattern check may take a good part of a second: one at a time, the event loop free between
-      // a segment made a moment ago on another replica may only be news here: catch up first
-      if (referencedSegments(body.targeting).some((n) => !store.committed().segments.has(n))) await store.refresh()
+      // a pattern check may take a good part of a second: one at a time, the event loop free between.
+      // Validation runs inside the transaction, against the newest state: a segment the rule names
+      // may have been made a moment ago on another replica, or deleted since the request came.
       const release = body.regexPattern !== undefined || body.jsonSchema !== undefined ? await gate.enter() : undefined
-      let result: ReturnType<typeof validateDefinition>
+      let pending: ReturnType<typeof store.transact<Flag>>
       try {
-        result = validateDefinition(body, { ignoreFields: ['name'], segments: store.committed().segmentRules() })
+        pending = store.transact(commitMeta(caller), (tx) => {
+          const result = validateDefinition(body, { ignoreFields: ['name'], segments: tx.read.segmentRules() })
+          if (!result.ok) throw new ValidationFailedError([...problems, ...result.problems])
+          if (problems.length > 0) throw new ValidationFailedError(problems)
+          const name = body.name as string
+          if (tx.read.flags.size >= maxFlags)
+            throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
+          checkFreeName(tx.read, name)
+          const at = now().toISOString()
+          const flag: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
+          tx.put('flags', flag)
+          return flag
+        })
       } finally {
         release?.()
       }
-      if (!result.ok) problems.push(...result.problems)
-      if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
-      const name = body.name as string
-      const out = await store.transact(commitMeta(caller), (tx) => {
-        if (tx.read.flags.size >= maxFlags)
-          throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
-        checkFreeName(tx.read, name)
-        requireSegments(tx.read, result.definition.targeting)
-        const at = now().toISOString()
-        const flag: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
-        tx.put('flags', flag)
-        return flag
-      })
+      const out = await pending
       return out.result
     },
 
