@@ -14,7 +14,7 @@
 import { canSeeFlag, flagScopeOf, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
 import { BoundedMap } from '../domain/bounded-map.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import { type EvaluationContext, type EvaluationResult, answerFor, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
+import { answerFor, type EvaluationContext, type EvaluationResult, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'

@@ -8,19 +8,8 @@
  */
 
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
-import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
-import { buildFlagdDocument } from '../domain/flagd-document.ts'
-import {
-  buildExportDocument,
-  type DocumentSource,
-  type ExportDocument,
-  exportFileName,
-  exportFlagsText,
-  exportText,
-  exportTextWithFlags,
-  parseImportDocument,
-} from '../domain/migration-document.ts'
+import { type FieldProblem, MAX_LISTED_PROBLEMS, ValidationFailedError } from '../domain/errors.ts'
+import { buildExportDocument, type DocumentSource, exportFileName, exportText, parseImportDocument } from '../domain/migration-document.ts'
 import {
   type ImportMode,
   type ImportPlan,
@@ -31,13 +20,12 @@ import {
   planSegments,
   planSummary,
 } from '../domain/migration-plan.ts'
-import type { Caller, Principal } from '../domain/principal.ts'
-import type { Segment } from '../domain/segment.ts'
-import { utcStamp } from '../domain/utc-stamp.ts'
+import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { flagLimitMessage } from './flag-service.ts'
 import { applyImport } from './migration-apply.ts'
+import { createMigrationExport, type MigrationExport, sortedFlags, sortedSegments } from './migration-export.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
@@ -89,16 +77,8 @@ function importedChange(change: PlannedChange, diffed: boolean): ImportedChange 
   return { name, action, fields, diff }
 }
 
-/** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
-export type ExportAudience = Principal | 'public'
-
-/** The migration use cases. */
-export interface MigrationService {
-  exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
-  /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
-  exportFile(audience: ExportAudience): { text: string; fileName: string }
-  /** OpenFeature flagd's document of every flag and segment, with its ETag (contract §19.5). */
-  exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string }
+/** The migration use cases: the exports and the imports. */
+export interface MigrationService extends MigrationExport {
   /** `origin` (a file name) is named in the log line of the import. */
   importDocument(caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource, origin?: string): Promise<ImportResult>
   importFromUrl(caller: Caller, url: string, options: ImportOptions): Promise<ImportResult>
@@ -143,16 +123,6 @@ function resultOf(
 function listedChanges(changes: readonly PlannedChange[], showValues: boolean): ImportedChange[] {
   let updates = 0
   return changes.map((c) => importedChange(c, showValues && c.action === 'update' && updates++ < MAX_DIFFED_UPDATES))
-}
-
-/** The segments of a snapshot in name order. */
-function sortedSegments(snapshot: Snapshot): Segment[] {
-  return [...snapshot.segments.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-}
-
-/** The flags of a snapshot in name order. */
-function sortedFlags(snapshot: Snapshot): Flag[] {
-  return [...snapshot.flags.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 /** Creates the migration service. */
@@ -244,48 +214,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     })
   }
 
-  const authorizeExport = (audience: ExportAudience) => {
-    if (audience === 'public') {
-      if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')
-    } else {
-      requirePermission(audience, 'migration:read')
-      requireUnscoped(audience)
-    }
-  }
-  let flagsText: { revision: number; text: string } | undefined
-  let flagdText: { etag: string; text: string } | undefined
-
   return {
-    exportDocument(audience) {
-      authorizeExport(audience)
-      const at = now()
-      const snapshot = store.committed()
-      return {
-        document: buildExportDocument(sortedFlags(snapshot), environment, at, sortedSegments(snapshot)),
-        fileName: exportFileName(environment, at),
-      }
-    },
-    exportFile(audience) {
-      authorizeExport(audience)
-      const snapshot = store.committed()
-      const revision = snapshot.revisionOf('flags')
-      if (flagsText?.revision !== revision) flagsText = { revision, text: exportFlagsText(sortedFlags(snapshot)) }
-      const at = now()
-      return {
-        text: exportTextWithFlags(environment, at, flagsText.text, sortedSegments(snapshot)),
-        fileName: exportFileName(environment, at),
-      }
-    },
-    exportFlagd(audience) {
-      authorizeExport(audience)
-      const snapshot = store.committed()
-      const etag = `"flagd-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
-      if (flagdText?.etag !== etag) {
-        const document = buildFlagdDocument(sortedFlags(snapshot), sortedSegments(snapshot), environment)
-        flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n` }
-      }
-      return { text: flagdText.text, etag, fileName: `flagd_flags_${environment}_${utcStamp(now())}.json` }
-    },
+    ...createMigrationExport(deps),
     importDocument: (caller, raw, options, source, origin) => reported(source, () => applyDocument(caller, raw, options, source), origin),
     importFromUrl(caller, url, options) {
       return reported(

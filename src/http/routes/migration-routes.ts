@@ -1,7 +1,8 @@
 /** Export and import of flags (contract §6): /api/migrations*, and the public /migration/export. */
 
 import { type Static, t } from 'elysia'
-import type { ExportAudience, ImportOptions, MigrationService } from '../../services/migration-service.ts'
+import type { ExportAudience } from '../../services/migration-export.ts'
+import type { ImportOptions, MigrationService } from '../../services/migration-service.ts'
 import { customAnswer, notModifiedAnswer } from '../answers.ts'
 import { JSON_TYPE } from '../error-handler.ts'
 import { noneMatch } from '../if-match.ts'

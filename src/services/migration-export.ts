@@ -1,0 +1,102 @@
+/**
+ * The exports (contract §6.1, §19.5): the migration document, and OpenFeature flagd's document of
+ * every flag and segment. Both are built from one committed snapshot; their texts are cached by the
+ * revisions they depend on, since they are big and may be public.
+ */
+
+import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { NotFoundError } from '../domain/errors.ts'
+import type { Flag } from '../domain/flag.ts'
+import { buildFlagdDocument } from '../domain/flagd-document.ts'
+import {
+  buildExportDocument,
+  type ExportDocument,
+  exportFileName,
+  exportFlagsText,
+  exportTextWithFlags,
+} from '../domain/migration-document.ts'
+import type { Principal } from '../domain/principal.ts'
+import type { Segment } from '../domain/segment.ts'
+import { utcStamp } from '../domain/utc-stamp.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
+
+/** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
+export type ExportAudience = Principal | 'public'
+
+/** The export use cases. */
+export interface MigrationExport {
+  exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
+  /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
+  exportFile(audience: ExportAudience): { text: string; fileName: string }
+  /** OpenFeature flagd's document of every flag and segment, with its ETag (contract §19.5). */
+  exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string }
+}
+
+/** What the exports need. */
+export interface MigrationExportDeps {
+  store: Store
+  environment: string
+  publicExport: boolean
+  now?: () => Date
+}
+
+/** The segments of a snapshot in name order. */
+export function sortedSegments(snapshot: Snapshot): Segment[] {
+  return [...snapshot.segments.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/** The flags of a snapshot in name order. */
+export function sortedFlags(snapshot: Snapshot): Flag[] {
+  return [...snapshot.flags.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/** Creates the export use cases over a store. */
+export function createMigrationExport(deps: MigrationExportDeps): MigrationExport {
+  const { store, environment } = deps
+  const now = deps.now ?? (() => new Date())
+  const authorize = (audience: ExportAudience) => {
+    if (audience === 'public') {
+      if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')
+    } else {
+      requirePermission(audience, 'migration:read')
+      requireUnscoped(audience)
+    }
+  }
+  let flagsText: { revision: number; text: string } | undefined
+  let flagdText: { etag: string; text: string } | undefined
+
+  return {
+    exportDocument(audience) {
+      authorize(audience)
+      const at = now()
+      const snapshot = store.committed()
+      return {
+        document: buildExportDocument(sortedFlags(snapshot), environment, at, sortedSegments(snapshot)),
+        fileName: exportFileName(environment, at),
+      }
+    },
+
+    exportFile(audience) {
+      authorize(audience)
+      const snapshot = store.committed()
+      const revision = snapshot.revisionOf('flags')
+      if (flagsText?.revision !== revision) flagsText = { revision, text: exportFlagsText(sortedFlags(snapshot)) }
+      const at = now()
+      return {
+        text: exportTextWithFlags(environment, at, flagsText.text, sortedSegments(snapshot)),
+        fileName: exportFileName(environment, at),
+      }
+    },
+
+    exportFlagd(audience) {
+      authorize(audience)
+      const snapshot = store.committed()
+      const etag = `"flagd-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
+      if (flagdText?.etag !== etag) {
+        const document = buildFlagdDocument(sortedFlags(snapshot), sortedSegments(snapshot), environment)
+        flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n` }
+      }
+      return { text: flagdText.text, etag, fileName: `flagd_flags_${environment}_${utcStamp(now())}.json` }
+    },
+  }
+}
