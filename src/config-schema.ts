@@ -5,6 +5,7 @@
  */
 
 import ipaddr from 'ipaddr.js'
+import { AUDIT_ENTITY } from './domain/audit-entry.ts'
 
 /** The validated configuration the daemon and the CLI run with. */
 export interface Config {
@@ -141,7 +142,7 @@ const originList: Parser = (raw) => {
     : bad(`has ${JSON.stringify(wrong)}, which is not an origin: write "*" or scheme://host[:port], without a path or trailing slash`)
 }
 
-const EVENT_PATTERN = /^(\*|(flag|user|token|session)\.(\*|created|updated|deleted))$/
+const EVENT_PATTERN = new RegExp(`^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted))$`)
 
 /** `webhooks`: a list of `{url, events, secret, name?}` (JSON text in the environment). */
 const webhookList: Parser = (raw) => {
@@ -170,7 +171,9 @@ const webhookList: Parser = (raw) => {
     if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
       return bad(`${where} needs a url: an http:// or https:// address`)
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && EVENT_PATTERN.test(e))) {
-      return bad(`${where} needs events: a non-empty list of "*", "flag.*", "flag.updated" and the like`)
+      return bad(
+        `${where} needs events: a non-empty list of "*", "<entity>.*" or "<entity>.created|updated|deleted", entities ${Object.values(AUDIT_ENTITY).join(', ')}`,
+      )
     }
     if (typeof secret !== 'string' || secret.length < 16)
       return bad(`${where} needs a secret of at least 16 characters (the receiver checks signatures with it)`)

@@ -50,7 +50,8 @@ export interface RowChange {
   after: unknown
 }
 
-const ENTITY: Record<RowChange['table'], string> = {
+/** The entity named in an action (`flag.updated`) per table: what webhook patterns may name. */
+export const AUDIT_ENTITY: Record<RowChange['table'], string> = {
   flags: 'flag',
   users: 'user',
   tokens: 'token',
@@ -80,7 +81,7 @@ export function auditEntriesOf(
   const base = (id: number) => ({ id, at, actor, source, requestId })
   const out: StoredAuditEntry[] = []
   for (const c of changes) {
-    const action = `${ENTITY[c.table]}.${verb(c.before, c.after)}`
+    const action = `${AUDIT_ENTITY[c.table]}.${verb(c.before, c.after)}`
     if (c.table === 'segments' || c.table === 'flags') {
       // named and revised rows: the resource before and after, at the row's revision
       const isFlag = c.table === 'flags'

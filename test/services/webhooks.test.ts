@@ -300,3 +300,35 @@ test("a receiver's answer is read only so far: an endless 200 body still counts 
     endless.stop(true)
   }
 })
+
+test('segment changes are delivered as segment.* events, and the flags they move as flag.updated', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const env = {
+      FLAGD_WEBHOOKS: JSON.stringify([{ name: 'ci', url: r.url, events: ['segment.*', 'flag.updated'], secret: SECRET }]),
+    }
+    const a = await createTestApp(env, { dataDir: dir, webhookRetryDelaysMs: [20, 40, 80] })
+    apps.push(a)
+    const beta = { rule: { in: [{ var: 'email' }, ['a@x.test', 'b@x.test']] } }
+    expect((await a.req('PUT', '/api/segments/beta', { token: a.adminToken, body: beta })).status).toBe(201)
+    const flag = { name: 's/f', type: 'BOOLEAN', variants: { on: true, off: false }, targeting: { if: [{ $ref: 'beta' }, 'on', 'off'] } }
+    expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: flag })).status).toBe(201)
+    const changed = { rule: { in: [{ var: 'email' }, ['a@x.test']] } }
+    expect((await a.req('PUT', '/api/segments/beta', { token: a.adminToken, body: changed })).status).toBe(200)
+    expect((await a.req('DELETE', '/api/flags/s/f', { token: a.adminToken })).status).toBe(200)
+    expect((await a.req('DELETE', '/api/segments/beta', { token: a.adminToken })).status).toBeLessThan(300)
+    await until(() => r.got.length >= 4)
+    await Bun.sleep(100) // nothing else may follow
+    expect(r.state.badSignatures).toBe(0)
+    expect(r.got.map((g) => `${g.event} ${g.body.target.name}`)).toEqual([
+      'segment.created beta',
+      'segment.updated beta',
+      'flag.updated s/f',
+      'segment.deleted beta',
+    ])
+  } finally {
+    r.stop()
+  }
+})
