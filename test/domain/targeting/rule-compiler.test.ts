@@ -1,7 +1,7 @@
 /** flagd's rule engine on its own: validation with places, operators' edge cases, the work bound, the trace. */
 
 import { describe, expect, test } from 'bun:test'
-import { scaleHash } from '../../../src/domain/targeting/fractional.ts'
+import { bucketHash, scaleHash } from '../../../src/domain/targeting/fractional.ts'
 import { compileRule, type RuleEnv } from '../../../src/domain/targeting/rule-compiler.ts'
 import { readVersion, semVer } from '../../../src/domain/targeting/sem-ver.ts'
 import { clampFractionalWeights, ruleShapeProblems, runRule } from '../../../src/domain/targeting/targeting.ts'
@@ -109,6 +109,63 @@ describe('operators', () => {
       [1, 1],
     ] as const)
       expect(scaleHash(hash, total)).toBe(Number((BigInt(hash) * BigInt(total)) >> 32n))
+  })
+
+  test('fractional hashes the UTF-8 bytes of the bucket key, as flagd (Go) does, not UTF-16 code units', () => {
+    // an independent MurmurHash3 x86 32 (seed 0) over bytes, to check Bun's against
+    const murmur = (bytes: Uint8Array): number => {
+      const c1 = 0xcc9e2d51
+      const c2 = 0x1b873593
+      let h = 0
+      const blocks = bytes.length >> 2
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      for (let i = 0; i < blocks; i++) {
+        let k = view.getUint32(i * 4, true)
+        k = Math.imul(k, c1)
+        k = (k << 15) | (k >>> 17)
+        k = Math.imul(k, c2)
+        h ^= k
+        h = (h << 13) | (h >>> 19)
+        h = (Math.imul(h, 5) + 0xe6546b64) | 0
+      }
+      let k = 0
+      const tail = blocks * 4
+      switch (bytes.length & 3) {
+        case 3:
+          k ^= (bytes[tail + 2] as number) << 16
+        // falls through
+        case 2:
+          k ^= (bytes[tail + 1] as number) << 8
+        // falls through
+        case 1:
+          k ^= bytes[tail] as number
+          k = Math.imul(k, c1)
+          k = (k << 15) | (k >>> 17)
+          h ^= Math.imul(k, c2)
+      }
+      h ^= bytes.length
+      h ^= h >>> 16
+      h = Math.imul(h, 0x85ebca6b)
+      h ^= h >>> 13
+      h = Math.imul(h, 0xc2b2ae35)
+      h ^= h >>> 16
+      return h >>> 0
+    }
+    for (const key of ['flag-keyuser-1', 'flag-keyJürgen', 'flag-key🙂', 'flag-key東京', ''])
+      expect(bucketHash(key)).toBe(murmur(new TextEncoder().encode(key)))
+    // the bucket of a non-ASCII key follows from those bytes
+    const split = { fractional: [{ var: 'name' }, ['on', 50], ['off', 50]] }
+    for (const name of ['Jürgen', 'Zoë', '東京', '🙂']) {
+      const expected = scaleHash(murmur(new TextEncoder().encode(name)), 100) < 50 ? 'on' : 'off'
+      expect(evaluate(split, { name })).toMatchObject({ variant: expected })
+    }
+  })
+
+  test('inherited property names are not context attributes', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'constructor.name'])
+      expect(evaluate({ if: [{ '==': [{ var: name }, null] }, 'on', 'off'] }, { a: 1 })).toMatchObject({ variant: 'on' })
+    expect(evaluate({ if: [{ var: 'constructor' }, 'on', 'off'] }, {})).toMatchObject({ variant: 'off' })
+    expect(evaluate({ if: [{ '==': [{ var: 'constructor' }, 1] }, 'on', 'off'] }, { constructor: 1 })).toMatchObject({ variant: 'on' })
   })
 
   test('a word compared with a number is an error; equal kinds compare', () => {
