@@ -12,7 +12,9 @@
  *
  * CONTEST_PATH (default /api/flags/app/g07/f507), CONTEST_BODY (POSTs it as JSON), CONTEST_API_KEY=1
  * (an API token instead of a session), CONTEST_ROUNDS (5), CONTEST_SECONDS (4), CONTEST_FLOOR=1 (adds the
- * contract's floor, `floor-server.ts`, for `/health` or a flag read). Needs wrk and taskset.
+ * contract's floor, `floor-server.ts`, for `/health` or a flag read), CONTEST_IF_NONE_MATCH=1 (each
+ * contestant is asked with the ETag of its own answer, so it answers 304: the bulk-304 row). Needs wrk
+ * and taskset.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -103,6 +105,13 @@ async function main(): Promise<void> {
   )
   await waitFor(`http://127.0.0.1:${barePort}/`)
   const floor = process.env.CONTEST_FLOOR === '1' ? await startFloor(bytesFile, first, init) : []
+  if (process.env.CONTEST_IF_NONE_MATCH === '1')
+    for (const s of started) {
+      const asked = await fetch(s.url + PATH, { ...init, headers: { ...init.headers, ...s.headers } })
+      const etag = asked.headers.get('etag')
+      if (etag === null) throw new Error(`${s.url + PATH} has no ETag`)
+      s.headers['if-none-match'] = etag
+    }
   const script = join(work, 'request.lua')
   writeFileSync(
     script,
