@@ -1,0 +1,122 @@
+/** The rule builder's model: what it writes it reads back; what it cannot show exactly it refuses. */
+
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { compileRule } from '../../src/domain/targeting/rule-compiler.ts'
+import { OPERATORS, readTargeting, type TargetingModel, writeTargeting } from '../../src/ui/app/rule-model.ts'
+import { targetingInWords, targetingSummary } from '../../src/ui/app/rule-words.ts'
+
+const rollout: TargetingModel = {
+  rules: [
+    { conditions: [{ attribute: 'email', operator: 'ends with', values: ['@example.com'] }], serve: 'on' },
+    {
+      conditions: [
+        { attribute: 'country', operator: 'one of', values: ['DE', 'FR'] },
+        { attribute: 'appVersion', operator: 'version ≥', values: ['2.1.0'] },
+      ],
+      serve: 'off',
+    },
+    { conditions: [{ attribute: '', operator: 'in segment', values: ['beta'] }], serve: 'on' },
+  ],
+  split: { by: '', weights: [{ variant: 'on', weight: 20 }, { variant: 'off', weight: 80 }] },
+  fallback: '',
+}
+
+describe('the builder writes flagd JsonLogic and reads back exactly what it wrote', () => {
+  test('a worked example', () => {
+    const rule = writeTargeting(rollout)
+    expect(rule).toEqual({
+      if: [
+        { ends_with: [{ var: 'email' }, '@example.com'] },
+        'on',
+        { and: [{ in: [{ var: 'country' }, ['DE', 'FR']] }, { sem_ver: [{ var: 'appVersion' }, '>=', '2.1.0'] }] },
+        'off',
+        { $ref: 'beta' },
+        'on',
+        { fractional: [['on', 20], ['off', 80]] },
+      ],
+    })
+    expect(readTargeting(rule)).toEqual(rollout)
+    // the service accepts it as it is
+    expect(compileRule(rule, { segments: new Map([['beta', true]]), variants: new Set(['on', 'off']) }).problems).toEqual([])
+    expect(targetingInWords(rule)).toEqual([
+      'if email ends with "@example.com" → on',
+      'if country is one of "DE", "FR" and appVersion ≥ "2.1.0" (semantic version) → off',
+      'if in segment beta → on',
+      'otherwise 20 % on, 80 % off, sticky by targetingKey',
+    ])
+    expect(targetingSummary(rule)).toBe('20 % on · 3 rules')
+  })
+
+  test('every operator, splits sticky by an attribute, defaults', () => {
+    for (const op of OPERATORS) {
+      const values = op.kind === 'list' ? ['a', 'b'] : op.kind === 'number' ? [18] : op.kind === 'version' ? ['1.2.3'] : ['x']
+      const model: TargetingModel = {
+        rules: [{ conditions: [{ attribute: op.kind === 'segment' ? '' : 'attr', operator: op.id, values }], serve: 'on' }],
+        split: null,
+        fallback: 'off',
+      }
+      expect(readTargeting(writeTargeting(model))).toEqual(model)
+    }
+    const sticky: TargetingModel = { rules: [], split: { by: 'companyId', weights: [{ variant: 'A', weight: 1 }, { variant: 'B', weight: 3 }] }, fallback: 'A' }
+    expect(writeTargeting(sticky)).toEqual({
+      or: [{ fractional: [{ cat: [{ var: '$flagd.flagKey' }, { var: 'companyId' }] }, ['A', 1], ['B', 3]] }, 'A'],
+    })
+    expect(readTargeting(writeTargeting(sticky))).toEqual(sticky)
+    expect(targetingInWords(writeTargeting(sticky))).toEqual(['25 % A, 75 % B, sticky by companyId', 'without a companyId → A'])
+    const always: TargetingModel = { rules: [], split: null, fallback: 'on' }
+    expect(readTargeting(writeTargeting(always))).toEqual(always)
+    expect(writeTargeting({ rules: [], split: null, fallback: '' })).toBeNull()
+    expect(readTargeting(null)).toEqual({ rules: [], split: null, fallback: '' })
+  })
+
+  test('a rule the builder cannot show exactly is refused, never rewritten', () => {
+    for (const rule of [
+      { if: [{ '==': [{ var: 'a' }, 1] }, 'on', { if: [{ var: 'b' }, 'off', 'on'] }] }, // nested if
+      { if: [{ '==': [1, { var: 'a' }] }, 'on'] }, // value first
+      { fractional: [{ var: 'email' }, ['on', 50], ['off', 50]] }, // bucket key not the builder's
+      { fractional: [['on'], ['off']] }, // weights left out
+      { if: [{ and: [{ '==': [{ var: 'a' }, 1] }] }, 'on'] }, // an and of one
+      { if: [{ '!': [{ $ref: 'beta' }] }, 'on'] }, // ! with a list
+      { if: [{ '==': [{ var: 'a' }, 1] }, 'on'], extra: 1 },
+      { map: [[1], { var: '' }] },
+      'on',
+    ])
+      expect(readTargeting(rule)).toBeUndefined()
+  })
+
+  test('generated models survive the round trip', () => {
+    const literal = fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.boolean())
+    const condition = fc.constantFrom(...OPERATORS).chain((op) =>
+      fc.record({
+        attribute: op.kind === 'segment' ? fc.constant('') : fc.stringMatching(/^[a-z][a-zA-Z.]{0,8}$/),
+        operator: fc.constant(op.id),
+        values:
+          op.kind === 'list'
+            ? fc.array(literal, { maxLength: 3 })
+            : op.kind === 'segment' || op.kind === 'version' || op.id === 'contains' || op.id.endsWith('with')
+              ? fc.tuple(fc.string({ minLength: 1, maxLength: 5 }))
+              : fc.tuple(literal),
+      }),
+    )
+    const variant = fc.constantFrom('on', 'off', 'x')
+    const model = fc.record({
+      rules: fc.array(fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), serve: variant }), { maxLength: 4 }),
+      split: fc.option(
+        fc.record({
+          by: fc.constantFrom('', 'companyId'),
+          weights: fc.array(fc.record({ variant, weight: fc.nat(100) }), { minLength: 1, maxLength: 3 }),
+        }),
+        { nil: null },
+      ),
+      fallback: fc.constantFrom('', 'on'),
+    })
+    fc.assert(
+      fc.property(model, (m) => {
+        const rule = writeTargeting(m as TargetingModel)
+        expect(readTargeting(rule)).toEqual(m as TargetingModel)
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
