@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { compileRule } from '../../src/domain/targeting/rule-compiler.ts'
+import { locate } from '../../src/ui/app/json-locate.ts'
 import { OPERATORS, readTargeting, type TargetingModel, writeTargeting } from '../../src/ui/app/rule-model.ts'
 import { targetingInWords, targetingSummary } from '../../src/ui/app/rule-words.ts'
 
@@ -18,7 +19,13 @@ const rollout: TargetingModel = {
     },
     { conditions: [{ attribute: '', operator: 'in segment', values: ['beta'] }], serve: 'on' },
   ],
-  split: { by: '', weights: [{ variant: 'on', weight: 20 }, { variant: 'off', weight: 80 }] },
+  split: {
+    by: '',
+    weights: [
+      { variant: 'on', weight: 20 },
+      { variant: 'off', weight: 80 },
+    ],
+  },
   fallback: '',
 }
 
@@ -33,7 +40,12 @@ describe('the builder writes flagd JsonLogic and reads back exactly what it wrot
         'off',
         { $ref: 'beta' },
         'on',
-        { fractional: [['on', 20], ['off', 80]] },
+        {
+          fractional: [
+            ['on', 20],
+            ['off', 80],
+          ],
+        },
       ],
     })
     expect(readTargeting(rule)).toEqual(rollout)
@@ -58,7 +70,17 @@ describe('the builder writes flagd JsonLogic and reads back exactly what it wrot
       }
       expect(readTargeting(writeTargeting(model))).toEqual(model)
     }
-    const sticky: TargetingModel = { rules: [], split: { by: 'companyId', weights: [{ variant: 'A', weight: 1 }, { variant: 'B', weight: 3 }] }, fallback: 'A' }
+    const sticky: TargetingModel = {
+      rules: [],
+      split: {
+        by: 'companyId',
+        weights: [
+          { variant: 'A', weight: 1 },
+          { variant: 'B', weight: 3 },
+        ],
+      },
+      fallback: 'A',
+    }
     expect(writeTargeting(sticky)).toEqual({
       or: [{ fractional: [{ cat: [{ var: '$flagd.flagKey' }, { var: 'companyId' }] }, ['A', 1], ['B', 3]] }, 'A'],
     })
@@ -118,5 +140,20 @@ describe('the builder writes flagd JsonLogic and reads back exactly what it wrot
       }),
       { numRuns: 500 },
     )
+  })
+})
+
+describe('the JSON editor finds the place the service names', () => {
+  test('paths into objects and lists, the nearest enclosing value for a path the text lacks', () => {
+    const text = JSON.stringify({ if: [{ $ref: 'nope' }, 'on', { fractional: [['on', -5]] }] }, null, 2)
+    const ref = locate(text, 'targeting', 'targeting.if[0].$ref')
+    expect(text.slice(ref!.start, ref!.end)).toBe('"nope"')
+    expect(ref!.line).toBe(4)
+    const weight = locate(text, 'targeting', 'targeting.if[2].fractional[0][1]')
+    expect(text.slice(weight!.start, weight!.end)).toBe('-5')
+    const missing = locate(text, 'targeting', 'targeting.if[1].more')
+    expect(text.slice(missing!.start, missing!.end)).toBe('"on"')
+    expect(locate('{"==": [1, ', 'rule', 'rule.==[1]')).toBeDefined() // unfinished text: no loop, no throw
+    expect(locate('', 'rule', 'rule.x')?.line).toBe(1) // the whole (empty) text
   })
 })

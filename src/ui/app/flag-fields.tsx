@@ -212,7 +212,7 @@ function JsonObjectInput({ id, value, onChange }: { id: string; value: unknown; 
   )
 }
 
-function ValueInput({
+export function ValueInput({
   id,
   label,
   d,

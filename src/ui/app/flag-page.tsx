@@ -1,10 +1,13 @@
 /**
- * One flag (contract §17): its fields edited with type-aware inputs (saved with If-Match, the
- * service's messages shown next to the fields), rename, delete with a confirmation step, and its
- * history with what changed and a rollback to any revision.
+ * One flag (contracts §17, §21), laid out as a team works with it: at the top what it serves now,
+ * the Enabled switch and the targeting (in words and in the builder); then its variants and its
+ * value and settings (type-aware inputs, saved with If-Match, the service's messages at the
+ * fields); then the history with what changed and a rollback to any revision; rename and delete
+ * last, quiet and confirmed.
  */
 
 import { useEffect, useState } from 'preact/hooks'
+import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { api } from './api.ts'
 import { describeChange, type Entry, shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
@@ -12,6 +15,8 @@ import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { listenForChanges } from './live.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { navigate } from './router.ts'
+import { TargetingEditor } from './targeting-editor.tsx'
+import { VariantsEditor } from './variants-editor.tsx'
 
 export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
   const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
@@ -19,6 +24,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [history, setHistory] = useState<Entry[]>([])
   const [newName, setNewName] = useState(name)
+  const [segments, setSegments] = useState<string[]>([])
 
   async function load() {
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
@@ -27,6 +33,8 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     setDraft(draftOf(data as Record<string, unknown>))
     const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: 50 } } })
     if (audit.data) setHistory(audit.data as Entry[])
+    const listed = await api.GET('/api/segments')
+    if (listed.data) setSegments((listed.data as { name: string }[]).map((x) => x.name))
   }
   useEffect(() => {
     void load()
@@ -61,12 +69,25 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
     if (error) return setMessage(refused(error))
     navigate('')
   }
+  async function setEnabled(enabled: boolean) {
+    const { data, error } = await api.PUT('/api/flags/{flagName}', {
+      params: { path: { flagName: name }, header: { 'If-Match': `"${flag?.revision}"` } },
+      body: { enabled },
+    })
+    setMessage(
+      data
+        ? done(enabled ? 'enabled: applications get its value and rules' : 'disabled: applications use their own default')
+        : refused(error),
+    )
+    void load()
+  }
   async function rollback(revision: number) {
     const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
     setMessage(data ? done(`rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}`) : refused(error))
     void load()
   }
 
+  const enabled = flag?.enabled !== false
   if (!flag || !draft)
     return (
       <section class="page">
@@ -80,7 +101,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
       </section>
     )
   return (
-    <section class="page">
+    <section class="page flag">
       <p>
         <a
           href="/ui/"
@@ -95,24 +116,52 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
       <h1>{name}</h1>
       <p class="meta">
         {String(flag.type)} · revision {String(flag.revision)} · updated {String(flag.updatedAt)}
+        {flag.description ? ` · ${String(flag.description)}` : ''}
       </p>
-      <NoticeLine notice={message} />
-      <form onSubmit={save}>
-        <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
-        {canWrite && <button type="submit">Save</button>}
-      </form>
-      {canWrite && (
-        <div class="actions">
-          <div class="field">
-            <label for="f-rename">New name</label>
-            <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
-          </div>
-          <button type="button" onClick={rename} disabled={newName === name}>
-            Rename
-          </button>
-          <ConfirmButton label="Delete" confirm={`Delete ${name} for good`} onConfirm={remove} />
+      <div class="card now">
+        <div class="enabled">
+          <button
+            type="button"
+            role="switch"
+            aria-checked={enabled}
+            aria-label="Enabled"
+            aria-describedby="enabled-meaning"
+            class={enabled ? 'switch on' : 'switch'}
+            disabled={!canWrite}
+            onClick={() => setEnabled(!enabled)}
+          />
+          <span class="state">{enabled ? 'Enabled' : 'Disabled'}</span>
         </div>
-      )}
+        <p class="meta" id="enabled-meaning">
+          {enabled
+            ? 'Applications get its value and rules. Switch off to make every application use its own default: a kill switch that keeps the whole configuration.'
+            : 'Every application gets its own default (OFREP reason DISABLED); value, variants and rules are kept. Switch on to serve them again.'}
+        </p>
+        <p class="serves">{servesNow(flag)}</p>
+      </div>
+      <NoticeLine notice={message} />
+      <TargetingEditor
+        name={name}
+        revision={flag.revision as number}
+        rule={flag.targeting}
+        variants={Object.keys(allVariants(flag as unknown as FlagDefinition))}
+        splitVariants={listedOrAll(flag)}
+        segments={segments}
+        canWrite={canWrite}
+        onSaved={load}
+      />
+      <VariantsEditor flag={flag} canWrite={canWrite} onSaved={load} />
+      <section class="card" aria-labelledby="settings-title">
+        <h2 id="settings-title">Value and settings</h2>
+        <form onSubmit={save}>
+          <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
+          {canWrite && (
+            <div class="actions">
+              <button type="submit">Save</button>
+            </div>
+          )}
+        </form>
+      </section>
       <h2>History</h2>
       <ol class="history">
         {history.map((e) => (
@@ -132,6 +181,36 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
           </li>
         ))}
       </ol>
+      {canWrite && (
+        <section class="actions quiet-zone" aria-label="Rename or delete">
+          <div class="field">
+            <label for="f-rename">New name</label>
+            <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
+          </div>
+          <button type="button" class="plain" onClick={rename} disabled={newName === name}>
+            Rename
+          </button>
+          <ConfirmButton quiet label="Delete" confirm={`Delete ${name} for good`} onConfirm={remove} />
+        </section>
+      )}
     </section>
   )
+}
+
+/** The variants a split offers: the listed ones when there are any (the built-in ones only clutter it), else the built-in ones. */
+function listedOrAll(flag: Record<string, unknown>): string[] {
+  const listed = flag.variants && typeof flag.variants === 'object' ? Object.keys(flag.variants) : []
+  return listed.length > 0 ? listed : Object.keys(allVariants(flag as unknown as FlagDefinition))
+}
+
+/** What the flag serves now, in one sentence. */
+function servesNow(flag: Record<string, unknown>): string {
+  if (flag.enabled === false) return 'Serves nothing: applications use their own default.'
+  const own = flag.valueExists
+    ? JSON.stringify(flag.value)
+    : flag.defaultValue === null
+      ? "the application's own default"
+      : `${JSON.stringify(flag.defaultValue)} (default)`
+  const base = flag.type === 'AB-TEST' && !flag.valueExists ? `an A/B split (${100 - Number(flag.chancePercentB ?? 50)} % B)` : own
+  return flag.targeting ? `Depends on who asks (see Targeting); when no rule decides: ${base}.` : `Serves ${base} to everyone.`
 }
