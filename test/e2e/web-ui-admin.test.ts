@@ -112,7 +112,7 @@ test.skipIf(!chromium)(
 
     const v = await open('viewer', 'viewer-password')
     const nav = await v.$eval('header nav', (n) => n.textContent)
-    expect(nav).toBe('FlagsEvaluate')
+    expect(nav).toBe('FlagsSegmentsEvaluate')
     await v.waitForSelector('[role="switch"]')
     expect(await v.$eval('[role="switch"]', (s) => (s as unknown as { disabled: boolean }).disabled)).toBe(true)
     await v.goto(`${d.url}/ui/users`)
@@ -206,7 +206,7 @@ test.skipIf(!chromium)('the evaluate console answers what OFREP answers an appli
   const p = await open()
   await clickLink(p, 'Evaluate')
   await fillByLabel(p, 'Flag', 'shop/banner_test')
-  await fillByLabel(p, 'Targeting key', 'user-42')
+  await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "user-42"}')
   await clickButton(p, 'Evaluate')
   await waitForText(p, 'SPLIT')
   const ofrep = (await (
@@ -217,7 +217,7 @@ test.skipIf(!chromium)('the evaluate console answers what OFREP answers an appli
   await fillByLabel(p, 'Flag', 'shop/missing')
   await clickButton(p, 'Evaluate')
   await waitForText(p, 'FLAG_NOT_FOUND')
-  await fillByLabel(p, 'More context (JSON object, optional)', '{oops')
+  await fillByLabel(p, 'Context (JSON)', '{oops')
   await clickButton(p, 'Evaluate')
   await waitForText(p, 'Context is not JSON')
 })
@@ -295,7 +295,7 @@ const TOUR = [
   { path: '', ready: 'checkout', shot: 'flags' },
   { path: 'flags/shop/checkout/new_flow', ready: 'History', shot: 'flag' },
   { path: 'new', ready: 'Type', shot: null },
-  { path: 'evaluate', ready: 'Targeting key', shot: null },
+  { path: 'evaluate', ready: 'Context (JSON)', shot: null },
   { path: 'migrations', ready: 'Preview changes', shot: null },
   { path: 'users', ready: 'Add a user', shot: null },
   { path: 'tokens', ready: 'New token', shot: 'tokens' },

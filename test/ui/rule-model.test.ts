@@ -4,7 +4,15 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { compileRule } from '../../src/domain/targeting/rule-compiler.ts'
 import { locate } from '../../src/ui/app/json-locate.ts'
-import { OPERATORS, readTargeting, type TargetingModel, writeTargeting } from '../../src/ui/app/rule-model.ts'
+import {
+  OPERATORS,
+  readSegment,
+  readTargeting,
+  type SegmentModel,
+  type TargetingModel,
+  writeSegment,
+  writeTargeting,
+} from '../../src/ui/app/rule-model.ts'
 import { targetingInWords, targetingSummary } from '../../src/ui/app/rule-words.ts'
 
 const rollout: TargetingModel = {
@@ -155,5 +163,23 @@ describe('the JSON editor finds the place the service names', () => {
     expect(text.slice(missing!.start, missing!.end)).toBe('"on"')
     expect(locate('{"==": [1, ', 'rule', 'rule.==[1]')).toBeDefined() // unfinished text: no loop, no throw
     expect(locate('', 'rule', 'rule.x')?.line).toBe(1) // the whole (empty) text
+  })
+})
+
+describe('segments in the builder', () => {
+  test('all of / any of conditions round-trip; anything else stays JSON', () => {
+    const any: SegmentModel = {
+      join: 'or',
+      conditions: [
+        { attribute: 'email', operator: 'ends with', values: ['@example.com'] },
+        { attribute: '', operator: 'in segment', values: ['staff'] },
+      ],
+    }
+    expect(writeSegment(any)).toEqual({ or: [{ ends_with: [{ var: 'email' }, '@example.com'] }, { $ref: 'staff' }] })
+    expect(readSegment(writeSegment(any))).toEqual(any)
+    const one: SegmentModel = { join: 'and', conditions: [{ attribute: 'plan', operator: 'one of', values: ['pro', 'team'] }] }
+    expect(readSegment(writeSegment(one))).toEqual(one)
+    expect(readSegment({ or: [{ var: 'beta' }, { '==': [{ var: 'a' }, 1] }] })).toBeUndefined()
+    expect(readSegment(true)).toBeUndefined()
   })
 })

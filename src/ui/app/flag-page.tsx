@@ -14,7 +14,7 @@ import { ConfirmButton } from './confirm-button.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { listenForChanges } from './live.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
-import { navigate } from './router.ts'
+import { link, navigate } from './router.ts'
 import { TargetingEditor } from './targeting-editor.tsx'
 import { VariantsEditor } from './variants-editor.tsx'
 
@@ -137,7 +137,9 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
             ? 'Applications get its value and rules. Switch off to make every application use its own default: a kill switch that keeps the whole configuration.'
             : 'Every application gets its own default (OFREP reason DISABLED); value, variants and rules are kept. Switch on to serve them again.'}
         </p>
-        <p class="serves">{servesNow(flag)}</p>
+        <p class="serves">
+          {servesNow(flag)} <a {...link(`evaluate?flag=${encodeURIComponent(name)}`)}>Evaluate for a context</a>
+        </p>
       </div>
       <NoticeLine notice={message} />
       <TargetingEditor

@@ -15,6 +15,7 @@ import { FlagPage } from './flag-page.tsx'
 import { MigrationsPage } from './migrations-page.tsx'
 import { NewFlag } from './new-flag.tsx'
 import { link, usePath } from './router.ts'
+import { SegmentsPage } from './segments-page.tsx'
 import { SessionsPage } from './sessions-page.tsx'
 import { SignIn } from './sign-in.tsx'
 import { TokensPage } from './tokens-page.tsx'
@@ -25,6 +26,7 @@ import './styles.css'
 const PAGES: { path: string; label: string; needs: (can: (p: Permission) => boolean) => boolean }[] = [
   { path: '', label: 'Flags', needs: (can) => can('flag:read') },
   { path: 'new', label: 'New flag', needs: (can) => can('flag:write') },
+  { path: 'segments', label: 'Segments', needs: (can) => can('flag:read') },
   { path: 'evaluate', label: 'Evaluate', needs: (can) => can('flag:evaluate') },
   { path: 'migrations', label: 'Import & export', needs: (can) => can('migration:read') || can('migration:write') },
   { path: 'users', label: 'Users', needs: (can) => can('user:read') },
@@ -114,6 +116,8 @@ function App() {
           <NewFlag />
         ) : page === 'flags/' ? (
           <FlagPage name={path.slice('flags/'.length)} canWrite={can('flag:write')} />
+        ) : page === 'segments' ? (
+          <SegmentsPage canWrite={can('flag:write')} />
         ) : page === 'evaluate' ? (
           <EvaluatePage canList={can('flag:read')} />
         ) : page === 'migrations' ? (

@@ -4,6 +4,7 @@
  * a `<variant> %` field per variant. Shared by the flag page and the segments page.
  */
 
+import { useState } from 'preact/hooks'
 import { type BuilderRule, type Condition, kindOf, type Literal, OPERATORS, type Operator, type Split } from './rule-model.ts'
 import { shares } from './rule-words.ts'
 
@@ -45,16 +46,19 @@ export function ConditionFields({
     if (next === 'segment') return onChange({ attribute: '', operator, values: kind === 'segment' ? c.values : [segments[0] ?? ''] })
     onChange({ attribute: kind === 'segment' ? '' : c.attribute, operator, values: kind === 'segment' ? [] : c.values })
   }
-  const setValue = (text: string) => {
-    if (kind === 'list')
-      return onChange({
-        ...c,
-        values: text
+  const valuesOf = (text: string): Literal[] =>
+    kind === 'list'
+      ? text
           .split(',')
           .map((part, i) => literalOf(part, c.values[i], 'list'))
-          .filter((v) => v !== ''),
-      })
-    onChange({ ...c, values: [literalOf(text, c.values[0], kind)] })
+          .filter((v) => v !== '')
+      : [literalOf(text, c.values[0], kind)]
+  // the text as typed ("DE, " on the way to "DE, FR"), kept while it means the values the rule has
+  const [typed, setTyped] = useState(() => valueText(c))
+  const shown = valueText({ ...c, values: valuesOf(typed) }) === valueText(c) ? typed : valueText(c)
+  const setValue = (text: string) => {
+    setTyped(text)
+    onChange({ ...c, values: valuesOf(text) })
   }
   return (
     <div class="condition">
@@ -99,7 +103,7 @@ export function ConditionFields({
         ) : (
           <input
             id={`${id}-value`}
-            value={valueText(c)}
+            value={shown}
             disabled={disabled}
             inputMode={kind === 'number' ? 'decimal' : undefined}
             placeholder={kind === 'list' ? 'DE, FR, IT' : kind === 'version' ? '2.1.0' : kind === 'number' ? '18' : '@example.com'}

@@ -1,0 +1,295 @@
+/**
+ * Contract §21 in Chromium: a rule of three conditions and a 20/80 split built without JSON, then
+ * evaluated through OFREP and on the evaluate page; a hand-written rule saved unchanged; the
+ * service's message at the place of a bad JSON rule; the Enabled switch; segments made, edited and
+ * refused deletion while used; a change made elsewhere shown live; axe-core on the new pages.
+ */
+
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'puppeteer-core'
+import type { Daemon } from '../helpers/daemon.ts'
+import {
+  bodyText,
+  clickButton,
+  clickLink,
+  fillByLabel,
+  findChromium,
+  layoutWidth,
+  releaseScratch,
+  screenshotTo,
+  selectByLabel,
+  seriousViolations,
+  signInAs,
+  waitForSwitch,
+  waitForText,
+} from '../helpers/ui-driver.ts'
+import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
+
+setDefaultTimeout(60_000)
+const chromium = findChromium()
+const scratch = mkdtempSync(join(tmpdir(), 'flagd-ui-targeting-'))
+let ui: UiFixture
+let d: Daemon
+let browser: Browser | undefined
+const pages: Page[] = []
+const api = (method: string, path: string, body?: unknown) => ui.api(method, path, body)
+const json = async (method: string, path: string, body?: unknown) =>
+  (await (await api(method, path, body)).json()) as Record<string, unknown>
+const ofrep = (key: string, context: Record<string, unknown>) => json('POST', `/ofrep/v1/evaluate/flags/${key}`, { context })
+
+async function open(viewport?: { width: number; height: number }): Promise<Page> {
+  const p = await signInAs(browser!, d.url, 'admin', 'admin-password', viewport)
+  pages.push(p)
+  return p
+}
+
+/** Fills the control labelled `label` inside the group (fieldset) whose legend is `group`. */
+async function fillIn(p: Page, group: string, label: string, value: string, select = false): Promise<void> {
+  const id = await p.waitForFunction(
+    (g, l) => {
+      const set = [...document.querySelectorAll('fieldset')].find((f) => f.querySelector('legend')?.textContent === g)
+      return [...(set?.querySelectorAll('label') ?? [])].find((x) => x.textContent === l)?.htmlFor || false
+    },
+    {},
+    group,
+    label,
+  )
+  const selector = `#${(await id.jsonValue()) as string}`
+  if (select) await p.select(selector, value)
+  else {
+    const input = await p.waitForSelector(selector)
+    await input!.click({ count: 3 })
+    await p.keyboard.press('Backspace')
+    await input!.type(value)
+  }
+}
+
+beforeAll(async () => {
+  if (!chromium) return
+  ui = await startUiFixture(chromium)
+  ;({ d, browser } = ui)
+  await api('PUT', '/api/segments/beta-testers', { description: 'asked for previews', rule: { in: [{ var: 'email' }, ['ada@shop.test']] } })
+  await api('POST', '/api/flags', {
+    name: 'shop/new-checkout',
+    type: 'BOOLEAN',
+    variants: { on: true, off: false },
+    description: 'the new checkout',
+  })
+}, 60_000)
+
+afterEach(async () => {
+  for (const p of pages.splice(0)) {
+    await screenshotTo(p, join(scratch, `${Date.now()}.png`))
+    await p.close().catch(() => {})
+  }
+})
+
+afterAll(async () => {
+  releaseScratch(scratch)
+  await ui?.close()
+})
+
+test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer through OFREP and on the evaluate page', async () => {
+  const p = await open()
+  await p.goto(`${d.url}/ui/flags/shop/new-checkout`)
+  await waitForText(p, 'No rule')
+  await clickButton(p, 'Add rule')
+  await fillIn(p, 'Rule 1', 'Attribute', 'email')
+  await fillIn(p, 'Rule 1', 'Operator', 'ends with', true)
+  await fillIn(p, 'Rule 1', 'Value', '@example.com')
+  await fillIn(p, 'Rule 1', 'Serve', 'on', true)
+  await clickButton(p, 'Add rule')
+  await fillIn(p, 'Rule 2', 'Attribute', 'country')
+  await fillIn(p, 'Rule 2', 'Operator', 'one of', true)
+  await fillIn(p, 'Rule 2', 'Value', 'DE, FR')
+  await fillIn(p, 'Rule 2', 'Serve', 'off', true)
+  await clickButton(p, 'Add rule')
+  await fillIn(p, 'Rule 3', 'Operator', 'in segment', true)
+  await fillIn(p, 'Rule 3', 'Value', 'beta-testers', true)
+  await fillIn(p, 'Rule 3', 'Serve', 'on', true)
+  await clickButton(p, 'Add split')
+  await fillByLabel(p, 'on %', '20')
+  await fillByLabel(p, 'off %', '80')
+  await clickButton(p, 'Save targeting')
+  await waitForText(p, 'targeting saved as revision 2')
+  await waitForText(p, 'otherwise 20 % on, 80 % off, sticky by targetingKey')
+
+  const saved = await json('GET', '/api/flags/shop/new-checkout')
+  expect(saved.targeting).toEqual({
+    if: [
+      { ends_with: [{ var: 'email' }, '@example.com'] },
+      'on',
+      { in: [{ var: 'country' }, ['DE', 'FR']] },
+      'off',
+      { $ref: 'beta-testers' },
+      'on',
+      {
+        fractional: [
+          ['on', 20],
+          ['off', 80],
+        ],
+      },
+    ],
+  })
+  expect(await ofrep('shop/new-checkout', { targetingKey: 'u1', email: 'bo@example.com', country: 'DE' })).toMatchObject({
+    value: true,
+    variant: 'on',
+    reason: 'TARGETING_MATCH',
+  })
+  expect(await ofrep('shop/new-checkout', { targetingKey: 'u2', email: 'cy@other.test', country: 'FR' })).toMatchObject({ variant: 'off' })
+  // the split: about a fifth of users get "on"
+  let on = 0
+  for (let i = 0; i < 400; i++) if ((await ofrep('shop/new-checkout', { targetingKey: `user-${i}` })).variant === 'on') on++
+  expect(on / 400).toBeGreaterThan(0.14)
+  expect(on / 400).toBeLessThan(0.26)
+
+  // the evaluate page gives the same answer and says why
+  await clickLink(p, 'Evaluate for a context')
+  await waitForText(p, 'Context (JSON)')
+  await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "u2", "email": "cy@other.test", "country": "FR"}')
+  await clickButton(p, 'Evaluate')
+  await p.waitForSelector('[role="region"][aria-label="Result"]')
+  const result = await p.$eval('[role="region"][aria-label="Result"]', (r) => r.textContent ?? '')
+  expect(result).toContain('false')
+  expect(result).toContain('off')
+  expect(result).toContain('TARGETING_MATCH')
+  expect(result).toContain('email ends with "@example.com": no')
+  expect(result).toContain('country is one of "DE", "FR": yes')
+  await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "user-7", "email": "ada@shop.test"}')
+  await clickButton(p, 'Evaluate')
+  await waitForText(p, 'segment beta-testers matched')
+
+  // the builder reads back what it wrote: the same rows, unchanged on a second save
+  await p.goto(`${d.url}/ui/flags/shop/new-checkout`)
+  await waitForText(p, 'Rule 3')
+  expect(await p.$eval('#rule-2-c1-value', (i) => (i as unknown as { value: string }).value)).toBe('DE, FR')
+  await clickButton(p, 'Save targeting')
+  await waitForText(p, 'targeting saved as revision 2')
+})
+
+test.skipIf(!chromium)(
+  'a hand-written rule opens as JSON and is saved exactly as it was; a bad one shows the message at its line',
+  async () => {
+    const rule = { if: [{ '>=': [{ var: 'age' }, 18] }, 'adult', { if: [{ var: 'guardian' }, 'adult', 'child'] }] }
+    await api('POST', '/api/flags', { name: 'shop/age-gate', type: 'STRING', variants: { adult: 'full', child: 'kids' }, targeting: rule })
+    const p = await open()
+    await p.goto(`${d.url}/ui/flags/shop/age-gate`)
+    await waitForText(p, 'Rule (JSON)')
+    expect(await bodyText(p)).toContain('cannot show this rule exactly')
+    await clickButton(p, 'Save targeting')
+    await waitForText(p, 'targeting saved as revision 1') // nothing to change: the same revision
+    expect((await json('GET', '/api/flags/shop/age-gate')).targeting).toEqual(rule)
+
+    const bad = JSON.stringify({ if: [{ $ref: 'nobody' }, 'adult', 'teen'] }, null, 2)
+    await p.$eval(
+      '#targeting-json',
+      (t, v) => {
+        const area = t as unknown as { value: string; dispatchEvent(e: Event): boolean }
+        area.value = v
+        area.dispatchEvent(new Event('input', { bubbles: true }))
+      },
+      bad,
+    )
+    await clickButton(p, 'Save targeting')
+    await waitForText(p, 'segment nobody does not exist')
+    const problems = await p.$eval('#targeting-json-problems', (u) => u.textContent ?? '')
+    expect(problems).toContain('line 4, targeting.if[0].$ref: segment nobody does not exist')
+    expect(problems).toContain('line 7, targeting.if[2]: "teen" is not a variant of this flag')
+    await clickButton(p, 'Show where: targeting.if[0].$ref')
+    const selected = await p.$eval('#targeting-json', (t) => {
+      const a = t as unknown as { value: string; selectionStart: number; selectionEnd: number }
+      return a.value.slice(a.selectionStart, a.selectionEnd)
+    })
+    expect(selected).toBe('"nobody"')
+    expect((await json('GET', '/api/flags/shop/age-gate')).targeting).toEqual(rule) // nothing changed
+  },
+)
+
+test.skipIf(!chromium)(
+  'the Enabled switch: off makes OFREP answer DISABLED and keeps the rule; a change made elsewhere shows live',
+  async () => {
+    await api('POST', '/api/flags', {
+      name: 'shop/banner',
+      type: 'STRING',
+      value: 'summer',
+      variants: { a: 'spring' },
+      targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'a'] },
+    })
+    const p = await open()
+    await p.goto(`${d.url}/ui/flags/shop/banner`)
+    await waitForSwitch(p, 'Enabled', true)
+    await p.click('[role="switch"][aria-label="Enabled"]')
+    await waitForSwitch(p, 'Enabled', false)
+    expect(await ofrep('shop/banner', { plan: 'pro' })).toEqual({ key: 'shop/banner', reason: 'DISABLED', metadata: expect.any(Object) })
+    expect((await json('GET', '/api/flags/shop/banner')).targeting).toEqual({ if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'a'] })
+    expect(await bodyText(p)).toContain('OFREP reason DISABLED')
+
+    // elsewhere: enabled again and the rule changed; the page follows without a reload
+    await api('PUT', '/api/flags/shop/banner', { enabled: true, targeting: { if: [{ '==': [{ var: 'plan' }, 'team'] }, 'a'] } })
+    await waitForSwitch(p, 'Enabled', true)
+    await waitForText(p, 'if plan is "team" → a')
+    expect(await ofrep('shop/banner', { plan: 'team' })).toMatchObject({ value: 'spring', reason: 'TARGETING_MATCH' })
+  },
+)
+
+test.skipIf(!chromium)('segments: created with the builder, used by a flag, its deletion refused naming the flag', async () => {
+  const p = await open()
+  await clickLink(p, 'Segments')
+  await fillByLabel(p, 'Segment name', 'staff')
+  await fillByLabel(p, 'Attribute', 'email')
+  await selectByLabel(p, 'Operator', 'ends with')
+  await fillByLabel(p, 'Value', '@shop.test')
+  await clickButton(p, 'Save segment')
+  await waitForText(p, 'created segment staff')
+  expect(await json('GET', '/api/segments/staff')).toMatchObject({ rule: { ends_with: [{ var: 'email' }, '@shop.test'] } })
+  await api('POST', '/api/flags', { name: 'shop/staff-tools', type: 'BOOLEAN', targeting: { if: [{ $ref: 'staff' }, 'true'] } })
+  await p.reload()
+  await waitForText(p, 'Used by shop/staff-tools')
+  await clickButton(p, 'Delete staff')
+  await clickButton(p, 'Delete segment staff for good')
+  await waitForText(p, 'shop/staff-tools')
+  const refusal = await p.$eval('[role="status"]', (s) => s.textContent ?? '')
+  expect(refusal).toContain('shop/staff-tools')
+  expect((await api('GET', '/api/segments/staff')).status).toBe(200)
+
+  await clickButton(p, 'Edit staff')
+  await selectByLabel(p, 'Match', 'or')
+  await clickButton(p, 'Add condition')
+  await fillByLabel(p, 'Attribute 2', 'role')
+  await selectByLabel(p, 'Operator 2', 'equals')
+  await fillByLabel(p, 'Value 2', 'admin')
+  await clickButton(p, 'Save segment')
+  await waitForText(p, 'saved segment staff')
+  expect((await json('GET', '/api/segments/staff')).rule).toEqual({
+    or: [{ ends_with: [{ var: 'email' }, '@shop.test'] }, { '==': [{ var: 'role' }, 'admin'] }],
+  })
+  expect(await ofrep('shop/staff-tools', { role: 'admin' })).toMatchObject({ value: true })
+})
+
+test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, no sideways scrolling on a phone', async () => {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    const p = await open(viewport)
+    for (const [path, ready] of [
+      ['flags/shop/new-checkout', 'Targeting'],
+      ['flags/shop/age-gate', 'Rule (JSON)'],
+      ['segments', 'New segment'],
+    ] as const) {
+      await p.goto(`${d.url}/ui/${path}`)
+      await waitForText(p, ready)
+      expect({ path, violations: await seriousViolations(p) }).toEqual({ path, violations: [] })
+      expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
+    }
+    await p.goto(`${d.url}/ui/evaluate?flag=shop/new-checkout`)
+    await waitForText(p, 'Context (JSON)')
+    await clickButton(p, 'Evaluate')
+    await p.waitForSelector('[role="region"][aria-label="Result"]')
+    expect({ path: 'evaluate', violations: await seriousViolations(p) }).toEqual({ path: 'evaluate', violations: [] })
+    expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
+  }
+})
