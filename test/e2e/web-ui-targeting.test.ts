@@ -293,3 +293,49 @@ test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, n
     expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
   }
 })
+
+test.skipIf(!chromium)(
+  'the flag list: targeting in a few words, disabled flags marked, filters by rules, state and type, sorted by last change',
+  async () => {
+    await api('POST', '/api/flags', {
+      name: 'list/rollout',
+      type: 'BOOLEAN',
+      description: 'gradual rollout',
+      variants: { on: true, off: false },
+      targeting: {
+        if: [
+          { '==': [{ var: 'plan' }, 'pro'] },
+          'on',
+          {
+            fractional: [
+              ['on', 20],
+              ['off', 80],
+            ],
+          },
+        ],
+      },
+    })
+    await api('POST', '/api/flags', { name: 'list/plain', type: 'INTEGER', value: 3, enabled: false })
+    const p = await open()
+    await waitForText(p, '20 % on · 1 rule')
+    const row = await p.$eval('li[data-flag="list/rollout"]', (li) => li.textContent ?? '')
+    expect(row).toContain('gradual rollout')
+    expect(await p.$eval('li[data-flag="list/plain"]', (li) => li.textContent ?? '')).toContain('disabled')
+    await p.click('#filter-rules')
+    await p.waitForFunction(() => !document.querySelector('li[data-flag="list/plain"]'))
+    expect(await p.$('li[data-flag="list/rollout"]')).not.toBeNull()
+    await p.click('#filter-rules')
+    await selectByLabel(p, 'State', 'disabled')
+    await p.waitForFunction(() => !document.querySelector('li[data-flag="list/rollout"]'))
+    expect(await p.$('li[data-flag="list/plain"]')).not.toBeNull()
+    await selectByLabel(p, 'State', '')
+    await selectByLabel(p, 'Type', 'INTEGER')
+    await p.waitForFunction(() => !document.querySelector('li[data-flag="list/rollout"]'))
+    await selectByLabel(p, 'Type', '')
+    await api('PUT', '/api/flags/list/rollout', { description: 'gradual rollout, now' })
+    await selectByLabel(p, 'Sort by', 'changed')
+    await p.waitForFunction(
+      () => document.querySelector('nav[aria-label="Flags by last change"] li')?.getAttribute('data-flag') === 'list/rollout',
+    )
+  },
+)

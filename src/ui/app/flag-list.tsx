@@ -1,14 +1,19 @@
 /**
- * The flags as a tree of `/` groups, searchable by name, each with its type and effective value; a
- * BOOLEAN flag is a switch (`role="switch"`) named after the flag, toggled in one click when the
- * person may write flags. Changes made elsewhere arrive through the change stream.
+ * The flags a team works from (contracts §17, §21): a tree of `/` groups, searchable by name and
+ * filtered by type, state and "has rules", or one list by last change; each flag with its
+ * description, type, effective value, whether it is disabled and its targeting in a few words
+ * ("20 % on · 2 rules"). A BOOLEAN flag's value is a switch (`role="switch"`) named after the flag,
+ * toggled in one click when the person may write flags. Changes made elsewhere arrive through the
+ * change stream.
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
+import { FLAG_TYPES } from './flag-fields.tsx'
 import { type FlagGroup, flagTree } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
 import { link } from './router.ts'
+import { targetingSummary } from './rule-words.ts'
 
 type Flag = {
   name: string
@@ -18,6 +23,10 @@ type Flag = {
   valueExists: boolean
   revision: number
   chancePercentB?: number
+  description?: string
+  enabled?: boolean
+  targeting?: unknown
+  updatedAt?: string
 }
 
 /** What an application gets: the value, or for an A/B test without one, the split it runs. */
@@ -65,15 +74,44 @@ function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: G
         </li>
       ))}
       {group.flags.map((f) => (
-        <li key={f.name} class="flag" data-flag={f.name}>
-          <a class="name" {...link(`flags/${f.name}`)}>
-            {f.name.slice(group.path ? group.path.length + 1 : 0)}
-          </a>
-          <span class="type">{f.type}</span>
-          {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{shownValue(f)}</code>}
-        </li>
+        <FlagItem
+          key={f.name}
+          flag={f}
+          shownName={f.name.slice(group.path ? group.path.length + 1 : 0)}
+          canWrite={canWrite}
+          onError={onError}
+        />
       ))}
     </ul>
+  )
+}
+
+/** One flag's row: name and description, targeting in a few words, state, type, value or switch. */
+function FlagItem({
+  flag: f,
+  shownName,
+  canWrite,
+  onError,
+}: {
+  flag: Flag
+  shownName: string
+  canWrite: boolean
+  onError: (m: string) => void
+}) {
+  const summary = targetingSummary(f.targeting)
+  return (
+    <li class="flag" data-flag={f.name}>
+      <span class="what">
+        <a class="name" {...link(`flags/${f.name}`)}>
+          {shownName}
+        </a>
+        {f.description && <span class="desc">{f.description}</span>}
+      </span>
+      {f.enabled === false && <span class="chip off">disabled</span>}
+      {summary && <span class="chip">{summary}</span>}
+      <span class="type">{f.type}</span>
+      {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{shownValue(f)}</code>}
+    </li>
   )
 }
 
@@ -101,8 +139,28 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
     void load()
     return listenForChanges(() => void load())
   }, [])
-  const tree = useMemo(() => flagTree((flags ?? []).filter((f) => f.name.toLowerCase().includes(query.toLowerCase()))), [flags, query])
-  const searching = query !== ''
+  const [type, setType] = useState('')
+  const [state, setState] = useState('')
+  const [withRules, setWithRules] = useState(false)
+  const [sort, setSort] = useState<'name' | 'changed'>('name')
+  const shown = useMemo(
+    () =>
+      (flags ?? []).filter(
+        (f) =>
+          f.name.toLowerCase().includes(query.toLowerCase()) &&
+          (type === '' || f.type === type) &&
+          (state === '' || (state === 'disabled') === (f.enabled === false)) &&
+          (!withRules || (f.targeting !== undefined && f.targeting !== null)),
+      ),
+    [flags, query, type, state, withRules],
+  )
+  const tree = useMemo(() => flagTree(shown), [shown])
+  const recent = useMemo(
+    () => (sort === 'changed' ? [...shown].sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt))) : []),
+    [shown, sort],
+  )
+  const filtering = type !== '' || state !== '' || withRules
+  const searching = query !== '' || filtering
   const onToggle = (path: string, open: boolean) => {
     if (searching || open !== closed.has(path)) return // searching opens everything without forgetting what was closed
     const next = new Set(closed)
@@ -114,13 +172,54 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
     <section class="flags">
       <label for="search">Search flags</label>
       <input id="search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name contains…" />
+      <div class="list-filters">
+        <div class="field">
+          <label for="filter-type">Type</label>
+          <select id="filter-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+            <option value="">any type</option>
+            {FLAG_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-state">State</label>
+          <select id="filter-state" value={state} onChange={(e) => setState(e.currentTarget.value)}>
+            <option value="">enabled or disabled</option>
+            <option value="enabled">enabled</option>
+            <option value="disabled">disabled</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="sort">Sort by</label>
+          <select id="sort" value={sort} onChange={(e) => setSort(e.currentTarget.value as 'name' | 'changed')}>
+            <option value="name">name, in groups</option>
+            <option value="changed">last change</option>
+          </select>
+        </div>
+        <div class="field inline">
+          <input id="filter-rules" type="checkbox" checked={withRules} onChange={(e) => setWithRules(e.currentTarget.checked)} />
+          <label for="filter-rules">Has rules</label>
+        </div>
+      </div>
       {error && (
         <p class="error" role="alert">
           {error}
         </p>
       )}
-      {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{query ? ' match' : ' yet'}.</p> : null}
-      {tree.total > 0 && (
+      {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{searching ? ' match' : ' yet'}.</p> : null}
+      {tree.total > 0 && sort === 'changed' && (
+        <nav class="tree" aria-label="Flags by last change">
+          <ul>
+            {recent.map((f) => (
+              <FlagItem key={f.name} flag={f} shownName={f.name} canWrite={canWrite} onError={setError} />
+            ))}
+          </ul>
+        </nav>
+      )}
+      {tree.total > 0 && sort === 'name' && (
         <nav class="tree" aria-label="Flags by group">
           <GroupItems group={tree} canWrite={canWrite} closed={closed} searching={searching} onToggle={onToggle} onError={setError} />
         </nav>
