@@ -9,7 +9,7 @@ import type { Principal } from '../domain/principal.ts'
 
 /** One open stream. */
 export interface EventStream {
-  /** Which stream: OFREP's (`/ofrep/v1/events`) or the management one (`/api/events`). */
+  /** Which stream: OFREP's (`/ofrep/v1/events`) or the management one (`/api/events`, with segments when asked). */
   readonly kind: StreamKind
   readonly principal: Principal
   /** Sends pre-formatted SSE text; false (and the stream closed) when the client is gone. */
@@ -18,8 +18,8 @@ export interface EventStream {
   readonly closed: boolean
 }
 
-/** The two event streams. */
-export type StreamKind = 'ofrep' | 'changes'
+/** The event streams. */
+export type StreamKind = 'ofrep' | 'changes' | 'changes+segments'
 
 /** What a route gives the hub to open a stream. */
 export interface StreamOptions {

@@ -10,13 +10,14 @@
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import type { Flag } from '../domain/flag.ts'
 import { type Actor, actorOf } from '../domain/principal.ts'
+import type { Segment } from '../domain/segment.ts'
 import type { Commit, Store } from '../storage/store.ts'
 
-/** One committed change to one flag. */
+/** One committed change to one flag (or, for the streams that ask for them, to one segment). */
 export interface FlagChange {
   /** The store's change sequence number (the audit entry id). */
   id: number
-  type: 'flag.created' | 'flag.updated' | 'flag.deleted'
+  type: 'flag.created' | 'flag.updated' | 'flag.deleted' | SegmentChangeType
   /** The flag's name after the change (before it, for a deletion). */
   name: string
   /** The name before a rename. */
@@ -27,9 +28,15 @@ export interface FlagChange {
   at: string
 }
 
+/** What a segment change is called on the management stream (only when a client asks for them). */
+export type SegmentChangeType = 'segment.created' | 'segment.updated' | 'segment.deleted'
+
 /** A batch of changes, as one commit made them. */
 export interface FlagChangeBatch {
+  /** The flag changes (what OFREP's streams and the management stream are made of). */
   changes: readonly FlagChange[]
+  /** The segment changes (for the management streams that ask for them). */
+  segments: readonly FlagChange[]
   /** The flags' revision after them. */
   revision: number
 }
@@ -48,7 +55,7 @@ export interface FlagChangeFeed {
    * log: at most `limit` changes and about {@link CATCH_UP_PAGE_BYTES} of stored entries, so a
    * client catching up over a large journal is fed in pieces as it reads. Empty when none are left.
    */
-  page(afterId: number, upTo: number, limit?: number): Promise<FlagChange[]>
+  page(afterId: number, upTo: number, limit?: number, withSegments?: boolean): Promise<FlagChange[]>
   /** Stops listening to the store. */
   close(): void
 }
@@ -73,6 +80,18 @@ export function flagChangeOf(entry: AuditEntry): FlagChange {
     actor: entry.actor,
     at: entry.at,
   }
+}
+
+/** The segment changes of one commit. */
+export function segmentChangesOf(commit: Commit): FlagChange[] {
+  const out: FlagChange[] = []
+  for (const change of commit.changes) {
+    if (change.table !== 'segments') continue
+    const row = (change.after ?? change.before) as Segment
+    const type = change.before === null ? 'segment.created' : change.after === null ? 'segment.deleted' : 'segment.updated'
+    out.push({ id: change.seq, type, name: row.name, revision: row.revision, actor: actorOf(commit.meta.principal), at: commit.at })
+  }
+  return out
 }
 
 /** The flag changes of one commit. */
@@ -105,8 +124,9 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
   const unsubscribe = store.onCommit((commit) => {
     for (const change of commit.changes) if (change.seq > delivered) delivered = change.seq
     const changes = flagChangesOf(commit)
-    if (changes.length === 0) return
-    const batch = { changes, revision: store.committed().revisionOf('flags') }
+    const segments = segmentChangesOf(commit)
+    if (changes.length === 0 && segments.length === 0) return
+    const batch = { changes, segments, revision: store.committed().revisionOf('flags') }
     for (const listener of listeners) listener(batch)
   })
   return {
@@ -117,9 +137,10 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
     get delivered() {
       return delivered
     },
-    async page(afterId, upTo, limit = CATCH_UP_PAGE) {
+    async page(afterId, upTo, limit = CATCH_UP_PAGE, withSegments = false) {
       if (afterId >= upTo) return []
-      const entries = await store.audit.query({ afterId, actionPrefix: 'flag.', limit, maxBytes: CATCH_UP_PAGE_BYTES })
+      const actionPrefix = withSegments ? ['flag.', 'segment.'] : 'flag.'
+      const entries = await store.audit.query({ afterId, actionPrefix, limit, maxBytes: CATCH_UP_PAGE_BYTES })
       const out: FlagChange[] = []
       for (const entry of entries) {
         if (entry.id > upTo) break

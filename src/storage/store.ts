@@ -132,7 +132,8 @@ export interface AuditQuery {
   /** Entries whose target had this name, before or after the change. */
   name?: string
   actorId?: string
-  actionPrefix?: string
+  /** Entries whose action starts with this (or with one of these). */
+  actionPrefix?: string | readonly string[]
   sinceMs?: number
   untilMs?: number
   /** Entries with a smaller id (the next page of a newest-first read). */

@@ -28,6 +28,17 @@ import {
 } from '../helpers/ui-driver.ts'
 import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
 
+// the callbacks below run in the page, where these exist
+declare const document: {
+  querySelector(selector: string): { getAttribute(name: string): string | null } | null
+  querySelectorAll(selector: string): Iterable<{
+    textContent: string | null
+    htmlFor?: string
+    querySelector(s: string): { textContent: string | null } | null
+    querySelectorAll(s: string): Iterable<{ textContent: string | null; htmlFor?: string }>
+  }>
+}
+
 setDefaultTimeout(60_000)
 const chromium = findChromium()
 const scratch = mkdtempSync(join(tmpdir(), 'flagd-ui-targeting-'))
@@ -254,6 +265,10 @@ test.skipIf(!chromium)('segments: created with the builder, used by a flag, its 
   const refusal = await p.$eval('[role="status"]', (s) => s.textContent ?? '')
   expect(refusal).toContain('shop/staff-tools')
   expect((await api('GET', '/api/segments/staff')).status).toBe(200)
+
+  // made elsewhere: shown without a reload
+  await api('PUT', '/api/segments/partners', { description: 'resellers', rule: { in: [{ var: 'plan' }, ['reseller']] } })
+  await waitForText(p, 'plan is one of "reseller"')
 
   await clickButton(p, 'Edit staff')
   await selectByLabel(p, 'Match', 'or')

@@ -135,6 +135,40 @@ test('management stream: one event per change with name, revision, previousName,
   await resumed.close()
 })
 
+test('management stream with ?segments=true: segment changes too, in commit order with the flags they move; not without it', async () => {
+  const plain = await open('/api/events', { authorization: `Bearer ${t.adminToken}` })
+  const s = await open('/api/events?segments=true', { authorization: `Bearer ${t.adminToken}` })
+  expect(s.res.status).toBe(200)
+  const seg = (rule: unknown) => t.req('PUT', '/api/segments/crew', { token: t.adminToken, body: { rule } })
+  await seg({ '==': [{ var: 'team' }, 'a'] })
+  await t.req('POST', '/api/flags', {
+    token: t.adminToken,
+    body: { name: 'seg/uses', type: 'BOOLEAN', targeting: { if: [{ $ref: 'crew' }, 'true'] } },
+  })
+  await seg({ '==': [{ var: 'team' }, 'b'] })
+  await t.req('DELETE', '/api/flags/seg/uses', { token: t.adminToken })
+  await t.req('DELETE', '/api/segments/crew', { token: t.adminToken })
+  await s.until('event: segment.deleted')
+  const kinds = (text: string) => [...text.matchAll(/event: (\S+)\ndata: (.*)\n/g)].map((m) => `${m[1]} ${JSON.parse(m[2] as string).name}`)
+  expect(kinds(s.text)).toEqual([
+    'segment.created crew',
+    'flag.created seg/uses',
+    'segment.updated crew',
+    'flag.updated seg/uses',
+    'flag.deleted seg/uses',
+    'segment.deleted crew',
+  ])
+  await plain.until('event: flag.deleted')
+  await Bun.sleep(50)
+  expect(kinds(plain.text)).toEqual(['flag.created seg/uses', 'flag.updated seg/uses', 'flag.deleted seg/uses'])
+  // catch-up from Last-Event-ID carries segments too, when asked for
+  const firstId = Number(/id: (\d+)/.exec(s.text)?.[1])
+  const resumed = await open('/api/events?segments=true', { authorization: `Bearer ${t.adminToken}`, 'last-event-id': String(firstId) })
+  await resumed.until('event: segment.deleted')
+  expect(kinds(resumed.text)).toEqual(kinds(s.text).slice(1))
+  for (const x of [plain, s, resumed]) await x.close()
+})
+
 test('management stream: a catch-up of many pages arrives whole and in order, then changes made meanwhile, none twice', async () => {
   const first = await open('/api/events', { authorization: `Bearer ${t.adminToken}` })
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'many/f', type: 'INTEGER' } })

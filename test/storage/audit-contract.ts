@@ -66,7 +66,7 @@ function oracle(all: readonly AuditEntry[], q: AuditQuery, flagIdOf: (e: AuditEn
       (q.flagIds === undefined || q.flagIds.includes(flagIdOf(e) ?? '')) &&
       (q.name === undefined || (e.action.startsWith('flag.') && names(e).includes(q.name))) &&
       (q.actorId === undefined || e.actor.id === q.actorId) &&
-      (q.actionPrefix === undefined || e.action.startsWith(q.actionPrefix)) &&
+      (q.actionPrefix === undefined || [q.actionPrefix].flat().some((prefix) => e.action.startsWith(prefix))) &&
       (q.sinceMs === undefined || ms(e) >= q.sinceMs) &&
       (q.untilMs === undefined || ms(e) <= q.untilMs) &&
       (q.beforeId === undefined || e.id < q.beforeId) &&
@@ -147,6 +147,8 @@ export function describeAuditContract(name: string, makeHarness: () => Promise<A
         { actionPrefix: 'flag.', limit: 100 },
         { actionPrefix: 'flag.upd', limit: 100 },
         { actionPrefix: 'user.', limit: 100 },
+        { actionPrefix: ['flag.upd', 'user.'], limit: 100 },
+        { actionPrefix: ['flag.', 'user.'], afterId: 1, limit: 3 },
         { sinceMs: Date.parse(middle.at), limit: 100 },
         { untilMs: Date.parse(middle.at), limit: 100 },
         { actorId: 'usr_alice', actionPrefix: 'flag.updated', flagIds: ['flg_app_a'], limit: 100 },

@@ -2,17 +2,26 @@
  * GET /api/events (contract §14): the management stream of committed flag changes, one event per
  * change, numbered by the change (audit entry) id, with catch-up from `Last-Event-ID`. A token
  * confined to flagPrefixes sees only its flags: a flag renamed into its scope appears as created,
- * one renamed out of it as deleted.
+ * one renamed out of it as deleted. With `?segments=true` the stream also tells of segment changes
+ * (`segment.created|updated|deleted`, the same data): the web UI's segments page follows them. Off
+ * by default, so a client written to §14 sees exactly its events.
  */
 
+import { t } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { FlagChange, FlagChangeFeed } from '../../services/flag-change-feed.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
 import { ofrepDocs } from './ofrep-docs.ts'
+
+const EventsQuery = t.Object(
+  {
+    segments: t.Optional(t.BooleanString({ description: 'also tell of segment changes (segment.created|updated|deleted); default false' })),
+  },
+  { additionalProperties: false },
+)
 
 /** Dependencies of the management stream. */
 export interface EventRouteDeps {
@@ -45,7 +54,7 @@ export function changeEvent(c: FlagChange): string {
 
 const render = (principal: Principal, changes: readonly FlagChange[]) =>
   changes
-    .map((c) => visibleChange(principal, c))
+    .map((c) => (c.type.startsWith('segment.') ? c : visibleChange(principal, c)))
     .filter((c): c is FlagChange => c !== undefined)
     .map(changeEvent)
     .join('')
@@ -54,10 +63,16 @@ const render = (principal: Principal, changes: readonly FlagChange[]) =>
  * The catch-up of a client whose last event was `after`: the changes up to `upTo` (what the feed
  * had delivered when the stream opened; later ones reach the stream live), a page per call.
  */
-function catchUp(feed: FlagChangeFeed, principal: Principal, after: number, upTo: number): () => Promise<string | undefined> {
+function catchUp(
+  feed: FlagChangeFeed,
+  principal: Principal,
+  after: number,
+  upTo: number,
+  withSegments: boolean,
+): () => Promise<string | undefined> {
   let last = after
   return async () => {
-    const page = await feed.page(last, upTo)
+    const page = await feed.page(last, upTo, undefined, withSegments)
     if (page.length === 0) return undefined
     last = (page.at(-1) as FlagChange).id
     return render(principal, page)
@@ -67,12 +82,21 @@ function catchUp(feed: FlagChangeFeed, principal: Principal, after: number, upTo
 /** The management stream route. */
 export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
   const { streams, streamCredentials, changeFeed } = deps
-  changeFeed.subscribe(({ changes }) => {
-    let unscoped: string | undefined
+  changeFeed.subscribe(({ changes, segments }) => {
+    // with segments, in commit order: a segment change and the flags it moved share a commit
+    const both = segments.length === 0 ? changes : [...changes, ...segments].sort((a, b) => a.id - b.id)
+    const unscoped = new Map<string, string>()
     streams.broadcast((stream) => {
-      if (stream.kind !== 'changes') return undefined
+      if (stream.kind !== 'changes' && stream.kind !== 'changes+segments') return undefined
+      const list = stream.kind === 'changes' ? changes : both
+      if (list.length === 0) return undefined
       const p = stream.principal
-      const text = p.kind === 'token' && p.flagPrefixes.length > 0 ? render(p, changes) : (unscoped ??= render(p, changes))
+      let text: string | undefined
+      if (p.kind === 'token' && p.flagPrefixes.length > 0) text = render(p, list)
+      else {
+        text = unscoped.get(stream.kind)
+        if (text === undefined) unscoped.set(stream.kind, (text = render(p, list)))
+      }
       return text === '' ? undefined : text
     })
   })
@@ -82,15 +106,18 @@ export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
       method: 'GET',
       path: '/api/events',
       permission: 'flag:read',
-      query: NoQuery,
+      query: EventsQuery,
       async handle(c) {
         const principal = c.auth
         const last = Number(c.request.headers.get('last-event-id') ?? Number.NaN)
+        const withSegments = (c.query as { segments?: string }).segments === 'true'
         c.keepOpen()
         return streams.open({
-          kind: 'changes',
+          kind: withSegments ? 'changes+segments' : 'changes',
           principal,
-          ...(Number.isSafeInteger(last) && last >= 0 ? { catchUp: catchUp(changeFeed, principal, last, changeFeed.delivered) } : {}),
+          ...(Number.isSafeInteger(last) && last >= 0
+            ? { catchUp: catchUp(changeFeed, principal, last, changeFeed.delivered, withSegments) }
+            : {}),
           stillValid: () => streamCredentials.refresh(principal, 'flag:read') !== undefined,
           requestId: c.id,
         })

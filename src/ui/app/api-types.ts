@@ -3510,7 +3510,9 @@ export interface operations {
     };
     streamChanges: {
         parameters: {
-            query?: never;
+            query?: {
+                segments?: boolean;
+            };
             header?: {
                 /** @description The id of the last event received: the changes after it are sent first */
                 "Last-Event-ID"?: string;

@@ -137,7 +137,7 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
   }
   useEffect(() => {
     void load()
-    return listenForChanges(() => void load())
+    return listenForChanges((type) => type.startsWith('flag.') && void load())
   }, [])
   const [type, setType] = useState('')
   const [state, setState] = useState('')

@@ -38,7 +38,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   }
   useEffect(() => {
     void load()
-    return listenForChanges((_, c) => c.name === name && void load())
+    return listenForChanges((type, c) => (type.startsWith('segment.') || c.name === name) && void load())
   }, [name])
 
   async function save(e: Event) {

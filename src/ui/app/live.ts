@@ -6,7 +6,7 @@
 
 import { session } from './api.ts'
 
-/** Calls `onChange` for every committed flag change until the returned function is called. */
+/** Calls `onChange` for every committed flag or segment change (`flag.*`, `segment.*`) until the returned function is called. */
 export function listenForChanges(onChange: (type: string, data: { name: string; previousName?: string }) => void): () => void {
   const abort = new AbortController()
   let lastId = ''
@@ -15,7 +15,7 @@ export function listenForChanges(onChange: (type: string, data: { name: string; 
       try {
         const headers: Record<string, string> = { authorization: `Bearer ${session.token}` }
         if (lastId) headers['last-event-id'] = lastId
-        const res = await fetch('/api/events', { headers, signal: abort.signal })
+        const res = await fetch('/api/events?segments=true', { headers, signal: abort.signal })
         if (res.status === 401) return session.expire() // the session ended elsewhere
         if (!res.ok || !res.body) return // no permission: nothing to listen to
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()

@@ -52,14 +52,8 @@ export function SegmentsPage({ canWrite }: { canWrite: boolean }) {
   }
   useEffect(() => {
     void load()
-    // a segment change that moves flags arrives as their change; a refresh on return covers the rest
-    const reload = () => void load()
-    addEventListener('focus', reload)
-    const stop = listenForChanges(reload)
-    return () => {
-      removeEventListener('focus', reload)
-      stop()
-    }
+    // segment changes made elsewhere, and flag changes (a flag that starts or stops using a segment)
+    return listenForChanges(() => void load())
   }, [])
 
   async function save(e: Event) {

@@ -128,20 +128,16 @@ describe('operators', () => {
         h = (h << 13) | (h >>> 19)
         h = (Math.imul(h, 5) + 0xe6546b64) | 0
       }
-      let k = 0
       const tail = blocks * 4
-      switch (bytes.length & 3) {
-        case 3:
-          k ^= (bytes[tail + 2] as number) << 16
-        // falls through
-        case 2:
-          k ^= (bytes[tail + 1] as number) << 8
-        // falls through
-        case 1:
-          k ^= bytes[tail] as number
-          k = Math.imul(k, c1)
-          k = (k << 15) | (k >>> 17)
-          h ^= Math.imul(k, c2)
+      const rest = bytes.length & 3
+      if (rest > 0) {
+        let k = 0
+        if (rest === 3) k ^= (bytes[tail + 2] as number) << 16
+        if (rest >= 2) k ^= (bytes[tail + 1] as number) << 8
+        k ^= bytes[tail] as number
+        k = Math.imul(k, c1)
+        k = (k << 15) | (k >>> 17)
+        h ^= Math.imul(k, c2)
       }
       h ^= bytes.length
       h ^= h >>> 16
