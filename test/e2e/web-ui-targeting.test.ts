@@ -167,8 +167,8 @@ test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer 
   expect(result).toContain('false')
   expect(result).toContain('off')
   expect(result).toContain('TARGETING_MATCH')
-  expect(result).toContain('email ends with "@example.com": no')
-  expect(result).toContain('country is one of "DE", "FR": yes')
+  expect(result).toContain('Rule 1: email ends with "@example.com": not matched')
+  expect(result).toContain('Rule 2: country is one of "DE", "FR": matched')
   await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "user-7", "email": "ada@shop.test"}')
   await clickButton(p, 'Evaluate')
   await waitForText(p, 'segment beta-testers matched')
@@ -285,6 +285,8 @@ test.skipIf(!chromium)('segments: created with the builder, used by a flag, its 
 })
 
 test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, no sideways scrolling on a phone', async () => {
+  // with FLAGD_UPDATE_SCREENSHOTS=1 the README's pictures of these pages are taken at desktop width
+  const docs = process.env.FLAGD_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dir, '../../docs/screenshots') : undefined
   for (const viewport of [
     { width: 1280, height: 800 },
     { width: 390, height: 844 },
@@ -299,11 +301,16 @@ test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, n
       await waitForText(p, ready)
       expect({ path, violations: await seriousViolations(p) }).toEqual({ path, violations: [] })
       expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
+      if (docs && viewport.width === 1280 && path === 'flags/shop/new-checkout')
+        await (await p.$('main'))!.screenshot({ path: join(docs, 'targeting.png') })
+      if (docs && viewport.width === 1280 && path === 'segments') await p.screenshot({ path: join(docs, 'segments.png') })
     }
     await p.goto(`${d.url}/ui/evaluate?flag=shop/new-checkout`)
     await waitForText(p, 'Context (JSON)')
+    await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "user-3", "email": "cy@other.test", "country": "IT"}')
     await clickButton(p, 'Evaluate')
     await p.waitForSelector('[role="region"][aria-label="Result"]')
+    if (docs && viewport.width === 1280) await p.screenshot({ path: join(docs, 'evaluate.png') })
     expect({ path: 'evaluate', violations: await seriousViolations(p) }).toEqual({ path: 'evaluate', violations: [] })
     expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
   }

@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { compileRule } from '../../src/domain/targeting/rule-compiler.ts'
+import { describeChange } from '../../src/ui/app/audit-diff.ts'
 import { locate } from '../../src/ui/app/json-locate.ts'
 import {
   OPERATORS,
@@ -13,7 +14,7 @@ import {
   writeSegment,
   writeTargeting,
 } from '../../src/ui/app/rule-model.ts'
-import { targetingInWords, targetingSummary } from '../../src/ui/app/rule-words.ts'
+import { stepInWords, targetingInWords, targetingSummary } from '../../src/ui/app/rule-words.ts'
 
 const rollout: TargetingModel = {
   rules: [
@@ -181,5 +182,32 @@ describe('segments in the builder', () => {
     expect(readSegment(writeSegment(one))).toEqual(one)
     expect(readSegment({ or: [{ var: 'beta' }, { '==': [{ var: 'a' }, 1] }] })).toBeUndefined()
     expect(readSegment(true)).toBeUndefined()
+  })
+})
+
+describe("why this value in the builder's words", () => {
+  test('conditions of the rule list are named by their rule; the split by its bucket; anything else as the service says it', () => {
+    expect(stepInWords({ kind: 'condition', path: 'targeting.if[2]', rule: { in: [{ var: 'country' }, ['DE']] }, result: false })).toBe(
+      'Rule 2: country is one of "DE": not matched',
+    )
+    expect(
+      stepInWords({ kind: 'fractional', path: 'targeting.if[4].fractional', bucketKey: 'fu1', bucket: 37, total: 100, variant: 'on' }),
+    ).toBe('Split: bucket 37 of 100 (37.0 %) → on')
+    expect(stepInWords({ kind: 'segment', name: 'beta', matched: true })).toBe('segment beta matched')
+    expect(
+      stepInWords({ kind: 'condition', path: 'targeting.if[0].and[1]', rule: { var: 'x' }, result: true, text: 'as the service says' }),
+    ).toBe('as the service says')
+    expect(
+      describeChange({
+        id: 1,
+        at: '',
+        actor: { type: 'user', id: 'u', name: 'a' },
+        source: 'api',
+        action: 'flag.updated',
+        target: { type: 'flag' },
+        before: { targeting: null },
+        after: { targeting: { if: [{ $ref: 'beta' }, 'on'] } },
+      }),
+    ).toBe("targeting none → (if in segment beta → on; otherwise the flag's own value)")
   })
 })

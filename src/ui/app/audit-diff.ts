@@ -1,5 +1,7 @@
 /** Audit entries as the UI shows them (contract §15): one line saying what changed. */
 
+import { targetingInWords } from './rule-words.ts'
+
 /** An audit entry as the UI reads it. */
 export type Entry = {
   id: number
@@ -21,7 +23,12 @@ export function describeChange(e: Entry): string {
   const keys = [...new Set([...Object.keys(e.before), ...Object.keys(e.after)])].filter(
     (k) => !BOOKKEEPING.has(k) && JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]),
   )
-  return keys.map((k) => `${k} ${JSON.stringify(e.before?.[k]) ?? '–'} → ${JSON.stringify(e.after?.[k]) ?? '–'}`).join('; ') || 'no change'
+  const shown = (k: string, v: unknown) => {
+    if (k !== 'targeting') return JSON.stringify(v) ?? '–'
+    const words = targetingInWords(v)
+    return words.length === 0 ? 'none' : `(${words.join('; ')})`
+  }
+  return keys.map((k) => `${k} ${shown(k, e.before?.[k])} → ${shown(k, e.after?.[k])}`).join('; ') || 'no change'
 }
 
 /** "2026-11-22 10:15:00 UTC" from an ISO time: every time in the UI is UTC, like the service's, and says so. */

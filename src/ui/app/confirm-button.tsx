@@ -21,7 +21,7 @@ export function ConfirmButton({
   const [asking, setAsking] = useState(false)
   if (!asking)
     return (
-      <button type="button" class={quiet ? 'plain' : 'danger'} onClick={() => setAsking(true)}>
+      <button type="button" class={quiet ? 'plain small' : 'danger'} onClick={() => setAsking(true)}>
         {label}
       </button>
     )

@@ -6,9 +6,9 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { describeStep } from '../../domain/targeting/rule-description.ts'
 import type { TraceStep } from '../../domain/targeting/rule-run.ts'
 import { api, messageOf } from './api.ts'
+import { stepInWords } from './rule-words.ts'
 
 type Answer = {
   key: string
@@ -207,7 +207,7 @@ function Result({ answer }: { answer: Answer }) {
           <h2>Why</h2>
           <ol class="trace">
             {answer.trace.map((s, i) => (
-              <li key={i}>{s.text ?? describeStep(s)}</li>
+              <li key={i}>{stepInWords(s)}</li>
             ))}
             {answer.trace.length === 0 && <li>{whyWithoutRule(answer)}</li>}
           </ol>

@@ -5,7 +5,8 @@
  * far as it can be, never guessed at.
  */
 
-import { describeRule } from '../../domain/targeting/rule-description.ts'
+import { describeRule, describeStep } from '../../domain/targeting/rule-description.ts'
+import type { TraceStep } from '../../domain/targeting/rule-run.ts'
 import { conditionsRule, readTargeting, type Split } from './rule-model.ts'
 
 /** Each variant's share of a split, in percent. */
@@ -52,4 +53,21 @@ export function targetingSummary(rule: unknown): string {
   if (model.rules.length > 0) parts.push(`${model.rules.length} rule${model.rules.length === 1 ? '' : 's'}`)
   if (parts.length === 0) parts.push(`always ${model.fallback}`)
   return parts.join(' · ')
+}
+
+/**
+ * One step of "why this value" in the builder's words where the step is one of its rows ("Rule 2:
+ * country is one of "DE", "FR": no", "Split: …"), else the service's wording.
+ */
+export function stepInWords(step: TraceStep & { text?: string }): string {
+  if (step.kind === 'condition') {
+    const rule = /^targeting\.if\[(\d+)\]$/.exec(step.path)
+    if (rule && Number(rule[1]) % 2 === 0)
+      return `Rule ${Number(rule[1]) / 2 + 1}: ${describeRule(step.rule)}: ${step.result ? 'matched' : 'not matched'}`
+  }
+  if (step.kind === 'fractional' && /^targeting(\.if\[\d+\])?(\.or\[0\])?\.fractional$/.test(step.path)) {
+    const percent = step.total === 0 ? 0 : (step.bucket / step.total) * 100
+    return `Split: bucket ${step.bucket} of ${step.total} (${percent.toFixed(1)} %) → ${String(step.variant)}`
+  }
+  return step.text ?? describeStep(step)
 }
