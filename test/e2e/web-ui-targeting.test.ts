@@ -361,3 +361,33 @@ test.skipIf(!chromium)(
     )
   },
 )
+
+test.skipIf(!chromium)(
+  'variants: added with the input of the type, a bad value refused with the message at the variant, a rule serves them',
+  async () => {
+    await api('POST', '/api/flags', { name: 'shop/limit', type: 'INTEGER', value: 1, maxValue: 5 })
+    const p = await open()
+    await p.goto(`${d.url}/ui/flags/shop/limit`)
+    await waitForText(p, 'Variants')
+    await clickButton(p, 'Add variant')
+    await fillByLabel(p, 'Variant 1 name', 'big')
+    await fillByLabel(p, 'Variant 1 value', '9')
+    await clickButton(p, 'Save variants')
+    await waitForText(p, '9 is above maxValue 5')
+    const near = await p.$eval('#variant-0-value', (el) => el.parentElement?.textContent ?? '')
+    expect(near).toContain('9 is above maxValue 5')
+    await fillByLabel(p, 'Variant 1 value', '4')
+    await clickButton(p, 'Save variants')
+    await waitForText(p, 'variants saved as revision 2')
+    expect((await json('GET', '/api/flags/shop/limit')).variants).toEqual({ big: 4 })
+    // the new variant is offered at once to the builder
+    await clickButton(p, 'Add rule')
+    await fillIn(p, 'Rule 1', 'Attribute', 'plan')
+    await fillIn(p, 'Rule 1', 'Value', 'pro')
+    await fillIn(p, 'Rule 1', 'Serve', 'big', true)
+    await clickButton(p, 'Save targeting')
+    await waitForText(p, 'targeting saved as revision 3')
+    expect(await ofrep('shop/limit', { plan: 'pro' })).toMatchObject({ value: 4, variant: 'big', reason: 'TARGETING_MATCH' })
+    expect(await ofrep('shop/limit', { plan: 'free' })).toMatchObject({ value: 1, reason: 'DEFAULT' })
+  },
+)

@@ -63,6 +63,12 @@ export function VariantsEditor({ flag, canWrite, onSaved }: { flag: Record<strin
             .map(([n, v]) => `${n} = ${JSON.stringify(v)}`)
             .join(', ')}.`}
       </p>
+      {d.type === 'OBJECT' && flag.jsonSchema !== undefined && flag.jsonSchema !== null && (
+        <details class="schema">
+          <summary>Every variant must satisfy the flag's JSON Schema</summary>
+          <pre>{JSON.stringify(flag.jsonSchema, null, 2)}</pre>
+        </details>
+      )}
       {rows.map((r, i) => (
         <fieldset class="variant" key={i} disabled={!canWrite}>
           <legend class="sr-only">{`Variant ${i + 1}`}</legend>
