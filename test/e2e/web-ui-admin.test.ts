@@ -5,12 +5,9 @@
  * both viewports. With FLAGD_UPDATE_SCREENSHOTS=1 the README's screenshots are written to docs/.
  */
 
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'puppeteer-core'
-import type { Daemon } from '../helpers/daemon.ts'
 import {
   allowDownloads,
   bodyText,
@@ -19,57 +16,29 @@ import {
   clickLink,
   clipboardText,
   fillByLabel,
-  findChromium,
   layoutWidth,
-  releaseScratch,
-  screenshotTo,
   selectByLabel,
   seriousViolations,
-  signInAs,
   waitForPath,
   waitForText,
 } from '../helpers/ui-driver.ts'
-import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
+import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(60_000)
-const chromium = findChromium()
-const scratch = mkdtempSync(join(tmpdir(), 'flagd-ui-admin-'))
-let ui: UiFixture
-let d: Daemon
-let browser: Browser | undefined
-const pages: Page[] = []
-const api = (method: string, path: string, body?: unknown, token?: string) => ui.api(method, path, body, token)
-
-/** A signed-in tab, closed after the test. */
-async function open(username = 'admin', password = 'admin-password', viewport?: { width: number; height: number }): Promise<Page> {
-  const p = await signInAs(browser!, d.url, username, password, viewport)
-  pages.push(p)
-  return p
-}
-
-beforeAll(async () => {
-  if (!chromium) return
-  ui = await startUiFixture(chromium)
-  ;({ d, browser } = ui)
+const suite = browserSuite('ui-admin', async () => {
   await api('POST', '/api/flags', { name: 'shop/checkout/new_flow', type: 'BOOLEAN', value: true, description: 'the new checkout' })
   await api('POST', '/api/flags', { name: 'shop/banner_test', type: 'AB-TEST', chancePercentB: 50 })
-}, 60_000)
-
-afterEach(async () => {
-  for (const p of pages.splice(0)) {
-    await screenshotTo(p, join(scratch, `${Date.now()}.png`))
-    await p.close().catch(() => {})
-  }
 })
-
-afterAll(async () => {
-  releaseScratch(scratch)
-  await ui?.close()
-})
+const chromium = suite.chromium
+const api = (method: string, path: string, body?: unknown, token?: string) => suite.ui.api(method, path, body, token)
+const open = suite.open
+const scratch = suite.scratch
 
 test.skipIf(!chromium)('a token for CI: secret shown once with a copy button, usable at once, refused after revoking', async () => {
   const p = await open()
-  await browser!.defaultBrowserContext().overridePermissions(d.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write'])
+  await suite.ui.browser
+    .defaultBrowserContext()
+    .overridePermissions(suite.ui.d.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write'])
   await clickLink(p, 'Tokens')
   await fillByLabel(p, 'Token name', 'ci deploy')
   await checkByLabel(p, 'flag:read', true)
@@ -115,7 +84,7 @@ test.skipIf(!chromium)(
     expect(nav).toBe('FlagsSegmentsEvaluate')
     await v.waitForSelector('[role="switch"]')
     expect(await v.$eval('[role="switch"]', (s) => (s as unknown as { disabled: boolean }).disabled)).toBe(true)
-    await v.goto(`${d.url}/ui/users`)
+    await v.goto(`${suite.ui.d.url}/ui/users`)
     await waitForText(v, 'may not open this page')
 
     await p.bringToFront()
@@ -190,7 +159,7 @@ test.skipIf(!chromium)(
 
 test.skipIf(!chromium)('export downloads under the name the service gives it', async () => {
   const downloads = mkdtempSync(join(scratch, 'dl-'))
-  await allowDownloads(browser!, downloads)
+  await allowDownloads(suite.ui.browser, downloads)
   const p = await open()
   await clickLink(p, 'Import & export')
   await clickButton(p, 'Download export')
@@ -281,7 +250,7 @@ test.skipIf(!chromium)("one's own password: a wrong current one is named next to
   await waitForText(p, 'password changed')
   expect(
     (
-      await fetch(`${d.url}/api/login`, {
+      await fetch(`${suite.ui.d.url}/api/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ username: 'changer', password: 'second-password' }),
@@ -321,7 +290,7 @@ test.skipIf(!chromium)('every page: no serious accessibility problem (axe-core),
   ]) {
     const p = await open('admin', 'admin-password', viewport)
     for (const { path, ready, shot } of TOUR) {
-      await p.goto(`${d.url}/ui/${path}`)
+      await p.goto(`${suite.ui.d.url}/ui/${path}`)
       await waitForText(p, ready)
       expect({ path, viewport: viewport.width, violations: await seriousViolations(p) }).toEqual({
         path,
@@ -334,9 +303,9 @@ test.skipIf(!chromium)('every page: no serious accessibility problem (axe-core),
     await waitForPath(p, '/ui/account')
   }
   // the sign-in page too
-  const signIn = await browser!.newPage()
-  pages.push(signIn)
-  await signIn.goto(`${d.url}/ui/`)
+  const signIn = await suite.ui.browser.newPage()
+  suite.track(signIn)
+  await signIn.goto(`${suite.ui.d.url}/ui/`)
   await waitForText(signIn, 'Sign in')
   expect(await seriousViolations(signIn)).toEqual([])
 })

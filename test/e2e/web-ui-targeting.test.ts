@@ -5,28 +5,21 @@
  * refused deletion while used; a change made elsewhere shown live; axe-core on the new pages.
  */
 
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, Page } from 'puppeteer-core'
-import type { Daemon } from '../helpers/daemon.ts'
+import type { Page } from 'puppeteer-core'
 import {
   bodyText,
   clickButton,
   clickLink,
   fillByLabel,
-  findChromium,
   layoutWidth,
-  releaseScratch,
-  screenshotTo,
   selectByLabel,
   seriousViolations,
-  signInAs,
   waitForSwitch,
   waitForText,
 } from '../helpers/ui-driver.ts'
-import { startUiFixture, type UiFixture } from '../helpers/ui-fixture.ts'
+import { browserSuite } from '../helpers/ui-fixture.ts'
 
 // the callbacks below run in the page, where these exist
 declare const document: {
@@ -40,22 +33,25 @@ declare const document: {
 }
 
 setDefaultTimeout(60_000)
-const chromium = findChromium()
-const scratch = mkdtempSync(join(tmpdir(), 'flagd-ui-targeting-'))
-let ui: UiFixture
-let d: Daemon
-let browser: Browser | undefined
-const pages: Page[] = []
-const api = (method: string, path: string, body?: unknown) => ui.api(method, path, body)
+const suite = browserSuite('ui-targeting', async (ui) => {
+  await ui.api('PUT', '/api/segments/beta-testers', {
+    description: 'asked for previews',
+    rule: { in: [{ var: 'email' }, ['ada@shop.test']] },
+  })
+  await ui.api('POST', '/api/flags', {
+    name: 'shop/new-checkout',
+    type: 'BOOLEAN',
+    variants: { on: true, off: false },
+    description: 'the new checkout',
+  })
+})
+const chromium = suite.chromium
+const api = (method: string, path: string, body?: unknown) => suite.ui.api(method, path, body)
 const json = async (method: string, path: string, body?: unknown) =>
   (await (await api(method, path, body)).json()) as Record<string, unknown>
 const ofrep = (key: string, context: Record<string, unknown>) => json('POST', `/ofrep/v1/evaluate/flags/${key}`, { context })
-
-async function open(viewport?: { width: number; height: number }): Promise<Page> {
-  const p = await signInAs(browser!, d.url, 'admin', 'admin-password', viewport)
-  pages.push(p)
-  return p
-}
+const open = (viewport?: { width: number; height: number }) => suite.open('admin', 'admin-password', viewport)
+const url = () => suite.ui.d.url
 
 /** Fills the control labelled `label` inside the group (fieldset) whose legend is `group`. */
 async function fillIn(p: Page, group: string, label: string, value: string, select = false): Promise<void> {
@@ -78,34 +74,9 @@ async function fillIn(p: Page, group: string, label: string, value: string, sele
   }
 }
 
-beforeAll(async () => {
-  if (!chromium) return
-  ui = await startUiFixture(chromium)
-  ;({ d, browser } = ui)
-  await api('PUT', '/api/segments/beta-testers', { description: 'asked for previews', rule: { in: [{ var: 'email' }, ['ada@shop.test']] } })
-  await api('POST', '/api/flags', {
-    name: 'shop/new-checkout',
-    type: 'BOOLEAN',
-    variants: { on: true, off: false },
-    description: 'the new checkout',
-  })
-}, 60_000)
-
-afterEach(async () => {
-  for (const p of pages.splice(0)) {
-    await screenshotTo(p, join(scratch, `${Date.now()}.png`))
-    await p.close().catch(() => {})
-  }
-})
-
-afterAll(async () => {
-  releaseScratch(scratch)
-  await ui?.close()
-})
-
 test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer through OFREP and on the evaluate page', async () => {
   const p = await open()
-  await p.goto(`${d.url}/ui/flags/shop/new-checkout`)
+  await p.goto(`${url()}/ui/flags/shop/new-checkout`)
   await waitForText(p, 'No rule')
   await clickButton(p, 'Add rule')
   await fillIn(p, 'Rule 1', 'Attribute', 'email')
@@ -162,8 +133,8 @@ test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer 
   await waitForText(p, 'Context (JSON)')
   await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "u2", "email": "cy@other.test", "country": "FR"}')
   await clickButton(p, 'Evaluate')
-  await p.waitForSelector('[role="region"][aria-label="Result"]')
-  const result = await p.$eval('[role="region"][aria-label="Result"]', (r) => r.textContent ?? '')
+  await p.waitForSelector('section[aria-label="Result"]')
+  const result = await p.$eval('section[aria-label="Result"]', (r) => r.textContent ?? '')
   expect(result).toContain('false')
   expect(result).toContain('off')
   expect(result).toContain('TARGETING_MATCH')
@@ -174,7 +145,7 @@ test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer 
   await waitForText(p, 'segment beta-testers matched')
 
   // the builder reads back what it wrote: the same rows, unchanged on a second save
-  await p.goto(`${d.url}/ui/flags/shop/new-checkout`)
+  await p.goto(`${url()}/ui/flags/shop/new-checkout`)
   await waitForText(p, 'Rule 3')
   expect(await p.$eval('#rule-2-c1-value', (i) => (i as unknown as { value: string }).value)).toBe('DE, FR')
   await clickButton(p, 'Save targeting')
@@ -187,7 +158,7 @@ test.skipIf(!chromium)(
     const rule = { if: [{ '>=': [{ var: 'age' }, 18] }, 'adult', { if: [{ var: 'guardian' }, 'adult', 'child'] }] }
     await api('POST', '/api/flags', { name: 'shop/age-gate', type: 'STRING', variants: { adult: 'full', child: 'kids' }, targeting: rule })
     const p = await open()
-    await p.goto(`${d.url}/ui/flags/shop/age-gate`)
+    await p.goto(`${url()}/ui/flags/shop/age-gate`)
     await waitForText(p, 'Rule (JSON)')
     expect(await bodyText(p)).toContain('cannot show this rule exactly')
     await clickButton(p, 'Save targeting')
@@ -230,7 +201,7 @@ test.skipIf(!chromium)(
       targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'a'] },
     })
     const p = await open()
-    await p.goto(`${d.url}/ui/flags/shop/banner`)
+    await p.goto(`${url()}/ui/flags/shop/banner`)
     await waitForSwitch(p, 'Enabled', true)
     await p.click('[role="switch"][aria-label="Enabled"]')
     await waitForSwitch(p, 'Enabled', false)
@@ -297,7 +268,7 @@ test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, n
       ['flags/shop/age-gate', 'Rule (JSON)'],
       ['segments', 'New segment'],
     ] as const) {
-      await p.goto(`${d.url}/ui/${path}`)
+      await p.goto(`${url()}/ui/${path}`)
       await waitForText(p, ready)
       expect({ path, violations: await seriousViolations(p) }).toEqual({ path, violations: [] })
       expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
@@ -305,11 +276,11 @@ test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, n
         await (await p.$('main'))!.screenshot({ path: join(docs, 'targeting.png') })
       if (docs && viewport.width === 1280 && path === 'segments') await p.screenshot({ path: join(docs, 'segments.png') })
     }
-    await p.goto(`${d.url}/ui/evaluate?flag=shop/new-checkout`)
+    await p.goto(`${url()}/ui/evaluate?flag=shop/new-checkout`)
     await waitForText(p, 'Context (JSON)')
     await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "user-3", "email": "cy@other.test", "country": "IT"}')
     await clickButton(p, 'Evaluate')
-    await p.waitForSelector('[role="region"][aria-label="Result"]')
+    await p.waitForSelector('section[aria-label="Result"]')
     if (docs && viewport.width === 1280) await p.screenshot({ path: join(docs, 'evaluate.png') })
     expect({ path: 'evaluate', violations: await seriousViolations(p) }).toEqual({ path: 'evaluate', violations: [] })
     expect(await layoutWidth(p)).toBeLessThanOrEqual(viewport.width)
@@ -367,7 +338,7 @@ test.skipIf(!chromium)(
   async () => {
     await api('POST', '/api/flags', { name: 'shop/limit', type: 'INTEGER', value: 1, maxValue: 5 })
     const p = await open()
-    await p.goto(`${d.url}/ui/flags/shop/limit`)
+    await p.goto(`${url()}/ui/flags/shop/limit`)
     await waitForText(p, 'Variants')
     await clickButton(p, 'Add variant')
     await fillByLabel(p, 'Variant 1 name', 'big')

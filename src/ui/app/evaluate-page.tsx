@@ -172,7 +172,7 @@ export function EvaluatePage({ canList }: { canList: boolean }) {
 
 function Result({ answer }: { answer: Answer }) {
   return (
-    <section class="card result" role="region" aria-label="Result" aria-live="polite">
+    <section class="card result" aria-label="Result" aria-live="polite">
       <dl class="answer">
         {answer.errorCode ? (
           <>

@@ -196,7 +196,7 @@ export function readConditions(n: Json): Condition[] | undefined {
 
 function readSplit(n: Json): Split | undefined {
   const e = only(n)
-  if (!e || e[0] !== 'fractional' || !Array.isArray(e[1])) return undefined
+  if (e?.[0] !== 'fractional' || !Array.isArray(e[1])) return undefined
   let args = e[1]
   let by = ''
   const cat = only(args[0])

@@ -98,7 +98,7 @@ export function TargetingEditor({
   }
   const builderFits = mode.kind === 'json' && parsedJson !== undefined && readTargeting(parsedJson) !== undefined
   return (
-    <section class="card targeting" role="region" aria-label="Targeting">
+    <section class="card targeting" aria-label="Targeting">
       <h2>Targeting</h2>
       {words.length === 0 ? (
         <p class="meta">No rule: every application gets the flag's value.</p>
