@@ -38,6 +38,12 @@ const config: FlagdConfigFile = {
     importBytes: 16777216, // FLAGD_LIMITS_IMPORT_BYTES: 16 MiB for PUT /api/migrations
     maxFlags: 100000, // FLAGD_LIMITS_MAX_FLAGS: most flags the service holds
   },
+  sync: {
+    // port: 8015, // FLAGD_SYNC_PORT: flagd's gRPC sync protocol for in-process OpenFeature providers (off when unset)
+    host: '127.0.0.1', // FLAGD_SYNC_HOST
+    // socket: './data/sync.sock', // FLAGD_SYNC_SOCKET: a unix socket instead of (or beside) the port; no token needed on it
+    anonymous: false, // FLAGD_SYNC_ANONYMOUS: true sends flags over TCP without an API token
+  },
   import: {
     // watchDir: './data/import', // FLAGD_IMPORT_WATCH_DIR (default <dataDir>/import)
     mode: 'merge', // merge | replace, for dropped files

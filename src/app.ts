@@ -19,6 +19,7 @@ import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry 
 import type { FileWriter } from './storage/durable-text-file.ts'
 import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
+import { type SyncServer, startSyncServer } from './sync/sync-server.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 
 /** A wired application over an open data directory. */
@@ -29,6 +30,8 @@ export interface App {
   http: HttpApp
   /** The drop-folder watcher; `serve` starts it. */
   watcher: ImportWatcher
+  /** flagd's sync protocol for in-process providers (config `sync`); `serve` starts it. */
+  sync: { start(): Promise<SyncServer | undefined> }
   logger: Logger
   /** Writes out buffered log lines (the last thing `serve` does). */
   flushLogs(): Promise<void>
@@ -116,17 +119,30 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       warn: (line) => logger.warn(line),
       telemetry,
     })
+    let syncServer: SyncServer | undefined
+    const sync = {
+      async start() {
+        syncServer = await startSyncServer(config.sync, services.sync, {
+          opened: (caller, peer) => logger.info({ caller, peer }, 'sync stream opened'),
+          closed: (caller, peer, why) => logger.info({ caller, peer, why }, 'sync stream closed'),
+        })
+        if (syncServer) metrics.countSyncStreams(() => syncServer?.streamCount() ?? 0)
+        return syncServer
+      },
+    }
     return {
       config,
       store,
       services,
       http,
       watcher,
+      sync,
       logger,
       flushLogs: () => logging.flush(),
       captureConsole: () => logging.captureConsole(),
       async close() {
         stopHousekeeping()
+        await syncServer?.close()
         http.closeStreams()
         services.changeFeed.close()
         stopFollowing()

@@ -33,6 +33,8 @@ export interface Config {
     loginAddressWindowSeconds: number
   }
   limits: { bodyBytes: number; importBytes: number; maxFlags: number }
+  /** flagd's gRPC sync protocol for in-process providers (contract §20): off unless a port or socket is set. */
+  sync: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
   import: {
     watchDir: string | undefined
     mode: 'merge' | 'replace'
@@ -99,6 +101,8 @@ function text(min = 1, max = 4096, pattern?: RegExp, patternText?: string): Pars
 }
 
 const optionalText: Parser = (raw) => (raw === undefined || raw === '' ? ok(undefined) : text()(raw))
+
+const optionalPort: Parser = (raw) => (raw === undefined || raw === '' ? ok(undefined) : integer(0, 65535)(raw))
 
 function oneOf(...values: string[]): Parser {
   return (raw) => (typeof raw === 'string' && values.includes(raw) ? ok(raw) : bad(`must be one of ${values.join(', ')}`))
@@ -312,6 +316,25 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     default: 100_000,
     parse: integer(1, 10_000_000),
     doc: 'Most flags the service holds; a create or import past it is refused (400).',
+  },
+  {
+    path: 'sync.port',
+    default: undefined,
+    parse: optionalPort,
+    doc: "TCP port of flagd's gRPC sync protocol for in-process providers (off when unset; 0 picks a free one).",
+  },
+  { path: 'sync.host', default: '127.0.0.1', parse: text(1, 255), doc: 'Address the sync protocol listens on.' },
+  {
+    path: 'sync.socket',
+    default: undefined,
+    parse: optionalText,
+    doc: 'Unix socket path for the sync protocol (guarded by file permissions: no token needed on it).',
+  },
+  {
+    path: 'sync.anonymous',
+    default: false,
+    parse: boolean,
+    doc: 'Send flags over TCP sync without an API token (like publicExport).',
   },
   { path: 'import.watchDir', default: undefined, parse: optionalText, doc: 'Drop folder for migration files (default <dataDir>/import).' },
   { path: 'import.mode', default: 'merge', parse: oneOf('merge', 'replace'), doc: 'Import mode for dropped files.' },

@@ -92,11 +92,26 @@ export async function runDaemon(config: Config): Promise<void> {
     log(`warning: no control socket (${(err as Error).message}); admin commands will need the daemon stopped`)
   }
   await app.watcher.start()
+  let sync: Awaited<ReturnType<App['sync']['start']>>
+  try {
+    sync = await app.sync.start()
+  } catch (err) {
+    await listener.stop(0)
+    await control?.stop(true)
+    await app.close()
+    throw err
+  }
   // the daemon is up and writes JSON lines (when not on a terminal): so does whatever else prints from
   // now on; start-up failures before this point stay `error: …` sentences on stderr (§11)
   app.captureConsole()
   const { hostname, port } = listener.server
   const storage = config.storage.backend === 'postgres' ? `, storage ${redactedUrl(config.storage.postgresUrl as string)}` : ''
   log(`${VERSION} listening on http://${hostname}:${port} (data ${config.dataDir}${storage}, environment ${config.environment})`)
+  if (sync) {
+    const where = [sync.port === undefined ? '' : `${config.sync.host}:${sync.port}`, config.sync.socket ?? '']
+      .filter(Boolean)
+      .join(' and ')
+    log(`flagd sync protocol (in-process providers) on ${where}${config.sync.anonymous ? ', anonymous callers allowed' : ''}`)
+  }
   await untilStopped(listener, control, app)
 }

@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics (GET /metrics): requests and their duration by route and
  * status, flag count, imports by source and outcome, store commit duration and batch size, failed
- * logins, webhook deliveries. Routes are labelled by template as the OpenAPI document writes them
+ * logins, webhook deliveries, open sync streams. Routes are labelled by template as the OpenAPI document writes them
  * (`/api/flags/{flagName}`, `/api/users/{userId}`), never by concrete path, so label cardinality
  * stays bounded.
  */
@@ -20,6 +20,8 @@ export interface Metrics {
   loginFailed(): void
   /** One webhook delivery attempt's outcome: `delivered`, `retried` (failed, will retry) or `failed` (given up). */
   webhookDelivery(webhook: string, outcome: 'delivered' | 'retried' | 'failed'): void
+  /** Where the number of open sync streams is read (0 until the sync protocol is served). */
+  countSyncStreams(read: () => number): void
 }
 
 /** Creates the metrics; `flagCount` is read at scrape time. */
@@ -27,6 +29,8 @@ export function createMetrics(flagCount: () => number): Metrics {
   const registry = createMetricRegistry()
   const requests = createRequestMetrics()
   registry.gauge('flagd_flags', 'Number of flags', flagCount)
+  let syncStreams = () => 0
+  registry.gauge('flagd_sync_streams', "Open SyncFlags streams of flagd's sync protocol (in-process providers)", () => syncStreams())
   const imports = registry.counter('flagd_imports_total', 'Imports by source and outcome', ['source', 'outcome'])
   const commitSeconds = registry.histogram(
     'flagd_store_commit_duration_seconds',
@@ -54,5 +58,8 @@ export function createMetrics(flagCount: () => number): Metrics {
     importFinished: (source, outcome) => imports.inc({ source, outcome }),
     loginFailed: () => loginFailures.inc(),
     webhookDelivery: (webhook, outcome) => deliveries.inc({ webhook, outcome }),
+    countSyncStreams(read) {
+      syncStreams = read
+    },
   }
 }

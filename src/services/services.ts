@@ -12,6 +12,7 @@ import { type AuthService, createAuthService } from './auth-service.ts'
 import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
+import { createFlagSyncService, type FlagSyncService } from './flag-sync-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
@@ -35,6 +36,8 @@ export interface Services {
   audit: AuditService
   /** Committed flag changes, for the event streams; `close()` it with the store. */
   changeFeed: FlagChangeFeed
+  /** What in-process providers receive over flagd's sync protocol. */
+  sync: FlagSyncService
   health: HealthService
 }
 
@@ -63,6 +66,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   // one gate for every write that may check patterns: flag writes, rollbacks and imports take turns
   const patternGate = createPatternGate()
   const flags = createFlagService(store, config.limits.maxFlags, now, patternGate)
+  const apiTokens = createApiTokenService(store, now)
+  const changeFeed = createFlagChangeFeed(store)
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
@@ -79,10 +84,11 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     }),
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
-    apiTokens: createApiTokenService(store, now),
+    apiTokens,
     evaluations: createEvaluationService(store, flags.read),
     audit: createAuditService(store, flags),
-    changeFeed: createFlagChangeFeed(store),
+    changeFeed,
+    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment }),
     health: createHealthService(store),
   }
 }

@@ -7,3 +7,9 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string
   export default path
 }
+
+// protocol definitions embedded as text (`import x from './sync.proto' with { type: 'text' }`)
+declare module '*.proto' {
+  const text: string
+  export default text
+}

@@ -4,7 +4,7 @@
  * against the direction fails here with the file and the arrow, so the shape stays as drawn:
  *
  *   domain < io, version, config < observability < storage < services < ui (the bundle)
- *     < http, watcher, control < app (app.ts, daemon.ts, admin-access.ts) < cli < main
+ *     < http, watcher, control, sync < app (app.ts, daemon.ts, admin-access.ts) < cli < main
  */
 
 import { expect, test } from 'bun:test'
@@ -26,6 +26,7 @@ const RANK: Record<string, number> = {
   http: 7,
   watcher: 7,
   control: 7,
+  sync: 7,
   app: 8,
   daemon: 8,
   'admin-access': 8,
@@ -38,6 +39,8 @@ const FORBIDDEN: [string, string][] = [
   ['http', 'storage'],
   ['watcher', 'storage'],
   ['control', 'storage'],
+  ['sync', 'storage'],
+  ['cli', 'sync'],
   ['cli', 'storage'],
   ['cli', 'http'],
   ['cli', 'control'],

@@ -1,0 +1,115 @@
+/**
+ * In-process evaluation's use cases (contract §20): who may receive the flag definitions over
+ * flagd's sync protocol, the flagd document (§19.5) each caller receives, and when it changes. The
+ * gRPC transport (`src/sync/`) only carries what this decides.
+ *
+ * A caller is an API token with `flag:evaluate` (or `flag:read`); its `flagPrefixes` limit the flags
+ * sent, and the segments sent are those the sent flags use, so a scoped token learns nothing of
+ * other flags. Without a credential a caller is anonymous, allowed only where the transport says so
+ * (the unix socket, guarded by the file system, or `sync.anonymous: true`). Documents are cached per
+ * scope and revision: a change builds each scope's document once, whatever the number of streams.
+ */
+
+import { can, canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
+import { BoundedMap } from '../domain/bounded-map.ts'
+import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
+import { buildFlagdDocument } from '../domain/flagd-document.ts'
+import type { TokenPrincipal } from '../domain/principal.ts'
+import { referencedSegments } from '../domain/segment.ts'
+import type { Store } from '../storage/store.ts'
+import type { ApiTokenService } from './api-token-service.ts'
+import type { FlagChangeFeed } from './flag-change-feed.ts'
+import { sortedFlags, sortedSegments } from './migration-export.ts'
+
+/** Who receives flags: an API token, or nobody in particular (where the transport allows it). */
+export type SyncCaller = { kind: 'token'; principal: TokenPrincipal } | { kind: 'anonymous' }
+
+/** The use cases. */
+export interface FlagSyncService {
+  /**
+   * The caller of a request that gave `secret` (an API token, from metadata or the selector), or
+   * anonymous when none was given. `UnauthorizedError` for a bad, revoked or expired token,
+   * `ForbiddenError` for one that may not evaluate flags.
+   */
+  callerOf(secret: string | undefined): SyncCaller
+  /** The caller as of now: `undefined` once its token is revoked, expired or lost the permission. */
+  refresh(caller: SyncCaller): SyncCaller | undefined
+  /** The flagd document the caller receives, as text. */
+  documentFor(caller: SyncCaller): string
+  /** Calls `listener` after every committed change to flags or segments; returns the unsubscribe. */
+  onChange(listener: () => void): () => void
+  /** The label of a caller in logs: the token's name, or `anonymous`. */
+  nameOf(caller: SyncCaller): string
+}
+
+/** What the service needs. */
+export interface FlagSyncDeps {
+  store: Store
+  apiTokens: ApiTokenService
+  changeFeed: FlagChangeFeed
+  environment: string
+}
+
+/** The scopes whose documents are kept (one per distinct set of token prefixes). */
+const KEPT_SCOPES = 256
+
+export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
+  const { store, apiTokens, changeFeed, environment } = deps
+  let cache = { key: '', byScope: new BoundedMap<string, string>(KEPT_SCOPES) }
+
+  const check = (principal: TokenPrincipal): SyncCaller => {
+    if (!can(principal, 'flag:evaluate')) throw new ForbiddenError('this API token may not evaluate flags (flag:evaluate or flag:read)')
+    return { kind: 'token', principal }
+  }
+
+  return {
+    callerOf(secret) {
+      if (secret === undefined || secret === '') return { kind: 'anonymous' }
+      return check(apiTokens.authenticate(secret))
+    },
+
+    refresh(caller) {
+      if (caller.kind === 'anonymous') return caller
+      try {
+        return check(apiTokens.principalById(caller.principal.tokenId) as TokenPrincipal)
+      } catch (err) {
+        if (err instanceof UnauthorizedError || err instanceof ForbiddenError) return undefined
+        throw err
+      }
+    },
+
+    documentFor(caller) {
+      const snapshot = store.committed()
+      const key = `${snapshot.revisionOf('flags')}/${snapshot.revisionOf('segments')}`
+      if (cache.key !== key) cache = { key, byScope: new BoundedMap(KEPT_SCOPES) }
+      const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
+      const scopeKey = scope.join('\n')
+      const known = cache.byScope.get(scopeKey)
+      if (known !== undefined) return known
+      let flags = sortedFlags(snapshot)
+      let segments = sortedSegments(snapshot)
+      if (caller.kind === 'token' && scope.length > 0) {
+        flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
+        // only the segments these flags use, and those they use in turn
+        const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
+        const used = new Set<string>()
+        const visit = (name: string) => {
+          if (used.has(name)) return
+          used.add(name)
+          for (const next of referencedSegments(rules.get(name))) visit(next)
+        }
+        for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
+        segments = segments.filter((s) => used.has(s.name))
+      }
+      const text = JSON.stringify(buildFlagdDocument(flags, segments, environment))
+      cache.byScope.set(scopeKey, text)
+      return text
+    },
+
+    onChange(listener) {
+      return changeFeed.subscribe(() => listener())
+    },
+
+    nameOf: (caller) => (caller.kind === 'token' ? caller.principal.name : 'anonymous'),
+  }
+}

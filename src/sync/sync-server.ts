@@ -1,0 +1,243 @@
+/**
+ * flagd's gRPC sync protocol served to OpenFeature's flagd providers in in-process mode (contract
+ * §20): `SyncFlags` sends the caller's flagd document at once and again after every committed change
+ * (changes within {@link MERGE_MS} merged into one message), `FetchAllFlags` answers it once,
+ * `GetMetadata` answers like flagd with no static context. Listens on `sync.host:sync.port`, on
+ * `sync.socket`, or both; what a caller may receive is the sync service's decision.
+ *
+ * Credentials: an API token as metadata `authorization: Bearer <token>`, or in the selector as
+ * `token=<token>` (request field or `flagd-selector` header), for providers that can set nothing
+ * else. Over TCP a caller without one is refused unless `sync.anonymous`; on the unix socket, whose
+ * file mode (0660) decides who may connect, none is needed. A stream whose token is revoked or
+ * expires is closed at the next change or within {@link RECHECK_MS}. A slow reader never holds more
+ * than the document being written: documents it missed meanwhile are replaced by the newest.
+ */
+
+import { chmodSync, rmSync } from 'node:fs'
+import {
+  type Metadata,
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceError,
+  type sendUnaryData,
+  status,
+} from '@grpc/grpc-js'
+import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
+import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
+import { FLAG_SYNC_SERVICE, type FlagsRequest, type FlagsResponse, type MetadataResponse } from './sync-protocol.ts'
+
+/** Changes committed within this many milliseconds go out as one document. */
+export const MERGE_MS = 20
+/** How often open streams' tokens are checked again when nothing changes. */
+export const RECHECK_MS = 30_000
+
+/** Where and how the sync protocol is served (config `sync`). */
+export interface SyncOptions {
+  port: number | undefined
+  host: string
+  socket: string | undefined
+  anonymous: boolean
+}
+
+/** What the transport reports (a log line per stream opened and closed, the open-stream count). */
+export interface SyncTelemetry {
+  opened(caller: string, peer: string): void
+  closed(caller: string, peer: string, why: string): void
+}
+
+/** A running sync listener. */
+export interface SyncServer {
+  /** The TCP port listened on, when one is. */
+  readonly port: number | undefined
+  /** Open `SyncFlags` streams. */
+  streamCount(): number
+  /** Ends every stream cleanly and stops listening. */
+  close(): Promise<void>
+}
+
+interface OpenStream {
+  call: ServerWritableStream<FlagsRequest, FlagsResponse>
+  caller: SyncCaller
+  name: string
+  peer: string
+  /** The document last written. */
+  sent: string
+  /** A write has not drained yet: the newest document waits for it. */
+  blocked: boolean
+  ended: boolean
+}
+
+const failure = (code: status, details: string): Partial<ServiceError> => ({ code, details, message: details })
+
+/** The API token a request carries, from its metadata or its selector. */
+function secretOf(metadata: Metadata, request: FlagsRequest): string | undefined {
+  const auth = metadata.get('authorization')[0]
+  if (auth !== undefined) {
+    const match = /^Bearer\s+(\S+)$/i.exec(String(auth))
+    if (!match) throw failure(status.UNAUTHENTICATED, 'authorization metadata must be "Bearer <API token>"')
+    return match[1]
+  }
+  const selector = String(metadata.get('flagd-selector')[0] ?? request.selector ?? '').trim()
+  if (selector === '') return undefined
+  const match = /^token=(\S+)$/.exec(selector)
+  if (!match)
+    throw failure(
+      status.INVALID_ARGUMENT,
+      'the selector of this flagd is "token=<API token>" (or empty, with the token in authorization metadata)',
+    )
+  return match[1]
+}
+
+/** Starts the listeners `options` ask for; `undefined` when sync is off. */
+export async function startSyncServer(
+  options: SyncOptions,
+  service: FlagSyncService,
+  telemetry: SyncTelemetry,
+): Promise<SyncServer | undefined> {
+  if (options.port === undefined && options.socket === undefined) return undefined
+  const streams = new Set<OpenStream>()
+
+  const admit = (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): SyncCaller => {
+    let caller: SyncCaller
+    try {
+      caller = service.callerOf(secretOf(metadata, request))
+    } catch (err) {
+      if (err instanceof UnauthorizedError) throw failure(status.UNAUTHENTICATED, err.message)
+      if (err instanceof ForbiddenError) throw failure(status.PERMISSION_DENIED, err.message)
+      throw err
+    }
+    if (caller.kind === 'anonymous' && !anonymousAllowed)
+      throw failure(
+        status.UNAUTHENTICATED,
+        'an API token is needed: authorization metadata "Bearer <token>", or the selector "token=<token>"',
+      )
+    return caller
+  }
+
+  const end = (s: OpenStream, why: string, error?: Partial<ServiceError>) => {
+    if (s.ended) return
+    s.ended = true
+    streams.delete(s)
+    telemetry.closed(s.name, s.peer, why)
+    if (error) s.call.emit('error', error)
+    else s.call.end()
+  }
+
+  const send = (s: OpenStream) => {
+    if (s.ended || s.blocked) return
+    const text = service.documentFor(s.caller)
+    if (text === s.sent) return
+    s.sent = text
+    if (!s.call.write({ flagConfiguration: text })) {
+      s.blocked = true
+      s.call.once('drain', () => {
+        s.blocked = false
+        send(s)
+      })
+    }
+  }
+
+  const recheck = (s: OpenStream): boolean => {
+    const now = service.refresh(s.caller)
+    if (now) s.caller = now
+    else end(s, 'token revoked or expired', failure(status.UNAUTHENTICATED, 'the API token was revoked or has expired'))
+    return now !== undefined
+  }
+
+  let pending: ReturnType<typeof setTimeout> | undefined
+  const stopListening = service.onChange(() => {
+    pending ??= setTimeout(() => {
+      pending = undefined
+      for (const s of [...streams]) if (recheck(s)) send(s)
+    }, MERGE_MS)
+  })
+  const sweep = setInterval(() => {
+    for (const s of [...streams]) recheck(s)
+  }, RECHECK_MS)
+  sweep.unref?.()
+
+  const handlers = (anonymousAllowed: boolean) => ({
+    syncFlags(call: ServerWritableStream<FlagsRequest, FlagsResponse>) {
+      let caller: SyncCaller
+      try {
+        caller = admit(call.metadata, call.request, anonymousAllowed)
+      } catch (err) {
+        call.emit('error', err as Partial<ServiceError>)
+        return
+      }
+      const s: OpenStream = { call, caller, name: service.nameOf(caller), peer: call.getPeer(), sent: '', blocked: false, ended: false }
+      streams.add(s)
+      telemetry.opened(s.name, s.peer)
+      call.on('cancelled', () => end(s, 'the client went away'))
+      call.on('error', () => end(s, 'the connection failed'))
+      send(s)
+    },
+    fetchAllFlags(call: ServerUnaryCall<FlagsRequest, FlagsResponse>, done: sendUnaryData<FlagsResponse>) {
+      try {
+        done(null, { flagConfiguration: service.documentFor(admit(call.metadata, call.request, anonymousAllowed)) })
+      } catch (err) {
+        done(err as ServiceError)
+      }
+    },
+    getMetadata(_call: ServerUnaryCall<unknown, MetadataResponse>, done: sendUnaryData<MetadataResponse>) {
+      done(null, { metadata: {} })
+    },
+  })
+
+  const servers: Server[] = []
+  const bind = (server: Server, address: string) =>
+    new Promise<number>((resolve, reject) =>
+      server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+    )
+  let port: number | undefined
+  try {
+    if (options.port !== undefined) {
+      const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
+      tcp.addService(FLAG_SYNC_SERVICE, handlers(options.anonymous))
+      servers.push(tcp)
+      port = await bind(tcp, `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`)
+    }
+    if (options.socket !== undefined) {
+      rmSync(options.socket, { force: true }) // a socket file left by an earlier run
+      const local = new Server()
+      local.addService(FLAG_SYNC_SERVICE, handlers(true))
+      servers.push(local)
+      await bind(local, `unix:${options.socket}`)
+      chmodSync(options.socket, 0o660)
+    }
+  } catch (err) {
+    stopListening()
+    clearInterval(sweep)
+    for (const s of servers) s.forceShutdown()
+    throw new Error(`cannot serve the sync protocol: ${(err as Error).message}`)
+  }
+
+  return {
+    port,
+    streamCount: () => streams.size,
+    async close() {
+      stopListening()
+      clearInterval(sweep)
+      if (pending) clearTimeout(pending)
+      for (const s of [...streams]) end(s, 'shutdown')
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              const force = setTimeout(() => {
+                server.forceShutdown()
+                resolve()
+              }, 2000)
+              server.tryShutdown(() => {
+                clearTimeout(force)
+                resolve()
+              })
+            }),
+        ),
+      )
+      if (options.socket !== undefined) rmSync(options.socket, { force: true })
+    },
+  }
+}

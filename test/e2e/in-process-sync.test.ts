@@ -1,0 +1,256 @@
+/**
+ * Contract §20 with the official `@openfeature/flagd-provider` in in-process mode against a real
+ * daemon: every flag of flagd-testbed's `testkit-flags.json` evaluates locally to what OFREP answers,
+ * for every context of the testbed's scenarios; a change through the API reaches the provider within
+ * a second; a token's prefixes limit what it receives and its revocation closes its stream; no token,
+ * no flags over TCP; the unix socket needs none; a stopping daemon ends its streams cleanly.
+ */
+
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { credentials, type Client as GrpcClient, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
+import { FlagdProvider } from '@openfeature/flagd-provider'
+import { type Client, type EvaluationDetails, type FlagValue, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
+import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
+import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { parseFeature } from '../helpers/gherkin.ts'
+import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+const testbed = join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/evaluator')
+const testkit = JSON.parse(readFileSync(join(testbed, 'flags/testkit-flags.json'), 'utf8')) as {
+  flags: Record<string, { variants: Record<string, unknown> }>
+}
+delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is refused at import (§19.5)
+
+/** Every context a testbed scenario builds, as its steps build it. */
+function testbedContexts(): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [{}]
+  for (const file of readdirSync(join(testbed, 'gherkin')).filter((f) => f.endsWith('.feature'))) {
+    for (const s of parseFeature(readFileSync(join(testbed, 'gherkin', file), 'utf8'))) {
+      const context: Record<string, unknown> = {}
+      for (const { text } of s.steps) {
+        let m: RegExpExecArray | null
+        if ((m = /^a context containing a key "([^"]*)", with type "(\w+)" and with value "(.*)"$/.exec(text))) {
+          const [, key, type, value] = m as unknown as [string, string, string, string]
+          context[key] = type === 'Boolean' ? value === 'true' : type === 'Integer' || type === 'Float' ? Number(value) : value
+        } else if ((m = /^a context containing a targeting key with value "(.*)"$/.exec(text))) context.targetingKey = m[1]
+        else if (
+          (m = /^a context containing a nested property with outer key "([^"]*)" and inner key "([^"]*)", with value "(.*)"$/.exec(text))
+        )
+          context[m[1] as string] = { ...((context[m[1] as string] as object) ?? {}), [m[2] as string]: m[3] }
+      }
+      if (Object.keys(context).length > 0 && !out.some((c) => JSON.stringify(c) === JSON.stringify(context))) out.push(context)
+    }
+  }
+  return out
+}
+
+const dirs: string[] = []
+let d: Daemon
+let syncPort: number
+let socket: string
+let token: string
+const api = async (method: string, path: string, body?: unknown, auth = token) =>
+  fetch(`${d.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+let admin: string
+
+/** A raw client of the sync protocol, to see statuses and documents as they are sent. */
+const SyncClient = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')
+const raw = (address = `127.0.0.1:${syncPort}`) =>
+  new SyncClient(address, credentials.createInsecure()) as GrpcClient & Record<string, Function>
+const bearer = (secret: string) => {
+  const m = new Metadata()
+  m.set('authorization', `Bearer ${secret}`)
+  return m
+}
+const fetchAll = (client: GrpcClient & Record<string, Function>, metadata = new Metadata(), selector = '') =>
+  new Promise<{ flags: Record<string, unknown> }>((resolve, reject) =>
+    client.fetchAllFlags({ providerId: '', selector }, metadata, (err: ServiceError | null, r: { flagConfiguration: string }) =>
+      err ? reject(err) : resolve(JSON.parse(r.flagConfiguration)),
+    ),
+  )
+
+beforeAll(async () => {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  syncPort = freePort()
+  socket = join(cwd, 'sync.sock')
+  d = await startDaemon(cwd, [], {
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: 'admin-password',
+    FLAGD_SYNC_PORT: String(syncPort),
+    FLAGD_SYNC_SOCKET: socket,
+  })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
+  admin = ((await login.json()) as { token: string }).token
+  expect((await api('PUT', '/api/migrations', testkit, admin)).status).toBe(200)
+  token = (
+    (await (await api('POST', '/api/tokens', { name: 'backend', permissions: ['flag:evaluate'] }, admin)).json()) as { token: string }
+  ).token
+}, 30_000)
+afterAll(async () => {
+  await OpenFeature.close()
+  await killLiveDaemons()
+})
+
+/** The details of `key` for `context` through `client`, with the getter of the flag's type. */
+async function details(client: Client, key: string, context: Record<string, unknown>): Promise<EvaluationDetails<FlagValue>> {
+  const values = Object.values(testkit.flags[key]?.variants ?? {})
+  const ctx = context as never
+  if (values.every((v) => typeof v === 'boolean')) return client.getBooleanDetails(key, false, ctx)
+  if (values.every((v) => typeof v === 'string')) return client.getStringDetails(key, '', ctx)
+  if (values.every((v) => typeof v === 'number')) return client.getNumberDetails(key, 0, ctx)
+  return client.getObjectDetails(key, {}, ctx)
+}
+
+describe('the official flagd provider, in-process', () => {
+  test('every testkit flag answers locally what OFREP answers, for every context of the testbed', async () => {
+    await OpenFeature.setProviderAndWait(
+      'local',
+      new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` }),
+    )
+    await OpenFeature.setProviderAndWait('remote', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
+    const local = OpenFeature.getClient('local')
+    const remote = OpenFeature.getClient('remote')
+    const contexts = testbedContexts()
+    expect(contexts.length).toBeGreaterThan(20)
+    let compared = 0
+    for (const key of Object.keys(testkit.flags))
+      for (const context of contexts) {
+        const [l, r] = await Promise.all([details(local, key, context), details(remote, key, context)])
+        // the variant too when a rule chose it; a static answer's variant is named differently on
+        // each side (OFREP's §13 "value", the flagd document's defaultVariant), so it is not compared
+        const chosen = (x: EvaluationDetails<FlagValue>) => (x.reason === 'TARGETING_MATCH' ? x.variant : undefined)
+        expect({ key, context, value: l.value, reason: l.reason, variant: chosen(l), error: l.errorCode }).toEqual({
+          key,
+          context,
+          value: r.value,
+          reason: r.reason,
+          variant: chosen(r),
+          error: r.errorCode,
+        })
+        compared++
+      }
+    expect(compared).toBeGreaterThan(1000)
+  }, 60_000)
+
+  test('a change made through the API reaches the provider within a second', async () => {
+    await api('POST', '/api/flags', { name: 'live/switch', type: 'BOOLEAN', value: false }, admin)
+    const provider = new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` })
+    await OpenFeature.setProviderAndWait('live', provider)
+    const client = OpenFeature.getClient('live')
+    expect(await client.getBooleanValue('live/switch', true)).toBe(false)
+    let changed = 0
+    client.addHandler(ProviderEvents.ConfigurationChanged, () => {
+      changed = performance.now()
+    })
+    const sent = performance.now()
+    expect((await api('PUT', '/api/flags/live/switch', { value: true }, admin)).status).toBe(200)
+    while (!(await client.getBooleanValue('live/switch', false)) && performance.now() - sent < 1000) await Bun.sleep(5)
+    expect(await client.getBooleanValue('live/switch', false)).toBe(true)
+    expect(performance.now() - sent).toBeLessThan(1000)
+    await Bun.sleep(50)
+    expect(changed).toBeGreaterThan(0)
+  })
+
+  test('the unix socket needs no token (the file system guards it)', async () => {
+    await OpenFeature.setProviderAndWait('socket', new FlagdProvider({ resolverType: 'in-process', socketPath: socket }))
+    const client = OpenFeature.getClient('socket')
+    expect(await client.getBooleanDetails('boolean-flag', false)).toMatchObject({ value: true, reason: 'STATIC' })
+  })
+})
+
+describe('access', () => {
+  test('over TCP, no token means no flags; a bad one, or one without flag:evaluate, is refused by name', async () => {
+    const client = raw()
+    try {
+      await expect(fetchAll(client)).rejects.toMatchObject({ code: 16, details: expect.stringContaining('an API token is needed') })
+      await expect(fetchAll(client, bearer('fdt_nope'))).rejects.toMatchObject({ code: 16 })
+      await expect(fetchAll(client, new Metadata(), 'myFlags.json')).rejects.toMatchObject({
+        code: 3,
+        details: expect.stringContaining('token='),
+      })
+      const writer = (
+        (await (await api('POST', '/api/tokens', { name: 'users-only', permissions: ['user:read'] }, admin)).json()) as { token: string }
+      ).token
+      await expect(fetchAll(client, bearer(writer))).rejects.toMatchObject({ code: 7 })
+      const doc = await fetchAll(client, bearer(token))
+      expect(Object.keys(doc.flags)).toContain('boolean-flag')
+    } finally {
+      client.close()
+    }
+  })
+
+  test("a token's prefixes limit the flags and segments it receives; its revocation closes its stream", async () => {
+    await api('PUT', '/api/segments/team-a', { rule: { '==': [{ var: 'team' }, 'a'] } }, admin)
+    await api(
+      'POST',
+      '/api/flags',
+      { name: 'mobile/new-ui', type: 'BOOLEAN', targeting: { if: [{ $ref: 'team-a' }, 'true', 'false'] } },
+      admin,
+    )
+    const made = (await (
+      await api('POST', '/api/tokens', { name: 'mobile', permissions: ['flag:evaluate'], flagPrefixes: ['mobile/'] }, admin)
+    ).json()) as {
+      token: string
+      id: string
+    }
+    const client = raw()
+    try {
+      const doc = (await fetchAll(client, bearer(made.token))) as { flags: Record<string, unknown>; $evaluators?: Record<string, unknown> }
+      expect(Object.keys(doc.flags)).toEqual(['mobile/new-ui'])
+      expect(Object.keys(doc.$evaluators ?? {})).toEqual(['team-a'])
+
+      const received: string[] = []
+      const ended = new Promise<{ code: number; details: string }>((resolve) => {
+        const stream = client.syncFlags({ providerId: '', selector: `token=${made.token}` })
+        stream.on('data', (m: { flagConfiguration: string }) => received.push(m.flagConfiguration))
+        stream.on('error', (err: ServiceError) => resolve({ code: err.code, details: err.details }))
+      })
+      while (received.length === 0) await Bun.sleep(5)
+      expect((await api('DELETE', `/api/tokens/${made.id}`, undefined, admin)).status).toBeLessThan(300)
+      await api('PUT', '/api/flags/boolean-flag', { description: 'a change the stream hears of' }, admin)
+      expect(await ended).toMatchObject({ code: 16, details: expect.stringContaining('revoked') })
+      expect(received).toHaveLength(1) // nothing was sent after the revocation
+    } finally {
+      client.close()
+    }
+  })
+})
+
+describe('operations', () => {
+  afterEach(async () => {
+    await OpenFeature.clearProviders()
+  })
+
+  test('open streams are counted in /metrics and logged with their token; a stopping daemon ends them cleanly', async () => {
+    const client = raw()
+    const ended = new Promise<number>((resolve) => {
+      const stream = client.syncFlags({ providerId: '', selector: '' }, bearer(token))
+      stream.on('data', () => {})
+      stream.on('error', (err: ServiceError) => resolve(err.code))
+      stream.on('end', () => resolve(0))
+    })
+    await Bun.sleep(100)
+    const metrics = await (await fetch(`${d.url}/metrics`)).text()
+    expect(Number(/^flagd_sync_streams (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
+    expect(d.output()).toContain('"caller":"backend"')
+    expect(d.output()).toContain('sync stream opened')
+    const stopping = performance.now()
+    d.proc.kill('SIGTERM')
+    expect(await d.proc.exited).toBe(0)
+    expect(performance.now() - stopping).toBeLessThan(5000)
+    expect(await ended).toBe(0)
+    client.close()
+  })
+})
