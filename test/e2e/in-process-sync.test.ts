@@ -7,7 +7,7 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { credentials, type Client as GrpcClient, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { FlagdProvider } from '@openfeature/flagd-provider'
@@ -62,16 +62,20 @@ let admin: string
 
 /** A raw client of the sync protocol, to see statuses and documents as they are sent. */
 const SyncClient = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')
-const raw = (address = `127.0.0.1:${syncPort}`) =>
-  new SyncClient(address, credentials.createInsecure()) as GrpcClient & Record<string, Function>
+type Stream = { on(event: string, listener: (arg: never) => void): void }
+type RawClient = GrpcClient & {
+  fetchAllFlags(request: object, metadata: Metadata, done: (err: ServiceError | null, r: { flagConfiguration: string }) => void): void
+  syncFlags(request: object, metadata?: Metadata): Stream
+}
+const raw = (address = `127.0.0.1:${syncPort}`) => new SyncClient(address, credentials.createInsecure()) as unknown as RawClient
 const bearer = (secret: string) => {
   const m = new Metadata()
   m.set('authorization', `Bearer ${secret}`)
   return m
 }
-const fetchAll = (client: GrpcClient & Record<string, Function>, metadata = new Metadata(), selector = '') =>
+const fetchAll = (client: RawClient, metadata = new Metadata(), selector = '') =>
   new Promise<{ flags: Record<string, unknown> }>((resolve, reject) =>
-    client.fetchAllFlags({ providerId: '', selector }, metadata, (err: ServiceError | null, r: { flagConfiguration: string }) =>
+    client.fetchAllFlags({ providerId: '', selector }, metadata, (err, r) =>
       err ? reject(err) : resolve(JSON.parse(r.flagConfiguration)),
     ),
   )
@@ -101,6 +105,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await OpenFeature.close()
   await killLiveDaemons()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 /** The details of `key` for `context` through `client`, with the getter of the flag's type. */
@@ -186,6 +191,25 @@ describe('access', () => {
       await expect(fetchAll(client, bearer(writer))).rejects.toMatchObject({ code: 7 })
       const doc = await fetchAll(client, bearer(token))
       expect(Object.keys(doc.flags)).toContain('boolean-flag')
+    } finally {
+      client.close()
+    }
+  })
+
+  test('with sync.anonymous, TCP callers need no token (a token still limits what it receives)', async () => {
+    const cwd = tempDir()
+    dirs.push(cwd)
+    const port = freePort()
+    await startDaemon(cwd, [], { FLAGD_SYNC_PORT: String(port), FLAGD_SYNC_ANONYMOUS: 'true' })
+    const client = raw(`127.0.0.1:${port}`)
+    try {
+      const outcome = (metadata: Metadata) =>
+        fetchAll(client, metadata).then(
+          (doc) => doc.flags,
+          (err: ServiceError) => err.code,
+        )
+      expect(await outcome(new Metadata())).toEqual({})
+      expect(await outcome(bearer('fdt_nope'))).toBe(16) // a token given is still checked
     } finally {
       client.close()
     }
