@@ -79,15 +79,18 @@ function secretOf(metadata: Metadata, request: FlagsRequest): string | undefined
     if (!match) throw failure(status.UNAUTHENTICATED, 'authorization metadata must be "Bearer <API token>"')
     return match[1]
   }
+  // flagd's selectors are comma-separated key=value pairs; this flagd knows one key, `token`
   const selector = String(metadata.get('flagd-selector')[0] ?? request.selector ?? '').trim()
   if (selector === '') return undefined
-  const match = /^token=(\S+)$/.exec(selector)
-  if (!match)
+  const pairs = selector.split(',').map((pair) => pair.trim().split('='))
+  const token = pairs.find(([key]) => key === 'token')?.[1]
+  const unknown = pairs.find(([key, value]) => key !== 'token' || value === undefined || value === '')
+  if (unknown || token === undefined)
     throw failure(
       status.INVALID_ARGUMENT,
       'the selector of this flagd is "token=<API token>" (or empty, with the token in authorization metadata)',
     )
-  return match[1]
+  return token
 }
 
 /** Starts the listeners `options` ask for; `undefined` when sync is off. */
