@@ -4,14 +4,17 @@
  * logout on one is refused on all; a change on one is read on the others within 1 s and reported by
  * their event streams; If-Match races across replicas have one winner; a database outage answers
  * writes with 503, keeps reads and reports `degraded`, and heals by itself; `kill -9` of a replica
- * under writes loses no acknowledged write.
+ * under writes loses no acknowledged write; a change on one reaches the in-process providers synced
+ * from another.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { FlagdProvider } from '@openfeature/flagd-provider'
+import { OpenFeature } from '@openfeature/server-sdk'
 import { isJsonObject } from '../../src/domain/json-object.ts'
-import { type Daemon, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { type Daemon, freePort, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -329,3 +332,29 @@ test.skipIf(!bin)('an import is one transaction; its backup is written into the 
   })
   expect(revisions.value).toEqual([200, 200])
 })
+
+test.skipIf(!bin)(
+  'a change made on one replica reaches the in-process providers synced from another within 1 s (contract §20)',
+  async () => {
+    const port = freePort()
+    const syncing = await replica({ FLAGD_SYNC_PORT: String(port) })
+    expect((await call(daemons[0]!, 'POST', '/api/flags', { name: 'sync/across', type: 'STRING', value: 'before' })).status).toBe(201)
+    const made = await call(daemons[0]!, 'POST', '/api/tokens', { name: 'in-process', permissions: ['flag:evaluate'] })
+    const secret = ((await made.json()) as { token: string }).token
+    await OpenFeature.setProviderAndWait(
+      'replicas',
+      new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port, selector: `token=${secret}` }),
+    )
+    try {
+      const client = OpenFeature.getClient('replicas')
+      expect(await client.getStringValue('sync/across', 'none')).toBe('before')
+      expect((await call(daemons[1]!, 'PUT', '/api/flags/sync/across', { value: 'after' })).status).toBe(200)
+      const seen = await within(1000, async () => ((await client.getStringValue('sync/across', 'none')) === 'after' ? true : undefined))
+      expect(seen.took).toBeLessThan(1000)
+    } finally {
+      await OpenFeature.clearProviders()
+    }
+    syncing.proc.kill('SIGTERM')
+    expect(await syncing.proc.exited).toBe(0)
+  },
+)
