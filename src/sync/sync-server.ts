@@ -98,6 +98,7 @@ export async function startSyncServer(
   options: SyncOptions,
   service: FlagSyncService,
   telemetry: SyncTelemetry,
+  recheckMs = RECHECK_MS,
 ): Promise<SyncServer | undefined> {
   if (options.port === undefined && options.socket === undefined) return undefined
   const streams = new Set<OpenStream>()
@@ -158,7 +159,7 @@ export async function startSyncServer(
   })
   const sweep = setInterval(() => {
     for (const s of [...streams]) recheck(s)
-  }, RECHECK_MS)
+  }, recheckMs)
   sweep.unref?.()
 
   const handlers = (anonymousAllowed: boolean) => ({

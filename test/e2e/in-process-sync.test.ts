@@ -252,6 +252,28 @@ describe('access', () => {
   })
 })
 
+test('an expiring token: its stream is closed at the first change after it expired', async () => {
+  const expiresAt = new Date(Date.now() + 1500).toISOString()
+  const made = (await (
+    await api('POST', '/api/tokens', { name: 'short-lived', permissions: ['flag:evaluate'], expiresAt }, admin)
+  ).json()) as {
+    token: string
+  }
+  const client = raw()
+  try {
+    const ended = new Promise<number>((resolve) => {
+      const stream = client.syncFlags({ providerId: '', selector: `token=${made.token}` })
+      stream.on('data', () => {})
+      stream.on('error', (err: ServiceError) => resolve(err.code))
+    })
+    await Bun.sleep(1700)
+    await api('PUT', '/api/flags/boolean-flag', { description: 'after the expiry' }, admin)
+    expect(await ended).toBe(16)
+  } finally {
+    client.close()
+  }
+})
+
 describe('operations', () => {
   afterEach(async () => {
     await OpenFeature.clearProviders()

@@ -1,0 +1,89 @@
+/**
+ * The sync transport on its own, over a stub of the sync service: documents are sent once per
+ * change (bursts merged, an unchanged document not repeated), and a stream whose token stops being
+ * valid is closed by the periodic check even when nothing changes.
+ */
+
+import { afterEach, expect, test } from 'bun:test'
+import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
+import type { FlagSyncService, SyncCaller } from '../../src/services/flag-sync-service.ts'
+import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
+import { type SyncServer, startSyncServer } from '../../src/sync/sync-server.ts'
+
+const servers: SyncServer[] = []
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close()
+})
+
+/** A sync service whose document, validity and changes the test drives. */
+function stubService() {
+  const listeners = new Set<() => void>()
+  const state = { document: '{"flags":{}}', valid: true, built: 0 }
+  const service: FlagSyncService = {
+    callerOf: () => ({ kind: 'anonymous' }),
+    refresh: (caller: SyncCaller) => (state.valid ? caller : undefined),
+    documentFor: () => {
+      state.built++
+      return state.document
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    nameOf: () => 'stub',
+  }
+  return { service, state, change: () => listeners.forEach((l) => l()) }
+}
+
+const Client = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')
+
+async function open(recheckMs = 30_000) {
+  const stub = stubService()
+  const events: string[] = []
+  const server = (await startSyncServer(
+    { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
+    stub.service,
+    {
+      opened: (caller) => events.push(`opened ${caller}`),
+      closed: (caller, _peer, why) => events.push(`closed ${caller}: ${why}`),
+    },
+    recheckMs,
+  )) as SyncServer
+  servers.push(server)
+  const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure()) as unknown as {
+    syncFlags(r: object): { on(e: string, f: (x: never) => void): void; cancel(): void }
+    close(): void
+  }
+  const received: string[] = []
+  let status: number | undefined
+  const stream = client.syncFlags({ providerId: '', selector: '' })
+  stream.on('data', (m: { flagConfiguration: string }) => received.push(m.flagConfiguration))
+  stream.on('error', (e: ServiceError) => {
+    status = e.code
+  })
+  while (received.length === 0) await Bun.sleep(2)
+  return { ...stub, server, client, received, events, status: () => status }
+}
+
+test('a burst of changes is one message; an unchanged document is not sent again', async () => {
+  const s = await open()
+  s.state.document = '{"flags":{"a":{}}}'
+  for (let i = 0; i < 10; i++) s.change()
+  await Bun.sleep(100)
+  s.change() // the same document: nothing to send
+  await Bun.sleep(100)
+  expect(s.received).toEqual(['{"flags":{}}', '{"flags":{"a":{}}}'])
+  expect(s.server.streamCount()).toBe(1)
+  s.client.close()
+})
+
+test('a token that stops being valid has its stream closed by the periodic check, with no change', async () => {
+  const s = await open(100)
+  s.state.valid = false
+  const deadline = Date.now() + 2000
+  while (s.status() === undefined && Date.now() < deadline) await Bun.sleep(10)
+  expect(s.status()).toBe(16)
+  expect(s.server.streamCount()).toBe(0)
+  expect(s.events).toEqual(['opened stub', 'closed stub: token revoked or expired'])
+  s.client.close()
+})
