@@ -19,6 +19,7 @@ import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from 
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
+import { fetchAllRow, syncStreamsRow } from './sync.ts'
 import { inProcessRow, targetingScenarios } from './targeting.ts'
 import { ensureWrk, spread, type WrkResult, wrk } from './wrk.ts'
 
@@ -59,18 +60,23 @@ function ensureBinary() {
   if (build.exitCode !== 0) throw new Error('build failed')
 }
 
-async function startFlagd(dir: string, bootstrap = true): Promise<{ proc: Subprocess; url: string; startMs: number }> {
+async function startFlagd(dir: string, bootstrap = true): Promise<{ proc: Subprocess; url: string; startMs: number; syncPort: number }> {
   const port = freePort()
+  const syncPort = freePort()
   const started = performance.now()
   const proc = Bun.spawn([BINARY, 'serve', '--port', String(port), '--data-dir', join(dir, 'data')], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...(bootstrap ? { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: PASSWORD } : {}) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      FLAGD_SYNC_PORT: String(syncPort),
+      ...(bootstrap ? { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: PASSWORD } : {}),
+    },
     stdout: Bun.file(join(dir, 'flagd.log')), // the log goes to a file, as to journald
     stderr: 'inherit',
   })
   const url = `http://127.0.0.1:${port}`
   await waitFor(`${url}/health`)
-  return { proc, url, startMs: performance.now() - started }
+  return { proc, url, startMs: performance.now() - started, syncPort }
 }
 
 /**
@@ -292,6 +298,8 @@ async function main() {
   await ofrepScenarios({ url: flagd.url, pid: flagd.proc.pid, auth, scenario, row, rssMb })
   inProcessRow(row)
   await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })
+  const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
+  await syncStreamsRow(sync)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',
@@ -345,6 +353,7 @@ async function main() {
     exports.push(performance.now() - started)
   }
   row('export of 11,000 flags', `${spread(exports).median.toFixed(0)} ms (median of 5)`, '< 300 ms', spread(exports).median < 300, exports)
+  await fetchAllRow(sync)
 
   // the costliest pattern check still allowed (contract §5.3): 243 RE2 instructions against a
   // 65,536-character value, just under the per-request budget; /health is asked meanwhile

@@ -29,7 +29,7 @@ import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.
 import { FLAG_SYNC_SERVICE, type FlagsRequest, type FlagsResponse, type MetadataResponse } from './sync-protocol.ts'
 
 /** Changes committed within this many milliseconds go out as one document. */
-export const MERGE_MS = 20
+export const MERGE_MS = 10
 /** How often open streams' tokens are checked again when nothing changes. */
 export const RECHECK_MS = 30_000
 
