@@ -87,3 +87,14 @@ test('a token that stops being valid has its stream closed by the periodic check
   expect(s.events).toEqual(['opened stub', 'closed stub: token revoked or expired'])
   s.client.close()
 })
+
+test('GetMetadata answers as flagd does with no static context values: an empty Struct', async () => {
+  const s = await open()
+  const meta = await new Promise<unknown>((resolve, reject) =>
+    (s.client as unknown as { getMetadata(r: object, done: (e: ServiceError | null, r: unknown) => void): void }).getMetadata({}, (e, r) =>
+      e ? reject(e) : resolve(r),
+    ),
+  )
+  expect(meta).toEqual({ metadata: {} }) // present, with no fields
+  s.client.close()
+})
