@@ -19,7 +19,8 @@ export interface BenchContext {
 
 const SSE_CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)
 
-async function token(c: BenchContext, name: string, extra: Record<string, unknown> = {}): Promise<string> {
+/** A new API token with `flag:evaluate` (and `extra`, such as `flagPrefixes`). */
+export async function token(c: Pick<BenchContext, 'url' | 'auth'>, name: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await fetch(`${c.url}/api/tokens`, {
     method: 'POST',
     headers: c.auth,

@@ -8,6 +8,7 @@
 
 import { credentials, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { FLAG_SYNC_SERVICE } from '../src/sync/sync-protocol.ts'
+import { token } from './ofrep.ts'
 import { spread } from './wrk.ts'
 
 type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
@@ -33,15 +34,6 @@ const client = (port: number) =>
   // a channel of its own per client, as separate processes would have
   new Client(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }) as unknown as SyncClient
 
-async function token(c: SyncBenchContext, name: string, flagPrefixes: string[] = []): Promise<string> {
-  const res = await fetch(`${c.url}/api/tokens`, {
-    method: 'POST',
-    headers: c.auth,
-    body: JSON.stringify({ name, permissions: ['flag:evaluate'], flagPrefixes }),
-  })
-  return ((await res.json()) as { token: string }).token
-}
-
 const bearer = (secret: string) => {
   const m = new Metadata()
   m.set('authorization', `Bearer ${secret}`)
@@ -50,7 +42,7 @@ const bearer = (secret: string) => {
 
 /** 500 streams, one change, three times: when the last stream had it, and the spread of arrivals. */
 export async function syncStreamsRow(c: SyncBenchContext): Promise<void> {
-  const secret = await token(c, 'bench-sync', ['app/g07/'])
+  const secret = await token(c, 'bench-sync', { flagPrefixes: ['app/g07/'] })
   await Bun.sleep(1500)
   const before = c.rssMb(c.pid)
   const clients = Array.from({ length: STREAMS }, () => client(c.syncPort))

@@ -46,7 +46,7 @@ const decoder = (t: protobuf.Type) => (bytes: Buffer) => {
   return { providerId: m.providerId ?? '', selector: m.selector ?? '' }
 }
 /** A Struct value of a plain JSON value. */
-const valueOf = (v: string | number | boolean) =>
+const structValue = (v: string | number | boolean) =>
   typeof v === 'string' ? { stringValue: v } : typeof v === 'number' ? { numberValue: v } : { boolValue: v }
 // the sync context flagd sends with every document: its static context values, none here
 const EMPTY_CONTEXT = { fields: {} }
@@ -102,7 +102,7 @@ export const FLAG_SYNC_SERVICE: ServiceDefinition = {
       Buffer.from(
         GetMetadataResponse.encode(
           GetMetadataResponse.fromObject({
-            metadata: { fields: Object.fromEntries(Object.entries(r.metadata).map(([k, v]) => [k, valueOf(v)])) },
+            metadata: { fields: Object.fromEntries(Object.entries(r.metadata).map(([k, v]) => [k, structValue(v)])) },
           }),
         ).finish(),
       ),

@@ -5,6 +5,8 @@
  */
 
 import { afterEach, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import type { FlagSyncService, SyncCaller } from '../../src/services/flag-sync-service.ts'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
@@ -32,7 +34,10 @@ function stubService() {
     },
     nameOf: () => 'stub',
   }
-  return { service, state, change: () => listeners.forEach((l) => l()) }
+  const change = () => {
+    for (const l of listeners) l()
+  }
+  return { service, state, change }
 }
 
 const Client = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')
@@ -97,4 +102,10 @@ test('GetMetadata answers as flagd does with no static context values: an empty 
   )
   expect(meta).toEqual({ metadata: {} }) // present, with no fields
   s.client.close()
+})
+
+test('the protocol embedded in the binary is flagd-schemas’ sync.proto, unchanged', () => {
+  const embedded = readFileSync(join(import.meta.dir, '../../src/sync/sync.proto'), 'utf8')
+  const conformance = readFileSync(join(import.meta.dir, '../fixtures/openfeature/flagd-schemas/protobuf/flagd/sync/v1/sync.proto'), 'utf8')
+  expect(embedded).toBe(conformance)
 })

@@ -5,16 +5,9 @@ import fc from 'fast-check'
 import { compileRule } from '../../src/domain/targeting/rule-compiler.ts'
 import { describeChange } from '../../src/ui/app/audit-diff.ts'
 import { locate } from '../../src/ui/app/json-locate.ts'
-import {
-  OPERATORS,
-  readSegment,
-  readTargeting,
-  type SegmentModel,
-  type TargetingModel,
-  writeSegment,
-  writeTargeting,
-} from '../../src/ui/app/rule-model.ts'
+import { OPERATORS, readTargeting, type TargetingModel, writeTargeting } from '../../src/ui/app/rule-model.ts'
 import { stepInWords, targetingInWords, targetingSummary } from '../../src/ui/app/rule-words.ts'
+import { readSegment, type SegmentModel, writeSegment } from '../../src/ui/app/segment-model.ts'
 
 const rollout: TargetingModel = {
   rules: [

@@ -140,20 +140,21 @@ export function writeTargeting(m: TargetingModel): Json {
 }
 
 const isObject = (n: Json): n is Record<string, Json> => n !== null && typeof n === 'object' && !Array.isArray(n)
-const only = (n: Json): [string, Json] | undefined => {
+/** The one key of an object and its value (the shape of every JsonLogic operation), else `undefined`. */
+export const onlyKey = (n: Json): [string, Json] | undefined => {
   if (!isObject(n)) return undefined
   const keys = Object.keys(n)
   return keys.length === 1 ? [keys[0] as string, n[keys[0] as string]] : undefined
 }
 const isLiteral = (v: Json): v is Literal => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
 const attributeOf = (n: Json): string | undefined => {
-  const e = only(n)
+  const e = onlyKey(n)
   return e && e[0] === 'var' && typeof e[1] === 'string' && e[1] !== '' ? e[1] : undefined
 }
 
 /** The condition a piece of JsonLogic is, when it is one the builder shows. */
-function readCondition(n: Json): Condition | undefined {
-  const e = only(n)
+export function readCondition(n: Json): Condition | undefined {
+  const e = onlyKey(n)
   if (!e) return undefined
   const [op, raw] = e
   if (op === '$ref') return typeof raw === 'string' ? { attribute: '', operator: 'in segment', values: [raw] } : undefined
@@ -183,7 +184,7 @@ function readCondition(n: Json): Condition | undefined {
 
 /** Conditions joined by `and` (or a single one). */
 export function readConditions(n: Json): Condition[] | undefined {
-  const e = only(n)
+  const e = onlyKey(n)
   const parts = e && e[0] === 'and' && Array.isArray(e[1]) && e[1].length > 1 ? e[1] : [n]
   const out: Condition[] = []
   for (const p of parts) {
@@ -195,11 +196,11 @@ export function readConditions(n: Json): Condition[] | undefined {
 }
 
 function readSplit(n: Json): Split | undefined {
-  const e = only(n)
+  const e = onlyKey(n)
   if (e?.[0] !== 'fractional' || !Array.isArray(e[1])) return undefined
   let args = e[1]
   let by = ''
-  const cat = only(args[0])
+  const cat = onlyKey(args[0])
   if (cat && cat[0] === 'cat' && Array.isArray(cat[1]) && cat[1].length === 2 && attributeOf(cat[1][0]) === '$flagd.flagKey') {
     by = attributeOf(cat[1][1]) ?? ''
     if (by === '') return undefined
@@ -218,7 +219,7 @@ function readOtherwise(n: Json): Pick<TargetingModel, 'split' | 'fallback'> | un
   if (typeof n === 'string') return { split: null, fallback: n }
   const split = readSplit(n)
   if (split) return { split, fallback: '' }
-  const e = only(n)
+  const e = onlyKey(n)
   if (e && e[0] === 'or' && Array.isArray(e[1]) && e[1].length === 2 && typeof e[1][1] === 'string') {
     const inner = readSplit(e[1][0])
     if (inner) return { split: inner, fallback: e[1][1] }
@@ -228,7 +229,7 @@ function readOtherwise(n: Json): Pick<TargetingModel, 'split' | 'fallback'> | un
 
 function readAny(rule: Json): TargetingModel | undefined {
   if (rule === null || rule === undefined) return { rules: [], split: null, fallback: '' }
-  const e = only(rule)
+  const e = onlyKey(rule)
   if (e && e[0] === 'if' && Array.isArray(e[1])) {
     const args = e[1]
     if (args.length === 2 && args[0] === true && typeof args[1] === 'string') return { rules: [], split: null, fallback: args[1] }
@@ -251,29 +252,4 @@ export function readTargeting(rule: Json): TargetingModel | undefined {
   const model = readAny(rule)
   if (!model) return undefined
   return JSON.stringify(writeTargeting(model)) === JSON.stringify(rule ?? null) ? model : undefined
-}
-
-/** A segment's rule as the builder shows it: conditions that must all (`and`) or any (`or`) hold. */
-export interface SegmentModel {
-  join: 'and' | 'or'
-  conditions: Condition[]
-}
-
-/** The JsonLogic of a segment model. */
-export function writeSegment(m: SegmentModel): Json {
-  return m.conditions.length === 1 ? conditionRule(m.conditions[0] as Condition) : { [m.join]: m.conditions.map(conditionRule) }
-}
-
-/** The builder's model of a segment rule, or `undefined` when it cannot show it exactly. */
-export function readSegment(rule: Json): SegmentModel | undefined {
-  const e = only(rule)
-  let model: SegmentModel | undefined
-  if (e && (e[0] === 'and' || e[0] === 'or') && Array.isArray(e[1]) && e[1].length > 1) {
-    const conditions = e[1].map(readCondition)
-    if (conditions.every((c) => c !== undefined)) model = { join: e[0], conditions: conditions as Condition[] }
-  } else {
-    const c = readCondition(rule)
-    if (c) model = { join: 'and', conditions: [c] }
-  }
-  return model && JSON.stringify(writeSegment(model)) === JSON.stringify(rule) ? model : undefined
 }

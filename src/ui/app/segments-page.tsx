@@ -13,8 +13,8 @@ import { listenForChanges } from './live.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { link } from './router.ts'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
-import { readSegment, type SegmentModel, writeSegment } from './rule-model.ts'
 import { AttributeSuggestions, blankCondition, ConditionFields } from './rule-rows.tsx'
+import { readSegment, type SegmentModel, writeSegment } from './segment-model.ts'
 
 type Segment = { name: string; description: string; rule: unknown; usedBy: string[]; revision: number }
 type Editing = {

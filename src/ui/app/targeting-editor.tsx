@@ -11,8 +11,9 @@ import { api } from './api.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
 import { readTargeting, type TargetingModel, writeTargeting } from './rule-model.ts'
-import { AttributeSuggestions, blankCondition, RuleGroup, SplitFields } from './rule-rows.tsx'
+import { AttributeSuggestions, blankCondition, RuleGroup } from './rule-rows.tsx'
 import { targetingInWords } from './rule-words.ts'
+import { SplitFields } from './split-fields.tsx'
 
 type Mode = { kind: 'builder'; model: TargetingModel } | { kind: 'json'; text: string }
 
