@@ -17,8 +17,16 @@ import { openStorage } from './storage/open-storage.ts'
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const { store, failureLedger } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
-  return { services: createServices(store, config, { failureLedger }), close: () => store.close() }
+  const { store, failureLedger, usage } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
+  const services = createServices(store, config, { failureLedger, usageLog: usage })
+  return {
+    services,
+    async close() {
+      await services.usage.stop()
+      usage.close()
+      await store.close()
+    },
+  }
 }
 
 /**

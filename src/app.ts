@@ -42,7 +42,7 @@ export interface App {
 }
 
 /** Options for tests: fault injection and cheaper hashing. */
-export interface AppOptions extends Omit<ServiceOptions, 'telemetry'> {
+export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError'> {
   writer?: FileWriter
   logger?: Logger
   /** Tests shorten the webhook retry schedule. */
@@ -66,7 +66,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   try {
     const secret = await storage.secret()
     const telemetry = telemetryFor(logger, metrics)
-    const services = createServices(store, config, { ...options, telemetry, failureLedger: storage.failureLedger })
+    const services = createServices(store, config, {
+      ...options,
+      telemetry,
+      failureLedger: storage.failureLedger,
+      usageLog: storage.usage,
+      onUsageFlushError: (err) => logger.warn({ err }, 'writing flag usage counts failed; they are kept for the next write'),
+    })
     const sessionTokens = createSessionTokenCodec(secret)
     const http = createHttpApp({
       config,
@@ -153,6 +159,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await leadership.stop()
         await webhooks?.stop()
         await watcher.stop()
+        await services.usage.stop()
+        storage.usage.close()
         await store.flush().catch(() => {})
         await store.close()
       },

@@ -33,6 +33,8 @@ export interface Config {
     loginAddressWindowSeconds: number
   }
   limits: { bodyBytes: number; importBytes: number; maxFlags: number }
+  /** Flag usage (contract §22): whether evaluations are counted, and after how many days unused a flag is stale. */
+  usage: { count: boolean; staleDays: number }
   /** flagd's gRPC sync protocol for in-process providers (contract §20): off unless a port or socket is set. */
   sync: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
   import: {
@@ -316,6 +318,13 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     default: 100_000,
     parse: integer(1, 10_000_000),
     doc: 'Most flags the service holds; a create or import past it is refused (400).',
+  },
+  { path: 'usage.count', default: true, parse: boolean, doc: 'Count evaluations per flag and variant (GET /api/usage).' },
+  {
+    path: 'usage.staleDays',
+    default: 30,
+    parse: integer(1, 365),
+    doc: 'A flag neither evaluated nor changed for this many days is stale.',
   },
   {
     path: 'sync.port',

@@ -48,6 +48,12 @@ export interface RouteSpec {
   docs?: RouteDoc
   /** The metrics label, when not the documented path (the 404/405 fallbacks count as `unmatched`). */
   label?: string
+  /**
+   * For routes sharing a method and path (a wildcard and the same wildcard with a suffix, such as a
+   * flag and its `/usage`): this route serves the requests whose URL this holds for; the route
+   * without `when` serves the rest. Keep it cheap: it runs on every request of that path.
+   */
+  when?: (url: string) => boolean
   /** The answer: data (sent as JSON `200`), or a Response made with `answers.ts`. */
   handle(c: RequestContext): unknown
 }

@@ -28,6 +28,7 @@ import type { HealthService } from '../services/health-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
 import type { SegmentService } from '../services/segment-service.ts'
 import type { SessionService } from '../services/session-service.ts'
+import type { UsageService } from '../services/usage-service.ts'
 import type { UserService } from '../services/user-service.ts'
 import { createClientAddress } from './client-address.ts'
 import { createCors } from './cors.ts'
@@ -50,6 +51,7 @@ import { segmentRoutes } from './routes/segment-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
 import { uiRoutes } from './routes/ui-routes.ts'
+import { usageRoutes } from './routes/usage-routes.ts'
 import { userRoutes } from './routes/user-routes.ts'
 import type { SessionTokenCodec } from './session-token-codec.ts'
 import type { StreamCredentials } from './stream-credentials.ts'
@@ -65,6 +67,7 @@ export interface HttpDeps {
   sessions: SessionService
   apiTokens: ApiTokenService
   evaluations: EvaluationService
+  usage: UsageService
   audit: AuditService
   changeFeed: FlagChangeFeed
   streams: StreamHub
@@ -108,6 +111,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...ofrepRoutes({ ...deps, bodyLimit }),
     ...eventRoutes(deps),
     ...auditRoutes({ audit: deps.audit, flags: deps.flags, bodyLimit }),
+    ...usageRoutes({ usage: deps.usage, flags: deps.flags }),
     ...uiRoutes(),
     ...metricsRoutes(deps.metrics),
     ...migrationRoutes({
@@ -118,6 +122,18 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     }),
   ]
   return [...routes, ...docsRoutes(() => routes)]
+}
+
+/** One handler for the routes of one method and path: the first whose `when` holds, else the one without. */
+function sharedHandler(pairs: [RouteSpec, RouteHandler][]): RouteHandler {
+  if (pairs.length === 1) return (pairs[0] as [RouteSpec, RouteHandler])[1]
+  const specific = pairs.filter(([spec]) => spec.when !== undefined)
+  const rest = pairs.find(([spec]) => spec.when === undefined)?.[1]
+  if (rest === undefined || specific.length + 1 !== pairs.length) throw new Error('routes sharing a path need one without `when`')
+  return (request, server) => {
+    for (const [spec, handler] of specific) if ((spec.when as (url: string) => boolean)(request.url)) return handler(request, server)
+    return rest(request, server)
+  }
 }
 
 /** The 405 answer of a path, for the methods it does not take (its `Allow` lists those it does). */
@@ -165,11 +181,12 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   // the same handlers, by path and method, for Bun's router
   const served: { method: string; path: string; handler: RouteHandler }[] = []
   const methodsByPath = new Map<string, string[]>()
-  for (const spec of routes) {
-    const handler = pipeline.serve(spec)
-    register(spec.method, spec.path, handler)
-    served.push({ method: spec.method, path: spec.path, handler })
-    methodsByPath.set(spec.path, [...(methodsByPath.get(spec.path) ?? []), spec.method])
+  for (const [key, specs] of Map.groupBy(routes, (spec) => `${spec.method} ${spec.path}`)) {
+    const [method, path] = key.split(' ') as [string, string]
+    const handler = sharedHandler(specs.map((spec) => [spec, pipeline.serve(spec)]))
+    register(method, path, handler)
+    served.push({ method, path, handler })
+    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method])
   }
   for (const [path, methods] of methodsByPath) register('ALL', path, pipeline.serve(methodNotAllowed(path, methods.sort())))
   register('ALL', notFound.path, pipeline.serve(notFound))

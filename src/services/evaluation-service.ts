@@ -23,6 +23,7 @@ import { runRule } from '../domain/targeting/targeting.ts'
 import { TextCache } from '../domain/text-cache.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import type { FlagReadModel } from './flag-read-model.ts'
+import type { CountableAnswer, CountedTemplate, UsageCounter } from './usage-counter.ts'
 
 /** Bulk answers kept across requests: at most 32 Mi characters (about 64 MB) in all. */
 export const BULK_CACHE_CHARS = 32 * 1024 * 1024
@@ -49,6 +50,8 @@ export interface EvaluationService {
   bulkTag(principal: Principal, context: EvaluationContext): string
   /** Every visible flag evaluated, as the JSON text of the `flags` array (failures as error items), and the ETag it matches. */
   bulkJson(principal: Principal, context: EvaluationContext): { etag: string; flags: string }
+  /** A bulk evaluation answered `304`: its flags count as asked for (contract §22). */
+  notModified(principal: Principal): void
   /** The flags' revision: what every stream and ETag of evaluations moves with. */
   revision(): number
   /** What the cache of bulk answers holds now (bounded by `BULK_CACHE_CHARS`). */
@@ -63,18 +66,52 @@ export function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`
 }
 
+/** A scope's bulk answer without a context: the fixed answers in runs, the flags to evaluate between. */
+interface Template {
+  parts: (string | Flag)[]
+  /** The fixed answers, for usage: a bulk answer counts them with one increment. */
+  counted: CountedTemplate
+}
+
+/** An answer as text with what usage counts of it; a rule's failure is thrown where text is wanted. */
+interface Answer extends CountableAnswer {
+  text: string
+  failure?: EvaluationFailed
+}
+
+/** The answer of an evaluation result. */
+function answerOf(r: EvaluationResult): Answer {
+  if (isFailure(r)) return { text: '', variant: '', reason: 'ERROR', failure: new EvaluationFailed(r.key, r.errorDetails) }
+  return { text: JSON.stringify(r), variant: r.variant ?? '', reason: r.reason }
+}
+
+const NOTHING_RULED: CountedTemplate = { fixed: [] }
+
 /** True when the flag's answer is the same for every context. */
 const fixedAnswer = (flag: Flag) => !isEnabled(flag) || (flag.targeting === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
 
 /** Creates the service over the store and the flags' read model. */
-export function createEvaluationService(store: Store, read: FlagReadModel): EvaluationService {
+export function createEvaluationService(store: Store, read: FlagReadModel, counter?: UsageCounter): EvaluationService {
   // context-free answers serialised once per stored row
-  const fixed = new WeakMap<Flag, string>()
+  const fixed = new WeakMap<Flag, Answer>()
   // each rule compiled once per stored row (a new revision is a new row)
   const rules = new WeakMap<Flag, Expr>()
   // whole bulk answers by ETag: pollers with the same context share one rendering per revision;
   // bounded by size (32 Mi characters, about 64 MB), since one answer of many flags may be megabytes
   const bulk = new TextCache<string>(BULK_CACHE_CHARS)
+  // the outcomes of the flags with rules in each kept bulk answer, for usage (a kept answer is
+  // served again without evaluating them)
+  const bulkRuled = new BoundedMap<string, CountedTemplate>(10_000)
+  // each scope's flags as asked for by a 304 (no variant known), per template
+  const asked = new WeakMap<Template, CountedTemplate>()
+  const unanswered = (template: Template): CountedTemplate => {
+    let known = asked.get(template)
+    if (known === undefined) {
+      const flags = template.parts.flatMap((p) => (typeof p === 'string' ? [] : [p])).concat(template.counted.fixed.map((f) => f.flag))
+      asked.set(template, (known = { fixed: flags.map((flag) => ({ flag, variant: '', reason: 'NOT_MODIFIED' })) }))
+    }
+    return known
+  }
   // the bulk ETags asked for lately (bounded), to know which contexts repeat
   const seen = new BoundedMap<string, true>(10_000)
   // whether any flag has a rule, per flags revision (then the whole context counts for the ETag)
@@ -96,55 +133,58 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
   // a rule's answers as text per outcome (the variant it chose, or the default): the same for
   // every context that reaches it, so an evaluation runs the rule and looks its answer up; the
   // answers that depend on the targeting key (an A/B split) are made each time
-  const outcomes = new WeakMap<Flag, Map<string, string>>()
-  const ruledJson = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): string => {
+  const outcomes = new WeakMap<Flag, Map<string, Answer>>()
+  const ruledAnswer = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): Answer => {
     const expr = ruleOf(flag, snapshot) as Expr
     const outcome = runRule(expr, context, flag.name)
     const key =
       outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
-    let texts = outcomes.get(flag)
-    const known = key === undefined ? undefined : texts?.get(key)
+    let answers = outcomes.get(flag)
+    const known = key === undefined ? undefined : answers?.get(key)
     if (known !== undefined) return known
     // the full evaluation from the outcome (never running the rule twice: its answer is fixed now)
-    const r = answerFor(flag, context, outcome)
-    if (isFailure(r)) throw new EvaluationFailed(r.key, r.errorDetails)
-    const text = JSON.stringify(r)
+    const answer = answerOf(answerFor(flag, context, outcome))
     if (key !== undefined) {
-      if (!texts) outcomes.set(flag, (texts = new Map()))
-      texts.set(key, text)
+      if (!answers) outcomes.set(flag, (answers = new Map()))
+      answers.set(key, answer)
     }
-    return text
+    return answer
   }
-  const oneJson = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): string => {
+  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): Answer => {
     if (!fixedAnswer(flag)) {
-      if (flag.targeting !== undefined) return ruledJson(flag, context, snapshot)
-      const r = result(flag, context, snapshot)
-      if (isFailure(r)) throw new EvaluationFailed(r.key, r.errorDetails)
-      return JSON.stringify(r)
+      if (flag.targeting !== undefined) return ruledAnswer(flag, context, snapshot)
+      return answerOf(result(flag, context, snapshot))
     }
-    let text = fixed.get(flag)
-    if (text === undefined) fixed.set(flag, (text = JSON.stringify(result(flag, {}, snapshot))))
-    return text
+    let answer = fixed.get(flag)
+    if (answer === undefined) fixed.set(flag, (answer = answerOf(result(flag, {}, snapshot))))
+    return answer
+  }
+  // an answer is counted where it is given to a caller (a template is built without counting)
+  const counted = (flag: Flag, answer: Answer): Answer => {
+    counter?.countAnswer(flag, answer)
+    return answer
   }
   // the bulk answer of a scope at a revision as a template: the answers that are the same for every
   // context joined into runs, the flags whose answer depends on it in between; kept for the newest
   // revision only, and only while small (at most TEMPLATE_CHARS in all)
-  let templates = { revision: -1, chars: 0, byScope: new Map<string, (string | Flag)[]>() }
-  const templateOf = (principal: Principal, snapshot: Snapshot): (string | Flag)[] => {
+  let templates = { revision: -1, chars: 0, byScope: new Map<string, Template>() }
+  const templateOf = (principal: Principal, snapshot: Snapshot): Template => {
     const revision = snapshot.revisionOf('flags')
     if (templates.revision !== revision) templates = { revision, chars: 0, byScope: new Map() }
     const scope = flagScopeOf(principal).join('\n')
     const known = templates.byScope.get(scope)
     if (known) return known
     const parts: (string | Flag)[] = []
+    const fixedOnes: CountedTemplate['fixed'][number][] = []
     let run: string[] = []
     let chars = 0
     for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) {
       if (!canSeeFlag(principal, flag.name)) continue
       if (fixedAnswer(flag)) {
-        const text = oneJson(flag, {}, snapshot)
-        run.push(text)
-        chars += text.length
+        const answer = one(flag, {}, snapshot)
+        run.push(answer.text)
+        fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
+        chars += answer.text.length
         continue
       }
       if (run.length > 0) parts.push(run.join(','))
@@ -152,11 +192,12 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
       parts.push(flag)
     }
     if (run.length > 0) parts.push(run.join(','))
+    const template = { parts, counted: { fixed: fixedOnes } }
     if (templates.chars + chars <= TEMPLATE_CHARS) {
-      templates.byScope.set(scope, parts)
+      templates.byScope.set(scope, template)
       templates.chars += chars
     }
-    return parts
+    return template
   }
   const anyTargeted = (snapshot: Snapshot): boolean => {
     const revision = snapshot.revisionOf('flags')
@@ -191,7 +232,10 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
     oneJson(principal, key, context) {
       requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
-      return oneJson(visibleFlag(principal, key, snapshot), context, snapshot)
+      const flag = visibleFlag(principal, key, snapshot)
+      const answer = counted(flag, one(flag, context, snapshot))
+      if (answer.failure) throw answer.failure
+      return answer.text
     },
 
     explain(principal, key, context) {
@@ -209,29 +253,43 @@ export function createEvaluationService(store: Store, read: FlagReadModel): Eval
       requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
       const etag = tagOf(principal, context, snapshot)
+      const template = templateOf(principal, snapshot)
+      counter?.countTemplate(template.counted)
       let flags = bulk.get(etag)
-      if (flags === undefined) {
-        // kept only from the second time a context is asked for: pollers repeat theirs, while
-        // one-off contexts (a new visitor each request) would only push useful answers out
-        const keep = seen.has(etag)
-        seen.set(etag, true)
-        const evaluations: string[] = []
-        for (const part of templateOf(principal, snapshot)) {
-          if (typeof part === 'string') {
-            evaluations.push(part)
-            continue
-          }
-          try {
-            evaluations.push(oneJson(part, context, snapshot))
-          } catch (err) {
-            if (!(err instanceof EvaluationFailed)) throw err
-            evaluations.push(JSON.stringify({ key: err.key, errorCode: 'GENERAL', errorDetails: err.details }))
-          }
+      const ruled = bulkRuled.get(etag)
+      if (flags !== undefined && ruled !== undefined) {
+        if (ruled.fixed.length > 0) counter?.countTemplate(ruled)
+        return { etag, flags }
+      }
+      // kept only from the second time a context is asked for: pollers repeat theirs, while
+      // one-off contexts (a new visitor each request) would only push useful answers out
+      const keep = seen.has(etag)
+      seen.set(etag, true)
+      const evaluations: string[] = []
+      const outcomes: CountedTemplate['fixed'][number][] = []
+      for (const part of template.parts) {
+        if (typeof part === 'string') {
+          evaluations.push(part)
+          continue
         }
-        flags = `[${evaluations.join(',')}]`
-        if (keep) bulk.set(etag, flags)
+        const answer = counted(part, one(part, context, snapshot))
+        if (keep) outcomes.push({ flag: part, variant: answer.variant, reason: answer.reason })
+        if (!answer.failure) evaluations.push(answer.text)
+        else evaluations.push(JSON.stringify({ key: answer.failure.key, errorCode: 'GENERAL', errorDetails: answer.failure.details }))
+      }
+      flags = `[${evaluations.join(',')}]`
+      if (keep) {
+        bulk.set(etag, flags)
+        bulkRuled.set(etag, outcomes.length === 0 ? NOTHING_RULED : { fixed: outcomes })
       }
       return { etag, flags }
+    },
+
+    notModified(principal) {
+      requirePermission(principal, 'flag:evaluate')
+      if (!counter) return
+      // a 304 re-sends nothing, so no variant is known: the flags count as asked for, without one
+      counter.countTemplate(unanswered(templateOf(principal, store.committed())))
     },
 
     revision: () => store.committed().revisionOf('flags'),

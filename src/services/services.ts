@@ -4,7 +4,7 @@
  */
 
 import type { Config } from '../config.ts'
-import type { FailureLedger } from '../storage/shared-tables.ts'
+import type { FailureLedger, UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
 import { type AuditService, createAuditService } from './audit-service.ts'
@@ -21,6 +21,8 @@ import { createPatternGate } from './pattern-gate.ts'
 import { createSegmentService, type SegmentService } from './segment-service.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
 import type { Telemetry } from './telemetry.ts'
+import { UsageCounter } from './usage-counter.ts'
+import { createUsageService, type UsageService } from './usage-service.ts'
 import { createUserService, type UserService } from './user-service.ts'
 
 /** Every service. */
@@ -38,6 +40,8 @@ export interface Services {
   changeFeed: FlagChangeFeed
   /** What in-process providers receive over flagd's sync protocol. */
   sync: FlagSyncService
+  /** Flag usage; `stop()` it before closing the store (it writes what is counted). */
+  usage: UsageService
   health: HealthService
 }
 
@@ -48,10 +52,14 @@ export interface ServiceOptions {
   telemetry?: Telemetry
   /** Failed logins shared by replicas (PostgreSQL storage). */
   failureLedger?: FailureLedger | undefined
+  /** Where flag usage counts are kept. */
+  usageLog: UsageLog
+  /** A failed write of usage counts (kept and written with the next). */
+  onUsageFlushError?: (err: unknown) => void
 }
 
 /** Wires the services over `store`. */
-export function createServices(store: Store, config: Config, options: ServiceOptions = {}): Services {
+export function createServices(store: Store, config: Config, options: ServiceOptions): Services {
   const hasher = createPasswordHasher(options.hashCost)
   const now = options.now ?? (() => new Date())
   const userWindowMs = config.auth.loginUserWindowSeconds * 1000
@@ -68,6 +76,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const flags = createFlagService(store, config.limits.maxFlags, now, patternGate)
   const apiTokens = createApiTokenService(store, now)
   const changeFeed = createFlagChangeFeed(store)
+  const counter = new UsageCounter()
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
@@ -85,10 +94,17 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     apiTokens,
-    evaluations: createEvaluationService(store, flags.read),
+    evaluations: createEvaluationService(store, flags.read, config.usage.count ? counter : undefined),
     audit: createAuditService(store, flags),
     changeFeed,
     sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment }),
+    usage: createUsageService({
+      store,
+      log: options.usageLog,
+      counter,
+      staleDays: config.usage.staleDays,
+      onFlushError: options.onUsageFlushError,
+    }),
     health: createHealthService(store),
   }
 }

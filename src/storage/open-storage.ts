@@ -6,11 +6,20 @@
 
 import type { Config } from '../config.ts'
 import type { FileWriter } from './durable-text-file.ts'
+import { fileUsageLog } from './file-usage-log.ts'
 import { openJsonFileStore } from './json-file-store.ts'
-import { advisoryLeadership, type Leadership, sharedCursors, sharedFailures, sharedSecret, soleLeader } from './postgres-shared.ts'
+import {
+  advisoryLeadership,
+  type Leadership,
+  sharedCursors,
+  sharedFailures,
+  sharedSecret,
+  sharedUsage,
+  soleLeader,
+} from './postgres-shared.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
-import type { CursorStore, FailureLedger } from './shared-tables.ts'
+import type { CursorStore, FailureLedger, UsageLog } from './shared-tables.ts'
 import type { Store } from './store.ts'
 import { fileCursors } from './webhook-cursor-file.ts'
 
@@ -25,6 +34,8 @@ export interface Storage {
   webhookCursors: CursorStore
   /** Failed logins shared by replicas; absent with one process (the throttle keeps them in memory). */
   failureLedger?: FailureLedger
+  /** Flag usage counts (contract §22). */
+  usage: UsageLog
 }
 
 /** How opening reports. */
@@ -57,6 +68,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
       leadership: () => advisoryLeadership(store.sql, 2000, hooks.info ?? hooks.log),
       webhookCursors: sharedCursors(store.sql),
       failureLedger: sharedFailures(store.sql),
+      usage: sharedUsage(store.sql),
     }
   }
   const store = await openJsonFileStore({
@@ -72,5 +84,6 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
     secret: async () => config.auth.secret ?? (await loadOrCreateSecret(config.dataDir)),
     leadership: () => soleLeader,
     webhookCursors: fileCursors(config.dataDir),
+    usage: fileUsageLog(config.dataDir),
   }
 }

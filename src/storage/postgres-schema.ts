@@ -13,13 +13,14 @@
  * - `flagd_settings`: the token-signing secret and other shared values.
  * - `flagd_login_failures`: login throttling counts shared by every replica.
  * - `flagd_replicas`: live replicas and the revision each has applied (revocations wait for them).
+ * - `flagd_usage`: flag usage counts in hourly buckets (§22); every replica adds to them.
  * Every statement is idempotent, so an older schema is upgraded by running them all again.
  */
 
 import type { SQL } from 'bun'
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** The advisory lock key of schema changes (any constant; "flagd" in ASCII). */
 const SCHEMA_LOCK = 0x666c616764
@@ -74,6 +75,16 @@ CREATE TABLE IF NOT EXISTS flagd_replicas (
   revision bigint NOT NULL,
   seen_at timestamptz NOT NULL
 );
+CREATE TABLE IF NOT EXISTS flagd_usage (
+  flag_id text NOT NULL,
+  hour timestamptz NOT NULL,
+  variant text NOT NULL,
+  reason text NOT NULL,
+  count bigint NOT NULL,
+  last_at timestamptz NOT NULL,
+  PRIMARY KEY (flag_id, hour, variant, reason)
+);
+CREATE INDEX IF NOT EXISTS flagd_usage_hour ON flagd_usage (hour);
 CREATE TABLE IF NOT EXISTS flagd_schema (
   id smallint PRIMARY KEY CHECK (id = 1),
   version integer NOT NULL

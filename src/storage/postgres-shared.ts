@@ -7,7 +7,8 @@
 
 import { randomBytes } from 'node:crypto'
 import type { SQL } from 'bun'
-import type { FailureLedger } from './shared-tables.ts'
+import type { UsageBucket } from '../domain/flag-usage.ts'
+import type { FailureLedger, UsageLog } from './shared-tables.ts'
 
 /** The secret every replica signs session tokens with, created by the first replica to start. */
 export async function sharedSecret(sql: SQL): Promise<string> {
@@ -122,5 +123,66 @@ export function advisoryLeadership(sql: SQL, everyMs = 2000, log: (line: string)
       if (held) await held`SELECT pg_advisory_unlock(${LEADER_LOCK})`.catch(() => {})
       drop()
     },
+  }
+}
+
+/**
+ * Flag usage counts shared by replicas (contract §22): each replica adds its counts to the same
+ * hourly buckets with an atomic upsert, so concurrent additions from several replicas add up.
+ */
+export function sharedUsage(sql: SQL): UsageLog {
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString())
+  const rows = (found: unknown[]): UsageBucket[] =>
+    (found as { flag_id: string; hour: unknown; variant: string; reason: string; count: string | number; last_at: unknown }[]).map((r) => ({
+      flagId: r.flag_id,
+      hour: iso(r.hour),
+      variant: r.variant,
+      reason: r.reason,
+      count: Number(r.count),
+      lastAt: iso(r.last_at),
+    }))
+  return {
+    async add(buckets) {
+      if (buckets.length === 0) return
+      await sql`INSERT INTO flagd_usage (flag_id, hour, variant, reason, count, last_at)
+        SELECT * FROM unnest(
+          ${sql.array(
+            buckets.map((b) => b.flagId),
+            'TEXT',
+          )}::text[],
+          ${sql.array(
+            buckets.map((b) => b.hour),
+            'TEXT',
+          )}::timestamptz[],
+          ${sql.array(
+            buckets.map((b) => b.variant),
+            'TEXT',
+          )}::text[],
+          ${sql.array(
+            buckets.map((b) => b.reason),
+            'TEXT',
+          )}::text[],
+          ${sql.array(
+            buckets.map((b) => String(b.count)),
+            'TEXT',
+          )}::bigint[],
+          ${sql.array(
+            buckets.map((b) => b.lastAt),
+            'TEXT',
+          )}::timestamptz[])
+        ON CONFLICT (flag_id, hour, variant, reason) DO UPDATE SET
+          count = flagd_usage.count + EXCLUDED.count,
+          last_at = GREATEST(flagd_usage.last_at, EXCLUDED.last_at)`
+    },
+    async read(sinceHour, flagIds) {
+      if (flagIds === undefined) return rows(await sql`SELECT * FROM flagd_usage WHERE hour >= ${sinceHour}::timestamptz`)
+      return rows(
+        await sql`SELECT * FROM flagd_usage WHERE hour >= ${sinceHour}::timestamptz AND flag_id = ANY(${sql.array([...flagIds], 'TEXT')})`,
+      )
+    },
+    async prune(beforeHour) {
+      await sql`DELETE FROM flagd_usage WHERE hour < ${beforeHour}::timestamptz`
+    },
+    close() {},
   }
 }

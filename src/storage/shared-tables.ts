@@ -1,8 +1,10 @@
 /**
- * Two small things the storage backends keep besides the state, for services that need them to be
- * shared by every replica: the failed-login ledger and the webhook delivery cursors. Their shapes
- * are storage's to define (it offers them; the file and PostgreSQL backends implement them).
+ * What the storage backends keep besides the state, for services that need it to be shared by every
+ * replica: the failed-login ledger, the webhook delivery cursors and the flag usage counts. Their
+ * shapes are storage's to define (it offers them; the file and PostgreSQL backends implement them).
  */
+
+import type { UsageBucket } from '../domain/flag-usage.ts'
 
 /**
  * Failures shared by replicas (contract §18): every replica records its failures here and reads the
@@ -20,4 +22,19 @@ export interface FailureLedger {
 export interface CursorStore {
   load(): Promise<Record<string, number>>
   save(cursors: Readonly<Record<string, number>>): Promise<void>
+}
+
+/**
+ * Flag usage counts (contract §22) in hourly buckets: each replica adds its own counts (written at
+ * most once a minute, so a crash loses at most that minute and never corrupts what was written);
+ * reads add up every replica's.
+ */
+export interface UsageLog {
+  /** Adds `buckets` to the stored counts, all or none. */
+  add(buckets: readonly UsageBucket[]): Promise<void>
+  /** The buckets from `sinceHour` on (summed over replicas), of `flagIds` or of every flag. */
+  read(sinceHour: string, flagIds?: readonly string[]): Promise<UsageBucket[]>
+  /** Forgets buckets older than `beforeHour`. */
+  prune(beforeHour: string): Promise<void>
+  close(): void
 }

@@ -24,7 +24,10 @@ export interface FlagRouteDeps {
   bodyLimit: number
 }
 
-const FLAG_NAME = { name: 'flagName', description: 'The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F' }
+export const FLAG_NAME = {
+  name: 'flagName',
+  description: 'The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F',
+}
 const IF_NONE_MATCH = [{ name: 'If-None-Match', description: 'An ETag from an earlier answer: 304 without a body while it is current' }]
 const NOT_MODIFIED = { 304: { description: 'Not modified: the ETag sent in If-None-Match is current' } }
 const IF_MATCH = [{ name: 'If-Match', description: 'Apply only if the flag is at this revision ("4"); otherwise 412' }]

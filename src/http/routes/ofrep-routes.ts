@@ -84,7 +84,10 @@ export async function evaluateAllAnswer(
   }
   const tag = deps.evaluations.bulkTag(principal, context)
   // only the tag of this very context says the answer is unchanged, never `*`
-  if (noneMatch(request.headers.get('if-none-match'), tag, false)) return notModifiedAnswer(requestId, tag)
+  if (noneMatch(request.headers.get('if-none-match'), tag, false)) {
+    deps.evaluations.notModified(principal)
+    return notModifiedAnswer(requestId, tag)
+  }
   const { etag, flags } = deps.evaluations.bulkJson(principal, context)
   const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
   return taggedAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)

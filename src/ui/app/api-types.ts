@@ -510,6 +510,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flags/{flagName}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A flag's usage
+         * @description Requires permission `flag:read`.
+         *
+         *     How often the flag was evaluated through OFREP (single and bulk; a bulk 304 counts without a variant), per variant and per hour (UTC), since `since`. In-process evaluations (flagd sync) are not seen. Counts reach this answer at once and the database within a minute.
+         */
+        get: operations["getFlagUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of every flag
+         * @description Requires permission `flag:read`.
+         *
+         *     Every flag the caller may see, in name order, with its evaluations over the last 30 days and whether it is stale (neither evaluated nor changed for usage.staleDays).
+         */
+        get: operations["listUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1806,6 +1850,68 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
             name: string;
+        };
+        /**
+         * @example {
+         *       "name": "checkout/new_flow",
+         *       "total": 1520,
+         *       "lastEvaluatedAt": "2026-11-25T05:41:12.000Z",
+         *       "variants": {
+         *         "on": 310,
+         *         "off": 1210
+         *       },
+         *       "hours": [
+         *         {
+         *           "at": "2026-11-25T05:00:00.000Z",
+         *           "count": 1520
+         *         }
+         *       ]
+         *     }
+         */
+        FlagUsage: {
+            name: string;
+            /**
+             * Format: int64
+             * @description Evaluations counted since `since` (OFREP single and bulk, 304s included)
+             */
+            total: number;
+            /**
+             * Format: date-time
+             * @description The newest evaluation counted; null when never evaluated
+             * @example 2026-11-25T05:00:00.000Z
+             */
+            lastEvaluatedAt: string | null;
+            /** @description Evaluations per variant answered (a bulk 304 answers none, so it counts only in total) */
+            variants: {
+                [key: string]: number;
+            };
+            /** @description Evaluations per hour (UTC), oldest first; hours without any are left out */
+            hours: {
+                /**
+                 * Format: date-time
+                 * @description The start of the hour
+                 * @example 2026-11-25T05:00:00.000Z
+                 */
+                at: string;
+                /** Format: int64 */
+                count: number;
+            }[];
+        };
+        UsageSummary: {
+            name: string;
+            /**
+             * Format: int64
+             * @description Evaluations over the last 30 days
+             */
+            total: number;
+            /**
+             * Format: date-time
+             * @description The newest evaluation counted; null when never evaluated
+             * @example 2026-11-25T05:00:00.000Z
+             */
+            lastEvaluatedAt: string | null;
+            /** @description Neither evaluated nor changed for usage.staleDays */
+            stale: boolean;
         };
     };
     responses: {
@@ -3666,6 +3772,63 @@ export interface operations {
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
+        };
+    };
+    getFlagUsage: {
+        parameters: {
+            query?: {
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlagUsage"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    listUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage of every flag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSummary"][];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            500: components["responses"]["E500"];
         };
     };
     getMetrics: {

@@ -1,0 +1,143 @@
+/**
+ * Flag usage (contract §22): the counts the evaluation service keeps in memory are added to the
+ * usage log at most once a minute and at shutdown (a `kill -9` loses at most that minute); reads
+ * add what is stored (every replica's) to what this replica has not written yet, so an answer is
+ * never a minute behind. Buckets older than 30 days are pruned. Only flags that exist are counted
+ * and reported; a deleted flag's counts are pruned with age.
+ */
+
+import { canSeeFlag, requirePermission } from '../domain/access-policy.ts'
+import { InvalidError, NotFoundError } from '../domain/errors.ts'
+import { type FlagUsage, flagUsageOf, hourOf, isStale, USAGE_RETENTION_DAYS, type UsageBucket } from '../domain/flag-usage.ts'
+import type { Principal } from '../domain/principal.ts'
+import type { UsageLog } from '../storage/shared-tables.ts'
+import type { Store } from '../storage/store.ts'
+import type { UsageCounter } from './usage-counter.ts'
+
+/** How often counts are written. */
+export const USAGE_FLUSH_MS = 60_000
+const DAY_MS = 86_400_000
+
+/** One flag in `GET /api/usage`. */
+export interface UsageSummary {
+  name: string
+  total: number
+  lastEvaluatedAt: string | null
+  stale: boolean
+}
+
+/** The usage use cases. */
+export interface UsageService {
+  /** `GET /api/flags/{name}/usage`: since `since` (ISO 8601; 30 days ago when absent). */
+  flagUsage(principal: Principal, name: string, since?: string): Promise<FlagUsage>
+  /** `GET /api/usage`: every visible flag over the last 30 days, in name order, with `stale`. */
+  list(principal: Principal): Promise<UsageSummary[]>
+  /** Writes the counts kept in memory (the timer does it once a minute; shutdown once more). */
+  flush(): Promise<void>
+  /** Stops the timer and writes what is left. */
+  stop(): Promise<void>
+}
+
+/** What the service needs. */
+export interface UsageDeps {
+  store: Store
+  log: UsageLog
+  counter: UsageCounter
+  staleDays: number
+  now?: () => number
+  /** A failed write is reported, and its counts kept for the next one. */
+  onFlushError?: (err: unknown) => void
+}
+
+export function createUsageService(deps: UsageDeps): UsageService {
+  const { store, log, counter } = deps
+  const now = deps.now ?? Date.now
+  // counts drained but not yet written (a failed write keeps them for the next)
+  let unwritten: UsageBucket[] = []
+  let writing: Promise<void> = Promise.resolve()
+
+  const flush = (): Promise<void> => {
+    writing = writing.then(async () => {
+      const batch = unwritten.concat(counter.drain())
+      unwritten = []
+      try {
+        await log.add(batch)
+      } catch (err) {
+        unwritten = batch
+        deps.onFlushError?.(err)
+      }
+    })
+    return writing
+  }
+  let lastPrune = 0
+  const timer = setInterval(() => {
+    void flush().then(async () => {
+      if (now() - lastPrune < DAY_MS / 24) return
+      lastPrune = now()
+      await log.prune(hourOf(now() - USAGE_RETENTION_DAYS * DAY_MS)).catch(() => {})
+    })
+  }, USAGE_FLUSH_MS)
+  timer.unref?.()
+
+  /** Stored buckets since `sinceMs` and those not written yet, of `flagIds` or all. */
+  const bucketsSince = async (sinceMs: number, flagIds?: readonly string[]): Promise<UsageBucket[]> => {
+    const since = hourOf(sinceMs)
+    const stored = await log.read(since, flagIds)
+    const wanted = flagIds && new Set(flagIds)
+    const pending = unwritten.concat(counter.peek()).filter((b) => b.hour >= since && (!wanted || wanted.has(b.flagId)))
+    return stored.concat(pending)
+  }
+
+  return {
+    async flagUsage(principal, name, since) {
+      requirePermission(principal, 'flag:read')
+      const flag = canSeeFlag(principal, name) ? store.committed().flags.get(name) : undefined
+      if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+      let sinceMs = now() - USAGE_RETENTION_DAYS * DAY_MS
+      if (since !== undefined) {
+        sinceMs = /^\d{4}-\d{2}-\d{2}/.test(since) ? Date.parse(since) : Number.NaN
+        if (Number.isNaN(sinceMs))
+          throw new InvalidError(
+            'since must be an ISO 8601 date or date-time (2026-11-01T00:00:00Z)',
+            'since',
+            'must be an ISO 8601 date-time',
+          )
+      }
+      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [flag.id]))
+    },
+
+    async list(principal) {
+      requirePermission(principal, 'flag:read')
+      const at = now()
+      const buckets = await bucketsSince(at - USAGE_RETENTION_DAYS * DAY_MS)
+      const byFlag = new Map<string, { total: number; last: string | null }>()
+      for (const b of buckets) {
+        const known = byFlag.get(b.flagId) ?? { total: 0, last: null }
+        known.total += b.count
+        if (known.last === null || b.lastAt > known.last) known.last = b.lastAt
+        byFlag.set(b.flagId, known)
+      }
+      return [...store.committed().flags.values()]
+        .filter((f) => canSeeFlag(principal, f.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map((f) => {
+          const used = byFlag.get(f.id)
+          const lastEvaluatedAt = used?.last ?? null
+          return {
+            name: f.name,
+            total: used?.total ?? 0,
+            lastEvaluatedAt,
+            stale: isStale(lastEvaluatedAt, f.updatedAt, at, deps.staleDays),
+          }
+        })
+    },
+
+    flush,
+
+    async stop() {
+      clearInterval(timer)
+      await flush()
+      counter.stop()
+    },
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Contract §22 over HTTP: OFREP evaluations (single, bulk, bulk 304) counted per flag and variant,
+ * read at once through `GET /api/flags/{name}/usage` and `GET /api/usage`, kept across a restart once
+ * written; unknown flag keys never counted; bad `since` refused.
+ */
+
+import { afterAll, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
+
+const dirs: string[] = []
+const apps: TestApp[] = []
+afterAll(async () => {
+  for (const a of apps) await a.close().catch(() => {})
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+async function app(dataDir = tempDir()) {
+  if (!dirs.includes(dataDir)) dirs.push(dataDir)
+  const a = await createTestApp({}, { dataDir })
+  apps.push(a)
+  return a
+}
+const ofrep = (a: TestApp, key: string, context: Record<string, unknown>) =>
+  a.req('POST', `/ofrep/v1/evaluate/flags/${key}`, { token: a.adminToken, body: { context } })
+
+test('single and bulk evaluations are counted per variant and hour, and read at once', async () => {
+  const a = await app()
+  const rule = { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', 'off'] }
+  await a.req('POST', '/api/flags', {
+    token: a.adminToken,
+    body: { name: 'u/rollout', type: 'BOOLEAN', variants: { on: true, off: false }, targeting: rule },
+  })
+  await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'u/static', type: 'INTEGER', value: 3 } })
+  for (const plan of ['pro', 'free', 'free']) expect((await ofrep(a, 'u/rollout', { plan })).status).toBe(200)
+  expect((await ofrep(a, 'u/missing', {})).status).toBe(404) // unknown keys are not counted
+  const bulk = await a.req('POST', '/ofrep/v1/evaluate/flags', { token: a.adminToken, body: { context: { plan: 'pro' } } })
+  expect(bulk.status).toBe(200)
+  const etag = bulk.headers.get('etag') as string
+  const again = await a.req('POST', '/ofrep/v1/evaluate/flags', {
+    token: a.adminToken,
+    body: { context: { plan: 'pro' } },
+    headers: { 'if-none-match': etag },
+  })
+  expect(again.status).toBe(304)
+
+  const usage = await a.req('GET', '/api/flags/u/rollout/usage', { token: a.adminToken })
+  expect(usage.status).toBe(200)
+  expect(usage.body).toMatchObject({ name: 'u/rollout', total: 5, variants: { on: 2, off: 2 } }) // the 304 counts without a variant
+  expect(usage.body.hours).toEqual([{ at: expect.stringMatching(/T\d\d:00:00\.000Z$/), count: 5 }])
+  expect(Date.parse(usage.body.lastEvaluatedAt)).toBeGreaterThan(Date.now() - 60_000)
+  const statics = await a.req('GET', '/api/flags/u/static/usage', { token: a.adminToken })
+  expect(statics.body).toMatchObject({ total: 2, variants: { value: 1 } })
+
+  const list = await a.req('GET', '/api/usage', { token: a.adminToken })
+  expect(list.body).toEqual([
+    { name: 'u/rollout', total: 5, lastEvaluatedAt: expect.any(String), stale: false },
+    { name: 'u/static', total: 2, lastEvaluatedAt: expect.any(String), stale: false },
+  ])
+})
+
+test('a flag never evaluated: zero, null, not stale while new; bad since and unknown flags refused', async () => {
+  const a = await app()
+  await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'quiet', type: 'BOOLEAN' } })
+  const usage = await a.req('GET', '/api/flags/quiet/usage?since=2026-01-01', { token: a.adminToken })
+  expect(usage.body).toEqual({ name: 'quiet', total: 0, lastEvaluatedAt: null, variants: {}, hours: [] })
+  expect((await a.req('GET', '/api/flags/quiet/usage?since=yesterday', { token: a.adminToken })).status).toBe(400)
+  expect((await a.req('GET', '/api/flags/nope/usage', { token: a.adminToken })).status).toBe(404)
+  expect((await a.req('GET', '/api/usage', { token: a.adminToken })).body).toEqual([
+    { name: 'quiet', total: 0, lastEvaluatedAt: null, stale: false },
+  ])
+  // a flag whose own name ends in /usage is read as a flag
+  await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'report/usage', type: 'INTEGER', value: 1 } })
+  expect((await a.req('GET', '/api/flags/report/usage', { token: a.adminToken })).body).toMatchObject({ name: 'report/usage', value: 1 })
+})
+
+test('written counts survive a restart; unwritten ones are written at shutdown', async () => {
+  const dir = tempDir()
+  const first = await app(dir)
+  await first.req('POST', '/api/flags', { token: first.adminToken, body: { name: 'kept', type: 'BOOLEAN', value: true } })
+  for (let i = 0; i < 4; i++) await ofrep(first, 'kept', {})
+  await first.app.services.usage.flush()
+  await ofrep(first, 'kept', {}) // not written until shutdown
+  await first.close()
+  apps.splice(apps.indexOf(first), 1)
+  const second = await app(dir)
+  const usage = await second.req('GET', '/api/flags/kept/usage', { token: second.adminToken })
+  expect(usage.body).toMatchObject({ total: 5, variants: { value: 5 } })
+})
