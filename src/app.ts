@@ -42,7 +42,7 @@ export interface App {
 }
 
 /** Options for tests: fault injection and cheaper hashing. */
-export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError'> {
+export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError' | 'onCounted'> {
   writer?: FileWriter
   logger?: Logger
   /** Tests shorten the webhook retry schedule. */
@@ -54,7 +54,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logging: Logging = options.logger ? unbufferedLogging(options.logger) : createLogging({ level: config.logLevel })
   const logger = logging.logger
   // read at scrape time, when the store exists
-  const metrics = createMetrics(() => store.committed().flags.size)
+  const metrics = createMetrics(() => store.committed().flags.size, config.metrics.perFlag)
   const storage = await openStorage(config, {
     onWrite: metrics.commit,
     log: (line) => logger.warn(line),
@@ -72,6 +72,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       failureLedger: storage.failureLedger,
       usageLog: storage.usage,
       onUsageFlushError: (err) => logger.warn({ err }, 'writing flag usage counts failed; they are kept for the next write'),
+      ...(config.metrics.perFlag ? { onCounted: (rows: Parameters<typeof metrics.evaluations>[0]) => metrics.evaluations(rows) } : {}),
     })
     const sessionTokens = createSessionTokenCodec(secret)
     const http = createHttpApp({

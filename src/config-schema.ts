@@ -16,7 +16,7 @@ export interface Config {
   publicExport: boolean
   trustProxy: string[]
   logLevel: 'debug' | 'info' | 'warn' | 'error'
-  metrics: { enabled: boolean }
+  metrics: { enabled: boolean; perFlag: boolean }
   cors: { origins: string[] }
   streams: { heartbeatSeconds: number }
   audit: { retentionDays: number }
@@ -262,6 +262,12 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'trustProxy', default: [], parse: addressList, doc: 'Proxy addresses or CIDR ranges whose X-Forwarded-For is trusted.' },
   { path: 'logLevel', default: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), doc: 'Least severe log level written.' },
   { path: 'metrics.enabled', default: true, parse: boolean, doc: 'Serve Prometheus metrics at GET /metrics.' },
+  {
+    path: 'metrics.perFlag',
+    default: false,
+    parse: boolean,
+    doc: 'Add flagd_evaluations_total{flag, variant, reason} to the metrics (a series per flag and variant).',
+  },
   {
     path: 'cors.origins',
     default: [],

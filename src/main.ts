@@ -8,6 +8,7 @@ import { runCli } from './cli/run-cli.ts'
 import { serveCommand } from './cli/serve-command.ts'
 import { storageCommand } from './cli/storage-command.ts'
 import { tokenCommand } from './cli/token-command.ts'
+import { usageCommand } from './cli/usage-command.ts'
 import { userCommand } from './cli/user-command.ts'
 import { VERSION } from './version.ts'
 
@@ -23,6 +24,7 @@ const main = defineCommand({
     user: userCommand,
     token: tokenCommand,
     audit: auditCommand,
+    usage: usageCommand,
     export: exportCommand,
     import: importCommand,
     validate: validateCommand,

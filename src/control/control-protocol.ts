@@ -41,6 +41,7 @@ export const CONTROL_ARGUMENTS = {
       before: Optional(T.Union([Text, T.Number()])),
     }),
   ]),
+  listUsage: T.Tuple([]),
   exportDocument: T.Tuple([]),
   // the document is checked by the migration service, as it is for an upload
   importDocument: T.Tuple([
@@ -68,6 +69,7 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   listTokens: true,
   revokeToken: true,
   listAudit: true,
+  listUsage: true,
   exportDocument: true,
   importDocument: true,
 }

@@ -11,7 +11,8 @@ export const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8'
 
 /** A counter; `labels` must name exactly the label names it was made with. */
 export interface Counter {
-  inc(labels?: Readonly<Record<string, string>>): void
+  /** Adds `by` (default 1) to the series of `labels`. */
+  inc(labels?: Readonly<Record<string, string>>, by?: number): void
 }
 
 /** A histogram without labels. */
@@ -71,9 +72,9 @@ export function createMetricRegistry(): MetricRegistry {
         return lines
       })
       return {
-        inc(labels = {}) {
+        inc(labels = {}, by = 1) {
           const key = labelNames.map((l) => `${l}="${escapeLabel(labels[l] ?? '')}"`).join(',')
-          values.set(key, (values.get(key) ?? 0) + 1)
+          values.set(key, (values.get(key) ?? 0) + by)
         },
       }
     },

@@ -22,14 +22,24 @@ export interface Metrics {
   webhookDelivery(webhook: string, outcome: 'delivered' | 'retried' | 'failed'): void
   /** Where the number of open sync streams is read (0 until the sync protocol is served). */
   countSyncStreams(read: () => number): void
+  /** Evaluations counted per flag, variant and reason (only with `metrics.perFlag`; a no-op otherwise). */
+  evaluations(rows: readonly { flag: string; variant: string; reason: string; count: number }[]): void
 }
 
 /** Creates the metrics; `flagCount` is read at scrape time. */
-export function createMetrics(flagCount: () => number): Metrics {
+export function createMetrics(flagCount: () => number, perFlag = false): Metrics {
   const registry = createMetricRegistry()
   const requests = createRequestMetrics()
   registry.gauge('flagd_flags', 'Number of flags', flagCount)
   let syncStreams = () => 0
+  // one series per flag, variant and reason: only when asked for (cardinality grows with the flags)
+  const evaluations = perFlag
+    ? registry.counter('flagd_evaluations_total', 'OFREP evaluations by flag, variant and reason (added once a minute)', [
+        'flag',
+        'variant',
+        'reason',
+      ])
+    : undefined
   registry.gauge('flagd_sync_streams', "Open SyncFlags streams of flagd's sync protocol (in-process providers)", () => syncStreams())
   const imports = registry.counter('flagd_imports_total', 'Imports by source and outcome', ['source', 'outcome'])
   const commitSeconds = registry.histogram(
@@ -60,6 +70,9 @@ export function createMetrics(flagCount: () => number): Metrics {
     webhookDelivery: (webhook, outcome) => deliveries.inc({ webhook, outcome }),
     countSyncStreams(read) {
       syncStreams = read
+    },
+    evaluations(rows) {
+      for (const r of rows) evaluations?.inc({ flag: r.flag, variant: r.variant, reason: r.reason }, r.count)
     },
   }
 }

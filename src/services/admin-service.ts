@@ -1,5 +1,5 @@
 /**
- * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd audit`, `flagd export`,
+ * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd audit`, `flagd usage`, `flagd export`,
  * `flagd import`), as one
  * interface with two carriers: in-process over the services when the CLI holds the data directory,
  * or through the daemon's control socket when a daemon holds it. Either way the same service code
@@ -16,6 +16,7 @@ import type { PublicUser } from '../domain/user.ts'
 import type { AuditFilter, AuditPage } from './audit-service.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'
 import type { Services } from './services.ts'
+import type { UsageSummary } from './usage-service.ts'
 
 /** The administrator's operations. */
 export interface AdminApi {
@@ -32,6 +33,8 @@ export interface AdminApi {
   revokeToken(ref: string): Promise<PublicToken>
   /** A page of the audit log, newest first (`flagd audit`). */
   listAudit(filter: AuditFilter): Promise<AuditPage>
+  /** Every flag's usage over the last 30 days, with `stale` (`flagd usage`). */
+  listUsage(): Promise<UsageSummary[]>
   exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
@@ -62,6 +65,7 @@ export function createAdminService(services: Services): AdminApi {
       return services.apiTokens.revoke(command(), token.id)
     },
     listAudit: (filter) => services.audit.list(cli, filter),
+    listUsage: () => services.usage.list(cli),
     exportDocument: async () => services.migrations.exportDocument(cli),
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
   }

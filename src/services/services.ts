@@ -56,6 +56,8 @@ export interface ServiceOptions {
   usageLog: UsageLog
   /** A failed write of usage counts (kept and written with the next). */
   onUsageFlushError?: (err: unknown) => void
+  /** Each minute's evaluation counts by flag name (Prometheus, with `metrics.perFlag`). */
+  onCounted?: (rows: { flag: string; variant: string; reason: string; count: number }[]) => void
 }
 
 /** Wires the services over `store`. */
@@ -103,7 +105,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       log: options.usageLog,
       counter,
       staleDays: config.usage.staleDays,
-      onFlushError: options.onUsageFlushError,
+      ...(options.onUsageFlushError ? { onFlushError: options.onUsageFlushError } : {}),
+      ...(options.onCounted ? { onCounted: options.onCounted } : {}),
     }),
     health: createHealthService(store),
   }

@@ -47,6 +47,8 @@ export interface UsageDeps {
   now?: () => number
   /** A failed write is reported, and its counts kept for the next one. */
   onFlushError?: (err: unknown) => void
+  /** The counts of each drain, by flag name (for `flagd_evaluations_total`). */
+  onCounted?: (rows: { flag: string; variant: string; reason: string; count: number }[]) => void
 }
 
 export function createUsageService(deps: UsageDeps): UsageService {
@@ -58,7 +60,17 @@ export function createUsageService(deps: UsageDeps): UsageService {
 
   const flush = (): Promise<void> => {
     writing = writing.then(async () => {
-      const batch = unwritten.concat(counter.drain())
+      const drained = counter.drain()
+      if (deps.onCounted && drained.length > 0) {
+        const names = new Map([...store.committed().flags.values()].map((f) => [f.id, f.name]))
+        deps.onCounted(
+          drained.flatMap((b) => {
+            const flag = names.get(b.flagId)
+            return flag === undefined ? [] : [{ flag, variant: b.variant, reason: b.reason, count: b.count }]
+          }),
+        )
+      }
+      const batch = unwritten.concat(drained)
       unwritten = []
       try {
         await log.add(batch)

@@ -362,3 +362,22 @@ test.skipIf(!chromium)(
     expect(await ofrep('shop/limit', { plan: 'free' })).toMatchObject({ value: 1, reason: 'DEFAULT' })
   },
 )
+
+test.skipIf(!chromium)(
+  "usage: a flag's page charts its last 7 days and says when it was last evaluated; the list shows uses and filters stale flags",
+  async () => {
+    await api('POST', '/api/flags', { name: 'usage/counted', type: 'BOOLEAN', value: true })
+    for (let i = 0; i < 3; i++) await ofrep('usage/counted', {})
+    const p = await open()
+    await p.goto(`${url()}/ui/flags/usage/counted`)
+    await waitForText(p, 'Last evaluated')
+    const chart = await p.$eval('svg.usage-chart', (svg) => svg.getAttribute('aria-label') ?? '')
+    expect(chart).toContain('3 evaluations in 7 days')
+    expect(await p.$$eval('svg.usage-chart rect', (bars) => bars.length)).toBe(7)
+    await p.goto(`${url()}/ui/`)
+    await waitForText(p, '3 uses')
+    await selectByLabel(p, 'State', 'stale')
+    await p.waitForFunction(() => !document.querySelector('li[data-flag="usage/counted"]'))
+    expect({ violations: await seriousViolations(p) }).toEqual({ violations: [] })
+  },
+)

@@ -87,3 +87,21 @@ test('written counts survive a restart; unwritten ones are written at shutdown',
   const usage = await second.req('GET', '/api/flags/kept/usage', { token: second.adminToken })
   expect(usage.body).toMatchObject({ total: 5, variants: { value: 5 } })
 })
+
+test('flagd_evaluations_total{flag, variant, reason} only with metrics.perFlag, added as counts are written', async () => {
+  const dir = tempDir()
+  dirs.push(dir)
+  const a = await createTestApp({ FLAGD_METRICS_PER_FLAG: 'true' }, { dataDir: dir })
+  apps.push(a)
+  await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'm/flag', type: 'BOOLEAN', value: true } })
+  for (let i = 0; i < 3; i++) await ofrep(a, 'm/flag', {})
+  await a.app.services.usage.flush()
+  const text = await (await a.app.http.handle(new Request('http://localhost/metrics'))).text()
+  expect(text).toContain('flagd_evaluations_total{flag="m/flag",variant="value",reason="STATIC"} 3')
+
+  const plain = await app()
+  await plain.req('POST', '/api/flags', { token: plain.adminToken, body: { name: 'm/flag', type: 'BOOLEAN', value: true } })
+  await ofrep(plain, 'm/flag', {})
+  await plain.app.services.usage.flush()
+  expect(await (await plain.app.http.handle(new Request('http://localhost/metrics'))).text()).not.toContain('flagd_evaluations_total')
+})

@@ -29,6 +29,12 @@ type Flag = {
   updatedAt?: string
 }
 
+/** A flag's usage over the last 30 days, as `GET /api/usage` lists it. */
+type Use = { name: string; total: number; lastEvaluatedAt: string | null; stale: boolean }
+
+/** 1520 → "1.5k". */
+const compact = (n: number) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`)
+
 /** What an application gets: the value, or for an A/B test without one, the split it runs. */
 const shownValue = (f: Flag) =>
   f.type === 'AB-TEST' && !f.valueExists
@@ -60,7 +66,7 @@ function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; on
 }
 
 /** One group: a disclosure (open unless the person closed it; always open while searching) over its subgroups and flags. */
-function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: GroupProps) {
+function GroupItems({ group, canWrite, closed, searching, onToggle, onError, usage }: GroupProps) {
   return (
     <ul>
       {group.groups.map((g) => (
@@ -69,7 +75,15 @@ function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: G
             <summary title={g.path}>
               <span class="group-name">{g.name}</span> <span class="count">{g.total === 1 ? '1 flag' : `${g.total} flags`}</span>
             </summary>
-            <GroupItems group={g} canWrite={canWrite} closed={closed} searching={searching} onToggle={onToggle} onError={onError} />
+            <GroupItems
+              group={g}
+              canWrite={canWrite}
+              closed={closed}
+              searching={searching}
+              onToggle={onToggle}
+              onError={onError}
+              usage={usage}
+            />
           </details>
         </li>
       ))}
@@ -80,6 +94,7 @@ function GroupItems({ group, canWrite, closed, searching, onToggle, onError }: G
           shownName={f.name.slice(group.path ? group.path.length + 1 : 0)}
           canWrite={canWrite}
           onError={onError}
+          use={usage.get(f.name)}
         />
       ))}
     </ul>
@@ -92,11 +107,13 @@ function FlagItem({
   shownName,
   canWrite,
   onError,
+  use,
 }: {
   flag: Flag
   shownName: string
   canWrite: boolean
   onError: (m: string) => void
+  use?: Use | undefined
 }) {
   const summary = targetingSummary(f.targeting)
   return (
@@ -108,6 +125,16 @@ function FlagItem({
         {f.description && <span class="desc">{f.description}</span>}
       </span>
       {f.enabled === false && <span class="chip off">disabled</span>}
+      {use?.stale && (
+        <span class="chip stale" title={use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'never evaluated'}>
+          stale
+        </span>
+      )}
+      {use && (
+        <span class="uses" title={use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'not evaluated in 30 days'}>
+          {use.total === 0 ? 'unused' : `${compact(use.total)} uses`}
+        </span>
+      )}
       {summary && <span class="chip">{summary}</span>}
       <span class="type">{f.type}</span>
       {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{shownValue(f)}</code>}
@@ -116,6 +143,7 @@ function FlagItem({
 }
 
 interface GroupProps {
+  usage: ReadonlyMap<string, Use>
   group: FlagGroup<Flag>
   canWrite: boolean
   closed: ReadonlySet<string>
@@ -130,10 +158,12 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
   const [error, setError] = useState<string | null>(null)
   // the groups a person closed stay closed while flags change around them
   const [closed, setClosed] = useState<ReadonlySet<string>>(new Set())
+  const [usage, setUsage] = useState<ReadonlyMap<string, Use>>(new Map())
   async function load() {
-    const { data, error: problem } = await api.GET('/api/flags')
+    const [{ data, error: problem }, used] = await Promise.all([api.GET('/api/flags'), api.GET('/api/usage')])
     if (data) setFlags(data as Flag[])
     else setError(messageOf(problem))
+    if (used.data) setUsage(new Map((used.data as Use[]).map((u) => [u.name, u])))
   }
   useEffect(() => {
     void load()
@@ -149,10 +179,10 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
         (f) =>
           f.name.toLowerCase().includes(query.toLowerCase()) &&
           (type === '' || f.type === type) &&
-          (state === '' || (state === 'disabled') === (f.enabled === false)) &&
+          (state === '' || (state === 'stale' ? usage.get(f.name)?.stale === true : (state === 'disabled') === (f.enabled === false))) &&
           (!withRules || (f.targeting !== undefined && f.targeting !== null)),
       ),
-    [flags, query, type, state, withRules],
+    [flags, query, type, state, withRules, usage],
   )
   const tree = useMemo(() => flagTree(shown), [shown])
   const recent = useMemo(
@@ -190,6 +220,7 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
             <option value="">enabled or disabled</option>
             <option value="enabled">enabled</option>
             <option value="disabled">disabled</option>
+            <option value="stale">stale (unused)</option>
           </select>
         </div>
         <div class="field">
@@ -214,14 +245,22 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
         <nav class="tree" aria-label="Flags by last change">
           <ul>
             {recent.map((f) => (
-              <FlagItem key={f.name} flag={f} shownName={f.name} canWrite={canWrite} onError={setError} />
+              <FlagItem key={f.name} flag={f} shownName={f.name} canWrite={canWrite} onError={setError} use={usage.get(f.name)} />
             ))}
           </ul>
         </nav>
       )}
       {tree.total > 0 && sort === 'name' && (
         <nav class="tree" aria-label="Flags by group">
-          <GroupItems group={tree} canWrite={canWrite} closed={closed} searching={searching} onToggle={onToggle} onError={setError} />
+          <GroupItems
+            group={tree}
+            canWrite={canWrite}
+            closed={closed}
+            searching={searching}
+            onToggle={onToggle}
+            onError={setError}
+            usage={usage}
+          />
         </nav>
       )}
     </section>

@@ -16,6 +16,7 @@ import { listenForChanges } from './live.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { link, navigate } from './router.ts'
 import { TargetingEditor } from './targeting-editor.tsx'
+import { UsageCard } from './usage-card.tsx'
 import { VariantsEditor } from './variants-editor.tsx'
 
 export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
@@ -152,6 +153,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
         canWrite={canWrite}
         onSaved={load}
       />
+      <UsageCard name={name} revision={flag.revision as number} />
       <VariantsEditor flag={flag} canWrite={canWrite} onSaved={load} />
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Value and settings</h2>
