@@ -358,3 +358,23 @@ test.skipIf(!bin)(
     expect(await syncing.proc.exited).toBe(0)
   },
 )
+
+test.skipIf(!bin)('flag usage adds up across replicas: what one wrote and what another has not written yet (contract §22)', async () => {
+  const counting = await replica()
+  expect((await call(daemons[0]!, 'POST', '/api/flags', { name: 'usage/shared', type: 'BOOLEAN', value: true })).status).toBe(201)
+  for (let i = 0; i < 3; i++)
+    expect((await call(counting, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
+  for (let i = 0; i < 2; i++)
+    expect((await call(daemons[1]!, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
+  // the replica that counted three stops: it writes its counts on the way out
+  counting.proc.kill('SIGTERM')
+  expect(await counting.proc.exited).toBe(0)
+  const seen = (await (await call(daemons[1]!, 'GET', '/api/flags/usage/shared/usage')).json()) as {
+    total: number
+    variants: Record<string, number>
+  }
+  expect(seen).toMatchObject({ total: 5, variants: { value: 5 } })
+  const elsewhere = (await (await call(daemons[2]!, 'GET', '/api/flags/usage/shared/usage')).json()) as { total: number }
+  // replica 1's two reach the others when it writes them (within a minute; its timer may have run)
+  expect([3, 5]).toContain(elsewhere.total)
+})
