@@ -21,6 +21,7 @@ import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
 import { fetchAllRow, syncStreamsRow } from './sync.ts'
 import { inProcessRow, targetingScenarios } from './targeting.ts'
+import { countingCostRows } from './usage.ts'
 import { ensureWrk, spread, type WrkResult, wrk } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -304,6 +305,7 @@ async function main() {
   await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })
   const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
   await syncStreamsRow(sync)
+  await countingCostRows(BINARY, work, row)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',
