@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { flagDocument, floorCommand, loginHeaders, waitFor } from './fixture.ts'
-import { ensureWrk, parseWrk, spread } from './wrk.ts'
+import { ensureWrk, pinnedRound, spread } from './wrk.ts'
 
 const contestants = process.argv.slice(2)
 if (contestants.length === 0) throw new Error('usage: bun bench/contest.ts <flagd checkout>[|FLAGD_X=value…] …')
@@ -121,25 +121,7 @@ async function main(): Promise<void> {
   const names = [...contestants, ...floor.map(() => 'contract floor'), 'bare Bun.serve']
   const rps: number[][] = targets.map(() => [])
   for (let round = 0; round < ROUNDS; round++) {
-    const runs = targets.map((t) =>
-      Bun.spawn(
-        [
-          'taskset',
-          '-c',
-          '1',
-          'wrk',
-          '-t1',
-          '-c16',
-          `-d${SECONDS}s`,
-          '-s',
-          script,
-          ...Object.entries(t.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
-          t.url + PATH,
-        ],
-        { stdout: 'pipe' },
-      ),
-    )
-    const results = await Promise.all(runs.map(async (p) => parseWrk(await new Response(p.stdout).text())))
+    const results = await pinnedRound(targets, PATH, script, SECONDS)
     results.forEach((r, i) => {
       if (r.non2xx > 0) console.log(`  ${names[i]}: ${r.non2xx} answers not 2xx/3xx`)
       rps[i]?.push(r.rps)

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { flagDocument, freePort, loginHeaders, waitFor } from './fixture.ts'
-import { parseWrk, spread } from './wrk.ts'
+import { pinnedRound, spread } from './wrk.ts'
 
 type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
 
@@ -56,25 +56,7 @@ async function race(
   await Bun.write(script, `wrk.method = "POST"\nwrk.body = '${body}'\nwrk.headers["Content-Type"] = "application/json"\n`)
   const ratios: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
-    const runs = sides.map((s) =>
-      Bun.spawn(
-        [
-          'taskset',
-          '-c',
-          '1',
-          'wrk',
-          '-t1',
-          '-c16',
-          `-d${SECONDS}s`,
-          '-s',
-          script,
-          ...Object.entries(s.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
-          s.url + path,
-        ],
-        { stdout: 'pipe' },
-      ),
-    )
-    const [on, off] = await Promise.all(runs.map(async (p) => parseWrk(await new Response(p.stdout).text())))
+    const [on, off] = await pinnedRound(sides, path, script, SECONDS)
     ratios.push((on?.rps ?? 0) / (off?.rps ?? 1))
   }
   return ratios

@@ -84,3 +84,35 @@ export function spread(values: number[]): { median: number; min: number; max: nu
   const sorted = [...values].sort((a, b) => a - b)
   return { median: sorted[Math.floor(sorted.length / 2)] as number, min: sorted[0] as number, max: sorted[sorted.length - 1] as number }
 }
+
+/**
+ * One round of wrk against every target at once, each wrk on CPU 1 (the servers run on CPU 0, so they
+ * share one core and a slow moment of the machine slows them alike): `bench/contest.ts` and the
+ * usage-counting rows.
+ */
+export async function pinnedRound(
+  targets: readonly { url: string; headers: Record<string, string> }[],
+  path: string,
+  script: string,
+  seconds: number,
+): Promise<WrkResult[]> {
+  const runs = targets.map((t) =>
+    Bun.spawn(
+      [
+        'taskset',
+        '-c',
+        '1',
+        'wrk',
+        '-t1',
+        '-c16',
+        `-d${seconds}s`,
+        '-s',
+        script,
+        ...Object.entries(t.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+        t.url + path,
+      ],
+      { stdout: 'pipe' },
+    ),
+  )
+  return Promise.all(runs.map(async (p) => parseWrk(await new Response(p.stdout).text())))
+}

@@ -362,6 +362,9 @@ test.skipIf(!bin)(
 test.skipIf(!bin)('flag usage adds up across replicas: what one wrote and what another has not written yet (contract §22)', async () => {
   const counting = await replica()
   expect((await call(daemons[0]!, 'POST', '/api/flags', { name: 'usage/shared', type: 'BOOLEAN', value: true })).status).toBe(201)
+  // the other replicas have the flag within a second
+  for (const d of [counting, daemons[1]!])
+    await within(1000, async () => ((await call(d, 'GET', '/api/flags/usage/shared')).status === 200 ? true : undefined))
   for (let i = 0; i < 3; i++)
     expect((await call(counting, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
   for (let i = 0; i < 2; i++)
