@@ -136,6 +136,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         syncServer = await startSyncServer(config.sync, services.sync, {
           opened: (caller, peer) => logger.info({ caller, peer }, 'sync stream opened'),
           closed: (caller, peer, why) => logger.info({ caller, peer, why }, 'sync stream closed'),
+          fannedOut: (seconds) => metrics.syncFanOut(seconds),
         })
         if (syncServer) metrics.countSyncStreams(() => syncServer?.streamCount() ?? 0)
         return syncServer

@@ -22,6 +22,8 @@ export interface Metrics {
   webhookDelivery(webhook: string, outcome: 'delivered' | 'retried' | 'failed'): void
   /** Where the number of open sync streams is read (0 until the sync protocol is served). */
   countSyncStreams(read: () => number): void
+  /** A change written to every open sync stream, and how long that took. */
+  syncFanOut(seconds: number): void
   /** Evaluations counted per flag, variant and reason (only with `metrics.perFlag`; a no-op otherwise). */
   evaluations(rows: readonly { flag: string; variant: string; reason: string; count: number }[]): void
 }
@@ -32,6 +34,11 @@ export function createMetrics(flagCount: () => number, perFlag = false): Metrics
   const requests = createRequestMetrics()
   registry.gauge('flagd_flags', 'Number of flags', flagCount)
   let syncStreams = () => 0
+  const fanOut = registry.histogram(
+    'flagd_sync_fanout_seconds',
+    'Time to write one change to every open sync stream',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  )
   // one series per flag, variant and reason: only when asked for (cardinality grows with the flags)
   const evaluations = perFlag
     ? registry.counter('flagd_evaluations_total', 'OFREP evaluations by flag, variant and reason (added once a minute)', [
@@ -71,6 +78,7 @@ export function createMetrics(flagCount: () => number, perFlag = false): Metrics
     countSyncStreams(read) {
       syncStreams = read
     },
+    syncFanOut: (seconds) => fanOut.observe(seconds),
     evaluations(rows) {
       for (const r of rows) evaluations?.inc({ flag: r.flag, variant: r.variant, reason: r.reason }, r.count)
     },
