@@ -13,7 +13,7 @@ import { pinnedRound, spread } from './wrk.ts'
 
 type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
 
-const ROUNDS = 5
+const ROUNDS = 9
 const SECONDS = 4
 
 async function daemon(binary: string, work: string, count: boolean, procs: Subprocess[]) {
