@@ -216,6 +216,8 @@ test.skipIf(!chromium)('edit a value, roll the mistake back from the history, re
   await fillByLabel(p, 'New name', 'shop/hello_banner')
   await clickButton(p, 'Rename')
   await waitForPath(p, '/ui/flags/shop/hello_banner')
+  // the page has loaded the renamed flag (its history shows the rename) before anything is clicked
+  await waitForText(p, '"shop/banner" → "shop/hello_banner"')
   await clickButton(p, 'Delete')
   await clickButton(p, 'Delete shop/hello_banner for good')
   await waitForPath(p, '/ui/')
