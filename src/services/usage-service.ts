@@ -56,10 +56,16 @@ export function createUsageService(deps: UsageDeps): UsageService {
   const now = deps.now ?? Date.now
   // counts drained but not yet written (a failed write keeps them for the next)
   let unwritten: UsageBucket[] = []
-  let writing: Promise<void> = Promise.resolve()
+  // writes and reads take turns: a read never sees counts that left memory but are not stored yet
+  let turn: Promise<unknown> = Promise.resolve()
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = turn.then(work)
+    turn = run.catch(() => {})
+    return run
+  }
 
-  const flush = (): Promise<void> => {
-    writing = writing.then(async () => {
+  const flush = (): Promise<void> =>
+    inTurn(async () => {
       const drained = counter.drain()
       if (deps.onCounted && drained.length > 0) {
         const names = new Map([...store.committed().flags.values()].map((f) => [f.id, f.name]))
@@ -79,8 +85,6 @@ export function createUsageService(deps: UsageDeps): UsageService {
         deps.onFlushError?.(err)
       }
     })
-    return writing
-  }
   let lastPrune = 0
   const timer = setInterval(() => {
     void flush().then(async () => {
@@ -92,13 +96,14 @@ export function createUsageService(deps: UsageDeps): UsageService {
   timer.unref?.()
 
   /** Stored buckets since `sinceMs` and those not written yet, of `flagIds` or all. */
-  const bucketsSince = async (sinceMs: number, flagIds?: readonly string[]): Promise<UsageBucket[]> => {
-    const since = hourOf(sinceMs)
-    const stored = await log.read(since, flagIds)
-    const wanted = flagIds && new Set(flagIds)
-    const pending = unwritten.concat(counter.peek()).filter((b) => b.hour >= since && (!wanted || wanted.has(b.flagId)))
-    return stored.concat(pending)
-  }
+  const bucketsSince = (sinceMs: number, flagIds?: readonly string[]): Promise<UsageBucket[]> =>
+    inTurn(async () => {
+      const since = hourOf(sinceMs)
+      const stored = await log.read(since, flagIds)
+      const wanted = flagIds && new Set(flagIds)
+      const pending = unwritten.concat(counter.peek()).filter((b) => b.hour >= since && (!wanted || wanted.has(b.flagId)))
+      return stored.concat(pending)
+    })
 
   return {
     async flagUsage(principal, name, since) {
