@@ -7,7 +7,7 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { credentials, type Client as GrpcClient, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { FlagdProvider } from '@openfeature/flagd-provider'
@@ -169,6 +169,7 @@ describe('the official flagd provider, in-process', () => {
   })
 
   test('the unix socket needs no token (the file system guards it)', async () => {
+    expect(statSync(socket).mode & 0o777).toBe(0o660) // owner and group may connect, nobody else
     await OpenFeature.setProviderAndWait('socket', new FlagdProvider({ resolverType: 'in-process', socketPath: socket }))
     const client = OpenFeature.getClient('socket')
     expect(await client.getBooleanDetails('boolean-flag', false)).toMatchObject({ value: true, reason: 'STATIC' })
@@ -290,6 +291,8 @@ describe('operations', () => {
     await Bun.sleep(100)
     const metrics = await (await fetch(`${d.url}/metrics`)).text()
     expect(Number(/^flagd_sync_streams (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
+    // earlier tests' changes were written out to their streams, and timed
+    expect(Number(/^flagd_sync_fanout_seconds_count (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
     expect(d.output()).toContain('"caller":"backend"')
     expect(d.output()).toContain('sync stream opened')
     const stopping = performance.now()
