@@ -1,7 +1,8 @@
 /**
  * flagd's gRPC sync protocol served to OpenFeature's flagd providers in in-process mode (contract
  * §20): `SyncFlags` sends the caller's flagd document at once and again after every committed change
- * (changes within {@link MERGE_MS} merged into one message), `FetchAllFlags` answers it once,
+ * (at once after a quiet spell; a burst within {@link QUIET_MS} of a fan-out merged into one
+ * message, see `fan-out-pacer.ts`), `FetchAllFlags` answers it once,
  * `GetMetadata` answers like flagd with no static context. Listens on `sync.host:sync.port`, on
  * `sync.socket`, or both; what a caller may receive is the sync service's decision.
  *
@@ -26,10 +27,11 @@ import {
 } from '@grpc/grpc-js'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
+import { createFanOutPacer } from './fan-out-pacer.ts'
 import { FLAG_SYNC_SERVICE, type FlagsRequest, type FlagsResponse, type MetadataResponse } from './sync-protocol.ts'
 
-/** Changes committed within this many milliseconds go out as one document. */
-export const MERGE_MS = 10
+/** After a fan-out, changes wait this many milliseconds and then go out as one document. */
+export const QUIET_MS = 10
 /** How often open streams' tokens are checked again when nothing changes. */
 export const RECHECK_MS = 30_000
 
@@ -100,7 +102,7 @@ export async function startSyncServer(
   options: SyncOptions,
   service: FlagSyncService,
   telemetry: SyncTelemetry,
-  recheckMs = RECHECK_MS,
+  timing: { recheckMs?: number; quietMs?: number } = {},
 ): Promise<SyncServer | undefined> {
   if (options.port === undefined && options.socket === undefined) return undefined
   const streams = new Set<OpenStream>()
@@ -161,17 +163,14 @@ export async function startSyncServer(
     return alive
   }
 
-  let pending: ReturnType<typeof setTimeout> | undefined
-  const stopListening = service.onChange(() => {
-    pending ??= setTimeout(() => {
-      pending = undefined
-      const started = performance.now()
-      const alive = recheckAll()
-      for (const s of alive) send(s)
-      telemetry.fannedOut?.((performance.now() - started) / 1000, alive.length)
-    }, MERGE_MS)
-  })
-  const sweep = setInterval(recheckAll, recheckMs)
+  const pacer = createFanOutPacer(() => {
+    const started = performance.now()
+    const alive = recheckAll()
+    for (const s of alive) send(s)
+    telemetry.fannedOut?.((performance.now() - started) / 1000, alive.length)
+  }, timing.quietMs ?? QUIET_MS)
+  const stopListening = service.onChange(() => pacer.notify())
+  const sweep = setInterval(recheckAll, timing.recheckMs ?? RECHECK_MS)
   sweep.unref?.()
 
   const handlers = (anonymousAllowed: boolean) => ({
@@ -225,6 +224,7 @@ export async function startSyncServer(
     }
   } catch (err) {
     stopListening()
+    pacer.stop()
     clearInterval(sweep)
     for (const s of servers) s.forceShutdown()
     throw new Error(`cannot serve the sync protocol: ${(err as Error).message}`)
@@ -236,7 +236,7 @@ export async function startSyncServer(
     async close() {
       stopListening()
       clearInterval(sweep)
-      if (pending) clearTimeout(pending)
+      pacer.stop()
       for (const s of [...streams]) end(s, 'shutdown')
       await Promise.all(
         servers.map(

@@ -42,7 +42,7 @@ function stubService() {
 
 const Client = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')
 
-async function open(recheckMs = 30_000) {
+async function open(timing: { recheckMs?: number; quietMs?: number } = {}) {
   const stub = stubService()
   const events: string[] = []
   const server = (await startSyncServer(
@@ -52,7 +52,7 @@ async function open(recheckMs = 30_000) {
       opened: (caller) => events.push(`opened ${caller}`),
       closed: (caller, _peer, why) => events.push(`closed ${caller}: ${why}`),
     },
-    recheckMs,
+    timing,
   )) as SyncServer
   servers.push(server)
   const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure()) as unknown as {
@@ -82,8 +82,22 @@ test('a burst of changes is one message; an unchanged document is not sent again
   s.client.close()
 })
 
+test('a change after a quiet spell goes out at once; one close behind a fan-out waits for the quiet time', async () => {
+  const s = await open({ quietMs: 4000 }) // far longer than any wait below
+  s.state.document = '{"flags":{"a":{}}}'
+  s.change()
+  const deadline = Date.now() + 2000
+  while (s.received.length < 2 && Date.now() < deadline) await Bun.sleep(5)
+  expect(s.received).toEqual(['{"flags":{}}', '{"flags":{"a":{}}}'])
+  s.state.document = '{"flags":{"b":{}}}'
+  s.change() // within the quiet time of the fan-out above: held back
+  await Bun.sleep(300)
+  expect(s.received).toHaveLength(2)
+  s.client.close()
+})
+
 test('a token that stops being valid has its stream closed by the periodic check, with no change', async () => {
-  const s = await open(100)
+  const s = await open({ recheckMs: 100 })
   s.state.valid = false
   const deadline = Date.now() + 2000
   while (s.status() === undefined && Date.now() < deadline) await Bun.sleep(10)
