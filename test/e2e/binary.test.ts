@@ -4,7 +4,7 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Daemon, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { FIXTURES, fixtureText } from '../helpers/fixtures.ts'
@@ -18,11 +18,17 @@ const home = tempDir('flagd-e2e-')
 const binary = [join(home, 'flagd')]
 let d: Daemon
 
+/** package.json's `build` command (the flags users' binaries are built with), writing to `outfile`. */
+function buildCommand(outfile: string): string[] {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build
+  const words = script.split(/\s+/)
+  expect(words.slice(0, 2)).toEqual(['bun', 'build'])
+  words[words.indexOf('--outfile') + 1] = outfile
+  return [process.execPath, ...words.slice(1)]
+}
+
 beforeAll(async () => {
-  const build = Bun.spawnSync(
-    [process.execPath, 'build', '--compile', '--minify', '--bytecode', join(ROOT, 'src/main.ts'), '--outfile', join(buildDir, 'flagd')],
-    { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' },
-  )
+  const build = Bun.spawnSync(buildCommand(join(buildDir, 'flagd')), { cwd: ROOT, stderr: 'pipe', stdout: 'pipe' })
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
   copyFileSync(join(buildDir, 'flagd'), join(home, 'flagd'))
   Bun.spawnSync(['chmod', '+x', join(home, 'flagd')])
@@ -30,6 +36,11 @@ beforeAll(async () => {
     join(home, 'flagd.config.ts'),
     "import type { X } from './types'\nexport default { environment: 'e2e', import: { settleMs: 200 } }\n",
   )
+  // what a hostile or careless working directory may hold: the binary reads neither (Bun's
+  // executables would by default run bunfig.toml's preload scripts and load .env)
+  writeFileSync(join(home, 'bunfig.toml'), 'preload = ["./preload.ts"]\n')
+  writeFileSync(join(home, 'preload.ts'), "require('node:fs').writeFileSync('preloaded', 'yes')\n")
+  writeFileSync(join(home, '.env'), 'FLAGD_ENVIRONMENT=from-dotenv\n')
   expect(existsSync(join(home, 'node_modules'))).toBe(false)
   d = await startDaemon(home, [], {}, binary)
 }, 120_000)
@@ -55,6 +66,10 @@ async function login(): Promise<string> {
   expect(res.status).toBe(200)
   return ((await res.json()) as { token: string }).token
 }
+
+test('the binary runs no bunfig.toml preload from its working directory (nor reads its .env: see the export test)', () => {
+  expect(existsSync(join(home, 'preloaded'))).toBe(false)
+})
 
 test('health, and the version command', async () => {
   const res = await fetch(`${d.url}/health`)
@@ -125,7 +140,7 @@ test('export and import through the CLI while the daemon runs', async () => {
   const out = await runFlagd(['export'], { cwd: home, command: binary })
   expect(out.code).toBe(0)
   const doc = JSON.parse(out.stdout)
-  expect(doc.environment).toBe('e2e')
+  expect(doc.environment).toBe('e2e') // flagd.config.ts; the .env beside it says otherwise
   expect(Object.keys(doc.flags)).toEqual(['app/max_retries', 'app/new_checkout', 'e2e/checkout/limit', 'ui/theme'])
   const again = await runFlagd(['import', join(FIXTURES, 'valid-merge.json')], { cwd: home, command: binary })
   expect(again.stdout).toContain('3 unchanged')
