@@ -4,7 +4,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
@@ -88,3 +88,14 @@ if (bin)
     await migrate(sql)
     return sharedUsage(sql)
   })
+
+test('the file log opens its database at first use: a daemon that counts nothing has no usage.sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flagd-usage-'))
+  dirs.push(dir)
+  const log = fileUsageLog(dir)
+  closers.push(() => log.close())
+  await log.add([]) // a minute without counts
+  expect(existsSync(join(dir, 'usage.sqlite'))).toBe(false)
+  expect(await log.read(H5)).toEqual([])
+  expect(existsSync(join(dir, 'usage.sqlite'))).toBe(true)
+})
