@@ -7,7 +7,8 @@
  * Nothing is fetched: a `$ref` outside the schema is refused when it is compiled.
  */
 
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js'
+import type Ajv2020 from 'ajv/dist/2020.js'
+import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { RE2JS } from 're2js'
 import { BoundedMap } from './bounded-map.ts'
 import type { JsonObject } from './flag.ts'
@@ -45,7 +46,16 @@ function re2Engine(pattern: string, flags: string) {
 }
 re2Engine.code = 'flagdRe2'
 
-const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, code: { regExp: re2Engine } })
+// ajv is loaded at the first schema compiled, not at start: most daemons hold no OBJECT flag with a
+// schema, and loading it costs resident memory
+let loaded: Ajv2020 | undefined
+const ajv = () =>
+  (loaded ??= new (require('ajv/dist/2020.js').default as typeof Ajv2020)({
+    strict: false,
+    validateFormats: false,
+    allErrors: false,
+    code: { regExp: re2Engine },
+  }))
 // a schema object is compiled once while it is held (stored flags never change in place)
 const compiledByObject = new WeakMap<object, ValidateFunction>()
 const compiledByText = new BoundedMap<string, ValidateFunction>(200)
@@ -61,7 +71,7 @@ export function compileJsonSchema(schema: JsonObject): ValidateFunction | string
     try {
       // ajv keeps schemas with an $id; a copy without it keeps the instance free of them
       const { $id: _id, ...rest } = schema
-      compiled = ajv.compile(rest)
+      compiled = ajv().compile(rest)
     } catch (err) {
       return `is not a usable JSON Schema: ${(err as Error).message.slice(0, 200)}`
     }
