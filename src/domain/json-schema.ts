@@ -9,10 +9,9 @@
 
 import type Ajv2020 from 'ajv/dist/2020.js'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
-import { RE2JS } from 're2js'
 import { BoundedMap } from './bounded-map.ts'
 import type { JsonObject } from './flag.ts'
-import type { CheckBudget } from './regex-pattern.ts'
+import { type CheckBudget, re2 } from './regex-pattern.ts'
 
 /** The largest compiled program of a pattern inside a schema (RE2 instructions). */
 export const SCHEMA_PATTERN_PROGRAM_MAX = 500
@@ -26,6 +25,7 @@ class BudgetSpent extends Error {}
 let current: CheckBudget | undefined
 
 function re2Engine(pattern: string, flags: string) {
+  const RE2JS = re2()
   const compiled = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0)
   const size = compiled.programSize()
   if (size > SCHEMA_PATTERN_PROGRAM_MAX)

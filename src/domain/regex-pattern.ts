@@ -12,7 +12,7 @@
  * `bun run bench`).
  */
 
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { BoundedMap } from './bounded-map.ts'
 
 export const PATTERN_MAX = 1000
@@ -21,6 +21,13 @@ export const PROGRAM_MAX = 2000
 /** Matching steps one request, document or file may spend on pattern checks (about 0.4 s here). */
 export const CHECK_BUDGET_STEPS = 16_000_000
 const CACHE_MAX = 1000
+
+/**
+ * re2js, loaded at the first pattern compiled rather than at start (most daemons hold no pattern
+ * and loading it costs resident memory); the JSON Schema checks use it too.
+ */
+let loaded: typeof RE2JS | undefined
+export const re2 = (): typeof RE2JS => (loaded ??= (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS)
 const cache = new BoundedMap<string, RE2JS>(CACHE_MAX)
 
 /** What the pattern checks of one request, document or file may still spend, in matching steps. */
@@ -47,7 +54,7 @@ export function compilePattern(pattern: string, budget?: CheckBudget): RE2JS | s
   if (budget && budget.remaining <= 0) return 'cannot be checked: this request holds too many costly patterns to check quickly'
   let compiled: RE2JS
   try {
-    compiled = RE2JS.compile(pattern)
+    compiled = re2().compile(pattern)
   } catch (err) {
     if (budget) budget.remaining -= pattern.length * COMPILE_STEPS_PER_INSTRUCTION
     return `is not a valid RE2 pattern (${(err as Error).message.replace(/^error parsing regexp: /, '')})`
