@@ -245,7 +245,7 @@ async function main() {
   await Bun.sleep(500)
   const afterLogin = rssMb(flagd.proc.pid)
   row(
-    'idle RSS at start / after the first login (with the sync protocol served)',
+    'idle RSS at start (defaults) / after the first login (sync protocol served, first admin made)',
     `${idle.toFixed(1)} MB / ${afterLogin.toFixed(1)} MB`,
     '< 60 MB at start (moonshot 45 MB)',
     idle < 60,
