@@ -164,10 +164,16 @@ test('after the last retry an entry is given up and counted; later entries go on
     await a.req('PUT', '/api/flags/g/x', { token: a.adminToken, body: { value: true } })
     await until(() => r.got.length === 1)
     expect(r.got[0]!.event).toBe('flag.updated')
-    const metrics = await a.req('GET', '/metrics')
+    // the delivery counts once the receiver's answer is back, a moment after the receiver has it
+    const delivered = 'flagd_webhook_deliveries_total{webhook="ci",outcome="delivered"} 1'
+    let metrics = await a.req('GET', '/metrics')
+    for (const deadline = Date.now() + 5000; !metrics.text.includes(delivered) && Date.now() < deadline; ) {
+      await Bun.sleep(10)
+      metrics = await a.req('GET', '/metrics')
+    }
     expect(metrics.text).toContain('flagd_webhook_deliveries_total{webhook="ci",outcome="failed"} 1')
     expect(metrics.text).toContain('flagd_webhook_deliveries_total{webhook="ci",outcome="retried"} 2')
-    expect(metrics.text).toContain('flagd_webhook_deliveries_total{webhook="ci",outcome="delivered"} 1')
+    expect(metrics.text).toContain(delivered)
   } finally {
     r.stop()
   }

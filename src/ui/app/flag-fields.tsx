@@ -9,7 +9,20 @@ import type { Body } from './api.ts'
 import { Field } from './field.tsx'
 
 export type FlagType = 'BOOLEAN' | 'INTEGER' | 'STRING' | 'ENUM' | 'TAG' | 'AB-TEST' | 'NUMBER' | 'OBJECT'
-export const FLAG_TYPES: FlagType[] = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT']
+const FLAG_TYPES: FlagType[] = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT']
+
+/** One `<option>` per flag type, for the selects that choose or filter by type. */
+export function TypeOptions() {
+  return (
+    <>
+      {FLAG_TYPES.map((t) => (
+        <option key={t} value={t}>
+          {t}
+        </option>
+      ))}
+    </>
+  )
+}
 
 /** The editable part of a flag, as the form holds it. */
 export interface Draft {

@@ -9,7 +9,7 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { FLAG_TYPES } from './flag-fields.tsx'
+import { TypeOptions } from './flag-fields.tsx'
 import { type FlagGroup, flagTree } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
 import { link } from './router.ts'
@@ -66,7 +66,8 @@ function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; on
 }
 
 /** One group: a disclosure (open unless the person closed it; always open while searching) over its subgroups and flags. */
-function GroupItems({ group, canWrite, closed, searching, onToggle, onError, usage }: GroupProps) {
+function GroupItems(props: GroupProps) {
+  const { group, canWrite, closed, searching, onToggle, onError, usage } = props
   return (
     <ul>
       {group.groups.map((g) => (
@@ -75,15 +76,7 @@ function GroupItems({ group, canWrite, closed, searching, onToggle, onError, usa
             <summary title={g.path}>
               <span class="group-name">{g.name}</span> <span class="count">{g.total === 1 ? '1 flag' : `${g.total} flags`}</span>
             </summary>
-            <GroupItems
-              group={g}
-              canWrite={canWrite}
-              closed={closed}
-              searching={searching}
-              onToggle={onToggle}
-              onError={onError}
-              usage={usage}
-            />
+            <GroupItems {...props} group={g} />
           </details>
         </li>
       ))}
@@ -207,11 +200,7 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
           <label for="filter-type">Type</label>
           <select id="filter-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
             <option value="">any type</option>
-            {FLAG_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
+            <TypeOptions />
           </select>
         </div>
         <div class="field">

@@ -2,7 +2,7 @@
 
 import { useState } from 'preact/hooks'
 import { api, fieldErrors, messageOf } from './api.ts'
-import { type Draft, FLAG_TYPES, FlagFields, type FlagType, newFlagOf } from './flag-fields.tsx'
+import { type Draft, FlagFields, type FlagType, newFlagOf, TypeOptions } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 
 const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A', NUMBER: 0, OBJECT: {} }
@@ -44,11 +44,7 @@ export function NewFlag() {
           <option value="" disabled>
             Choose a type…
           </option>
-          {FLAG_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
+          <TypeOptions />
         </select>
       </div>
       {draft && (
