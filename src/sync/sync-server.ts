@@ -97,7 +97,10 @@ function secretOf(metadata: Metadata, request: FlagsRequest): string | undefined
   return token
 }
 
-/** Starts the listeners `options` ask for; `undefined` when sync is off. */
+/**
+ * Starts the listeners `options` ask for; `undefined` when sync is off. `timing` replaces the quiet
+ * time after a fan-out ({@link QUIET_MS}) and the token recheck period ({@link RECHECK_MS}), for tests.
+ */
 export async function startSyncServer(
   options: SyncOptions,
   service: FlagSyncService,
