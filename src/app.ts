@@ -137,6 +137,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           opened: (caller, peer) => logger.info({ caller, peer }, 'sync stream opened'),
           closed: (caller, peer, why) => logger.info({ caller, peer, why }, 'sync stream closed'),
           fannedOut: (seconds) => metrics.syncFanOut(seconds),
+          oversized: (caller, bytes) =>
+            logger.warn(
+              { caller, bytes },
+              `sync: the flag document sent to ${caller} is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the 4 MiB gRPC clients accept by default: providers that keep that limit fail with RESOURCE_EXHAUSTED and stop following changes; raise the client's maximum received message size where the provider allows it, or give the token narrower flagPrefixes`,
+            ),
         })
         if (syncServer) metrics.countSyncStreams(() => syncServer?.streamCount() ?? 0)
         return syncServer

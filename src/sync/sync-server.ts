@@ -28,6 +28,8 @@ import {
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
 import { createFanOutPacer } from './fan-out-pacer.ts'
+import { createOversizeWatch } from './oversize-watch.ts'
+import { failure, secretOf } from './secret-of.ts'
 import { FLAG_SYNC_SERVICE, type FlagsRequest, type FlagsResponse, type MetadataResponse } from './sync-protocol.ts'
 
 /** After a fan-out, changes wait this many milliseconds and then go out as one document. */
@@ -49,6 +51,8 @@ export interface SyncTelemetry {
   closed(caller: string, peer: string, why: string): void
   /** A change was written to every open stream in `seconds` (its documents built, encoded and written). */
   fannedOut?(seconds: number, streams: number): void
+  /** A caller was sent a document larger than gRPC clients accept by default (once per document). */
+  oversized?(caller: string, bytes: number): void
 }
 
 /** A running sync listener. */
@@ -71,30 +75,6 @@ interface OpenStream {
   /** A write has not drained yet: the newest document waits for it. */
   blocked: boolean
   ended: boolean
-}
-
-const failure = (code: status, details: string): Partial<ServiceError> => ({ code, details, message: details })
-
-/** The API token a request carries, from its metadata or its selector. */
-function secretOf(metadata: Metadata, request: FlagsRequest): string | undefined {
-  const auth = metadata.get('authorization')[0]
-  if (auth !== undefined) {
-    const match = /^Bearer\s+(\S+)$/i.exec(String(auth))
-    if (!match) throw failure(status.UNAUTHENTICATED, 'authorization metadata must be "Bearer <API token>"')
-    return match[1]
-  }
-  // flagd's selectors are comma-separated key=value pairs; this flagd knows one key, `token`
-  const selector = String(metadata.get('flagd-selector')[0] ?? request.selector ?? '').trim()
-  if (selector === '') return undefined
-  const pairs = selector.split(',').map((pair) => pair.trim().split('='))
-  const token = pairs.find(([key]) => key === 'token')?.[1]
-  const unknown = pairs.find(([key, value]) => key !== 'token' || value === undefined || value === '')
-  if (unknown || token === undefined)
-    throw failure(
-      status.INVALID_ARGUMENT,
-      'the selector of this flagd is "token=<API token>" (or empty, with the token in authorization metadata)',
-    )
-  return token
 }
 
 /**
@@ -136,10 +116,12 @@ export async function startSyncServer(
     else s.call.end()
   }
 
+  const oversize = createOversizeWatch((caller, bytes) => telemetry.oversized?.(caller, bytes))
   const send = (s: OpenStream) => {
     if (s.ended || s.blocked) return
     const text = service.documentFor(s.caller)
     if (text === s.sent) return
+    oversize.check(s.name, text)
     s.sent = text
     if (!s.call.write({ flagConfiguration: text })) {
       s.blocked = true
@@ -194,7 +176,10 @@ export async function startSyncServer(
     },
     fetchAllFlags(call: ServerUnaryCall<FlagsRequest, FlagsResponse>, done: sendUnaryData<FlagsResponse>) {
       try {
-        done(null, { flagConfiguration: service.documentFor(admit(call.metadata, call.request, anonymousAllowed)) })
+        const caller = admit(call.metadata, call.request, anonymousAllowed)
+        const document = service.documentFor(caller)
+        oversize.check(service.nameOf(caller), document)
+        done(null, { flagConfiguration: document })
       } catch (err) {
         done(err as ServiceError)
       }

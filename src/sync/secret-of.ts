@@ -1,0 +1,34 @@
+/**
+ * The credential of a sync request (contract §20): an API token as metadata `authorization: Bearer
+ * <token>`, or in flagd's selector as `token=<token>` (the request's `selector` field or the
+ * `flagd-selector` header), for providers that can set nothing else. Malformed credentials are
+ * refused with the gRPC status that names the mistake.
+ */
+
+import { type Metadata, type ServiceError, status } from '@grpc/grpc-js'
+import type { FlagsRequest } from './sync-protocol.ts'
+
+/** A gRPC error as a handler emits it. */
+export const failure = (code: status, details: string): Partial<ServiceError> => ({ code, details, message: details })
+
+/** The API token a request carries, from its metadata or its selector. */
+export function secretOf(metadata: Metadata, request: FlagsRequest): string | undefined {
+  const auth = metadata.get('authorization')[0]
+  if (auth !== undefined) {
+    const match = /^Bearer\s+(\S+)$/i.exec(String(auth))
+    if (!match) throw failure(status.UNAUTHENTICATED, 'authorization metadata must be "Bearer <API token>"')
+    return match[1]
+  }
+  // flagd's selectors are comma-separated key=value pairs; this flagd knows one key, `token`
+  const selector = String(metadata.get('flagd-selector')[0] ?? request.selector ?? '').trim()
+  if (selector === '') return undefined
+  const pairs = selector.split(',').map((pair) => pair.trim().split('='))
+  const token = pairs.find(([key]) => key === 'token')?.[1]
+  const unknown = pairs.find(([key, value]) => key !== 'token' || value === undefined || value === '')
+  if (unknown || token === undefined)
+    throw failure(
+      status.INVALID_ARGUMENT,
+      'the selector of this flagd is "token=<API token>" (or empty, with the token in authorization metadata)',
+    )
+  return token
+}
