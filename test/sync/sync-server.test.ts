@@ -42,8 +42,9 @@ function stubService() {
 
 const Client = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')
 
-async function open(timing: { recheckMs?: number; quietMs?: number } = {}) {
+async function open(timing: { recheckMs?: number; quietMs?: number } = {}, document?: string) {
   const stub = stubService()
+  if (document !== undefined) stub.state.document = document
   const events: string[] = []
   const server = (await startSyncServer(
     { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
@@ -51,6 +52,7 @@ async function open(timing: { recheckMs?: number; quietMs?: number } = {}) {
     {
       opened: (caller) => events.push(`opened ${caller}`),
       closed: (caller, _peer, why) => events.push(`closed ${caller}: ${why}`),
+      oversized: (caller, bytes) => events.push(`oversized ${caller}: ${bytes}`),
     },
     timing,
   )) as SyncServer
@@ -66,7 +68,7 @@ async function open(timing: { recheckMs?: number; quietMs?: number } = {}) {
   stream.on('error', (e: ServiceError) => {
     status = e.code
   })
-  while (received.length === 0) await Bun.sleep(2)
+  while (received.length === 0 && status === undefined) await Bun.sleep(2)
   return { ...stub, server, client, received, events, status: () => status }
 }
 
@@ -93,6 +95,16 @@ test('a change after a quiet spell goes out at once; one close behind a fan-out 
   s.change() // within the quiet time of the fan-out above: held back
   await Bun.sleep(300)
   expect(s.received).toHaveLength(2)
+  s.client.close()
+})
+
+test('a document over gRPC clients’ default 4 MiB is still sent, and reported once', async () => {
+  const big = JSON.stringify({ flags: {}, padding: 'x'.repeat(4 * 1024 * 1024) })
+  const s = await open({}, big)
+  // a default client refuses it: what the report is for
+  expect(s.status()).toBe(8) // RESOURCE_EXHAUSTED
+  expect(s.events).toContain(`oversized stub: ${big.length}`)
+  expect(s.events.filter((e) => e.startsWith('oversized'))).toHaveLength(1)
   s.client.close()
 })
 
