@@ -16,32 +16,53 @@ export interface FanOutPacer {
   stop(): void
 }
 
-export function createFanOutPacer(run: () => void, quietMs: number): FanOutPacer {
+/**
+ * `run` writes one fan-out and calls `done` when it has finished, at once or in later turns of the
+ * event loop; changes notified meanwhile wait for it, then for the quiet time.
+ */
+export function createFanOutPacer(run: (done: () => void) => void, quietMs: number): FanOutPacer {
   let lastEnd = Number.NEGATIVE_INFINITY
   let pending: { cancel(): void } | undefined
-  const fire = () => {
+  let running = false
+  let again = false
+  const schedule = () => {
+    const wait = lastEnd + quietMs - performance.now()
+    if (wait <= 0) {
+      const handle = setImmediate(fire)
+      pending = { cancel: () => clearImmediate(handle) }
+    } else {
+      const handle = setTimeout(fire, wait)
+      pending = { cancel: () => clearTimeout(handle) }
+    }
+  }
+  const finish = () => {
+    if (!running) return
+    running = false
+    lastEnd = performance.now()
+    if (again) {
+      again = false
+      schedule()
+    }
+  }
+  function fire() {
     pending = undefined
+    running = true
     try {
-      run()
-    } finally {
-      lastEnd = performance.now()
+      run(finish)
+    } catch (err) {
+      finish()
+      throw err
     }
   }
   return {
     notify() {
-      if (pending) return
-      const wait = lastEnd + quietMs - performance.now()
-      if (wait <= 0) {
-        const handle = setImmediate(fire)
-        pending = { cancel: () => clearImmediate(handle) }
-      } else {
-        const handle = setTimeout(fire, wait)
-        pending = { cancel: () => clearTimeout(handle) }
-      }
+      if (running) again = true
+      else if (!pending) schedule()
     },
     stop() {
       pending?.cancel()
       pending = undefined
+      again = false
     },
   }
 }

@@ -34,6 +34,8 @@ import { FLAG_SYNC_SERVICE, type FlagsRequest, type FlagsResponse, type Metadata
 
 /** After a fan-out, changes wait this many milliseconds and then go out as one document. */
 export const QUIET_MS = 10
+/** Streams written per turn of the event loop during a fan-out (about 5 ms of writes here). */
+const SLICE = 100
 /** How often open streams' tokens are checked again when nothing changes. */
 export const RECHECK_MS = 30_000
 
@@ -148,11 +150,20 @@ export async function startSyncServer(
     return alive
   }
 
-  const pacer = createFanOutPacer(() => {
+  // a fan-out writes SLICE streams per turn of the event loop, so requests waiting meanwhile (an
+  // evaluation, a health check) are answered between slices rather than after all the streams
+  const pacer = createFanOutPacer((done) => {
     const started = performance.now()
     const alive = recheckAll()
-    for (const s of alive) send(s)
-    telemetry.fannedOut?.((performance.now() - started) / 1000, alive.length)
+    let next = 0
+    const slice = () => {
+      const end = Math.min(next + SLICE, alive.length)
+      for (; next < end; next++) send(alive[next] as OpenStream)
+      if (next < alive.length) return void setImmediate(slice)
+      telemetry.fannedOut?.((performance.now() - started) / 1000, alive.length)
+      done()
+    }
+    slice()
   }, timing.quietMs ?? QUIET_MS)
   const stopListening = service.onChange(() => pacer.notify())
   const sweep = setInterval(recheckAll, timing.recheckMs ?? RECHECK_MS)

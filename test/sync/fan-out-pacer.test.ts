@@ -1,7 +1,8 @@
 /**
  * The fan-out pacer: a change after a quiet spell is written out on the next turn of the event loop
- * (not after the quiet time), the changes of one turn go out once, and changes that follow a fan-out
- * closely wait for the quiet time and then go out together.
+ * (not after the quiet time), the changes of one turn go out once, changes that follow a fan-out
+ * closely wait for the quiet time and then go out together, and a fan-out that takes several turns
+ * is never overlapped by the next.
  */
 
 import { afterEach, expect, test } from 'bun:test'
@@ -15,7 +16,10 @@ afterEach(() => {
 
 function pacer(quietMs: number) {
   const runs: number[] = []
-  const p = createFanOutPacer(() => runs.push(runs.length), quietMs)
+  const p = createFanOutPacer((done) => {
+    runs.push(runs.length)
+    done()
+  }, quietMs)
   pacers.push(p)
   return { p, runs }
 }
@@ -58,4 +62,27 @@ test('stop cancels the fan-out waiting', async () => {
   p.stop()
   await Bun.sleep(150)
   expect(runs).toHaveLength(0)
+})
+
+test('changes during a fan-out that takes several turns wait for its end, then go out once', async () => {
+  let finish: (() => void) | undefined
+  let runs = 0
+  const p = createFanOutPacer((done) => {
+    runs++
+    finish = done
+  }, 50)
+  pacers.push(p)
+  p.notify()
+  await nextTurn()
+  expect(runs).toBe(1)
+  for (let i = 0; i < 3; i++) p.notify() // while it is still writing
+  await Bun.sleep(120)
+  expect(runs).toBe(1) // never two at once
+  finish?.()
+  const deadline = Date.now() + 3000
+  while (runs < 2 && Date.now() < deadline) await Bun.sleep(5)
+  expect(runs).toBe(2)
+  finish?.()
+  await Bun.sleep(120)
+  expect(runs).toBe(2) // the three changes went out together
 })

@@ -108,6 +108,31 @@ test('a document over gRPC clients’ default 4 MiB is still sent, and reported 
   s.client.close()
 })
 
+test('a change reaches every stream when the fan-out takes several turns (more streams than one slice)', async () => {
+  const s = await open()
+  const more = Array.from({ length: 249 }, () => {
+    const c = new Client(`127.0.0.1:${s.server.port}`, credentials.createInsecure(), {
+      'grpc.use_local_subchannel_pool': 1,
+    }) as unknown as {
+      syncFlags(r: object): { on(e: string, f: (x: never) => void): void }
+      close(): void
+    }
+    const got: string[] = []
+    c.syncFlags({ providerId: '', selector: '' }).on('data', (m: { flagConfiguration: string }) => got.push(m.flagConfiguration))
+    return { c, got }
+  })
+  const deadline = Date.now() + 10_000
+  while (s.server.streamCount() < 250 && Date.now() < deadline) await Bun.sleep(10)
+  s.state.document = '{"flags":{"b":{}}}'
+  s.change()
+  while (more.some((m) => m.got.at(-1) !== s.state.document) && Date.now() < deadline) await Bun.sleep(10)
+  expect(more.filter((m) => m.got.at(-1) === s.state.document)).toHaveLength(249)
+  while (s.received.at(-1) !== s.state.document && Date.now() < deadline) await Bun.sleep(10)
+  expect(s.received.at(-1)).toBe(s.state.document)
+  for (const m of more) m.c.close()
+  s.client.close()
+})
+
 test('a token that stops being valid has its stream closed by the periodic check, with no change', async () => {
   const s = await open({ recheckMs: 100 })
   s.state.valid = false
