@@ -144,32 +144,16 @@ export function sharedUsage(sql: SQL): UsageLog {
   return {
     async add(buckets) {
       if (buckets.length === 0) return
+      // one text array per column, cast in SQL: a single statement whatever the number of buckets
+      const column = (pick: (b: UsageBucket) => string) => sql.array(buckets.map(pick), 'TEXT')
       await sql`INSERT INTO flagd_usage (flag_id, hour, variant, reason, count, last_at)
         SELECT * FROM unnest(
-          ${sql.array(
-            buckets.map((b) => b.flagId),
-            'TEXT',
-          )}::text[],
-          ${sql.array(
-            buckets.map((b) => b.hour),
-            'TEXT',
-          )}::timestamptz[],
-          ${sql.array(
-            buckets.map((b) => b.variant),
-            'TEXT',
-          )}::text[],
-          ${sql.array(
-            buckets.map((b) => b.reason),
-            'TEXT',
-          )}::text[],
-          ${sql.array(
-            buckets.map((b) => String(b.count)),
-            'TEXT',
-          )}::bigint[],
-          ${sql.array(
-            buckets.map((b) => b.lastAt),
-            'TEXT',
-          )}::timestamptz[])
+          ${column((b) => b.flagId)}::text[],
+          ${column((b) => b.hour)}::timestamptz[],
+          ${column((b) => b.variant)}::text[],
+          ${column((b) => b.reason)}::text[],
+          ${column((b) => String(b.count))}::bigint[],
+          ${column((b) => b.lastAt)}::timestamptz[])
         ON CONFLICT (flag_id, hour, variant, reason) DO UPDATE SET
           count = flagd_usage.count + EXCLUDED.count,
           last_at = GREATEST(flagd_usage.last_at, EXCLUDED.last_at)`
