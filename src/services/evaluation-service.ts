@@ -98,10 +98,9 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
   const rules = new WeakMap<Flag, Expr>()
   // whole bulk answers by ETag: pollers with the same context share one rendering per revision;
   // bounded by size (32 Mi characters, about 64 MB), since one answer of many flags may be megabytes
-  const bulk = new TextCache<string>(BULK_CACHE_CHARS)
-  // the outcomes of the flags with rules in each kept bulk answer, for usage (a kept answer is
-  // served again without evaluating them)
-  const bulkRuled = new BoundedMap<string, CountedTemplate>(10_000)
+  // each kept with the outcomes of its flags with rules, for usage (a kept answer is served again
+  // without evaluating them)
+  const bulk = new TextCache<string, CountedTemplate>(BULK_CACHE_CHARS)
   // each scope's flags as asked for by a 304 (no variant known), per template
   const asked = new WeakMap<Template, CountedTemplate>()
   const unanswered = (template: Template): CountedTemplate => {
@@ -255,11 +254,10 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
       const etag = tagOf(principal, context, snapshot)
       const template = templateOf(principal, snapshot)
       counter?.countTemplate(template.counted)
-      let flags = bulk.get(etag)
-      const ruled = bulkRuled.get(etag)
-      if (flags !== undefined && ruled !== undefined) {
-        if (ruled.fixed.length > 0) counter?.countTemplate(ruled)
-        return { etag, flags }
+      const kept = bulk.entry(etag)
+      if (kept !== undefined) {
+        if (kept.attached.fixed.length > 0) counter?.countTemplate(kept.attached)
+        return { etag, flags: kept.text }
       }
       // kept only from the second time a context is asked for: pollers repeat theirs, while
       // one-off contexts (a new visitor each request) would only push useful answers out
@@ -277,11 +275,8 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
         if (!answer.failure) evaluations.push(answer.text)
         else evaluations.push(JSON.stringify({ key: answer.failure.key, errorCode: 'GENERAL', errorDetails: answer.failure.details }))
       }
-      flags = `[${evaluations.join(',')}]`
-      if (keep) {
-        bulk.set(etag, flags)
-        bulkRuled.set(etag, outcomes.length === 0 ? NOTHING_RULED : { fixed: outcomes })
-      }
+      const flags = `[${evaluations.join(',')}]`
+      if (keep) bulk.set(etag, flags, outcomes.length === 0 ? NOTHING_RULED : { fixed: outcomes })
       return { etag, flags }
     },
 

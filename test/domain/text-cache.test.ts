@@ -28,3 +28,13 @@ test('a text larger than the whole budget is not kept; replacing a key counts it
   cache.clear()
   expect(cache.size).toEqual({ entries: 0, chars: 0 })
 })
+
+test('what is attached to a text is kept and dropped with it', () => {
+  const cache = new TextCache<string, { made: number }>(10)
+  cache.set('a', 'xxxxxx', { made: 1 })
+  expect(cache.entry('a')).toEqual({ text: 'xxxxxx', attached: { made: 1 } })
+  cache.set('b', 'yyyyyy', { made: 2 }) // 12 characters do not fit: a goes, with what it carried
+  expect(cache.entry('a')).toBeUndefined()
+  expect(cache.entry('b')?.attached).toEqual({ made: 2 })
+  expect(cache.size).toEqual({ entries: 1, chars: 6 })
+})

@@ -59,6 +59,23 @@ test('single and bulk evaluations are counted per variant and hour, and read at 
   ])
 })
 
+test('a bulk answer served from the cache counts the variants its rules chose, as a fresh one does', async () => {
+  const a = await app()
+  const rule = { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', 'off'] }
+  await a.req('POST', '/api/flags', {
+    token: a.adminToken,
+    body: { name: 'k/rollout', type: 'BOOLEAN', variants: { on: true, off: false }, targeting: rule },
+  })
+  // the first answer of a context is not kept, the second is kept, the third and fourth come from the cache
+  for (let i = 0; i < 4; i++) {
+    const bulk = await a.req('POST', '/ofrep/v1/evaluate/flags', { token: a.adminToken, body: { context: { plan: 'pro' } } })
+    expect(bulk.status).toBe(200)
+  }
+  expect(a.app.services.evaluations.bulkCacheSize().entries).toBe(1)
+  const usage = await a.req('GET', '/api/flags/k/rollout/usage', { token: a.adminToken })
+  expect(usage.body).toMatchObject({ total: 4, variants: { on: 4 } })
+})
+
 test('a flag never evaluated: zero, null, not stale while new; bad since and unknown flags refused', async () => {
   const a = await app()
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'quiet', type: 'BOOLEAN' } })
