@@ -5,31 +5,37 @@
  * write-ahead log with `synchronous = FULL` makes each addition durable and all-or-nothing, so a
  * `kill -9` loses at most the counts not yet added and never corrupts the others.
  *
- * The database is opened at its first use (the first minute with counts, or the first read), not at
- * start: SQLite and its write-ahead log cost the process 2.3 MB of memory (measured), which a daemon
- * that serves no evaluations should not carry.
+ * The database is opened when there are counts to add, or to read or prune one an earlier run left:
+ * not at start, and not for the hourly pruning of a database that does not exist. SQLite and its
+ * write-ahead log cost the process 2.3 MB of memory (measured), which a daemon that serves no
+ * evaluations should not carry.
  */
 
 import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { UsageBucket } from '../domain/flag-usage.ts'
 import type { UsageLog } from './shared-tables.ts'
 
 /** The usage log in `dataDir`. */
 export function fileUsageLog(dataDir: string): UsageLog {
+  const file = join(dataDir, 'usage.sqlite')
   let opened: ReturnType<typeof open> | undefined
-  const db = () => (opened ??= open(join(dataDir, 'usage.sqlite')))
+  const db = () => (opened ??= open(file))
+  // reads and pruning need no database where none was ever written
+  const existing = () => opened ?? (existsSync(file) ? db() : undefined)
   return {
     async add(buckets) {
       if (buckets.length > 0) db().addAll(buckets)
     },
     async read(sinceHour, flagIds) {
-      const { since, sinceOf } = db()
-      if (flagIds === undefined) return since.all({ since: sinceHour }) as UsageBucket[]
-      return flagIds.flatMap((flagId) => sinceOf.all({ since: sinceHour, flagId }) as UsageBucket[])
+      const found = existing()
+      if (found === undefined) return []
+      if (flagIds === undefined) return found.since.all({ since: sinceHour }) as UsageBucket[]
+      return flagIds.flatMap((flagId) => found.sinceOf.all({ since: sinceHour, flagId }) as UsageBucket[])
     },
     async prune(beforeHour) {
-      db().prune.run({ before: beforeHour })
+      existing()?.prune.run({ before: beforeHour })
     },
     close: () => opened?.db.close(),
   }

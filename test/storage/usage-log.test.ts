@@ -89,13 +89,23 @@ if (bin)
     return sharedUsage(sql)
   })
 
-test('the file log opens its database at first use: a daemon that counts nothing has no usage.sqlite', async () => {
+test('the file log opens its database only to add counts, or for one an earlier run left', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'flagd-usage-'))
   dirs.push(dir)
   const log = fileUsageLog(dir)
   closers.push(() => log.close())
-  await log.add([]) // a minute without counts
-  expect(existsSync(join(dir, 'usage.sqlite'))).toBe(false)
+  // what an idle daemon does: a minute without counts, the hourly pruning, a read of the usage page
+  await log.add([])
+  await log.prune(H6)
   expect(await log.read(H5)).toEqual([])
+  expect(existsSync(join(dir, 'usage.sqlite'))).toBe(false)
+  await log.add([bucket('f1', H5, 'on', 1, '2026-11-25T05:10:00.000Z')])
   expect(existsSync(join(dir, 'usage.sqlite'))).toBe(true)
+  log.close()
+  // a later run finds it, reads and prunes it without adding first
+  const again = fileUsageLog(dir)
+  closers.push(() => again.close())
+  expect(await again.read(H5)).toEqual([bucket('f1', H5, 'on', 1, '2026-11-25T05:10:00.000Z')])
+  await again.prune(H6)
+  expect(await again.read(H5)).toEqual([])
 })
