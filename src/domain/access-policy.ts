@@ -95,15 +95,16 @@ export function requireFlagInScope(p: Principal, name: string): void {
   if (!canSeeFlag(p, name)) throw new OutOfScopeError(name, flagScopeOf(p))
 }
 
-/** Migrations act on every flag at once, so they need a principal confined to no prefixes (403). */
-export function requireUnscoped(p: Principal): void {
+/**
+ * Work that reaches every flag at once (migrations, segments, the whole audit log) needs a principal
+ * confined to no prefixes (403); `why` says what reaches beyond the token's flags, for the message.
+ */
+export function requireUnscoped(p: Principal, why = 'migrations act on every flag'): void {
   const scope = flagScopeOf(p)
   if (scope.length > 0) {
-    throw new AppError(
-      'FORBIDDEN',
-      `migrations act on every flag; this token is confined to ${scope.join(', ')}; use a token without flagPrefixes`,
-      { flagPrefixes: [...scope] },
-    )
+    throw new AppError('FORBIDDEN', `${why}; this token is confined to ${scope.join(', ')}; use a token without flagPrefixes`, {
+      flagPrefixes: [...scope],
+    })
   }
 }
 

@@ -17,6 +17,9 @@ export interface Segment {
   revision: number
 }
 
+/** Why a token confined to some flags may not change segments (its 403 says so). */
+export const SEGMENTS_REACH = 'a segment can change the answers of any flag that uses it, inside your flagPrefixes or not'
+
 /** The names of the segments a rule refers to (`$ref` anywhere in it), in first-seen order. */
 export function referencedSegments(rule: unknown, out: string[] = []): string[] {
   if (rule === null || typeof rule !== 'object') return out

@@ -97,7 +97,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         const p = c.principal
         if (p !== undefined) {
           if (spec.permission) requirePermission(p, spec.permission)
-          if (spec.unscoped) requireUnscoped(p)
+          if (spec.unscoped) requireUnscoped(p, spec.unscoped === true ? undefined : spec.unscoped)
           if (spec.authorize) spec.authorize(p, c.params)
         }
         if (body === undefined) return answer(c)

@@ -37,8 +37,11 @@ export interface RouteSpec {
   authenticate?: false | ((c: RequestContext) => Principal | Promise<Principal>)
   /** The permission needed; none: any authenticated caller. The services decide again with the same policy. */
   permission?: Permission
-  /** Routes that act on every flag (migrations): a token confined to flagPrefixes is refused (403). */
-  unscoped?: boolean
+  /**
+   * Routes that act on every flag (migrations, segments): a token confined to flagPrefixes is refused
+   * (403). `true` for migrations; otherwise the reason the message gives.
+   */
+  unscoped?: true | string
   /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
   authorize?: (principal: Principal, params: Record<string, string>) => void
   /** The query it takes, checked with TypeBox (an object schema; `additionalProperties: false` refuses others). */

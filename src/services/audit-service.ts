@@ -100,7 +100,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
         const current = store.committed().flags.get(filter.flag)
         if (current) query.flagIds = [current.id]
         else query.name = filter.flag
-      } else requireUnscoped(principal)
+      } else requireUnscoped(principal, 'the whole audit log spans every flag (name one with ?flag=)')
       // a page of large entries stops at AUDIT_PAGE_BYTES, and the store says when it did
       const entries = await store.audit.query({ ...query, maxBytes: AUDIT_PAGE_BYTES })
       const more = entries.length > limit || entries.truncated === true

@@ -7,7 +7,7 @@
  * refers to is refused, naming them.
  */
 
-import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { canSeeFlag, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { AppError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag, JsonObject } from '../domain/flag.ts'
@@ -16,7 +16,7 @@ import { segmentRuleProblems, VARIANT_NAME } from '../domain/flag-targeting-fiel
 import { isJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
-import { referencedSegments, type Segment } from '../domain/segment.ts'
+import { referencedSegments, SEGMENTS_REACH, type Segment } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 
@@ -58,6 +58,11 @@ export function flagsDependingOn(snapshot: Snapshot, name: string): Flag[] {
   return [...snapshot.flags.values()].filter((f) => f.targeting && referencedSegments(f.targeting).some((r) => affected.has(r)))
 }
 
+/** `use` as `principal` may see it: flags outside a token's prefixes do not exist for it, here either. */
+function visibleUse(principal: Principal, use: SegmentUse): SegmentUse {
+  return { flags: use.flags.filter((name) => canSeeFlag(principal, name)), segments: use.segments }
+}
+
 const notFound = (name: string) => new NotFoundError(`no segment named ${JSON.stringify(name)}`)
 
 /** The body of `PUT /api/segments/{name}`, checked: every problem at once. */
@@ -93,19 +98,18 @@ export function createSegmentService(store: Store, now: () => Date = () => new D
       const snapshot = store.committed()
       return [...snapshot.segments.values()]
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-        .map((segment) => ({ segment, usedBy: usesOf(snapshot, segment.name) }))
+        .map((segment) => ({ segment, usedBy: visibleUse(principal, usesOf(snapshot, segment.name)) }))
     },
 
     get(principal, name) {
       requirePermission(principal, 'flag:read')
       const snapshot = store.committed()
-      return { segment: find(snapshot, name), usedBy: usesOf(snapshot, name) }
+      return { segment: find(snapshot, name), usedBy: visibleUse(principal, usesOf(snapshot, name)) }
     },
 
     async put(caller, name, input) {
       requirePermission(caller.principal, 'flag:write')
-      // a segment can change the answers of any flag: not for a token confined to some of them
-      requireUnscoped(caller.principal)
+      requireUnscoped(caller.principal, SEGMENTS_REACH)
       const out = await store.transact(commitMeta(caller), (tx) => {
         const { description, rule } = parseBody(name, input, tx.read)
         const current = tx.read.segments.get(name)
@@ -125,7 +129,7 @@ export function createSegmentService(store: Store, now: () => Date = () => new D
 
     async remove(caller, name) {
       requirePermission(caller.principal, 'flag:write')
-      requireUnscoped(caller.principal)
+      requireUnscoped(caller.principal, SEGMENTS_REACH)
       await store.transact(commitMeta(caller), (tx) => {
         const segment = find(tx.read, name)
         const used = usesOf(tx.read, name)

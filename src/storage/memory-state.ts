@@ -1,6 +1,6 @@
 /**
- * State in memory, as every store keeps it: one map per table (by id), a name index for flags, and
- * the revisions. A `Draft` is the state a group commit is building: it shares the maps of the state it
+ * State in memory, as every store keeps it: one map per table (by id), name indexes for flags and
+ * segments, and the revisions. A `Draft` is the state a group commit is building: it shares the maps of the state it
  * starts from and copies a table only when it first writes to it, so a commit costs a copy of the
  * tables it touches, not of everything. Once a batch is durable its draft becomes the committed state
  * and is never written again. Rows are frozen on the way in, so they can be shared and cached safely.
@@ -18,6 +18,8 @@ type TableMaps = { [T in Table]: Map<string, Rows[T]> }
 export interface StateData {
   readonly tables: TableMaps
   readonly flagsByName: Map<string, Flag>
+  /** Segments by name; kept by the draft like `flagsByName`, never derived from a table's identity. */
+  readonly segmentsByName: Map<string, Segment>
   readonly revision: number
   readonly revisions: Readonly<Record<Table, number>>
 }
@@ -27,36 +29,46 @@ export function emptyStateData(): StateData {
   return {
     tables: { flags: new Map(), users: new Map(), sessions: new Map(), tokens: new Map(), segments: new Map() },
     flagsByName: new Map(),
+    segmentsByName: new Map(),
     revision: 0,
     revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0 },
   }
 }
 
-/** Builds state from rows (loading a file); throws when two flags share a name. */
+/**
+ * Builds state from rows (loading a file or a database); throws when two flags share a name. Two
+ * segments of one name (only an older flagd could store them) do not stop the load: the newest
+ * (highest revision, then latest update) is the one by name, the other stays a row so
+ * `shadowedSegments()` can name it and the store can delete it.
+ */
 export function stateFromRows(rows: { [T in Table]: Iterable<Rows[T]> }, revision: number, revisions: Record<Table, number>): StateData {
   const data = emptyStateData()
   const draft = new Draft(data)
-  for (const table of TABLES) for (const row of rows[table]) draft.set(table, row as never)
+  for (const table of TABLES) {
+    if (table === 'segments') continue
+    for (const row of rows[table]) draft.set(table, row as never)
+  }
+  const segments = [...rows.segments].sort(
+    (a, b) => a.revision - b.revision || (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0),
+  )
+  for (const segment of segments) draft.load(segment)
   // stores written before segments existed have no counter for them
   return { ...draft.seal(), revision, revisions: { ...revisions, segments: revisions.segments ?? 0 } }
 }
 
-// segments by name and their rules, built once per segments table (a table Map is never changed once committed)
-const segmentIndex = new WeakMap<Map<string, Segment>, { byName: Map<string, Segment>; rules: Map<string, unknown> }>()
-function indexSegments(table: Map<string, Segment>) {
-  let index = segmentIndex.get(table)
-  if (!index) {
-    const byName = new Map<string, Segment>()
-    for (const segment of table.values()) byName.set(segment.name, segment)
-    index = { byName, rules: new Map([...byName].map(([name, s]) => [name, s.rule])) }
-    segmentIndex.set(table, index)
-  }
-  return index
-}
+// segment rules by name, for compiling `$ref`: built once per committed name index (never changed once sealed)
+const committedRules = new WeakMap<Map<string, Segment>, ReadonlyMap<string, unknown>>()
+const rulesOf = (byName: ReadonlyMap<string, Segment>) => new Map([...byName].map(([name, s]) => [name, s.rule as unknown]))
 
-/** A read-only view of state data (committed, or a draft seen from inside a transaction). */
+/**
+ * A read-only view of state data: committed (`live` false), or a draft seen from inside a
+ * transaction (`live` true), whose maps change under it, so nothing is cached for it.
+ */
 export class MemorySnapshot implements Snapshot {
-  constructor(private readonly data: StateData) {}
+  constructor(
+    private readonly data: StateData,
+    private readonly live = false,
+  ) {}
   get revision(): number {
     return this.data.revision
   }
@@ -79,10 +91,19 @@ export class MemorySnapshot implements Snapshot {
     return this.data.tables.tokens
   }
   get segments(): ReadonlyMap<string, Segment> {
-    return indexSegments(this.data.tables.segments).byName
+    return this.data.segmentsByName
   }
   segmentRules(): ReadonlyMap<string, unknown> {
-    return indexSegments(this.data.tables.segments).rules
+    const byName = this.data.segmentsByName
+    if (this.live) return rulesOf(byName)
+    let rules = committedRules.get(byName)
+    if (!rules) committedRules.set(byName, (rules = rulesOf(byName)))
+    return rules
+  }
+  shadowedSegments(): readonly Segment[] {
+    const out: Segment[] = []
+    for (const segment of this.data.tables.segments.values()) if (this.data.segmentsByName.get(segment.name) !== segment) out.push(segment)
+    return out
   }
 }
 
@@ -90,6 +111,7 @@ export class MemorySnapshot implements Snapshot {
 export class Draft implements StateData {
   tables: TableMaps
   flagsByName: Map<string, Flag>
+  segmentsByName: Map<string, Segment>
   revision: number
   revisions: Record<Table, number>
   private readonly owned = new Set<Table>()
@@ -97,6 +119,7 @@ export class Draft implements StateData {
   constructor(base: StateData) {
     this.tables = { ...base.tables }
     this.flagsByName = base.flagsByName
+    this.segmentsByName = base.segmentsByName
     this.revision = base.revision
     this.revisions = { ...base.revisions }
   }
@@ -106,38 +129,61 @@ export class Draft implements StateData {
       this.owned.add(table)
       ;(this.tables as Record<Table, Map<string, unknown>>)[table] = new Map(this.tables[table])
       if (table === 'flags') this.flagsByName = new Map(this.flagsByName)
+      if (table === 'segments') this.segmentsByName = new Map(this.segmentsByName)
     }
     return this.tables[table]
   }
 
-  /** Inserts or replaces a row; a flag name held by another flag is a bug in the caller. */
+  /** The name index of `table`, when it has one. */
+  private byName(table: Table): Map<string, Flag | Segment> | undefined {
+    return table === 'flags' ? this.flagsByName : table === 'segments' ? this.segmentsByName : undefined
+  }
+
+  /** Inserts or replaces a row; a flag or segment name held by another row is a bug in the caller. */
   set<T extends Table>(table: T, row: Rows[T]): void {
-    if (table === 'flags') {
-      const flag = row as Flag
-      const holder = this.flagsByName.get(flag.name)
-      if (holder && holder.id !== flag.id) throw new Error(`store invariant: flag name ${flag.name} is held by ${holder.id}`)
+    const named = this.byName(table)
+    if (named) {
+      const { name } = row as Flag | Segment
+      const holder = named.get(name)
+      if (holder && holder.id !== row.id) throw new Error(`store invariant: ${table.slice(0, -1)} name ${name} is held by ${holder.id}`)
     }
     const map = this.own(table)
-    const before = map.get(row.id)
-    map.set(row.id, deepFreeze(row))
-    if (table === 'flags') {
-      if (before) this.flagsByName.delete((before as Flag).name)
-      this.flagsByName.set((row as Flag).name, row as Flag)
+    const before = map.get(row.id) as Flag | Segment | undefined
+    const frozen = deepFreeze(row)
+    map.set(row.id, frozen)
+    const index = this.byName(table) // own() may have copied it
+    if (index) {
+      if (before && index.get(before.name) === before) index.delete(before.name)
+      index.set((frozen as Flag | Segment).name, frozen as Flag | Segment)
     }
+  }
+
+  /** Loads a segment row from storage; a row of a name already loaded takes the name over (see `stateFromRows`). */
+  load(segment: Segment): void {
+    const frozen = deepFreeze(segment)
+    this.own('segments').set(segment.id, frozen)
+    this.segmentsByName.set(segment.name, frozen)
   }
 
   /** Deletes a row if present. */
   remove(table: Table, id: string): void {
-    const before = this.tables[table].get(id)
+    const before = this.tables[table].get(id) as Flag | Segment | undefined
     if (!before) return
     this.own(table).delete(id)
-    if (table === 'flags') this.flagsByName.delete((before as Flag).name)
+    const index = this.byName(table)
+    if (index && index.get(before.name) === before) index.delete(before.name)
   }
 
   /** Ends writing: the data is shared from now on and must not change. */
   seal(): StateData {
     this.owned.clear()
-    return { tables: this.tables, flagsByName: this.flagsByName, revision: this.revision, revisions: { ...this.revisions } }
+    return {
+      tables: this.tables,
+      flagsByName: this.flagsByName,
+      segmentsByName: this.segmentsByName,
+      revision: this.revision,
+      revisions: { ...this.revisions },
+    }
   }
 }
 
@@ -157,7 +203,7 @@ export class DraftTx implements Tx {
   private readonly undo: (() => void)[] = []
 
   constructor(private readonly draft: Draft) {
-    this.read = new MemorySnapshot(draft)
+    this.read = new MemorySnapshot(draft, true)
   }
 
   private note(table: Table, id: string, before: Rows[Table] | undefined, after: Rows[Table] | null): void {

@@ -19,6 +19,7 @@ import {
 } from './postgres-shared.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
+import { repairShadowedSegments } from './shadowed-segments.ts'
 import type { CursorStore, FailureLedger, UsageLog } from './shared-tables.ts'
 import type { Store } from './store.ts'
 import { fileCursors } from './webhook-cursor-file.ts'
@@ -62,6 +63,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
       ...(hooks.info ? { info: hooks.info } : {}),
       ...(hooks.onWrite ? { onWrite: hooks.onWrite } : {}),
     })
+    await repairShadowedSegments(store, hooks.log)
     return {
       store,
       secret: async () => config.auth.secret ?? (await sharedSecret(store.sql)),
@@ -79,6 +81,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
     ...(hooks.onFailure ? { onFailure: hooks.onFailure } : {}),
     ...(hooks.writer ? { writer: hooks.writer } : {}),
   })
+  await repairShadowedSegments(store, hooks.log)
   return {
     store,
     secret: async () => config.auth.secret ?? (await loadOrCreateSecret(config.dataDir)),

@@ -70,6 +70,11 @@ export interface Snapshot {
   readonly segments: ReadonlyMap<string, Segment>
   /** Segment rules by name, for compiling `$ref` (contract §19.3). */
   segmentRules(): ReadonlyMap<string, unknown>
+  /**
+   * Segment rows hidden by a newer row of the same name. Only an older flagd could store them (a
+   * stale name index let concurrent writes insert twice); `repairShadowedSegments` deletes them.
+   */
+  shadowedSegments(): readonly Segment[]
 }
 
 /** Who made a change and through what. */

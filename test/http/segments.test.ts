@@ -117,5 +117,66 @@ group('segments', () => {
     ).body.token
     const res = await put('r', { rule: { '==': [1, 1] } }, confined)
     expect(res.status).toBe(403)
+    // the message speaks of segments, not of migrations
+    expect(res.body.error.message).toContain('a segment can change the answers of any flag')
+    expect(res.body.error.message).not.toContain('migration')
+    const del = await t.req('DELETE', '/api/segments/r', { token: confined })
+    expect([del.status, del.body.error.message.includes('segment')]).toEqual([403, true])
+  })
+
+  test('usedBy shows a confined token only the flags inside its prefixes', async () => {
+    expect((await put('shared', { rule: { '==': [{ var: 'x' }, 1] } })).status).toBe(201)
+    for (const name of ['s/inside', 'other/outside'])
+      expect(
+        (
+          await t.req('POST', '/api/flags', {
+            token: t.adminToken,
+            body: { name, type: 'BOOLEAN', targeting: { if: [{ $ref: 'shared' }, 'true'] } },
+          })
+        ).status,
+      ).toBe(201)
+    const confined = (
+      await t.req('POST', '/api/tokens', {
+        token: t.adminToken,
+        body: { name: 'reader-s', permissions: ['flag:read'], flagPrefixes: ['s/'] },
+      })
+    ).body.token
+    const list = await t.req('GET', '/api/segments', { token: confined })
+    expect(list.body.find((s: { name: string }) => s.name === 'shared').usedBy).toEqual(['s/inside'])
+    expect((await get('shared')).body.usedBy).toEqual(['other/outside', 's/inside'])
+    expect((await t.req('GET', '/api/segments/shared', { token: confined })).body.usedBy).toEqual(['s/inside'])
+    expect((await t.req('GET', '/api/flags/other/outside', { token: confined })).status).toBe(404)
+  })
+
+  test('30 concurrent PUTs of new segments: every 201 is listed once, a second PUT replaces (200), and all survive a restart', async () => {
+    const names = Array.from({ length: 30 }, (_, i) => `cc${i}`)
+    const answers = await Promise.all(names.map((n) => put(n, { rule: { '==': [{ var: 'n' }, n] } })))
+    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(201))
+    const listed = async () =>
+      ((await t.req('GET', '/api/segments', { token: t.adminToken })).body as { name: string }[])
+        .map((s) => s.name)
+        .filter((n) => /^cc\d+$/.test(n))
+    expect((await listed()).sort()).toEqual([...names].sort())
+    for (const n of names) expect((await get(n)).status).toBe(200)
+    const again = await put('cc3', { description: 'second', rule: { '==': [{ var: 'n' }, 'cc3'] } })
+    expect([again.status, again.body.revision]).toEqual([200, 2])
+    t = await t.restart()
+    expect((await listed()).sort()).toEqual([...names].sort())
+    expect((await t.req('DELETE', '/api/segments/cc3', { token: t.adminToken })).status).toBe(200)
+    t = await t.restart()
+    expect((await get('cc3')).status).toBe(404)
+    // an import that adds a segment and a flag using it now applies as its dry run said
+    const doc = {
+      environment: 'x',
+      version: '1.0.0',
+      createdAt: '2026-11-27T00:00:00.000Z',
+      segments: { ys1: { rule: { '==': [1, 1] } } },
+      flags: { 'imp/uses-ys1': { type: 'BOOLEAN', defaultValue: false, targeting: { if: [{ $ref: 'ys1' }, 'true'] } } },
+    }
+    const dry = await t.req('PUT', '/api/migrations?dryRun=true', { token: t.adminToken, body: doc })
+    expect(dry.status).toBe(200)
+    const applied = await t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc })
+    expect(applied.status).toBe(200)
+    expect((await get('ys1')).status).toBe(200)
   })
 })

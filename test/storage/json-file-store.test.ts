@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { openJsonFileStore, stateFilePath, v1BackupPath } from '../../src/storage/json-file-store.ts'
+import { repairShadowedSegments } from '../../src/storage/shadowed-segments.ts'
 import { CorruptStateError } from '../../src/storage/state-file.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { fixturePath } from '../helpers/fixtures.ts'
@@ -104,6 +105,48 @@ describe('open', () => {
     writeFileSync(join(dir, 'flagd.json.tmp-123-abcdef'), 'partial')
     await open(undefined, dir)
     expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
+  })
+})
+
+describe('segments stored twice under one name by an earlier flagd', () => {
+  test('the newest serves, the older row is deleted at open, and a delete by name stays deleted', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const row = (id: string, revision: number, description: string) => ({
+      id,
+      name: 'ys1',
+      description,
+      rule: { '==': [1, 1] },
+      createdAt: '2026-11-20T00:00:00.000Z',
+      updatedAt: `2026-11-2${revision}T00:00:00.000Z`,
+      revision,
+    })
+    const state = {
+      ...EMPTY_STATE,
+      revision: 2,
+      revisions: { ...EMPTY_STATE.revisions, segments: 2 },
+      segments: { seg_new: row('seg_new', 2, 'newer'), seg_old: row('seg_old', 1, 'older') },
+    }
+    writeFileSync(stateFilePath(dir), JSON.stringify(state))
+    const told: string[] = []
+    let store = await openJsonFileStore({ dataDir: dir })
+    expect(store.committed().segments.get('ys1')?.description).toBe('newer')
+    expect(
+      store
+        .committed()
+        .shadowedSegments()
+        .map((s) => s.id),
+    ).toEqual(['seg_old'])
+    expect(await repairShadowedSegments(store, (line) => told.push(line))).toBe(1)
+    expect(told).toEqual([expect.stringContaining('removed 1 older duplicate row(s) of segment(s) ys1')])
+    expect(store.committed().shadowedSegments()).toEqual([])
+    expect(await store.audit.query({ limit: 1 })).toEqual([]) // maintenance: no row anybody could see changed
+    await store.transact(meta, (tx) => tx.delete('segments', 'seg_new'))
+    await store.close()
+    store = await openJsonFileStore({ dataDir: dir })
+    stores.push(store)
+    expect(store.committed().segments.size).toBe(0) // the older row does not come back
+    expect(await repairShadowedSegments(store, (line) => told.push(line))).toBe(0)
   })
 })
 

@@ -143,6 +143,70 @@ export function describeStoreContract(
       expect(entry).toMatchObject({ action: 'segment.deleted', target: { type: 'segment', name: 'beta' } })
     })
 
+    test('segments: 30 concurrent writers that each read the index first all land, once each, and stay after a reopen', async () => {
+      const { store, reopen } = await fresh()
+      const segment = (name: string, revision = 1) => ({
+        id: `seg_${name}_${revision}`,
+        name,
+        description: '',
+        rule: { '==': [{ var: 'n' }, name] },
+        createdAt: '2026-11-25T00:00:00.000Z',
+        updatedAt: '2026-11-25T00:00:00.000Z',
+        revision,
+      })
+      // each does what the segment service does: look the name up, then insert (the lookup built a
+      // name index in the same batch that the next insert then changed under it)
+      const outs = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          store.transact(meta, (tx) => {
+            const existed = tx.read.segments.has(`cc${i}`)
+            expect(tx.read.segmentRules().has(`cc${i}`)).toBe(false)
+            tx.put('segments', segment(`cc${i}`))
+            expect(tx.read.segments.get(`cc${i}`)?.id).toBe(`seg_cc${i}_1`) // sees its own insert
+            expect(tx.read.segmentRules().has(`cc${i}`)).toBe(true)
+            return existed
+          }),
+        ),
+      )
+      expect(outs.map((o) => o.result)).toEqual(Array(30).fill(false))
+      const names = () => [...store.committed().segments.keys()].sort()
+      const expected = Array.from({ length: 30 }, (_, i) => `cc${i}`).sort()
+      expect(names()).toEqual(expected)
+      expect(store.committed().segmentRules().size).toBe(30)
+      // a second write of one name finds the row and replaces it
+      const second = await store.transact(meta, (tx) => {
+        const current = tx.read.segments.get('cc7')
+        tx.put('segments', { ...(current ?? segment('cc7')), description: 'again', revision: 2 })
+        return current?.id
+      })
+      expect(second.result).toBe('seg_cc7_1')
+      const again = await reopen()
+      expect([...again.committed().segments.keys()].sort()).toEqual(expected)
+      expect(again.committed().segments.get('cc7')?.description).toBe('again')
+      expect(again.committed().shadowedSegments()).toEqual([])
+      await again.transact(meta, (tx) => tx.delete('segments', 'seg_cc7_1'))
+      const third = await reopen()
+      expect(third.committed().segments.has('cc7')).toBe(false)
+      expect(third.committed().segments.size).toBe(29)
+    })
+
+    test('segments: a rename in one transaction frees the old name at once, and a failed transaction restores the index', async () => {
+      const { store } = await fresh()
+      const base = { description: '', rule: { '==': [1, 1] }, createdAt: 'x', updatedAt: 'x', revision: 1 }
+      await store.transact(meta, (tx) => tx.put('segments', { ...base, id: 'seg_1', name: 'a' }))
+      expect(() =>
+        store.transact(meta, (tx) => {
+          tx.put('segments', { ...base, id: 'seg_1', name: 'b', revision: 2 })
+          expect([...tx.read.segments.keys()]).toEqual(['b'])
+          throw new Error('no')
+        }),
+      ).toThrow('no')
+      expect([...store.committed().segments.keys()]).toEqual(['a'])
+      await store.transact(meta, (tx) => tx.put('segments', { ...base, id: 'seg_2', name: 'b' }))
+      expect([...store.committed().segments.keys()].sort()).toEqual(['a', 'b'])
+      expect(store.committed().segmentRules().size).toBe(2)
+    })
+
     test('work that throws changes nothing, and the store goes on', async () => {
       const { store } = await fresh()
       await store.transact(meta, (tx) => tx.put('flags', sampleFlag('keep')))

@@ -1,7 +1,7 @@
 /** /api/segments and /api/segments/{segmentName} (contract §19.3): reusable conditions for rules. */
 
 import { t } from 'elysia'
-import { toSegmentResource } from '../../domain/segment.ts'
+import { SEGMENTS_REACH, toSegmentResource } from '../../domain/segment.ts'
 import type { SegmentService, SegmentUse } from '../../services/segment-service.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -67,7 +67,7 @@ export function segmentRoutes(deps: SegmentRouteDeps): RouteSpec[] {
       method: 'PUT',
       path: '/api/segments/:segmentName',
       permission: 'flag:write',
-      unscoped: true,
+      unscoped: SEGMENTS_REACH,
       query: NoQuery,
       body: { limit: deps.bodyLimit },
       async handle(c) {
@@ -94,7 +94,7 @@ export function segmentRoutes(deps: SegmentRouteDeps): RouteSpec[] {
       method: 'DELETE',
       path: '/api/segments/:segmentName',
       permission: 'flag:write',
-      unscoped: true,
+      unscoped: SEGMENTS_REACH,
       query: NoQuery,
       async handle(c) {
         const name = c.params.segmentName ?? ''
