@@ -12,7 +12,7 @@
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
 import type { TraceStep } from './targeting/rule-run.ts'
 import type { Expr } from './targeting/rule-walk.ts'
-import { type RuleOutcome, runRule } from './targeting/targeting.ts'
+import { type RuleOutcome, type RunOptions, runRule } from './targeting/targeting.ts'
 
 /** Why a value was chosen (OpenFeature resolution reasons). */
 export type EvaluationReason = 'STATIC' | 'DEFAULT' | 'SPLIT' | 'TARGETING_MATCH' | 'DISABLED'
@@ -103,7 +103,7 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
  * (`TARGETING_MATCH`), the §13 answer with `DEFAULT` when it names none, or a `GENERAL` failure
  * when it names something that is no variant or cannot be evaluated.
  */
-export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: { trace?: boolean } = {}): EvaluationResult {
+export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: RunOptions = {}): EvaluationResult {
   if (!isEnabled(flag)) return { key: flag.name, reason: 'DISABLED', metadata: metadataOf(flag) }
   if (rule === undefined || flag.targeting === undefined) return untargeted(flag, context, metadataOf(flag))
   return answerFor(flag, context, runRule(rule, context, flag.name, options))

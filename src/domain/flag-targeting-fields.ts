@@ -16,6 +16,8 @@ import {
   type TargetingFields,
 } from './flag.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
+import { referencedSegments } from './segment.ts'
+import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
 import { compileRule } from './targeting/rule-compiler.ts'
 import { ruleShapeProblems } from './targeting/targeting.ts'
 
@@ -109,6 +111,20 @@ export function checkTargetingFields(
   return out
 }
 
+/** `name` and every segment that uses it, directly or through others. */
+function segmentsUsing(name: string, rules: ReadonlyMap<string, unknown>): Set<string> {
+  const out = new Set([name])
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const [other, rule] of rules)
+      if (!out.has(other) && referencedSegments(rule).some((r) => out.has(r))) {
+        out.add(other)
+        grew = true
+      }
+  }
+  return out
+}
+
 /**
  * Problems of segment `name`'s rule: as a flag's `targeting`, minus the variant check (contract
  * §19.3); `segments` holds the others, and a reference back to `name` (directly or through others)
@@ -120,5 +136,17 @@ export function segmentRuleProblems(name: string, rule: unknown, segments: Reado
   if (shape.length > 0) return shape
   const withThis = new Map(segments)
   withThis.set(name, rule)
-  return compileRule(rule, { segments: withThis }, field, name).problems
+  const problems = compileRule(rule, { segments: withThis }, field, name).problems
+  if (problems.length > 0) return problems
+  // this segment, and every segment that uses it, must still fit in flagd's format written out
+  const known = new Map<string, number>()
+  for (const other of segmentsUsing(name, withThis)) {
+    if (expandedRuleSize({ $ref: other }, withThis, known) <= EXPANDED_RULE_MAX) continue
+    const whose = other === name ? 'this segment' : `segment ${other}, which uses this one,`
+    problems.push({
+      field,
+      reason: `${whose} would be more than ${EXPANDED_RULE_MAX / 1024} KiB written out in flagd's format (a segment used by a segment is written out in full there); refer to fewer segments or simplify the rule`,
+    })
+  }
+  return problems
 }

@@ -21,6 +21,7 @@ import type { FieldProblem } from './errors.ts'
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
 import { isJsonObject } from './json-object.ts'
 import type { Segment } from './segment.ts'
+import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
 import { clampFractionalWeights } from './targeting/targeting.ts'
 
 export const FLAGD_SCHEMA = 'https://flagd.dev/schema/v0/flags.json'
@@ -44,21 +45,37 @@ export interface FlagdDocument {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
-/** The rule with every `$ref` replaced by the segment's rule (expanded in turn). */
-export function expandRefs(rule: unknown, segments: ReadonlyMap<string, unknown>, depth = 0): unknown {
-  if (rule === null || typeof rule !== 'object' || depth > 32) return rule
-  if (Array.isArray(rule)) return rule.map((r) => expandRefs(r, segments, depth + 1))
+/**
+ * The rule with every `$ref` replaced by the segment's rule (expanded in turn). Each segment is
+ * expanded once and shared (`expanded`), and writes keep the written-out size bounded
+ * (`EXPANDED_RULE_MAX`); a reference in a cycle or to no segment stays as it is.
+ */
+export function expandRefs(
+  rule: unknown,
+  segments: ReadonlyMap<string, unknown>,
+  expanded = new Map<string, unknown>(),
+  open: string[] = [],
+): unknown {
+  if (rule === null || typeof rule !== 'object') return rule
+  if (Array.isArray(rule)) return rule.map((r) => expandRefs(r, segments, expanded, open))
   const keys = Object.keys(rule)
-  if (keys.length === 1 && keys[0] === '$ref') {
-    const target = segments.get(String((rule as { $ref: unknown }).$ref))
-    return target === undefined ? rule : expandRefs(target, segments, depth + 1)
+  const ref = (rule as { $ref?: unknown }).$ref
+  if (keys.length === 1 && typeof ref === 'string') {
+    const target = segments.get(ref)
+    if (target === undefined || open.includes(ref)) return rule
+    if (!expanded.has(ref)) {
+      open.push(ref)
+      expanded.set(ref, expandRefs(target, segments, expanded, open))
+      open.pop()
+    }
+    return expanded.get(ref)
   }
-  return Object.fromEntries(Object.entries(rule).map(([k, v]) => [k, expandRefs(v, segments, depth + 1)]))
+  return Object.fromEntries(Object.entries(rule).map(([k, v]) => [k, expandRefs(v, segments, expanded, open)]))
 }
 
 /** A segment's rule with references to other segments expanded, so it stands alone as an evaluator. */
-function evaluatorOf(segment: Segment, segments: ReadonlyMap<string, unknown>): JsonObject {
-  return Object.fromEntries(Object.entries(segment.rule).map(([k, v]) => [k, expandRefs(v, segments)])) as JsonObject
+function evaluatorOf(segment: Segment, segments: ReadonlyMap<string, unknown>, expanded: Map<string, unknown>): JsonObject {
+  return expandRefs(segment.rule, segments, expanded, [segment.name]) as JsonObject
 }
 
 /** One flag in flagd's terms, or `undefined` when flagd cannot express it (TAG). */
@@ -105,12 +122,24 @@ export function buildFlagdDocument(flags: readonly Flag[], segments: readonly Se
     else omitted.push(flag.name)
   }
   const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
-  const evaluators = Object.fromEntries(segments.map((s) => [s.name, evaluatorOf(s, rules)]))
+  const expanded = new Map<string, unknown>()
+  const sizes = new Map<string, number>()
+  // writes refuse segments too large written out; one stored before that rule is left out, named
+  const tooLarge = segments.filter((s) => expandedRuleSize({ $ref: s.name }, rules, sizes) > EXPANDED_RULE_MAX).map((s) => s.name)
+  const evaluators = Object.fromEntries(
+    segments.filter((s) => !tooLarge.includes(s.name)).map((s) => [s.name, evaluatorOf(s, rules, expanded)]),
+  )
   return {
     $schema: FLAGD_SCHEMA,
     flags: out,
     ...(segments.length > 0 ? { $evaluators: evaluators } : {}),
-    metadata: { environment, ...(omitted.length > 0 ? { omittedFlags: `TAG flags have no flagd type: ${omitted.join(', ')}` } : {}) },
+    metadata: {
+      environment,
+      ...(omitted.length > 0 ? { omittedFlags: `TAG flags have no flagd type: ${omitted.join(', ')}` } : {}),
+      ...(tooLarge.length > 0
+        ? { omittedSegments: `larger than ${EXPANDED_RULE_MAX / 1024} KiB written out: ${tooLarge.join(', ')}` }
+        : {}),
+    },
   }
 }
 

@@ -17,6 +17,7 @@ import { NotFoundError } from '../domain/errors.ts'
 import { answerFor, type EvaluationContext, type EvaluationResult, evaluate, isFailure, targetingKeyOf } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
+import { readsClock } from '../domain/targeting/clock-use.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'
 import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
 import { runRule } from '../domain/targeting/targeting.ts'
@@ -58,8 +59,13 @@ export interface EvaluationService {
   bulkCacheSize(): { entries: number; chars: number }
 }
 
-/** JSON with object keys sorted, so equal contexts give equal text whatever their key order. */
+/**
+ * JSON with object keys sorted, so equal contexts give equal text whatever their key order. Numbers
+ * JSON cannot write (`1e400` parses to Infinity) are written as JavaScript does, so they never read
+ * as `null`: a rule tells them apart, so the ETag must.
+ */
 export function canonicalJson(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null'
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
   const keys = Object.keys(v).sort()
@@ -90,8 +96,16 @@ const NOTHING_RULED: CountedTemplate = { fixed: [] }
 /** True when the flag's answer is the same for every context. */
 const fixedAnswer = (flag: Flag) => !isEnabled(flag) || (flag.targeting === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
 
-/** Creates the service over the store and the flags' read model. */
-export function createEvaluationService(store: Store, read: FlagReadModel, counter?: UsageCounter): EvaluationService {
+/**
+ * Creates the service over the store and the flags' read model; `clock` (milliseconds) is the time
+ * rules see as `$flagd.timestamp`.
+ */
+export function createEvaluationService(
+  store: Store,
+  read: FlagReadModel,
+  counter?: UsageCounter,
+  clock: () => number = Date.now,
+): EvaluationService {
   // context-free answers serialised once per stored row
   const fixed = new WeakMap<Flag, Answer>()
   // each rule compiled once per stored row (a new revision is a new row)
@@ -113,8 +127,10 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
   }
   // the bulk ETags asked for lately (bounded), to know which contexts repeat
   const seen = new BoundedMap<string, true>(10_000)
-  // whether any flag has a rule, per flags revision (then the whole context counts for the ETag)
-  let targeted = { revision: -1, any: false }
+  // whether any flag has a rule, per flags revision (then the whole context counts for the ETag),
+  // and which read the clock (then the second counts too: their answers move with time)
+  let targeted = { revision: -1, any: false, clocked: new Set<string>() }
+  const seconds = () => Math.floor(clock() / 1000)
 
   const ruleOf = (flag: Flag, snapshot: Snapshot): Expr | undefined => {
     if (flag.targeting === undefined) return undefined
@@ -127,15 +143,17 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
     }
     return expr
   }
-  const result = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, trace = false) =>
-    evaluate(flag, context, ruleOf(flag, snapshot), { trace })
+  const result = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp: number, trace = false) =>
+    evaluate(flag, context, ruleOf(flag, snapshot), { trace, timestamp })
   // a rule's answers as text per outcome (the variant it chose, or the default): the same for
   // every context that reaches it, so an evaluation runs the rule and looks its answer up; the
-  // answers that depend on the targeting key (an A/B split) are made each time
+  // answers that depend on the targeting key (an A/B split) are made each time. Only the flag's own
+  // variants are kept (a rule may return any text of the context, which is an error, never kept),
+  // so a flag keeps at most one answer per variant, plus its default.
   const outcomes = new WeakMap<Flag, Map<string, Answer>>()
-  const ruledAnswer = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): Answer => {
+  const ruledAnswer = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp: number): Answer => {
     const expr = ruleOf(flag, snapshot) as Expr
-    const outcome = runRule(expr, context, flag.name)
+    const outcome = runRule(expr, context, flag.name, { timestamp })
     const key =
       outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
     let answers = outcomes.get(flag)
@@ -143,19 +161,19 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
     if (known !== undefined) return known
     // the full evaluation from the outcome (never running the rule twice: its answer is fixed now)
     const answer = answerOf(answerFor(flag, context, outcome))
-    if (key !== undefined) {
+    if (key !== undefined && answer.failure === undefined) {
       if (!answers) outcomes.set(flag, (answers = new Map()))
       answers.set(key, answer)
     }
     return answer
   }
-  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot): Answer => {
+  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp: number): Answer => {
     if (!fixedAnswer(flag)) {
-      if (flag.targeting !== undefined) return ruledAnswer(flag, context, snapshot)
-      return answerOf(result(flag, context, snapshot))
+      if (flag.targeting !== undefined) return ruledAnswer(flag, context, snapshot, timestamp)
+      return answerOf(result(flag, context, snapshot, timestamp))
     }
     let answer = fixed.get(flag)
-    if (answer === undefined) fixed.set(flag, (answer = answerOf(result(flag, {}, snapshot))))
+    if (answer === undefined) fixed.set(flag, (answer = answerOf(result(flag, {}, snapshot, timestamp))))
     return answer
   }
   // an answer is counted where it is given to a caller (a template is built without counting)
@@ -180,7 +198,7 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
     for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) {
       if (!canSeeFlag(principal, flag.name)) continue
       if (fixedAnswer(flag)) {
-        const answer = one(flag, {}, snapshot)
+        const answer = one(flag, {}, snapshot, 0)
         run.push(answer.text)
         fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
         chars += answer.text.length
@@ -198,28 +216,38 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
     }
     return template
   }
-  const anyTargeted = (snapshot: Snapshot): boolean => {
+  const targetingOf = (snapshot: Snapshot) => {
     const revision = snapshot.revisionOf('flags')
     if (targeted.revision !== revision) {
       let any = false
+      const clocked = new Set<string>()
+      const segments = snapshot.segmentRules()
       for (const flag of snapshot.flags.values())
         if (flag.targeting !== undefined) {
           any = true
-          break
+          if (readsClock(flag.targeting, segments)) clocked.add(flag.name)
         }
-      targeted = { revision, any }
+      targeted = { revision, any, clocked }
     }
-    return targeted.any
+    return targeted
   }
-  const tagOf = (principal: Principal, context: EvaluationContext, snapshot: Snapshot): string => {
+  // the second the answers of `principal` are made in, when a flag it sees reads the clock
+  const clockOf = (principal: Principal, snapshot: Snapshot): number | undefined => {
+    const { clocked } = targetingOf(snapshot)
+    if (clocked.size === 0) return undefined
+    for (const name of clocked) if (canSeeFlag(principal, name)) return seconds()
+    return undefined
+  }
+  const tagOf = (principal: Principal, context: EvaluationContext, snapshot: Snapshot, second: number | undefined): string => {
     const revision = snapshot.revisionOf('flags')
     const scope = flagScopeOf(principal)
-    const whole = anyTargeted(snapshot)
+    const whole = targetingOf(snapshot).any
     const key = whole ? undefined : targetingKeyOf(context)
-    if (scope.length === 0 && key === undefined && (!whole || Object.keys(context).length === 0)) return `"${revision}"`
+    const at = second === undefined ? '' : `@${second}`
+    if (scope.length === 0 && key === undefined && (!whole || Object.keys(context).length === 0)) return `"${revision}${at}"`
     const counted = whole ? canonicalJson(context) : (key ?? '')
     const digest = Bun.hash.wyhash(`${scope.join('\n')}\u0000${counted}`, 0n).toString(36)
-    return `"${revision}-${digest}"`
+    return `"${revision}-${digest}${at}"`
   }
   const visibleFlag = (principal: Principal, key: string, snapshot: Snapshot): Flag => {
     const flag = canSeeFlag(principal, key) ? snapshot.flags.get(key) : undefined
@@ -232,7 +260,7 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
       requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
       const flag = visibleFlag(principal, key, snapshot)
-      const answer = counted(flag, one(flag, context, snapshot))
+      const answer = counted(flag, one(flag, context, snapshot, seconds()))
       if (answer.failure) throw answer.failure
       return answer.text
     },
@@ -240,18 +268,22 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
     explain(principal, key, context) {
       requirePermission(principal, 'flag:read')
       const snapshot = store.committed()
-      return result(visibleFlag(principal, key, snapshot), context, snapshot, true)
+      return result(visibleFlag(principal, key, snapshot), context, snapshot, seconds(), true)
     },
 
     bulkTag(principal, context) {
       requirePermission(principal, 'flag:evaluate')
-      return tagOf(principal, context, store.committed())
+      const snapshot = store.committed()
+      return tagOf(principal, context, snapshot, clockOf(principal, snapshot))
     },
 
     bulkJson(principal, context) {
       requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
-      const etag = tagOf(principal, context, snapshot)
+      // one second for the ETag and every rule of the answer, so the answer is the one its ETag names
+      const second = clockOf(principal, snapshot)
+      const etag = tagOf(principal, context, snapshot, second)
+      const timestamp = second ?? seconds()
       const template = templateOf(principal, snapshot)
       counter?.countTemplate(template.counted)
       const kept = bulk.entry(etag)
@@ -270,7 +302,7 @@ export function createEvaluationService(store: Store, read: FlagReadModel, count
           evaluations.push(part)
           continue
         }
-        const answer = counted(part, one(part, context, snapshot))
+        const answer = counted(part, one(part, context, snapshot, timestamp))
         if (keep) outcomes.push({ flag: part, variant: answer.variant, reason: answer.reason })
         if (!answer.failure) evaluations.push(answer.text)
         else evaluations.push(JSON.stringify({ key: answer.failure.key, errorCode: 'GENERAL', errorDetails: answer.failure.details }))

@@ -96,7 +96,12 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     apiTokens,
-    evaluations: createEvaluationService(store, flags.read, config.usage.count ? counter : undefined),
+    evaluations: createEvaluationService(
+      store,
+      flags.read,
+      config.usage.count ? counter : undefined,
+      options.now ? () => now().getTime() : Date.now,
+    ),
     audit: createAuditService(store, flags),
     changeFeed,
     sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment }),

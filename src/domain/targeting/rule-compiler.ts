@@ -10,7 +10,7 @@
 import type { FieldProblem } from '../errors.ts'
 import { truthy } from './json-logic-values.ts'
 import { ownValue, splitPath, VALUE_OPERATORS } from './rule-operators.ts'
-import { argumentsCost, type RuleRun, spend } from './rule-run.ts'
+import { argumentsCost, built, type RuleRun, spend } from './rule-run.ts'
 import { compileStructural, STRUCTURAL_OPERATORS } from './rule-structure.ts'
 import { compileArgs, constant, type Expr, evaluateArgs, type RuleEnv, type Walk } from './rule-walk.ts'
 
@@ -77,27 +77,40 @@ function compileRef(walk: Walk, name: unknown, path: string, result: boolean): E
     walk.problems.push({ field: path, reason: `segments refer to each other in a cycle: ${[...walk.refs, name].join(' → ')}` })
     return constant(null)
   }
-  walk.refs.push(name)
-  // the segment's own texts are not checked against this flag's variants (contract §19.3)
-  const env = walk.env
-  walk.env = { segments: env.segments }
-  const found = walk.problems.length
-  const inner = walk.compile(rule, path, result)
-  walk.env = env
-  walk.refs.pop()
+  const { expr: inner, problems } = compiledSegment(walk, name, rule, path, result)
   // a problem inside the segment is reported at this reference, once, naming the segment
-  const inside = walk.problems.splice(found)
   const seen = new Set<string>()
-  for (const p of inside) {
+  for (const p of problems) {
     const reason = p.reason.startsWith('segments refer to each other') ? p.reason : `segment ${name}: ${p.reason}`
     if (!seen.has(reason)) walk.problems.push({ field: path, reason })
     seen.add(reason)
   }
   return (data, run) => {
-    const v = inner(data, run)
+    // against the whole context a segment's value is the same at every reference: computed once
+    let v: unknown
+    if (data !== run.root) v = inner(data, run)
+    else if (run.segments.has(name)) v = run.segments.get(name)
+    else run.segments.set(name, (v = inner(data, run)))
     run.trace?.push({ kind: 'segment', name, matched: truthy(v) })
     return v
   }
+}
+
+/** Segment `name` compiled once per walk (its problems kept for every reference). */
+function compiledSegment(walk: Walk, name: string, rule: unknown, path: string, result: boolean) {
+  const known = walk.compiledSegments.get(name)
+  if (known) return known
+  walk.refs.push(name)
+  // the segment's own texts are not checked against this flag's variants (contract §19.3)
+  const env = walk.env
+  walk.env = { segments: env.segments }
+  const found = walk.problems.length
+  const expr = walk.compile(rule, path, result)
+  walk.env = env
+  walk.refs.pop()
+  const out = { expr, problems: walk.problems.splice(found) }
+  walk.compiledSegments.set(name, out)
+  return out
 }
 
 /**
@@ -109,6 +122,7 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', wi
     env,
     problems: [],
     refs: within === undefined ? [] : [within],
+    compiledSegments: new Map(),
     compile(node, path, result) {
       if (node === null || typeof node !== 'object') {
         if (result && typeof node === 'string' && walk.env.variants && !walk.env.variants.has(node)) {
@@ -120,7 +134,11 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', wi
       if (Array.isArray(node)) {
         const items = node.map((n, i) => walk.compile(n, `${path}[${i}]`, false))
         if (node.every((n) => n === null || typeof n !== 'object')) return constant(node)
-        return (data, run) => items.map((item) => item(data, run))
+        return (data, run) =>
+          built(
+            run,
+            items.map((item) => item(data, run)),
+          )
       }
       const keys = Object.keys(node)
       if (keys.length === 0) return constant(node)

@@ -5,8 +5,12 @@
  */
 
 import { RuleFault } from './json-logic-values.ts'
+import { valueSize } from './value-size.ts'
 
-/** The work one evaluation may do (operations, list items visited, text produced / 16). */
+/**
+ * The work one evaluation may do: operations, list items visited, and the written-out size of every
+ * value an operator is given or a rule builds (`valueSize`). See docs/targeting.md#bounds.
+ */
 export const RULE_STEP_LIMIT = 200_000
 
 /** One step of a trace, in the order the evaluation took it. */
@@ -27,26 +31,38 @@ export interface RuleRun {
   readonly limit: number
   /** Present when the caller asked why: the steps are appended here. */
   readonly trace: TraceStep[] | undefined
+  /** Segments already evaluated against the whole context in this run, by name (each runs once). */
+  readonly segments: Map<string, unknown>
 }
 
-/** A new evaluation of `flagKey` for `context`. */
-export function newRun(context: unknown, flagKey: string, trace = false, limit = RULE_STEP_LIMIT): RuleRun {
-  return { root: context, flagKey, timestamp: Math.floor(Date.now() / 1000), steps: 0, limit, trace: trace ? [] : undefined }
+/** A new evaluation of `flagKey` for `context` at `timestamp` (Unix seconds; now when absent). */
+export function newRun(context: unknown, flagKey: string, trace = false, limit = RULE_STEP_LIMIT, timestamp?: number): RuleRun {
+  return {
+    root: context,
+    flagKey,
+    timestamp: timestamp ?? Math.floor(Date.now() / 1000),
+    steps: 0,
+    limit,
+    trace: trace ? [] : undefined,
+    segments: new Map(),
+  }
 }
 
 /**
- * The work of an operator over `args`: one, plus the items of every list and a sixteenth of the
- * characters of every text it is given (so `in`, `merge`, `cat` and comparisons of long texts pay
- * for what they walk and what they build, and a rule that doubles a list or a text each step runs
- * out of budget long before memory does).
+ * The work of an operator over `args`: one, plus the written-out size of each argument, so `in`,
+ * `merge`, `cat`, comparisons and `sem_ver` pay for what they walk and what they turn into text,
+ * however much of it is shared structure.
  */
 export function argumentsCost(args: readonly unknown[]): number {
-  let cost = 1 + args.length
-  for (const a of args) {
-    if (Array.isArray(a)) cost += a.length
-    else if (typeof a === 'string') cost += a.length >> 4
-  }
+  let cost = 1
+  for (const a of args) cost += valueSize(a)
   return cost
+}
+
+/** Counts the building of `v` (a list a rule makes) and returns it. */
+export function built<T>(run: RuleRun, v: T): T {
+  spend(run, valueSize(v))
+  return v
 }
 
 /** Counts `n` units of work; past the budget the evaluation fails. */

@@ -9,7 +9,7 @@
 import { pickBucket } from './fractional.ts'
 import { RuleFault, truthy } from './json-logic-values.ts'
 import { ownValue } from './rule-operators.ts'
-import { type RuleRun, spend } from './rule-run.ts'
+import { built, type RuleRun, spend } from './rule-run.ts'
 import { type Args, compileArgs, constant, type Expr, evaluateArgs, type Walk } from './rule-walk.ts'
 
 /** The operators compiled here. */
@@ -95,9 +95,15 @@ function compileIteration(walk: Walk, op: string, node: unknown[], path: string)
     const list = itemsOf(source(data, run), op, run)
     switch (op) {
       case 'map':
-        return list.map((item) => step(item, run))
+        return built(
+          run,
+          list.map((item) => step(item, run)),
+        )
       case 'filter':
-        return list.filter((item) => truthy(step(item, run)))
+        return built(
+          run,
+          list.filter((item) => truthy(step(item, run))),
+        )
       case 'all':
         return list.length > 0 && list.every((item) => truthy(step(item, run)))
       case 'some':

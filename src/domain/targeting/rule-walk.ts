@@ -24,6 +24,11 @@ export interface Walk {
   problems: FieldProblem[]
   /** Segments being expanded, outermost first (a repeat is a cycle). */
   refs: string[]
+  /**
+   * Segments compiled so far in this walk, with the problems found inside them: a segment referred
+   * to many times (a chain of segments each using the one before twice) is compiled once.
+   */
+  compiledSegments: Map<string, { expr: Expr; problems: FieldProblem[] }>
   compile(node: unknown, path: string, result: boolean): Expr
 }
 

@@ -42,9 +42,16 @@ export function ruleShapeProblems(rule: unknown, field: string): FieldProblem[] 
   return []
 }
 
+/** What a rule run may be told: trace it, its budget, and the time it sees (Unix seconds; now when absent). */
+export interface RunOptions {
+  trace?: boolean
+  limit?: number
+  timestamp?: number
+}
+
 /** Runs a compiled rule for `context` as flag `flagKey`. */
-export function runRule(expr: Expr, context: unknown, flagKey: string, options: { trace?: boolean; limit?: number } = {}): RuleOutcome {
-  const run = newRun(context, flagKey, options.trace === true, options.limit ?? RULE_STEP_LIMIT)
+export function runRule(expr: Expr, context: unknown, flagKey: string, options: RunOptions = {}): RuleOutcome {
+  const run = newRun(context, flagKey, options.trace === true, options.limit ?? RULE_STEP_LIMIT, options.timestamp)
   const trace = run.trace ? { trace: run.trace } : {}
   let result: unknown
   try {
@@ -58,7 +65,15 @@ export function runRule(expr: Expr, context: unknown, flagKey: string, options: 
   if (result === null || result === undefined) return { kind: 'default', ...trace }
   if (typeof result === 'string') return { kind: 'variant', variant: result, ...trace }
   if (typeof result === 'boolean') return { kind: 'variant', variant: String(result), ...trace }
-  return { kind: 'error', message: `the rule returned ${JSON.stringify(result)?.slice(0, 100)}, not a variant name`, ...trace }
+  return { kind: 'error', message: `the rule returned ${kindOf(result)}, not a variant name`, ...trace }
+}
+
+/** What a value is, in a few words (never the value written out: a rule may build a large one). */
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return `a list of ${v.length} items`
+  if (typeof v === 'object') return 'an object'
+  if (typeof v === 'number') return `the number ${v}`
+  return `a ${typeof v}`
 }
 
 /**
