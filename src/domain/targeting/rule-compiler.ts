@@ -77,7 +77,9 @@ function compileRef(walk: Walk, name: unknown, path: string, result: boolean): E
     walk.problems.push({ field: path, reason: `segments refer to each other in a cycle: ${[...walk.refs, name].join(' → ')}` })
     return constant(null)
   }
-  const { expr: inner, problems } = compiledSegment(walk, name, rule, path, result)
+  const compiled = compiledSegment(walk, name, rule, path, result)
+  const { expr: inner, problems } = compiled
+  compiled.references++
   // a problem inside the segment is reported at this reference, once, naming the segment
   const seen = new Set<string>()
   for (const p of problems) {
@@ -87,10 +89,11 @@ function compileRef(walk: Walk, name: unknown, path: string, result: boolean): E
   }
   return (data, run) => {
     // against the whole context a segment's value is the same at every reference: computed once
+    // (remembered only for a segment referred to more than once, so a single use allocates nothing)
     let v: unknown
-    if (data !== run.root) v = inner(data, run)
-    else if (run.segments.has(name)) v = run.segments.get(name)
-    else run.segments.set(name, (v = inner(data, run)))
+    if (data !== run.root || compiled.references < 2) v = inner(data, run)
+    else if (run.segments?.has(name)) v = run.segments.get(name)
+    else (run.segments ??= new Map()).set(name, (v = inner(data, run)))
     run.trace?.push({ kind: 'segment', name, matched: truthy(v) })
     return v
   }
@@ -108,7 +111,7 @@ function compiledSegment(walk: Walk, name: string, rule: unknown, path: string, 
   const expr = walk.compile(rule, path, result)
   walk.env = env
   walk.refs.pop()
-  const out = { expr, problems: walk.problems.splice(found) }
+  const out = { expr, problems: walk.problems.splice(found), references: 0 }
   walk.compiledSegments.set(name, out)
   return out
 }

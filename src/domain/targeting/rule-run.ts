@@ -31,8 +31,8 @@ export interface RuleRun {
   readonly limit: number
   /** Present when the caller asked why: the steps are appended here. */
   readonly trace: TraceStep[] | undefined
-  /** Segments already evaluated against the whole context in this run, by name (each runs once). */
-  readonly segments: Map<string, unknown>
+  /** Segments already evaluated against the whole context in this run, by name (each runs once); made at the first. */
+  segments: Map<string, unknown> | undefined
 }
 
 /** A new evaluation of `flagKey` for `context` at `timestamp` (Unix seconds; now when absent). */
@@ -44,7 +44,7 @@ export function newRun(context: unknown, flagKey: string, trace = false, limit =
     steps: 0,
     limit,
     trace: trace ? [] : undefined,
-    segments: new Map(),
+    segments: undefined,
   }
 }
 
@@ -54,8 +54,12 @@ export function newRun(context: unknown, flagKey: string, trace = false, limit =
  * however much of it is shared structure.
  */
 export function argumentsCost(args: readonly unknown[]): number {
-  let cost = 1
-  for (const a of args) cost += valueSize(a)
+  let cost = 1 + args.length
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (typeof a === 'string') cost += a.length >> 4
+    else if (a !== null && typeof a === 'object') cost += valueSize(a) - 1
+  }
   return cost
 }
 

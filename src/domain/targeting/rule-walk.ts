@@ -28,7 +28,7 @@ export interface Walk {
    * Segments compiled so far in this walk, with the problems found inside them: a segment referred
    * to many times (a chain of segments each using the one before twice) is compiled once.
    */
-  compiledSegments: Map<string, { expr: Expr; problems: FieldProblem[] }>
+  compiledSegments: Map<string, { expr: Expr; problems: FieldProblem[]; references: number }>
   compile(node: unknown, path: string, result: boolean): Expr
 }
 
