@@ -10,6 +10,7 @@ import { validateDefinition } from './flag-definition.ts'
 import { indexNames, nameProblem } from './flag-name.ts'
 import { segmentRuleProblems, VARIANT_NAME } from './flag-targeting-fields.ts'
 import { flagdDocumentWarnings, fromFlagdFlag, isFlagdDocument } from './flagd-document.ts'
+import { parseIsoInstant } from './iso-instant.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
 import { newCheckBudget } from './regex-pattern.ts'
 import type { Segment } from './segment.ts'
@@ -18,7 +19,6 @@ import { utcStamp } from './utc-stamp.ts'
 export const EXPORT_VERSION = '1.0.0'
 const TOP_LEVEL = ['environment', 'version', 'createdAt', 'flags', 'segments']
 const FLAGFLOW_FIELDS = ['regExp', 'tagValues', 'chanceBPercent', 'allowEmpty', 'isKillSwitch']
-const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/
 
 /** One flag as it appears in an export file. */
 export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type'] }
@@ -173,7 +173,7 @@ function checkMigrationHead(raw: Record<string, unknown>, problem: (field: strin
     if (!m) problem('version', 'must be MAJOR.MINOR.PATCH')
     else if (m[1] !== '1') problem('version', `major version ${m[1]} is not supported (this flagd reads 1.x.x)`)
   }
-  if (typeof raw.createdAt === 'string' && (!ISO_8601.test(raw.createdAt) || Number.isNaN(Date.parse(raw.createdAt)))) {
+  if (typeof raw.createdAt === 'string' && parseIsoInstant(raw.createdAt, true) === undefined) {
     problem('createdAt', 'must be an ISO 8601 timestamp')
   }
 }

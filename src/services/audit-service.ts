@@ -8,6 +8,7 @@ import { can, canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, re
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, type FlagType, TYPE_CONSTRAINTS } from '../domain/flag.ts'
+import { parseIsoInstant } from '../domain/iso-instant.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { AuditQuery, Store } from '../storage/store.ts'
 import type { FlagService, IfMatch } from './flag-service.ts'
@@ -49,8 +50,8 @@ function integerIn(value: string | number | undefined, field: string, min: numbe
 
 function timeIn(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined
-  const at = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? Date.parse(value) : Number.NaN
-  if (Number.isNaN(at))
+  const at = parseIsoInstant(value)
+  if (at === undefined)
     throw new InvalidError(`${field} must be an ISO 8601 date or date-time with a zone`, field, 'must be an ISO 8601 date-time')
   return at
 }

@@ -9,6 +9,7 @@
 import { canSeeFlag, requirePermission } from '../domain/access-policy.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import { type FlagUsage, flagUsageOf, hourOf, isStale, USAGE_RETENTION_DAYS, type UsageBucket } from '../domain/flag-usage.ts'
+import { parseIsoInstant } from '../domain/iso-instant.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
@@ -112,13 +113,14 @@ export function createUsageService(deps: UsageDeps): UsageService {
       if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       let sinceMs = now() - USAGE_RETENTION_DAYS * DAY_MS
       if (since !== undefined) {
-        sinceMs = /^\d{4}-\d{2}-\d{2}/.test(since) ? Date.parse(since) : Number.NaN
-        if (Number.isNaN(sinceMs))
+        const parsed = parseIsoInstant(since)
+        if (parsed === undefined)
           throw new InvalidError(
             'since must be an ISO 8601 date or date-time (2026-11-01T00:00:00Z)',
             'since',
             'must be an ISO 8601 date-time',
           )
+        sinceMs = parsed
       }
       return flagUsageOf(flag.name, await bucketsSince(sinceMs, [flag.id]))
     },

@@ -82,6 +82,10 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
   const usage = await a.req('GET', '/api/flags/quiet/usage?since=2026-01-01', { token: a.adminToken })
   expect(usage.body).toEqual({ name: 'quiet', total: 0, lastEvaluatedAt: null, variants: {}, hours: [] })
   expect((await a.req('GET', '/api/flags/quiet/usage?since=yesterday', { token: a.adminToken })).status).toBe(400)
+  for (const bad of ['2026-11-27%20junk', '2026-02-31', '0000-01-01', '2026-11-27T25:00:00Z', '2026-11-27T10:00:00'])
+    expect([bad, (await a.req('GET', `/api/flags/quiet/usage?since=${bad}`, { token: a.adminToken })).status]).toEqual([bad, 400])
+  for (const good of ['2026-02-28', '2026-11-27T10:00:00Z', '2026-11-27T10:00:00.123%2B01:00'])
+    expect([good, (await a.req('GET', `/api/flags/quiet/usage?since=${good}`, { token: a.adminToken })).status]).toEqual([good, 200])
   expect((await a.req('GET', '/api/flags/nope/usage', { token: a.adminToken })).status).toBe(404)
   expect((await a.req('GET', '/api/usage', { token: a.adminToken })).body).toEqual([
     { name: 'quiet', total: 0, lastEvaluatedAt: null, stale: false },
