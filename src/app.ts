@@ -74,6 +74,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       onUsageFlushError: (err) => logger.warn({ err }, 'writing flag usage counts failed; they are kept for the next write'),
       ...(config.metrics.perFlag ? { onCounted: (rows: Parameters<typeof metrics.evaluations>[0]) => metrics.evaluations(rows) } : {}),
     })
+    if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     const sessionTokens = createSessionTokenCodec(secret)
     const http = createHttpApp({
       config,

@@ -22,7 +22,11 @@ export interface Histogram {
 
 /** Metrics by name, rendered in the order they were made. */
 export interface MetricRegistry {
-  counter(name: string, help: string, labelNames?: readonly string[]): Counter
+  /**
+   * A counter; `pending`, read at scrape time, adds counts not yet handed to it (so a scrape shows
+   * the counts as of now, not as of the last hand-over).
+   */
+  counter(name: string, help: string, labelNames?: readonly string[], pending?: () => Iterable<[Record<string, string>, number]>): Counter
   histogram(name: string, help: string, buckets: readonly number[]): Histogram
   /** A gauge whose value is read at scrape time. */
   gauge(name: string, help: string, read: () => number): void
@@ -63,17 +67,23 @@ export function createMetricRegistry(): MetricRegistry {
   const renderers: (() => string[])[] = []
   const header = (name: string, help: string, type: string) => [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`]
   return {
-    counter(name, help, labelNames = []) {
+    counter(name, help, labelNames = [], pending) {
       const values = new Map<string, number>()
+      const keyOf = (labels: Record<string, string>) => labelNames.map((l) => `${l}="${escapeLabel(labels[l] ?? '')}"`).join(',')
       renderers.push(() => {
         const lines = header(name, help, 'counter')
-        for (const [labels, value] of values) lines.push(`${name}${labels === '' ? '' : `{${labels}}`} ${value}`)
-        if (labelNames.length === 0 && values.size === 0) lines.push(`${name} 0`)
+        let shown = values
+        if (pending) {
+          shown = new Map(values)
+          for (const [labels, by] of pending()) shown.set(keyOf(labels), (shown.get(keyOf(labels)) ?? 0) + by)
+        }
+        for (const [labels, value] of shown) lines.push(`${name}${labels === '' ? '' : `{${labels}}`} ${value}`)
+        if (labelNames.length === 0 && shown.size === 0) lines.push(`${name} 0`)
         return lines
       })
       return {
         inc(labels = {}, by = 1) {
-          const key = labelNames.map((l) => `${l}="${escapeLabel(labels[l] ?? '')}"`).join(',')
+          const key = keyOf(labels)
           values.set(key, (values.get(key) ?? 0) + by)
         },
       }

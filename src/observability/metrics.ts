@@ -25,7 +25,17 @@ export interface Metrics {
   /** A change written to every open sync stream, and how long that took. */
   syncFanOut(seconds: number): void
   /** Evaluations counted per flag, variant and reason (only with `metrics.perFlag`; a no-op otherwise). */
-  evaluations(rows: readonly { flag: string; variant: string; reason: string; count: number }[]): void
+  evaluations(rows: readonly EvaluationCount[]): void
+  /** Where a scrape reads the evaluations counted but not yet handed to `evaluations`. */
+  countPendingEvaluations(read: () => readonly EvaluationCount[]): void
+}
+
+/** Evaluations of one flag, variant and reason. */
+export interface EvaluationCount {
+  flag: string
+  variant: string
+  reason: string
+  count: number
 }
 
 /** Creates the metrics; `flagCount` is read at scrape time. */
@@ -40,12 +50,13 @@ export function createMetrics(flagCount: () => number, perFlag = false): Metrics
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
   )
   // one series per flag, variant and reason: only when asked for (cardinality grows with the flags)
+  let pendingEvaluations: () => readonly EvaluationCount[] = () => []
   const evaluations = perFlag
-    ? registry.counter('flagd_evaluations_total', 'OFREP evaluations by flag, variant and reason (added once a minute)', [
-        'flag',
-        'variant',
-        'reason',
-      ])
+    ? registry.counter('flagd_evaluations_total', 'OFREP evaluations by flag, variant and reason', ['flag', 'variant', 'reason'], () =>
+        pendingEvaluations().map(
+          (r) => [{ flag: r.flag, variant: r.variant, reason: r.reason }, r.count] as [Record<string, string>, number],
+        ),
+      )
     : undefined
   registry.gauge('flagd_sync_streams', "Open SyncFlags streams of flagd's sync protocol (in-process providers)", () => syncStreams())
   const imports = registry.counter('flagd_imports_total', 'Imports by source and outcome', ['source', 'outcome'])
@@ -81,6 +92,9 @@ export function createMetrics(flagCount: () => number, perFlag = false): Metrics
     syncFanOut: (seconds) => fanOut.observe(seconds),
     evaluations(rows) {
       for (const r of rows) evaluations?.inc({ flag: r.flag, variant: r.variant, reason: r.reason }, r.count)
+    },
+    countPendingEvaluations(read) {
+      pendingEvaluations = read
     },
   }
 }

@@ -35,6 +35,8 @@ export interface UsageService {
   list(principal: Principal): Promise<UsageSummary[]>
   /** Writes the counts kept in memory (the timer does it once a minute; shutdown once more). */
   flush(): Promise<void>
+  /** The counts not yet handed to `onCounted`, by flag name (a metrics scrape adds them). */
+  pendingCounts(): { flag: string; variant: string; reason: string; count: number }[]
   /** Stops the timer and writes what is left. */
   stop(): Promise<void>
 }
@@ -65,18 +67,19 @@ export function createUsageService(deps: UsageDeps): UsageService {
     return run
   }
 
+  // buckets by flag name (flags deleted since are left out)
+  const byName = (buckets: readonly UsageBucket[]) => {
+    const names = new Map([...store.committed().flags.values()].map((f) => [f.id, f.name]))
+    return buckets.flatMap((b) => {
+      const flag = names.get(b.flagId)
+      return flag === undefined ? [] : [{ flag, variant: b.variant, reason: b.reason, count: b.count }]
+    })
+  }
   const flush = (): Promise<void> =>
     inTurn(async () => {
+      // drained and handed over in one turn: a scrape sees each count once, pending or handed over
       const drained = counter.drain()
-      if (deps.onCounted && drained.length > 0) {
-        const names = new Map([...store.committed().flags.values()].map((f) => [f.id, f.name]))
-        deps.onCounted(
-          drained.flatMap((b) => {
-            const flag = names.get(b.flagId)
-            return flag === undefined ? [] : [{ flag, variant: b.variant, reason: b.reason, count: b.count }]
-          }),
-        )
-      }
+      if (deps.onCounted && drained.length > 0) deps.onCounted(byName(drained))
       const batch = unwritten.concat(drained)
       unwritten = []
       try {
@@ -107,6 +110,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
     })
 
   return {
+    pendingCounts: () => byName(counter.peek()),
+
     async flagUsage(principal, name, since) {
       requirePermission(principal, 'flag:read')
       const flag = canSeeFlag(principal, name) ? store.committed().flags.get(name) : undefined

@@ -179,4 +179,29 @@ group('segments', () => {
     expect(applied.status).toBe(200)
     expect((await get('ys1')).status).toBe(200)
   })
+
+  test('an import with mode=replace deletes the segments the file does not name, however they were written', async () => {
+    // written concurrently, as the 30 above: the writes that once vanished from the name index
+    const names = Array.from({ length: 10 }, (_, i) => `rp${i}`)
+    await Promise.all(names.map((n) => put(n, { rule: { '==': [{ var: 'n' }, n] } })))
+    const all = ((await t.req('GET', '/api/segments', { token: t.adminToken })).body as { name: string; usedBy: string[] }[]).filter(
+      (s) => s.usedBy.length === 0,
+    )
+    const keep = { rp3: { description: '', rule: { '==': [{ var: 'n' }, 'rp3'] } } }
+    const users = ((await t.req('GET', '/api/segments', { token: t.adminToken })).body as { name: string; rule: unknown }[]).filter(
+      (s) => !all.some((a) => a.name === s.name),
+    )
+    const segments = { ...keep, ...Object.fromEntries(users.map((s) => [s.name, { description: '', rule: s.rule }])) }
+    const exported = await t.req('GET', '/api/migrations/export', { token: t.adminToken })
+    const doc = { ...exported.body, segments }
+    const dry = await t.req('PUT', '/api/migrations?mode=replace&dryRun=true', { token: t.adminToken, body: doc })
+    expect(dry.status).toBe(200)
+    const deleted = (dry.body.segmentChanges as { name: string; action: string }[]).filter((c) => c.action === 'delete').map((c) => c.name)
+    expect(deleted).toEqual(expect.arrayContaining(names.filter((n) => n !== 'rp3')))
+    const applied = await t.req('PUT', '/api/migrations?mode=replace', { token: t.adminToken, body: doc })
+    expect(applied.status).toBe(200)
+    const left = ((await t.req('GET', '/api/segments', { token: t.adminToken })).body as { name: string }[]).map((s) => s.name)
+    expect(left.filter((n) => n.startsWith('rp'))).toEqual(['rp3'])
+    expect(left.sort()).toEqual(Object.keys(segments).sort())
+  })
 })

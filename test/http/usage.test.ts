@@ -109,16 +109,22 @@ test('written counts survive a restart; unwritten ones are written at shutdown',
   expect(usage.body).toMatchObject({ total: 5, variants: { value: 5 } })
 })
 
-test('flagd_evaluations_total{flag, variant, reason} only with metrics.perFlag, added as counts are written', async () => {
+test('flagd_evaluations_total{flag, variant, reason} only with metrics.perFlag, as of the scrape (not of the last write)', async () => {
   const dir = tempDir()
   dirs.push(dir)
   const a = await createTestApp({ FLAGD_METRICS_PER_FLAG: 'true' }, { dataDir: dir })
   apps.push(a)
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'm/flag', type: 'BOOLEAN', value: true } })
+  const scrape = async () => await (await a.app.http.handle(new Request('http://localhost/metrics'))).text()
+  const series = 'flagd_evaluations_total{flag="m/flag",variant="value",reason="STATIC"}'
   for (let i = 0; i < 3; i++) await ofrep(a, 'm/flag', {})
+  expect(await scrape()).toContain(`${series} 3`) // before the minute's write
   await a.app.services.usage.flush()
-  const text = await (await a.app.http.handle(new Request('http://localhost/metrics'))).text()
-  expect(text).toContain('flagd_evaluations_total{flag="m/flag",variant="value",reason="STATIC"} 3')
+  expect(await scrape()).toContain(`${series} 3`) // written: still once
+  for (let i = 0; i < 2; i++) await ofrep(a, 'm/flag', {})
+  expect(await scrape()).toContain(`${series} 5`)
+  await a.app.services.usage.flush()
+  expect(await scrape()).toContain(`${series} 5`)
 
   const plain = await app()
   await plain.req('POST', '/api/flags', { token: plain.adminToken, body: { name: 'm/flag', type: 'BOOLEAN', value: true } })
