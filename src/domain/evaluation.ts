@@ -9,6 +9,7 @@
  * B, and a user's bucket never changes while the flag's name does not.
  */
 
+import { answerVariant } from './answer-variant.ts'
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
 import type { TraceStep } from './targeting/rule-run.ts'
 import type { Expr } from './targeting/rule-walk.ts'
@@ -87,8 +88,9 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
       ? { key, reason: 'DEFAULT', metadata } // no default: the application's own applies (§19.5)
       : { key, value: flag.defaultValue, reason: 'DEFAULT', variant, metadata }
   if (flag.type !== 'AB-TEST') {
-    if (flag.valueExists) return { key, value: flag.value as FlagValue, reason: reason ?? 'STATIC', variant: 'value', metadata }
-    return fallback('default')
+    const answer = answerVariant(flag)
+    if (answer === undefined) return { key, reason: 'DEFAULT', metadata }
+    return { key, value: answer.value, reason: reason ?? (flag.valueExists ? 'STATIC' : 'DEFAULT'), variant: answer.variant, metadata }
   }
   if (flag.valueExists) return { key, value: flag.value as FlagValue, reason: reason ?? 'STATIC', variant: String(flag.value), metadata }
   const targetingKey = targetingKeyOf(context)

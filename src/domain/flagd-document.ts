@@ -17,6 +17,7 @@
  * (as flagd does) with a warning.
  */
 
+import { answerVariant } from './answer-variant.ts'
 import type { FieldProblem } from './errors.ts'
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
 import { isJsonObject } from './json-object.ts'
@@ -78,19 +79,22 @@ function evaluatorOf(segment: Segment, segments: ReadonlyMap<string, unknown>, e
   return expandRefs(segment.rule, segments, expanded, [segment.name]) as JsonObject
 }
 
+/** An A/B test's answer without a rule: its pinned value (`A`/`B`, a built-in variant) or its default. */
+function abTestAnswer(flag: Flag, variants: Record<string, FlagValue>): { value: FlagValue; variant: string } | undefined {
+  const value = (flag.valueExists ? flag.value : flag.defaultValue) as FlagValue | null
+  if (value === null) return undefined
+  const found = Object.keys(variants).find((name) => same(variants[name], value))
+  return { value, variant: found ?? (Object.hasOwn(variants, 'default') ? `default-${flag.revision}` : 'default') }
+}
+
 /** One flag in flagd's terms, or `undefined` when flagd cannot express it (TAG). */
 export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
   if (flag.type === 'TAG') return undefined
   const variants: Record<string, FlagValue> = { ...allVariants(flag) }
-  const answer = flag.valueExists ? (flag.value as FlagValue) : flag.defaultValue
-  let defaultVariant: string | null = null
-  if (answer !== null) {
-    defaultVariant = Object.keys(variants).find((name) => same(variants[name], answer)) ?? null
-    if (defaultVariant === null) {
-      defaultVariant = Object.hasOwn(variants, 'default') ? `default-${flag.revision}` : 'default'
-      variants[defaultVariant] = answer
-    }
-  }
+  // the answer's variant is named as OFREP names it (one name on every path)
+  const answer = flag.type === 'AB-TEST' ? abTestAnswer(flag, variants) : answerVariant(flag)
+  const defaultVariant = answer?.variant ?? null
+  if (answer && !Object.hasOwn(variants, answer.variant)) variants[answer.variant] = answer.value
   // flagd wants at least one variant: a flag with none and no default gets its type's zero, unused
   if (Object.keys(variants).length === 0) variants.default = zeroValue(flag.type, flag.enumValues)
   let targeting = flag.targeting

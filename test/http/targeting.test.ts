@@ -70,11 +70,14 @@ group('flags with rules', () => {
     expect(['new-flow', 'classic']).toContain(split.body.value)
     // sticky: the same user gets the same answer
     expect((await evaluate('t/checkout', { appVersion: '2.3.0', targetingKey: 'user-1' })).body.value).toBe(split.body.value)
+    // the default's variant is the listed variant holding it, as the flagd document names it
     expect((await evaluate('t/checkout', { appVersion: '1.0.0' })).body).toMatchObject({
       value: 'classic',
       reason: 'DEFAULT',
-      variant: 'default',
+      variant: 'classic',
     })
+    const exported = await t.req('GET', '/api/migrations/export?format=flagd', { token: t.adminToken })
+    expect(exported.body.flags['t/checkout'].defaultVariant).toBe('classic')
   })
 
   test('disabled: DISABLED with no value or variant, the definition kept; enabled again it serves as before', async () => {
