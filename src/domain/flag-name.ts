@@ -1,10 +1,12 @@
 /**
- * Flag names (contract §5.1): segments joined by `/`, and the rule that a name may not be both a
- * flag and a group (a prefix of another flag's name).
+ * Flag names (docs/api.md#flag-names): segments joined by `/`, and the rule that a name may not be
+ * both a flag and a group (a prefix of another flag's name). A segment takes what OpenFeature
+ * flagd's keys use besides letters and digits (`team:checkout`, `_internal`), so flagd files move
+ * over with their keys unchanged.
  */
 
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
-const RESERVED = new Set(['constructor', 'prototype'])
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$/
+const RESERVED = new Set(['constructor', 'prototype', '__proto__'])
 export const NAME_MAX = 255
 
 /** Why `name` is not a valid flag name, or `undefined` when it is. */
@@ -15,7 +17,7 @@ export function nameProblem(name: unknown): string | undefined {
   for (const segment of name.split('/')) {
     if (segment.length === 0) return 'must not have empty segments (leading, trailing or double "/")'
     if (segment.length > 64) return 'segments must be at most 64 characters'
-    if (!SEGMENT.test(segment)) return 'segments may contain only A-Z a-z 0-9 _ - . and must start with a letter or digit'
+    if (!SEGMENT.test(segment)) return 'segments may contain only A-Z a-z 0-9 _ - . : and must start with a letter, a digit or _'
     if (RESERVED.has(segment)) return `"${segment}" is not allowed as a segment`
   }
   return undefined

@@ -213,9 +213,22 @@ export function fromFlagdFlag(
   return input
 }
 
-/** The document-level warnings of a flagd document (what flagd keeps that flagd-the-service does not). */
+/**
+ * The document-level warnings of a flagd document (what flagd keeps that flagd-the-service does
+ * not): unknown top-level fields, and each key of the document's `metadata` but `environment` (read
+ * as the source's environment). flagd reports a document's metadata (`flagSetId`, `version`) with
+ * every flag of it; here a flag carries only its own, so each such key is named as dropped.
+ */
 export function flagdDocumentWarnings(raw: Record<string, unknown>): FieldProblem[] {
-  return Object.keys(raw)
+  const out = Object.keys(raw)
     .filter((k) => !['flags', '$evaluators', '$schema', 'metadata'].includes(k))
     .map((field) => ({ field, reason: 'not part of a flagd document; dropped' }))
+  if (isJsonObject(raw.metadata))
+    for (const key of Object.keys(raw.metadata))
+      if (key !== 'environment')
+        out.push({
+          field: `metadata.${key}`,
+          reason: "document metadata is not kept (flags here carry only their own metadata); put it in each flag's metadata to keep it",
+        })
+  return out
 }

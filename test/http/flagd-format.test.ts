@@ -178,4 +178,25 @@ group('import a flagd document', () => {
     expect(fields).toEqual(['flags.a.targeting.if[0].$ref', 'flags.b.variants'])
     expect((await t.req('GET', '/api/flags/boolean-flag', { token: t.adminToken })).status).toBe(200)
   })
+
+  test("keys with ':' and a leading '_' import unchanged and are served under them; document metadata is named as dropped", async () => {
+    const res = await t.req('PUT', '/api/migrations', {
+      token: t.adminToken,
+      body: {
+        metadata: { flagSetId: 'shop', version: 'v7', environment: 'prod' },
+        flags: {
+          'team:checkout': { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' },
+          _internal: { state: 'ENABLED', variants: { a: 'x', b: 'y' }, defaultVariant: 'b', metadata: { owner: 'ops' } },
+        },
+      },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.source).toMatchObject({ format: 'flagd', environment: 'prod' })
+    expect(res.body.warnings.map((w: { field: string }) => w.field)).toEqual(['metadata.flagSetId', 'metadata.version'])
+    expect((await ofrep('team:checkout', {})).body).toMatchObject({ key: 'team:checkout', value: true, variant: 'on' })
+    expect((await ofrep('_internal', {})).body).toMatchObject({ key: '_internal', value: 'y', variant: 'b', metadata: { owner: 'ops' } })
+    expect((await t.req('GET', '/api/flags/team:checkout', { token: t.adminToken })).body.name).toBe('team:checkout')
+    const exported = await t.req('GET', '/api/migrations/export?format=flagd', { token: t.adminToken })
+    expect(Object.keys(exported.body.flags)).toEqual(expect.arrayContaining(['team:checkout', '_internal']))
+  })
 })
