@@ -59,14 +59,27 @@ function summary(result: ImportResult): string {
 }
 
 export const exportCommand = defineCommand({
-  meta: { name: 'export', description: 'Write all flags as a migration file (stdout, or --out FILE)' },
-  args: { out: { type: 'string', description: 'File to write (atomically) instead of stdout' }, ...configArgs },
+  meta: { name: 'export', description: "Write all flags as a migration file, or as OpenFeature flagd's document (stdout, or --out FILE)" },
+  args: {
+    out: { type: 'string', description: 'File to write (atomically) instead of stdout' },
+    format: { type: 'string', description: "migration (default: flagd's own migration file) or flagd (OpenFeature flagd's flag document)" },
+    ...configArgs,
+  },
   async run({ args }) {
-    const { document, fileName } = await withAdmin(args, (admin) => admin.exportDocument())
-    const text = exportText(document)
+    const format = oneOf('format', args.format, ['migration', 'flagd'] as const, 'migration')
+    const { text, fileName, count } =
+      format === 'flagd'
+        ? await withAdmin(args, async (admin) => {
+            const out = await admin.exportFlagd()
+            return { ...out, count: Object.keys((JSON.parse(out.text) as { flags: object }).flags).length }
+          })
+        : await withAdmin(args, async (admin) => {
+            const { document, fileName } = await admin.exportDocument()
+            return { text: exportText(document), fileName, count: Object.keys(document.flags).length }
+          })
     if (args.out) {
       await writeFileAtomic(resolve(args.out), text)
-      console.error(`wrote ${Object.keys(document.flags).length} flags to ${args.out} (suggested name ${fileName})`)
+      console.error(`wrote ${count} flags to ${args.out} (suggested name ${fileName})`)
     } else process.stdout.write(text)
   },
 })

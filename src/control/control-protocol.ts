@@ -43,6 +43,7 @@ export const CONTROL_ARGUMENTS = {
   ]),
   listUsage: T.Tuple([]),
   exportDocument: T.Tuple([]),
+  exportFlagd: T.Tuple([]),
   // the document is checked by the migration service, as it is for an upload
   importDocument: T.Tuple([
     T.Unknown(),
@@ -71,6 +72,7 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   listAudit: true,
   listUsage: true,
   exportDocument: true,
+  exportFlagd: true,
   importDocument: true,
 }
 void everyTupleMatches

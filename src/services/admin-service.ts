@@ -36,6 +36,8 @@ export interface AdminApi {
   /** Every flag's usage over the last 30 days, with `stale` (`flagd usage`). */
   listUsage(): Promise<UsageSummary[]>
   exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
+  /** Every flag and segment as an OpenFeature flagd document (`flagd export --format flagd`). */
+  exportFlagd(): Promise<{ text: string; fileName: string }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
 
@@ -67,6 +69,10 @@ export function createAdminService(services: Services): AdminApi {
     listAudit: (filter) => services.audit.list(cli, filter),
     listUsage: () => services.usage.list(cli),
     exportDocument: async () => services.migrations.exportDocument(cli),
+    async exportFlagd() {
+      const { text, fileName } = services.migrations.exportFlagd(cli)
+      return { text, fileName }
+    },
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
   }
 }

@@ -91,6 +91,17 @@ test('import (dry run, real, keep) and export on a stopped daemon data directory
   expect(Object.keys(exported.flags)).toEqual(['app/max_retries', 'app/new_checkout', 'ui/theme'])
   const stdout = await runFlagd(['export'], { cwd })
   expect(JSON.parse(stdout.stdout).flags).toEqual(exported.flags)
+  // flagd's own format, to a file and to stdout; a valid document to import (flagd's format has no
+  // descriptions or constraints, so those would change)
+  const flagd = await runFlagd(['export', '--format', 'flagd', '--out', 'flagd.json'], { cwd })
+  expect([flagd.code, flagd.stderr]).toEqual([0, expect.stringContaining('wrote 3 flags to flagd.json')])
+  const document = JSON.parse(readFileSync(join(cwd, 'flagd.json'), 'utf8'))
+  expect(document.$schema).toBe('https://flagd.dev/schema/v0/flags.json')
+  expect(Object.keys(document.flags)).toEqual(['app/max_retries', 'app/new_checkout', 'ui/theme'])
+  expect(JSON.parse((await runFlagd(['export', '--format', 'flagd'], { cwd })).stdout)).toEqual(document)
+  const back = await runFlagd(['import', 'flagd.json', '--dry-run'], { cwd })
+  expect([back.code, back.stdout]).toEqual([0, expect.stringContaining('0 created, 3 updated, 0 deleted')])
+  expect((await runFlagd(['export', '--format', 'yaml'], { cwd })).code).toBe(2)
 })
 
 test('import errors: invalid document (1), bad option (2)', async () => {

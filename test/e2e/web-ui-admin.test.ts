@@ -169,6 +169,15 @@ test.skipIf(!chromium)('export downloads under the name the service gives it', a
   expect(name).toMatch(/^flagd_migration_[A-Za-z0-9_-]+_\d{8}-\d{6}\.json$/)
   const doc = JSON.parse(readFileSync(join(downloads, name!), 'utf8')) as { flags: Record<string, unknown> }
   expect(Object.keys(doc.flags)).toContain('shop/checkout/new_flow')
+  // and as OpenFeature flagd's document
+  await clickButton(p, 'Download as flagd document')
+  const flagdDeadline = Date.now() + 10_000
+  while (Date.now() < flagdDeadline && !readdirSync(downloads).some((n) => n.startsWith('flagd_flags_'))) await Bun.sleep(100)
+  const flagdName = readdirSync(downloads).find((n) => n.startsWith('flagd_flags_') && n.endsWith('.json'))
+  expect(flagdName).toMatch(/^flagd_flags_[A-Za-z0-9_-]+_\d{8}-\d{6}\.json$/)
+  const flagd = JSON.parse(readFileSync(join(downloads, flagdName!), 'utf8')) as { $schema: string; flags: Record<string, unknown> }
+  expect(flagd.$schema).toBe('https://flagd.dev/schema/v0/flags.json')
+  expect(Object.keys(flagd.flags)).toContain('shop/checkout/new_flow')
 })
 
 test.skipIf(!chromium)('the evaluate console answers what OFREP answers an application', async () => {

@@ -30,11 +30,12 @@ function problemOf(error: unknown): Problem {
   return { message: messageOf(error), errors: details?.errors ?? [], count: details?.errorCount ?? details?.errors?.length ?? 0 }
 }
 
-/** Downloads the export under the name the service gives it (Content-Disposition). */
-async function downloadExport(): Promise<string | null> {
-  const { data, error, response } = await api.GET('/api/migrations/export', { parseAs: 'blob' })
+/** Downloads the export (a migration file, or OpenFeature flagd's document) under the name the service gives it. */
+async function downloadExport(format: 'migration' | 'flagd'): Promise<string | null> {
+  const query = format === 'flagd' ? { params: { query: { format: 'flagd' as const } } } : {}
+  const { data, error, response } = await api.GET('/api/migrations/export', { ...query, parseAs: 'blob' })
   if (!data) return messageOf(error, `export failed (${response.status})`)
-  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'flagd_migration.json'
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `flagd_${format}.json`
   const url = URL.createObjectURL(data as Blob)
   const a = Object.assign(document.createElement('a'), { href: url, download: name })
   document.body.append(a)
@@ -104,8 +105,11 @@ export function MigrationsPage({ canExport, canImport }: { canExport: boolean; c
       <h1>Import and export</h1>
       {canExport && (
         <div class="actions">
-          <button type="button" onClick={async () => setExportError(await downloadExport())}>
+          <button type="button" onClick={async () => setExportError(await downloadExport('migration'))}>
             Download export
+          </button>
+          <button type="button" onClick={async () => setExportError(await downloadExport('flagd'))}>
+            Download as flagd document
           </button>
           {exportError && (
             <p class="error" role="alert">
