@@ -196,8 +196,10 @@ export function fromFlagdFlag(
     input.valueExists = true
   }
   if (raw.targeting !== undefined && !(isJsonObject(raw.targeting) && Object.keys(raw.targeting).length === 0)) {
-    const { rule, clamped } = clampFractionalWeights(raw.targeting)
+    const { rule, clamped, emptied } = clampFractionalWeights(raw.targeting)
     for (const at of clamped) warning(at, 'a negative fractional weight, read as 0 (as flagd does)')
+    for (const at of emptied)
+      warning(at, 'a split whose weights are all 0 serves the default (as flagd does); imported as {"if": [true, null]}')
     input.targeting = rule
   }
   if (isJsonObject(raw.metadata)) {

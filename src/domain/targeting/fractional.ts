@@ -47,3 +47,9 @@ export function pickBucket(bucketKey: string, buckets: readonly unknown[]): { va
   }
   return undefined
 }
+
+/** True when every bucket of a split is `[variant, 0]` (a leading bucket key aside). */
+export function weighsNothing(buckets: readonly unknown[]): boolean {
+  const weighed = buckets.filter((b, i) => Array.isArray(b) || i > 0)
+  return weighed.length > 0 && weighed.every((b) => Array.isArray(b) && b.length === 2 && b[1] === 0)
+}

@@ -6,7 +6,7 @@
  * segments and `fractional` buckets are recorded in the trace when one is asked for.
  */
 
-import { pickBucket } from './fractional.ts'
+import { pickBucket, weighsNothing } from './fractional.ts'
 import { RuleFault, truthy } from './json-logic-values.ts'
 import { ownValue } from './rule-operators.ts'
 import { built, type RuleRun, spend } from './rule-run.ts'
@@ -114,8 +114,13 @@ function compileIteration(walk: Walk, op: string, node: unknown[], path: string)
   }
 }
 
-/** Write-time checks of literal buckets: `[variant, weight?]`, weights non-negative integers. */
+/**
+ * Write-time checks of literal buckets: `[variant, weight?]`, weights non-negative integers, and not
+ * all of them 0 (such a split weighs nothing and would silently serve the default to everyone).
+ */
 function checkBuckets(walk: Walk, node: unknown[], path: string): void {
+  if (weighsNothing(node))
+    walk.problems.push({ field: path, reason: 'every weight of this split is 0: give at least one bucket a weight above 0' })
   node.forEach((bucket, i) => {
     if (i === 0 && !Array.isArray(bucket)) return // the bucket key (a text seed or an expression)
     if (!Array.isArray(bucket)) {

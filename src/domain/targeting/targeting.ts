@@ -6,6 +6,7 @@
  */
 
 import type { FieldProblem } from '../errors.ts'
+import { weighsNothing } from './fractional.ts'
 import { RuleFault } from './json-logic-values.ts'
 import { newRun, RULE_STEP_LIMIT, type TraceStep } from './rule-run.ts'
 import type { Expr } from './rule-walk.ts'
@@ -77,12 +78,15 @@ function kindOf(v: unknown): string {
 }
 
 /**
- * A rule with every literal negative `fractional` weight set to 0, as flagd treats them when it
- * evaluates (contract §19.1: a flagd document's negative weights are clamped on import, with a
- * warning); `clamped` lists where. The input is not changed.
+ * A flagd document's rule as flagd evaluates it: every literal negative `fractional` weight set to
+ * 0 (`clamped` lists where), and a split whose literal weights are then all 0, which flagd answers
+ * with the default, written as `{"if": [true, null]}` (the same answer; `emptied` lists where),
+ * since a split that weighs nothing is refused when written here (docs/targeting.md#splits). The
+ * input is not changed.
  */
-export function clampFractionalWeights(rule: unknown, field = 'targeting'): { rule: unknown; clamped: string[] } {
+export function clampFractionalWeights(rule: unknown, field = 'targeting'): { rule: unknown; clamped: string[]; emptied: string[] } {
   const clamped: string[] = []
+  const emptied: string[] = []
   const walk = (node: unknown, path: string): unknown => {
     if (node === null || typeof node !== 'object') return node
     if (Array.isArray(node)) return node.map((n, i) => walk(n, `${path}[${i}]`))
@@ -90,7 +94,7 @@ export function clampFractionalWeights(rule: unknown, field = 'targeting'): { ru
     for (const [key, value] of Object.entries(node)) {
       const at = `${path}.${key}`
       if (key === 'fractional' && Array.isArray(value)) {
-        out[key] = value.map((bucket, i) => {
+        const buckets = value.map((bucket, i) => {
           if (
             Array.isArray(bucket) &&
             bucket.length === 2 &&
@@ -103,9 +107,14 @@ export function clampFractionalWeights(rule: unknown, field = 'targeting'): { ru
           }
           return walk(bucket, `${at}[${i}]`)
         })
+        if (weighsNothing(buckets)) {
+          emptied.push(at)
+          return { if: [true, null] }
+        }
+        out[key] = buckets
       } else out[key] = walk(value, at)
     }
     return out
   }
-  return { rule: walk(rule, field), clamped }
+  return { rule: walk(rule, field), clamped, emptied }
 }

@@ -23,6 +23,10 @@ describe('validation names the place of every problem', () => {
       { field: 'targeting.if[0]', reason: expect.stringContaining('unknown operator "regex"') },
       { field: 'targeting.if[2]', reason: '"of" is not a variant of this flag (variants: on, off)' },
     ])
+    expect(problems({ fractional: [{ var: 'targetingKey' }, ['on', 0], ['off', 0]] })).toEqual([
+      { field: 'targeting.fractional', reason: 'every weight of this split is 0: give at least one bucket a weight above 0' },
+    ])
+    expect(problems({ fractional: [['on', 0], ['off']] })).toEqual([]) // a bucket without a weight weighs 1
     expect(problems({ fractional: [['on', -5], ['off', 1.5], 'x'] })).toEqual([
       { field: 'targeting.fractional[0][1]', reason: 'a fractional weight is a non-negative integer' },
       { field: 'targeting.fractional[1][1]', reason: 'a fractional weight is a non-negative integer' },
@@ -79,6 +83,16 @@ describe('validation names the place of every problem', () => {
         ],
       },
       clamped: ['targeting.fractional[0][1]'],
+      emptied: [],
+    })
+  })
+
+  test("a flagd document's split that weighs nothing (after clamping) becomes the default's rule, with its place", () => {
+    const rule = { if: [{ '==': [{ var: 'a' }, 1] }, { fractional: [{ var: 'targetingKey' }, ['one', -5], ['two', 0]] }, 'x'] }
+    expect(clampFractionalWeights(rule)).toEqual({
+      rule: { if: [{ '==': [{ var: 'a' }, 1] }, { if: [true, null] }, 'x'] },
+      clamped: ['targeting.if[1].fractional[1][1]'],
+      emptied: ['targeting.if[1].fractional'],
     })
   })
 })
