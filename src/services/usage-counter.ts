@@ -1,7 +1,8 @@
 /**
  * Counting evaluations on the hot path (contract §22): in memory, with no write and no allocation per
  * evaluation once a flag's outcome has a cell. Counts are kept per hour (UTC) by a clock that ticks
- * once a second, and handed to the usage service as hourly buckets when it drains them (at most once
+ * once a second (the time of the last evaluation is read from the clock itself, so it is never
+ * earlier than the evaluation), and handed to the usage service as hourly buckets when it drains them (at most once
  * a minute, and at shutdown). Only flags that exist are counted: the evaluation service passes the
  * stored row, never a name a client made up, so the counter cannot grow with unknown keys.
  *
@@ -72,7 +73,7 @@ export class UsageCounter {
   count(flag: Flag, variant: string, reason: string): void {
     const cell = this.cellOf(flag, variant, reason)
     cell.count++
-    cell.last = this.now
+    cell.last = this.clock()
   }
 
   /** One evaluation of `flag` given `answer` (see {@link CountableAnswer}). */
@@ -83,7 +84,7 @@ export class UsageCounter {
       answer.hour = this.current
     }
     cell.count++
-    cell.last = this.now
+    cell.last = this.clock()
   }
 
   private cellOf(flag: Flag, variant: string, reason: string): Cell {
@@ -92,17 +93,17 @@ export class UsageCounter {
     let reasons = variants.get(variant)
     if (reasons === undefined) variants.set(variant, (reasons = new Map()))
     let cell = reasons.get(reason)
-    if (cell === undefined) reasons.set(reason, (cell = { count: 0, last: this.now }))
+    if (cell === undefined) reasons.set(reason, (cell = { count: 0, last: this.clock() }))
     return cell
   }
 
   /** One bulk answer of `template`'s fixed flags. */
   countTemplate(template: CountedTemplate): void {
     const cell = this.current.templates.get(template)
-    if (cell === undefined) this.current.templates.set(template, { count: 1, last: this.now })
+    if (cell === undefined) this.current.templates.set(template, { count: 1, last: this.clock() })
     else {
       cell.count++
-      cell.last = this.now
+      cell.last = this.clock()
     }
   }
 
