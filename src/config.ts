@@ -53,6 +53,37 @@ export interface LoadConfigOptions {
 /** Variables flagd reads that are not configuration keys. */
 const OTHER_VARIABLES = new Set(['FLAGD_ADMIN_USERNAME', 'FLAGD_ADMIN_PASSWORD'])
 
+/**
+ * The variables of OpenFeature's flagd providers (the JavaScript, Go, Java and Python providers read
+ * these): an application's environment often holds them beside the daemon's, and they configure the
+ * provider, not this daemon. They are known and ignored without a word, so no warning steers one of
+ * them (a token in FLAGD_SOURCE_SELECTOR) into a daemon setting. FLAGD_HOST, FLAGD_PORT and
+ * FLAGD_SYNC_PORT are this daemon's own settings too.
+ */
+const PROVIDER_VARIABLES = new Set([
+  'FLAGD_CACHE',
+  'FLAGD_DEADLINE_MS',
+  'FLAGD_DEFAULT_AUTHORITY',
+  'FLAGD_FATAL_STATUS_CODES',
+  'FLAGD_KEEP_ALIVE_TIME_MS',
+  'FLAGD_MAX_CACHE_SIZE',
+  'FLAGD_MAX_EVENT_STREAM_RETRIES',
+  'FLAGD_OFFLINE_FLAG_SOURCE_PATH',
+  'FLAGD_OFFLINE_POLL_MS',
+  'FLAGD_PROVIDER_ID',
+  'FLAGD_RESOLVER',
+  'FLAGD_RETRY_BACKOFF_MAX_MS',
+  'FLAGD_RETRY_BACKOFF_MS',
+  'FLAGD_RETRY_GRACE_PERIOD',
+  'FLAGD_SELECTOR_HEADER',
+  'FLAGD_SERVER_CERT_PATH',
+  'FLAGD_SOCKET_PATH',
+  'FLAGD_SOURCE_SELECTOR',
+  'FLAGD_STREAM_DEADLINE_MS',
+  'FLAGD_TARGET_URI',
+  'FLAGD_TLS',
+])
+
 /** Edit distance, to name the key a misspelt variable probably meant. */
 function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j)
@@ -67,7 +98,7 @@ function distance(a: string, b: string): number {
 
 /** Warnings for FLAGD_* variables that configure nothing (a typo such as FLAGD_PROT must not pass silently). */
 export function unknownVariables(env: Record<string, string | undefined>): string[] {
-  const known = [...CONFIG_KEYS.map((k) => envName(k.path)), ...OTHER_VARIABLES]
+  const known = [...CONFIG_KEYS.map((k) => envName(k.path)), ...OTHER_VARIABLES, ...PROVIDER_VARIABLES]
   return Object.keys(env)
     .filter((name) => name.startsWith('FLAGD_') && !known.includes(name))
     .sort()

@@ -81,6 +81,16 @@ test('an unknown FLAGD_ variable is warned about, naming the closest setting', a
   expect(warnings).toEqual(['environment variable FLAGD_PROT is not a flagd setting and is ignored; did you mean FLAGD_PORT?'])
 })
 
+test("OpenFeature's flagd provider variables are ignored without a warning (none steered into a daemon setting)", async () => {
+  const warnings: string[] = []
+  await loadConfig({
+    cwd: '/srv/flagd',
+    env: { FLAGD_SOURCE_SELECTOR: 'token=abc', FLAGD_RESOLVER: 'in-process', FLAGD_TLS: 'false', FLAGD_DEADLINE_MS: '500' },
+    warn: (m) => warnings.push(m),
+  })
+  expect(warnings).toEqual([])
+})
+
 test('storage: file by default; a PostgreSQL URL alone selects postgres; postgres without a URL is refused', async () => {
   expect((await load({})).storage).toEqual({ backend: 'file', postgresUrl: undefined })
   const url = 'postgres://flagd:pw@db.internal:5432/flagd'
