@@ -171,6 +171,12 @@ export async function startSyncServer(
 
   const handlers = (anonymousAllowed: boolean) => ({
     syncFlags(call: ServerWritableStream<FlagsRequest, FlagsResponse>) {
+      // a stream that arrives while the daemon stops is ended at once, as the open ones were (the
+      // provider reconnects to the next daemon), rather than left for the forced shutdown to cut
+      if (closing) {
+        call.end()
+        return
+      }
       let caller: SyncCaller
       try {
         caller = admit(call.metadata, call.request, anonymousAllowed)
@@ -201,6 +207,7 @@ export async function startSyncServer(
   })
 
   const servers: Server[] = []
+  let closing = false
   const bind = (server: Server, address: string) =>
     new Promise<number>((resolve, reject) =>
       server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
@@ -233,6 +240,7 @@ export async function startSyncServer(
     port,
     streamCount: () => streams.size,
     async close() {
+      closing = true
       stopListening()
       clearInterval(sweep)
       pacer.stop()

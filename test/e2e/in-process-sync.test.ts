@@ -281,13 +281,19 @@ describe('operations', () => {
 
   test('open streams are counted in /metrics and logged with their token; a stopping daemon ends them cleanly', async () => {
     const client = raw()
+    let opened: () => void = () => {}
+    const open = new Promise<void>((resolve) => {
+      opened = resolve
+    })
     const ended = new Promise<number>((resolve) => {
       const stream = client.syncFlags({ providerId: '', selector: '' }, bearer(token))
-      stream.on('data', () => {})
+      stream.on('data', () => opened())
       stream.on('error', (err: ServiceError) => resolve(err.code))
       stream.on('end', () => resolve(0))
     })
-    await Bun.sleep(100)
+    // the first document arrives once the daemon holds the stream: stopping before that would end a
+    // call the daemon never had (UNAVAILABLE, which is not what this test is about)
+    await open
     const metrics = await (await fetch(`${d.url}/metrics`)).text()
     expect(Number(/^flagd_sync_streams (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
     // earlier tests' changes were written out to their streams, and timed
