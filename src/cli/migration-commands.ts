@@ -8,6 +8,7 @@ import { exportText, parseImportDocument } from '../domain/migration-document.ts
 import { writeFileAtomic } from '../io/atomic-write.ts'
 import type { ImportResult } from '../services/migration-service.ts'
 import { configArgs, withAdmin } from './common-args.ts'
+import { countNoun } from './count-noun.ts'
 import { UsageError } from './usage-error.ts'
 
 /** What a valid document holds, in words. */
@@ -16,10 +17,10 @@ function validSummary(d: {
   segments: ReadonlyMap<string, unknown>
   source: { environment: string; version: string; format?: string }
 }): string {
-  const segments = d.segments.size > 0 ? ` and ${d.segments.size} segments` : ''
+  const segments = d.segments.size > 0 ? ` and ${countNoun(d.segments.size, 'segment')}` : ''
   return d.source.format === 'flagd'
-    ? `an OpenFeature flagd document with ${d.flags.size} flags${segments}`
-    : `${d.flags.size} flags${segments} from environment ${d.source.environment} (format ${d.source.version})`
+    ? `an OpenFeature flagd document with ${countNoun(d.flags.size, 'flag')}${segments}`
+    : `${countNoun(d.flags.size, 'flag')}${segments} from environment ${d.source.environment} (format ${d.source.version})`
 }
 
 /** Reads and parses a JSON file, with errors a person can act on. */
@@ -79,7 +80,7 @@ export const exportCommand = defineCommand({
           })
     if (args.out) {
       await writeFileAtomic(resolve(args.out), text)
-      console.error(`wrote ${count} flags to ${args.out} (suggested name ${fileName})`)
+      console.error(`wrote ${countNoun(count, 'flag')} to ${args.out} (suggested name ${fileName})`)
     } else process.stdout.write(text)
   },
 })

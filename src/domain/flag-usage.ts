@@ -33,10 +33,12 @@ export interface FlagUsage {
   lastEvaluatedAt: string | null
   variants: Record<string, number>
   hours: { at: string; count: number }[]
+  /** When an in-process provider last held the flag over a live sync stream (now while one does), or null. */
+  lastSyncedAt: string | null
 }
 
 /** The usage of flag `name` from its buckets (any order, any replica): totals, variants, hours in order. */
-export function flagUsageOf(name: string, buckets: readonly UsageBucket[]): FlagUsage {
+export function flagUsageOf(name: string, buckets: readonly UsageBucket[], lastSyncedAt: string | null = null): FlagUsage {
   let total = 0
   let lastEvaluatedAt: string | null = null
   const variants: Record<string, number> = {}
@@ -48,15 +50,23 @@ export function flagUsageOf(name: string, buckets: readonly UsageBucket[]): Flag
     hours.set(b.hour, (hours.get(b.hour) ?? 0) + b.count)
   }
   const ordered = [...hours].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([at, count]) => ({ at, count }))
-  return { name, total, lastEvaluatedAt, variants, hours: ordered }
+  return { name, total, lastEvaluatedAt, variants, hours: ordered, lastSyncedAt }
 }
 
 /**
  * True when a flag is stale: not evaluated within `staleDays` (never, or last before the limit) and
  * not changed within them either (a flag made or changed lately is not stale yet).
  */
-export function isStale(lastEvaluatedAt: string | null, updatedAt: string, nowMs: number, staleDays: number): boolean {
+export function isStale(
+  lastEvaluatedAt: string | null,
+  updatedAt: string,
+  nowMs: number,
+  staleDays: number,
+  lastSyncedAt: string | null = null,
+): boolean {
   const limit = nowMs - staleDays * 86_400_000
   const evaluatedLately = lastEvaluatedAt !== null && Date.parse(lastEvaluatedAt) >= limit
-  return !evaluatedLately && Date.parse(updatedAt) < limit
+  // held by an in-process provider within the window: used, though its evaluations are not counted
+  const syncedLately = lastSyncedAt !== null && Date.parse(lastSyncedAt) >= limit
+  return !evaluatedLately && !syncedLately && Date.parse(updatedAt) < limit
 }

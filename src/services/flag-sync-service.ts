@@ -20,6 +20,7 @@ import type { Store } from '../storage/store.ts'
 import type { ApiTokenService } from './api-token-service.ts'
 import type { FlagChangeFeed } from './flag-change-feed.ts'
 import { sortedFlags, sortedSegments } from './migration-export.ts'
+import type { SyncAudience } from './sync-audience.ts'
 
 /** Who receives flags: an API token, or nobody in particular (where the transport allows it). */
 export type SyncCaller = { kind: 'token'; principal: TokenPrincipal } | { kind: 'anonymous' }
@@ -38,6 +39,10 @@ export interface FlagSyncService {
   documentFor(caller: SyncCaller): string
   /** Calls `listener` after every committed change to flags or segments; returns the unsubscribe. */
   onChange(listener: () => void): () => void
+  /** A stream of `caller` opened (its flags are in use in-process); call the answer when it closes. */
+  held(caller: SyncCaller): () => void
+  /** A one-off document was sent to `caller` (FetchAllFlags). */
+  served(caller: SyncCaller): void
   /** The label of a caller in logs: the token's name, or `anonymous`. */
   nameOf(caller: SyncCaller): string
 }
@@ -48,6 +53,8 @@ export interface FlagSyncDeps {
   apiTokens: ApiTokenService
   changeFeed: FlagChangeFeed
   environment: string
+  /** Which flags in-process providers hold, for usage. */
+  audience?: SyncAudience
 }
 
 /** The scopes whose documents are kept (one per distinct set of token prefixes). */
@@ -61,6 +68,8 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     if (!can(principal, 'flag:evaluate')) throw new ForbiddenError('this API token may not evaluate flags (flag:evaluate or flag:read)')
     return { kind: 'token', principal }
   }
+
+  const scopeOf = (caller: SyncCaller) => (caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal))
 
   return {
     callerOf(secret) {
@@ -111,5 +120,7 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     },
 
     nameOf: (caller) => (caller.kind === 'token' ? caller.principal.name : 'anonymous'),
+    held: (caller) => deps.audience?.held(scopeOf(caller)) ?? (() => {}),
+    served: (caller) => deps.audience?.served(scopeOf(caller)),
   }
 }

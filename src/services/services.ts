@@ -20,6 +20,7 @@ import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createPatternGate } from './pattern-gate.ts'
 import { createSegmentService, type SegmentService } from './segment-service.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
+import { createSyncAudience } from './sync-audience.ts'
 import type { Telemetry } from './telemetry.ts'
 import { UsageCounter } from './usage-counter.ts'
 import { createUsageService, type UsageService } from './usage-service.ts'
@@ -79,6 +80,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const apiTokens = createApiTokenService(store, now)
   const changeFeed = createFlagChangeFeed(store)
   const counter = new UsageCounter()
+  const clockMs = options.now ? () => now().getTime() : Date.now
+  const audience = createSyncAudience(clockMs)
   return {
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
@@ -96,20 +99,17 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     apiTokens,
-    evaluations: createEvaluationService(
-      store,
-      flags.read,
-      config.usage.count ? counter : undefined,
-      options.now ? () => now().getTime() : Date.now,
-    ),
+    evaluations: createEvaluationService(store, flags.read, config.usage.count ? counter : undefined, clockMs),
     audit: createAuditService(store, flags),
     changeFeed,
-    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment }),
+    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience }),
     usage: createUsageService({
       store,
       log: options.usageLog,
       counter,
       staleDays: config.usage.staleDays,
+      lastHeldAt: audience.lastHeldAt,
+      now: clockMs,
       ...(options.onUsageFlushError ? { onFlushError: options.onUsageFlushError } : {}),
       ...(options.onCounted ? { onCounted: options.onCounted } : {}),
     }),

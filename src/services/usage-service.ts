@@ -24,6 +24,8 @@ export interface UsageSummary {
   name: string
   total: number
   lastEvaluatedAt: string | null
+  /** When an in-process provider last held it (now while one does), or null. */
+  lastSyncedAt: string | null
   stale: boolean
 }
 
@@ -50,6 +52,8 @@ export interface UsageDeps {
   now?: () => number
   /** A failed write is reported, and its counts kept for the next one. */
   onFlushError?: (err: unknown) => void
+  /** When an in-process provider last held a flag (see `SyncAudience`); absent: never. */
+  lastHeldAt?: (flagName: string) => number | undefined
   /** The counts of each drain, by flag name (for `flagd_evaluations_total`). */
   onCounted?: (rows: { flag: string; variant: string; reason: string; count: number }[]) => void
 }
@@ -67,6 +71,10 @@ export function createUsageService(deps: UsageDeps): UsageService {
     return run
   }
 
+  const syncedAt = (name: string): string | null => {
+    const at = deps.lastHeldAt?.(name)
+    return at === undefined ? null : new Date(at).toISOString()
+  }
   // buckets by flag name (flags deleted since are left out)
   const byName = (buckets: readonly UsageBucket[]) => {
     const names = new Map([...store.committed().flags.values()].map((f) => [f.id, f.name]))
@@ -127,7 +135,7 @@ export function createUsageService(deps: UsageDeps): UsageService {
           )
         sinceMs = parsed
       }
-      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [flag.id]))
+      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [flag.id]), syncedAt(flag.name))
     },
 
     async list(principal) {
@@ -147,11 +155,13 @@ export function createUsageService(deps: UsageDeps): UsageService {
         .map((f) => {
           const used = byFlag.get(f.id)
           const lastEvaluatedAt = used?.last ?? null
+          const lastSyncedAt = syncedAt(f.name)
           return {
             name: f.name,
             total: used?.total ?? 0,
             lastEvaluatedAt,
-            stale: isStale(lastEvaluatedAt, f.updatedAt, at, deps.staleDays),
+            lastSyncedAt,
+            stale: isStale(lastEvaluatedAt, f.updatedAt, at, deps.staleDays, lastSyncedAt),
           }
         })
     },

@@ -77,6 +77,8 @@ interface OpenStream {
   /** A write has not drained yet: the newest document waits for it. */
   blocked: boolean
   ended: boolean
+  /** Tells usage the stream's flags are no longer held (see `SyncAudience`). */
+  release: () => void
 }
 
 /**
@@ -113,6 +115,7 @@ export async function startSyncServer(
     if (s.ended) return
     s.ended = true
     streams.delete(s)
+    s.release()
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
     else s.call.end()
@@ -184,7 +187,16 @@ export async function startSyncServer(
         call.emit('error', err as Partial<ServiceError>)
         return
       }
-      const s: OpenStream = { call, caller, name: service.nameOf(caller), peer: call.getPeer(), sent: '', blocked: false, ended: false }
+      const s: OpenStream = {
+        call,
+        caller,
+        name: service.nameOf(caller),
+        peer: call.getPeer(),
+        sent: '',
+        blocked: false,
+        ended: false,
+        release: service.held(caller),
+      }
       streams.add(s)
       telemetry.opened(s.name, s.peer)
       call.on('cancelled', () => end(s, 'the client went away'))
@@ -196,6 +208,7 @@ export async function startSyncServer(
         const caller = admit(call.metadata, call.request, anonymousAllowed)
         const document = service.documentFor(caller)
         oversize.check(service.nameOf(caller), document)
+        service.served(caller)
         done(null, { flagConfiguration: document })
       } catch (err) {
         done(err as ServiceError)

@@ -25,7 +25,7 @@ test('validate names a flagd document as one, with its segments; a dangling $ref
   writeFileSync(whole, JSON.stringify(testkit))
   const ok = await runFlagd(['validate', whole], { cwd })
   expect(ok.code).toBe(0)
-  expect(ok.stdout).toContain('is valid: an OpenFeature flagd document with 59 flags and 1 segments')
+  expect(ok.stdout).toContain('is valid: an OpenFeature flagd document with 59 flags and 1 segment')
 })
 
 test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no data dir touched', async () => {

@@ -54,8 +54,8 @@ test('single and bulk evaluations are counted per variant and hour, and read at 
 
   const list = await a.req('GET', '/api/usage', { token: a.adminToken })
   expect(list.body).toEqual([
-    { name: 'u/rollout', total: 5, lastEvaluatedAt: expect.any(String), stale: false },
-    { name: 'u/static', total: 2, lastEvaluatedAt: expect.any(String), stale: false },
+    { name: 'u/rollout', total: 5, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, stale: false },
+    { name: 'u/static', total: 2, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, stale: false },
   ])
 })
 
@@ -80,7 +80,7 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
   const a = await app()
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'quiet', type: 'BOOLEAN' } })
   const usage = await a.req('GET', '/api/flags/quiet/usage?since=2026-01-01', { token: a.adminToken })
-  expect(usage.body).toEqual({ name: 'quiet', total: 0, lastEvaluatedAt: null, variants: {}, hours: [] })
+  expect(usage.body).toEqual({ name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, variants: {}, hours: [] })
   expect((await a.req('GET', '/api/flags/quiet/usage?since=yesterday', { token: a.adminToken })).status).toBe(400)
   for (const bad of ['2026-11-27%20junk', '2026-02-31', '0000-01-01', '2026-11-27T25:00:00Z', '2026-11-27T10:00:00'])
     expect([bad, (await a.req('GET', `/api/flags/quiet/usage?since=${bad}`, { token: a.adminToken })).status]).toEqual([bad, 400])
@@ -88,7 +88,7 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
     expect([good, (await a.req('GET', `/api/flags/quiet/usage?since=${good}`, { token: a.adminToken })).status]).toEqual([good, 200])
   expect((await a.req('GET', '/api/flags/nope/usage', { token: a.adminToken })).status).toBe(404)
   expect((await a.req('GET', '/api/usage', { token: a.adminToken })).body).toEqual([
-    { name: 'quiet', total: 0, lastEvaluatedAt: null, stale: false },
+    { name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, stale: false },
   ])
   // a flag whose own name ends in /usage is read as a flag
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'report/usage', type: 'INTEGER', value: 1 } })
@@ -131,4 +131,40 @@ test('flagd_evaluations_total{flag, variant, reason} only with metrics.perFlag, 
   await ofrep(plain, 'm/flag', {})
   await plain.app.services.usage.flush()
   expect(await (await plain.app.http.handle(new Request('http://localhost/metrics'))).text()).not.toContain('flagd_evaluations_total')
+})
+
+test('a flag an in-process provider holds is not stale, though its evaluations are not counted; stale again staleDays after', async () => {
+  let now = Date.now()
+  const dir = tempDir()
+  dirs.push(dir)
+  const a = await createTestApp({}, { dataDir: dir, now: () => new Date(now) })
+  apps.push(a)
+  for (const name of ['held/a', 'lonely/b'])
+    expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name, type: 'BOOLEAN', value: true } })).status).toBe(201)
+  const token = (
+    await a.req('POST', '/api/tokens', {
+      token: a.adminToken,
+      body: { name: 'svc', permissions: ['flag:evaluate'], flagPrefixes: ['held/'] },
+    })
+  ).body.token
+  // a token that does not expire reads usage after the clock has moved (sessions would have)
+  const reader = (await a.req('POST', '/api/tokens', { token: a.adminToken, body: { name: 'reader', permissions: ['flag:read'] } })).body
+    .token
+  const staleness = async () =>
+    Object.fromEntries(
+      ((await a.req('GET', '/api/usage', { token: reader })).body as { name: string; stale: boolean }[]).map((u) => [u.name, u.stale]),
+    )
+  now += 40 * 86_400_000
+  expect(await staleness()).toEqual({ 'held/a': true, 'lonely/b': true })
+  // what the sync transport does when a provider's stream opens and closes
+  const release = a.app.services.sync.held(a.app.services.sync.callerOf(token))
+  expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true })
+  const one = await a.req('GET', '/api/flags/held/a/usage', { token: reader })
+  expect(one.body).toMatchObject({ total: 0, lastSyncedAt: new Date(now).toISOString() })
+  now += 86_400_000
+  release()
+  now += 10 * 86_400_000
+  expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true }) // let go 10 days ago
+  now += 21 * 86_400_000
+  expect(await staleness()).toEqual({ 'held/a': true, 'lonely/b': true })
 })

@@ -20,7 +20,7 @@ afterEach(async () => {
 /** A sync service whose document, validity and changes the test drives. */
 function stubService() {
   const listeners = new Set<() => void>()
-  const state = { document: '{"flags":{}}', valid: true, built: 0 }
+  const state = { document: '{"flags":{}}', valid: true, built: 0, held: 0, served: 0 }
   const service: FlagSyncService = {
     callerOf: () => ({ kind: 'anonymous' }),
     refresh: (caller: SyncCaller) => (state.valid ? caller : undefined),
@@ -33,6 +33,13 @@ function stubService() {
       return () => listeners.delete(listener)
     },
     nameOf: () => 'stub',
+    held: () => {
+      state.held++
+      return () => state.held--
+    },
+    served: () => {
+      state.served++
+    },
   }
   const change = () => {
     for (const l of listeners) l()
@@ -69,7 +76,7 @@ async function open(timing: { recheckMs?: number; quietMs?: number } = {}, docum
     status = e.code
   })
   while (received.length === 0 && status === undefined) await Bun.sleep(2)
-  return { ...stub, server, client, received, events, status: () => status }
+  return { ...stub, server, client, stream, received, events, status: () => status }
 }
 
 test('a burst of changes is one message; an unchanged document is not sent again', async () => {
@@ -141,6 +148,16 @@ test('a token that stops being valid has its stream closed by the periodic check
   expect(s.status()).toBe(16)
   expect(s.server.streamCount()).toBe(0)
   expect(s.events).toEqual(['opened stub', 'closed stub: token revoked or expired'])
+  s.client.close()
+})
+
+test('a stream holds its flags for usage while open, and lets them go when it ends', async () => {
+  const s = await open()
+  expect(s.state.held).toBe(1)
+  s.stream.cancel()
+  const deadline = Date.now() + 5000
+  while (s.state.held > 0 && Date.now() < deadline) await Bun.sleep(5)
+  expect([s.state.held, s.server.streamCount()]).toEqual([0, 0])
   s.client.close()
 })
 

@@ -4,6 +4,12 @@ type Json = Record<string, unknown>
 
 const AT = { type: 'string', format: 'date-time', example: '2026-11-25T05:00:00.000Z' }
 const LAST = { ...AT, nullable: true, description: 'The newest evaluation counted; null when never evaluated' }
+const SYNCED = {
+  ...AT,
+  nullable: true,
+  description:
+    'When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.',
+}
 
 /** The usage schemas. */
 export function usageComponents(): Record<string, Json> {
@@ -11,9 +17,10 @@ export function usageComponents(): Record<string, Json> {
     FlagUsage: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'variants', 'hours'],
+      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'variants', 'hours'],
       properties: {
         name: { type: 'string' },
+        lastSyncedAt: SYNCED,
         total: { type: 'integer', minimum: 0, description: 'Evaluations counted since `since` (OFREP single and bulk, 304s included)' },
         lastEvaluatedAt: LAST,
         variants: {
@@ -36,6 +43,7 @@ export function usageComponents(): Record<string, Json> {
         name: 'checkout/new_flow',
         total: 1520,
         lastEvaluatedAt: '2026-11-25T05:41:12.000Z',
+        lastSyncedAt: null,
         variants: { on: 310, off: 1210 },
         hours: [{ at: '2026-11-25T05:00:00.000Z', count: 1520 }],
       },
@@ -43,12 +51,16 @@ export function usageComponents(): Record<string, Json> {
     UsageSummary: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'stale'],
+      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'stale'],
       properties: {
         name: { type: 'string' },
         total: { type: 'integer', minimum: 0, description: 'Evaluations over the last 30 days' },
         lastEvaluatedAt: LAST,
-        stale: { type: 'boolean', description: 'Neither evaluated nor changed for usage.staleDays' },
+        lastSyncedAt: SYNCED,
+        stale: {
+          type: 'boolean',
+          description: 'Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays',
+        },
       },
     },
   }

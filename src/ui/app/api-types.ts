@@ -1856,6 +1856,7 @@ export interface components {
          *       "name": "checkout/new_flow",
          *       "total": 1520,
          *       "lastEvaluatedAt": "2026-11-25T05:41:12.000Z",
+         *       "lastSyncedAt": null,
          *       "variants": {
          *         "on": 310,
          *         "off": 1210
@@ -1870,6 +1871,12 @@ export interface components {
          */
         FlagUsage: {
             name: string;
+            /**
+             * Format: date-time
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.
+             * @example 2026-11-25T05:00:00.000Z
+             */
+            lastSyncedAt: string | null;
             /**
              * Format: int64
              * @description Evaluations counted since `since` (OFREP single and bulk, 304s included)
@@ -1910,7 +1917,13 @@ export interface components {
              * @example 2026-11-25T05:00:00.000Z
              */
             lastEvaluatedAt: string | null;
-            /** @description Neither evaluated nor changed for usage.staleDays */
+            /**
+             * Format: date-time
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.
+             * @example 2026-11-25T05:00:00.000Z
+             */
+            lastSyncedAt: string | null;
+            /** @description Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays */
             stale: boolean;
         };
     };

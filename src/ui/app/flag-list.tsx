@@ -30,7 +30,13 @@ type Flag = {
 }
 
 /** A flag's usage over the last 30 days, as `GET /api/usage` lists it. */
-type Use = { name: string; total: number; lastEvaluatedAt: string | null; stale: boolean }
+type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastSyncedAt: string | null; stale: boolean }
+
+/** The tooltip of a flag's uses: when last evaluated, and in-process use (which is not counted). */
+function usesTitle(use: Use): string {
+  const evaluated = use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'not evaluated in 30 days'
+  return use.lastSyncedAt ? `${evaluated}; held in-process (not counted) ${use.lastSyncedAt}` : evaluated
+}
 
 /** 1520 → "1.5k". */
 const compact = (n: number) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`)
@@ -124,8 +130,8 @@ function FlagItem({
         </span>
       )}
       {use && (
-        <span class="uses" title={use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'not evaluated in 30 days'}>
-          {use.total === 0 ? 'unused' : `${compact(use.total)} uses`}
+        <span class="uses" title={usesTitle(use)}>
+          {use.total === 0 ? (use.lastSyncedAt ? 'in-process' : 'unused') : `${compact(use.total)} ${use.total === 1 ? 'use' : 'uses'}`}
         </span>
       )}
       {summary && <span class="chip">{summary}</span>}

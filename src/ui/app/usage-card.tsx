@@ -8,7 +8,21 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { shortTime } from './audit-diff.ts'
 
-type Usage = { total: number; lastEvaluatedAt: string | null; variants: Record<string, number>; hours: { at: string; count: number }[] }
+type Usage = {
+  total: number
+  lastEvaluatedAt: string | null
+  lastSyncedAt: string | null
+  variants: Record<string, number>
+  hours: { at: string; count: number }[]
+}
+
+/** What the page says of in-process use, which is not counted (a flag held in-process is in use). */
+export function inProcessNote(lastSyncedAt: string | null, nowMs: number): string | null {
+  if (lastSyncedAt === null) return null
+  const held =
+    nowMs - Date.parse(lastSyncedAt) < 60_000 ? 'held by an in-process provider now' : `last held in-process ${shortTime(lastSyncedAt)}`
+  return `Also used in-process: ${held} (in-process evaluations are not counted, so it is not stale)`
+}
 
 const DAYS = 7
 const DAY_MS = 86_400_000
@@ -53,6 +67,7 @@ export function UsageCard({ name, revision }: { name: string; revision: number }
             .map(([v, n]) => `${v} ${n}`)
             .join(', ')}`}
       </p>
+      {inProcessNote(usage.lastSyncedAt, Date.now()) && <p class="meta in-process">{inProcessNote(usage.lastSyncedAt, Date.now())}</p>}
       <svg class="usage-chart" viewBox={`0 0 ${width} ${height + 14}`} role="img" aria-label={summary}>
         {days.map((d, i) => {
           const h = Math.round((d.count / top) * height)
