@@ -49,6 +49,8 @@ export function systemPrincipal(name: SystemName): SystemPrincipal {
 export interface Caller {
   principal: Principal
   requestId: string
+  /** `ui`: the request came from the web UI (audited as source `ui` rather than `api`). */
+  via?: 'ui'
 }
 
 /** The user id behind a principal, when it is a user (logs, "is this me?" checks). */

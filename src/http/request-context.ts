@@ -25,6 +25,9 @@ const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/
 const ID_PREFIX = crypto.randomUUID().slice(0, 18)
 let idCounter = 0
 
+/** The header the web UI sends with every request (`ui`), so its changes are audited as made in the UI. */
+export const CLIENT_HEADER = 'x-flagd-client'
+
 /** The client's `X-Request-Id` when it is well-formed, otherwise a new unique one. */
 export function requestIdFor(headers: Headers): string {
   const given = headers.get('x-request-id')
@@ -82,7 +85,10 @@ export class RequestContext {
 
   /** The caller as services take it: the principal and the request id. */
   get caller(): Caller {
-    return { principal: this.auth, requestId: this.id }
+    // the web UI says so in a header of its own; it only labels the audit entry, so trusting it is safe
+    return this.request.headers.get(CLIENT_HEADER) === 'ui'
+      ? { principal: this.auth, requestId: this.id, via: 'ui' }
+      : { principal: this.auth, requestId: this.id }
   }
 
   /** Keeps this request's connection open past the idle timeout (event streams). */

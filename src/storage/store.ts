@@ -50,7 +50,7 @@ export type UsageTable = 'sessions' | 'tokens'
 export const USAGE_TABLES: readonly UsageTable[] = ['sessions', 'tokens']
 
 /** Through what a change was made (contract §15 `source`; `maintenance` is housekeeping, never audited). */
-export type Source = 'api' | 'cli' | 'drop-folder' | 'import-upload' | 'import-url' | 'rollback' | 'bootstrap' | 'maintenance'
+export type Source = 'api' | 'ui' | 'cli' | 'drop-folder' | 'import-upload' | 'import-url' | 'rollback' | 'bootstrap' | 'maintenance'
 
 /** Committed state. Immutable: a later commit produces a new snapshot. */
 export interface Snapshot {

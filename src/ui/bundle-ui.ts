@@ -63,7 +63,7 @@ export function bundleUi(): UiBundle {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>flagd</title>
-<link rel="icon" href="data:,">
+<link rel="icon" type="image/svg+xml" href="/favicon.ico">
 ${styles.join('\n')}
 ${scripts.join('\n')}
 </head>

@@ -176,6 +176,11 @@ test.skipIf(!chromium)('the page: CSP from this origin only, HTML no-store, fing
   }
   expect(gzipped).toBeLessThan(300 * 1024)
   expect((await fetch(`${d.url}/ui/assets/missing-123.js`)).status).toBe(404)
+  // the icon every browser asks for, linked from the page: no 404 in any page's log
+  expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.ico">')
+  const icon = await fetch(`${d.url}/favicon.ico`)
+  expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
+  expect(await icon.text()).toStartWith('<svg')
 })
 
 test.skipIf(!chromium)('create a flag (type first), see a validation error next to its field, fix it', async () => {
@@ -197,6 +202,40 @@ test.skipIf(!chromium)('create a flag (type first), see a validation error next 
   const flag = (await (await api('GET', '/api/flags/shop/max_items')).json()) as { defaultValue: number; maxValue: number }
   expect(flag).toMatchObject({ defaultValue: 5, maxValue: 10 })
 })
+
+test.skipIf(!chromium)(
+  'UI details: a name error shown once; the header time in words; a ruled switch says what it sets; UI changes audited as ui',
+  async () => {
+    const p = await signIn()
+    await p.goto(`${d.url}/ui/new`)
+    await selectByLabel(p, 'Type', 'BOOLEAN')
+    await fillByLabel(p, 'Name', 'bad name')
+    await clickButton(p, 'Create')
+    await p.waitForSelector('.field-error')
+    const alerts = await p.$$eval('[role="alert"]', (els) => els.map((e) => e.textContent ?? ''))
+    expect(alerts.filter((a) => a.includes('may contain only')).length).toBe(1)
+    await fillByLabel(p, 'Name', 'shop/ruled')
+    await clickButton(p, 'Create')
+    await waitForPath(p, '/ui/flags/shop/ruled')
+    await waitForText(p, 'revision 1')
+    const header = await p.$eval('.meta time', (t) => [t.textContent, t.getAttribute('datetime')])
+    expect(header[0]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/)
+    expect(header[1]).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+    const entries = (await (await api('GET', '/api/audit?flag=shop/ruled')).json()) as { source: string }[]
+    expect(entries.map((e) => e.source)).toEqual(['ui'])
+    // with a rule, the list's switch says it sets the value where the rule names no variant
+    await api('PUT', '/api/flags/shop/ruled', { targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true'] } })
+    await p.goto(`${d.url}/ui/`)
+    await p.waitForSelector(switchOf('shop/ruled'))
+    const described = await p.$eval(switchOf('shop/ruled'), (b) => {
+      const note = b.parentElement?.querySelector('.switch-note')
+      return note && note.id === b.getAttribute('aria-describedby') ? note.textContent : null
+    })
+    expect(described).toBe('if no rule matches')
+    expect(await p.$eval(switchOf('shop/ruled'), (b) => b.getAttribute('title'))).toContain('the rule decides first')
+    expect(await p.$eval(switchOf('top'), (b) => b.getAttribute('aria-describedby'))).toBeNull()
+  },
+)
 
 test.skipIf(!chromium)('edit a value, roll the mistake back from the history, rename, delete', async () => {
   await api('POST', '/api/flags', { name: 'shop/banner', type: 'STRING', value: 'welcome' })

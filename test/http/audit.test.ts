@@ -84,6 +84,18 @@ group('what is recorded', () => {
     expect((await audit('?action=session.created')).body).toEqual([])
   })
 
+  test('a change the web UI sends (X-Flagd-Client: ui) is audited as source ui; the same without it as api', async () => {
+    const make = (name: string, headers: Record<string, string>) =>
+      t.req('POST', '/api/flags', { token: t.adminToken, body: { name, type: 'BOOLEAN' }, headers })
+    expect((await make('src/from-ui', { 'x-flagd-client': 'ui' })).status).toBe(201)
+    expect((await make('src/from-api', {})).status).toBe(201)
+    const entries = (await audit('?action=flag.created&limit=2')).body as { target: { name: string }; source: string }[]
+    expect(entries.map((e) => [e.target.name, e.source])).toEqual([
+      ['src/from-api', 'api'],
+      ['src/from-ui', 'ui'],
+    ])
+  })
+
   test('an import records one entry per changed flag, all with the same request id and source', async () => {
     const doc = {
       environment: 'x',

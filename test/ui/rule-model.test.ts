@@ -94,6 +94,14 @@ describe('the builder writes flagd JsonLogic and reads back exactly what it wrot
     expect(readTargeting(null)).toEqual({ rules: [], split: null, fallback: '' })
   })
 
+  test('an if ending in null (the docs\' "otherwise the normal answer") opens as the same if without it', () => {
+    const condition = { '==': [{ var: 'country' }, 'DE'] }
+    const model = readTargeting({ if: [condition, 'on', null] })
+    expect(model).toEqual(readTargeting({ if: [condition, 'on'] }) as TargetingModel)
+    expect(writeTargeting(model as TargetingModel)).toEqual({ if: [condition, 'on'] })
+    expect(readTargeting({ if: [condition, 'on', null, 'off'] })).toBeUndefined() // null as a condition: not the builder's
+  })
+
   test('a rule the builder cannot show exactly is refused, never rewritten', () => {
     for (const rule of [
       { if: [{ '==': [{ var: 'a' }, 1] }, 'on', { if: [{ var: 'b' }, 'off', 'on'] }] }, // nested if

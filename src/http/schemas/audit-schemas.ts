@@ -30,7 +30,7 @@ export const AuditEntrySchema = {
     id: { type: 'integer', description: 'Increases with every entry, never reused; the id of the change events too' },
     at: { type: 'string', format: 'date-time' },
     actor: Actor,
-    source: { type: 'string', enum: ['api', 'cli', 'drop-folder', 'import-upload', 'import-url', 'rollback', 'bootstrap'] },
+    source: { type: 'string', enum: ['api', 'ui', 'cli', 'drop-folder', 'import-upload', 'import-url', 'rollback', 'bootstrap'] },
     requestId: { type: 'string', description: 'The request id, or one shared by the entries of one CLI command or dropped file' },
     action: { type: 'string', example: 'flag.updated', description: '<target type>.<created|updated|deleted>' },
     target: {

@@ -3701,7 +3701,7 @@ export interface operations {
                             name: string;
                         };
                         /** @enum {string} */
-                        source: "api" | "cli" | "drop-folder" | "import-upload" | "import-url" | "rollback" | "bootstrap";
+                        source: "api" | "ui" | "cli" | "drop-folder" | "import-upload" | "import-url" | "rollback" | "bootstrap";
                         /** @description The request id, or one shared by the entries of one CLI command or dropped file */
                         requestId: string;
                         /**

@@ -15,6 +15,7 @@ export const api = createClient<paths>({ baseUrl: location.origin })
 api.use({
   onRequest({ request }) {
     if (token) request.headers.set('authorization', `Bearer ${token}`)
+    request.headers.set('x-flagd-client', 'ui') // changes made here are audited as source "ui"
     return request
   },
 })

@@ -304,6 +304,12 @@ export function ValueInput({
   )
 }
 
+/** Whether `FlagFields` shows the service's reason for `field` next to an input (so a summary need not repeat it). */
+export function shownByFlagFields(type: FlagType, field: string): boolean {
+  const own = ['description', 'enumValues', 'defaultValue', 'value', ...CONSTRAINTS[type].map(([key]) => key)]
+  return own.some((f) => field === f || field.startsWith(`${f}.`))
+}
+
 /** Every editable field of a draft; `errors` maps field names to the service's reasons. */
 export function FlagFields({
   d,

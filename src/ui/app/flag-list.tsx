@@ -49,8 +49,22 @@ const shownValue = (f: Flag) =>
 
 const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
 
+/**
+ * A BOOLEAN's value switch. Its value is what the flag serves when nothing else decides: with a rule
+ * it is served only where the rule names no variant, and a disabled flag serves the application's own
+ * default. So the switch says which applies (visibly, and in its description), rather than look like
+ * the answer every user gets.
+ */
+export function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): string | undefined {
+  if (flag.enabled === false) return 'disabled: applications get their own default; the value applies when enabled'
+  if (flag.targeting !== undefined && flag.targeting !== null) return 'the value where the rule names no variant: the rule decides first'
+  return undefined
+}
+
 function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; onError: (m: string) => void }) {
   const on = effective(flag) === true
+  const note = switchNote(flag)
+  const noteId = `switch-note-${flag.name}`
   async function toggle() {
     const { error } = await api.PUT('/api/flags/{flagName}', {
       params: { path: { flagName: flag.name }, header: { 'If-Match': `"${flag.revision}"` } },
@@ -59,15 +73,24 @@ function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; on
     if (error) onError(messageOf(error))
   }
   return (
-    <button
-      type="button"
-      role="switch"
-      aria-checked={on}
-      aria-label={flag.name}
-      class={on ? 'switch on' : 'switch'}
-      disabled={!canWrite}
-      onClick={toggle}
-    />
+    <span class="value-switch">
+      {note && (
+        <span class="switch-note" id={noteId}>
+          {flag.enabled === false ? 'when enabled' : 'if no rule matches'}
+        </span>
+      )}
+      <button
+        type="button"
+        role="switch"
+        aria-checked={on}
+        aria-label={flag.name}
+        aria-describedby={note ? noteId : undefined}
+        title={note}
+        class={on ? 'switch on' : 'switch'}
+        disabled={!canWrite}
+        onClick={toggle}
+      />
+    </span>
   )
 }
 

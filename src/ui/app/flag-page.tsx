@@ -116,7 +116,10 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
       </p>
       <h1>{name}</h1>
       <p class="meta">
-        {String(flag.type)} · revision {String(flag.revision)} · updated {String(flag.updatedAt)}
+        {String(flag.type)} · revision {String(flag.revision)} · updated{' '}
+        <time dateTime={String(flag.updatedAt)} title={String(flag.updatedAt)}>
+          {shortTime(String(flag.updatedAt))}
+        </time>
         {flag.description ? ` · ${String(flag.description)}` : ''}
       </p>
       <div class="card now">

@@ -2,7 +2,7 @@
 
 import { useState } from 'preact/hooks'
 import { api, fieldErrors, messageOf } from './api.ts'
-import { type Draft, FlagFields, type FlagType, newFlagOf, TypeOptions } from './flag-fields.tsx'
+import { type Draft, FlagFields, type FlagType, newFlagOf, shownByFlagFields, TypeOptions } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 
 const ZERO: Record<FlagType, unknown> = { BOOLEAN: false, INTEGER: 0, STRING: '', ENUM: '', TAG: [], 'AB-TEST': 'A', NUMBER: 0, OBJECT: {} }
@@ -30,8 +30,13 @@ export function NewFlag() {
     if (!draft) return
     const { data, error } = await api.POST('/api/flags', { body: newFlagOf(name, draft) })
     if (!data) {
-      setErrors(fieldErrors(error))
-      return setMessage(messageOf(error))
+      const byField = fieldErrors(error)
+      setErrors(byField)
+      // each reason is shown once: next to its field, or here when no field of the form shows it
+      const elsewhere = Object.entries(byField).filter(([field]) => field !== 'name' && !shownByFlagFields(draft.type, field))
+      const message =
+        Object.keys(byField).length === 0 ? messageOf(error) : elsewhere.map(([field, reason]) => `${field}: ${reason}`).join('; ')
+      return setMessage(message === '' ? null : message)
     }
     navigate(`flags/${name}`)
   }

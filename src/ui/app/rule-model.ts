@@ -3,7 +3,9 @@
  * "attribute · operator · value → serve variant", a percentage split and a default, and the exact
  * JsonLogic they stand for. `readTargeting` accepts a rule only when writing its model back gives
  * the very same JSON, so the builder never shows a rule it would rewrite: anything else stays in the
- * JSON editor, untouched.
+ * JSON editor, untouched. One spelling is read as the builder's own: an `if` ending in an explicit
+ * `null` ("otherwise the normal answer", as the docs write it) means what the same `if` without it
+ * means, and is saved without it.
  */
 
 /** A value in a condition, with its JSON type kept (a number stays a number). */
@@ -249,7 +251,21 @@ function readAny(rule: Json): TargetingModel | undefined {
 
 /** The builder's model of `rule`, or `undefined` when the builder cannot show it exactly. */
 export function readTargeting(rule: Json): TargetingModel | undefined {
-  const model = readAny(rule)
+  const plain = withoutNullOtherwise(rule)
+  const model = readAny(plain)
   if (!model) return undefined
-  return JSON.stringify(writeTargeting(model)) === JSON.stringify(rule ?? null) ? model : undefined
+  return JSON.stringify(writeTargeting(model)) === JSON.stringify(plain ?? null) ? model : undefined
+}
+
+/** `{"if": [c1, v1, …, null]}` as `{"if": [c1, v1, …]}`: a final `null` branch is the default anyway. */
+function withoutNullOtherwise(rule: Json): Json {
+  const e = onlyKey(rule)
+  if (!e || e[0] !== 'if' || !Array.isArray(e[1])) return rule
+  const args = e[1]
+  return args.length >= 3 && args.length % 2 === 1 && args.at(-1) === null ? { if: args.slice(0, -1) } : rule
+}
+
+/** A rule as the API's bodies type it (a JSON object), or `undefined` when `v` is not one (a list, a number…). */
+export function asRuleObject(v: unknown): { [key: string]: unknown } | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as { [key: string]: unknown }) : undefined
 }

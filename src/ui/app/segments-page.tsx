@@ -13,6 +13,7 @@ import { listenForChanges } from './live.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { link } from './router.ts'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
+import { asRuleObject } from './rule-model.ts'
 import { AttributeSuggestions, blankCondition, ConditionFields } from './rule-rows.tsx'
 import { readSegment, type SegmentModel, writeSegment } from './segment-model.ts'
 
@@ -69,9 +70,11 @@ export function SegmentsPage({ canWrite }: { canWrite: boolean }) {
       }
     } else rule = writeSegment(editing.mode.model)
     const name = editing.name.trim()
+    const ruleObject = asRuleObject(rule)
+    if (!ruleObject) return setProblems([{ field: 'rule', reason: 'must be a rule: a JSON object such as {"in": [...]}' }])
     const { data, error, response } = await api.PUT('/api/segments/{segmentName}', {
       params: { path: { segmentName: name } },
-      body: { description: editing.description, rule: rule as never },
+      body: { description: editing.description, rule: ruleObject },
     })
     if (!data) {
       setProblems(ruleProblems(error, 'rule'))

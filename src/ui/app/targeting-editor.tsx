@@ -10,7 +10,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
-import { readTargeting, type TargetingModel, writeTargeting } from './rule-model.ts'
+import { asRuleObject, readTargeting, type TargetingModel, writeTargeting } from './rule-model.ts'
 import { AttributeSuggestions, blankCondition, RuleGroup } from './rule-rows.tsx'
 import { targetingInWords } from './rule-words.ts'
 import { SplitFields } from './split-fields.tsx'
@@ -75,9 +75,11 @@ export function TargetingEditor({
         return setProblems([{ field: 'targeting', reason: `not JSON: ${(err as Error).message}` }])
       }
     } else next = writeTargeting(mode.model)
+    const targeting = next === null ? null : asRuleObject(next)
+    if (targeting === undefined) return setProblems([{ field: 'targeting', reason: 'must be a rule: a JSON object such as {"if": [...]}' }])
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
       params: { path: { flagName: name }, header: { 'If-Match': `"${revision}"` } },
-      body: { targeting: next as never },
+      body: { targeting },
     })
     if (!data) {
       setProblems(ruleProblems(error, 'targeting'))
