@@ -6,7 +6,7 @@
  */
 
 import { rmSync } from 'node:fs'
-import { basename, isAbsolute, relative } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative } from 'node:path'
 import type { Server } from 'bun'
 import { type App, createApp } from './app.ts'
 import type { Config } from './config.ts'
@@ -66,6 +66,9 @@ export function cliCommand(argv = process.argv, execPath = process.execPath, cwd
     const name = basename(execPath)
     return which(name) === execPath ? name : execPath
   }
+  // the checkout's own `bin/flagd` on PATH runs this very entry: its name is the command
+  const wrapper = which('flagd')
+  if (wrapper !== null && wrapper === join(dirname(dirname(script)), 'bin', 'flagd')) return 'flagd'
   const entry = relative(cwd, script)
   const shown = entry.startsWith('..') || isAbsolute(entry) ? script : entry
   // a bun found only in the project's node_modules/.bin (how `npx bun run start` runs) is not on the user's PATH

@@ -21,6 +21,23 @@ test('from a clone: bun (or npx bun) and the source entry relative to the workin
   )
 })
 
+test('from a clone with its bin/ on PATH: flagd, the command the README writes', () => {
+  const which = onPath({ bun: '/usr/bin/bun', flagd: '/home/me/flagd/bin/flagd' })
+  expect(cliCommand(['/usr/bin/bun', '/home/me/flagd/src/main.ts', 'serve'], '/usr/bin/bun', '/tmp', which)).toBe('flagd')
+  // another flagd on PATH is not this checkout's
+  const other = onPath({ bun: '/usr/bin/bun', flagd: '/usr/local/bin/flagd' })
+  expect(cliCommand(['/usr/bin/bun', '/home/me/flagd/src/main.ts', 'serve'], '/usr/bin/bun', '/home/me/flagd', other)).toBe(
+    'bun src/main.ts',
+  )
+})
+
+test("bin/flagd runs the CLI from any directory with the checkout's Bun", async () => {
+  const root = new URL('../..', import.meta.url).pathname
+  const proc = Bun.spawn([`${root}bin/flagd`, 'version'], { cwd: '/', stdout: 'pipe', stderr: 'pipe', env: { PATH: '/usr/bin:/bin' } })
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+  expect([code, out.trim()]).toEqual([0, (await import('../../package.json')).version])
+})
+
 test('the compiled binary: its name when that is what PATH finds, else its path', () => {
   const argv = ['bun', '/$bunfs/root/flagd', 'serve']
   expect(cliCommand(argv, '/usr/local/bin/flagd', '/srv', onPath({ flagd: '/usr/local/bin/flagd' }))).toBe('flagd')
