@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { codePointCount } from './code-points.ts'
 import { InvalidError } from './errors.ts'
 import { NAME_MAX, nameProblem } from './flag-name.ts'
+import { parseIsoInstant } from './iso-instant.ts'
 import type { Permission } from './permission.ts'
 import type { Actor } from './principal.ts'
 
@@ -122,16 +123,6 @@ export function normalizeFlagPrefixes(input: unknown): string[] {
   return [...new Set(input as string[])].sort()
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-
-/** True when the year, month and day of a match name a real day (Date.parse rolls 02-30 into March). */
-function realDay(m: RegExpExecArray | null): m is RegExpExecArray {
-  if (!m) return false
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  return mo >= 1 && mo <= 12 && d >= 1 && new Date(Date.UTC(y, mo - 1, d)).getUTCDate() === d
-}
-
 /**
  * Checks `expiresAt`: an ISO 8601 date-time with a time zone (or a bare date, meaning its start in
  * UTC) in the future, or absent/null for no expiry. A date-time without a zone is refused: whose
@@ -140,8 +131,8 @@ function realDay(m: RegExpExecArray | null): m is RegExpExecArray {
 export function normalizeExpiry(input: unknown, nowMs: number): string | null {
   if (input === undefined || input === null) return null
   const text = typeof input === 'string' ? input : ''
-  const at = realDay(DATE_TIME.exec(text)) ? Date.parse(text) : realDay(DATE.exec(text)) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN
-  if (Number.isNaN(at)) {
+  const at = parseIsoInstant(text)
+  if (at === undefined) {
     throw new InvalidError(
       'expiresAt must be an ISO 8601 date-time with a time zone (2027-01-31T00:00:00Z) or a date (2027-01-31)',
       'expiresAt',
