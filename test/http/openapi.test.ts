@@ -44,8 +44,15 @@ test('documents every route the app serves', () => {
   for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths))
     for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`)
   const served = t.app.http.routes
-    // the explorer, the document itself and the web UI are pages, not API operations
-    .filter((r) => !r.path.startsWith('/api/docs') && r.path !== '/api/openapi.json' && r.path !== '/' && !r.path.startsWith('/ui/'))
+    // the explorer, the document itself, the web UI and its icon are pages, not API operations
+    .filter(
+      (r) =>
+        !r.path.startsWith('/api/docs') &&
+        r.path !== '/api/openapi.json' &&
+        r.path !== '/' &&
+        !r.path.startsWith('/ui/') &&
+        r.path !== '/favicon.ico',
+    )
     .map((r) => `${r.method} ${documentedPath(r)}`)
   for (const route of served) expect(documented).toContain(route)
 })
