@@ -22,8 +22,8 @@ export const usageCommand = defineCommand({
     if (shown.length === 0) return console.log(args.stale ? 'no stale flags' : 'no flags')
     console.log(
       textTable([
-        ['FLAG', 'EVALUATIONS (30 DAYS)', 'LAST EVALUATED', 'STALE'],
-        ...shown.map((u) => [u.name, String(u.total), u.lastEvaluatedAt ?? 'never', u.stale ? 'stale' : '']),
+        ['FLAG', 'EVALUATIONS (30 DAYS)', 'LAST EVALUATED', 'IN-PROCESS', 'STALE'],
+        ...shown.map((u) => [u.name, String(u.total), u.lastEvaluatedAt ?? 'never', u.lastSyncedAt ?? '', u.stale ? 'stale' : '']),
       ]),
     )
   },

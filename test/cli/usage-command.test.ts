@@ -45,18 +45,24 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   const running = await runFlagd(['usage', '--json'], { cwd })
   expect(running.code).toBe(0)
   expect(JSON.parse(running.stdout)).toEqual([
-    { name: 'idle', total: 0, lastEvaluatedAt: null, stale: false },
-    { name: 'used', total: 3, lastEvaluatedAt: expect.any(String), stale: false },
+    { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, stale: false },
+    { name: 'used', total: 3, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, stale: false },
   ])
   const table = await runFlagd(['usage'], { cwd })
-  expect(table.stdout).toMatch(/FLAG\s+EVALUATIONS \(30 DAYS\)\s+LAST EVALUATED\s+STALE/)
+  expect(table.stdout).toMatch(/FLAG\s+EVALUATIONS \(30 DAYS\)\s+LAST EVALUATED\s+IN-PROCESS\s+STALE/)
   expect(table.stdout).toMatch(/idle\s+0\s+never/)
   expect((await runFlagd(['usage', '--stale'], { cwd })).stdout.trim()).toBe('no stale flags')
 
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
   const stopped = await runFlagd(['usage', '--json'], { cwd })
-  expect(JSON.parse(stopped.stdout)).toContainEqual({ name: 'used', total: 3, lastEvaluatedAt: expect.any(String), stale: false })
+  expect(JSON.parse(stopped.stdout)).toContainEqual({
+    name: 'used',
+    total: 3,
+    lastEvaluatedAt: expect.any(String),
+    lastSyncedAt: null,
+    stale: false,
+  })
   // a flag left alone longer than usage.staleDays is stale (its last change is what counts here)
   const later = await runFlagd(['usage', '--stale', '--json'], { cwd, env: { FLAGD_USAGE_STALE_DAYS: '1' } })
   expect(JSON.parse(later.stdout)).toEqual([])
