@@ -5,7 +5,7 @@
  */
 
 import createClient from 'openapi-fetch'
-import type { operations, paths } from './api-types.ts'
+import type { operations, paths } from './generated/api-types.ts'
 
 const KEY = 'flagd.token'
 let token: string | null = sessionStorage.getItem(KEY)
