@@ -22,6 +22,7 @@ import { jsonAnswer } from './answers.ts'
 import { type AuthDeps, authenticate } from './authenticate.ts'
 import { readJsonBody } from './body-reader.ts'
 import type { ClientAddressOf } from './client-address.ts'
+import { codingFor, compressed } from './compression.ts'
 import type { Cors } from './cors.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { problemMessage, thrownAnswer, validationProblem } from './error-handler.ts'
@@ -145,7 +146,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return authenticate(deps, c.request.headers).then((p) => withCaller(c, p))
       }
 
-      const finish = (c: RequestContext, response: Response, startedAt: number): Response => {
+      const finish = (c: RequestContext, response: Response, startedAt: number): Response | Promise<Response> => {
+        const coding = spec.compress && response.status === 200 ? codingFor(c.request.headers.get('accept-encoding')) : undefined
+        if (coding !== undefined) return compressed(response, coding).then((out) => done(c, out, startedAt))
+        return done(c, response, startedAt)
+      }
+      const done = (c: RequestContext, response: Response, startedAt: number): Response => {
         cors?.decorate(c.request, response)
         onRequest?.(requestEvent(c.request, c.path, label, response.status, startedAt, c.id, c.principal))
         return response

@@ -42,6 +42,8 @@ export interface RouteSpec {
    * (403). `true` for migrations; otherwise the reason the message gives.
    */
   unscoped?: true | string
+  /** Large answers are sent gzipped to clients that accept it (lists, exports, bulk evaluation). */
+  compress?: true
   /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
   authorize?: (principal: Principal, params: Record<string, string>) => void
   /** The query it takes, checked with TypeBox (an object schema; `additionalProperties: false` refuses others). */

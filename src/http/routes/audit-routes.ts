@@ -47,6 +47,7 @@ export function auditRoutes(deps: AuditRouteDeps): RouteSpec[] {
     route({
       method: 'GET',
       path: '/api/audit',
+      compress: true,
       query: AuditQuery,
       async handle(c) {
         const page = await deps.audit.list(c.auth, c.query)

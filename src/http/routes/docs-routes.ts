@@ -53,6 +53,7 @@ export function docsRoutes(routes: () => readonly RouteSpec[]): RouteSpec[] {
     route({
       method: 'GET',
       path: '/api/openapi.json',
+      compress: true,
       authenticate: false,
       query: NoQuery,
       handle(c) {

@@ -83,6 +83,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
     route({
       method: 'GET',
       path: '/api/flags',
+      compress: true,
       permission: 'flag:read',
       query: t.Object(
         { prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) },

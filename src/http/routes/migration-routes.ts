@@ -84,6 +84,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
     route({
       method: 'GET',
       path: '/api/migrations/export',
+      compress: true,
       permission: 'migration:read',
       unscoped: true,
       query: ExportQuery,
@@ -139,6 +140,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
     route({
       method: 'GET',
       path: '/migration/export',
+      compress: true,
       authenticate: false,
       query: ExportQuery,
       handle: (c) => exportAnswer(c, 'public'),

@@ -116,6 +116,7 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
     route({
       method: 'POST',
       path: '/ofrep/v1/evaluate/flags',
+      compress: true,
       permission: 'flag:evaluate',
       handle: (c) => evaluateAllAnswer(deps, c.auth, c.request, c.id),
       docs: ofrepDocs.bulk,

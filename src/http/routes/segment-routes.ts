@@ -31,6 +31,7 @@ export function segmentRoutes(deps: SegmentRouteDeps): RouteSpec[] {
     route({
       method: 'GET',
       path: '/api/segments',
+      compress: true,
       permission: 'flag:read',
       query: NoQuery,
       handle: (c) => segments.list(c.auth).map(({ segment, usedBy }) => resource(segment, usedBy)),

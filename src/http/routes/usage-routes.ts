@@ -68,6 +68,7 @@ export function usageRoutes(deps: UsageRouteDeps): RouteSpec[] {
     route({
       method: 'GET',
       path: '/api/usage',
+      compress: true,
       permission: 'flag:read',
       query: NoQuery,
       handle: (c) => deps.usage.list(c.auth),
