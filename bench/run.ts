@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { auditHistoryDir, auditHistoryRow } from './audit-history.ts'
 import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from './cpu-time.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
@@ -237,6 +238,19 @@ async function main() {
   }
   const cold = spread(colds)
   row('cold start of dist/flagd to first 200', `${cold.median.toFixed(1)} ms (median of 5)`, '< 100 ms', cold.median < 100, colds)
+
+  // start-up must not read the audit history
+  const emptyDir = mkdtempSync(join(work, 'empty-'))
+  const historyDir = mkdtempSync(join(work, 'history-'))
+  auditHistoryDir(historyDir)
+  await auditHistoryRow(row, emptyDir, historyDir, async (dir) => {
+    const d = await startFlagd(dir, false)
+    await Bun.sleep(1000)
+    const idleMb = rssMb(d.proc.pid)
+    d.proc.kill('SIGTERM')
+    await d.proc.exited
+    return { startMs: d.startMs, idleMb }
+  })
 
   const mainDir = mkdtempSync(join(work, 'main-'))
   const flagd = await startFlagd(mainDir, true, true) // with the sync protocol served (it loads gRPC)

@@ -10,12 +10,16 @@
  * Retention deletes whole segments, which costs the write path nothing.
  *
  * In memory there is only an index (id, time, filters' keys, where the line is); entries are read
- * from disk when asked for.
+ * from disk when asked for. The index of the history is built at the first question asked of it
+ * (a query, a rollback, a copy), not at start: opening reads only the newest lines, so start-up time
+ * and idle memory do not grow with the audit history (docs/operations.md#audit-log). Entries
+ * committed after opening are indexed as they are published.
  */
 
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -49,6 +53,16 @@ export interface IndexItem {
 const SEGMENT_BYTES = 16 * 1024 * 1024
 const segmentName = (firstId: number) => `audit-${String(firstId).padStart(16, '0')}.jsonl`
 
+/** One journal line, or `undefined` when it is not a whole entry (a torn line). */
+function parseLine(line: string): StoredAuditEntry | undefined {
+  try {
+    const stored = JSON.parse(line) as StoredAuditEntry
+    return stored?.entry ? stored : undefined
+  } catch {
+    return undefined
+  }
+}
+
 function indexItem(stored: StoredAuditEntry, segment: string, offset: number, length: number): IndexItem {
   const e = stored.entry
   const names = [e.target.name, e.before?.name].filter((n): n is string => typeof n === 'string')
@@ -66,10 +80,63 @@ function indexItem(stored: StoredAuditEntry, segment: string, offset: number, le
   }
 }
 
+/**
+ * The complete lines at the end of a segment, newest first, read backwards in growing windows so
+ * that only the tail is read when the answer is near the end (as it is at every open).
+ */
+export function* linesFromEnd(path: string, firstWindow = 64 * 1024): Generator<{ end: number; text: string }> {
+  const fd = openSync(path, 'r')
+  try {
+    const size = fstatSync(fd).size
+    let window = firstWindow
+    let seenFrom = size // lines ending at or after this offset were yielded already
+    for (;;) {
+      const from = Math.max(0, size - window)
+      const bytes = Buffer.allocUnsafe(size - from)
+      readSync(fd, bytes, 0, bytes.length, from)
+      // complete lines end with a newline; the bytes before the window's first newline may be a
+      // line's end whose start lies before the window, unless the window starts the file
+      let lineEnd = bytes.lastIndexOf(10)
+      while (lineEnd !== -1) {
+        const startAt = bytes.lastIndexOf(10, lineEnd - 1)
+        if (startAt === -1 && from > 0) break
+        const end = from + lineEnd + 1
+        if (end <= seenFrom) yield { end, text: bytes.subarray(startAt + 1, lineEnd).toString('utf8') }
+        lineEnd = startAt
+      }
+      if (from === 0) return
+      // the line ending at `lineEnd` started before the window: the next, larger window yields it
+      if (lineEnd !== -1) seenFrom = from + lineEnd + 1
+      window *= 4
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** How many bytes of a segment hold committed entries: up to the newest whole line of an id ≤ `committed`. */
+function committedPrefix(path: string, committed: number): number {
+  for (const line of linesFromEnd(path)) {
+    const stored = parseLine(line.text)
+    if (stored && stored.entry.id <= committed) return line.end
+  }
+  return 0
+}
+
+/** The newest whole entry of a segment, if any. */
+function newestEntry(path: string): StoredAuditEntry | undefined {
+  for (const line of linesFromEnd(path)) {
+    const stored = parseLine(line.text)
+    if (stored) return stored
+  }
+  return undefined
+}
+
 /** The journal (see module comment). */
 export class AuditJournal {
-  /** Every entry's index item, oldest first. */
-  readonly items: IndexItem[] = []
+  /** Index items published since opening, while the index of the history is not built yet. */
+  private recent: IndexItem[] = []
+  private index: IndexItem[] | undefined
   private handle: FileHandle | undefined
   private current: string | undefined
   private size = 0
@@ -77,11 +144,14 @@ export class AuditJournal {
   private constructor(
     readonly dir: string,
     private readonly segmentBytes: number,
+    /** Entries up to this id were committed when the journal was opened; later ones are published. */
+    private readonly committedAtOpen: number,
   ) {}
 
   /**
    * Opens the journal in `dataDir`, cutting off entries past `committedRevision` and a torn tail.
-   * `segmentBytes` (16 MiB) is where a new segment starts; tests make it small.
+   * Only the newest lines are read (see module comment). `segmentBytes` (16 MiB) is where a new
+   * segment starts; tests make it small.
    */
   static async open(
     dataDir: string,
@@ -89,35 +159,20 @@ export class AuditJournal {
     log?: (line: string) => void,
     segmentBytes = SEGMENT_BYTES,
   ): Promise<AuditJournal> {
-    const journal = new AuditJournal(join(dataDir, 'audit'), segmentBytes)
+    const journal = new AuditJournal(join(dataDir, 'audit'), segmentBytes, committedRevision)
     if (!existsSync(journal.dir)) mkdirSync(journal.dir, { mode: 0o700 })
-    const segments = readdirSync(journal.dir)
-      .filter((n) => /^audit-\d{16}\.jsonl$/.test(n))
-      .sort()
-    for (const segment of segments) {
-      const path = join(journal.dir, segment)
-      const bytes = readFileSync(path)
-      let offset = 0
-      let keep = 0
-      while (offset < bytes.length) {
-        const end = bytes.indexOf(10, offset)
-        if (end === -1) break // a torn last line: never acknowledged
-        let stored: StoredAuditEntry | undefined
-        try {
-          stored = JSON.parse(bytes.subarray(offset, end).toString('utf8')) as StoredAuditEntry
-        } catch {
-          stored = undefined
-        }
-        if (!stored?.entry || stored.entry.id > committedRevision) break // not part of the committed state
-        journal.items.push(indexItem(stored, segment, offset, end - offset))
-        offset = end + 1
-        keep = offset
-      }
-      if (keep < bytes.length) {
+    const segments = journal.segments()
+    // newest first: lines past the committed revision (a crash between the log and the state file)
+    // and a torn last line sit at the end of the newest one or two segments
+    for (let i = segments.length - 1; i >= 0; i--) {
+      const segment = segments[i] as string
+      const keep = committedPrefix(join(journal.dir, segment), committedRevision)
+      const size = statSync(join(journal.dir, segment)).size
+      if (keep < size) {
         log?.(
-          `audit log ${segment}: cut off ${bytes.length - keep} bytes written past the last committed change (a crash between the log and the state file)`,
+          `audit log ${segment}: cut off ${size - keep} bytes written past the last committed change (a crash between the log and the state file)`,
         )
-        const fd = openSync(path, 'r+')
+        const fd = openSync(join(journal.dir, segment), 'r+')
         try {
           ftruncateSync(fd, keep)
           fsyncSync(fd)
@@ -125,6 +180,7 @@ export class AuditJournal {
           closeSync(fd)
         }
       }
+      if (keep > 0) break // a committed line: everything before it is committed too
     }
     const last = segments.at(-1)
     if (last) {
@@ -132,6 +188,40 @@ export class AuditJournal {
       journal.size = statSync(join(journal.dir, last)).size
     }
     return journal
+  }
+
+  /** The segment files, oldest first. */
+  private segments(): string[] {
+    return readdirSync(this.dir)
+      .filter((n) => /^audit-\d{16}\.jsonl$/.test(n))
+      .sort()
+  }
+
+  /** Whether the index of the history has been built (tests: opening must not build it). */
+  get indexed(): boolean {
+    return this.index !== undefined
+  }
+
+  /** Every committed entry's index item, oldest first (built from disk at the first use). */
+  get items(): readonly IndexItem[] {
+    if (this.index === undefined) {
+      const built: IndexItem[] = []
+      for (const segment of this.segments()) {
+        const bytes = readFileSync(join(this.dir, segment))
+        let offset = 0
+        while (offset < bytes.length) {
+          const end = bytes.indexOf(10, offset)
+          if (end === -1) break
+          const stored = parseLine(bytes.subarray(offset, end).toString('utf8'))
+          if (stored && stored.entry.id <= this.committedAtOpen) built.push(indexItem(stored, segment, offset, end - offset))
+          offset = end + 1
+        }
+      }
+      built.push(...this.recent)
+      this.recent = []
+      this.index = built
+    }
+    return this.index
   }
 
   /**
@@ -163,7 +253,7 @@ export class AuditJournal {
 
   /** Makes appended entries visible to readers (their changes are committed). */
   publish(items: readonly IndexItem[]): void {
-    this.items.push(...items)
+    ;(this.index ?? this.recent).push(...items)
   }
 
   /** Cuts the journal back to `mark` after the state write that followed an append failed. */
@@ -211,18 +301,23 @@ export class AuditJournal {
     }
   }
 
-  /** Deletes whole segments whose every entry is older than `cutoffMs`; returns how many entries went. */
+  /**
+   * Deletes whole segments whose every entry is older than `cutoffMs` (judged by each segment's
+   * newest line, so pruning never builds the index); returns how many entries went.
+   */
   prune(cutoffMs: number): number {
     let removed = 0
-    while (this.items.length > 0) {
-      const segment = (this.items[0] as IndexItem).segment
+    for (const segment of this.segments()) {
       if (segment === this.current) break
-      const inSegment = this.items.findIndex((i) => i.segment !== segment)
-      const count = inSegment === -1 ? this.items.length : inSegment
-      if ((this.items[count - 1] as IndexItem).atMs >= cutoffMs) break
-      rmSync(join(this.dir, segment), { force: true })
-      this.items.splice(0, count)
-      removed += count
+      const path = join(this.dir, segment)
+      const newest = newestEntry(path)
+      if (newest !== undefined && Date.parse(newest.entry.at) >= cutoffMs) break
+      const bytes = readFileSync(path)
+      let lines = 0
+      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++
+      rmSync(path, { force: true })
+      removed += lines
+      if (this.index !== undefined) this.index = this.index.filter((item) => item.segment !== segment)
     }
     return removed
   }
