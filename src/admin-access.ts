@@ -1,5 +1,5 @@
 /**
- * How an administrator's command reaches the services (contract §11): in-process over an open data
+ * How an administrator's command reaches the services (docs/operations.md): in-process over an open data
  * directory, or through the running daemon's control socket when a daemon holds the directory; and
  * the copy of a stopped data directory into PostgreSQL. The CLI calls these; it never opens storage
  * or speaks to the socket itself.
@@ -30,7 +30,7 @@ export async function openServices(config: Config): Promise<{ services: Services
 }
 
 /**
- * Admin commands never create a data directory or an empty state by accident (contract §11): they
+ * Admin commands never create a data directory or an empty state by accident (docs/operations.md): they
  * refuse a directory that does not exist or holds no state file, naming it and how to point at the
  * right one. `mayInitialise` (only `flagd user add`) allows an existing, empty directory, and says so.
  */

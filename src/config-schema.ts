@@ -1,7 +1,7 @@
 /**
  * Every configuration key, its default, and how a raw value (from the config file, an environment
  * variable or a command-line flag) is checked and converted. One table, so the loader, the
- * environment mapping and the README's reference cannot drift apart.
+ * environment mapping and docs/configuration.md cannot drift apart.
  */
 
 import ipaddr from 'ipaddr.js'
@@ -21,7 +21,7 @@ export interface Config {
   streams: { heartbeatSeconds: number }
   audit: { retentionDays: number }
   webhooks: WebhookConfig[]
-  /** Where state lives (contract §18): the JSON file in dataDir, or one PostgreSQL database shared by replicas. */
+  /** Where state lives (docs/operations.md#replicas): the JSON file in dataDir, or one PostgreSQL database shared by replicas. */
   storage: { backend: 'file' | 'postgres'; postgresUrl: string | undefined }
   auth: {
     tokenTtl: number
@@ -33,9 +33,9 @@ export interface Config {
     loginAddressWindowSeconds: number
   }
   limits: { bodyBytes: number; importBytes: number; maxFlags: number }
-  /** Flag usage (contract §22): whether evaluations are counted, and after how many days unused a flag is stale. */
+  /** Flag usage (docs/api.md#usage): whether evaluations are counted, and after how many days unused a flag is stale. */
   usage: { count: boolean; staleDays: number }
-  /** flagd's gRPC sync protocol for in-process providers (contract §20): off unless a port or socket is set. */
+  /** flagd's gRPC sync protocol for in-process providers (docs/openfeature.md#in-process): off unless a port or socket is set. */
   sync: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
   import: {
     watchDir: string | undefined
@@ -49,7 +49,7 @@ export interface Config {
   }
 }
 
-/** One webhook (contract §16): where to POST which audit entries, signed with `secret`. */
+/** One webhook (docs/api.md#webhooks): where to POST which audit entries, signed with `secret`. */
 export interface WebhookConfig {
   /** Names the webhook in logs, metrics and its delivery cursor; the URL's host when not given (never the URL). */
   name: string
@@ -234,7 +234,7 @@ const postgresUrl: Parser = (raw) => {
 
 const MiB = 1024 * 1024
 
-/** The table of keys, in the order the README documents them. */
+/** The table of keys, in the order docs/configuration.md documents them. */
 export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'host', default: '127.0.0.1', parse: text(1, 255), doc: 'Address to listen on.' },
   { path: 'port', default: 8080, parse: integer(0, 65535), doc: 'TCP port (0 picks a free one).' },

@@ -105,7 +105,7 @@ export async function runDaemon(config: Config): Promise<void> {
     throw err
   }
   // the daemon is up and writes JSON lines (when not on a terminal): so does whatever else prints from
-  // now on; start-up failures before this point stay `error: …` sentences on stderr (§11)
+  // now on; start-up failures before this point stay `error: …` sentences on stderr (docs/operations.md)
   app.captureConsole()
   const { hostname, port } = listener.server
   const storage = config.storage.backend === 'postgres' ? `, storage ${redactedUrl(config.storage.postgresUrl as string)}` : ''

@@ -1,4 +1,4 @@
-/** `flagd audit`: who changed what, from a shell, whether or not the daemon runs (contract §15). */
+/** `flagd audit`: who changed what, from a shell, whether or not the daemon runs (docs/api.md#audit-log). */
 
 import { defineCommand } from 'citty'
 import type { AuditEntry } from '../domain/audit-entry.ts'

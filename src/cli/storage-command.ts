@@ -1,4 +1,4 @@
-/** `flagd storage copy --to postgres://…`: move a data directory into PostgreSQL (contract §18). */
+/** `flagd storage copy --to postgres://…`: move a data directory into PostgreSQL (docs/operations.md#replicas). */
 
 import { defineCommand } from 'citty'
 import { copyDataDirToPostgres } from '../admin-access.ts'

@@ -1,5 +1,5 @@
 /**
- * `flagd token add|list|revoke` (contract §12): API tokens from a shell, whether or not the daemon
+ * `flagd token add|list|revoke` (docs/api.md#api-tokens): API tokens from a shell, whether or not the daemon
  * runs. `token add` prints the secret alone on stdout, so `TOKEN=$(flagd token add …)` works;
  * everything meant for a person goes to stderr.
  */

@@ -1,4 +1,4 @@
-/** `flagd usage`: which flags are evaluated, how often and when last, and which are stale (contract §22). */
+/** `flagd usage`: which flags are evaluated, how often and when last, and which are stale (docs/api.md#usage). */
 
 import { defineCommand } from 'citty'
 import { configArgs, withAdmin } from './common-args.ts'

@@ -1,5 +1,5 @@
 /**
- * The one place that decides what a principal may do (contract §3). Services call it for every use
+ * The one place that decides what a principal may do (docs/api.md#permissions). Services call it for every use
  * case; route guards call the same functions early, so a request is refused before its body is read.
  * The system principal (CLI, drop folder, bootstrap) may do everything: whoever controls the data
  * directory already controls the service.
@@ -9,7 +9,7 @@ import { AppError, ForbiddenError } from './errors.ts'
 import { grants, type Permission } from './permission.ts'
 import type { Principal, UserPrincipal } from './principal.ts'
 
-/** True when `p` holds `permission`. `flag:read` grants `flag:evaluate` too (contract §3). */
+/** True when `p` holds `permission`. `flag:read` grants `flag:evaluate` too (docs/api.md#permissions). */
 export function can(p: Principal, permission: Permission): boolean {
   return p.kind === 'system' || grants(p.permissions, permission)
 }
@@ -21,7 +21,7 @@ export function requirePermission(p: Principal, permission: Permission): void {
 
 /**
  * Actions about one's own login session (logout): only a session may do them. An API token has no
- * session; it is ended by revoking it (contract §12), so it gets `403`.
+ * session; it is ended by revoking it (docs/api.md#api-tokens), so it gets `403`.
  */
 export function requireSession(p: Principal, action: string): asserts p is UserPrincipal {
   if (p.kind !== 'user') {
@@ -61,7 +61,7 @@ export function flagScopeOf(p: Principal): readonly string[] {
 }
 
 /**
- * True when the flag `name` exists for `p` (contract §12): a token with `flagPrefixes` sees only
+ * True when the flag `name` exists for `p` (docs/api.md#api-tokens): a token with `flagPrefixes` sees only
  * flags under them, and every read, list and evaluation asks here, so flags outside behave exactly
  * as if they did not exist.
  */

@@ -1,5 +1,5 @@
 /**
- * API tokens (contract §12): long-lived credentials for applications, CI jobs and scripts. Only a
+ * API tokens (docs/api.md#api-tokens): long-lived credentials for applications, CI jobs and scripts. Only a
  * SHA-256 hash of the secret is ever kept (a secret has 256 random bits, so a fast hash is enough:
  * nobody can guess their way back from it), and the secret is shown once, when the token is made.
  */
@@ -12,7 +12,7 @@ import { parseIsoInstant } from './iso-instant.ts'
 import type { Permission } from './permission.ts'
 import type { Actor } from './principal.ts'
 
-/** Who created a token: an audit actor (§15). */
+/** Who created a token: an audit actor (docs/api.md#audit-log). */
 export type TokenCreator = Actor
 
 /** A token as kept in the store. */

@@ -1,5 +1,5 @@
 /**
- * Audit entries (contract §15): what the log records of each committed change, made from the rows
+ * Audit entries (docs/api.md#audit-log): what the log records of each committed change, made from the rows
  * before and after it. Pure, so every store (the JSON file's journal, PostgreSQL) records the same
  * entries. Never a password, hash or token secret: users and tokens appear as their public
  * resources. Logins and logouts, and sessions pruned when they expire, are not recorded; a session

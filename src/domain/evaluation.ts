@@ -1,5 +1,5 @@
 /**
- * Flag evaluation for applications (contract §13): what a flag resolves to for an evaluation
+ * Flag evaluation for applications (docs/openfeature.md#ofrep): what a flag resolves to for an evaluation
  * context, and the sticky A/B assignment. Pure: the same flag and context always give the same
  * answer, on every replica, so the bulk ETag can be computed without evaluating anything.
  *
@@ -23,7 +23,7 @@ export type EvaluationMetadata = Record<string, MetadataValue> & { type: FlagTyp
 
 /**
  * A successful evaluation. `value` and `variant` are absent when the application's own default
- * applies: a disabled flag (`DISABLED`), or one with no default (`DEFAULT`, §19.5).
+ * applies: a disabled flag (`DISABLED`), or one with no default (`DEFAULT`, docs/targeting.md#flagd-format).
  */
 export interface Evaluation {
   key: string
@@ -80,12 +80,12 @@ export function metadataOf(flag: Flag): EvaluationMetadata {
     : ({ type: flag.type, revision: flag.revision } as EvaluationMetadata)
 }
 
-/** The flag's answer without targeting (the table of contract §13), with `reason` overridden when given. */
+/** The flag's answer without targeting (the table of docs/openfeature.md#ofrep), with `reason` overridden when given. */
 function untargeted(flag: Flag, context: EvaluationContext, metadata: EvaluationMetadata, reason?: EvaluationReason): Evaluation {
   const key = flag.name
   const fallback = (variant: string): Evaluation =>
     flag.defaultValue === null
-      ? { key, reason: 'DEFAULT', metadata } // no default: the application's own applies (§19.5)
+      ? { key, reason: 'DEFAULT', metadata } // no default: the application's own applies (docs/targeting.md#flagd-format)
       : { key, value: flag.defaultValue, reason: 'DEFAULT', variant, metadata }
   if (flag.type !== 'AB-TEST') {
     const answer = answerVariant(flag)
@@ -100,9 +100,9 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
 }
 
 /**
- * Evaluates `flag` for `context` (contract §13, §19.2): disabled → `DISABLED`; no rule → the §13
+ * Evaluates `flag` for `context` (docs/openfeature.md#ofrep, docs/targeting.md#rules): disabled → `DISABLED`; no rule → the docs/openfeature.md#ofrep
  * table; a rule (compiled once per revision, given as `rule`) → the variant it names
- * (`TARGETING_MATCH`), the §13 answer with `DEFAULT` when it names none, or a `GENERAL` failure
+ * (`TARGETING_MATCH`), the docs/openfeature.md#ofrep answer with `DEFAULT` when it names none, or a `GENERAL` failure
  * when it names something that is no variant or cannot be evaluated.
  */
 export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: RunOptions = {}): EvaluationResult {

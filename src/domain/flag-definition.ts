@@ -239,7 +239,7 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
     }
   } else if (input.valueExists === true) problem('value', 'is required when valueExists is true')
 
-  // an explicit null: no default, the application's own applies (contract §19.5)
+  // an explicit null: no default, the application's own applies (docs/targeting.md#flagd-format)
   const noDefault = Object.hasOwn(input, 'defaultValue') && input.defaultValue === null
   const definition: FlagDefinition = {
     type: flagType,

@@ -1,5 +1,5 @@
 /**
- * Validation of the targeting fields of a flag (contract §19.1): `enabled`, `variants` (names,
+ * Validation of the targeting fields of a flag (docs/targeting.md#rules): `enabled`, `variants` (names,
  * at most 100, each value valid for the flag's type and constraints), `targeting` (size, depth,
  * operators, segments, variant names in result positions, all with their place in the rule) and
  * `metadata` (at most 50 keys, 4 KiB, strings, numbers or booleans). Part of `validateDefinition`.
@@ -126,8 +126,8 @@ function segmentsUsing(name: string, rules: ReadonlyMap<string, unknown>): Set<s
 }
 
 /**
- * Problems of segment `name`'s rule: as a flag's `targeting`, minus the variant check (contract
- * §19.3); `segments` holds the others, and a reference back to `name` (directly or through others)
+ * Problems of segment `name`'s rule: as a flag's `targeting`, minus the variant check
+ * (docs/targeting.md#rules); `segments` holds the others, and a reference back to `name` (directly or through others)
  * is a cycle.
  */
 export function segmentRuleProblems(name: string, rule: unknown, segments: ReadonlyMap<string, unknown>, field = 'rule'): FieldProblem[] {

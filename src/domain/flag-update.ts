@@ -1,5 +1,5 @@
 /**
- * What a partial `PUT /api/flags/{name}` means (contract §5.4): which definition results from the
+ * What a partial `PUT /api/flags/{name}` means (docs/api.md#flags): which definition results from the
  * current flag and the request body, before validation as a whole. Kept pure so it can be tested
  * as a table.
  */

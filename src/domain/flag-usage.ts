@@ -1,5 +1,5 @@
 /**
- * Flag usage (contract §22): how often each flag was evaluated, with which variant, per hour (UTC),
+ * Flag usage (docs/api.md#usage): how often each flag was evaluated, with which variant, per hour (UTC),
  * and which flags are stale (neither evaluated nor changed for `usage.staleDays`). Counts are kept in
  * hourly buckets for {@link USAGE_RETENTION_DAYS} days; a bucket is one flag, hour, variant and reason.
  */

@@ -1,5 +1,5 @@
 /**
- * Flags: the eight types, the fields each type has, the resource shape (contract §5.2, §19.1), and
+ * Flags: the eight types, the fields each type has, the resource shape (docs/api.md#flags, docs/targeting.md#rules), and
  * the type's zero value. Validation lives in `flag-definition.ts`.
  */
 
@@ -14,7 +14,7 @@ export type JsonObject = { [key: string]: unknown }
 /** A value of some flag type. */
 export type FlagValue = boolean | number | string | string[] | JsonObject
 
-/** A flag's metadata value (contract §19.1). */
+/** A flag's metadata value (docs/targeting.md#rules). */
 export type MetadataValue = string | number | boolean
 
 /** Constraint fields, all optional (an absent one does not constrain). */
@@ -31,7 +31,7 @@ export interface FlagConstraints {
   jsonSchema?: JsonObject
 }
 
-/** The targeting fields of contract §19.1. */
+/** The targeting fields of docs/targeting.md#rules. */
 export interface TargetingFields {
   /** Variant name → value; built-in variants (BOOLEAN, AB-TEST, ENUM) exist without being listed. */
   variants?: Record<string, FlagValue>
@@ -46,7 +46,7 @@ export interface TargetingFields {
 export interface FlagDefinition extends FlagConstraints, TargetingFields {
   type: FlagType
   description: string
-  /** `null`: no default, the application's own applies (flagd's missing `defaultVariant`, §19.5). */
+  /** `null`: no default, the application's own applies (flagd's missing `defaultVariant`, docs/targeting.md#flagd-format). */
   defaultValue: FlagValue | null
   valueExists: boolean
   value?: FlagValue

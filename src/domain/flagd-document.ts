@@ -1,5 +1,5 @@
 /**
- * OpenFeature flagd's flag-definition document, both ways (contract §19.5).
+ * OpenFeature flagd's flag-definition document, both ways (docs/targeting.md#flagd-format).
  *
  * Out: each flag as `state`, `variants` (built-in ones written out, plus `default` when no variant
  * holds the flag's default answer), `defaultVariant`, `targeting` and `metadata` (the flag's own,

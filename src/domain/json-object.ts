@@ -17,7 +17,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 /**
  * Paths of `__proto__`, `constructor` or `prototype` keys anywhere in a parsed JSON value. Such keys
- * are refused in every request body and document (contract §1): spread or merged into an object,
+ * are refused in every request body and document (docs/api.md#conventions): spread or merged into an object,
  * they would change its prototype instead of being refused as unknown fields.
  */
 export function forbiddenKeys(value: unknown, path = '', out: string[] = [], depth = 0): string[] {

@@ -1,5 +1,5 @@
 /**
- * OBJECT flags' `jsonSchema` constraint (contract §19.4): a JSON Schema, draft 2020-12, checked
+ * OBJECT flags' `jsonSchema` constraint (docs/targeting.md#rules): a JSON Schema, draft 2020-12, checked
  * with ajv (the most used and best-kept validator for JavaScript, compiling a schema to a function
  * once). Patterns in a schema never reach the platform's RegExp: they run on re2js (linear time,
  * like `regexPattern`), at most `SCHEMA_PATTERN_PROGRAM_MAX` instructions each, and every match is

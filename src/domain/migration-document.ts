@@ -1,5 +1,5 @@
 /**
- * The migration file (service-spec "Migration file", contract §6): building the export document from
+ * The migration file (service-spec "Migration file", docs/migrations.md): building the export document from
  * an allow-list of flag fields, and parsing an import document, FlagFlow 1.7 files included, into
  * validated definitions while collecting every problem at once.
  */
@@ -29,7 +29,7 @@ export interface ExportDocument {
   version: string
   createdAt: string
   flags: Record<string, ExportedFlag>
-  /** Only when there are any (contract §19.3). */
+  /** Only when there are any (docs/targeting.md#rules). */
   segments?: Record<string, ExportedSegment>
 }
 
@@ -44,7 +44,7 @@ export interface DocumentSource {
   environment: string
   version: string
   createdAt: string
-  /** `flagd` for an OpenFeature flagd document (contract §19.5); absent for a migration file. */
+  /** `flagd` for an OpenFeature flagd document (docs/targeting.md#flagd-format); absent for a migration file. */
   format?: 'flagd'
 }
 
@@ -115,7 +115,7 @@ export function exportFileName(environment: string, at: Date): string {
   return `flagd_migration_${environment}_${utcStamp(at)}.json`
 }
 
-/** Rewrites a flag written with FlagFlow's own field names into flagd's (contract §6.4). */
+/** Rewrites a flag written with FlagFlow's own field names into flagd's (docs/migrations.md). */
 export function fromFlagFlow(
   raw: Record<string, unknown>,
   problem: (field: string, reason: string) => void,
@@ -224,7 +224,7 @@ function parseSegments(
 }
 
 /**
- * Parses and validates an import document, reporting every problem (contract §6.2, §6.4, §19.5): a
+ * Parses and validates an import document, reporting every problem (docs/migrations.md, docs/targeting.md#flagd-format): a
  * migration file (FlagFlow 1.7 files included) or an OpenFeature flagd document, recognised by its
  * shape.
  */

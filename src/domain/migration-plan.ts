@@ -1,5 +1,5 @@
 /**
- * What an import changes (contract §6.2): for `mode` merge|replace and `values` overwrite|keep, the
+ * What an import changes (docs/migrations.md): for `mode` merge|replace and `values` overwrite|keep, the
  * flags created, updated (with the fields that change) and deleted, and the problems that refuse the
  * whole import (a kept value that breaks new constraints, a flag/group collision with flags kept).
  */
@@ -131,7 +131,7 @@ export interface PlannedSegmentChange {
 }
 
 /**
- * What an import does to segments (contract §19.3: merge and replace apply to them as to flags):
+ * What an import does to segments (docs/targeting.md#rules: merge and replace apply to them as to flags):
  * the document's segments are created or replaced; with `replace`, the others are deleted.
  */
 export function planSegments(

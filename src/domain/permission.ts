@@ -1,4 +1,4 @@
-/** The closed set of permission names (contract §3) and checks on lists of them. */
+/** The closed set of permission names (docs/api.md#permissions) and checks on lists of them. */
 
 import { InvalidError } from './errors.ts'
 
@@ -25,7 +25,7 @@ const KNOWN = new Set<string>(PERMISSIONS)
 
 /**
  * Whether a holder of `held` has `permission`. The one place of the rule that `flag:read` grants
- * `flag:evaluate` too (contract §3): the access policy and the web UI both ask here.
+ * `flag:evaluate` too (docs/api.md#permissions): the access policy and the web UI both ask here.
  */
 export function grants(held: readonly string[], permission: Permission): boolean {
   return held.includes(permission) || (permission === 'flag:evaluate' && held.includes('flag:read'))

@@ -21,7 +21,7 @@ export interface UserPrincipal {
   permissions: readonly Permission[]
 }
 
-/** An API token (contract §12). */
+/** An API token (docs/api.md#api-tokens). */
 export interface TokenPrincipal {
   kind: 'token'
   tokenId: string
@@ -58,7 +58,7 @@ export function userIdOf(p: Principal): string | undefined {
   return p.kind === 'user' ? p.userId : undefined
 }
 
-/** Who acted, as audit entries, token creators and change events show it (contract §15). */
+/** Who acted, as audit entries, token creators and change events show it (docs/api.md#audit-log). */
 export interface Actor {
   type: 'user' | 'token' | 'system'
   id: string

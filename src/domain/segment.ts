@@ -1,5 +1,5 @@
 /**
- * Segments (contract §19.3): named, reusable conditions, flagd's `$evaluators`. A rule refers to
+ * Segments (docs/targeting.md#rules): named, reusable conditions, flagd's `$evaluators`. A rule refers to
  * one as `{"$ref": "<name>"}`, which stands for the segment's rule. Names are as variant names.
  */
 

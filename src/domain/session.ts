@@ -1,4 +1,4 @@
-/** Login sessions as stored and as listed (contract §8). */
+/** Login sessions as stored and as listed (docs/api.md#authentication). */
 
 /** A session as kept in the state file. */
 export interface StoredSession {

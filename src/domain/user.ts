@@ -1,4 +1,4 @@
-/** Users as stored and as shown, and the rules for usernames and passwords (contract §4). */
+/** Users as stored and as shown, and the rules for usernames and passwords (docs/api.md#authentication). */
 
 import { compareCodePoints } from './code-point-order.ts'
 import { codePointCount } from './code-points.ts'

@@ -1,5 +1,5 @@
 /**
- * Every response flagd sends is built here, with the headers the contract puts on every answer (§1)
+ * Every response flagd sends is built here, with the headers the contract puts on every answer (docs/api.md#conventions)
  * at construction: the request id, `X-Content-Type-Options: nosniff`, and for JSON the content type
  * and `Cache-Control: no-store`. One rule follows for routes: return data (answered as JSON `200`) or
  * a Response made here, never `new Response`, so nothing has to patch headers afterwards (setting a

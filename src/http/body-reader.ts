@@ -1,5 +1,5 @@
 /**
- * Reads a JSON request body under the contract's rules (§1): JSON content type or 415, no content
+ * Reads a JSON request body under the rules of docs/api.md#conventions: JSON content type or 415, no content
  * coding (a gzip body would otherwise fail as "not valid UTF-8", and a mislabelled plain one pass) or 415, size limit
  * or 413 (counted while streaming, so a lying or absent Content-Length cannot get past it), valid
  * UTF-8 and JSON or 400, nesting at most 32 levels or 400, no `__proto__`, `constructor` or

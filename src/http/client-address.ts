@@ -1,5 +1,5 @@
 /**
- * The client address used for login throttling (contract §2): the socket peer or, when the peer is
+ * The client address used for login throttling (docs/api.md#authentication): the socket peer or, when the peer is
  * a trusted proxy (config `trustProxy`: addresses or CIDR ranges), the rightmost `X-Forwarded-For`
  * hop that is not itself a trusted proxy. Proxies append the address they received from, so the
  * rightmost untrusted hop is the last one a trusted proxy vouched for; anything to its left was

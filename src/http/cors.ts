@@ -1,5 +1,5 @@
 /**
- * CORS (contract §14), off unless `cors.origins` lists origins: a listed origin (or any, with `*`)
+ * CORS (docs/openfeature.md#ofrep), off unless `cors.origins` lists origins: a listed origin (or any, with `*`)
  * gets `Access-Control-Allow-Origin` on every answer and its preflight `OPTIONS` answered `204`; an
  * unlisted one gets no CORS headers at all, so the browser refuses the answer. Credentials travel in
  * headers (Authorization, X-API-Key), never cookies, so `Allow-Credentials` is never sent.

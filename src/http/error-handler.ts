@@ -7,7 +7,7 @@
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, type ErrorCode, type FieldProblem } from '../domain/errors.ts'
 
-/** Status of every error code (contract §1.1). */
+/** Status of every error code (docs/api.md#conventions). */
 export const STATUS_OF: Record<ErrorCode, number> = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,

@@ -1,5 +1,5 @@
 /**
- * "Why this value?" (contract §19.6): a flag evaluated for a context with the steps that decided it,
+ * "Why this value?" (docs/targeting.md#rules): a flag evaluated for a context with the steps that decided it,
  * each in words a person can read without knowing JsonLogic, and a closing sentence.
  */
 

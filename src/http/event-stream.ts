@@ -1,5 +1,5 @@
 /**
- * Server-sent event streams (contract §14): one `text/event-stream` response per client, kept by a
+ * Server-sent event streams (docs/openfeature.md#ofrep): one `text/event-stream` response per client, kept by a
  * hub that sends every stream a `: ping` comment on a shared timer (so proxies keep them open),
  * checks each client's credential at every event and heartbeat (a revoked one is closed then), and
  * closes them all at shutdown so that they never hold up graceful stop.

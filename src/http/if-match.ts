@@ -1,4 +1,4 @@
-/** The conditional request headers `If-Match` (contract §5.4) and `If-None-Match` (§14). */
+/** The conditional request headers `If-Match` (docs/api.md#flags) and `If-None-Match` (docs/openfeature.md#ofrep). */
 
 import type { IfMatch } from '../services/flag-service.ts'
 

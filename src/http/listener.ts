@@ -18,7 +18,7 @@ export interface Listener {
   stop(graceMs: number): Promise<void>
 }
 
-/** Why an address cannot be listened on, as a sentence naming it (contract §11: never bare errno text). */
+/** Why an address cannot be listened on, as a sentence naming it (docs/operations.md: never bare errno text). */
 export function listenFailure(host: string, port: number, err: unknown): Error {
   const where = `cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}`
   const code = (err as NodeJS.ErrnoException)?.code

@@ -1,8 +1,8 @@
 /**
- * The request side of OFREP (contract §13), which follows the OpenFeature protocol rather than §1:
+ * The request side of OFREP (docs/openfeature.md#ofrep), which follows the OpenFeature protocol rather than docs/api.md#conventions:
  * the body is `{"context": {...}}`, where an empty body (whatever its content type), `{}`, and a
  * missing or `null` context all mean an empty context; unknown fields are ignored; a problem gets
- * OFREP's own error body `{key?, errorCode, errorDetails}` instead of the §1.1 envelope.
+ * OFREP's own error body `{key?, errorCode, errorDetails}` instead of the error envelope (docs/api.md#conventions).
  */
 
 import { AppError } from '../domain/errors.ts'
@@ -14,9 +14,9 @@ import { contentCodingOf, jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader
 /** An OFREP error code (the ones flagd can give). */
 export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
 
-/** The largest evaluation context, serialized (contract §19.2). */
+/** The largest evaluation context, serialized (docs/targeting.md#rules). */
 export const MAX_CONTEXT_BYTES = 64 * 1024
-/** The deepest evaluation context (contract §19.2). */
+/** The deepest evaluation context (docs/targeting.md#rules). */
 export const MAX_CONTEXT_DEPTH = 16
 
 /** A problem answered with OFREP's error body. */
@@ -50,7 +50,7 @@ function depthOf(v: unknown, limit: number): number {
  * serializing the context again on the evaluation path.
  */
 export function contextProblem(context: Record<string, unknown>, bodyText?: string): string | undefined {
-  // rules walk the context: its size and depth are bounded (§19.2)
+  // rules walk the context: its size and depth are bounded (docs/targeting.md#rules)
   if (bodyText === undefined || bodyText.length * 3 > MAX_CONTEXT_BYTES) {
     const size = Buffer.byteLength(JSON.stringify(context))
     if (size > MAX_CONTEXT_BYTES) return `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`
@@ -69,7 +69,7 @@ export function contextProblem(context: Record<string, unknown>, bodyText?: stri
   return undefined
 }
 
-/** Reads the evaluation context of an OFREP request (see module comment). Over `limit`: 413 (§1.1). */
+/** Reads the evaluation context of an OFREP request (see module comment). Over `limit`: 413 (docs/api.md#conventions). */
 export async function readEvaluationContext(request: Request, limit: number): Promise<EvaluationContext> {
   const declared = request.headers.get('content-length')
   if (declared === '0' || (declared === null && request.body === null)) return {}

@@ -8,7 +8,7 @@
  *
  * It stays synchronous until a step must wait: a read whose credential this process already knows
  * runs from the first line to the answer without a promise, which is what keeps the hot reads at
- * the contract's floor (README "Performance"). Anything that waits (a first-seen token, a body, an
+ * the floor of docs/performance.md. Anything that waits (a first-seen token, a body, an
  * async handler) continues on the same steps through `then`.
  */
 

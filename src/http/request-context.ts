@@ -68,7 +68,7 @@ export class RequestContext {
     this.path = pathOf(request.url)
   }
 
-  /** The client address (contract §2), worked out on first use. */
+  /** The client address (docs/api.md#authentication), worked out on first use. */
   get address(): string {
     if (this.resolvedAddress !== undefined) return this.resolvedAddress
     const r = this.request

@@ -15,7 +15,7 @@ import type { RouteDoc } from './route-docs.ts'
 /** An HTTP method a route answers. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
-/** How a route takes its JSON body (§1): read after authentication, up to `limit` bytes. */
+/** How a route takes its JSON body (docs/api.md#conventions): read after authentication, up to `limit` bytes. */
 export interface BodySpec {
   limit: number
   /** Checked with TypeBox; the first problem is answered 400 with `details.field`. */

@@ -7,7 +7,7 @@
  * steps. The 404 and 405 answers are generated routes too, with the request id, CORS and an access
  * line like any other.
  *
- * Why this shape (issue 27, measured with bench/contest.ts, one core shared): Elysia's own lifecycle
+ * Why this shape (measured with bench/contest.ts, one core shared; docs/performance.md): Elysia's own lifecycle
  * hooks for the per-request work answered `/health` at about 0.75 × the contract's floor; the
  * pipeline inside Elysia's compiled route handler (its Bun adapter's `createBunRouteHandler`) cost
  * 7% on an API-token read against the fast lanes it replaces; Bun's router calling the pipeline
@@ -172,7 +172,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
 
   // Elysia by default finds the path at the first '/' after index 11, assuming a host of at least 4
   // characters: with `Host: x`, /zz/api/flags/... was routed as /api/flags/.... Routing must depend on
-  // the path alone (contract §1), so it searches from just after 'http://' (standardHostname: false).
+  // the path alone (docs/api.md#conventions), so it searches from just after 'http://' (standardHostname: false).
   const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
   let server: Server<undefined> | null = null
   const register = (method: string, path: string, handler: RouteHandler) =>

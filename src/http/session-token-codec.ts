@@ -1,5 +1,5 @@
 /**
- * Signs and verifies session tokens (contract §2): JWT HS256 with `jose`, the algorithm pinned on
+ * Signs and verifies session tokens (docs/api.md#authentication): JWT HS256 with `jose`, the algorithm pinned on
  * verification, claims `sub`, `sid`, `iat`, `exp`. `jose` is what `@elysiajs/jwt` wraps; flagd calls
  * it directly because tokens are verified in the auth guard (and kept in a cache), not inside a
  * route handler where the plugin's decorator lives. A bounded cache of verified tokens spares the

@@ -1,5 +1,5 @@
 /**
- * Credentials of event streams (contract §14). A browser's `EventSource` cannot send headers, so the
+ * Credentials of event streams (docs/openfeature.md#ofrep). A browser's `EventSource` cannot send headers, so the
  * bulk evaluation answer advertises the OFREP stream with a `ticket`: an HMAC over the credential it
  * was obtained with (the session, or the API token), keyed by the signing secret. It allows only that
  * stream, acts as the same caller with the same scope, and stops working the moment its credential is

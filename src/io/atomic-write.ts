@@ -7,7 +7,7 @@
  * while it appends its audit journal, and rename only once both are on disk. Each half makes as few
  * trips to Bun's I/O threads as it can (one `writeFile` that creates, writes, fsyncs and closes; a
  * rename; one fsync of the directory): under load every trip also waits its turn in the event loop,
- * and the store's group commit waits for all of them (the figures are in the README's "Writes").
+ * and the store's group commit waits for all of them (the figures are in docs/performance.md).
  */
 
 import { randomBytes } from 'node:crypto'

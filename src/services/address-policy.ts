@@ -1,5 +1,5 @@
 /**
- * Which addresses a URL import may reach (contract §6.3): public unicast only, classified with
+ * Which addresses a URL import may reach (docs/migrations.md): public unicast only, classified with
  * ipaddr.js (loopback, private incl. 100.64/10 and fc00::/7, link-local, multicast, unspecified,
  * broadcast, reserved, and IPv4-mapped forms of these are refused), unless the URL's host is listed
  * in `import.allowedHosts` (names match names; IPs and CIDRs match only IP literals).

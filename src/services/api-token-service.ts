@@ -1,5 +1,5 @@
 /**
- * API tokens (contract §12): made, listed and revoked by principals holding `token:*`, and turned
+ * API tokens (docs/api.md#api-tokens): made, listed and revoked by principals holding `token:*`, and turned
  * back into a principal on every request that presents one. A secret is hashed and looked up in an
  * index of the committed tokens, rebuilt only when the tokens table changes, so a request that uses
  * a token costs one SHA-256 and a map lookup; revocation and expiry hold from the very next request

@@ -1,5 +1,5 @@
 /**
- * Reading the audit log and rolling a flag back (contract §15). The log itself is written by the
+ * Reading the audit log and rolling a flag back (docs/api.md#audit-log). The log itself is written by the
  * store, in the same commit as each change; this service only reads it, and a rollback is an
  * ordinary flag update (validated, `If-Match` honoured) recorded with the source `rollback`.
  */
@@ -134,7 +134,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       }
       if (was.valueExists === true) patch.value = was.value
       for (const field of TYPE_CONSTRAINTS[was.type as FlagType] ?? []) patch[field] = was[field] ?? null
-      // targeting as it was too (contract §19.1): entries from before targeting existed read as enabled, no rules
+      // targeting as it was too (docs/targeting.md#rules): entries from before targeting existed read as enabled, no rules
       patch.enabled = was.enabled ?? true
       for (const field of ['variants', 'targeting', 'metadata'] as const) patch[field] = was[field] ?? null
       return flags.update(caller, name, patch, ifMatch, 'rollback')

@@ -1,5 +1,5 @@
 /**
- * Logins, sessions behind tokens, and logout (contract §2). A token is only a pointer to a stored
+ * Logins, sessions behind tokens, and logout (docs/api.md#authentication). A token is only a pointer to a stored
  * session: every request re-reads the session and the user from the committed snapshot, so
  * revocation and permission changes take effect on the very next request. Token signing is the
  * HTTP layer's business.

@@ -1,5 +1,5 @@
 /**
- * Flag evaluation for applications (contract §13, §19.2), over the committed snapshot only, so an
+ * Flag evaluation for applications (docs/openfeature.md#ofrep, docs/targeting.md#rules), over the committed snapshot only, so an
  * evaluation never writes and never sees a change that is not durable.
  *
  * Rules are compiled once per flag revision (a stored flag row never changes; a new revision is a
@@ -51,7 +51,7 @@ export interface EvaluationService {
   bulkTag(principal: Principal, context: EvaluationContext): string
   /** Every visible flag evaluated, as the JSON text of the `flags` array (failures as error items), and the ETag it matches. */
   bulkJson(principal: Principal, context: EvaluationContext): { etag: string; flags: string }
-  /** A bulk evaluation answered `304`: its flags count as asked for (contract §22). */
+  /** A bulk evaluation answered `304`: its flags count as asked for (docs/api.md#usage). */
   notModified(principal: Principal): void
   /** The flags' revision: what every stream and ETag of evaluations moves with. */
   revision(): number

@@ -1,5 +1,5 @@
 /**
- * The first user (contract §11): when no user exists, `serve` creates one with every permission from
+ * The first user (docs/operations.md): when no user exists, `serve` creates one with every permission from
  * FLAGD_ADMIN_USERNAME and FLAGD_ADMIN_PASSWORD (unattended installs), or says how to create one.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The feed of committed flag changes that the event streams (contract §14) are made of. It listens
+ * The feed of committed flag changes that the event streams (docs/openfeature.md#ofrep) are made of. It listens
  * to the store's commits, which arrive only once durable and in commit order, so a stream never
  * tells of a change that a failed write later undoes. Each change keeps the store's `seq` as its id:
  * durable, increasing and never reused, the same number the audit log gives its entries, so a client

@@ -1,5 +1,5 @@
 /**
- * Flag use cases (contract §5): create, read, partial update with rename and type change, delete.
+ * Flag use cases (docs/api.md#flags): create, read, partial update with rename and type change, delete.
  * Each write is one store transaction that reads the newest state, checks `If-Match` as a
  * compare-and-swap (`tx.expect`), validates the result as a whole and writes it, so of N writers
  * holding the same revision exactly one wins. Rejected requests change nothing; a no-op update

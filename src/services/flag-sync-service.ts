@@ -1,6 +1,6 @@
 /**
- * In-process evaluation's use cases (contract §20): who may receive the flag definitions over
- * flagd's sync protocol, the flagd document (§19.5) each caller receives, and when it changes. The
+ * In-process evaluation's use cases (docs/openfeature.md#in-process): who may receive the flag definitions over
+ * flagd's sync protocol, the flagd document (docs/targeting.md#flagd-format) each caller receives, and when it changes. The
  * gRPC transport (`src/sync/`) only carries what this decides.
  *
  * A caller is an API token with `flag:evaluate` (or `flag:read`); its `flagPrefixes` limit the flags

@@ -1,5 +1,5 @@
 /**
- * Failed-login throttling (contract §2). Three sliding windows of failure times:
+ * Failed-login throttling (docs/api.md#authentication). Three sliding windows of failure times:
  * - per username (ignoring case) and client address: the owner is never locked out by a stranger
  *   at another address;
  * - per client address, whatever the usernames: one address cannot sweep many accounts;

@@ -1,5 +1,5 @@
 /**
- * Writing an import inside its transaction (contract §6.2, §19.3): the document's segments first (so
+ * Writing an import inside its transaction (docs/migrations.md, docs/targeting.md#rules): the document's segments first (so
  * the flags that refer to them find them), then the flags, then the segments a `replace` deletes.
  * Flags whose answers depend on a replaced segment and that the import does not rewrite itself get
  * a new revision, as a segment change through the API gives them. Every rule written is checked

@@ -1,5 +1,5 @@
 /**
- * The exports (contract §6.1, §19.5): the migration document, and OpenFeature flagd's document of
+ * The exports (docs/migrations.md, docs/targeting.md#flagd-format): the migration document, and OpenFeature flagd's document of
  * every flag and segment. Both are built from one committed snapshot; their texts are cached by the
  * revisions they depend on, since they are big and may be public.
  */
@@ -28,7 +28,7 @@ export interface MigrationExport {
   exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience): { text: string; fileName: string }
-  /** OpenFeature flagd's document of every flag and segment, with its ETag (contract §19.5). */
+  /** OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format). */
   exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string }
 }
 

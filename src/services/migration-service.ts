@@ -1,5 +1,5 @@
 /**
- * The one import engine (contract §6), used by PUT and PATCH /api/migrations, the watched folder and
+ * The one import engine (docs/migrations.md), used by PUT and PATCH /api/migrations, the watched folder and
  * the CLI, and the export. An import parses and validates the whole document first, then plans and
  * applies it in one store transaction: the plan is made against the newest state, and when it
  * changes something the backup (the flags as they were) is taken from that same state and written
@@ -39,7 +39,7 @@ export interface ImportOptions {
   diff?: boolean
 }
 
-/** The migration result (contract §6.2). */
+/** The migration result (docs/migrations.md). */
 export interface ImportResult {
   dryRun: boolean
   mode: ImportMode
@@ -50,7 +50,7 @@ export interface ImportResult {
   backup: string | null
   /** What was translated or dropped (FlagFlow's fields, a value beside valueExists false). */
   warnings: FieldProblem[]
-  /** Segments created, updated or deleted (contract §19.3); present only when there are any. */
+  /** Segments created, updated or deleted (docs/targeting.md#rules); present only when there are any. */
   segmentChanges?: PlannedSegmentChange[]
 }
 
@@ -93,7 +93,7 @@ export interface MigrationDeps {
   remote: RemoteFetchOptions
   now?: () => Date
   telemetry?: Telemetry
-  /** Turns for pattern checks, shared with flag writes (contract §5.3 across requests). */
+  /** Turns for pattern checks, shared with flag writes (docs/api.md#flags across requests). */
   patternGate?: PatternGate
 }
 

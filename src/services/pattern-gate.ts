@@ -1,5 +1,5 @@
 /**
- * One costly pattern check at a time, with the event loop free between two (contract §5.3 across
+ * One costly pattern check at a time, with the event loop free between two (docs/api.md#flags across
  * requests). A check is synchronous and each is bounded (`CHECK_BUDGET_STEPS`, about 0.4 s), but
  * sixteen requests arriving together used to run their checks back to back, and `/health` waited
  * for all of them (4.8 s). Writes that may check a pattern pass through this gate: each waits for

@@ -1,5 +1,5 @@
 /**
- * Segment use cases (contract §19.3): list and read with `usedBy`, create or replace by name, and
+ * Segment use cases (docs/targeting.md#rules): list and read with `usedBy`, create or replace by name, and
  * delete. A segment stands for its rule wherever a rule says `{"$ref": name}`, so changing one
  * changes the answers of every flag that uses it (directly or through other segments): the same
  * transaction gives each such flag a new revision, which moves its ETags and OFREP events and is

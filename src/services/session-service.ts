@@ -1,4 +1,4 @@
-/** Listing and ending sessions (contract §8). */
+/** Listing and ending sessions (docs/api.md#authentication). */
 
 import { authorizeSessionDelete, requirePermission } from '../domain/access-policy.ts'
 import { NotFoundError } from '../domain/errors.ts'

@@ -1,5 +1,5 @@
 /**
- * Counting evaluations on the hot path (contract §22): in memory, with no write and no allocation per
+ * Counting evaluations on the hot path (docs/api.md#usage): in memory, with no write and no allocation per
  * evaluation once a flag's outcome has a cell. Counts are kept per hour (UTC) by a clock that ticks
  * once a second (the time of the last evaluation is read from the clock itself, so it is never
  * earlier than the evaluation), and handed to the usage service as hourly buckets when it drains them (at most once

@@ -1,5 +1,5 @@
 /**
- * Flag usage (contract §22): the counts the evaluation service keeps in memory are added to the
+ * Flag usage (docs/api.md#usage): the counts the evaluation service keeps in memory are added to the
  * usage log at most once a minute and at shutdown (a `kill -9` loses at most that minute); reads
  * add what is stored (every replica's) to what this replica has not written yet, so an answer is
  * never a minute behind. Buckets older than 30 days are pruned. Only flags that exist are counted

@@ -1,5 +1,5 @@
 /**
- * User use cases (contract §3–4), shared by the HTTP API and the CLI. Every rule about users lives
+ * User use cases (docs/api.md#permissions–4), shared by the HTTP API and the CLI. Every rule about users lives
  * here: unique usernames ignoring case, the last `user:write` holder, no self-deletion, and which
  * sessions end when a password changes. Each change is one store transaction that re-checks the
  * rules against the newest state.
@@ -69,7 +69,7 @@ function stored(snapshot: Snapshot, id: string): StoredUser {
 const LAST_ADMIN = 'this is the last user with user:write; grant it to another user first'
 
 /**
- * A token acting on a person (contract §12): the person it creates or changes may hold only
+ * A token acting on a person (docs/api.md#api-tokens): the person it creates or changes may hold only
  * permissions the token holds, and, since a person is never confined to flag prefixes nor expires,
  * a token that is confined or expires may not create or change one at all. Without this a leaked
  * `user:write` token could make an account stronger than itself.

@@ -1,5 +1,5 @@
 /**
- * Webhooks (contract §16): every audit entry that matches a webhook's events is POSTed to it,
+ * Webhooks (docs/api.md#webhooks): every audit entry that matches a webhook's events is POSTed to it,
  * signed, at least once and in entry order. The audit log is the outbox: each webhook keeps a
  * durable cursor (the id of the last entry it is done with) in `<dataDir>/webhooks.json`, or in the
  * database with replicas, so after a restart (or on the replica that takes over) delivery resumes

@@ -1,5 +1,5 @@
 /**
- * The audit log of the file store (contract §15): an append-only journal of JSON lines in
+ * The audit log of the file store (docs/api.md#audit-log): an append-only journal of JSON lines in
  * `<dataDir>/audit/`, in segment files named after their first entry id. It lives beside the state
  * file instead of inside it, so a commit appends a few lines instead of rewriting the whole history.
  *

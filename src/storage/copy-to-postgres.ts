@@ -1,5 +1,5 @@
 /**
- * `flagd storage copy --to postgres://…` (contract §18): moves a single-VM install onto PostgreSQL.
+ * `flagd storage copy --to postgres://…` (docs/operations.md#replicas): moves a single-VM install onto PostgreSQL.
  * Everything in the data directory goes into an empty database in one transaction: users, sessions,
  * API tokens, flags (with their revisions), the audit log (with the flag ids that follow renames),
  * the signing secret (so sessions stay valid) and the webhook cursors (so nothing is delivered twice).

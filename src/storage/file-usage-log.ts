@@ -1,5 +1,5 @@
 /**
- * Flag usage counts of the file store (contract §22): `<dataDir>/usage.sqlite`, through Bun's
+ * Flag usage counts of the file store (docs/api.md#usage): `<dataDir>/usage.sqlite`, through Bun's
  * built-in SQLite. Counts are telemetry rather than state, so they live beside the state file, not
  * in it: adding a minute's counts is one small transaction instead of rewriting the state. SQLite's
  * write-ahead log with `synchronous = FULL` makes each addition durable and all-or-nothing, so a

@@ -2,7 +2,7 @@
  * Group commit with two batches in flight, for a store whose write has two phases: `prepare` (make
  * the batch durable beside the data: the audit journal appended, the new state file staged) and
  * `commit` (put it in place: the rename). While one batch commits, the next one prepares, so a
- * commit's rename and directory fsync no longer hold up the writes behind it (issue 11: under 16
+ * commit's rename and directory fsync no longer hold up the writes behind it (docs/performance.md: under 16
  * writers the file store spent a quarter of each write cycle there).
  *
  * Order is kept: batches are prepared one after another and committed one after another, and a

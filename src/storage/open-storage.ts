@@ -1,5 +1,5 @@
 /**
- * Opens the storage the configuration names (contract §18): the JSON file in the data directory (the
+ * Opens the storage the configuration names (docs/operations.md#replicas): the JSON file in the data directory (the
  * default), or the PostgreSQL database shared by replicas. Either way the caller gets a store, the
  * token-signing secret and the leadership for once-only work; nothing else differs.
  */
@@ -35,7 +35,7 @@ export interface Storage {
   webhookCursors: CursorStore
   /** Failed logins shared by replicas; absent with one process (the throttle keeps them in memory). */
   failureLedger?: FailureLedger
-  /** Flag usage counts (contract §22). */
+  /** Flag usage counts (docs/api.md#usage). */
   usage: UsageLog
 }
 

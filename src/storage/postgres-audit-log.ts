@@ -1,5 +1,5 @@
 /**
- * `AuditLog` over the `flagd_audit` table (contract §15, §18): the same filters as the file store's
+ * `AuditLog` over the `flagd_audit` table (docs/api.md#audit-log, docs/operations.md#replicas): the same filters as the file store's
  * journal, run by the database. Entries are inserted by the PostgreSQL store in the transaction of
  * the change they record (`auditRows`).
  */

@@ -79,7 +79,7 @@ export async function commitBatch(
       }
     }
     if (!ran.some((r) => r.changes.length > 0 || (requests.get(r.p)?.length ?? 0) > 0)) return
-    // the backup of what an import replaces is written before the import commits (§6.2)
+    // the backup of what an import replaces is written before the import commits (docs/migrations.md)
     for (const r of ran) for (const b of requests.get(r.p) ?? []) r.backups.push(await writeBackup(host.dataDir, b.fileName, b.text, 50))
     await writeCommits(
       q,

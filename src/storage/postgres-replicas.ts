@@ -1,8 +1,8 @@
 /**
  * Which replicas are alive and how far each has applied the change feed (`flagd_replicas`), so that
  * a revocation is complete before it is answered: a logout, a revoked token, a deleted user or a
- * changed password on one replica is refused on every other from the next request (contract §12,
- * §18), not a few milliseconds later. Each replica reports its applied revision after every change
+ * changed password on one replica is refused on every other from the next request (docs/api.md#api-tokens,
+ * docs/operations.md#replicas), not a few milliseconds later. Each replica reports its applied revision after every change
  * it applies and with every poll (its heartbeat); a replica silent for 5 s no longer counts.
  */
 

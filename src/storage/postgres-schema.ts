@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's tables (contract §18), created and upgraded at start under an advisory lock
+ * The PostgreSQL store's tables (docs/operations.md#replicas), created and upgraded at start under an advisory lock
  * so that replicas starting together do it once.
  *
  * - `flagd_state`: one row holding the store revision and per-table revisions. Every write locks it
@@ -9,11 +9,11 @@
  * - `flagd_changes`: the change feed, one row per changed row with the commit's metadata; replicas
  *   catch up from it after a notification (or the poll), and streams on any replica see changes made
  *   on any other. Old feed rows are pruned; a replica further behind reloads `flagd_rows`.
- * - `flagd_audit`: the audit log (§15), written in the same transaction as the change.
+ * - `flagd_audit`: the audit log (docs/api.md#audit-log), written in the same transaction as the change.
  * - `flagd_settings`: the token-signing secret and other shared values.
  * - `flagd_login_failures`: login throttling counts shared by every replica.
  * - `flagd_replicas`: live replicas and the revision each has applied (revocations wait for them).
- * - `flagd_usage`: flag usage counts in hourly buckets (§22); every replica adds to them.
+ * - `flagd_usage`: flag usage counts in hourly buckets (docs/api.md#usage); every replica adds to them.
  * Every statement is idempotent, so an older schema is upgraded by running them all again.
  */
 

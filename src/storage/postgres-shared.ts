@@ -1,5 +1,5 @@
 /**
- * What replicas on one PostgreSQL database share besides the tables of the store (contract §18): the
+ * What replicas on one PostgreSQL database share besides the tables of the store (docs/operations.md#replicas): the
  * token-signing secret, and the leadership for work that must happen once (webhook deliveries,
  * retention, pruning), held as a session advisory lock on a connection of its own, so that it moves
  * to another replica when its holder dies or loses the database.
@@ -127,7 +127,7 @@ export function advisoryLeadership(sql: SQL, everyMs = 2000, log: (line: string)
 }
 
 /**
- * Flag usage counts shared by replicas (contract §22): each replica adds its counts to the same
+ * Flag usage counts shared by replicas (docs/api.md#usage): each replica adds its counts to the same
  * hourly buckets with an atomic upsert, so concurrent additions from several replicas add up.
  */
 export function sharedUsage(sql: SQL): UsageLog {

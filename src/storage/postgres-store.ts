@@ -1,5 +1,5 @@
 /**
- * The store on PostgreSQL (contract §18), implementing the store contract (`store.ts`) for N replicas
+ * The store on PostgreSQL (docs/operations.md#replicas), implementing the store contract (`store.ts`) for N replicas
  * sharing one database. Reads come from memory: a committed snapshot kept current by the change feed,
  * pulled when another replica's commit is notified (`LISTEN flagd_commits`) and by a cheap revision
  * poll as the safety net (a notification can be lost across a reconnect; both in `postgres-follower.ts`,

@@ -7,7 +7,7 @@
 import type { UsageBucket } from '../domain/flag-usage.ts'
 
 /**
- * Failures shared by replicas (contract §18): every replica records its failures here and reads the
+ * Failures shared by replicas (docs/operations.md#replicas): every replica records its failures here and reads the
  * others' before deciding, so the limits hold for the service, not per process. Keys are plain text.
  */
 export interface FailureLedger {
@@ -25,7 +25,7 @@ export interface CursorStore {
 }
 
 /**
- * Flag usage counts (contract §22) in hourly buckets: each replica adds its own counts (written at
+ * Flag usage counts (docs/api.md#usage) in hourly buckets: each replica adds its own counts (written at
  * most once a minute, so a crash loses at most that minute and never corrupts what was written);
  * reads add up every replica's.
  */

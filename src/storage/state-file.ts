@@ -37,7 +37,7 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     type: isText,
     description: isText,
     valueExists: (v) => typeof v === 'boolean',
-    defaultValue: (v) => v !== undefined, // null: no default (contract §19.5)
+    defaultValue: (v) => v !== undefined, // null: no default (docs/targeting.md#flagd-format)
     createdAt: isTime,
     updatedAt: isTime,
     revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
@@ -121,7 +121,7 @@ export function parseStateFile(path: string, text: string): LoadedState {
     throw new CorruptStateError(path, `it has schemaVersion ${version}, written by a newer flagd (this one reads up to ${SCHEMA_VERSION})`)
   }
   const v2 = version === 1 ? upgradeFromV1(path, raw) : raw
-  // version 3 added segments (contract §19.3): older files have none
+  // version 3 added segments (docs/targeting.md#rules): older files have none
   if (version < 3 && v2.segments === undefined) {
     v2.segments = {}
     if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, segments: 0 }

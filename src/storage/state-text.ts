@@ -7,7 +7,7 @@
  * (which move positions) and the session and token tables (whose last-use times change outside
  * commits) are built whole.
  *
- * Measured under 16 writers over 1,000 flags (issue 11), building every member on every write took a
+ * Measured under 16 writers over 1,000 flags (docs/performance.md), building every member on every write took a
  * quarter of the daemon's main thread; the group commit writes a few hundred times a second.
  *
  * The text is handed out as pieces (`pieces`): strings and runs of members, in file order. Joined

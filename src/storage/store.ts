@@ -49,7 +49,7 @@ export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens',
 export type UsageTable = 'sessions' | 'tokens'
 export const USAGE_TABLES: readonly UsageTable[] = ['sessions', 'tokens']
 
-/** Through what a change was made (contract §15 `source`; `maintenance` is housekeeping, never audited). */
+/** Through what a change was made (docs/api.md#audit-log `source`; `maintenance` is housekeeping, never audited). */
 export type Source = 'api' | 'ui' | 'cli' | 'drop-folder' | 'import-upload' | 'import-url' | 'rollback' | 'bootstrap' | 'maintenance'
 
 /** Committed state. Immutable: a later commit produces a new snapshot. */
@@ -68,7 +68,7 @@ export interface Snapshot {
   readonly tokens: ReadonlyMap<string, StoredToken>
   /** Segments by name. */
   readonly segments: ReadonlyMap<string, Segment>
-  /** Segment rules by name, for compiling `$ref` (contract §19.3). */
+  /** Segment rules by name, for compiling `$ref` (docs/targeting.md#rules). */
   segmentRules(): ReadonlyMap<string, unknown>
   /**
    * Segment rows hidden by a newer row of the same name. Only an older flagd could store them (a
@@ -157,7 +157,7 @@ export interface AuditQuery {
 export type AuditPage = AuditEntry[] & { readonly truncated?: boolean }
 
 /**
- * The audit log (contract §15): one entry per recorded change, written in the same commit as the
+ * The audit log (docs/api.md#audit-log): one entry per recorded change, written in the same commit as the
  * change, numbered by its `seq`. Read-only from outside the store.
  */
 export interface AuditLog {

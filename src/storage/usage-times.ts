@@ -1,5 +1,5 @@
 /**
- * Last-use times of sessions and API tokens (contract §8, §12): a use is not a change, so stores keep
+ * Last-use times of sessions and API tokens (docs/api.md#authentication, docs/api.md#api-tokens): a use is not a change, so stores keep
  * the times in memory and write them with their next write, never turning a read into a write.
  * Shared by both stores: which times are newer than the rows say, and which are not yet written.
  */

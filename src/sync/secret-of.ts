@@ -1,5 +1,5 @@
 /**
- * The credential of a sync request (contract §20): an API token as metadata `authorization: Bearer
+ * The credential of a sync request (docs/openfeature.md#in-process): an API token as metadata `authorization: Bearer
  * <token>`, or in flagd's selector as `token=<token>` (the request's `selector` field or the
  * `flagd-selector` header), for providers that can set nothing else. Malformed credentials are
  * refused with the gRPC status that names the mistake.

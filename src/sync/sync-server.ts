@@ -1,6 +1,6 @@
 /**
- * flagd's gRPC sync protocol served to OpenFeature's flagd providers in in-process mode (contract
- * §20): `SyncFlags` sends the caller's flagd document at once and again after every committed change
+ * flagd's gRPC sync protocol served to OpenFeature's flagd providers in in-process mode
+ * (docs/openfeature.md#in-process): `SyncFlags` sends the caller's flagd document at once and again after every committed change
  * (at once after a quiet spell; a burst within {@link QUIET_MS} of a fan-out merged into one
  * message, see `fan-out-pacer.ts`), `FetchAllFlags` answers it once,
  * `GetMetadata` answers like flagd with no static context. Listens on `sync.host:sync.port`, on

@@ -1,5 +1,5 @@
 /**
- * The drop folder's files (contract §7): opening a dropped file safely, and moving it, with a report
+ * The drop folder's files (docs/migrations.md): opening a dropped file safely, and moving it, with a report
  * beside it, to `processed/` or `failed/` as `<UTC YYYYMMDD-HHMMSS>_<name>` (`-2`, `-3`, … when
  * taken; shortened when the name would be too long to move). A dropped file is moved, never deleted.
  * Folders are 0700 and moved files 0600: flag values are readable by the daemon's user only.
@@ -41,7 +41,7 @@ export async function prepareDropFolder(watchDir: string): Promise<void> {
   }
 }
 
-/** Why the drop folder cannot be used, as a sentence naming it (contract §11: never bare errno text). */
+/** Why the drop folder cannot be used, as a sentence naming it (docs/operations.md: never bare errno text). */
 function dropFolderProblem(watchDir: string, dir: string, err: NodeJS.ErrnoException): string {
   const why: Record<string, string> = {
     EACCES: 'this user may not create or change it',

@@ -1,5 +1,5 @@
 /**
- * The watched import folder (contract §7). chokidar events are only hints that trigger a scan; the
+ * The watched import folder (docs/migrations.md). chokidar events are only hints that trigger a scan; the
  * folder is also rescanned periodically, because events get lost. A `.json` file not starting with
  * `.` is read once its size and mtime have not changed for `settleMs`, counted from the last change
  * seen; ready files are imported in name order, one at a time, through the same import engine as the

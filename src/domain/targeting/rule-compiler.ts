@@ -1,7 +1,7 @@
 /**
  * Compiles a rule of flagd's JsonLogic dialect into a tree of closures, once per flag revision:
  * evaluating it then allocates nothing but what the operators themselves return. The same walk
- * validates (contract §19.1): only flagd's operators, every `$ref` an existing segment with no
+ * validates (docs/targeting.md#rules): only flagd's operators, every `$ref` an existing segment with no
  * cycle, every text in a result position (the branches of `if`, the buckets of `fractional`) a
  * variant of the flag, literal `fractional` weights non-negative integers. Every problem is
  * reported with its place in the rule (`targeting.if[1]`), so the whole rule is checked at once.
@@ -104,7 +104,7 @@ function compiledSegment(walk: Walk, name: string, rule: unknown, path: string, 
   const known = walk.compiledSegments.get(name)
   if (known) return known
   walk.refs.push(name)
-  // the segment's own texts are not checked against this flag's variants (contract §19.3)
+  // the segment's own texts are not checked against this flag's variants (docs/targeting.md#rules)
   const env = walk.env
   walk.env = { segments: env.segments }
   const found = walk.problems.length

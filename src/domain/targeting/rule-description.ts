@@ -1,5 +1,5 @@
 /**
- * Rules in words, for "why this value" (contract §19.6) and the web UI: the common shapes a person
+ * Rules in words, for "why this value" (docs/targeting.md#rules) and the web UI: the common shapes a person
  * writes (comparisons of an attribute with a value, membership, texts, versions, segments, logic)
  * read as sentences (`email ends with "@example.com"`, `version ≥ 2.1.0`); anything else is shown
  * as its JSON, never guessed at.

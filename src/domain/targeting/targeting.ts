@@ -1,5 +1,5 @@
 /**
- * A flag's targeting rule (contract §19.1–19.2): its write-time shape limits, and what one
+ * A flag's targeting rule (docs/targeting.md#rules–19.2): its write-time shape limits, and what one
  * evaluation of it decides. A rule returns a variant name (`true`/`false` stand for the variants
  * `"true"`/`"false"`, flagd's shorthand), `null` for "serve the default", or anything else, which is
  * an error; so does a rule that faults or runs out of its work budget.

@@ -1,4 +1,4 @@
-/** GET /api/audit and POST /api/rollbacks (contract §15). */
+/** GET /api/audit and POST /api/rollbacks (docs/api.md#audit-log). */
 
 import { t } from 'elysia'
 import type { AuditService } from '../../services/audit-service.ts'

@@ -1,4 +1,4 @@
-/** POST /api/login, POST /api/logout, GET /api/me (contract §2). */
+/** POST /api/login, POST /api/logout, GET /api/me (docs/api.md#authentication). */
 
 import { type Static, t } from 'elysia'
 import { UnauthorizedError } from '../../domain/errors.ts'
@@ -23,7 +23,7 @@ export interface AuthRouteDeps {
 /**
  * A login body over 64 KiB can only carry an over-long username or password (1,024 characters
  * written as escaped surrogate pairs take 13 KiB): a bad credential, answered at once from the
- * declared length without reading it, so a flood of 1 MB passwords costs no memory (§2).
+ * declared length without reading it, so a flood of 1 MB passwords costs no memory (docs/api.md#authentication).
  */
 const LOGIN_BODY = { bytes: 64 * 1024, error: () => new UnauthorizedError('invalid username or password') }
 

@@ -1,10 +1,10 @@
 /**
- * GET /api/events (contract §14): the management stream of committed flag changes, one event per
+ * GET /api/events (docs/openfeature.md#ofrep): the management stream of committed flag changes, one event per
  * change, numbered by the change (audit entry) id, with catch-up from `Last-Event-ID`. A token
  * confined to flagPrefixes sees only its flags: a flag renamed into its scope appears as created,
  * one renamed out of it as deleted. With `?segments=true` the stream also tells of segment changes
  * (`segment.created|updated|deleted`, the same data): the web UI's segments page follows them. Off
- * by default, so a client written to §14 sees exactly its events.
+ * by default, so a client written to docs/openfeature.md#ofrep sees exactly its events.
  */
 
 import { t } from 'elysia'

@@ -1,4 +1,4 @@
-/** /api/flags and /api/flags/{flagName} (contract §5). The name may contain `/`, literal or as %2F. */
+/** /api/flags and /api/flags/{flagName} (docs/api.md#flags). The name may contain `/`, literal or as %2F. */
 
 import { t } from 'elysia'
 import { InvalidError } from '../../domain/errors.ts'

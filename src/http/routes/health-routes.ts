@@ -1,4 +1,4 @@
-/** GET /health (contract §10): 200 while writable, 503 `degraded` when writes are refused. */
+/** GET /health (docs/operations.md): 200 while writable, 503 `degraded` when writes are refused. */
 
 import type { Health, HealthService } from '../../services/health-service.ts'
 import { VERSION } from '../../version.ts'

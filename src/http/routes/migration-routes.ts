@@ -1,4 +1,4 @@
-/** Export and import of flags (contract §6): /api/migrations*, and the public /migration/export. */
+/** Export and import of flags (docs/migrations.md): /api/migrations*, and the public /migration/export. */
 
 import { type Static, t } from 'elysia'
 import type { ExportAudience } from '../../services/migration-export.ts'
@@ -55,7 +55,7 @@ const exportDoc = (access: 'public' | 'migration:read'): RouteDoc => ({
   errors: [400],
 })
 
-/** `?format=`: the migration file (default) or OpenFeature flagd's document (contract §19.5). */
+/** `?format=`: the migration file (default) or OpenFeature flagd's document (docs/targeting.md#flagd-format). */
 const ExportQuery = t.Object(
   {
     format: t.Optional(

@@ -1,4 +1,4 @@
-/** OpenAPI documentation of the OFREP routes and the two event streams (contract §13, §14). */
+/** OpenAPI documentation of the OFREP routes and the two event streams (docs/openfeature.md#ofrep). */
 
 import type { RouteDoc } from '../route-docs.ts'
 

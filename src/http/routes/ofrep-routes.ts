@@ -1,8 +1,8 @@
 /**
- * The OpenFeature Remote Evaluation Protocol (contract §13, §14): single and bulk evaluation and the
+ * The OpenFeature Remote Evaluation Protocol (docs/openfeature.md#ofrep): single and bulk evaluation and the
  * OFREP event stream. These routes follow the protocol where it differs from the rest of the API:
  * unknown query parameters and body fields are ignored, and evaluation problems get OFREP's error
- * body. Credentials and permissions are checked first, with the §1.1 envelope, like everywhere else.
+ * body. Credentials and permissions are checked first, with the error envelope (docs/api.md#conventions), like everywhere else.
  */
 
 import { t } from 'elysia'
@@ -43,7 +43,7 @@ const ofrepError = (requestId: string, problem: OfrepProblem, key?: string) =>
 /**
  * The answer to `POST /ofrep/v1/evaluate/flags/{key}` once the caller may evaluate: reads the
  * context from the body and evaluates. Evaluation problems get OFREP's error body; anything else
- * (a body over the limit) is thrown for the §1.1 envelope.
+ * (a body over the limit) is thrown for the error envelope (docs/api.md#conventions).
  */
 export async function evaluateOneAnswer(
   deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit'>,
@@ -58,7 +58,7 @@ export async function evaluateOneAnswer(
   } catch (err) {
     if (err instanceof OfrepProblem) return ofrepError(requestId, err, key)
     if (err instanceof NotFoundError) return ofrepError(requestId, new OfrepProblem(404, 'FLAG_NOT_FOUND', err.message), key)
-    // a rule that cannot decide: OFREP's GENERAL, so the SDK serves the application's default (§19.2)
+    // a rule that cannot decide: OFREP's GENERAL, so the SDK serves the application's default (docs/targeting.md#rules)
     if (err instanceof EvaluationFailed) return ofrepError(requestId, new OfrepProblem(400, 'GENERAL', err.details), key)
     throw err
   }

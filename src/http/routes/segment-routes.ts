@@ -1,4 +1,4 @@
-/** /api/segments and /api/segments/{segmentName} (contract §19.3): reusable conditions for rules. */
+/** /api/segments and /api/segments/{segmentName} (docs/targeting.md#rules): reusable conditions for rules. */
 
 import { t } from 'elysia'
 import { SEGMENTS_REACH, toSegmentResource } from '../../domain/segment.ts'

@@ -1,4 +1,4 @@
-/** /api/sessions and /api/sessions/{sessionId} (contract §8). */
+/** /api/sessions and /api/sessions/{sessionId} (docs/api.md#authentication). */
 
 import { t } from 'elysia'
 import type { SessionService } from '../../services/session-service.ts'

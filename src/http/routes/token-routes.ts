@@ -1,4 +1,4 @@
-/** /api/tokens and /api/tokens/{tokenId} (contract §12). */
+/** /api/tokens and /api/tokens/{tokenId} (docs/api.md#api-tokens). */
 
 import { t } from 'elysia'
 import type { ApiTokenService } from '../../services/api-token-service.ts'

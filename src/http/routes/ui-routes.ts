@@ -1,5 +1,5 @@
 /**
- * The web UI (contract §17): `GET /` redirects to `/ui/`; every page under `/ui/` is the one HTML
+ * The web UI (docs/ui.md): `GET /` redirects to `/ui/`; every page under `/ui/` is the one HTML
  * document of the app (no-store, with a Content-Security-Policy that allows only this origin and no
  * inline script); `/ui/assets/<name>-<hash>.<ext>` are the bundled scripts and styles, cacheable for
  * good because their names change with their content.

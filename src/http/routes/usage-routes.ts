@@ -1,5 +1,5 @@
 /**
- * Flag usage (contract §22): `GET /api/flags/{flagName}/usage?since=` and `GET /api/usage`. The first
+ * Flag usage (docs/api.md#usage): `GET /api/flags/{flagName}/usage?since=` and `GET /api/usage`. The first
  * shares its path with the flag read: a URL ending in `/usage` is a usage request unless a flag has
  * that very name (then it is that flag's read; `x` and `x/usage` cannot both be flags).
  */

@@ -1,4 +1,4 @@
-/** /api/users and /api/users/{userId} (contract §4). */
+/** /api/users and /api/users/{userId} (docs/api.md#authentication). */
 
 import { type Static, t } from 'elysia'
 import { authorizeUserUpdate } from '../../domain/access-policy.ts'

@@ -1,4 +1,4 @@
-/** The audit entry as the OpenAPI document describes it (contract §15). */
+/** The audit entry as the OpenAPI document describes it (docs/api.md#audit-log). */
 
 const Actor = {
   type: 'object',

@@ -4,7 +4,7 @@ import { t } from 'elysia'
 import { ERROR_CODES } from '../../domain/errors.ts'
 import { PERMISSIONS } from '../../domain/permission.ts'
 
-/** The error envelope of every non-2xx answer (contract §1.1). */
+/** The error envelope of every non-2xx answer (docs/api.md#conventions). */
 export const ErrorSchema = t.Object(
   {
     error: t.Object({

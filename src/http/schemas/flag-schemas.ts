@@ -31,7 +31,7 @@ export const CONSTRAINT_SCHEMAS: Record<(typeof CONSTRAINT_FIELDS)[number], Json
 
 const METADATA_VALUE = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }
 
-/** The targeting fields of contract §19.1, for a type whose values have schema `value`. */
+/** The targeting fields of docs/targeting.md#rules, for a type whose values have schema `value`. */
 export function targetingSchemas(value: Json): Record<string, Json> {
   return {
     enabled: {
@@ -374,7 +374,7 @@ export function flagComponents(): Record<string, Json> {
 /** A `$ref` to a component schema. */
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-/** Segment schemas (contract §19.3), for `components.schemas`. */
+/** Segment schemas (docs/targeting.md#rules), for `components.schemas`. */
 export function segmentComponents(): Record<string, Json> {
   const rule = {
     type: 'object',

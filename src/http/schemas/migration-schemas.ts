@@ -95,7 +95,7 @@ export const ImportedFlagSchema = {
   },
 }
 
-/** OpenFeature flagd's flag-definition document (contract §19.5); flagd's own schema says the rest. */
+/** OpenFeature flagd's flag-definition document (docs/targeting.md#flagd-format); flagd's own schema says the rest. */
 export const FlagdDocumentSchema = {
   type: 'object',
   additionalProperties: false,

@@ -1,4 +1,4 @@
-/** Request and response models of API tokens (contract §12). */
+/** Request and response models of API tokens (docs/api.md#api-tokens). */
 
 import { t } from 'elysia'
 import { PermissionSchema, Timestamp } from './common-schemas.ts'

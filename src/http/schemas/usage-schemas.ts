@@ -1,4 +1,4 @@
-/** Flag usage schemas (contract §22), for `components.schemas`. */
+/** Flag usage schemas (docs/api.md#usage), for `components.schemas`. */
 
 type Json = Record<string, unknown>
 

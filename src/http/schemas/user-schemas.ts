@@ -21,7 +21,7 @@ export const CreateUserBody = t.Object(
 
 /**
  * The documented forms of the user bodies: permissions as the enum. Validation keeps plain strings,
- * so that an unknown name is refused by the service with `details.field: "permissions"` (§3).
+ * so that an unknown name is refused by the service with `details.field: "permissions"` (docs/api.md#permissions).
  */
 export const CreateUserBodyDoc = t.Object(
   {

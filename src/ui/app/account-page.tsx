@@ -1,5 +1,5 @@
 /**
- * One's own account (contract §3): anyone signed in may change their own password, proving it with
+ * One's own account (docs/api.md#permissions): anyone signed in may change their own password, proving it with
  * the current one; the service's message for a wrong one appears next to that field.
  */
 

@@ -1,4 +1,4 @@
-/** Audit entries as the UI shows them (contract §15): one line saying what changed. */
+/** Audit entries as the UI shows them (docs/api.md#audit-log): one line saying what changed. */
 
 import { targetingInWords } from './rule-words.ts'
 

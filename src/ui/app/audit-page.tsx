@@ -1,5 +1,5 @@
 /**
- * The audit log (contract §15, §17): newest first, filtered by flag, actor, kind of change and time,
+ * The audit log (docs/api.md#audit-log, docs/ui.md): newest first, filtered by flag, actor, kind of change and time,
  * with older pages fetched on demand (the service's `Link: rel="next"`).
  */
 

@@ -1,5 +1,5 @@
 /**
- * The evaluate console (contracts §13, §17, §19.6, §21): evaluates one flag for a context, given as
+ * The evaluate console (docs/openfeature.md#ofrep, docs/ui.md, docs/targeting.md#rules): evaluates one flag for a context, given as
  * JSON or as attribute rows, and shows value, variant and reason, and, for a person who may read
  * flags, the steps that decided it in words ("why this value", `POST /api/flags/{name}/evaluate`).
  * The answer shown is OFREP's, exactly what an application's SDK gets.

@@ -1,4 +1,4 @@
-/** A labelled form field with the service's own message for it underneath (contract §17). */
+/** A labelled form field with the service's own message for it underneath (docs/ui.md). */
 
 import type { ComponentChildren } from 'preact'
 

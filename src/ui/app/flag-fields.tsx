@@ -1,5 +1,5 @@
 /**
- * The type-aware inputs of a flag (contract §17): number, text, one-of, many-of, A/B with a
+ * The type-aware inputs of a flag (docs/ui.md): number, text, one-of, many-of, A/B with a
  * percentage; each labelled, each showing the service's own validation message for that field.
  */
 

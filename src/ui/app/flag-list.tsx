@@ -1,5 +1,5 @@
 /**
- * The flags a team works from (contracts §17, §21): a tree of `/` groups, searchable by name and
+ * The flags a team works from (docs/ui.md): a tree of `/` groups, searchable by name and
  * filtered by type, state and "has rules", or one list by last change; each flag with its
  * description, type, effective value, whether it is disabled and its targeting in a few words
  * ("20 % on · 2 rules"). A BOOLEAN flag's value is a switch (`role="switch"`) named after the flag,

@@ -1,5 +1,5 @@
 /**
- * One flag (contracts §17, §21), laid out as a team works with it: at the top what it serves now,
+ * One flag (docs/ui.md), laid out as a team works with it: at the top what it serves now,
  * the Enabled switch and the targeting (in words and in the builder); then its variants and its
  * value and settings (type-aware inputs, saved with If-Match, the service's messages at the
  * fields); then the history with what changed and a rollback to any revision; rename and delete

@@ -1,6 +1,6 @@
 /**
  * Where a path the service names (`targeting.if[1].$ref`) sits in JSON text a person typed, so the
- * JSON editor can put the service's message at the offending part and select it (contract §21).
+ * JSON editor can put the service's message at the offending part and select it (docs/ui.md).
  * A small scanner over the text rather than a parser of values: it only records each value's span.
  */
 

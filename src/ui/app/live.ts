@@ -1,5 +1,5 @@
 /**
- * Live updates from `GET /api/events` (contract §14). `EventSource` cannot send the Authorization
+ * Live updates from `GET /api/events` (docs/openfeature.md#ofrep). `EventSource` cannot send the Authorization
  * header, so the stream is read with `fetch`; it reconnects with `Last-Event-ID` after a drop, so no
  * change is missed.
  */

@@ -1,5 +1,5 @@
 /**
- * The web UI (contract §17): sign in, then the pages the signed-in person's permissions allow; the
+ * The web UI (docs/ui.md): sign in, then the pages the signed-in person's permissions allow; the
  * navigation offers only those. Sign-out ends the session and drops the token.
  */
 

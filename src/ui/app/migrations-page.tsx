@@ -1,5 +1,5 @@
 /**
- * Import and export (contract §6, §17): an import is always previewed first (a dry run listing what
+ * Import and export (docs/migrations.md, docs/ui.md): an import is always previewed first (a dry run listing what
  * would be created, updated and deleted, with warnings and every error), and applied only from that
  * preview; the export downloads as the service names it.
  */

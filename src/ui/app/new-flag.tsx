@@ -1,4 +1,4 @@
-/** Creating a flag (contract §17): the type first, then its name and fields. */
+/** Creating a flag (docs/ui.md): the type first, then its name and fields. */
 
 import { useState } from 'preact/hooks'
 import { api, fieldErrors, messageOf } from './api.ts'

@@ -1,5 +1,5 @@
 /**
- * Permissions as a group of labelled checkboxes (contract §3 names), shared by the users and the
+ * Permissions as a group of labelled checkboxes (docs/api.md#permissions names), shared by the users and the
  * tokens pages. `offered` limits the boxes to what the signed-in principal may hand out.
  */
 

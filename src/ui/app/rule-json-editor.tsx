@@ -1,5 +1,5 @@
 /**
- * A rule as JSON (contract §21): a text area with the service's validation messages listed under it,
+ * A rule as JSON (docs/ui.md): a text area with the service's validation messages listed under it,
  * each naming its line and selecting the offending part on request. The text is sent as typed.
  */
 

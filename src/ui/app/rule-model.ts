@@ -1,5 +1,5 @@
 /**
- * The rule builder's model (contract §21): the common shapes of a flagd rule as rows a person edits,
+ * The rule builder's model (docs/ui.md): the common shapes of a flagd rule as rows a person edits,
  * "attribute · operator · value → serve variant", a percentage split and a default, and the exact
  * JsonLogic they stand for. `readTargeting` accepts a rule only when writing its model back gives
  * the very same JSON, so the builder never shows a rule it would rewrite: anything else stays in the

@@ -1,5 +1,5 @@
 /**
- * The rows of the rule builder (contract §21): a condition "Attribute · Operator · Value" and a rule
+ * The rows of the rule builder (docs/ui.md): a condition "Attribute · Operator · Value" and a rule
  * (its conditions and the variant it serves, a group named `Rule N`). Shared by the flag page and the
  * segments page; the split is `split-fields.tsx`.
  */

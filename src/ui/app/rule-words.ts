@@ -1,5 +1,5 @@
 /**
- * A flag's targeting in words for its page and the flag list (contract §21): "if email ends with
+ * A flag's targeting in words for its page and the flag list (docs/ui.md): "if email ends with
  * "@example.com" → on; otherwise 20 % on, 80 % off, sticky by user". Conditions are worded by the
  * same code as the service's "why this value" trace; a rule the builder cannot show is worded as
  * far as it can be, never guessed at.

@@ -1,5 +1,5 @@
 /**
- * A segment's rule in the builder (contract §21): conditions that must all (`and`) or any (`or`)
+ * A segment's rule in the builder (docs/ui.md): conditions that must all (`and`) or any (`or`)
  * hold, written as flagd JsonLogic and read back only when writing it again gives the same JSON.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Segments (contracts §19.3, §21): reusable conditions a rule names with `{"$ref": …}`. The list shows
+ * Segments (docs/targeting.md#rules, docs/ui.md): reusable conditions a rule names with `{"$ref": …}`. The list shows
  * each one in words with the flags and segments that use it; a segment is created or edited with the
  * condition builder (all of / any of) or as JSON, and deleting one that is used is refused with the
  * service's list of its users.

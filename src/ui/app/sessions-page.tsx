@@ -1,5 +1,5 @@
 /**
- * Sessions (contract §8, §17): who is signed in, since when, last seen. Ending one's own session is
+ * Sessions (docs/api.md#authentication, docs/ui.md): who is signed in, since when, last seen. Ending one's own session is
  * always allowed (ending the current one signs out); ending someone else's needs `session:write`.
  */
 

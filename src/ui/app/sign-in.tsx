@@ -1,4 +1,4 @@
-/** The sign-in form: fields labelled Username and Password, a button named Sign in (contract §17). */
+/** The sign-in form: fields labelled Username and Password, a button named Sign in (docs/ui.md). */
 
 import { useState } from 'preact/hooks'
 import { api, messageOf, session } from './api.ts'

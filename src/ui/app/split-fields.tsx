@@ -1,5 +1,5 @@
 /**
- * The rule builder's percentage split (contract §21), served when no rule matches: a `<variant> %`
+ * The rule builder's percentage split (docs/ui.md), served when no rule matches: a `<variant> %`
  * field per variant (relative weights, as flagd's `fractional` takes them, with each variant's share
  * stated when they do not add up to 100), and the attribute that keeps a user's variant sticky.
  */

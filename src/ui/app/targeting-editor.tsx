@@ -1,5 +1,5 @@
 /**
- * A flag's targeting (contract §21): the rule in words, and an editor: the builder for the shapes it
+ * A flag's targeting (docs/ui.md): the rule in words, and an editor: the builder for the shapes it
  * can show exactly (rules in order, a split, a default), the JSON editor for anything else, with
  * the service's messages at their places. A rule the builder cannot show opens as JSON and is saved
  * only as the person wrote it. Saved with `If-Match`, so a change made elsewhere meanwhile is not

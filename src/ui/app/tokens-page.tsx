@@ -1,5 +1,5 @@
 /**
- * API tokens (contract §12, §17): the list with what each may do and when it was last used; a new
+ * API tokens (docs/api.md#api-tokens, docs/ui.md): the list with what each may do and when it was last used; a new
  * token's secret is shown once, with a copy button; revoking asks first. The permissions offered are
  * the signed-in person's own, since a token never holds more.
  */

@@ -1,5 +1,5 @@
 /**
- * A flag's usage on its page (contract §22): evaluations per day over the last 7 days as a small bar
+ * A flag's usage on its page (docs/api.md#usage): evaluations per day over the last 7 days as a small bar
  * chart drawn as SVG (nothing downloaded, nothing added to the bundle but this), the variants
  * answered, and when the flag was last evaluated.
  */

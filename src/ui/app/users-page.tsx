@@ -1,5 +1,5 @@
 /**
- * Users and their permissions (contract §4, §17): the list, a form to add someone, and per user an
+ * Users and their permissions (docs/api.md#authentication, docs/ui.md): the list, a form to add someone, and per user an
  * editor for name, password and permissions, and deletion after a confirmation. Without `user:write`
  * the page only lists.
  */

@@ -1,5 +1,5 @@
 /**
- * A flag's variants (contract §19.1, §21): the named values a rule can serve, each edited with the
+ * A flag's variants (docs/targeting.md#rules, docs/ui.md): the named values a rule can serve, each edited with the
  * input that fits the flag's type (the same inputs as the value: number, text, one-of, many-of,
  * JSON). The built-in variants (BOOLEAN true/false, AB-TEST A/B, one per ENUM value) are listed
  * beside them, read-only. Saved with `If-Match`; the service's message shows at the variant.
