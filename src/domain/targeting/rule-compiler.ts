@@ -13,6 +13,7 @@ import { ownValue, splitPath, VALUE_OPERATORS } from './rule-operators.ts'
 import { argumentsCost, built, type RuleRun, spend } from './rule-run.ts'
 import { compileStructural, STRUCTURAL_OPERATORS } from './rule-structure.ts'
 import { compileArgs, constant, type Expr, evaluateArgs, type RuleEnv, type Walk } from './rule-walk.ts'
+import { valueSize } from './value-size.ts'
 
 export type { Expr, RuleEnv }
 
@@ -39,6 +40,8 @@ export function lookup(data: unknown, parts: readonly string[], run: RuleRun): u
 /** The whole data (`{"var": ""}`); at the top level with `$flagd` added, as flagd shows it. */
 function wholeData(data: unknown, run: RuleRun): unknown {
   if (data !== run.root || data === null || typeof data !== 'object') return data
+  // a copy of the context each time: charged before it is made, so thousands of them cannot pile up
+  spend(run, valueSize(data))
   return { ...(data as object), $flagd: flagdProperty(run, undefined) }
 }
 

@@ -9,7 +9,7 @@
 import { pickBucket, weighsNothing } from './fractional.ts'
 import { RuleFault, truthy } from './json-logic-values.ts'
 import { ownValue } from './rule-operators.ts'
-import { built, type RuleRun, spend } from './rule-run.ts'
+import { argumentsCost, built, type RuleRun, spend } from './rule-run.ts'
 import { type Args, compileArgs, constant, type Expr, evaluateArgs, type Walk } from './rule-walk.ts'
 
 /** The operators compiled here. */
@@ -153,8 +153,9 @@ function compileFractional(walk: Walk, node: unknown, path: string, result: bool
     }
   } else args = compileArgs(walk, node, path)
   return (data, run) => {
-    spend(run, 1)
     const values = evaluateArgs(args, data, run)
+    // picking walks every bucket: charged like any operator's arguments
+    spend(run, argumentsCost(values))
     let key: string
     let buckets: unknown[]
     if (typeof values[0] === 'string') {

@@ -16,6 +16,18 @@ const REMEMBER_FROM = 32
 export function valueSize(v: unknown): number {
   if (typeof v === 'string') return 1 + (v.length >> 4)
   if (v === null || typeof v !== 'object') return 1
+  if (Array.isArray(v) && v.length < REMEMBER_FROM) {
+    // short flat lists (a split's buckets, `in`'s literal values): walked, never looked up
+    let size = 1
+    for (const item of v) {
+      if (item !== null && typeof item === 'object') {
+        size = -1
+        break
+      }
+      size += typeof item === 'string' ? 1 + (item.length >> 4) : 1
+    }
+    if (size > 0) return size
+  }
   const known = measured.get(v)
   if (known !== undefined) return known
   let size = 1

@@ -82,3 +82,26 @@ describe('readsClock', () => {
     expect(readsClock(rule, segments)).toBe(expected)
   })
 })
+
+describe('copies of the whole context', () => {
+  test('each {"var": ""} at the top is charged the context it copies, before copying it', () => {
+    const context = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))
+    const rule = { cat: Array.from({ length: 5000 }, () => ({ var: '' })) }
+    const { expr, problems } = compileRule(rule, { segments: new Map() })
+    expect(problems).toEqual([])
+    const outcome = runRule(expr, context, 'f')
+    expect(outcome).toMatchObject({ kind: 'error', message: expect.stringContaining('steps of work') })
+  })
+})
+
+describe('splits inside list operators', () => {
+  test('a split of thousands of buckets run for every item of a long list is charged its buckets each time', () => {
+    const buckets = Array.from({ length: 4000 }, (_, i) => [`v${i}`, 1])
+    const rule = { map: [{ var: 'list' }, { fractional: [{ cat: ['k', { var: '' }] }, ...buckets] }] }
+    const { expr, problems } = compileRule(rule, { segments: new Map() })
+    expect(problems).toEqual([])
+    const list = Array.from({ length: 5000 }, (_, i) => i)
+    const outcome = runRule(expr, { list }, 'f')
+    expect(outcome).toMatchObject({ kind: 'error', message: expect.stringContaining('steps of work') })
+  })
+})
