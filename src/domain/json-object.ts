@@ -13,6 +13,18 @@ export function requireJsonObject(input: unknown): Record<string, unknown> {
   return input
 }
 
+/**
+ * True when objects and lists in `v` nest more than `max` levels deep (the outermost is level 1).
+ * The one check of a parsed value's depth: rules and evaluation contexts are walked recursively, so
+ * both are bounded by it (docs/targeting.md#bounds). It stops at the first branch past `max`.
+ */
+export function nestingExceeds(v: unknown, max: number): boolean {
+  if (v === null || typeof v !== 'object') return false
+  if (max <= 0) return true
+  for (const child of Object.values(v)) if (nestingExceeds(child, max - 1)) return true
+  return false
+}
+
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 /**

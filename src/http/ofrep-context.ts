@@ -7,7 +7,7 @@
 
 import { AppError } from '../domain/errors.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
-import { forbiddenKeys, isJsonObject } from '../domain/json-object.ts'
+import { forbiddenKeys, isJsonObject, nestingExceeds } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
 import { contentCodingOf, jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
 
@@ -32,18 +32,6 @@ export class OfrepProblem extends Error {
 
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
 
-/** How deeply `v` nests objects and lists (counting stops past `limit`). */
-function depthOf(v: unknown, limit: number): number {
-  if (v === null || typeof v !== 'object' || limit <= 0) return 0
-  let deepest = 0
-  for (const child of Object.values(v)) {
-    if (child === null || typeof child !== 'object') continue
-    const d = depthOf(child, limit - 1)
-    if (d > deepest) deepest = d
-  }
-  return deepest + 1
-}
-
 /**
  * Why an evaluation context (an object) cannot be used, or `undefined`. `bodyText`, when given, is
  * the request body it came from: a body within the limits holds a context within them, which spares
@@ -55,10 +43,7 @@ export function contextProblem(context: Record<string, unknown>, bodyText?: stri
     const size = Buffer.byteLength(JSON.stringify(context))
     if (size > MAX_CONTEXT_BYTES) return `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`
   }
-  if (
-    (bodyText === undefined || jsonDepthExceeds(bodyText, MAX_CONTEXT_DEPTH)) &&
-    depthOf(context, MAX_CONTEXT_DEPTH + 1) > MAX_CONTEXT_DEPTH
-  )
+  if ((bodyText === undefined || jsonDepthExceeds(bodyText, MAX_CONTEXT_DEPTH)) && nestingExceeds(context, MAX_CONTEXT_DEPTH))
     return `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`
   const forbidden = forbiddenKeys(context)
   if (forbidden.length > 0) return `context may not hold the key at ${forbidden[0]}`

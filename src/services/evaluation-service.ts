@@ -41,18 +41,22 @@ export class EvaluationFailed extends Error {
   }
 }
 
+/** A bulk evaluation's answer: the flags and their ETag, or `unchanged` with the ETag the caller holds. */
+export type BulkAnswer = { unchanged: false; etag: string; flags: string } | { unchanged: true; etag: string }
+
 /** The evaluation use cases. */
 export interface EvaluationService {
   /** One flag as JSON text; `NotFoundError` when it does not exist for the caller, `EvaluationFailed` when its rule fails. */
   oneJson(principal: Principal, key: string, context: EvaluationContext): string
   /** One flag evaluated with the trace of its rule (`POST /api/flags/{name}/evaluate`). */
   explain(principal: Principal, key: string, context: EvaluationContext): EvaluationResult
-  /** The bulk ETag for the caller and context (quoted), without evaluating. */
-  bulkTag(principal: Principal, context: EvaluationContext): string
-  /** Every visible flag evaluated, as the JSON text of the `flags` array (failures as error items), and the ETag it matches. */
-  bulkJson(principal: Principal, context: EvaluationContext): { etag: string; flags: string }
-  /** A bulk evaluation answered `304`: its flags count as asked for (docs/api.md#usage). */
-  notModified(principal: Principal): void
+  /**
+   * Every visible flag for the caller and context, as the JSON text of the `flags` array (failures
+   * as error items) with the ETag it matches; or only the ETag when `current(etag)` says the caller
+   * holds it already (a `304`: nothing is evaluated, and the flags count as asked for). The caller's
+   * permission is checked and the ETag computed once.
+   */
+  bulk(principal: Principal, context: EvaluationContext, current: (etag: string) => boolean): BulkAnswer
   /** The flags' revision: what every stream and ETag of evaluations moves with. */
   revision(): number
   /** What the cache of bulk answers holds now (bounded by `BULK_CACHE_CHARS`). */
@@ -271,25 +275,24 @@ export function createEvaluationService(
       return result(visibleFlag(principal, key, snapshot), context, snapshot, seconds(), true)
     },
 
-    bulkTag(principal, context) {
-      requirePermission(principal, 'flag:evaluate')
-      const snapshot = store.committed()
-      return tagOf(principal, context, snapshot, clockOf(principal, snapshot))
-    },
-
-    bulkJson(principal, context) {
+    bulk(principal, context, current) {
       requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
       // one second for the ETag and every rule of the answer, so the answer is the one its ETag names
       const second = clockOf(principal, snapshot)
       const etag = tagOf(principal, context, snapshot, second)
-      const timestamp = second ?? seconds()
       const template = templateOf(principal, snapshot)
+      if (current(etag)) {
+        // a 304 re-sends nothing, so no variant is known: the flags count as asked for, without one
+        if (counter) counter.countTemplate(unanswered(template))
+        return { unchanged: true, etag }
+      }
+      const timestamp = second ?? seconds()
       counter?.countTemplate(template.counted)
       const kept = bulk.entry(etag)
       if (kept !== undefined) {
         if (kept.attached.fixed.length > 0) counter?.countTemplate(kept.attached)
-        return { etag, flags: kept.text }
+        return { unchanged: false, etag, flags: kept.text }
       }
       // kept only from the second time a context is asked for: pollers repeat theirs, while
       // one-off contexts (a new visitor each request) would only push useful answers out
@@ -309,14 +312,7 @@ export function createEvaluationService(
       }
       const flags = `[${evaluations.join(',')}]`
       if (keep) bulk.set(etag, flags, outcomes.length === 0 ? NOTHING_RULED : { fixed: outcomes })
-      return { etag, flags }
-    },
-
-    notModified(principal) {
-      requirePermission(principal, 'flag:evaluate')
-      if (!counter) return
-      // a 304 re-sends nothing, so no variant is known: the flags count as asked for, without one
-      counter.countTemplate(unanswered(templateOf(principal, store.committed())))
+      return { unchanged: false, etag, flags }
     },
 
     revision: () => store.committed().revisionOf('flags'),

@@ -6,6 +6,7 @@
  */
 
 import type { FieldProblem } from '../errors.ts'
+import { nestingExceeds } from '../json-object.ts'
 import { weighsNothing } from './fractional.ts'
 import { RuleFault } from './json-logic-values.ts'
 import { newRun, RULE_STEP_LIMIT, type TraceStep } from './rule-run.ts'
@@ -22,24 +23,12 @@ export type RuleOutcome =
   | { kind: 'default'; trace?: TraceStep[] }
   | { kind: 'error'; message: string; trace?: TraceStep[] }
 
-function depthOf(node: unknown, limit: number): number {
-  if (node === null || typeof node !== 'object') return 0
-  if (limit <= 0) return 1
-  let deepest = 0
-  for (const child of Object.values(node)) {
-    const d = depthOf(child, limit - 1)
-    if (d > deepest) deepest = d
-  }
-  return deepest + 1
-}
-
 /** Size and depth problems of a rule at `field` (checked before anything else reads it). */
 export function ruleShapeProblems(rule: unknown, field: string): FieldProblem[] {
   const text = JSON.stringify(rule)
   if (text === undefined) return [{ field, reason: 'a rule is JSON' }]
   if (Buffer.byteLength(text) > MAX_RULE_BYTES) return [{ field, reason: `a rule is at most ${MAX_RULE_BYTES} bytes of JSON` }]
-  if (depthOf(rule, MAX_RULE_DEPTH + 1) > MAX_RULE_DEPTH)
-    return [{ field, reason: `a rule is nested at most ${MAX_RULE_DEPTH} levels deep` }]
+  if (nestingExceeds(rule, MAX_RULE_DEPTH)) return [{ field, reason: `a rule is nested at most ${MAX_RULE_DEPTH} levels deep` }]
   return []
 }
 

@@ -82,13 +82,11 @@ export async function evaluateAllAnswer(
     if (err instanceof OfrepProblem) return ofrepError(requestId, err)
     throw err
   }
-  const tag = deps.evaluations.bulkTag(principal, context)
   // only the tag of this very context says the answer is unchanged, never `*`
-  if (noneMatch(request.headers.get('if-none-match'), tag, false)) {
-    deps.evaluations.notModified(principal)
-    return notModifiedAnswer(requestId, tag)
-  }
-  const { etag, flags } = deps.evaluations.bulkJson(principal, context)
+  const ifNoneMatch = request.headers.get('if-none-match')
+  const answer = deps.evaluations.bulk(principal, context, (etag) => noneMatch(ifNoneMatch, etag, false))
+  if (answer.unchanged) return notModifiedAnswer(requestId, answer.etag)
+  const { etag, flags } = answer
   const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
   return taggedAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
 }

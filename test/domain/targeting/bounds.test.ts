@@ -105,3 +105,21 @@ describe('splits inside list operators', () => {
     expect(outcome).toMatchObject({ kind: 'error', message: expect.stringContaining('steps of work') })
   })
 })
+
+describe('nesting', () => {
+  test('nestingExceeds counts the outermost object or list as level 1 and stops past the limit', async () => {
+    const { nestingExceeds } = await import('../../../src/domain/json-object.ts')
+    let v: unknown = 1
+    for (let i = 0; i < 24; i++) v = [v]
+    expect([
+      nestingExceeds(v, 24),
+      nestingExceeds(v, 23),
+      nestingExceeds(1, 0),
+      nestingExceeds({}, 0),
+      nestingExceeds({ a: [1] }, 2),
+    ]).toEqual([false, true, false, true, false])
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    expect(nestingExceeds(deep, 64)).toBe(true) // stops at 65 levels, however deep the value
+  })
+})
