@@ -52,7 +52,7 @@ export function createCredentialCache(deps: AuthDeps, maxEntries = 10_000): Cred
       const table = apiKey === null ? byAuthorization : authorization === null ? byApiKey : undefined
       const key = apiKey ?? authorization
       if (table === undefined || key === null) return knownCredential(deps, headers)?.principal
-      const now = Date.now()
+      const now = deps.auth.clock()
       const state = deps.auth.credentialState()
       const hit = table.get(key)
       if (hit !== undefined && hit.state === state && now < hit.until) return hit.principal

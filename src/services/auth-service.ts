@@ -36,6 +36,8 @@ export interface AuthService {
    * principal found earlier may still be current (the pipeline's credential cache).
    */
   credentialState(): Snapshot
+  /** The time credentials are judged at (ms): the services' clock, so a cache of them agrees with it. */
+  clock(): number
   /** Ends the caller's own session; returns its id. */
   logout(caller: Caller): Promise<string>
   /** Deletes expired sessions (housekeeping); returns how many. */
@@ -119,6 +121,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
     },
 
     credentialState: () => store.committed(),
+    clock: nowMs,
 
     resolve(userId, sessionId) {
       const snapshot = store.committed()

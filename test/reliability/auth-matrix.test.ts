@@ -23,11 +23,13 @@ interface Route {
 }
 
 let t: TestApp
+// the services' clock: moved past an API token's expiry instead of waiting for it
+let clock = Date.now()
 const credentials: { name: string; token: string | undefined; permissions: readonly Permission[] | null }[] = []
 let victimId = ''
 
 beforeAll(async () => {
-  t = await createTestApp()
+  t = await createTestApp({}, { now: () => new Date(clock) })
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'm/flag', type: 'BOOLEAN' } })
   victimId = (await t.userWith([], 'victim')).id
   const secret = new TextEncoder().encode(readFileSync(join(t.dataDir, 'jwt-secret'), 'utf8').trim())
@@ -62,13 +64,13 @@ beforeAll(async () => {
   credentials.push({ name: 'api token none', token: (await apiToken('nothing', [])).token, permissions: [] })
   const dead = await apiToken('dead', [...PERMISSIONS])
   await t.req('DELETE', `/api/tokens/${dead.id}`, { token: t.adminToken })
-  const expiring = await apiToken('expiring', [...PERMISSIONS], { expiresAt: new Date(Date.now() + 1000).toISOString() })
+  const expiring = await apiToken('expiring', [...PERMISSIONS], { expiresAt: new Date(clock + 1000).toISOString() })
   credentials.push(
     { name: 'revoked api token', token: dead.token, permissions: null },
     { name: 'expired api token', token: expiring.token, permissions: null },
     { name: 'unknown api token', token: `fdt_${'x'.repeat(43)}`, permissions: null },
   )
-  await Bun.sleep(1100)
+  clock += 1100
 })
 afterAll(() => t.close())
 
