@@ -11,8 +11,8 @@
 
 import { answerVariant } from './answer-variant.ts'
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
-import type { TraceStep } from './targeting/rule-run.ts'
-import type { Expr } from './targeting/rule-walk.ts'
+import type { Expr } from './targeting/compiled-expr.ts'
+import type { TraceStep } from './targeting/rule-evaluation.ts'
 import { type RuleOutcome, type RunOptions, runRule } from './targeting/targeting.ts'
 
 /** Why a value was chosen (OpenFeature resolution reasons). */

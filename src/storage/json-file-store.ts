@@ -26,8 +26,8 @@ import { type BatchEntry, FileBatchWriter, type PreparedBatch } from './file-bat
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './group-commit.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
-import { emptyStateText, parseStateFile, serializeState } from './state-file.ts'
-import { SCHEMA_VERSION } from './state-text.ts'
+import { emptyStateText, parseStateFile, serializeState } from './state-file-format.ts'
+import { SCHEMA_VERSION } from './state-text-builder.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { UsageTimes } from './usage-times.ts'
 

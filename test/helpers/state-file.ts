@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs'
 import { MemorySnapshot } from '../../src/storage/memory-state.ts'
-import { parseStateFile } from '../../src/storage/state-file.ts'
+import { parseStateFile } from '../../src/storage/state-file-format.ts'
 import type { Snapshot } from '../../src/storage/store.ts'
 
 /** Parses the state file at `path` (throws like the store on a damaged file). */

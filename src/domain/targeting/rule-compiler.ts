@@ -8,11 +8,11 @@
  */
 
 import type { FieldProblem } from '../errors.ts'
+import { compileArgs, constant, type Expr, evaluateArgs, type RuleEnv, type Walk } from './compiled-expr.ts'
+import { compileStructural, STRUCTURAL_OPERATORS } from './control-operators.ts'
 import { truthy } from './json-logic-values.ts'
+import { argumentsCost, built, type RuleRun, spend } from './rule-evaluation.ts'
 import { ownValue, splitPath, VALUE_OPERATORS } from './rule-operators.ts'
-import { argumentsCost, built, type RuleRun, spend } from './rule-run.ts'
-import { compileStructural, STRUCTURAL_OPERATORS } from './rule-structure.ts'
-import { compileArgs, constant, type Expr, evaluateArgs, type RuleEnv, type Walk } from './rule-walk.ts'
 import { valueSize } from './value-size.ts'
 
 export type { Expr, RuleEnv }

@@ -5,7 +5,7 @@
  * as its JSON, never guessed at.
  */
 
-import type { TraceStep } from './rule-run.ts'
+import type { TraceStep } from './rule-evaluation.ts'
 
 const SHORT = 80
 const show = (v: unknown): string => {

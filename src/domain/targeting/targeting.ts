@@ -7,10 +7,10 @@
 
 import type { FieldProblem } from '../errors.ts'
 import { nestingExceeds } from '../json-object.ts'
+import type { Expr } from './compiled-expr.ts'
 import { weighsNothing } from './fractional.ts'
 import { RuleFault } from './json-logic-values.ts'
-import { newRun, RULE_STEP_LIMIT, type TraceStep } from './rule-run.ts'
-import type { Expr } from './rule-walk.ts'
+import { newRun, RULE_STEP_LIMIT, type TraceStep } from './rule-evaluation.ts'
 
 /** The largest rule, serialized. */
 export const MAX_RULE_BYTES = 64 * 1024

@@ -6,7 +6,7 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import type { TraceStep } from '../../domain/targeting/rule-run.ts'
+import type { TraceStep } from '../../domain/targeting/rule-evaluation.ts'
 import { api, messageOf } from './api.ts'
 import { stepInWords } from './rule-words.ts'
 

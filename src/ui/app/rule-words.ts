@@ -6,7 +6,7 @@
  */
 
 import { describeRule, describeStep } from '../../domain/targeting/rule-description.ts'
-import type { TraceStep } from '../../domain/targeting/rule-run.ts'
+import type { TraceStep } from '../../domain/targeting/rule-evaluation.ts'
 import { conditionsRule, readTargeting, type Split } from './rule-model.ts'
 
 /** Each variant's share of a split, in percent. */

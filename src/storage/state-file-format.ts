@@ -12,7 +12,7 @@ import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { emptyStateData, type StateData, stateFromRows } from './memory-state.ts'
-import { type LastUsed, SCHEMA_VERSION, StateText } from './state-text.ts'
+import { type LastUsed, SCHEMA_VERSION, StateText } from './state-text-builder.ts'
 import { type Rows, TABLES, type Table } from './store.ts'
 
 /** The state file could not be used; the message says what to do. */

@@ -2,11 +2,11 @@
  * The state file's bytes, encoded from its pieces (`StateText.pieces`) into one buffer that is kept
  * and reused from write to write. The store writes a whole file per group commit; building it as a
  * string first made two file-sized strings per write, which the collector let pile up under
- * sustained writes (see state-text.ts). Here a write allocates nothing file-sized once the buffer
+ * sustained writes (see state-text-builder.ts). Here a write allocates nothing file-sized once the buffer
  * has grown to the file's size.
  */
 
-import type { StatePieces } from './state-text.ts'
+import type { StatePieces } from './state-text-builder.ts'
 
 const encoder = new TextEncoder()
 const COMMA = 0x2c

@@ -8,9 +8,9 @@
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { Draft, DraftTx, emptyStateData, type StateData } from '../../src/storage/memory-state.ts'
-import { StateBytes } from '../../src/storage/state-bytes.ts'
-import { serializeState } from '../../src/storage/state-file.ts'
-import { StateText } from '../../src/storage/state-text.ts'
+import { StateBytes } from '../../src/storage/state-file-encoder.ts'
+import { serializeState } from '../../src/storage/state-file-format.ts'
+import { StateText } from '../../src/storage/state-text-builder.ts'
 import type { Change, Rows } from '../../src/storage/store.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 

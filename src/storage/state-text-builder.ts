@@ -1,5 +1,5 @@
 /**
- * The text of the state file (format in `state-file.ts`), built so that a write costs what changed
+ * The text of the state file (format in `state-file-format.ts`), built so that a write costs what changed
  * rather than what is stored. Each row's member (`"<id>":<row JSON>`) is cached with the row (rows
  * are frozen). A `StateText` also remembers, per table, the members it last wrote in file order: a
  * table whose Map is the one written last time is reused as it is, and a table whose rows were only

@@ -5,7 +5,7 @@
  */
 
 import type { FieldProblem } from '../errors.ts'
-import type { RuleRun } from './rule-run.ts'
+import type { RuleRun } from './rule-evaluation.ts'
 
 /** A compiled expression: its value for the current data. */
 export type Expr = (data: unknown, run: RuleRun) => unknown

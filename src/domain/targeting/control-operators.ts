@@ -6,11 +6,11 @@
  * segments and `fractional` buckets are recorded in the trace when one is asked for.
  */
 
+import { type Args, compileArgs, constant, type Expr, evaluateArgs, type Walk } from './compiled-expr.ts'
 import { pickBucket, weighsNothing } from './fractional.ts'
 import { RuleFault, truthy } from './json-logic-values.ts'
+import { argumentsCost, built, type RuleRun, spend } from './rule-evaluation.ts'
 import { ownValue } from './rule-operators.ts'
-import { argumentsCost, built, type RuleRun, spend } from './rule-run.ts'
-import { type Args, compileArgs, constant, type Expr, evaluateArgs, type Walk } from './rule-walk.ts'
 
 /** The operators compiled here. */
 export const STRUCTURAL_OPERATORS: readonly string[] = [
