@@ -123,6 +123,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       mode: config.import.mode,
       values: config.import.values,
       maxBytes: config.limits.importBytes,
+      ...(options.now ? { now: options.now } : {}),
       log: (line) => logger.info(line),
       warn: (line) => logger.warn(line),
       telemetry,
