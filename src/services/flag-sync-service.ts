@@ -32,7 +32,7 @@ export interface FlagSyncService {
    * anonymous when none was given. `UnauthorizedError` for a bad, revoked or expired token,
    * `ForbiddenError` for one that may not evaluate flags.
    */
-  callerOf(secret: string | undefined): SyncCaller
+  callerOf(secret: string | undefined): SyncCaller | Promise<SyncCaller>
   /** The caller as of now: `undefined` once its token is revoked, expired or lost the permission. */
   refresh(caller: SyncCaller): SyncCaller | undefined
   /** The flagd document the caller receives, as text. */
@@ -74,7 +74,13 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
   return {
     callerOf(secret) {
       if (secret === undefined || secret === '') return { kind: 'anonymous' }
-      return check(apiTokens.authenticate(secret))
+      try {
+        return check(apiTokens.authenticate(secret))
+      } catch (err) {
+        // a token made on another replica a moment ago: catch up once before refusing, as HTTP does
+        if (!(err instanceof UnauthorizedError)) throw err
+        return store.refresh().then(() => check(apiTokens.authenticate(secret)))
+      }
     },
 
     refresh(caller) {

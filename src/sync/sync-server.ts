@@ -94,10 +94,10 @@ export async function startSyncServer(
   if (options.port === undefined && options.socket === undefined) return undefined
   const streams = new Set<OpenStream>()
 
-  const admit = (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): SyncCaller => {
+  const admit = async (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): Promise<SyncCaller> => {
     let caller: SyncCaller
     try {
-      caller = service.callerOf(secretOf(metadata, request))
+      caller = await service.callerOf(secretOf(metadata, request))
     } catch (err) {
       if (err instanceof UnauthorizedError) throw failure(status.UNAUTHENTICATED, err.message)
       if (err instanceof ForbiddenError) throw failure(status.PERMISSION_DENIED, err.message)
@@ -173,7 +173,7 @@ export async function startSyncServer(
   sweep.unref?.()
 
   const handlers = (anonymousAllowed: boolean) => ({
-    syncFlags(call: ServerWritableStream<FlagsRequest, FlagsResponse>) {
+    async syncFlags(call: ServerWritableStream<FlagsRequest, FlagsResponse>) {
       // a stream that arrives while the daemon stops is ended at once, as the open ones were (the
       // provider reconnects to the next daemon), rather than left for the forced shutdown to cut
       if (closing) {
@@ -182,30 +182,40 @@ export async function startSyncServer(
       }
       let caller: SyncCaller
       try {
-        caller = admit(call.metadata, call.request, anonymousAllowed)
+        caller = await admit(call.metadata, call.request, anonymousAllowed)
       } catch (err) {
         call.emit('error', err as Partial<ServiceError>)
         return
       }
-      const s: OpenStream = {
-        call,
-        caller,
-        name: service.nameOf(caller),
-        peer: call.getPeer(),
-        sent: '',
-        blocked: false,
-        ended: false,
-        release: service.held(caller),
+      if (closing) {
+        call.end() // the daemon began stopping while the caller was being admitted
+        return
       }
-      streams.add(s)
-      telemetry.opened(s.name, s.peer)
-      call.on('cancelled', () => end(s, 'the client went away'))
-      call.on('error', () => end(s, 'the connection failed'))
-      send(s)
-    },
-    fetchAllFlags(call: ServerUnaryCall<FlagsRequest, FlagsResponse>, done: sendUnaryData<FlagsResponse>) {
+      // the handler is async (admitting may wait for the store to catch up with another replica):
+      // nothing may escape it as an unhandled rejection
       try {
-        const caller = admit(call.metadata, call.request, anonymousAllowed)
+        const s: OpenStream = {
+          call,
+          caller,
+          name: service.nameOf(caller),
+          peer: call.getPeer(),
+          sent: '',
+          blocked: false,
+          ended: false,
+          release: service.held(caller),
+        }
+        streams.add(s)
+        telemetry.opened(s.name, s.peer)
+        call.on('cancelled', () => end(s, 'the client went away'))
+        call.on('error', () => end(s, 'the connection failed'))
+        send(s)
+      } catch (err) {
+        call.emit('error', { code: status.INTERNAL, details: `the stream could not be opened: ${(err as Error)?.message ?? err}` })
+      }
+    },
+    async fetchAllFlags(call: ServerUnaryCall<FlagsRequest, FlagsResponse>, done: sendUnaryData<FlagsResponse>) {
+      try {
+        const caller = await admit(call.metadata, call.request, anonymousAllowed)
         const document = service.documentFor(caller)
         oversize.check(service.nameOf(caller), document)
         service.served(caller)

@@ -157,7 +157,7 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
   now += 40 * 86_400_000
   expect(await staleness()).toEqual({ 'held/a': true, 'lonely/b': true })
   // what the sync transport does when a provider's stream opens and closes
-  const release = a.app.services.sync.held(a.app.services.sync.callerOf(token))
+  const release = a.app.services.sync.held(await a.app.services.sync.callerOf(token))
   expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true })
   const one = await a.req('GET', '/api/flags/held/a/usage', { token: reader })
   expect(one.body).toMatchObject({ total: 0, lastSyncedAt: new Date(now).toISOString() })
