@@ -6,7 +6,7 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   allowDownloads,
@@ -159,23 +159,21 @@ test.skipIf(!chromium)(
 
 test.skipIf(!chromium)('export downloads under the name the service gives it', async () => {
   const downloads = mkdtempSync(join(scratch, 'dl-'))
-  await allowDownloads(suite.ui.browser, downloads)
+  const download = await allowDownloads(suite.ui.browser, downloads)
   const p = await open()
   await clickLink(p, 'Import & export')
+  const saved = download.next()
   await clickButton(p, 'Download export')
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline && !readdirSync(downloads).some((n) => n.endsWith('.json'))) await Bun.sleep(100)
-  const name = readdirSync(downloads).find((n) => n.endsWith('.json'))
+  const name = await saved
   expect(name).toMatch(/^flagd_migration_[A-Za-z0-9_-]+_\d{8}-\d{6}\.json$/)
-  const doc = JSON.parse(readFileSync(join(downloads, name!), 'utf8')) as { flags: Record<string, unknown> }
+  const doc = JSON.parse(readFileSync(join(downloads, name), 'utf8')) as { flags: Record<string, unknown> }
   expect(Object.keys(doc.flags)).toContain('shop/checkout/new_flow')
   // and as OpenFeature flagd's document
+  const savedFlagd = download.next()
   await clickButton(p, 'Download as flagd document')
-  const flagdDeadline = Date.now() + 10_000
-  while (Date.now() < flagdDeadline && !readdirSync(downloads).some((n) => n.startsWith('flagd_flags_'))) await Bun.sleep(100)
-  const flagdName = readdirSync(downloads).find((n) => n.startsWith('flagd_flags_') && n.endsWith('.json'))
+  const flagdName = await savedFlagd
   expect(flagdName).toMatch(/^flagd_flags_[A-Za-z0-9_-]+_\d{8}-\d{6}\.json$/)
-  const flagd = JSON.parse(readFileSync(join(downloads, flagdName!), 'utf8')) as { $schema: string; flags: Record<string, unknown> }
+  const flagd = JSON.parse(readFileSync(join(downloads, flagdName), 'utf8')) as { $schema: string; flags: Record<string, unknown> }
   expect(flagd.$schema).toBe('https://flagd.dev/schema/v0/flags.json')
   expect(Object.keys(flagd.flags)).toContain('shop/checkout/new_flow')
 })

@@ -139,10 +139,25 @@ export async function signInAs(
   return p
 }
 
-/** Lets the browser save downloads into `dir`. */
-export async function allowDownloads(browser: Browser, dir: string): Promise<void> {
+/** Lets the browser save downloads into `dir`; `next()` waits for the next one to complete and names it. */
+export async function allowDownloads(browser: Browser, dir: string): Promise<{ next(): Promise<string> }> {
   const cdp = await browser.target().createCDPSession()
-  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir })
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir, eventsEnabled: true })
+  const names = new Map<string, string>()
+  cdp.on('Browser.downloadWillBegin', (e) => names.set(e.guid, e.suggestedFilename))
+  return {
+    /** The file name of the next download, once the browser says it is complete (an event, not a poll). */
+    next: () =>
+      new Promise<string>((resolve, reject) => {
+        const seen = (e: { guid: string; state: string }) => {
+          if (e.state === 'inProgress') return
+          cdp.off('Browser.downloadProgress', seen)
+          if (e.state === 'completed') resolve(names.get(e.guid) ?? '')
+          else reject(new Error(`download ${e.state}`))
+        }
+        cdp.on('Browser.downloadProgress', seen)
+      }),
+  }
 }
 
 const AXE = readFileSync(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir), 'utf8')

@@ -20,7 +20,18 @@ afterEach(async () => {
 /** A sync service whose document, validity and changes the test drives. */
 function stubService() {
   const listeners = new Set<() => void>()
-  const state = { document: '{"flags":{}}', valid: true, built: 0, held: 0, served: 0 }
+  let released: () => void = () => {}
+  const state = {
+    document: '{"flags":{}}',
+    valid: true,
+    built: 0,
+    held: 0,
+    served: 0,
+    /** Resolves when a stream next lets its flags go. */
+    released: new Promise<void>((resolve) => {
+      released = resolve
+    }),
+  }
   const service: FlagSyncService = {
     callerOf: () => ({ kind: 'anonymous' }),
     refresh: (caller: SyncCaller) => (state.valid ? caller : undefined),
@@ -35,7 +46,10 @@ function stubService() {
     nameOf: () => 'stub',
     held: () => {
       state.held++
-      return () => state.held--
+      return () => {
+        state.held--
+        released()
+      }
     },
     served: () => {
       state.served++
@@ -155,8 +169,7 @@ test('a stream holds its flags for usage while open, and lets them go when it en
   const s = await open()
   expect(s.state.held).toBe(1)
   s.stream.cancel()
-  const deadline = Date.now() + 5000
-  while (s.state.held > 0 && Date.now() < deadline) await Bun.sleep(5)
+  await s.state.released
   expect([s.state.held, s.server.streamCount()]).toEqual([0, 0])
   s.client.close()
 })
