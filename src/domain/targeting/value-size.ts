@@ -16,34 +16,39 @@ const REMEMBER_FROM = 32
 export function valueSize(v: unknown): number {
   if (typeof v === 'string') return 1 + (v.length >> 4)
   if (v === null || typeof v !== 'object') return 1
-  if (Array.isArray(v) && v.length < REMEMBER_FROM) {
-    // short flat lists (a split's buckets, `in`'s literal values): walked, never looked up
-    let size = 1
-    for (const item of v) {
-      if (item !== null && typeof item === 'object') {
-        size = -1
-        break
-      }
-      size += typeof item === 'string' ? 1 + (item.length >> 4) : 1
-    }
-    if (size > 0) return size
+  return Array.isArray(v) ? listSize(v) : objectSize(v as Record<string, unknown>)
+}
+
+/**
+ * A list's size in one walk. A short flat list (a split's buckets, `in`'s literal values) is walked
+ * without a lookup; a long one, or one that holds lists or objects (a part that may be shared), is
+ * looked up first and remembered.
+ */
+function listSize(list: readonly unknown[]): number {
+  let remembered = list.length >= REMEMBER_FROM
+  if (remembered) {
+    const known = measured.get(list)
+    if (known !== undefined) return known
   }
+  let size = 1
+  for (const item of list) {
+    if (!remembered && item !== null && typeof item === 'object') {
+      remembered = true
+      const known = measured.get(list)
+      if (known !== undefined) return known
+    }
+    size += valueSize(item)
+  }
+  if (remembered) measured.set(list, size)
+  return size
+}
+
+/** An object's size, remembered (objects come from the context, parsed once per request). */
+function objectSize(v: Record<string, unknown>): number {
   const known = measured.get(v)
   if (known !== undefined) return known
   let size = 1
-  let nested = false
-  if (Array.isArray(v)) {
-    for (const item of v) {
-      if (item !== null && typeof item === 'object') nested = true
-      size += valueSize(item)
-    }
-    if (nested || v.length >= REMEMBER_FROM) measured.set(v, size)
-    return size
-  }
-  for (const key in v) {
-    if (!Object.hasOwn(v, key)) continue
-    size += 1 + (key.length >> 4) + valueSize((v as Record<string, unknown>)[key])
-  }
+  for (const key in v) if (Object.hasOwn(v, key)) size += 1 + (key.length >> 4) + valueSize(v[key])
   measured.set(v, size)
   return size
 }
