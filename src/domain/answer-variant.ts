@@ -3,7 +3,8 @@
  * document (export and in-process sync) and usage (docs/openfeature.md#variant-names). Where the
  * flag lists variants and one of them holds the answer (an imported flagd flag's `defaultVariant`),
  * that name; otherwise `value` for a set value and `default` for the default, or, should the flag
- * have a variant of that name holding something else, that name with the revision appended.
+ * have a variant of that name holding something else, that name with the revision appended. An
+ * A/B test's answer is its built-in variant `A` or `B`, named as its value.
  */
 
 import { allVariants, type Flag, type FlagValue } from './flag.ts'
@@ -14,6 +15,7 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
 export function answerVariant(flag: Flag): { value: FlagValue; variant: string } | undefined {
   const value = (flag.valueExists ? flag.value : flag.defaultValue) as FlagValue | null | undefined
   if (value === null || value === undefined) return undefined
+  if (flag.type === 'AB-TEST') return { value, variant: String(value) }
   const listed = flag.variants ?? {}
   for (const name of Object.keys(listed)) if (same(listed[name], value)) return { value, variant: name }
   const base = flag.valueExists ? 'value' : 'default'

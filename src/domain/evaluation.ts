@@ -83,20 +83,16 @@ export function metadataOf(flag: Flag): EvaluationMetadata {
 /** The flag's answer without targeting (the table of docs/openfeature.md#ofrep), with `reason` overridden when given. */
 function untargeted(flag: Flag, context: EvaluationContext, metadata: EvaluationMetadata, reason?: EvaluationReason): Evaluation {
   const key = flag.name
-  const fallback = (variant: string): Evaluation =>
-    flag.defaultValue === null
-      ? { key, reason: 'DEFAULT', metadata } // no default: the application's own applies (docs/targeting.md#flagd-format)
-      : { key, value: flag.defaultValue, reason: 'DEFAULT', variant, metadata }
-  if (flag.type !== 'AB-TEST') {
-    const answer = answerVariant(flag)
-    if (answer === undefined) return { key, reason: 'DEFAULT', metadata }
-    return { key, value: answer.value, reason: reason ?? (flag.valueExists ? 'STATIC' : 'DEFAULT'), variant: answer.variant, metadata }
+  // an unpinned A/B test splits by the targeting key; every other answer is the flag's own
+  const targetingKey = flag.type === 'AB-TEST' && !flag.valueExists ? targetingKeyOf(context) : undefined
+  if (targetingKey !== undefined) {
+    const variant = splitVariant(flag.name, targetingKey, flag.chancePercentB ?? 50)
+    return { key, value: variant, reason: reason ?? 'SPLIT', variant, metadata }
   }
-  if (flag.valueExists) return { key, value: flag.value as FlagValue, reason: reason ?? 'STATIC', variant: String(flag.value), metadata }
-  const targetingKey = targetingKeyOf(context)
-  if (targetingKey === undefined) return fallback(String(flag.defaultValue))
-  const variant = splitVariant(flag.name, targetingKey, flag.chancePercentB ?? 50)
-  return { key, value: variant, reason: reason ?? 'SPLIT', variant, metadata }
+  const answer = answerVariant(flag)
+  // no default: the application's own applies (docs/targeting.md#flagd-format)
+  if (answer === undefined) return { key, reason: 'DEFAULT', metadata }
+  return { key, value: answer.value, reason: reason ?? (flag.valueExists ? 'STATIC' : 'DEFAULT'), variant: answer.variant, metadata }
 }
 
 /**

@@ -44,8 +44,6 @@ export interface FlagdDocument {
   metadata: Record<string, string | number | boolean>
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
-
 /**
  * The rule with every `$ref` replaced by the segment's rule (expanded in turn). Each segment is
  * expanded once and shared (`expanded`), and writes keep the written-out size bounded
@@ -79,20 +77,12 @@ function evaluatorOf(segment: Segment, segments: ReadonlyMap<string, unknown>, e
   return expandRefs(segment.rule, segments, expanded, [segment.name]) as JsonObject
 }
 
-/** An A/B test's answer without a rule: its pinned value (`A`/`B`, a built-in variant) or its default. */
-function abTestAnswer(flag: Flag, variants: Record<string, FlagValue>): { value: FlagValue; variant: string } | undefined {
-  const value = (flag.valueExists ? flag.value : flag.defaultValue) as FlagValue | null
-  if (value === null) return undefined
-  const found = Object.keys(variants).find((name) => same(variants[name], value))
-  return { value, variant: found ?? (Object.hasOwn(variants, 'default') ? `default-${flag.revision}` : 'default') }
-}
-
 /** One flag in flagd's terms, or `undefined` when flagd cannot express it (TAG). */
 export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
   if (flag.type === 'TAG') return undefined
   const variants: Record<string, FlagValue> = { ...allVariants(flag) }
   // the answer's variant is named as OFREP names it (one name on every path)
-  const answer = flag.type === 'AB-TEST' ? abTestAnswer(flag, variants) : answerVariant(flag)
+  const answer = answerVariant(flag)
   const defaultVariant = answer?.variant ?? null
   if (answer && !Object.hasOwn(variants, answer.variant)) variants[answer.variant] = answer.value
   // flagd wants at least one variant: a flag with none and no default gets its type's zero, unused
