@@ -71,8 +71,8 @@ export const exportCommand = defineCommand({
     const { text, fileName, count } =
       format === 'flagd'
         ? await withAdmin(args, async (admin) => {
-            const out = await admin.exportFlagd()
-            return { ...out, count: Object.keys((JSON.parse(out.text) as { flags: object }).flags).length }
+            const { text, fileName, flags } = await admin.exportFlagd()
+            return { text, fileName, count: flags }
           })
         : await withAdmin(args, async (admin) => {
             const { document, fileName } = await admin.exportDocument()

@@ -37,7 +37,7 @@ export interface AdminApi {
   listUsage(): Promise<UsageSummary[]>
   exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
   /** Every flag and segment as an OpenFeature flagd document (`flagd export --format flagd`). */
-  exportFlagd(): Promise<{ text: string; fileName: string }>
+  exportFlagd(): Promise<{ text: string; fileName: string; flags: number }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
 }
 
@@ -70,8 +70,8 @@ export function createAdminService(services: Services): AdminApi {
     listUsage: () => services.usage.list(cli),
     exportDocument: async () => services.migrations.exportDocument(cli),
     async exportFlagd() {
-      const { text, fileName } = services.migrations.exportFlagd(cli)
-      return { text, fileName }
+      const { text, fileName, flags } = services.migrations.exportFlagd(cli)
+      return { text, fileName, flags }
     },
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
   }

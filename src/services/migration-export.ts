@@ -29,7 +29,7 @@ export interface MigrationExport {
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience): { text: string; fileName: string }
   /** OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format). */
-  exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string }
+  exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string; flags: number }
 }
 
 /** What the exports need. */
@@ -63,7 +63,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
     }
   }
   let flagsText: { revision: number; text: string } | undefined
-  let flagdText: { etag: string; text: string } | undefined
+  let flagdText: { etag: string; text: string; flags: number } | undefined
 
   return {
     exportDocument(audience) {
@@ -94,9 +94,9 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       const etag = `"flagd-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
       if (flagdText?.etag !== etag) {
         const document = buildFlagdDocument(sortedFlags(snapshot), sortedSegments(snapshot), environment)
-        flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n` }
+        flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n`, flags: Object.keys(document.flags).length }
       }
-      return { text: flagdText.text, etag, fileName: `flagd_flags_${environment}_${utcStamp(now())}.json` }
+      return { text: flagdText.text, etag, flags: flagdText.flags, fileName: `flagd_flags_${environment}_${utcStamp(now())}.json` }
     },
   }
 }

@@ -65,6 +65,10 @@ test('import and export go through the daemon', async () => {
   const out = await runFlagd(['export', '--out', 'x.json'], { cwd })
   expect(out.code).toBe(0)
   expect(Object.keys(JSON.parse(readFileSync(join(cwd, 'x.json'), 'utf8')).flags)).toHaveLength(3)
+  // flagd's format through the control socket too
+  const flagd = await runFlagd(['export', '--format', 'flagd', '--out', 'f.json'], { cwd })
+  expect([flagd.code, flagd.stderr]).toEqual([0, expect.stringContaining('wrote 3 flags to f.json')])
+  expect(Object.keys(JSON.parse(readFileSync(join(cwd, 'f.json'), 'utf8')).flags)).toHaveLength(3)
 })
 
 test('user unlock clears a lockout while the daemon runs', async () => {

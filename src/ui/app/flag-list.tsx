@@ -55,7 +55,7 @@ const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
  * default. So the switch says which applies (visibly, and in its description), rather than look like
  * the answer every user gets.
  */
-export function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): string | undefined {
+function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): string | undefined {
   if (flag.enabled === false) return 'disabled: applications get their own default; the value applies when enabled'
   if (flag.targeting !== undefined && flag.targeting !== null) return 'the value where the rule names no variant: the rule decides first'
   return undefined
