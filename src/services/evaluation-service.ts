@@ -147,17 +147,18 @@ export function createEvaluationService(
     }
     return expr
   }
-  const result = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp: number, trace = false) =>
-    evaluate(flag, context, ruleOf(flag, snapshot), { trace, timestamp })
+  // `timestamp` (Unix seconds) is read from the clock only when a rule runs and none was given
+  const result = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number, trace = false) =>
+    evaluate(flag, context, ruleOf(flag, snapshot), { trace, timestamp: timestamp ?? seconds() })
   // a rule's answers as text per outcome (the variant it chose, or the default): the same for
   // every context that reaches it, so an evaluation runs the rule and looks its answer up; the
   // answers that depend on the targeting key (an A/B split) are made each time. Only the flag's own
   // variants are kept (a rule may return any text of the context, which is an error, never kept),
   // so a flag keeps at most one answer per variant, plus its default.
   const outcomes = new WeakMap<Flag, Map<string, Answer>>()
-  const ruledAnswer = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp: number): Answer => {
+  const ruledAnswer = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
     const expr = ruleOf(flag, snapshot) as Expr
-    const outcome = runRule(expr, context, flag.name, { timestamp })
+    const outcome = runRule(expr, context, flag.name, { timestamp: timestamp ?? seconds() })
     const key =
       outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
     let answers = outcomes.get(flag)
@@ -171,7 +172,7 @@ export function createEvaluationService(
     }
     return answer
   }
-  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp: number): Answer => {
+  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
     if (!fixedAnswer(flag)) {
       if (flag.targeting !== undefined) return ruledAnswer(flag, context, snapshot, timestamp)
       return answerOf(result(flag, context, snapshot, timestamp))
@@ -202,7 +203,7 @@ export function createEvaluationService(
     for (const flag of read.list(visiblePrefixes(flagScopeOf(principal), ''))) {
       if (!canSeeFlag(principal, flag.name)) continue
       if (fixedAnswer(flag)) {
-        const answer = one(flag, {}, snapshot, 0)
+        const answer = one(flag, {}, snapshot)
         run.push(answer.text)
         fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
         chars += answer.text.length
@@ -264,7 +265,7 @@ export function createEvaluationService(
       requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
       const flag = visibleFlag(principal, key, snapshot)
-      const answer = counted(flag, one(flag, context, snapshot, seconds()))
+      const answer = counted(flag, one(flag, context, snapshot))
       if (answer.failure) throw answer.failure
       return answer.text
     },
@@ -272,7 +273,7 @@ export function createEvaluationService(
     explain(principal, key, context) {
       requirePermission(principal, 'flag:read')
       const snapshot = store.committed()
-      return result(visibleFlag(principal, key, snapshot), context, snapshot, seconds(), true)
+      return result(visibleFlag(principal, key, snapshot), context, snapshot, undefined, true)
     },
 
     bulk(principal, context, current) {
@@ -287,7 +288,6 @@ export function createEvaluationService(
         if (counter) counter.countTemplate(unanswered(template))
         return { unchanged: true, etag }
       }
-      const timestamp = second ?? seconds()
       counter?.countTemplate(template.counted)
       const kept = bulk.entry(etag)
       if (kept !== undefined) {
@@ -305,7 +305,7 @@ export function createEvaluationService(
           evaluations.push(part)
           continue
         }
-        const answer = counted(part, one(part, context, snapshot, timestamp))
+        const answer = counted(part, one(part, context, snapshot, second))
         if (keep) outcomes.push({ flag: part, variant: answer.variant, reason: answer.reason })
         if (!answer.failure) evaluations.push(answer.text)
         else evaluations.push(JSON.stringify({ key: answer.failure.key, errorCode: 'GENERAL', errorDetails: answer.failure.details }))
