@@ -60,6 +60,7 @@ test.each([
   expect(zipped.headers.get('vary')).toContain('Accept-Encoding')
   expect(zipped.headers.get('x-request-id')).toBeString()
   expect(zipped.headers.get('content-type')).toBe(plain.headers.get('content-type'))
+  expect(zipped.headers.get('etag')).toBe(plain.headers.get('etag')) // the same representation's validator
   if (path.startsWith('/api/migrations')) expect(JSON.parse(text(zipped)).flags).toEqual(JSON.parse(text(plain)).flags)
   else expect(JSON.parse(text(zipped))).toEqual(JSON.parse(text(plain)))
   expect(zipped.bytes.length).toBeLessThan(plain.bytes.length / 3)

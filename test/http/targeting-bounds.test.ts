@@ -120,6 +120,20 @@ describe('segment chains', () => {
     expect(JSON.stringify(exported.body.$evaluators[`s${accepted}`])).not.toContain('$ref')
   }, 30_000)
 
+  test('an import whose segments would be too large written out is refused as a whole, naming the segment', async () => {
+    const segments = Object.fromEntries(
+      Array.from({ length: 16 }, (_, i) => [
+        `imp${i}`,
+        { rule: i === 0 ? { '==': [{ var: 'tier' }, 'gold'] } : { or: [{ $ref: `imp${i - 1}` }, { $ref: `imp${i - 1}` }] } },
+      ]),
+    )
+    const doc = { environment: 'x', version: '1.0.0', createdAt: '2026-11-27T00:00:00.000Z', segments, flags: {} }
+    const res = await t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc })
+    expect(res.status).toBe(400)
+    expect(JSON.stringify(res.body.error.details.errors)).toContain("in flagd's format")
+    expect((await t.req('GET', '/api/segments/imp0', { token: t.adminToken })).status).toBe(404) // nothing applied
+  })
+
   test('a change to the base that would push a user of it past the size is refused, naming it', async () => {
     const big = { in: [{ var: 'tier' }, Array.from({ length: 400 }, (_, i) => `tier-${i}`)] }
     const res = await t.req('PUT', '/api/segments/s0', { token: t.adminToken, body: { rule: big } })
