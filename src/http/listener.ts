@@ -69,7 +69,6 @@ export function listen(config: Config, http: HttpApp): Listener {
 }
 
 function serve(config: Config, http: HttpApp): Server<undefined> {
-  const { routes, fetch, attach } = http.serving()
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
@@ -78,11 +77,10 @@ function serve(config: Config, http: HttpApp): Server<undefined> {
     reusePort: false,
     development: false,
     maxRequestBodySize: Math.max(config.limits.bodyBytes, config.limits.importBytes) * 2,
-    routes,
-    fetch,
+    fetch: http.fetch,
     // only a bug in the pipeline itself gets here (it answers every error of a route)
     error: () => errorAnswer(new AppError('INTERNAL', 'internal error'), 'unknown'),
   })
-  attach(server)
+  http.attach(server)
   return server
 }

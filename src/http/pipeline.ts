@@ -40,8 +40,8 @@ export interface PipelineDeps extends AuthDeps {
   logError: (requestId: string, err: unknown) => void
 }
 
-/** A served route: the request (and how it arrived) in, the answer out. */
-export type RouteHandler = (request: Request, server: Listening | null) => Response | Promise<Response>
+/** A served route: the request (and how it arrived; its path when the router has it) in, the answer out. */
+export type RouteHandler = (request: Request, server: Listening | null, path?: string) => Response | Promise<Response>
 
 /** The pipeline: turns a declared route into its handler. */
 export interface Pipeline {
@@ -157,9 +157,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return response
       }
 
-      return (request, server) => {
+      return (request, server, path) => {
         const startedAt = performance.now()
-        const c = new RequestContext(request, requestIdFor(request.headers), server, deps.clientAddress)
+        const c = new RequestContext(request, requestIdFor(request.headers), server, deps.clientAddress, path)
         let out: Answer
         try {
           out = steps(c)

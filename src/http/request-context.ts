@@ -64,8 +64,9 @@ export class RequestContext {
     /** The listener it came through; none in-process (`LocalRequest` carries its peer). */
     private readonly server: Listening | null,
     private readonly addressOf: (request: Request, peer: string) => string,
+    path?: string,
   ) {
-    this.path = pathOf(request.url)
+    this.path = path ?? pathOf(request.url)
   }
 
   /** The client address (docs/api.md#authentication), worked out on first use. */

@@ -1,7 +1,7 @@
 /**
  * A route as the API declares it: method and path, who may call it, the query and body it takes, its
  * documentation, and its handler. Route modules return lists of these; the pipeline serves them,
- * Elysia registers them, and the OpenAPI document describes them, all from the same declaration, so
+ * the router finds them, and the OpenAPI document describes them, all from the same declaration, so
  * authentication order, limits and documentation cannot drift apart between routes.
  */
 
@@ -27,7 +27,7 @@ export interface BodySpec {
 /** One route (see module comment). */
 export interface RouteSpec {
   method: RouteMethod
-  /** Elysia's path syntax: `/api/users/:userId`, or a trailing `*` for the rest of the path. */
+  /** `/api/users/:userId` (a parameter) or a trailing `*` for the rest of the path, only in the last segment (router.ts). */
   path: string
   /**
    * `false` for routes that need no credential (health, login, the UI). Otherwise a valid session or
@@ -55,10 +55,10 @@ export interface RouteSpec {
   label?: string
   /**
    * For routes sharing a method and path (a wildcard and the same wildcard with a suffix, such as a
-   * flag and its `/usage`): this route serves the requests whose URL this holds for; the route
-   * without `when` serves the rest. Keep it cheap: it runs on every request of that path.
+   * flag and its `/usage`): this route serves the requests whose path (no query) this holds for;
+   * the route without `when` serves the rest. Keep it cheap: it runs on every request of that path.
    */
-  when?: (url: string) => boolean
+  when?: (path: string) => boolean
   /** The answer: data (sent as JSON `200`), or a Response made with `answers.ts`. */
   handle(c: RequestContext): unknown
 }

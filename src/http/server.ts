@@ -1,21 +1,11 @@
 /**
- * createHttpApp(): every route of the API in one table, served through one pipeline. Each route's
- * pipeline handler is registered with Elysia and given to Bun's router: the listener's Bun router
- * calls it for the route's own path and methods, and whatever Bun's router does not match (another
- * method, a trailing slash, an unknown path) goes to Elysia's router (`app.fetch`), as does
- * `handle()`, which tests and tools call in-process. Either way a request is answered by the same
- * steps. The 404 and 405 answers are generated routes too, with the request id, CORS and an access
- * line like any other.
- *
- * Why this shape (measured with bench/contest.ts, one core shared; docs/performance.md): Elysia's own lifecycle
- * hooks for the per-request work answered `/health` at about 0.75 × the contract's floor; the
- * pipeline inside Elysia's compiled route handler (its Bun adapter's `createBunRouteHandler`) cost
- * 7% on an API-token read against the fast lanes it replaces; Bun's router calling the pipeline
- * handler directly answers reads, `/health` and OFREP at 0.98–1.01 × those lanes.
+ * createHttpApp(): every route of the API in one table, each served through one pipeline and found
+ * by one router (router.ts), whether the request came through the listener or through `handle()`,
+ * which tests and tools call in-process. The 404 and 405 answers are generated routes too, with the
+ * request id, CORS and an access line like any other.
  */
 
 import type { Server } from 'bun'
-import { Elysia } from 'elysia'
 import type { Config } from '../config.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
@@ -35,9 +25,10 @@ import { createCors } from './cors.ts'
 import { MethodNotAllowedError } from './error-handler.ts'
 import type { StreamHub } from './event-stream.ts'
 import { createPipeline, type RouteHandler } from './pipeline.ts'
-import { LocalRequest } from './request-context.ts'
+import { LocalRequest, pathOf } from './request-context.ts'
 import type { RequestEvent } from './request-event.ts'
 import { type RouteSpec, route } from './route-spec.ts'
+import { createRouter } from './router.ts'
 import { auditRoutes } from './routes/audit-routes.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
@@ -82,17 +73,16 @@ export interface HttpDeps {
   metrics?: { contentType: string; render(): Promise<string> }
 }
 
-/** Bun's `routes`: handlers by path and method. */
-export type BunRoutes = Record<string, Partial<Record<string, RouteHandler>>>
-
 /** The HTTP app. */
 export interface HttpApp {
   /** Every route the API serves, documented or not (the OpenAPI document is built from it). */
   readonly routes: readonly RouteSpec[]
   /** Answers a request in-process, as if it came from `peerAddress` (tests, tools). */
   handle(request: Request, peerAddress?: string): Promise<Response>
-  /** Bun.serve's `routes` and `fetch` for a listener; `attach` tells the app which server it runs in. */
-  serving(): { routes: BunRoutes; fetch: (request: Request) => Response | Promise<Response>; attach(server: Server<undefined>): void }
+  /** Bun.serve's `fetch`: answers a request that came through the listener given to `attach`. */
+  fetch(request: Request): Response | Promise<Response>
+  /** Tells the app which server it runs in (client addresses, connection timeouts). */
+  attach(server: Server<undefined>): void
   /** Closes every event stream and refuses new ones (first step of a graceful stop). */
   closeStreams(): void
 }
@@ -130,9 +120,9 @@ function sharedHandler(pairs: [RouteSpec, RouteHandler][]): RouteHandler {
   const specific = pairs.filter(([spec]) => spec.when !== undefined)
   const rest = pairs.find(([spec]) => spec.when === undefined)?.[1]
   if (rest === undefined || specific.length + 1 !== pairs.length) throw new Error('routes sharing a path need one without `when`')
-  return (request, server) => {
-    for (const [spec, handler] of specific) if ((spec.when as (url: string) => boolean)(request.url)) return handler(request, server)
-    return rest(request, server)
+  return (request, server, path = pathOf(request.url)) => {
+    for (const [spec, handler] of specific) if ((spec.when as (path: string) => boolean)(path)) return handler(request, server, path)
+    return rest(request, server, path)
   }
 }
 
@@ -169,55 +159,23 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
     onRequest: deps.onRequest,
     logError: deps.logError ?? ((id, err) => console.error(`request ${id} failed:`, err)),
   })
+  const entries = [...Map.groupBy(routes, (spec) => `${spec.method} ${spec.path}`).values()].map((specs) => {
+    const { method, path } = specs[0] as RouteSpec
+    return { method, path, handler: sharedHandler(specs.map((spec) => [spec, pipeline.serve(spec)])) }
+  })
+  const router = createRouter(entries, {
+    methodNotAllowed: (path, allow) => pipeline.serve(methodNotAllowed(path, allow)),
+    notFound: pipeline.serve(notFound),
+  })
 
-  // Elysia by default finds the path at the first '/' after index 11, assuming a host of at least 4
-  // characters: with `Host: x`, /zz/api/flags/... was routed as /api/flags/.... Routing must depend on
-  // the path alone (docs/api.md#conventions), so it searches from just after 'http://' (standardHostname: false).
-  const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
   let server: Server<undefined> | null = null
-  const register = (method: string, path: string, handler: RouteHandler) =>
-    app.route(method, path, (ctx: { request: Request }) => handler(ctx.request, ctx.request instanceof LocalRequest ? null : server))
-
-  // the same handlers, by path and method, for Bun's router
-  const served: { method: string; path: string; handler: RouteHandler }[] = []
-  const methodsByPath = new Map<string, string[]>()
-  for (const [key, specs] of Map.groupBy(routes, (spec) => `${spec.method} ${spec.path}`)) {
-    const [method, path] = key.split(' ') as [string, string]
-    const handler = sharedHandler(specs.map((spec) => [spec, pipeline.serve(spec)]))
-    register(method, path, handler)
-    served.push({ method, path, handler })
-    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method])
-  }
-  for (const [path, methods] of methodsByPath) register('ALL', path, pipeline.serve(methodNotAllowed(path, methods.sort())))
-  register('ALL', notFound.path, pipeline.serve(notFound))
-
   return {
     routes,
-    handle: (request, peerAddress = '127.0.0.1') => app.handle(new LocalRequest(request, peerAddress)),
+    handle: async (request, peerAddress = '127.0.0.1') => router(new LocalRequest(request, peerAddress), null),
     closeStreams: () => deps.streams.closeAll(),
-    serving() {
-      // Bun's router gets each route's own methods (and HEAD beside GET) and calls the route's
-      // pipeline handler itself; anything else (another method, a trailing slash, an unknown path)
-      // goes to Elysia's router, whose 405 and 404 routes answer it. Listing every method of every
-      // path in Bun's table cost 1.8 MB of idle memory.
-      const bunRoutes: BunRoutes = {}
-      const wildcards = new Set(served.filter((r) => r.path.endsWith('/*')).map((r) => r.path.slice(0, -2)))
-      // Bun calls a route's handler with the request and the server, which is what a pipeline handler takes
-      for (const { method, path, handler } of served) {
-        // `/api/flags/` is the list, as in Elysia's router, not the read of a flag named ""
-        for (const p of wildcards.has(path) ? [path, `${path}/`] : [path]) {
-          const methods = (bunRoutes[p] ??= {})
-          methods[method] = handler
-          if (method === 'GET') methods.HEAD = handler
-        }
-      }
-      return {
-        routes: bunRoutes,
-        fetch: (request) => app.fetch(request),
-        attach(listening) {
-          server = listening
-        },
-      }
+    fetch: (request) => router(request, server),
+    attach(listening) {
+      server = listening
     },
   }
 }

@@ -1,38 +1,26 @@
 /**
- * A test app served the way the listener serves it (`http.serving()`: Bun's router with a compiled
- * handler per route, Elysia's router for whatever Bun's does not match), on 127.0.0.1 and a port
- * the kernel picks. Requests that reach Elysia's router are counted, so a test can tell which
- * router found a route.
+ * A test app served the way the listener serves it (the app's `fetch` in Bun.serve, attached to its
+ * server), on 127.0.0.1 and a port the kernel picks: for what only a socket shows (client
+ * addresses, connection timeouts, compression on the wire, real clients).
  */
 
 import type { Server } from 'bun'
 import type { TestApp } from './test-app.ts'
 
-/** The served app: its address and how many requests Bun's router passed on. */
+/** The served app and its address. */
 export interface ServedApp {
   server: Server<undefined>
   /** `http://127.0.0.1:<port>` */
   base: string
-  fallbackCalls(): number
   stop(): Promise<void>
 }
 
 /** Serves `t` on 127.0.0.1. */
 export function serveApp(t: TestApp): ServedApp {
-  const { routes, fetch, attach } = t.app.http.serving()
-  let calls = 0
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    development: false,
-    routes,
-    fetch(request) {
-      calls++
-      return fetch(request)
-    },
-  })
-  attach(server)
-  return { server, base: `http://127.0.0.1:${server.port}`, fallbackCalls: () => calls, stop: () => server.stop(true) }
+  const http = t.app.http
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, fetch: http.fetch })
+  http.attach(server)
+  return { server, base: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
 
 /**

@@ -21,11 +21,8 @@ export interface UsageRouteDeps {
 
 const SUFFIX = '/usage'
 
-/** True for a URL whose path ends in `/usage` (cheap: it runs on every flag read). */
-function usagePath(url: string): boolean {
-  const q = url.indexOf('?')
-  return (q === -1 ? url : url.slice(0, q)).endsWith(SUFFIX)
-}
+/** True for a path ending in `/usage` (cheap: it runs on every flag read). */
+const usagePath = (path: string): boolean => path.endsWith(SUFFIX)
 
 const UsageQuery = t.Object(
   { since: t.Optional(t.String({ description: 'ISO 8601 date or date-time; default 30 days ago', example: '2026-11-01T00:00:00Z' })) },
