@@ -75,6 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...(config.metrics.perFlag ? { onCounted: (rows: Parameters<typeof metrics.evaluations>[0]) => metrics.evaluations(rows) } : {}),
     })
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
+    metrics.measureCache(() => services.cache.size().bytes)
     const sessionTokens = createSessionTokenCodec(secret)
     const http = createHttpApp({
       config,
@@ -135,16 +136,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // gRPC and protobufjs are loaded only when the sync protocol is served: loading them costs
         // the daemon about 13 MB of resident memory (idle RSS 71.8 MB instead of 58.5 MB)
         const { startSyncServer } = await import('./sync/sync-server.ts')
-        syncServer = await startSyncServer(config.sync, services.sync, {
-          opened: (caller, peer) => logger.info({ caller, peer }, 'sync stream opened'),
-          closed: (caller, peer, why) => logger.info({ caller, peer, why }, 'sync stream closed'),
-          fannedOut: (seconds) => metrics.syncFanOut(seconds),
-          oversized: (caller, bytes) =>
-            logger.warn(
-              { caller, bytes },
-              `sync: the flag document sent to ${caller} is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the 4 MiB gRPC clients accept by default: providers that keep that limit fail with RESOURCE_EXHAUSTED and stop following changes; raise the client's maximum received message size where the provider allows it, or give the token narrower flagPrefixes`,
-            ),
-        })
+        syncServer = await startSyncServer(
+          config.sync,
+          services.sync,
+          {
+            opened: (caller, peer) => logger.info({ caller, peer }, 'sync stream opened'),
+            closed: (caller, peer, why) => logger.info({ caller, peer, why }, 'sync stream closed'),
+            fannedOut: (seconds) => metrics.syncFanOut(seconds),
+            oversized: (caller, bytes) =>
+              logger.warn(
+                { caller, bytes },
+                `sync: the flag document sent to ${caller} is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the 4 MiB gRPC clients accept by default: providers that keep that limit fail with RESOURCE_EXHAUSTED and stop following changes; raise the client's maximum received message size where the provider allows it, or give the token narrower flagPrefixes`,
+              ),
+          },
+          { cache: services.cache },
+        )
         if (syncServer) metrics.countSyncStreams(() => syncServer?.streamCount() ?? 0)
         return syncServer
       },

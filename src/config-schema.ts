@@ -32,7 +32,7 @@ export interface Config {
     loginMaxFailuresPerAddress: number
     loginAddressWindowSeconds: number
   }
-  limits: { bodyBytes: number; importBytes: number; maxFlags: number }
+  limits: { bodyBytes: number; importBytes: number; maxFlags: number; cacheBytes: number }
   /** Flag usage (docs/api.md#usage): whether evaluations are counted, and after how many days unused a flag is stale. */
   usage: { count: boolean; staleDays: number }
   /** flagd's gRPC sync protocol for in-process providers (docs/openfeature.md#in-process): off unless a port or socket is set. */
@@ -319,6 +319,12 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'auth.loginAddressWindowSeconds', default: 60, parse: integer(1, 86400), doc: 'Sliding window for the per-address count.' },
   { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },
   { path: 'limits.importBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest body of PUT /api/migrations.' },
+  {
+    path: 'limits.cacheBytes',
+    default: 64 * MiB,
+    parse: integer(1 * MiB, 64 * 1024 * MiB),
+    doc: 'Memory for answers kept from one request for the next (lists, bulk evaluations, credentials, sync documents); the least recently used go first.',
+  },
   {
     path: 'limits.maxFlags',
     default: 100_000,

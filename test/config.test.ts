@@ -19,7 +19,7 @@ test('defaults', async () => {
   const c = await load({})
   expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: '/srv/flagd/data', environment: 'development', publicExport: true })
   expect(c.auth.tokenTtl).toBe(12 * 3600)
-  expect(c.limits).toEqual({ bodyBytes: 1048576, importBytes: 16777216, maxFlags: 100_000 })
+  expect(c.limits).toEqual({ bodyBytes: 1048576, importBytes: 16777216, maxFlags: 100_000, cacheBytes: 64 * 1024 * 1024 })
   expect(c.import).toMatchObject({ mode: 'merge', values: 'overwrite', settleMs: 1000, allowedHosts: [] })
   expect(Object.isFrozen(c.auth)).toBe(true)
 })

@@ -1,15 +1,15 @@
 /**
  * The principal behind a request's credential headers, remembered for the pipeline while nothing
- * it depends on can have changed. An entry holds while the committed state is the very object it was
- * found in (a logout, a revocation, a changed user or permission is a commit, and every commit makes
- * a new state), for at most a second, and never past the session's, the session token's or the API
+ * it depends on can have changed, in the request cache (docs/architecture.md#caching). An entry
+ * holds for the committed revision it was found at (a logout, a revocation, a changed user or
+ * permission is a commit, and every commit moves the revision), for at most a second, and never past the session's, the session token's or the API
  * token's expiry. A remembered read skips the header parse, the verified-token cache and the session
  * and user checks; the first request after any change, or after the second, goes the whole way
  * (`knownCredential`), which also keeps last-use times current (they have a minute's precision).
  */
 
-import { BoundedMap } from '../domain/bounded-map.ts'
 import type { Principal } from '../domain/principal.ts'
+import type { RequestCache } from '../domain/request-cache.ts'
 import type { AuthService } from '../services/auth-service.ts'
 import { type AuthDeps, type KnownCredential, knownCredential } from './authenticate.ts'
 
@@ -17,12 +17,6 @@ import { type AuthDeps, type KnownCredential, knownCredential } from './authenti
 export interface CredentialCache {
   /** As `knownCredential`: the principal of a credential this process knows, else `undefined`. */
   principal(headers: Headers): Principal | undefined
-}
-
-interface Entry {
-  principal: Principal
-  state: CredentialState
-  until: number
 }
 
 /** The committed state credentials were checked against (a new object after every commit). */
@@ -40,10 +34,11 @@ function expiryOf(known: KnownCredential, state: CredentialState): number {
   return at
 }
 
-/** Creates the cache; `maxEntries` bounds each of its two tables (by Authorization, by X-API-Key). */
-export function createCredentialCache(deps: AuthDeps, maxEntries = 10_000): CredentialCache {
-  const byAuthorization = new BoundedMap<string, Entry>(maxEntries)
-  const byApiKey = new BoundedMap<string, Entry>(maxEntries)
+/** Creates the cache over `cache`: one region by Authorization, one by X-API-Key. */
+export function createCredentialCache(deps: AuthDeps, cache: RequestCache): CredentialCache {
+  const sizeOf = () => 256 // a principal: ids, permissions, prefixes
+  const byAuthorization = cache.region<Principal>('credentials', sizeOf)
+  const byApiKey = cache.region<Principal>('credentials', sizeOf)
   return {
     principal(headers) {
       const authorization = headers.get('authorization')
@@ -54,14 +49,14 @@ export function createCredentialCache(deps: AuthDeps, maxEntries = 10_000): Cred
       if (table === undefined || key === null) return knownCredential(deps, headers)?.principal
       const now = deps.auth.clock()
       const state = deps.auth.credentialState()
-      const hit = table.get(key)
-      if (hit !== undefined && hit.state === state && now < hit.until) return hit.principal
+      const hit = table.get(key, state.revision, now)
+      if (hit !== undefined) return hit
       const known = knownCredential(deps, headers)
       if (known === undefined) {
         table.delete(key)
         return undefined
       }
-      table.set(key, { principal: known.principal, state, until: Math.min(now + HOLD_MS, expiryOf(known, state)) })
+      table.set(key, state.revision, known.principal, Math.min(now + HOLD_MS, expiryOf(known, state)))
       return known.principal
     },
   }

@@ -18,6 +18,7 @@ import { parseQueryFromURL } from 'elysia/parse-query'
 import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import { AppError } from '../domain/errors.ts'
 import type { Principal } from '../domain/principal.ts'
+import type { RequestCache } from '../domain/request-cache.ts'
 import { jsonAnswer } from './answers.ts'
 import { type AuthDeps, authenticate } from './authenticate.ts'
 import { readJsonBody } from './body-reader.ts'
@@ -32,6 +33,8 @@ import { documentedPath, type RouteSpec } from './route-spec.ts'
 
 /** What the pipeline needs besides the routes. */
 export interface PipelineDeps extends AuthDeps {
+  /** Where known credentials are kept (the daemon's request cache). */
+  cache: RequestCache
   cors: Cors | undefined
   clientAddress: ClientAddressOf
   /** Called once per answered request (logs and metrics). */
@@ -72,7 +75,7 @@ function schemaFailure(checker: Checker, value: unknown, where: 'body' | 'query'
 /** Builds the pipeline (see module comment). */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { cors, onRequest, logError } = deps
-  const credentials = createCredentialCache(deps)
+  const credentials = createCredentialCache(deps, deps.cache)
 
   return {
     serve(spec) {

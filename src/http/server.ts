@@ -8,6 +8,7 @@
 import type { Server } from 'bun'
 import type { Config } from '../config.ts'
 import { NotFoundError } from '../domain/errors.ts'
+import type { RequestCache } from '../domain/request-cache.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuditService } from '../services/audit-service.ts'
 import type { AuthService } from '../services/auth-service.ts'
@@ -50,6 +51,8 @@ import type { StreamCredentials } from './stream-credentials.ts'
 /** Everything the HTTP layer needs. */
 export interface HttpDeps {
   config: Config
+  /** What one request made for the next (known credentials here), under the daemon's one budget. */
+  cache: RequestCache
   auth: AuthService
   users: UserService
   flags: FlagService

@@ -20,6 +20,8 @@ export interface Metrics {
   loginFailed(): void
   /** One webhook delivery attempt's outcome: `delivered`, `retried` (failed, will retry) or `failed` (given up). */
   webhookDelivery(webhook: string, outcome: 'delivered' | 'retried' | 'failed'): void
+  /** Where the request cache's size in bytes is read (docs/architecture.md#caching). */
+  measureCache(read: () => number): void
   /** Where the number of open sync streams is read (0 until the sync protocol is served). */
   countSyncStreams(read: () => number): void
   /** A change written to every open sync stream, and how long that took. */
@@ -44,6 +46,8 @@ export function createMetrics(flagCount: () => number, perFlag = false): Metrics
   const requests = createRequestMetrics()
   registry.gauge('flagd_flags', 'Number of flags', flagCount)
   let syncStreams = () => 0
+  let cacheBytes = () => 0
+  registry.gauge('flagd_cache_bytes', 'Estimated bytes held by the request cache (limits.cacheBytes bounds it)', () => cacheBytes())
   const fanOut = registry.histogram(
     'flagd_sync_fanout_seconds',
     'Time to write one change to every open sync stream',
@@ -88,6 +92,9 @@ export function createMetrics(flagCount: () => number, perFlag = false): Metrics
     webhookDelivery: (webhook, outcome) => deliveries.inc({ webhook, outcome }),
     countSyncStreams(read) {
       syncStreams = read
+    },
+    measureCache(read) {
+      cacheBytes = read
     },
     syncFanOut: (seconds) => fanOut.observe(seconds),
     evaluations(rows) {

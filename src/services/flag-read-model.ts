@@ -1,17 +1,15 @@
 /**
  * The read side of flags over the committed snapshot: names kept sorted (re-sorted only when the
  * flags' revision moves, so logins and session changes cost nothing here) and each flag serialised
- * once (cached by row identity: stored rows are frozen). A list or prefix query joins cached strings
- * instead of re-serialising, and each rendered list is kept until the flags change; a prefix is
- * found by binary search, since names are ASCII and sort by code point.
+ * once per stored row (rows are frozen, so the text is part of the row, and goes with it). A list
+ * or prefix query joins those strings instead of re-serialising; a prefix is found by binary
+ * search, since names are ASCII and sort by code point. Rendered lists are kept by the caching
+ * decorator, `cachedFlagReadModel`, in the request cache (docs/architecture.md#caching).
  */
 
 import { type Flag, toFlagResource } from '../domain/flag.ts'
-import { TextCache } from '../domain/text-cache.ts'
+import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
-
-/** Rendered lists kept for the current flags revision: at most 16 Mi characters (about 32 MB). */
-const LIST_CACHE_CHARS = 16 * 1024 * 1024
 
 /** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */
 export interface FlagText {
@@ -32,6 +30,8 @@ export interface FlagReadModel {
   listJson(prefixes: readonly string[]): string
   /** The flags under `prefixes` (same rules as `listJson`), in name order. */
   list(prefixes: readonly string[]): Flag[]
+  /** The flags' revision the views are of. */
+  revision(): number
 }
 
 function lowerBound(names: readonly string[], prefix: string): number {
@@ -50,9 +50,6 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   const texts = new WeakMap<Flag, FlagText>()
   let sorted: string[] = []
   let sortedAt = -1
-  let allJson: string | undefined
-  // rendered lists by their prefixes, for the current flags revision (pollers ask the same ones)
-  const lists = new TextCache<string>(LIST_CACHE_CHARS)
 
   const names = () => {
     const snapshot = store.committed()
@@ -60,8 +57,6 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     if (sortedAt !== at) {
       sorted = [...snapshot.flags.keys()].sort()
       sortedAt = at
-      allJson = undefined
-      lists.clear()
     }
     return sorted
   }
@@ -91,14 +86,16 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     json,
     text,
     list: (prefixes) => rows(under(prefixes)),
-    listJson(prefixes) {
-      const list = under(prefixes) // also brings the names (and the caches) up to the committed revision
-      const render = () => `[${rows(list).map(json).join(',')}]`
-      if (prefixes.length === 1 && prefixes[0] === '') return (allJson ??= render())
-      const key = prefixes.join('\n')
-      let text = lists.get(key)
-      if (text === undefined) lists.set(key, (text = render()))
-      return text
-    },
+    listJson: (prefixes) => `[${rows(under(prefixes)).map(json).join(',')}]`,
+    revision: () => store.committed().revisionOf('flags'),
+  }
+}
+
+/** `model` with its rendered lists kept in `cache`, by their prefixes, for the flags' revision (pollers ask the same ones). */
+export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): FlagReadModel {
+  const lists = cache.region<string>('flag-lists', textBytes)
+  return {
+    ...model,
+    listJson: (prefixes) => lists.through(prefixes.join('\n'), model.revision(), () => model.listJson(prefixes)),
   }
 }

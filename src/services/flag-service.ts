@@ -68,15 +68,14 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
   }
 }
 
-/** Creates the flag service over a store. */
+/** Creates the flag service over a store and its read model (the cached one in production). */
 export function createFlagService(
   store: Store,
   maxFlags: number,
   now: () => Date = () => new Date(),
   gate: PatternGate = createPatternGate(),
+  read: FlagReadModel = createFlagReadModel(store),
 ): FlagService {
-  const read = createFlagReadModel(store)
-
   return {
     read,
 

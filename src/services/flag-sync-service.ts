@@ -6,17 +6,18 @@
  * A caller is an API token with `flag:evaluate` (or `flag:read`); its `flagPrefixes` limit the flags
  * sent, and the segments sent are those the sent flags use, so a scoped token learns nothing of
  * other flags. Without a credential a caller is anonymous, allowed only where the transport says so
- * (the unix socket, guarded by the file system, or `sync.anonymous: true`). Documents are cached per
- * scope and revision: a change builds each scope's document once, whatever the number of streams.
+ * (the unix socket, guarded by the file system, or `sync.anonymous: true`). Documents are kept per
+ * scope in the request cache (docs/architecture.md#caching), for the revision of flags and
+ * segments: a change builds each scope's document once, whatever the number of streams.
  */
 
 import { can, canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
-import { BoundedMap } from '../domain/bounded-map.ts'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import type { TokenPrincipal } from '../domain/principal.ts'
+import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import { referencedSegments } from '../domain/segment.ts'
-import type { Store } from '../storage/store.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
 import type { ApiTokenService } from './api-token-service.ts'
 import type { FlagChangeFeed } from './flag-change-feed.ts'
 import { sortedFlags, sortedSegments } from './migration-export.ts'
@@ -37,6 +38,8 @@ export interface FlagSyncService {
   refresh(caller: SyncCaller): SyncCaller | undefined
   /** The flagd document the caller receives, as text. */
   documentFor(caller: SyncCaller): string
+  /** The revision of flags and segments the documents are of (what moves when one changes). */
+  revision(): number
   /** Calls `listener` after every committed change to flags or segments; returns the unsubscribe. */
   onChange(listener: () => void): () => void
   /** A stream of `caller` opened (its flags are in use in-process); call the answer when it closes. */
@@ -55,14 +58,16 @@ export interface FlagSyncDeps {
   environment: string
   /** Which flags in-process providers hold, for usage. */
   audience?: SyncAudience
+  /** Where each scope's document is kept between streams. */
+  cache: RequestCache
 }
 
-/** The scopes whose documents are kept (one per distinct set of token prefixes). */
-const KEPT_SCOPES = 256
+/** The revision of what a flagd document is made of. */
+const documentRevision = (snapshot: Snapshot) => Math.max(snapshot.revisionOf('flags'), snapshot.revisionOf('segments'))
 
 export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
   const { store, apiTokens, changeFeed, environment } = deps
-  let cache = { key: '', byScope: new BoundedMap<string, string>(KEPT_SCOPES) }
+  const documents = deps.cache.region<string>('sync-documents', textBytes)
 
   const check = (principal: TokenPrincipal): SyncCaller => {
     if (!can(principal, 'flag:evaluate')) throw new ForbiddenError('this API token may not evaluate flags (flag:evaluate or flag:read)')
@@ -95,31 +100,28 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
 
     documentFor(caller) {
       const snapshot = store.committed()
-      const key = `${snapshot.revisionOf('flags')}/${snapshot.revisionOf('segments')}`
-      if (cache.key !== key) cache = { key, byScope: new BoundedMap(KEPT_SCOPES) }
       const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
-      const scopeKey = scope.join('\n')
-      const known = cache.byScope.get(scopeKey)
-      if (known !== undefined) return known
-      let flags = sortedFlags(snapshot)
-      let segments = sortedSegments(snapshot)
-      if (caller.kind === 'token' && scope.length > 0) {
-        flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
-        // only the segments these flags use, and those they use in turn
-        const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
-        const used = new Set<string>()
-        const visit = (name: string) => {
-          if (used.has(name)) return
-          used.add(name)
-          for (const next of referencedSegments(rules.get(name))) visit(next)
+      return documents.through(scope.join('\n'), documentRevision(snapshot), () => {
+        let flags = sortedFlags(snapshot)
+        let segments = sortedSegments(snapshot)
+        if (caller.kind === 'token' && scope.length > 0) {
+          flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
+          // only the segments these flags use, and those they use in turn
+          const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
+          const used = new Set<string>()
+          const visit = (name: string) => {
+            if (used.has(name)) return
+            used.add(name)
+            for (const next of referencedSegments(rules.get(name))) visit(next)
+          }
+          for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
+          segments = segments.filter((s) => used.has(s.name))
         }
-        for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
-        segments = segments.filter((s) => used.has(s.name))
-      }
-      const text = JSON.stringify(buildFlagdDocument(flags, segments, environment))
-      cache.byScope.set(scopeKey, text)
-      return text
+        return JSON.stringify(buildFlagdDocument(flags, segments, environment))
+      })
     },
+
+    revision: () => documentRevision(store.committed()),
 
     onChange(listener) {
       return changeFeed.subscribe(() => listener())

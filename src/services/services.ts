@@ -4,13 +4,17 @@
  */
 
 import type { Config } from '../config.ts'
+import { RequestCache } from '../domain/request-cache.ts'
 import type { FailureLedger, UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
 import { type AuditService, createAuditService } from './audit-service.ts'
 import { type AuthService, createAuthService } from './auth-service.ts'
+import { cachedFlagEvaluator } from './cached-flag-evaluator.ts'
 import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
+import { createFlagEvaluator } from './flag-evaluator.ts'
+import { cachedFlagReadModel, createFlagReadModel } from './flag-read-model.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createFlagSyncService, type FlagSyncService } from './flag-sync-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
@@ -28,6 +32,8 @@ import { createUserService, type UserService } from './user-service.ts'
 
 /** Every service. */
 export interface Services {
+  /** What one request made for the next: lists, bulk evaluations, credentials, sync documents (one budget). */
+  cache: RequestCache
   users: UserService
   flags: FlagService
   segments: SegmentService
@@ -76,13 +82,18 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   )
   // one gate for every write that may check patterns: flag writes, rollbacks and imports take turns
   const patternGate = createPatternGate()
-  const flags = createFlagService(store, config.limits.maxFlags, now, patternGate)
+  // everything kept from one request for the next, under one budget (docs/architecture.md#caching)
+  const cache = new RequestCache(config.limits.cacheBytes)
+  const read = cachedFlagReadModel(createFlagReadModel(store), cache)
+  const flags = createFlagService(store, config.limits.maxFlags, now, patternGate, read)
   const apiTokens = createApiTokenService(store, now)
   const changeFeed = createFlagChangeFeed(store)
   const counter = new UsageCounter()
   const clockMs = options.now ? () => now().getTime() : Date.now
   const audience = createSyncAudience(clockMs)
+  const evaluator = cachedFlagEvaluator(createFlagEvaluator(read, clockMs), cache)
   return {
+    cache,
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
     segments: createSegmentService(store, now),
@@ -99,10 +110,10 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     apiTokens,
-    evaluations: createEvaluationService(store, flags.read, config.usage.count ? counter : undefined, clockMs),
+    evaluations: createEvaluationService(store, evaluator, config.usage.count ? counter : undefined, clockMs),
     audit: createAuditService(store, flags),
     changeFeed,
-    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience }),
+    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience, cache }),
     usage: createUsageService({
       store,
       log: options.usageLog,

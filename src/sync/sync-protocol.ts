@@ -51,36 +51,23 @@ const structValue = (v: string | number | boolean) =>
 // the sync context flagd sends with every document: its static context values, none here
 const EMPTY_CONTEXT = { fields: {} }
 
-// one change goes to every open stream of a scope as the same document: it is encoded once per
-// scope, not once per stream (the documents of the newest change, a few scopes at most, are kept)
-const KEPT_ENCODINGS = 32
-const KEPT_BYTES = 16 * 1024 * 1024
-const encodings = new Map<string, Buffer>()
-let keptBytes = 0
-const encodedDocument = (text: string): Buffer => {
-  let bytes = encodings.get(text)
-  if (bytes === undefined) {
-    const message = SyncFlagsResponse.fromObject({ flagConfiguration: text, syncContext: EMPTY_CONTEXT })
-    bytes = Buffer.from(SyncFlagsResponse.encode(message).finish())
-    if (encodings.size >= KEPT_ENCODINGS || keptBytes + bytes.length > KEPT_BYTES) {
-      encodings.clear()
-      keptBytes = 0
-    }
-    encodings.set(text, bytes)
-    keptBytes += bytes.length
-  }
-  return bytes
-}
+/** A `SyncFlags` message carrying `text`, encoded. */
+export const encodeSyncDocument = (text: string): Buffer =>
+  Buffer.from(SyncFlagsResponse.encode(SyncFlagsResponse.fromObject({ flagConfiguration: text, syncContext: EMPTY_CONTEXT })).finish())
 
-/** The service definition `Server.addService` takes. */
-export const FLAG_SYNC_SERVICE: ServiceDefinition = {
+/**
+ * The service definition `Server.addService` takes; `encodeDocument` encodes a `SyncFlags` message
+ * (one change goes to every open stream of a scope as the same document, so the server encodes it
+ * once per scope, not once per stream).
+ */
+export const flagSyncService = (encodeDocument: (text: string) => Buffer): ServiceDefinition => ({
   syncFlags: {
     path: '/flagd.sync.v1.FlagSyncService/SyncFlags',
     requestStream: false,
     responseStream: true,
     requestDeserialize: decoder(SyncFlagsRequest),
     requestSerialize: (r: FlagsRequest) => Buffer.from(SyncFlagsRequest.encode(SyncFlagsRequest.fromObject(r)).finish()),
-    responseSerialize: (r: FlagsResponse) => encodedDocument(r.flagConfiguration),
+    responseSerialize: (r: FlagsResponse) => encodeDocument(r.flagConfiguration),
     responseDeserialize: (b: Buffer) => SyncFlagsResponse.toObject(SyncFlagsResponse.decode(b)),
   },
   fetchAllFlags: {
@@ -108,4 +95,7 @@ export const FLAG_SYNC_SERVICE: ServiceDefinition = {
       ),
     responseDeserialize: (b: Buffer) => GetMetadataResponse.toObject(GetMetadataResponse.decode(b)),
   },
-}
+})
+
+/** The definition encoding each message anew: for clients (tests, the bench), which only decode. */
+export const FLAG_SYNC_SERVICE: ServiceDefinition = flagSyncService(encodeSyncDocument)

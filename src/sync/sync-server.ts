@@ -26,11 +26,12 @@ import {
   status,
 } from '@grpc/grpc-js'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
+import { RequestCache } from '../domain/request-cache.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
 import { createFanOutPacer } from './fan-out-pacer.ts'
 import { createOversizeWatch } from './oversize-watch.ts'
 import { failure, secretOf } from './secret-of.ts'
-import { FLAG_SYNC_SERVICE, type FlagsRequest, type FlagsResponse, type MetadataResponse } from './sync-protocol.ts'
+import { encodeSyncDocument, type FlagsRequest, type FlagsResponse, flagSyncService, type MetadataResponse } from './sync-protocol.ts'
 
 /** After a fan-out, changes wait this many milliseconds and then go out as one document. */
 export const QUIET_MS = 10
@@ -83,15 +84,19 @@ interface OpenStream {
 
 /**
  * Starts the listeners `options` ask for; `undefined` when sync is off. `timing` replaces the quiet
- * time after a fan-out ({@link QUIET_MS}) and the token recheck period ({@link RECHECK_MS}), for tests.
+ * time after a fan-out ({@link QUIET_MS}) and the token recheck period ({@link RECHECK_MS}), for tests,
+ * and gives the daemon's request cache (a small one of its own otherwise).
  */
 export async function startSyncServer(
   options: SyncOptions,
   service: FlagSyncService,
   telemetry: SyncTelemetry,
-  timing: { recheckMs?: number; quietMs?: number } = {},
+  timing: { recheckMs?: number; quietMs?: number; cache?: RequestCache } = {},
 ): Promise<SyncServer | undefined> {
   if (options.port === undefined && options.socket === undefined) return undefined
+  // each scope's document encoded once per change, kept in the daemon's request cache
+  const encodings = (timing.cache ?? new RequestCache(16 * 2 ** 20)).region<Buffer>('sync-encodings', (b) => b.length)
+  const definition = flagSyncService((text) => encodings.through(text, service.revision(), () => encodeSyncDocument(text)))
   const streams = new Set<OpenStream>()
 
   const admit = async (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): Promise<SyncCaller> => {
@@ -239,14 +244,14 @@ export async function startSyncServer(
   try {
     if (options.port !== undefined) {
       const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
-      tcp.addService(FLAG_SYNC_SERVICE, handlers(options.anonymous))
+      tcp.addService(definition, handlers(options.anonymous))
       servers.push(tcp)
       port = await bind(tcp, `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`)
     }
     if (options.socket !== undefined) {
       rmSync(options.socket, { force: true }) // a socket file left by an earlier run
       const local = new Server()
-      local.addService(FLAG_SYNC_SERVICE, handlers(true))
+      local.addService(definition, handlers(true))
       servers.push(local)
       await bind(local, `unix:${options.socket}`)
       chmodSync(options.socket, 0o660)

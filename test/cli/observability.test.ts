@@ -65,6 +65,13 @@ test('GET /metrics in Prometheus text; off with metrics.enabled=false', async ()
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: 'admin', password: 'wrong-password' }),
   })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+  })
+  const { token } = (await login.json()) as { token: string }
+  expect((await fetch(`${d.url}/api/flags`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
   await fetch(`${d.url}/health`)
   await fetch(`${d.url}/api/flags/app/x`)
   await fetch(`${d.url}/api/users/usr_x`)
@@ -79,11 +86,14 @@ test('GET /metrics in Prometheus text; off with metrics.enabled=false', async ()
     'flagd_store_commit_batch_size',
     'flagd_login_failures_total 1',
     'flagd_imports_total',
+    'flagd_cache_bytes',
   ]) {
     expect(text).toContain(name)
   }
+  // the session's credential (and the list it asked for) are kept
+  expect(Number(/^flagd_cache_bytes (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0)
   expect(text).toContain('flagd_http_requests_total{method="POST",route="/api/login",status="401"} 1')
-  // one style of route label: the OpenAPI document's, never Elysia's '*' or ':id'
+  // one style of route label: the OpenAPI document's, never the route table's '*' or ':id'
   const routes = [...text.matchAll(/route="([^"]+)"/g)].map((m) => m[1])
   expect(routes.some((r) => r?.includes('*') || r?.includes(':'))).toBe(false)
   expect(routes).toContain('/api/flags/{flagName}')

@@ -71,7 +71,7 @@ test('a bulk answer served from the cache counts the variants its rules chose, a
     const bulk = await a.req('POST', '/ofrep/v1/evaluate/flags', { token: a.adminToken, body: { context: { plan: 'pro' } } })
     expect(bulk.status).toBe(200)
   }
-  expect(a.app.services.evaluations.bulkCacheSize().entries).toBe(1)
+  expect(a.app.services.cache.size().regions['bulk-answers']?.entries).toBe(1)
   const usage = await a.req('GET', '/api/flags/k/rollout/usage', { token: a.adminToken })
   expect(usage.body).toMatchObject({ total: 4, variants: { on: 4 } })
 })

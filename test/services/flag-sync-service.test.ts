@@ -7,6 +7,7 @@
 import { expect, test } from 'bun:test'
 import { UnauthorizedError } from '../../src/domain/errors.ts'
 import type { TokenPrincipal } from '../../src/domain/principal.ts'
+import { RequestCache } from '../../src/domain/request-cache.ts'
 import type { ApiTokenService } from '../../src/services/api-token-service.ts'
 import type { FlagChangeFeed } from '../../src/services/flag-change-feed.ts'
 import { createFlagSyncService } from '../../src/services/flag-sync-service.ts'
@@ -27,7 +28,13 @@ function replicaBehind() {
       return principal
     },
   } as unknown as ApiTokenService
-  const sync = createFlagSyncService({ store, apiTokens, changeFeed: {} as FlagChangeFeed, environment: 'test' })
+  const sync = createFlagSyncService({
+    store,
+    apiTokens,
+    changeFeed: {} as FlagChangeFeed,
+    environment: 'test',
+    cache: new RequestCache(1 << 20),
+  })
   return { sync, state, principal }
 }
 

@@ -39,6 +39,7 @@ function stubService() {
       state.built++
       return state.document
     },
+    revision: () => state.built,
     onChange(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

@@ -1,0 +1,136 @@
+/**
+ * The caching decorator of the evaluator (docs/architecture.md#caching): the same interface as the
+ * plain one, the same answers, less work.
+ *
+ * - Per stored row (a row never changes, so these are never stale and go with the row): a flag
+ *   whose answer is the same for every context is serialised once; a rule's answer is kept per
+ *   outcome (the variant it chose, or the default), since every context reaching that outcome gets
+ *   the same text. Answers that depend on the targeting key (an A/B split) and errors are made each
+ *   time, so a flag keeps at most one answer per variant, plus its default.
+ * - In the request cache, under its budget and for the flags' revision: each scope's bulk
+ *   template (the fixed answers joined into runs, the flags to evaluate between), and whole bulk
+ *   answers by ETag, kept from the second time an ETag is asked for (pollers repeat theirs; one-off
+ *   contexts would only push useful answers out).
+ */
+
+import { flagScopeOf } from '../domain/access-policy.ts'
+import type { EvaluationContext } from '../domain/evaluation.ts'
+import type { Flag } from '../domain/flag.ts'
+import type { Principal } from '../domain/principal.ts'
+import { type RequestCache, textBytes } from '../domain/request-cache.ts'
+import type { Snapshot } from '../storage/store.ts'
+import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
+import type { CountedTemplate } from './usage-counter.ts'
+
+/** A scope's bulk answer without a context: the fixed answers in runs, the flags to evaluate between. */
+interface Template {
+  parts: (string | Flag)[]
+  /** The fixed answers, for usage: a bulk answer counts them with one increment. */
+  counted: CountedTemplate
+  /** The same flags as a `304` counts them (no variant known), made on first use. */
+  asked?: CountedTemplate
+  chars: number
+}
+
+/** A kept bulk answer and the outcomes of its flags with rules (usage counts them when it is served again). */
+interface KeptBulk {
+  flags: string
+  outcomes: CountedTemplate
+}
+
+const NOTHING_RULED: CountedTemplate = { fixed: [] }
+
+/** Wraps `plain` (see module comment); `cache` holds what is keyed by request data. */
+export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCache): FlagEvaluator {
+  const fixed = new WeakMap<Flag, Answer>()
+  const outcomes = new WeakMap<Flag, Map<string, Answer>>()
+  const templates = cache.region<Template>('bulk-templates', (t) => 2 * t.chars + 16 * t.parts.length)
+  const answers = cache.region<KeptBulk>('bulk-answers', (k) => textBytes(k.flags) + 48 * k.outcomes.fixed.length)
+  const seen = cache.region<true>('bulk-seen', () => 0)
+
+  const ruled = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
+    const outcome = plain.outcome(flag, context, snapshot, timestamp)
+    const key =
+      outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
+    let known = outcomes.get(flag)
+    const kept = key === undefined ? undefined : known?.get(key)
+    if (kept !== undefined) return kept
+    const answer = plain.answerFrom(flag, context, outcome)
+    // only the flag's own outcomes are kept: a rule may return any text of the context, an error
+    if (key !== undefined && answer.failure === undefined) {
+      if (!known) outcomes.set(flag, (known = new Map()))
+      known.set(key, answer)
+    }
+    return answer
+  }
+
+  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
+    if (!fixedAnswer(flag)) {
+      if (flag.targeting !== undefined) return ruled(flag, context, snapshot, timestamp)
+      return plain.one(flag, context, snapshot, timestamp)
+    }
+    let answer = fixed.get(flag)
+    if (answer === undefined) fixed.set(flag, (answer = plain.one(flag, {}, snapshot, timestamp)))
+    return answer
+  }
+
+  const templateOf = (principal: Principal, snapshot: Snapshot): Template =>
+    templates.through(flagScopeOf(principal).join('\n'), snapshot.revisionOf('flags'), () => {
+      const parts: (string | Flag)[] = []
+      const fixedOnes: CountedTemplate['fixed'][number][] = []
+      let run: string[] = []
+      let chars = 0
+      for (const flag of plain.visible(principal)) {
+        if (fixedAnswer(flag)) {
+          const answer = one(flag, {}, snapshot)
+          run.push(answer.text)
+          fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
+          chars += answer.text.length
+          continue
+        }
+        if (run.length > 0) parts.push(run.join(','))
+        run = []
+        parts.push(flag)
+      }
+      if (run.length > 0) parts.push(run.join(','))
+      return { parts, counted: { fixed: fixedOnes }, chars }
+    })
+
+  return {
+    one,
+    explain: plain.explain,
+    asked(principal, snapshot) {
+      const template = templateOf(principal, snapshot)
+      if (template.asked === undefined) {
+        const flags = template.parts.flatMap((p) => (typeof p === 'string' ? [] : [p])).concat(template.counted.fixed.map((f) => f.flag))
+        template.asked = { fixed: flags.map((flag) => ({ flag, variant: '', reason: 'NOT_MODIFIED' })) }
+      }
+      return template.asked
+    },
+    all(principal, context, snapshot, timestamp, etag) {
+      const revision = snapshot.revisionOf('flags')
+      const template = templateOf(principal, snapshot)
+      const kept = answers.get(etag, revision)
+      if (kept !== undefined) return { flags: kept.flags, counts: { templates: [template.counted, kept.outcomes], answers: [] } }
+      const keep = seen.get(etag, revision) !== undefined
+      seen.set(etag, revision, true)
+      const items: string[] = []
+      const evaluated: [Flag, Answer][] = []
+      for (const part of template.parts) {
+        if (typeof part === 'string') {
+          items.push(part)
+          continue
+        }
+        const answer = one(part, context, snapshot, timestamp)
+        evaluated.push([part, answer])
+        items.push(bulkItem(answer))
+      }
+      const flags = `[${items.join(',')}]`
+      if (keep) {
+        const ruledOnes = evaluated.map(([flag, a]) => ({ flag, variant: a.variant, reason: a.reason }))
+        answers.set(etag, revision, { flags, outcomes: ruledOnes.length === 0 ? NOTHING_RULED : { fixed: ruledOnes } })
+      }
+      return { flags, counts: { templates: [template.counted], answers: evaluated } }
+    },
+  }
+}
