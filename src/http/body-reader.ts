@@ -7,7 +7,7 @@
  */
 
 import { AppError, InvalidError, ValidationFailedError } from '../domain/errors.ts'
-import { forbiddenKeys } from '../domain/json-object.ts'
+import { forbiddenKeys, nestingExceeds } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
 
 export const MAX_JSON_DEPTH = 32
@@ -34,24 +34,6 @@ export function contentCodingOf(headers: Headers): string | undefined {
 
 function tooLarge(limit: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
-}
-
-/** Deepest nesting of objects and arrays in JSON text, stopping early past `max`. */
-export function jsonDepthExceeds(text: string, max: number): boolean {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92)
-        i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 123 || c === 91) {
-      if (++depth > max) return true
-    } else if (c === 125 || c === 93) depth--
-  }
-  return false
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
@@ -127,18 +109,19 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
     throw new InvalidError('request body is not valid UTF-8', 'body', 'not valid UTF-8')
   }
   if (text.trim() === '') throw new InvalidError('request body is empty; send a JSON object', 'body', 'required')
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw new InvalidError(
-      `request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
-      'body',
-      `nested deeper than ${MAX_JSON_DEPTH} levels`,
-    )
-  }
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch {
     throw new InvalidError('request body is not valid JSON', 'body', 'not valid JSON')
+  }
+  // the one depth check, on the parsed value (JSON.parse takes any depth without recursion)
+  if (nestingExceeds(body, MAX_JSON_DEPTH)) {
+    throw new InvalidError(
+      `request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+      'body',
+      `nested deeper than ${MAX_JSON_DEPTH} levels`,
+    )
   }
   const forbidden = forbiddenKeys(body)
   if (forbidden.length > 0)

@@ -1,11 +1,13 @@
 /**
  * The one place that turns errors into HTTP answers: AppError kinds map to statuses through one
- * table, schema failures (body, query) are translated into the same envelope, and
- * anything else is a bug: logged with the request id, answered with a generic 500.
+ * table, schema failures (body, query) are translated into the same envelope, evaluation problems
+ * on OFREP's routes get OFREP's error body, and anything else is a bug: logged with the request id,
+ * answered with a generic 500.
  */
 
 import { ValueErrorType } from '@sinclair/typebox/errors'
-import { AppError, type ErrorCode, type FieldProblem } from '../domain/errors.ts'
+import { AppError, type ErrorCode, type FieldProblem, NotFoundError } from '../domain/errors.ts'
+import { EvaluationFailed } from '../services/flag-evaluator.ts'
 
 /** Status of every error code (docs/api.md#conventions). */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -64,6 +66,43 @@ export function errorAnswer(err: AppError, requestId: string, extraHeaders?: Rec
   if (err.code === 'UNSUPPORTED_MEDIA_TYPE' && err.details?.field === 'Content-Encoding') headers['accept-encoding'] = 'identity'
   if (err instanceof MethodNotAllowedError) headers.allow = err.allow.join(', ')
   return new Response(JSON.stringify(body), { status: STATUS_OF[err.code], headers })
+}
+
+/** An OFREP error code (the ones flagd can give). */
+export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
+
+/** A problem of an OFREP request, answered with OFREP's error body (docs/openfeature.md#ofrep). */
+export class OfrepProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: OfrepErrorCode,
+    readonly errorDetails: string,
+  ) {
+    super(errorDetails)
+  }
+}
+
+/**
+ * On OFREP's routes, the answer to an evaluation problem in OFREP's shape `{key?, errorCode,
+ * errorDetails}`: a problem of the request, a flag the caller cannot see (`FLAG_NOT_FOUND`), a rule
+ * that cannot decide (`GENERAL`, so the SDK serves the application's default). Anything else
+ * (credentials, permissions, a body over the limit) keeps the envelope: `undefined`.
+ */
+export function ofrepErrorAnswer(err: unknown, requestId: string, key?: string): Response | undefined {
+  const problem =
+    err instanceof OfrepProblem
+      ? err
+      : err instanceof NotFoundError && key !== undefined
+        ? new OfrepProblem(404, 'FLAG_NOT_FOUND', err.message)
+        : err instanceof EvaluationFailed
+          ? new OfrepProblem(400, 'GENERAL', err.details)
+          : undefined
+  if (problem === undefined) return undefined
+  const body = JSON.stringify({ ...(key === undefined ? {} : { key }), errorCode: problem.errorCode, errorDetails: problem.errorDetails })
+  return new Response(body, {
+    status: problem.status,
+    headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId },
+  })
 }
 
 /**

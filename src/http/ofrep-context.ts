@@ -9,33 +9,20 @@ import { AppError } from '../domain/errors.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
 import { forbiddenKeys, isJsonObject, nestingExceeds } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
-import { contentCodingOf, jsonDepthExceeds, MAX_JSON_DEPTH } from './body-reader.ts'
-
-/** An OFREP error code (the ones flagd can give). */
-export type OfrepErrorCode = 'PARSE_ERROR' | 'INVALID_CONTEXT' | 'FLAG_NOT_FOUND' | 'GENERAL'
+import { contentCodingOf } from './body-reader.ts'
+import { OfrepProblem } from './error-handler.ts'
 
 /** The largest evaluation context, serialized (docs/targeting.md#rules). */
 export const MAX_CONTEXT_BYTES = 64 * 1024
 /** The deepest evaluation context (docs/targeting.md#rules). */
 export const MAX_CONTEXT_DEPTH = 16
 
-/** A problem answered with OFREP's error body. */
-export class OfrepProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly errorCode: OfrepErrorCode,
-    readonly errorDetails: string,
-  ) {
-    super(errorDetails)
-  }
-}
-
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
 
 /**
  * Why an evaluation context (an object) cannot be used, or `undefined`. `bodyText`, when given, is
- * the request body it came from: a body within the limits holds a context within them, which spares
- * serializing the context again on the evaluation path.
+ * the request body it came from: a body within the size limit holds a context within it, which
+ * spares serializing the context again on the evaluation path.
  */
 export function contextProblem(context: Record<string, unknown>, bodyText?: string): string | undefined {
   // rules walk the context: its size and depth are bounded (docs/targeting.md#rules)
@@ -43,8 +30,7 @@ export function contextProblem(context: Record<string, unknown>, bodyText?: stri
     const size = Buffer.byteLength(JSON.stringify(context))
     if (size > MAX_CONTEXT_BYTES) return `the context is ${size} bytes of JSON; at most ${MAX_CONTEXT_BYTES} are allowed`
   }
-  if ((bodyText === undefined || jsonDepthExceeds(bodyText, MAX_CONTEXT_DEPTH)) && nestingExceeds(context, MAX_CONTEXT_DEPTH))
-    return `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`
+  if (nestingExceeds(context, MAX_CONTEXT_DEPTH)) return `the context is nested deeper than ${MAX_CONTEXT_DEPTH} levels`
   const forbidden = forbiddenKeys(context)
   if (forbidden.length > 0) return `context may not hold the key at ${forbidden[0]}`
   // OFREP: the targeting key is a string; another type is the caller's mistake, not "no key"
@@ -54,7 +40,7 @@ export function contextProblem(context: Record<string, unknown>, bodyText?: stri
   return undefined
 }
 
-/** Reads the evaluation context of an OFREP request (see module comment). Over `limit`: 413 (docs/api.md#conventions). */
+/** Reads the evaluation context of an OFREP request (see module comment), as the pipeline's body step of OFREP's routes. Over `limit`: 413 (docs/api.md#conventions). */
 export async function readEvaluationContext(request: Request, limit: number): Promise<EvaluationContext> {
   const declared = request.headers.get('content-length')
   if (declared === '0' || (declared === null && request.body === null)) return {}
@@ -66,8 +52,6 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   const text =
     declared !== null ? await request.text() : new TextDecoder().decode(await readLimited(request.body, limit, () => tooLarge(limit)))
   if (text.trim() === '') return {}
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
-    throw new OfrepProblem(400, 'PARSE_ERROR', `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   let body: unknown
   try {
     body = JSON.parse(text)

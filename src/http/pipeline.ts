@@ -26,7 +26,7 @@ import type { ClientAddressOf } from './client-address.ts'
 import { codingFor, compressed } from './compression.ts'
 import type { Cors } from './cors.ts'
 import { createCredentialCache } from './credential-cache.ts'
-import { problemMessage, thrownAnswer, validationProblem } from './error-handler.ts'
+import { ofrepErrorAnswer, problemMessage, thrownAnswer, validationProblem } from './error-handler.ts'
 import { type Listening, RequestContext, requestIdFor } from './request-context.ts'
 import { type RequestEvent, requestEvent } from './request-event.ts'
 import { documentedPath, type RouteSpec } from './route-spec.ts'
@@ -105,6 +105,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           if (spec.authorize) spec.authorize(p, c.params)
         }
         if (body === undefined) return answer(c)
+        if (body.read !== undefined)
+          return body.read(c.request, body.limit).then((value) => {
+            c.body = value
+            return answer(c)
+          })
         return readJsonBody(c.request, body.limit, body.small).then((value) => {
           const checker = body.schema && checkerOf(body.schema)
           if (checker && !checker.Check(value)) throw schemaFailure(checker, value, 'body')
@@ -149,6 +154,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return authenticate(deps, c.request.headers).then((p) => withCaller(c, p))
       }
 
+      // what was thrown, as the error envelope, or in OFREP's shape on OFREP's routes
+      const ofrep = spec.ofrep
+      const failed = (err: unknown, c: RequestContext): Response =>
+        (ofrep && ofrepErrorAnswer(err, c.id, ofrep.key && keyOf(ofrep.key, c))) || thrownAnswer(err, c.id, logError)
+
       const finish = (c: RequestContext, response: Response, startedAt: number): Response | Promise<Response> => {
         const coding = spec.compress && response.status === 200 ? codingFor(c.request.headers.get('accept-encoding')) : undefined
         if (coding !== undefined) return compressed(response, coding).then((out) => done(c, out, startedAt))
@@ -167,12 +177,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         try {
           out = steps(c)
         } catch (err) {
-          out = thrownAnswer(err, c.id, logError)
+          out = failed(err, c)
         }
         if (isPromise(out)) {
           return out.then(
             (response) => finish(c, response, startedAt),
-            (err: unknown) => finish(c, thrownAnswer(err, c.id, logError), startedAt),
+            (err: unknown) => finish(c, failed(err, c), startedAt),
           )
         }
         return finish(c, out, startedAt)
@@ -188,6 +198,15 @@ function decoded(segment: string): string {
     return decodeURIComponent(segment)
   } catch {
     return segment
+  }
+}
+
+/** The flag an OFREP error names, when its path names one that can be read. */
+function keyOf(key: (c: RequestContext) => string, c: RequestContext): string | undefined {
+  try {
+    return key(c)
+  } catch {
+    return undefined
   }
 }
 

@@ -22,6 +22,17 @@ export interface BodySpec {
   schema?: TSchema
   /** A smaller limit for bodies that are always small when valid (login), answered with its own error. */
   small?: SmallBodyLimit
+  /**
+   * How the body is read when it is not the API's JSON (OFREP's evaluation context, which follows
+   * the protocol: an empty body is an empty context). Replaces the JSON reading and `schema`.
+   */
+  read?: (request: Request, limit: number) => Promise<unknown>
+}
+
+/** A route of OFREP: evaluation problems get OFREP's error body instead of the envelope (docs/openfeature.md#ofrep). */
+export interface OfrepErrors {
+  /** The flag a single evaluation names (its error body carries it as `key`). */
+  key?: (c: RequestContext) => string
 }
 
 /** One route (see module comment). */
@@ -49,6 +60,8 @@ export interface RouteSpec {
   /** The query it takes, checked with TypeBox (an object schema; `additionalProperties: false` refuses others). */
   query?: TObject
   body?: BodySpec
+  /** OFREP's routes: their evaluation problems are answered in OFREP's shape (error-handler.ts). */
+  ofrep?: OfrepErrors
   /** Its OpenAPI documentation; none for routes the document leaves out (the UI, the explorer, fallbacks). */
   docs?: RouteDoc
   /** The metrics label, when not the documented path (the 404/405 fallbacks count as `unmatched`). */

@@ -2,21 +2,23 @@
  * The OpenFeature Remote Evaluation Protocol (docs/openfeature.md#ofrep): single and bulk evaluation and the
  * OFREP event stream. These routes follow the protocol where it differs from the rest of the API:
  * unknown query parameters and body fields are ignored, and evaluation problems get OFREP's error
- * body. Credentials and permissions are checked first, with the error envelope (docs/api.md#conventions), like everywhere else.
+ * body. Credentials and permissions are checked first, with the error envelope (docs/api.md#conventions), like everywhere else;
+ * the pipeline then reads the context (`readEvaluationContext`, the routes' body step) and answers
+ * evaluation problems in OFREP's shape (`ofrepErrorAnswer`, error-handler.ts).
  */
 
 import { t } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
-import { NotFoundError } from '../../domain/errors.ts'
+import type { EvaluationContext } from '../../domain/evaluation.ts'
 import type { Principal } from '../../domain/principal.ts'
 import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
-import { EvaluationFailed } from '../../services/flag-evaluator.ts'
 import { jsonAnswer, notModifiedAnswer, taggedAnswer } from '../answers.ts'
 import { type AuthDeps, authenticate } from '../authenticate.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { noneMatch } from '../if-match.ts'
-import { OfrepProblem, readEvaluationContext } from '../ofrep-context.ts'
+import { readEvaluationContext } from '../ofrep-context.ts'
+import type { RequestContext } from '../request-context.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
 import { flagNameFromPath } from './flag-routes.ts'
@@ -34,55 +36,18 @@ export interface OfrepRouteDeps extends AuthDeps {
 /** How long a browser may leave the stream closed while hidden before it must re-fetch (OFREP ADR-0008). */
 export const INACTIVITY_DELAY_SEC = 120
 
-const ofrepError = (requestId: string, problem: OfrepProblem, key?: string) =>
-  jsonAnswer(
-    requestId,
-    JSON.stringify({ ...(key === undefined ? {} : { key }), errorCode: problem.errorCode, errorDetails: problem.errorDetails }),
-    problem.status,
-  )
-
 /**
- * The answer to `POST /ofrep/v1/evaluate/flags/{key}` once the caller may evaluate: reads the
- * context from the body and evaluates. Evaluation problems get OFREP's error body; anything else
- * (a body over the limit) is thrown for the error envelope (docs/api.md#conventions).
+ * The answer to `POST /ofrep/v1/evaluate/flags` for a caller who may evaluate and the context the
+ * pipeline read: every visible flag evaluated, with the ETag of the result and the event stream to
+ * follow, or `304` while the client's ETag is current.
  */
-export async function evaluateOneAnswer(
-  deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit'>,
+export function evaluateAllAnswer(
+  deps: Pick<OfrepRouteDeps, 'evaluations' | 'streamCredentials'>,
   principal: Principal,
-  key: string,
+  context: EvaluationContext,
   request: Request,
   requestId: string,
-): Promise<Response> {
-  try {
-    const context = await readEvaluationContext(request, deps.bodyLimit)
-    return jsonAnswer(requestId, deps.evaluations.oneJson(principal, key, context))
-  } catch (err) {
-    if (err instanceof OfrepProblem) return ofrepError(requestId, err, key)
-    if (err instanceof NotFoundError) return ofrepError(requestId, new OfrepProblem(404, 'FLAG_NOT_FOUND', err.message), key)
-    // a rule that cannot decide: OFREP's GENERAL, so the SDK serves the application's default (docs/targeting.md#rules)
-    if (err instanceof EvaluationFailed) return ofrepError(requestId, new OfrepProblem(400, 'GENERAL', err.details), key)
-    throw err
-  }
-}
-
-/**
- * The answer to `POST /ofrep/v1/evaluate/flags` once the caller may evaluate: every visible flag
- * evaluated, with the ETag of the result and the event stream to follow, or `304` while the
- * client's ETag is current.
- */
-export async function evaluateAllAnswer(
-  deps: Pick<OfrepRouteDeps, 'evaluations' | 'bodyLimit' | 'streamCredentials'>,
-  principal: Principal,
-  request: Request,
-  requestId: string,
-): Promise<Response> {
-  let context: Awaited<ReturnType<typeof readEvaluationContext>>
-  try {
-    context = await readEvaluationContext(request, deps.bodyLimit)
-  } catch (err) {
-    if (err instanceof OfrepProblem) return ofrepError(requestId, err)
-    throw err
-  }
+): Response {
   // only the tag of this very context says the answer is unchanged, never `*`
   const ifNoneMatch = request.headers.get('if-none-match')
   const answer = deps.evaluations.bulk(principal, context, (etag) => noneMatch(ifNoneMatch, etag, false))
@@ -91,6 +56,8 @@ export async function evaluateAllAnswer(
   const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
   return taggedAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
 }
+
+const flagKey = (c: RequestContext) => flagNameFromPath(c.params['*'])
 
 /** The OFREP routes. */
 export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
@@ -117,14 +84,18 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
       path: '/ofrep/v1/evaluate/flags',
       compress: true,
       permission: 'flag:evaluate',
-      handle: (c) => evaluateAllAnswer(deps, c.auth, c.request, c.id),
+      body: { limit: deps.bodyLimit, read: readEvaluationContext },
+      ofrep: {},
+      handle: (c) => evaluateAllAnswer(deps, c.auth, c.body as EvaluationContext, c.request, c.id),
       docs: ofrepDocs.bulk,
     }),
     route({
       method: 'POST',
       path: '/ofrep/v1/evaluate/flags/*',
       permission: 'flag:evaluate',
-      handle: (c) => evaluateOneAnswer(deps, c.auth, flagNameFromPath(c.params['*']), c.request, c.id),
+      body: { limit: deps.bodyLimit, read: readEvaluationContext },
+      ofrep: { key: flagKey },
+      handle: (c) => jsonAnswer(c.id, deps.evaluations.oneJson(c.auth, flagKey(c), c.body as EvaluationContext)),
       docs: ofrepDocs.single,
     }),
     route({
