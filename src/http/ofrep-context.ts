@@ -9,7 +9,7 @@ import { AppError } from '../domain/errors.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
 import { forbiddenKeys, isJsonObject, nestingExceeds } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
-import { contentCodingOf } from './body-reader.ts'
+import { contentCodingOf, MAX_JSON_DEPTH } from './body-reader.ts'
 import { OfrepProblem } from './error-handler.ts'
 
 /** The largest evaluation context, serialized (docs/targeting.md#rules). */
@@ -58,6 +58,9 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   } catch {
     throw new OfrepProblem(400, 'PARSE_ERROR', 'the body is not valid JSON')
   }
+  // any JSON body, OFREP's too, is refused past 32 levels (docs/api.md#conventions), ignored fields included
+  if (nestingExceeds(body, MAX_JSON_DEPTH))
+    throw new OfrepProblem(400, 'PARSE_ERROR', `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   if (!isJsonObject(body)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'the body must be a JSON object: {"context": {...}}')
   const context = body.context
   if (context === undefined || context === null) return {}

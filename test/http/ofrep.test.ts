@@ -343,3 +343,16 @@ test('bulk answers for many contexts stay within the cache budget (a browser tok
     await a.close()
   }
 })
+
+test('an OFREP body nested deeper than 32 levels is refused, even where OFREP ignores the field', async () => {
+  const a = await createTestApp()
+  try {
+    let deep: unknown = 1
+    for (let i = 0; i < 32; i++) deep = { d: deep } // with the body itself: 33 levels
+    const res = await a.req('POST', '/ofrep/v1/evaluate/flags', { token: a.adminToken, body: { context: {}, ignored: deep } })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ errorCode: 'PARSE_ERROR', errorDetails: 'the body is nested deeper than 32 levels' })
+  } finally {
+    await a.close()
+  }
+})
