@@ -1,7 +1,8 @@
 /**
- * Load (issue 6): mixed reads and writes at 64 connections for LOAD_SECONDS (8 by default, 30 when .ci/run sets FLAGD_FULL_RELIABILITY) against
- * the daemon as a separate process: zero 5xx, zero socket errors, and memory back near where it
- * started once the load is over.
+ * Load: mixed reads and writes at 64 connections for LOAD_SECONDS (3 by default, 30 when .ci/run
+ * sets FLAGD_FULL_RELIABILITY) against the daemon as a separate process: zero 5xx, zero socket
+ * errors, and memory back near where it started once the load is over (waited for, up to 10 s).
+ * Throughput and latency goals live in `bun run bench`, not here.
  */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
@@ -11,7 +12,7 @@ import { tempDir } from '../helpers/test-app.ts'
 
 afterEach(killLiveDaemons) // a failed test leaves no daemon running
 
-const SECONDS = Number(process.env.LOAD_SECONDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 8))
+const SECONDS = Number(process.env.LOAD_SECONDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 3))
 const CONNECTIONS = 64
 setDefaultTimeout((SECONDS + 60) * 1000)
 
@@ -62,15 +63,16 @@ test(`${SECONDS} s of mixed load at ${CONNECTIONS} connections: no 5xx, no socke
         }
       }
     }
-    await Bun.sleep(500)
     const before = rssMb(d.proc.pid)
     const workers = Array.from({ length: CONNECTIONS }, (_, i) => worker(i))
     await Bun.sleep(SECONDS * 1000)
     stop = true
     await Promise.all(workers)
     const peak = rssMb(d.proc.pid)
-    await Bun.sleep(3000)
-    const after = rssMb(d.proc.pid)
+    // memory settles: wait until it is back under the limit (or 10 s have passed)
+    const limit = Math.max(before * 2, before + 100)
+    let after = rssMb(d.proc.pid)
+    for (const deadline = Date.now() + 10_000; after >= limit && Date.now() < deadline; after = rssMb(d.proc.pid)) await Bun.sleep(100)
     const total = [...statuses.values()].reduce((a, b) => a + b, 0)
     console.log(
       `load: ${total} requests in ${SECONDS} s, statuses ${JSON.stringify(Object.fromEntries(statuses))}, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} → ${after.toFixed(0)} MB`,
@@ -79,7 +81,7 @@ test(`${SECONDS} s of mixed load at ${CONNECTIONS} connections: no 5xx, no socke
     expect([...statuses.keys()].filter((s) => s >= 500)).toEqual([])
     expect([...statuses.keys()].sort()).toEqual([200])
     expect(total).toBeGreaterThan(SECONDS * 100)
-    expect(after).toBeLessThan(Math.max(before * 2, before + 100))
+    expect(after).toBeLessThan(limit)
   } finally {
     d.proc.kill('SIGTERM')
     await d.proc.exited

@@ -325,14 +325,16 @@ test('segment changes are delivered as segment.* events, and the flags they move
     expect((await a.req('PUT', '/api/segments/beta', { token: a.adminToken, body: changed })).status).toBe(200)
     expect((await a.req('DELETE', '/api/flags/s/f', { token: a.adminToken })).status).toBe(200)
     expect((await a.req('DELETE', '/api/segments/beta', { token: a.adminToken })).status).toBeLessThan(300)
-    await until(() => r.got.length >= 4)
-    await Bun.sleep(100) // nothing else may follow
+    // deliveries keep the order of the changes: a last, known change proves nothing else came between
+    expect((await a.req('PUT', '/api/segments/sentinel', { token: a.adminToken, body: beta })).status).toBe(201)
+    await until(() => r.got.some((g) => g.body.target.name === 'sentinel'))
     expect(r.state.badSignatures).toBe(0)
     expect(r.got.map((g) => `${g.event} ${g.body.target.name}`)).toEqual([
       'segment.created beta',
       'segment.updated beta',
       'flag.updated s/f',
       'segment.deleted beta',
+      'segment.created sentinel',
     ])
   } finally {
     r.stop()
