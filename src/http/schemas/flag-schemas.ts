@@ -1,10 +1,15 @@
 /**
  * OpenAPI 3.0 schemas of flags, one per type, combined with `oneOf` and `type` as discriminator.
- * They document; the domain validator (`flag-definition.ts`) decides at run time, so the API, the
- * importer and the offline `validate` command give the same answers.
+ * The domain validator (`flag-definition.ts`) decides at run time, so the API, the importer and the
+ * offline `validate` command give the same answers; these schemas are built from its own tables and
+ * limits (`TYPE_CONSTRAINTS`, `DESCRIPTION_MAX`, `STRING_VALUE_MAX`, `ENUM_VALUES_MAX`,
+ * `PATTERN_MAX`…), and test/http/request-schemas.test.ts holds them to it: every body it accepts
+ * the schema accepts, and each stated limit is the validator's (at it accepted, past it refused).
  */
 
-import { CONSTRAINT_FIELDS, FLAG_TYPES } from '../../domain/flag.ts'
+import { CONSTRAINT_FIELDS, FLAG_TYPES, type FlagType, TYPE_CONSTRAINTS } from '../../domain/flag.ts'
+import { DESCRIPTION_MAX, ENUM_VALUE_LENGTH_MAX, ENUM_VALUES_MAX, STRING_VALUE_MAX } from '../../domain/flag-definition.ts'
+import { PATTERN_MAX } from '../../domain/regex-pattern.ts'
 
 type Json = Record<string, unknown>
 
@@ -15,10 +20,16 @@ export const CONSTRAINT_SCHEMAS: Record<(typeof CONSTRAINT_FIELDS)[number], Json
   maxLength: { type: 'integer', minimum: 1 },
   regexPattern: {
     type: 'string',
-    maxLength: 1000,
+    maxLength: PATTERN_MAX,
     description: 'RE2 syntax; the value must contain a match (write ^...$ for a whole match)',
   },
-  enumValues: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 1000, uniqueItems: true },
+  enumValues: {
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: ENUM_VALUE_LENGTH_MAX },
+    minItems: 1,
+    maxItems: ENUM_VALUES_MAX,
+    uniqueItems: true,
+  },
   minCount: { type: 'integer', minimum: 0 },
   maxCount: { type: 'integer', minimum: 0 },
   chancePercentB: { type: 'number', minimum: 0, maximum: 100, description: 'Chance of variant B in percent; 50 when not given' },
@@ -61,15 +72,20 @@ export function targetingSchemas(value: Json): Record<string, Json> {
   }
 }
 
-const pick = (...keys: (keyof typeof CONSTRAINT_SCHEMAS)[]) => Object.fromEntries(keys.map((k) => [k, CONSTRAINT_SCHEMAS[k]]))
-const decimalBounds = { minValue: { type: 'number' }, maxValue: { type: 'number' } }
+/** The constraint fields of a type, as the validator's table lists them (NUMBER's bounds are decimals). */
+const constraintsOf = (type: FlagType): Record<string, Json> =>
+  Object.fromEntries(
+    TYPE_CONSTRAINTS[type].map((k) => [
+      k,
+      type === 'NUMBER' && (k === 'minValue' || k === 'maxValue') ? { type: 'number' } : CONSTRAINT_SCHEMAS[k],
+    ]),
+  )
 
 const TS = { type: 'string', format: 'date-time', example: '2026-11-22T10:15:00.123Z' }
 
 interface TypeDoc {
-  type: string
+  type: FlagType
   value: Json
-  constraints: Record<string, Json>
   required?: string[]
   example: Json
 }
@@ -78,7 +94,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'BOOLEAN',
     value: { type: 'boolean' },
-    constraints: {},
     example: {
       name: 'checkout/new_flow',
       type: 'BOOLEAN',
@@ -91,7 +106,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'INTEGER',
     value: { type: 'integer' },
-    constraints: pick('minValue', 'maxValue'),
     example: {
       name: 'app/max_retries',
       type: 'INTEGER',
@@ -105,8 +119,7 @@ const TYPES: TypeDoc[] = [
   },
   {
     type: 'STRING',
-    value: { type: 'string', maxLength: 65536 },
-    constraints: pick('maxLength', 'regexPattern'),
+    value: { type: 'string', maxLength: STRING_VALUE_MAX },
     example: {
       name: 'ui/banner_text',
       type: 'STRING',
@@ -120,7 +133,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'ENUM',
     value: { type: 'string' },
-    constraints: pick('enumValues'),
     required: ['enumValues'],
     example: {
       name: 'ui/theme',
@@ -135,7 +147,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'TAG',
     value: { type: 'array', items: { type: 'string' }, uniqueItems: true },
-    constraints: pick('enumValues', 'minCount', 'maxCount'),
     required: ['enumValues'],
     example: {
       name: 'ui/modules',
@@ -151,7 +162,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'AB-TEST',
     value: { type: 'string', enum: ['A', 'B'] },
-    constraints: pick('chancePercentB'),
     example: {
       name: 'experiments/pricing_page',
       type: 'AB-TEST',
@@ -164,7 +174,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'NUMBER',
     value: { type: 'number' },
-    constraints: decimalBounds,
     example: {
       name: 'pricing/discount_rate',
       type: 'NUMBER',
@@ -178,7 +187,6 @@ const TYPES: TypeDoc[] = [
   {
     type: 'OBJECT',
     value: { type: 'object', additionalProperties: true },
-    constraints: pick('jsonSchema'),
     example: {
       name: 'ui/gallery',
       type: 'OBJECT',
@@ -218,7 +226,7 @@ function resource(d: TypeDoc): Json {
       defaultValue: nullable({ ...d.value, description: "null: no default, the application's own applies" }),
       valueExists: { type: 'boolean' },
       value: { ...d.value, description: 'Present exactly when valueExists is true' },
-      ...d.constraints,
+      ...constraintsOf(d.type),
       ...targetingSchemas(d.value),
       createdAt: TS,
       updatedAt: TS,
@@ -229,6 +237,18 @@ function resource(d: TypeDoc): Json {
 }
 
 function creation(d: TypeDoc): Json {
+  const optional: Record<string, Json> = {
+    // no `default` keyword: client generators would make the field required in requests
+    description: { type: 'string', maxLength: DESCRIPTION_MAX, description: 'Free text; empty when not given' },
+    defaultValue: {
+      ...d.value,
+      description: "Defaults to the type's zero value; null means no default (the application's own applies)",
+    },
+    valueExists: { type: 'boolean', description: 'Implied true when value is given' },
+    value: d.value,
+    ...constraintsOf(d.type),
+    ...targetingSchemas(d.value),
+  }
   return {
     type: 'object',
     additionalProperties: false,
@@ -240,16 +260,8 @@ function creation(d: TypeDoc): Json {
         description: '1-255 characters: segments of 1-64 of A-Z a-z 0-9 _ - . (starting with a letter or digit) joined by "/"',
       },
       type: { type: 'string', enum: [d.type] },
-      // no `default` keyword: client generators would make the field required in requests
-      description: { type: 'string', maxLength: 4096, description: 'Free text; empty when not given' },
-      defaultValue: nullable({
-        ...d.value,
-        description: "Defaults to the type's zero value; null means no default (the application's own applies)",
-      }),
-      valueExists: { type: 'boolean', description: 'Implied true when value is given' },
-      value: d.value,
-      ...d.constraints,
-      ...targetingSchemas(d.value),
+      // every other field may be null: as if not given (defaultValue: no default), docs/api.md#choices-where-the-specification-is-silent
+      ...Object.fromEntries(Object.entries(optional).map(([k, v]) => [k, nullable(v)])),
     },
     example: d.example,
   }

@@ -763,26 +763,26 @@ export interface components {
              */
             type: "BOOLEAN";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
             defaultValue?: boolean | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
-            value?: boolean;
+            valueExists?: boolean | null;
+            value?: boolean | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: boolean;
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -875,34 +875,34 @@ export interface components {
              */
             type: "INTEGER";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /**
              * Format: int64
              * @description Defaults to the type's zero value; null means no default (the application's own applies)
              */
             defaultValue?: number | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
+            valueExists?: boolean | null;
             /** Format: int64 */
-            value?: number;
+            value?: number | null;
             /** Format: int64 */
-            minValue?: number;
+            minValue?: number | null;
             /** Format: int64 */
-            maxValue?: number;
+            maxValue?: number | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: number;
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -987,30 +987,30 @@ export interface components {
              */
             type: "STRING";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
             defaultValue?: string | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
-            value?: string;
+            valueExists?: boolean | null;
+            value?: string | null;
             /** Format: int64 */
-            maxLength?: number;
+            maxLength?: number | null;
             /** @description RE2 syntax; the value must contain a match (write ^...$ for a whole match) */
-            regexPattern?: string;
+            regexPattern?: string | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -1100,27 +1100,27 @@ export interface components {
              */
             type: "ENUM";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
             defaultValue?: string | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
-            value?: string;
-            enumValues: string[];
+            valueExists?: boolean | null;
+            value?: string | null;
+            enumValues: string[] | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -1226,31 +1226,31 @@ export interface components {
              */
             type: "TAG";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
             defaultValue?: string[] | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
-            value?: string[];
-            enumValues: string[];
+            valueExists?: boolean | null;
+            value?: string[] | null;
+            enumValues: string[] | null;
             /** Format: int64 */
-            minCount?: number;
+            minCount?: number | null;
             /** Format: int64 */
-            maxCount?: number;
+            maxCount?: number | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: string[];
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -1337,32 +1337,32 @@ export interface components {
              */
             type: "AB-TEST";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /**
              * @description Defaults to the type's zero value; null means no default (the application's own applies)
              * @enum {string|null}
              */
             defaultValue?: "A" | "B" | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
-            /** @enum {string} */
-            value?: "A" | "B";
+            valueExists?: boolean | null;
+            /** @enum {string|null} */
+            value?: "A" | "B" | null;
             /** @description Chance of variant B in percent; 50 when not given */
-            chancePercentB?: number;
+            chancePercentB?: number | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: "A" | "B";
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -1445,28 +1445,28 @@ export interface components {
              */
             type: "NUMBER";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
             defaultValue?: number | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
-            value?: number;
-            minValue?: number;
-            maxValue?: number;
+            valueExists?: boolean | null;
+            value?: number | null;
+            minValue?: number | null;
+            maxValue?: number | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: number;
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         /**
          * @example {
@@ -1575,36 +1575,36 @@ export interface components {
              */
             type: "OBJECT";
             /** @description Free text; empty when not given */
-            description?: string;
+            description?: string | null;
             /** @description Defaults to the type's zero value; null means no default (the application's own applies) */
             defaultValue?: {
                 [key: string]: unknown;
             } | null;
             /** @description Implied true when value is given */
-            valueExists?: boolean;
+            valueExists?: boolean | null;
             value?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description OBJECT: a JSON Schema (draft 2020-12) that the default, the value and every variant must satisfy */
             jsonSchema?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: {
                     [key: string]: unknown;
                 };
-            };
+            } | null;
             /** @description A rule of OpenFeature flagd's JsonLogic dialect (fractional, sem_ver, starts_with, ends_with, $ref to segments) that returns a variant name; at most 64 KiB, 24 levels */
             targeting?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
-            };
+            } | null;
         };
         Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"] | components["schemas"]["NumberFlag"] | components["schemas"]["ObjectFlag"];
         NewFlag: components["schemas"]["NewBooleanFlag"] | components["schemas"]["NewIntegerFlag"] | components["schemas"]["NewStringFlag"] | components["schemas"]["NewEnumFlag"] | components["schemas"]["NewTagFlag"] | components["schemas"]["NewAbTestFlag"] | components["schemas"]["NewNumberFlag"] | components["schemas"]["NewObjectFlag"];
