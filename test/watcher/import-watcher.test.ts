@@ -23,7 +23,8 @@ import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
 
-const ENV = { FLAGD_IMPORT_SETTLE_MS: '300', FLAGD_IMPORT_RESCAN_MS: '400' }
+// a short settle time: most tests drop whole files at once; the one about slow writers sets its own
+const ENV = { FLAGD_IMPORT_SETTLE_MS: '60', FLAGD_IMPORT_RESCAN_MS: '400' }
 let apps: TestApp[] = []
 afterEach(async () => {
   for (const a of apps) await a.close()
@@ -77,7 +78,7 @@ test('50 files dropped at once all end in processed/, none lost, none applied tw
 })
 
 test('a file written slowly in pieces is not read before it settles', async () => {
-  const { t, dir } = await started()
+  const { t, dir } = await started({ FLAGD_IMPORT_SETTLE_MS: '400' })
   const text = docWith({ 'slow/flag': { type: 'STRING', value: 'x'.repeat(1000) } })
   const path = join(dir, 'slow.json')
   const pieces = 6
