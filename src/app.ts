@@ -76,7 +76,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     })
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     metrics.measureCache(() => services.cache.size().bytes)
-    const sessionTokens = createSessionTokenCodec(secret)
+    const sessionTokens = createSessionTokenCodec(secret, services.cache)
     const http = createHttpApp({
       config,
       ...services,

@@ -1,7 +1,7 @@
 /**
  * The one cache of what a request made for the requests after it (docs/architecture.md#caching):
  * rendered flag lists, bulk evaluations, a scope's bulk template, the contexts seen lately, known
- * credentials, encoded sync documents. Everything keyed by request data lives here, under one byte
+ * credentials and verified tokens, sync documents and their encodings. Everything keyed by request data lives here, under one byte
  * budget and one invalidation rule:
  *
  * - an entry is kept for the revision it was made from (the flags' revision, or the committed

@@ -2,13 +2,13 @@
  * Signs and verifies session tokens (docs/api.md#authentication): JWT HS256 with `jose`, the algorithm pinned on
  * verification, claims `sub`, `sid`, `iat`, `exp`. `jose` is what `@elysiajs/jwt` wraps; flagd calls
  * it directly because tokens are verified in the auth guard (and kept in a cache), not inside a
- * route handler where the plugin's decorator lives. A bounded cache of verified tokens spares the
- * hot path a signature check on every request; it saves only the cryptography: session and user
- * are still checked every time.
+ * route handler where the plugin's decorator lives. Verified tokens are kept in the request cache
+ * (docs/architecture.md#caching) until they expire, which spares the hot path a signature check on
+ * every request; it saves only the cryptography: session and user are still checked every time.
  */
 
 import { jwtVerify, SignJWT } from 'jose'
-import { BoundedMap } from '../domain/bounded-map.ts'
+import { RequestCache } from '../domain/request-cache.ts'
 
 /** The claims flagd puts in a token. */
 export interface TokenClaims {
@@ -28,10 +28,17 @@ export interface SessionTokenCodec {
 
 const MAX_TOKEN_LENGTH = 4096
 
-/** Creates the token service over a secret; `cacheSize` bounds the verified-token cache. */
-export function createSessionTokenCodec(secret: string, cacheSize = 10_000, now: () => number = Date.now): SessionTokenCodec {
+// a signature checked is checked for good: entries hold no revision, only the token's expiry
+const SIGNED = 0
+
+/** Creates the token service over a secret; verified tokens are kept in `cache` (a small one of its own by default). */
+export function createSessionTokenCodec(
+  secret: string,
+  cache: RequestCache = new RequestCache(4 * 2 ** 20),
+  now: () => number = Date.now,
+): SessionTokenCodec {
   const key = new TextEncoder().encode(secret)
-  const cache = new BoundedMap<string, TokenClaims>(cacheSize)
+  const verified = cache.region<TokenClaims>('verified-sessions', (c) => 2 * (c.sub.length + c.sid.length) + 32)
   return {
     sign: (sub, sid, expiresAt) =>
       new SignJWT({ sid })
@@ -41,20 +48,13 @@ export function createSessionTokenCodec(secret: string, cacheSize = 10_000, now:
         .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
         .sign(key),
 
-    known(token) {
-      const cached = cache.get(token)
-      return cached !== undefined && cached.exp > now() / 1000 ? cached : undefined
-    },
+    known: (token) => verified.get(token, SIGNED, now()),
 
     async verify(token) {
       if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined
       const nowSeconds = now() / 1000
-      const cached = cache.get(token)
-      if (cached) {
-        if (cached.exp > nowSeconds) return cached
-        cache.delete(token)
-        return undefined
-      }
+      const cached = verified.get(token, SIGNED, now())
+      if (cached) return cached
       let payload: Record<string, unknown>
       try {
         payload = (await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: new Date(now()) })).payload
@@ -64,7 +64,7 @@ export function createSessionTokenCodec(secret: string, cacheSize = 10_000, now:
       const { sub, sid, exp } = payload
       if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number' || exp <= nowSeconds) return undefined
       const claims: TokenClaims = { sub, sid, exp }
-      cache.set(token, claims)
+      verified.set(token, SIGNED, claims, exp * 1000)
       return claims
     },
   }

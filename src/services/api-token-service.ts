@@ -20,13 +20,13 @@ import {
   sameHash,
   toPublicToken,
 } from '../domain/api-token.ts'
-import { BoundedMap } from '../domain/bounded-map.ts'
 import { compareCodePoints } from '../domain/code-point-order.ts'
 import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions } from '../domain/permission.ts'
 import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../domain/principal.ts'
+import { RequestCache } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 
@@ -94,15 +94,20 @@ function descendantsOf(tokens: ReadonlyMap<string, StoredToken>, id: string): st
   return out
 }
 
-/** Creates the service. */
-export function createApiTokenService(store: Store, now: () => Date = () => new Date()): ApiTokenService {
+/** Creates the service; verified secrets are kept in `cache` (a small one of its own by default). */
+export function createApiTokenService(
+  store: Store,
+  now: () => Date = () => new Date(),
+  cache: RequestCache = new RequestCache(4 * 2 ** 20),
+): ApiTokenService {
   let index = new Map<string, StoredToken>()
   let indexedAt = -1
   const principals = new WeakMap<StoredToken, TokenPrincipal>()
   const lastTouch = new WeakMap<StoredToken, number>()
-  // Secrets already checked, and the row each one matched: the hot path skips the hash. Bounded, and
-  // holding only secrets that clients sent anyway (as the session-token cache holds JWTs).
-  const verified = new BoundedMap<string, StoredToken>(10_000)
+  // Secrets already checked, and the row each one matched: the hot path skips the hash. Kept in the
+  // request cache for the tokens' revision, holding only secrets that clients sent anyway
+  const verified = cache.region<StoredToken>('verified-api-tokens', () => 256)
+  const tokensRevision = () => store.committed().revisionOf('tokens')
 
   const byHash = (hash: string): StoredToken | undefined => {
     const snapshot = store.committed()
@@ -230,7 +235,8 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
     },
 
     authenticate(secret) {
-      let t = verified.get(secret)
+      const revision = tokensRevision()
+      let t = verified.get(secret, revision)
       // a verified secret still names that very row: anything else (revoked, changed) checks afresh
       if (t === undefined || store.committed().tokens.get(t.id) !== t) {
         verified.delete(secret)
@@ -239,7 +245,7 @@ export function createApiTokenService(store: Store, now: () => Date = () => new 
         // A lookup keyed by the hash tells an observer nothing about the secret; the final
         // comparison is constant-time anyway, as the contract asks.
         if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
-        verified.set(secret, t)
+        verified.set(secret, revision, t)
       }
       return principalOf(t)
     },

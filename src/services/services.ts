@@ -54,6 +54,8 @@ export interface Services {
 
 /** Options that tests tune (a cheaper hash keeps suites fast; production uses the default). */
 export interface ServiceOptions {
+  /** The request cache (the app makes it, since the HTTP layer's session tokens use it too). */
+  cache?: RequestCache
   hashCost?: HashCost
   now?: () => Date
   telemetry?: Telemetry
@@ -69,6 +71,8 @@ export interface ServiceOptions {
 
 /** Wires the services over `store`. */
 export function createServices(store: Store, config: Config, options: ServiceOptions): Services {
+  // everything kept from one request for the next, under one budget (docs/architecture.md#caching)
+  const cache = options.cache ?? new RequestCache(config.limits.cacheBytes)
   const hasher = createPasswordHasher(options.hashCost)
   const now = options.now ?? (() => new Date())
   const userWindowMs = config.auth.loginUserWindowSeconds * 1000
@@ -82,11 +86,9 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   )
   // one gate for every write that may check patterns: flag writes, rollbacks and imports take turns
   const patternGate = createPatternGate()
-  // everything kept from one request for the next, under one budget (docs/architecture.md#caching)
-  const cache = new RequestCache(config.limits.cacheBytes)
   const read = cachedFlagReadModel(createFlagReadModel(store), cache)
   const flags = createFlagService(store, config.limits.maxFlags, now, patternGate, read)
-  const apiTokens = createApiTokenService(store, now)
+  const apiTokens = createApiTokenService(store, now, cache)
   const changeFeed = createFlagChangeFeed(store)
   const counter = new UsageCounter()
   const clockMs = options.now ? () => now().getTime() : Date.now
