@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import Ajv from 'ajv'
 import fc from 'fast-check'
-import { FLAG_TYPES } from '../../src/domain/flag.ts'
+import { COMMON_FIELDS, CONSTRAINT_FIELDS, FLAG_TYPES, TARGETING_FIELDS } from '../../src/domain/flag.ts'
 import { validateDefinition } from '../../src/domain/flag-definition.ts'
 import { nameProblem } from '../../src/domain/flag-name.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -43,25 +43,8 @@ function component(name: string): Json {
 
 const ajv = new Ajv({ strict: false, allErrors: true })
 
-const FIELDS = [
-  'description',
-  'defaultValue',
-  'valueExists',
-  'value',
-  'minValue',
-  'maxValue',
-  'maxLength',
-  'regexPattern',
-  'enumValues',
-  'minCount',
-  'maxCount',
-  'chancePercentB',
-  'jsonSchema',
-  'enabled',
-  'variants',
-  'metadata',
-  'surprise',
-] as const
+/** Every field a flag body may have (the validator's own lists), and one it may not. */
+const FIELDS = [...COMMON_FIELDS.filter((f) => f !== 'type'), ...CONSTRAINT_FIELDS, ...TARGETING_FIELDS, 'surprise']
 
 /** Values of every JSON kind, near the limits the document states. */
 const anyValue = fc.oneof(
