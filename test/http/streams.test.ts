@@ -158,13 +158,15 @@ test('management stream with ?segments=true: segment changes too, in commit orde
     'flag.deleted seg/uses',
     'segment.deleted crew',
   ])
-  await plain.until('event: flag.deleted')
-  await Bun.sleep(50)
-  expect(kinds(plain.text)).toEqual(['flag.created seg/uses', 'flag.updated seg/uses', 'flag.deleted seg/uses'])
+  // events keep commit order: a last flag change, once seen, proves no segment event came before it
+  await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'seg/sentinel', type: 'BOOLEAN' } })
+  await plain.until('seg/sentinel')
+  await s.until('seg/sentinel')
+  expect(kinds(plain.text)).toEqual(['flag.created seg/uses', 'flag.updated seg/uses', 'flag.deleted seg/uses', 'flag.created seg/sentinel'])
   // catch-up from Last-Event-ID carries segments too, when asked for
   const firstId = Number(/id: (\d+)/.exec(s.text)?.[1])
   const resumed = await open('/api/events?segments=true', { authorization: `Bearer ${t.adminToken}`, 'last-event-id': String(firstId) })
-  await resumed.until('event: segment.deleted')
+  await resumed.until('seg/sentinel')
   expect(kinds(resumed.text)).toEqual(kinds(s.text).slice(1))
   for (const x of [plain, s, resumed]) await x.close()
 })
