@@ -1,4 +1,4 @@
-/** Configuration values: every source, every kind of value, and the errors that name the key (contract §11). */
+/** Configuration values: every source, every kind of value, and the errors that name the key (docs/operations.md). */
 
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'

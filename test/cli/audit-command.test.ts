@@ -1,5 +1,5 @@
 /**
- * Contract §15 from outside the process: changes made through the API, the CLI, an upload and the
+ * docs/api.md#audit-log from outside the process: changes made through the API, the CLI, an upload and the
  * drop folder, read back with `flagd audit` (daemon running, then stopped), and the change stream
  * catching up from the log across a restart.
  */

@@ -1,4 +1,4 @@
-/** The CLI command the start-up hints print: the one that works from where the daemon was started (issue 28). */
+/** The CLI command the start-up hints print: the one that works from where the daemon was started */
 
 import { expect, test } from 'bun:test'
 import { cliCommand } from '../../src/daemon.ts'

@@ -1,4 +1,4 @@
-/** Contract §11 / issue 5: SIGTERM finishes in-flight requests and exits 0; a second signal exits at once. */
+/** docs/operations.md: SIGTERM finishes in-flight requests and exits 0; a second signal exits at once. */
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-/** Logs and metrics of a running daemon (issue 5): the fields, the format, and what never appears. */
+/** Logs and metrics of a running daemon: the fields, the format, and what never appears. */
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'

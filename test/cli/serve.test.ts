@@ -1,4 +1,4 @@
-/** The daemon as a process: lock, bootstrap, config precedence, graceful stop (contract §11). */
+/** The daemon as a process: lock, bootstrap, config precedence, graceful stop (docs/operations.md). */
 
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -27,7 +27,7 @@ const login = (url: string, username: string, password: string) =>
     body: JSON.stringify({ username, password }),
   })
 
-describe('one daemon per port, and start-up errors that are sentences (§11)', () => {
+describe('one daemon per port, and start-up errors that are sentences (docs/operations.md)', () => {
   test('a second serve on a port in use exits non-zero naming the address; the first keeps it alone', async () => {
     const first = await startDaemon(dir())
     const second = await runFlagd(['serve', '--port', String(first.port)], { cwd: dir() })

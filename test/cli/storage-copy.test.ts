@@ -1,5 +1,5 @@
 /**
- * `flagd storage copy --to postgres://…` from outside (contract §18): a single-VM install moved onto
+ * `flagd storage copy --to postgres://…` from outside (docs/operations.md#replicas): a single-VM install moved onto
  * PostgreSQL keeps its flags and revisions, users, sessions (the secret moves too), API tokens and
  * the audit log (a renamed flag's history included); a running daemon, a database already holding a
  * flagd state, and a bad URL are refused with a sentence and change nothing; the password in the URL

@@ -1,4 +1,4 @@
-/** Contract §12: `flagd token add|list|revoke`, with the daemon stopped and while it runs. */
+/** docs/api.md#api-tokens: `flagd token add|list|revoke`, with the daemon stopped and while it runs. */
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * `flagd usage` (contract §22) from a shell: with the daemon running (through its control socket,
+ * `flagd usage` (docs/api.md#usage) from a shell: with the daemon running (through its control socket,
  * counts not yet written included) and stopped (the counts it wrote at shutdown), as a table and as
  * JSON, and `--stale`. A kill -9 keeps every count written before it.
  */

@@ -1,4 +1,4 @@
-/** Contract §13: the evaluation table, and the A/B split checked against OpenFeature flagd's own `fractional`. */
+/** docs/openfeature.md#ofrep: the evaluation table, and the A/B split checked against OpenFeature flagd's own `fractional`. */
 
 import { expect, test } from 'bun:test'
 import { FlagdCore } from '@openfeature/flagd-core'

@@ -1,4 +1,4 @@
-/** Flag names and the flag/group rule (contract §5.1). */
+/** Flag names and the flag/group rule (docs/api.md#flag-names). */
 
 import { expect, test } from 'bun:test'
 import { nameCollision, nameProblem } from '../../src/domain/flag-name.ts'

@@ -1,4 +1,4 @@
-/** mergeUpdate (contract §5.4): which candidate definition a partial PUT produces, before validation. */
+/** mergeUpdate (docs/api.md#flags): which candidate definition a partial PUT produces, before validation. */
 
 import { expect, test } from 'bun:test'
 import type { FlagDefinition } from '../../src/domain/flag.ts'
@@ -46,7 +46,7 @@ test.each<[string, FlagDefinition, Record<string, unknown>, Record<string, unkno
   ],
   ['a constraint is replaced', int, { maxValue: 20 }, { ...int, maxValue: 20 }],
   [
-    'defaultValue null means no default (contract §19.5)',
+    'defaultValue null means no default (docs/targeting.md#flagd-format)',
     int,
     { defaultValue: null },
     { type: 'INTEGER', description: 'retries', defaultValue: null, valueExists: true, value: 5, minValue: 1, maxValue: 10 },

@@ -1,4 +1,4 @@
-/** parseImportDocument (contract §6.2, §6.4): every problem at once, FlagFlow's names, forbidden keys. */
+/** parseImportDocument (docs/migrations.md): every problem at once, FlagFlow's names, forbidden keys. */
 
 import { expect, test } from 'bun:test'
 import { buildExportDocument, exportFileName, parseImportDocument } from '../../src/domain/migration-document.ts'

@@ -1,4 +1,4 @@
-/** planImport and applyPlan (contract §6.2): modes, kept values, collisions, and the rows written. */
+/** planImport and applyPlan (docs/migrations.md): modes, kept values, collisions, and the rows written. */
 
 import { expect, test } from 'bun:test'
 import type { Flag, FlagDefinition } from '../../src/domain/flag.ts'

@@ -1,5 +1,5 @@
 /**
- * Contract §13–§14 in a real browser: a page on another origin (with `cors.origins` set) evaluates a
+ * docs/openfeature.md#ofrep (with CORS, docs/api.md#conventions) in a real browser: a page on another origin (with `cors.origins` set) evaluates a
  * flag with the OpenFeature web SDK and the OFREP web provider through Chromium's own fetch and
  * EventSource, CORS and all, and sees a change pushed over the event stream (polling is set far out
  * of reach). Needs Debian's `chromium`; `.ci/run` installs it and sets FLAGD_REQUIRE_BROWSER=1, so in

@@ -1,7 +1,7 @@
 /**
- * Contract §19.5: every evaluator scenario of OpenFeature's flagd-testbed (`evaluator/gherkin/*.feature`,
+ * docs/targeting.md#flagd-format: every evaluator scenario of OpenFeature's flagd-testbed (`evaluator/gherkin/*.feature`,
  * run as they are) through the OpenFeature server SDK with an OFREP provider on
- * `@openfeature/ofrep-core` 2.x, against a daemon that imported `testkit-flags.json`. Left out, as §19.5
+ * `@openfeature/ofrep-core` 2.x, against a daemon that imported `testkit-flags.json`. Left out, as docs/targeting.md#flagd-format
  * names them: `@fractional-v1` (retired bucketing), `@fractional-v3` (not yet in flagd), the scenario of
  * `ref-to-nonexistent-evaluator-flag` (a dangling `$ref` is refused at write, so that flag is left out
  * of the import), and "Returns no metadata" (OFREP metadata always carries `type` and `revision`).
@@ -109,7 +109,7 @@ describe('flagd-testbed evaluator scenarios through the OpenFeature server SDK a
     else test(name, () => run(s))
   }
 
-  test('the scenarios left out are exactly those §19.5 names', () => {
+  test('the scenarios left out are exactly those docs/targeting.md#flagd-format names', () => {
     const left = scenarios.filter(skipped)
     expect(
       left.every(

@@ -1,5 +1,5 @@
 /**
- * Contract §20 with the official `@openfeature/flagd-provider` in in-process mode against a real
+ * docs/openfeature.md#in-process with the official `@openfeature/flagd-provider` in in-process mode against a real
  * daemon: every flag of flagd-testbed's `testkit-flags.json` evaluates locally to what OFREP answers,
  * for every context of the testbed's scenarios; a change through the API reaches the provider within
  * a second; a token's prefixes limit what it receives and its revocation closes its stream; no token,
@@ -22,7 +22,7 @@ const testbed = join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/eva
 const testkit = JSON.parse(readFileSync(join(testbed, 'flags/testkit-flags.json'), 'utf8')) as {
   flags: Record<string, { variants: Record<string, unknown> }>
 }
-delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is refused at import (§19.5)
+delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is refused at import (docs/targeting.md#flagd-format)
 
 /** Every context a testbed scenario builds, as its steps build it. */
 function testbedContexts(): Record<string, unknown>[] {

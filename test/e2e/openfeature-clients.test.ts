@@ -1,5 +1,5 @@
 /**
- * Contract §13–§14 with the real OpenFeature clients against a running daemon: the server SDK with
+ * docs/openfeature.md#ofrep (with CORS, docs/api.md#conventions) with the real OpenFeature clients against a running daemon: the server SDK with
  * the OFREP provider evaluates every flag type with an evaluation-only API token, and the web SDK
  * with the OFREP web provider (an EventSource from npm standing in for the browser's) sees a change
  * pushed over the event stream, with polling turned far out of reach.

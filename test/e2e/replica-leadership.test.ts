@@ -1,5 +1,5 @@
 /**
- * Contract §18, once-only work across replicas: with two replicas and one webhook, each audit entry
+ * docs/operations.md#replicas, once-only work across replicas: with two replicas and one webhook, each audit entry
  * is delivered by one replica (not once per replica); when the replica doing it is killed, the other
  * takes over from the shared cursor and every later change is still delivered.
  */

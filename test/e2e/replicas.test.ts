@@ -1,5 +1,5 @@
 /**
- * Contract §18 from outside: three `flagd serve` processes on one PostgreSQL database (started by the
+ * docs/operations.md#replicas from outside: three `flagd serve` processes on one PostgreSQL database (started by the
  * test helper, as an unprivileged user). A session and an API token from one replica work on all; a
  * logout on one is refused on all; a change on one is read on the others within 1 s and reported by
  * their event streams; If-Match races across replicas have one winner; a database outage answers
@@ -334,7 +334,7 @@ test.skipIf(!bin)('an import is one transaction; its backup is written into the 
 })
 
 test.skipIf(!bin)(
-  'a change made on one replica reaches the in-process providers synced from another within 1 s (contract §20)',
+  'a change made on one replica reaches the in-process providers synced from another within 1 s (docs/openfeature.md#in-process)',
   async () => {
     const port = freePort()
     const syncing = await replica({ FLAGD_SYNC_PORT: String(port) })
@@ -359,25 +359,28 @@ test.skipIf(!bin)(
   },
 )
 
-test.skipIf(!bin)('flag usage adds up across replicas: what one wrote and what another has not written yet (contract §22)', async () => {
-  const counting = await replica()
-  expect((await call(daemons[0]!, 'POST', '/api/flags', { name: 'usage/shared', type: 'BOOLEAN', value: true })).status).toBe(201)
-  // the other replicas have the flag within a second
-  for (const d of [counting, daemons[1]!])
-    await within(1000, async () => ((await call(d, 'GET', '/api/flags/usage/shared')).status === 200 ? true : undefined))
-  for (let i = 0; i < 3; i++)
-    expect((await call(counting, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
-  for (let i = 0; i < 2; i++)
-    expect((await call(daemons[1]!, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
-  // the replica that counted three stops: it writes its counts on the way out
-  counting.proc.kill('SIGTERM')
-  expect(await counting.proc.exited).toBe(0)
-  const seen = (await (await call(daemons[1]!, 'GET', '/api/flags/usage/shared/usage')).json()) as {
-    total: number
-    variants: Record<string, number>
-  }
-  expect(seen).toMatchObject({ total: 5, variants: { value: 5 } })
-  const elsewhere = (await (await call(daemons[2]!, 'GET', '/api/flags/usage/shared/usage')).json()) as { total: number }
-  // replica 1's two reach the others when it writes them (within a minute; its timer may have run)
-  expect([3, 5]).toContain(elsewhere.total)
-})
+test.skipIf(!bin)(
+  'flag usage adds up across replicas: what one wrote and what another has not written yet (docs/api.md#usage)',
+  async () => {
+    const counting = await replica()
+    expect((await call(daemons[0]!, 'POST', '/api/flags', { name: 'usage/shared', type: 'BOOLEAN', value: true })).status).toBe(201)
+    // the other replicas have the flag within a second
+    for (const d of [counting, daemons[1]!])
+      await within(1000, async () => ((await call(d, 'GET', '/api/flags/usage/shared')).status === 200 ? true : undefined))
+    for (let i = 0; i < 3; i++)
+      expect((await call(counting, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
+    for (let i = 0; i < 2; i++)
+      expect((await call(daemons[1]!, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
+    // the replica that counted three stops: it writes its counts on the way out
+    counting.proc.kill('SIGTERM')
+    expect(await counting.proc.exited).toBe(0)
+    const seen = (await (await call(daemons[1]!, 'GET', '/api/flags/usage/shared/usage')).json()) as {
+      total: number
+      variants: Record<string, number>
+    }
+    expect(seen).toMatchObject({ total: 5, variants: { value: 5 } })
+    const elsewhere = (await (await call(daemons[2]!, 'GET', '/api/flags/usage/shared/usage')).json()) as { total: number }
+    // replica 1's two reach the others when it writes them (within a minute; its timer may have run)
+    expect([3, 5]).toContain(elsewhere.total)
+  },
+)

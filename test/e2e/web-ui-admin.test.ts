@@ -1,5 +1,5 @@
 /**
- * Contract §17 in Chromium, the administration pages: API tokens (secret once, copy, revoke), users
+ * docs/ui.md in Chromium, the administration pages: API tokens (secret once, copy, revoke), users
  * and the permission-aware navigation, import with its preview, the export download, the evaluate
  * console, sessions, the audit log with filters, one's own password; and axe-core on every page at
  * both viewports. With FLAGD_UPDATE_SCREENSHOTS=1 the README's screenshots are written to docs/.

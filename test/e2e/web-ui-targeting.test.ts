@@ -1,5 +1,5 @@
 /**
- * Contract §21 in Chromium: a rule of three conditions and a 20/80 split built without JSON, then
+ * docs/ui.md#targeting-without-json in Chromium: a rule of three conditions and a 20/80 split built without JSON, then
  * evaluated through OFREP and on the evaluate page; a hand-written rule saved unchanged; the
  * service's message at the place of a bad JSON rule; the Enabled switch; segments made, edited and
  * refused deletion while used; a change made elsewhere shown live; axe-core on the new pages.

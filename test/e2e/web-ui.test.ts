@@ -1,5 +1,5 @@
 /**
- * Contract §17 in Chromium (Debian's package, driven by puppeteer-core): the web UI served by the
+ * docs/ui.md in Chromium (Debian's package, driven by puppeteer-core): the web UI served by the
  * daemon, signed into with the labelled fields, a flag toggled with its switch, a teammate's change
  * appearing live, sign-out, the phone viewport, and the page's own headers (CSP, no-store, cacheable
  * assets under 300 KB gzipped). Screenshots land in a temp directory when a test fails. In CI

@@ -1,5 +1,5 @@
 /**
- * A server-side OpenFeature provider on `@openfeature/ofrep-core` 2.x (contract §19.5): each
+ * A server-side OpenFeature provider on `@openfeature/ofrep-core` 2.x (docs/targeting.md#flagd-format): each
  * evaluation is one OFREP call, resolved by ofrep-core's own `toResolutionDetails` and
  * `handleEvaluationError`. The published server provider (`@openfeature/ofrep-provider` 0.1.3)
  * predates value-less answers (DISABLED, no default) and reports them as errors.

@@ -1,4 +1,4 @@
-/** Contract §15 over HTTP: what the audit log records, how it is read, and rollbacks. */
+/** docs/api.md#audit-log over HTTP: what the audit log records, how it is read, and rollbacks. */
 
 import { expect, test } from 'bun:test'
 import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'

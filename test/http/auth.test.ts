@@ -1,4 +1,4 @@
-/** Contract §2: login, tokens, throttling, revocation, logout, /api/me, restart. */
+/** docs/api.md#authentication: login, tokens, throttling, revocation, logout, /api/me, restart. */
 
 import { expect, test } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'

@@ -1,4 +1,4 @@
-/** The client address behind proxies (contract §2): rightmost untrusted hop, CIDR ranges. */
+/** The client address behind proxies (docs/api.md#authentication): rightmost untrusted hop, CIDR ranges. */
 
 import { expect, test } from 'bun:test'
 import { createClientAddress } from '../../src/http/client-address.ts'

@@ -1,4 +1,4 @@
-/** Contract §1: the envelope, content types, limits, unknown fields, headers, routing before auth. */
+/** docs/api.md#conventions: the envelope, content types, limits, unknown fields, headers, routing before auth. */
 
 import { expect, test } from 'bun:test'
 import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'
@@ -21,7 +21,7 @@ function expectEnvelope(body: any, code: string) {
 
 const nested = (levels: number) => `{"username":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)},"password":"x"}`
 
-group('error rows of §1', () => {
+group('error rows of docs/api.md#conventions', () => {
   const cases: {
     name: string
     method: string
@@ -309,7 +309,7 @@ group('headers on every answer', () => {
   })
 })
 
-group('health (§10)', () => {
+group('health (docs/operations.md)', () => {
   test('GET /health', async () => {
     const res = await t.req('GET', '/health')
     expect(res.status).toBe(200)
@@ -317,7 +317,7 @@ group('health (§10)', () => {
   })
 })
 
-group('routing depends on the path alone (§1)', () => {
+group('routing depends on the path alone (docs/api.md#conventions)', () => {
   test.each(['x', 'ab', 'api', 'a.b', 'h'.repeat(300), '127.0.0.1:8080', '[::1]:8080'])('Host %s', async (host) => {
     const created = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'host/f0002', type: 'BOOLEAN' } })
     expect([201, 409]).toContain(created.status)
@@ -331,7 +331,7 @@ group('routing depends on the path alone (§1)', () => {
   })
 })
 
-group('prototype keys are refused in every body (§1)', () => {
+group('prototype keys are refused in every body (docs/api.md#conventions)', () => {
   test.each<[string, string, string, string]>([
     ['PUT', '/api/flags/proto/f', '{"__proto__":{"value":true}}', '__proto__'],
     ['PUT', '/api/flags/proto/f', '{"description":"x","constructor":{"prototype":{}}}', 'constructor'],

@@ -1,5 +1,5 @@
 /**
- * Contract §19.5: flagd's document both ways. The export validates against flagd's published schema
+ * docs/targeting.md#flagd-format: flagd's document both ways. The export validates against flagd's published schema
  * (the fixture copy of open-feature/flagd-schemas), answers If-None-Match, and OpenFeature's own
  * evaluator (`@openfeature/flagd-core`) loaded with it gives the same value and reason as OFREP for
  * every flag and context. flagd-testbed's `testkit-flags.json` imports, and evaluates over OFREP as

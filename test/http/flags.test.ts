@@ -1,4 +1,4 @@
-/** Contract §5 from outside: endpoints, names, partial updates, If-Match, regex safety, restart. */
+/** docs/api.md#flags from outside: endpoints, names, partial updates, If-Match, regex safety, restart. */
 
 import { expect, test } from 'bun:test'
 import { stateFilePath } from '../../src/storage/json-file-store.ts'

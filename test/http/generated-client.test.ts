@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document serves client generators (contract §9): openapi-typescript with default
+ * The OpenAPI document serves client generators (docs/api.md#openapi): openapi-typescript with default
  * options generates types from a running daemon's document, a plain strict client
  * (test/fixtures/client/strict-client.ts) that calls every operation type-checks with them without
  * a cast (every flag type created without optional fields, an export passed straight back to import),

@@ -1,6 +1,6 @@
 /**
- * limits.maxFlags and capped error lists (§6.2), the cached export (§6.1), and imports on a failing
- * disk (§1.1): refused with 503, nothing written, no backup either.
+ * limits.maxFlags and capped error lists (docs/migrations.md), the cached export (docs/migrations.md), and imports on a failing
+ * disk (docs/api.md#conventions): refused with 503, nothing written, no backup either.
  */
 
 import { afterEach, expect, test } from 'bun:test'

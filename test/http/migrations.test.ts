@@ -1,4 +1,4 @@
-/** Contract §6.1–6.2, §6.4: export, import modes, validation, backups, FlagFlow files. */
+/** docs/migrations.md–6.2, docs/migrations.md: export, import modes, validation, backups, FlagFlow files. */
 
 import { expect, test } from 'bun:test'
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'

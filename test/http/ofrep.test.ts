@@ -1,4 +1,4 @@
-/** Contract §13 over HTTP: OFREP single and bulk evaluation, their errors, ETags and scoping. */
+/** docs/openfeature.md#ofrep over HTTP: OFREP single and bulk evaluation, their errors, ETags and scoping. */
 
 import { expect, test } from 'bun:test'
 import { splitVariant } from '../../src/domain/evaluation.ts'

@@ -1,5 +1,5 @@
 /**
- * Contract §9: the OpenAPI document validates, covers every route, and the explorer works offline.
+ * docs/api.md#openapi: the OpenAPI document validates, covers every route, and the explorer works offline.
  * Spectral lints it in-process: `spectral:oas` must report nothing, and every OWASP API-security
  * rule that still fires must be a deliberate choice explained in docs/api.md's "OpenAPI" table.
  */

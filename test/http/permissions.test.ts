@@ -1,4 +1,4 @@
-/** Contract §3: every guarded route needs exactly its permission; open routes need none. */
+/** docs/api.md#permissions: every guarded route needs exactly its permission; open routes need none. */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PERMISSIONS, type Permission } from '../../src/domain/permission.ts'

@@ -1,5 +1,5 @@
 /**
- * Pattern checks never stall the service (contract §5.3): a pattern whose program is too large is
+ * Pattern checks never stall the service (docs/api.md#flags): a pattern whose program is too large is
  * refused, and every request, document or file checks within a budget. Each scenario is timed, and
  * /health is asked while it runs.
  */

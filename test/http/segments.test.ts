@@ -1,5 +1,5 @@
 /**
- * Contract §19.3 over HTTP: segments created, read with usedBy, replaced, deleted; cycles and
+ * docs/targeting.md#rules over HTTP: segments created, read with usedBy, replaced, deleted; cycles and
  * dangling references refused; deletion refused while used; a change moves the revision, ETag and
  * OFREP events of every flag that depends on it, and is audited.
  */

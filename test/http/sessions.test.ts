@@ -1,4 +1,4 @@
-/** Contract §8: listing and ending sessions. */
+/** docs/api.md#endpoints: listing and ending sessions. */
 
 import { expect, test } from 'bun:test'
 import { createTestApp, scenarioGroup, type TestApp } from '../helpers/test-app.ts'

@@ -1,4 +1,4 @@
-/** Contract §14: the OFREP event stream and the management stream, read as a client reads them. */
+/** docs/api.md#conventions: the OFREP event stream and the management stream, read as a client reads them. */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -162,7 +162,12 @@ test('management stream with ?segments=true: segment changes too, in commit orde
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'seg/sentinel', type: 'BOOLEAN' } })
   await plain.until('seg/sentinel')
   await s.until('seg/sentinel')
-  expect(kinds(plain.text)).toEqual(['flag.created seg/uses', 'flag.updated seg/uses', 'flag.deleted seg/uses', 'flag.created seg/sentinel'])
+  expect(kinds(plain.text)).toEqual([
+    'flag.created seg/uses',
+    'flag.updated seg/uses',
+    'flag.deleted seg/uses',
+    'flag.created seg/sentinel',
+  ])
   // catch-up from Last-Event-ID carries segments too, when asked for
   const firstId = Number(/id: (\d+)/.exec(s.text)?.[1])
   const resumed = await open('/api/events?segments=true', { authorization: `Bearer ${t.adminToken}`, 'last-event-id': String(firstId) })

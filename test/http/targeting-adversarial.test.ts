@@ -1,5 +1,5 @@
 /**
- * Contract §19.1–19.2 under attack: no rule and no context, however built, keeps the service from
+ * docs/targeting.md#rules–19.2 under attack: no rule and no context, however built, keeps the service from
  * answering others. Rules that double lists or texts, search a long context list for every item of
  * another, or compare 300-character versions, evaluated by 16 clients at once with the largest
  * contexts allowed, while /health is timed.

@@ -1,5 +1,5 @@
 /**
- * Contract §19.1–19.2 and §19.4 over HTTP: flags with variants, rules, enabled and metadata, the
+ * docs/targeting.md#rules–19.2 and docs/targeting.md#rules over HTTP: flags with variants, rules, enabled and metadata, the
  * NUMBER and OBJECT types, validation pointing into the rule, and what OFREP answers for them
  * (single and bulk), including the bulk ETag over the whole context and the context limits.
  */

@@ -1,4 +1,4 @@
-/** Contract §12: API tokens over HTTP, from creation to revocation, and what they may see and do. */
+/** docs/api.md#api-tokens: API tokens over HTTP, from creation to revocation, and what they may see and do. */
 
 import { expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'

@@ -1,4 +1,4 @@
-/** Contract §6.3: import from URL, with address checks on every hop, limits, and a loopback canary. */
+/** docs/migrations.md: import from URL, with address checks on every hop, limits, and a loopback canary. */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Server } from 'bun'

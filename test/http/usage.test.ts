@@ -1,5 +1,5 @@
 /**
- * Contract §22 over HTTP: OFREP evaluations (single, bulk, bulk 304) counted per flag and variant,
+ * docs/api.md#usage over HTTP: OFREP evaluations (single, bulk, bulk 304) counted per flag and variant,
  * read at once through `GET /api/flags/{name}/usage` and `GET /api/usage`, kept across a restart once
  * written; unknown flag keys never counted; bad `since` refused.
  */

@@ -1,4 +1,4 @@
-/** Contract §3–4: the user endpoints, their rules and the revocation they cause. */
+/** docs/api.md#permissions–4: the user endpoints, their rules and the revocation they cause. */
 
 import { expect, test } from 'bun:test'
 import { PERMISSIONS } from '../../src/domain/permission.ts'

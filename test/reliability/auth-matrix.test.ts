@@ -1,5 +1,5 @@
 /**
- * Auth matrix (issue 6): every route × every kind of credential × path variants. No request may get
+ * Auth matrix: every route × every kind of credential × path variants. No request may get
  * a 2xx it should not: only a live token whose user holds the route's permission (or a route open to
  * everyone, or to any logged-in user) succeeds.
  */
@@ -54,7 +54,7 @@ beforeAll(async () => {
   for (const p of PERMISSIONS)
     credentials.push({ name: p, token: (await t.userWith([p], `only-${p.replace(':', '-')}`)).token, permissions: [p] })
   credentials.push({ name: 'none-granted', token: (await t.userWith([], 'nothing')).token, permissions: [] })
-  // API tokens (§12): one per permission, and dead ones (revoked, expired, unknown)
+  // API tokens (docs/api.md#api-tokens): one per permission, and dead ones (revoked, expired, unknown)
   const apiToken = async (name: string, permissions: readonly Permission[], extra: Record<string, unknown> = {}) => {
     const res = await t.req('POST', '/api/tokens', { token: t.adminToken, body: { name, permissions, ...extra } })
     return res.body as { token: string; id: string }

@@ -1,5 +1,5 @@
 /**
- * Crash (issue 6): the daemon, under concurrent HTTP writes, is killed with SIGKILL at random
+ * Crash: the daemon, under concurrent HTTP writes, is killed with SIGKILL at random
  * moments, many times. After each kill the state file parses, every write that was answered 2xx is
  * present, and the restarted daemon leaves no temp file.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 6): property-based tests with fast-check send well over 10,000 random and
+ * Hostile input: property-based tests with fast-check send well over 10,000 random and
  * malformed bodies, headers and paths across every endpoint, plus import documents. Every answer
  * must be below 500, in the error envelope when it is an error, and a rejected request must leave
  * the state exactly as it was.

@@ -1,4 +1,4 @@
-/** Logins and sessions over a real store with a controlled clock and a counting hasher (contract §2, §8). */
+/** Logins and sessions over a real store with a controlled clock and a counting hasher (docs/api.md#authentication, docs/api.md#endpoints). */
 
 import { expect, test } from 'bun:test'
 import type { Principal } from '../../src/domain/principal.ts'

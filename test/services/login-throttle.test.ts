@@ -1,5 +1,5 @@
 /**
- * Login-throttle windows (contract §2): sliding windows per username and address, per address and
+ * Login-throttle windows (docs/api.md#authentication): sliding windows per username and address, per address and
  * per username overall. Attempts are reserved before the password check: simultaneous attempts
  * beyond the free budget wait for those in flight, so concurrency never gets more checks than the
  * limit, and correct logins are never refused for being simultaneous.

@@ -1,4 +1,4 @@
-/** Contract §2: argon2id, and at most 2 hashes computed at once while the rest wait. */
+/** docs/api.md#authentication: argon2id, and at most 2 hashes computed at once while the rest wait. */
 
 import { expect, test } from 'bun:test'
 import { createPasswordHasher, type HashBackend } from '../../src/services/password-hasher.ts'

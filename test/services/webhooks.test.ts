@@ -1,5 +1,5 @@
 /**
- * Contract §16: signed webhook deliveries to a receiver on 127.0.0.1 that checks every signature,
+ * docs/api.md#webhooks: signed webhook deliveries to a receiver on 127.0.0.1 that checks every signature,
  * goes down and comes back: at-least-once, in order, the same delivery id and body on a retry,
  * progress kept across restarts, given up (and counted) only after the last retry.
  */
@@ -70,7 +70,7 @@ const until = async (check: () => boolean, ms = 5000) => {
   }
 }
 
-test('signed deliveries of matching entries, in order, with the payload of §16', async () => {
+test('signed deliveries of matching entries, in order, with the payload of docs/api.md#webhooks', async () => {
   const r = receiver()
   const dir = tempDir()
   dirs.push(dir)

@@ -1,5 +1,5 @@
 /**
- * Contract §15 durability: after `kill -9` at any moment, state and audit log agree both ways. For
+ * docs/api.md#audit-log durability: after `kill -9` at any moment, state and audit log agree both ways. For
  * every flag the newest entry carries its current revision, no entry describes a change that was not
  * applied (none past the state's revision), ids only increase, and every acknowledged change has its
  * entry.

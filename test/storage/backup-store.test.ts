@@ -1,4 +1,4 @@
-/** Contract §6.2: backups are never overwritten; a second one under the same name gets -2, -3, ... */
+/** docs/migrations.md: backups are never overwritten; a second one under the same name gets -2, -3, ... */
 
 import { expect, test } from 'bun:test'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'

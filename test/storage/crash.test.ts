@@ -1,5 +1,5 @@
 /**
- * Contract §11: an acknowledged change survives `kill -9` at any moment. A child commits in a loop
+ * docs/operations.md: an acknowledged change survives `kill -9` at any moment. A child commits in a loop
  * and prints each acknowledged key; it is killed with SIGKILL at random moments, then the file must
  * parse and hold every acknowledged key, and reopening leaves no temp file.
  */

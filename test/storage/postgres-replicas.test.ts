@@ -1,5 +1,5 @@
 /**
- * Several PostgreSQL stores on one database, as replicas are (contract §18), at the store level: a
+ * Several PostgreSQL stores on one database, as replicas are (docs/operations.md#replicas), at the store level: a
  * commit on one is seen by the others within 1 s and heard by their listeners; If-Match races across
  * replicas have exactly one winner; concurrent writers on different replicas never share a revision
  * and end in the same state; a database outage refuses writes (503) while reads go on, and the

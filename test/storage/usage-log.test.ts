@@ -1,5 +1,5 @@
 /**
- * The usage log (contract §22) on both backends: additions to one bucket add up (as every replica's
+ * The usage log (docs/api.md#usage) on both backends: additions to one bucket add up (as every replica's
  * do), reads filter by hour and flag, old buckets are pruned; the file backend survives reopening.
  */
 

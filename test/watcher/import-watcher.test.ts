@@ -1,4 +1,4 @@
-/** Contract §7: the watched import folder, on a real file system. */
+/** docs/migrations.md: the watched import folder, on a real file system. */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import {

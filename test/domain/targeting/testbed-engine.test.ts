@@ -48,7 +48,7 @@ const contexts: Record<string, unknown>[] = [
 
 describe('testkit-flags.json: flagd engine = @openfeature/flagd-core', () => {
   for (const [key, flag] of Object.entries(flags)) {
-    // a dangling $ref is refused at write by flagd (contract §19.5); the engine says PARSE_ERROR here too
+    // a dangling $ref is refused at write by flagd (docs/targeting.md#flagd-format); the engine says PARSE_ERROR here too
     test(key, () => {
       for (const context of contexts) {
         expect({ context, ...ours(flag, key, context, segments) }).toEqual({ context, ...oracle(testkit, key, context) })
