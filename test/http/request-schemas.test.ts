@@ -7,9 +7,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import Ajv from 'ajv'
 import fc from 'fast-check'
-import { COMMON_FIELDS, CONSTRAINT_FIELDS, FLAG_TYPES, TARGETING_FIELDS } from '../../src/domain/flag.ts'
+import { COMMON_FIELDS, CONSTRAINT_FIELDS, FLAG_TYPES, type FlagDefinition, TARGETING_FIELDS } from '../../src/domain/flag.ts'
 import { validateDefinition } from '../../src/domain/flag-definition.ts'
 import { nameProblem } from '../../src/domain/flag-name.ts'
+import { mergeUpdate, READ_ONLY_FIELDS } from '../../src/domain/flag-update.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 type Json = Record<string, any>
@@ -124,4 +125,33 @@ test("each limit the document states is the validator's: a field at it is accept
     }
   }
   expect(checked).toBeGreaterThan(30)
+})
+
+test('every flag change the validator accepts, the documented FlagUpdate schema accepts', () => {
+  const schema = ajv.compile(component('FlagUpdate'))
+  // a stored flag of each type to change, as the service holds them
+  const current = Object.fromEntries(
+    FLAG_TYPES.map((type) => {
+      const made = validateDefinition({ type, ...(type === 'ENUM' || type === 'TAG' ? { enumValues: ['a', 'b'] } : {}) })
+      if (!made.ok) throw new Error(`cannot make a ${type} flag: ${JSON.stringify(made.problems)}`)
+      return [type, made.definition]
+    }),
+  )
+  const changes = fc.tuple(
+    fc.constantFrom(...FLAG_TYPES),
+    fc.dictionary(fc.constantFrom(...FIELDS, 'type', 'name', ...READ_ONLY_FIELDS), anyValue, { maxKeys: 4 }),
+  )
+  let accepted = 0
+  fc.assert(
+    fc.property(changes, ([type, patch]) => {
+      const { createdAt: _c, updatedAt: _u, revision: _r, name: _n, ...rest } = patch
+      const result = validateDefinition(mergeUpdate(current[type] as FlagDefinition, rest), { ignoreFields: ['name'] })
+      if (!result.ok || (Object.hasOwn(patch, 'name') && nameProblem(patch.name) !== undefined)) return
+      accepted++
+      if (!schema(patch))
+        throw new Error(`accepted by the validator, refused by the document: ${JSON.stringify(patch)}: ${ajv.errorsText(schema.errors)}`)
+    }),
+    { numRuns: 3000 },
+  )
+  expect(accepted).toBeGreaterThan(300)
 })

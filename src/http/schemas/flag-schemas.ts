@@ -295,22 +295,21 @@ export function flagComponents(): Record<string, Json> {
     properties: {
       name: { type: 'string', description: 'Rename (into any free name)' },
       type: { type: 'string', enum: [...FLAG_TYPES] },
-      description: { type: 'string' },
+      description: { type: 'string', maxLength: DESCRIPTION_MAX, nullable: true, description: 'null: empty' },
       defaultValue: { description: 'Type depends on the flag type; null: no default' },
-      value: { description: 'Type depends on the flag type' },
-      valueExists: { type: 'boolean' },
+      value: { description: 'Type depends on the flag type; null: no value (as valueExists: false)' },
+      valueExists: { type: 'boolean', nullable: true, description: 'null: as if not given' },
       ...Object.fromEntries(CONSTRAINT_FIELDS.map((k) => [k, nullable(CONSTRAINT_SCHEMAS[k])])),
       minValue: { type: 'number', nullable: true, description: 'An integer for INTEGER flags' },
       maxValue: { type: 'number', nullable: true, description: 'An integer for INTEGER flags' },
+      // null removes each (enabled then reads true, its default)
       ...Object.fromEntries(
-        Object.entries(targetingSchemas({ description: 'Type depends on the flag type' })).map(([k, v]) => [
-          k,
-          k === 'enabled' ? v : nullable(v),
-        ]),
+        Object.entries(targetingSchemas({ description: 'Type depends on the flag type' })).map(([k, v]) => [k, nullable(v)]),
       ),
-      createdAt: { type: 'string', description: 'Ignored' },
-      updatedAt: { type: 'string', description: 'Ignored' },
-      revision: { type: 'integer', description: 'Ignored; use If-Match' },
+      // read-only fields of a GET result, ignored whatever they hold
+      createdAt: { description: 'Ignored (any value)' },
+      updatedAt: { description: 'Ignored (any value)' },
+      revision: { description: 'Ignored (any value); use If-Match' },
     },
     example: { value: 7, maxValue: 20 },
   }

@@ -1620,12 +1620,14 @@ export interface components {
             name?: string;
             /** @enum {string} */
             type?: "BOOLEAN" | "INTEGER" | "STRING" | "ENUM" | "TAG" | "AB-TEST" | "NUMBER" | "OBJECT";
-            description?: string;
+            /** @description null: empty */
+            description?: string | null;
             /** @description Type depends on the flag type; null: no default */
             defaultValue?: unknown;
-            /** @description Type depends on the flag type */
+            /** @description Type depends on the flag type; null: no value (as valueExists: false) */
             value?: unknown;
-            valueExists?: boolean;
+            /** @description null: as if not given */
+            valueExists?: boolean | null;
             /** @description An integer for INTEGER flags */
             minValue?: number | null;
             /** @description An integer for INTEGER flags */
@@ -1646,7 +1648,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @description false: evaluations answer DISABLED (no value, so every SDK serves its own default); the definition is kept. Default true */
-            enabled?: boolean;
+            enabled?: boolean | null;
             /** @description Variant name (1-64 of A-Z a-z 0-9 . _ -) → value. Built in without being listed: BOOLEAN "true"/"false", AB-TEST "A"/"B", ENUM one per enum value */
             variants?: {
                 [key: string]: unknown;
@@ -1659,15 +1661,12 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
-            /** @description Ignored */
-            createdAt?: string;
-            /** @description Ignored */
-            updatedAt?: string;
-            /**
-             * Format: int64
-             * @description Ignored; use If-Match
-             */
-            revision?: number;
+            /** @description Ignored (any value) */
+            createdAt?: unknown;
+            /** @description Ignored (any value) */
+            updatedAt?: unknown;
+            /** @description Ignored (any value); use If-Match */
+            revision?: unknown;
         };
         /**
          * @example {
