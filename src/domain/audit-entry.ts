@@ -44,7 +44,7 @@ export interface StoredAuditEntry {
 /** One changed row, as the store describes it (the shape of the store's `Change`). */
 export interface RowChange {
   seq: number
-  table: 'flags' | 'users' | 'sessions' | 'tokens' | 'segments'
+  table: 'flags' | 'users' | 'sessions' | 'tokens' | 'segments' | 'environments'
   id: string
   before: unknown
   after: unknown
@@ -57,6 +57,7 @@ export const AUDIT_ENTITY: Record<RowChange['table'], string> = {
   tokens: 'token',
   sessions: 'session',
   segments: 'segment',
+  environments: 'environment',
 }
 const verb = (before: unknown, after: unknown) => (before === null ? 'created' : after === null ? 'deleted' : 'updated')
 

@@ -3,6 +3,8 @@
  * the type's zero value. Validation lives in `flag-definition.ts`.
  */
 
+import type { FlagState } from './environment.ts'
+
 export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
 
 /** One of the eight flag types. */
@@ -60,6 +62,11 @@ export interface Flag extends FlagDefinition {
   createdAt: string
   updatedAt: string
   revision: number
+  /**
+   * The state of every environment but the home one (whose state is the row's own fields), by
+   * environment name (docs/environments.md). Absent while only the home environment exists.
+   */
+  states?: Readonly<Record<string, FlagState>>
 }
 
 /** Constraint fields in output order. */

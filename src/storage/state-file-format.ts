@@ -62,6 +62,14 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     updatedAt: isTime,
     revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
   },
+  environments: {
+    name: isText,
+    description: isText,
+    protected: (v) => typeof v === 'boolean',
+    requiredApprovals: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+    createdAt: isTime,
+    updatedAt: isTime,
+  },
 }
 
 function checkRows(path: string, table: Table, raw: unknown): Rows[Table][] {
@@ -125,6 +133,12 @@ export function parseStateFile(path: string, text: string): LoadedState {
   if (version < 3 && v2.segments === undefined) {
     v2.segments = {}
     if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, segments: 0 }
+  }
+  // version 4 added environments (docs/environments.md): older files have none; the daemon makes
+  // the home one at start, holding the state every flag row already has
+  if (version < 4 && v2.environments === undefined) {
+    v2.environments = {}
+    if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, environments: 0 }
   }
   const revisions = v2.revisions as Record<Table, number> | undefined
   const counters = [v2.revision, ...TABLES.map((t) => revisions?.[t])]

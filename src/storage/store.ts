@@ -21,6 +21,7 @@
 
 import type { StoredToken } from '../domain/api-token.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
+import type { Environment } from '../domain/environment.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
@@ -34,13 +35,14 @@ export interface Rows {
   sessions: StoredSession
   tokens: StoredToken
   segments: Segment
+  environments: Environment
 }
 
 /** A table name. */
 export type Table = keyof Rows
 
 /** Every table, in the order state files list them. */
-export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens', 'segments']
+export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens', 'segments', 'environments']
 
 /**
  * The tables whose rows record their last use (`lastUsedAt`, precise to about a minute). A use is
@@ -68,6 +70,8 @@ export interface Snapshot {
   readonly tokens: ReadonlyMap<string, StoredToken>
   /** Segments by name. */
   readonly segments: ReadonlyMap<string, Segment>
+  /** Environments by name (docs/environments.md). */
+  readonly environments: ReadonlyMap<string, Environment>
   /** Segment rules by name, for compiling `$ref` (docs/targeting.md#rules). */
   segmentRules(): ReadonlyMap<string, unknown>
   /**

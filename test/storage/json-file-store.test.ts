@@ -45,18 +45,19 @@ function canMakeImmutable(): boolean {
   }
 }
 const EMPTY_STATE = {
-  schemaVersion: 3,
+  schemaVersion: 4,
   revision: 0,
-  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0 },
+  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0 },
   flags: {},
   users: {},
   sessions: {},
   tokens: {},
   segments: {},
+  environments: {},
 }
 
 describe('open', () => {
-  test('creates an empty version-3 state file, mode 0600', async () => {
+  test('creates an empty version-4 state file, mode 0600', async () => {
     const { dir } = await open()
     const path = stateFilePath(dir)
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_STATE)
@@ -154,7 +155,11 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
   test('a version-2 file (before segments) gains an empty segments table; the original is kept as flagd.v2.json', async () => {
     const dir = tempDir()
     dirs.push(dir)
-    const { segments: _s, ...v2 } = {
+    const {
+      segments: _s,
+      environments: _e,
+      ...v2
+    } = {
       ...EMPTY_STATE,
       schemaVersion: 2,
       revisions: { flags: 1, users: 0, sessions: 0, tokens: 0 },
@@ -165,11 +170,38 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 2 to 3; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 2 to 4; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v2.json'), 'utf8')).toBe(text)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded).toMatchObject({ schemaVersion: 3, segments: {}, revisions: { flags: 1, segments: 0 } })
+    expect(upgraded).toMatchObject({
+      schemaVersion: 4,
+      segments: {},
+      environments: {},
+      revisions: { flags: 1, segments: 0, environments: 0 },
+    })
     expect(store.committed().flags.get('a')?.id).toBe('flg_a')
+  })
+
+  test('a version-3 file (before environments) gains an empty environments table; the original is kept as flagd.v3.json', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const { environments: _e, ...v3 } = {
+      ...EMPTY_STATE,
+      schemaVersion: 3,
+      revisions: { flags: 1, users: 0, sessions: 0, tokens: 0, segments: 0 },
+      revision: 1,
+    }
+    const text = JSON.stringify({ ...v3, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
+    writeFileSync(stateFilePath(dir), text)
+    const told: string[] = []
+    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    stores.push(store)
+    expect(told).toEqual([expect.stringContaining('from schema version 3 to 4; the original is kept as')])
+    expect(readFileSync(join(dir, 'flagd.v3.json'), 'utf8')).toBe(text)
+    const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
+    expect(upgraded).toMatchObject({ schemaVersion: 4, environments: {}, revisions: { flags: 1, environments: 0 } })
+    expect(store.committed().flags.get('a')).toEqual({ ...sampleFlag('a'), id: 'flg_a' } as never)
+    expect(store.committed().environments.size).toBe(0)
   })
 
   test('flags get stable ids, everything is kept, the original is kept beside it', async () => {
@@ -181,11 +213,12 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 1 to 3; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 1 to 4; the original is kept as')])
     expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded.schemaVersion).toBe(3)
+    expect(upgraded.schemaVersion).toBe(4)
     expect(upgraded.segments).toEqual({})
+    expect(upgraded.environments).toEqual({})
     expect(upgraded.tokens).toEqual({})
     const s = store.committed()
     expect([...s.flags.keys()].sort()).toEqual(Object.keys(v1.flags).sort())

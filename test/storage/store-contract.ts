@@ -143,6 +143,37 @@ export function describeStoreContract(
       expect(entry).toMatchObject({ action: 'segment.deleted', target: { type: 'segment', name: 'beta' } })
     })
 
+    test('environments: by name, their own revision, a flag row with states per environment, all surviving a reopen', async () => {
+      const { store, reopen } = await fresh()
+      const at = '2026-11-27T00:00:00.000Z'
+      const env = (name: string, extra = {}) => ({
+        id: name,
+        name,
+        description: '',
+        protected: false,
+        requiredApprovals: 0,
+        createdAt: at,
+        updatedAt: at,
+        ...extra,
+      })
+      await store.transact(meta, (tx) => {
+        tx.put('environments', env('development', { home: true as const }))
+        tx.put('environments', env('production', { protected: true, requiredApprovals: 1 }))
+      })
+      const flag = { ...sampleFlag('a'), states: { production: { valueExists: true, value: 'prod', enabled: false } } }
+      await store.transact(meta, (tx) => tx.put('flags', flag))
+      const s = store.committed()
+      expect([s.revisionOf('environments'), s.revisionOf('flags')]).toEqual([2, 3])
+      expect([...s.environments.keys()]).toEqual(['development', 'production'])
+      expect(s.environments.get('production')?.requiredApprovals).toBe(1)
+      const again = await reopen()
+      expect([...again.committed().environments.values()]).toEqual([...s.environments.values()])
+      expect(again.committed().flags.get('a')).toEqual(flag)
+      expect(again.committed().revisionOf('environments')).toBe(2)
+      await again.transact(meta, (tx) => tx.delete('environments', 'production'))
+      expect([...again.committed().environments.keys()]).toEqual(['development'])
+    })
+
     test('segments: 30 concurrent writers that each read the index first all land, once each, and stay after a reopen', async () => {
       const { store, reopen } = await fresh()
       const segment = (name: string, revision = 1) => ({

@@ -1,0 +1,64 @@
+/**
+ * Environments (docs/environments.md): one daemon holds development, staging, production…; a flag
+ * is one definition shared by all of them plus a state per environment. This module holds the
+ * environment row, its name rule, and the split of a flag into its shared definition and the
+ * fields each environment has of its own.
+ */
+
+import type { Flag, FlagValue, JsonObject } from './flag.ts'
+import { VARIANT_NAME } from './flag-targeting-fields.ts'
+
+/** At most this many environments (a 21st is refused). */
+export const MAX_ENVIRONMENTS = 20
+
+/** A stored environment. `home` marks the one whose state flag rows hold in their own fields. */
+export interface Environment {
+  /** The name is the id: environments are not renamed. */
+  id: string
+  name: string
+  description: string
+  /** Changes to it go through change requests (docs/environments.md). */
+  protected: boolean
+  /** Approvals a change request into it needs. */
+  requiredApprovals: number
+  /** True for exactly one environment: flag rows keep its state in their own fields. */
+  home?: true
+  createdAt: string
+  updatedAt: string
+}
+
+/** Why `name` cannot name an environment (the rule of variant names), or `undefined`. */
+export function environmentNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string') return 'must be a string'
+  return VARIANT_NAME.test(name) ? undefined : 'must be 1-64 of A-Z a-z 0-9 . _ -'
+}
+
+/** The fields of a flag that each environment has of its own; every other field is shared. */
+export const STATE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB'] as const
+
+/** One environment's state of a flag. */
+export interface FlagState {
+  valueExists: boolean
+  value?: FlagValue
+  enabled?: boolean
+  targeting?: JsonObject
+  chancePercentB?: number
+}
+
+/** The state a flag view holds (absent fields left out, so states compare by their JSON). */
+export function stateOf(flag: Flag): FlagState {
+  const state: FlagState = { valueExists: flag.valueExists }
+  if (flag.value !== undefined) state.value = flag.value
+  if (flag.enabled !== undefined) state.enabled = flag.enabled
+  if (flag.targeting !== undefined) state.targeting = flag.targeting
+  if (flag.chancePercentB !== undefined) state.chancePercentB = flag.chancePercentB
+  return state
+}
+
+/** `flag` (a row, or a view of it) with `state` in place of its own: the view of another environment. */
+export function withState(flag: Flag, state: FlagState): Flag {
+  const view: Record<string, unknown> = { ...flag }
+  for (const field of STATE_FIELDS) delete view[field]
+  delete view.states
+  return Object.freeze({ ...view, ...state }) as Flag
+}
