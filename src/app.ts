@@ -6,6 +6,8 @@
 
 import { join } from 'node:path'
 import type { Config } from './config.ts'
+import { newId } from './domain/new-id.ts'
+import { systemPrincipal } from './domain/principal.ts'
 import { createStreamHub } from './http/event-stream.ts'
 import { createHttpApp, type HttpApp } from './http/server.ts'
 import { createSessionTokenCodec } from './http/session-token-codec.ts'
@@ -74,6 +76,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       onUsageFlushError: (err) => logger.warn({ err }, 'writing flag usage counts failed; they are kept for the next write'),
       ...(config.metrics.perFlag ? { onCounted: (rows: Parameters<typeof metrics.evaluations>[0]) => metrics.evaluations(rows) } : {}),
     })
+    // the default environment (config environment) exists before anything is served; on a data
+    // directory from before environments it becomes the home one, holding every flag's state
+    await services.environments.ensureDefault({ principal: systemPrincipal('bootstrap'), requestId: newId('bootstrap') })
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     metrics.measureCache(() => services.cache.size().bytes)
     const sessionTokens = createSessionTokenCodec(secret, services.cache)

@@ -7,6 +7,7 @@
  */
 
 import { type StoredToken, toPublicToken } from './api-token.ts'
+import type { Environment } from './environment.ts'
 import { type Flag, toFlagResource } from './flag.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
 import { type Segment, toSegmentResource } from './segment.ts'
@@ -15,7 +16,7 @@ import { type StoredUser, toPublicUser } from './user.ts'
 
 /** What an entry is about. */
 export interface AuditTarget {
-  type: 'flag' | 'user' | 'token' | 'session' | 'segment'
+  type: 'flag' | 'user' | 'token' | 'session' | 'segment' | 'environment'
   id?: string
   name?: string
 }
@@ -83,7 +84,23 @@ export function auditEntriesOf(
   const out: StoredAuditEntry[] = []
   for (const c of changes) {
     const action = `${AUDIT_ENTITY[c.table]}.${verb(c.before, c.after)}`
-    if (c.table === 'segments' || c.table === 'flags') {
+    // a flag row rewritten at its revision only gained or lost another environment's copy of its
+    // state: the environment's own entry records that
+    if (c.table === 'flags' && c.before !== null && c.after !== null && (c.before as Flag).revision === (c.after as Flag).revision) continue
+    if (c.table === 'environments') {
+      const env = (c.after ?? c.before) as Environment
+      const shown = (e: Environment | null) =>
+        e && { name: e.name, description: e.description, protected: e.protected, requiredApprovals: e.requiredApprovals }
+      out.push({
+        entry: {
+          ...base(c.seq),
+          action,
+          target: { type: 'environment', name: env.name },
+          before: shown(c.before as Environment | null),
+          after: shown(c.after as Environment | null),
+        },
+      })
+    } else if (c.table === 'segments' || c.table === 'flags') {
       // named and revised rows: the resource before and after, at the row's revision
       const isFlag = c.table === 'flags'
       const resource = (row: unknown) => (isFlag ? toFlagResource(row as Flag) : toSegmentResource(row as Segment))

@@ -16,6 +16,7 @@ export const PERMISSIONS = [
   'token:read',
   'token:write',
   'audit:read',
+  'environment:write',
 ] as const
 
 /** One permission name. */

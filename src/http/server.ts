@@ -12,6 +12,7 @@ import type { RequestCache } from '../domain/request-cache.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuditService } from '../services/audit-service.ts'
 import type { AuthService } from '../services/auth-service.ts'
+import type { EnvironmentService } from '../services/environment-service.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
@@ -33,6 +34,7 @@ import { createRouter } from './router.ts'
 import { auditRoutes } from './routes/audit-routes.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
+import { environmentRoutes } from './routes/environment-routes.ts'
 import { eventRoutes } from './routes/event-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
@@ -57,6 +59,7 @@ export interface HttpDeps {
   users: UserService
   flags: FlagService
   segments: SegmentService
+  environments: EnvironmentService
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -99,6 +102,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...userRoutes({ users: deps.users, bodyLimit }),
     ...flagRoutes({ flags: deps.flags, evaluations: deps.evaluations, bodyLimit }),
     ...segmentRoutes({ segments: deps.segments, bodyLimit }),
+    ...environmentRoutes({ environments: deps.environments, bodyLimit }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),

@@ -103,6 +103,9 @@ export function flagChangesOf(commit: Commit): FlagChange[] {
     const before = change.before as Flag | null
     const after = change.after as Flag | null
     const base = { id: change.seq, actor, at: commit.at }
+    // a row rewritten at the same revision only gained or lost another environment's copy of its
+    // state (an environment created or removed): no flag changed (docs/environments.md)
+    if (before && after && before.revision === after.revision) continue
     if (before && after) {
       out.push({
         ...base,

@@ -11,6 +11,7 @@ import { type ApiTokenService, createApiTokenService } from './api-token-service
 import { type AuditService, createAuditService } from './audit-service.ts'
 import { type AuthService, createAuthService } from './auth-service.ts'
 import { cachedFlagEvaluator } from './cached-flag-evaluator.ts'
+import { createEnvironmentService, type EnvironmentService } from './environment-service.ts'
 import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
 import { createFlagEvaluator } from './flag-evaluator.ts'
@@ -37,6 +38,7 @@ export interface Services {
   users: UserService
   flags: FlagService
   segments: SegmentService
+  environments: EnvironmentService
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -99,6 +101,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
     segments: createSegmentService(store, now),
+    environments: createEnvironmentService(store, config.environment, now),
     migrations: createMigrationService({
       store,
       now,

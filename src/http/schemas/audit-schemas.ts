@@ -37,7 +37,7 @@ export const AuditEntrySchema = {
       type: 'object',
       required: ['type'],
       properties: {
-        type: { type: 'string', enum: ['flag', 'user', 'token', 'session'] },
+        type: { type: 'string', enum: ['flag', 'user', 'token', 'session', 'segment', 'environment'] },
         id: { type: 'string' },
         name: { type: 'string' },
       },

@@ -280,6 +280,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/environments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List environments
+         * @description Requires permission `flag:read`.
+         *
+         *     In the order they were created.
+         */
+        get: operations["listEnvironments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/environments/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or change an environment
+         * @description Requires permission `environment:write`.
+         *
+         *     A new environment starts with every flag's state copied from copyFrom (default: the default environment), in one commit; no flag's revision moves. At most 20.
+         */
+        put: operations["putEnvironment"];
+        post?: never;
+        /**
+         * Remove an environment
+         * @description Requires permission `environment:write`.
+         *
+         *     Drops its flag states. The default environment cannot be removed (409).
+         */
+        delete: operations["deleteEnvironment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -2252,7 +2302,7 @@ export interface operations {
                         user: {
                             id: string;
                             username: string;
-                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         };
                         /**
                          * Format: date-time
@@ -2326,7 +2376,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2351,7 +2401,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -2420,7 +2470,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2466,7 +2516,7 @@ export interface operations {
                      *       "flag:read"
                      *     ]
                      */
-                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                 };
             };
         };
@@ -2490,7 +2540,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2542,7 +2592,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2591,7 +2641,7 @@ export interface operations {
                      *       "user:read"
                      *     ]
                      */
-                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                     /** @description Required when changing your own password */
                     currentPassword?: string;
                 };
@@ -2615,7 +2665,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3030,6 +3080,151 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    listEnvironments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The environments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description Changes to it go through change requests */
+                        protected: boolean;
+                        /** Format: int64 */
+                        requiredApprovals: number;
+                        /** @description The one config environment names: evaluated when no environment is given */
+                        default: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            500: components["responses"]["E500"];
+        };
+    };
+    putEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    protected?: boolean;
+                    /** Format: int64 */
+                    requiredApprovals?: number;
+                    /** @description On create: whose flag states to start from (default: the default environment) */
+                    copyFrom?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The environment, changed (201 when created, with Location) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description Changes to it go through change requests */
+                        protected: boolean;
+                        /** Format: int64 */
+                        requiredApprovals: number;
+                        /** @description The one config environment names: evaluated when no environment is given */
+                        default: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The environment, created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description Changes to it go through change requests */
+                        protected: boolean;
+                        /** Format: int64 */
+                        requiredApprovals: number;
+                        /** @description The one config environment names: evaluated when no environment is given */
+                        default: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    deleteEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        deleted: true;
+                        name: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     listSessions: {
         parameters: {
             query?: never;
@@ -3137,7 +3332,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3203,7 +3398,7 @@ export interface operations {
                      *       "flag:write"
                      *     ]
                      */
-                    permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                    permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time in the future; absent or null for no expiry
@@ -3249,7 +3444,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3328,7 +3523,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3710,7 +3905,7 @@ export interface operations {
                         action: string;
                         target: {
                             /** @enum {string} */
-                            type: "flag" | "user" | "token" | "session";
+                            type: "flag" | "user" | "token" | "session" | "segment" | "environment";
                             id?: string;
                             name?: string;
                         };

@@ -1,0 +1,196 @@
+/**
+ * Environments as a resource (docs/environments.md): listed by anyone who may read flags, created,
+ * changed and removed with `environment:write`. A new environment starts with every flag's state
+ * copied from the default environment, or from `copyFrom`, in the same durable commit; removing one
+ * drops its states. Neither changes any flag's revision: what each environment serves is unchanged.
+ * The default environment (config `environment`) cannot be removed; the home environment (whose
+ * state flag rows hold in their own fields) can, once it is not the default: its place goes to the
+ * default, whose states move into the rows' own fields.
+ */
+
+import { requirePermission } from '../domain/access-policy.ts'
+import { codePointCount } from '../domain/code-points.ts'
+import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS, STATE_FIELDS, stateOf } from '../domain/environment.ts'
+import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
+import type { Flag } from '../domain/flag.ts'
+import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
+import { isJsonObject } from '../domain/json-object.ts'
+import type { Caller } from '../domain/principal.ts'
+import type { Snapshot, Store, Tx } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
+import { flagView, homeOf } from './environment-views.ts'
+
+/** What `PUT /api/environments/{name}` takes. */
+export interface EnvironmentInput {
+  description?: string
+  protected?: boolean
+  requiredApprovals?: number
+  copyFrom?: string
+}
+
+/** An environment as the API shows it. */
+export type EnvironmentResource = Omit<Environment, 'id' | 'home'> & { default: boolean }
+
+/** The environment use cases. */
+export interface EnvironmentService {
+  list(caller: Caller): EnvironmentResource[]
+  put(caller: Caller, name: string, input: unknown): Promise<{ environment: EnvironmentResource; created: boolean }>
+  remove(caller: Caller, name: string): Promise<void>
+  /** Makes the default environment at start when it is missing (the first one is the home one). */
+  ensureDefault(caller: Caller): Promise<void>
+  /** The default environment's name (config `environment`). */
+  readonly defaultName: string
+}
+
+const FIELDS = new Set(['description', 'protected', 'requiredApprovals', 'copyFrom'])
+
+/** Checks the body of a PUT; every problem at once. */
+function parseInput(input: unknown): EnvironmentInput {
+  if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
+  const problems: { field: string; reason: string }[] = []
+  for (const key of Object.keys(input)) if (!FIELDS.has(key)) problems.push({ field: key, reason: 'unknown field' })
+  const { description, protected: guarded, requiredApprovals, copyFrom } = input
+  if (description !== undefined && (typeof description !== 'string' || codePointCount(description, DESCRIPTION_MAX) > DESCRIPTION_MAX))
+    problems.push({ field: 'description', reason: `must be a string of at most ${DESCRIPTION_MAX} characters` })
+  if (guarded !== undefined && typeof guarded !== 'boolean') problems.push({ field: 'protected', reason: 'must be true or false' })
+  if (
+    requiredApprovals !== undefined &&
+    !(Number.isSafeInteger(requiredApprovals) && (requiredApprovals as number) >= 0 && (requiredApprovals as number) <= 10)
+  )
+    problems.push({ field: 'requiredApprovals', reason: 'must be an integer from 0 to 10' })
+  if (copyFrom !== undefined && typeof copyFrom !== 'string') problems.push({ field: 'copyFrom', reason: 'must be an environment name' })
+  if (problems.length > 0) throw new ValidationFailedError(problems)
+  return input as EnvironmentInput
+}
+
+/** Creates the service; `defaultName` is config `environment`; `now` stamps the rows. */
+export function createEnvironmentService(store: Store, defaultName: string, now: () => Date = () => new Date()): EnvironmentService {
+  const resource = (e: Environment): EnvironmentResource => ({
+    name: e.name,
+    description: e.description,
+    protected: e.protected,
+    requiredApprovals: e.requiredApprovals,
+    default: e.name === defaultName,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+  })
+  const ordered = (s: Snapshot) =>
+    [...s.environments.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.name < b.name ? -1 : 1))
+
+  /** Gives every flag `name`'s state, copied from `from` (rows keep their revision). */
+  const copyStates = (tx: Tx, name: string, from: string) => {
+    const home = homeOf(tx.read)
+    for (const row of tx.read.flags.values()) {
+      const state = stateOf(flagView(row, from, home))
+      tx.put('flags', { ...row, states: { ...row.states, [name]: state } })
+    }
+  }
+  /** Drops every flag's state of `name` (rows keep their revision). */
+  const dropStates = (tx: Tx, name: string) => {
+    for (const row of tx.read.flags.values()) {
+      if (row.states?.[name] === undefined) continue
+      const { [name]: _gone, ...rest } = row.states
+      const { states: _states, ...own } = row
+      tx.put('flags', Object.keys(rest).length === 0 ? (own as Flag) : { ...own, states: rest })
+    }
+  }
+  /** Moves `to`'s states into the rows' own fields, keeping the old home's as a state (then dropped). */
+  const rehome = (tx: Tx, from: string, to: string) => {
+    for (const row of tx.read.flags.values()) {
+      const target = row.states?.[to]
+      if (target === undefined) continue
+      const { [to]: _moved, ...rest } = row.states ?? {}
+      const base: Record<string, unknown> = { ...row }
+      for (const field of STATE_FIELDS) delete base[field]
+      const next = { ...base, ...target, states: { ...rest, [from]: stateOf(row) } } as Flag & { states: Record<string, FlagState> }
+      tx.put('flags', next)
+    }
+  }
+
+  return {
+    defaultName,
+
+    list(caller) {
+      requirePermission(caller.principal, 'flag:read')
+      return ordered(store.committed()).map(resource)
+    },
+
+    async put(caller, name, input) {
+      requirePermission(caller.principal, 'environment:write')
+      const body = parseInput(input)
+      const why = environmentNameProblem(name)
+      if (why) throw new InvalidError(`environment name ${JSON.stringify(name)} ${why}`, 'name', why)
+      const at = now().toISOString()
+      const { result } = await store.transact(commitMeta(caller), (tx) => {
+        const current = tx.read.environments.get(name)
+        if (current !== undefined) {
+          if (body.copyFrom !== undefined) throw new InvalidError('copyFrom is taken on create only', 'copyFrom', 'on create only')
+          const next: Environment = {
+            ...current,
+            description: body.description ?? current.description,
+            protected: body.protected ?? current.protected,
+            requiredApprovals: body.requiredApprovals ?? current.requiredApprovals,
+            updatedAt: at,
+          }
+          tx.put('environments', next)
+          return { environment: next, created: false }
+        }
+        if (tx.read.environments.size >= MAX_ENVIRONMENTS)
+          throw new InvalidError(`at most ${MAX_ENVIRONMENTS} environments`, 'name', `at most ${MAX_ENVIRONMENTS} environments`)
+        const from = body.copyFrom ?? defaultName
+        if (!tx.read.environments.has(from))
+          throw new InvalidError(`no environment named ${JSON.stringify(from)} to copy from`, 'copyFrom', 'unknown environment')
+        const made: Environment = {
+          id: name,
+          name,
+          description: body.description ?? '',
+          protected: body.protected ?? false,
+          requiredApprovals: body.requiredApprovals ?? 0,
+          createdAt: at,
+          updatedAt: at,
+        }
+        tx.put('environments', made)
+        copyStates(tx, name, from)
+        return { environment: made, created: true }
+      })
+      return { environment: resource(result.environment), created: result.created }
+    },
+
+    async remove(caller, name) {
+      requirePermission(caller.principal, 'environment:write')
+      await store.transact(commitMeta(caller), (tx) => {
+        const env = tx.read.environments.get(name)
+        if (env === undefined) throw new NotFoundError(`no environment named ${JSON.stringify(name)}`)
+        if (name === defaultName) throw new ConflictError(`${name} is the default environment (config environment); it cannot be removed`)
+        if (env.home) {
+          rehome(tx, name, defaultName)
+          const heir = tx.read.environments.get(defaultName) as Environment
+          tx.put('environments', { ...heir, home: true })
+        }
+        tx.delete('environments', name)
+        dropStates(tx, name)
+      })
+    },
+
+    async ensureDefault(caller) {
+      if (store.committed().environments.has(defaultName)) return
+      const at = now().toISOString()
+      await store.transact(commitMeta(caller), (tx) => {
+        if (tx.read.environments.has(defaultName)) return
+        const first = tx.read.environments.size === 0
+        tx.put('environments', {
+          id: defaultName,
+          name: defaultName,
+          description: '',
+          protected: false,
+          requiredApprovals: 0,
+          ...(first ? { home: true as const } : {}),
+          createdAt: at,
+          updatedAt: at,
+        })
+        // a default named anew (config changed) starts with the home environment's states
+        if (!first) copyStates(tx, defaultName, homeOf(tx.read) as string)
+      })
+    },
+  }
+}

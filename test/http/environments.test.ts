@@ -1,0 +1,129 @@
+/**
+ * Environments as a resource (docs/environments.md): listed, created with every flag's state
+ * copied, changed, removed; the default one (config environment) made at start and kept; no flag's
+ * revision, audit entry or event moves when an environment comes or goes.
+ */
+
+import { afterEach, expect, test } from 'bun:test'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+let apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps) await a.close()
+  apps = []
+})
+
+async function app(env: Record<string, string> = {}): Promise<TestApp> {
+  const a = await createTestApp({ FLAGD_ENVIRONMENT: 'development', ...env })
+  apps.push(a)
+  return a
+}
+
+const names = (res: { body: { name: string }[] }) => res.body.map((e) => e.name)
+
+test('the default environment exists from the start, and is listed to anyone who may read flags', async () => {
+  const a = await app()
+  const listed = await a.req('GET', '/api/environments', { token: a.adminToken })
+  expect(listed.status).toBe(200)
+  expect(listed.body).toEqual([
+    {
+      name: 'development',
+      description: '',
+      protected: false,
+      requiredApprovals: 0,
+      default: true,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    },
+  ])
+  const reader = await a.userWith(['flag:read'])
+  expect((await a.req('GET', '/api/environments', { token: reader.token })).status).toBe(200)
+  const nobody = await a.userWith(['user:read'])
+  expect((await a.req('GET', '/api/environments', { token: nobody.token })).status).toBe(403)
+})
+
+test('a new environment starts with every flag as the default serves it; no revision, audit entry or flag event moves', async () => {
+  const a = await app()
+  const flag = { name: 'app/on', type: 'BOOLEAN', value: true, targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true', 'false'] } }
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: flag })).status).toBe(201)
+  const auditBefore = (await a.req('GET', '/api/audit?limit=100', { token: a.adminToken })).body.length
+  const made = await a.req('PUT', '/api/environments/staging', { token: a.adminToken, body: { description: 'before production' } })
+  expect(made.status).toBe(201)
+  expect(made.headers.get('location')).toBe('/api/environments/staging')
+  expect(made.body).toMatchObject({ name: 'staging', description: 'before production', default: false, protected: false })
+  const row = a.app.store.committed().flags.get('app/on')
+  expect(row?.revision).toBe(1)
+  expect(row?.states).toEqual({ staging: { valueExists: true, value: true, enabled: true, targeting: flag.targeting } })
+  expect((await a.req('GET', '/api/flags/app/on', { token: a.adminToken })).body.revision).toBe(1)
+  const audit = (await a.req('GET', '/api/audit?limit=100', { token: a.adminToken })).body
+  expect(audit.length).toBe(auditBefore + 1)
+  expect(audit[0]).toMatchObject({ action: 'environment.created', target: { type: 'environment', name: 'staging' } })
+  expect(names(await a.req('GET', '/api/environments', { token: a.adminToken }))).toEqual(['development', 'staging'])
+})
+
+test('changing one: its fields only; copyFrom on create only; every mistake named and nothing changed', async () => {
+  const a = await app()
+  const put = (name: string, body: unknown) => a.req('PUT', `/api/environments/${name}`, { token: a.adminToken, body })
+  expect((await put('production', { protected: true, requiredApprovals: 2 })).status).toBe(201)
+  const changed = await put('production', { description: 'live' })
+  expect(changed.status).toBe(200)
+  expect(changed.body).toMatchObject({ description: 'live', protected: true, requiredApprovals: 2 })
+  const refusals: [string, unknown, string][] = [
+    ['production', { copyFrom: 'development' }, 'copyFrom'],
+    ['qa', { copyFrom: 'nowhere' }, 'copyFrom'],
+    ['qa', { surprise: 1 }, 'surprise'],
+    ['qa', { requiredApprovals: -1 }, 'requiredApprovals'],
+    ['qa', { protected: 'yes' }, 'protected'],
+    ['not%20valid', {}, 'name'],
+  ]
+  for (const [name, body, field] of refusals) {
+    const res = await put(name, body)
+    expect({ name, status: res.status, field: res.body.error.details.field }).toEqual({ name, status: 400, field })
+  }
+  expect(names(await a.req('GET', '/api/environments', { token: a.adminToken }))).toEqual(['development', 'production'])
+})
+
+test('at most 20 environments', async () => {
+  const a = await app()
+  for (let i = 1; i < 20; i++) expect((await a.req('PUT', `/api/environments/e${i}`, { token: a.adminToken, body: {} })).status).toBe(201)
+  const refused = await a.req('PUT', '/api/environments/e20', { token: a.adminToken, body: {} })
+  expect(refused.status).toBe(400)
+  expect(refused.body.error.message).toContain('at most 20')
+})
+
+test('removing one drops its states; the default cannot be removed; writing needs environment:write', async () => {
+  const a = await app()
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'f', type: 'INTEGER', value: 3 } })).status).toBe(201)
+  expect((await a.req('PUT', '/api/environments/staging', { token: a.adminToken, body: {} })).status).toBe(201)
+  const writer = await a.userWith(['flag:read', 'flag:write'])
+  expect((await a.req('DELETE', '/api/environments/staging', { token: writer.token })).status).toBe(403)
+  expect((await a.req('PUT', '/api/environments/qa', { token: writer.token, body: {} })).status).toBe(403)
+  expect((await a.req('DELETE', '/api/environments/development', { token: a.adminToken })).status).toBe(409)
+  expect((await a.req('DELETE', '/api/environments/nowhere', { token: a.adminToken })).status).toBe(404)
+  const removed = await a.req('DELETE', '/api/environments/staging', { token: a.adminToken })
+  expect(removed.status).toBe(200)
+  expect(removed.body).toEqual({ deleted: true, name: 'staging' })
+  const row = a.app.store.committed().flags.get('f')
+  expect(row?.states).toBeUndefined()
+  expect(row?.revision).toBe(1)
+})
+
+test('environments survive a restart; a default named anew starts as the old one, which may then go', async () => {
+  const first = await createTestApp({ FLAGD_ENVIRONMENT: 'dev' })
+  expect((await first.req('POST', '/api/flags', { token: first.adminToken, body: { name: 'f', type: 'INTEGER', value: 7 } })).status).toBe(
+    201,
+  )
+  const second = await first.restart({ FLAGD_ENVIRONMENT: 'prod' })
+  apps.push(second)
+  const listed = (await second.req('GET', '/api/environments', { token: second.adminToken })).body
+  expect(listed.map((e: { name: string; default: boolean }) => [e.name, e.default])).toEqual([
+    ['dev', false],
+    ['prod', true],
+  ])
+  expect((await second.req('DELETE', '/api/environments/dev', { token: second.adminToken })).status).toBe(200)
+  const s = second.app.store.committed()
+  expect([...s.environments.values()].map((e) => [e.name, e.home])).toEqual([['prod', true]])
+  expect(s.flags.get('f')).toMatchObject({ value: 7, valueExists: true, revision: 1 })
+  expect(s.flags.get('f')?.states).toBeUndefined()
+  expect((await second.req('GET', '/api/flags/f', { token: second.adminToken })).body).toMatchObject({ value: 7, revision: 1 })
+})
