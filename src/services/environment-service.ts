@@ -3,9 +3,10 @@
  * changed and removed with `environment:write`. A new environment starts with every flag's state
  * copied from the default environment, or from `copyFrom`, in the same durable commit; removing one
  * drops its states. Neither changes any flag's revision: what each environment serves is unchanged.
- * The default environment (config `environment`) cannot be removed; the home environment (whose
- * state flag rows hold in their own fields) can, once it is not the default: its place goes to the
- * default, whose states move into the rows' own fields.
+ * The default environment (config `environment`) cannot be removed, and it is always the home
+ * environment, whose state flag rows hold in their own fields: a request that names no environment
+ * reads the rows as they are. A default named anew in the config starts as a copy of the old one and
+ * becomes the home at once (the old one's states move into `states`).
  */
 
 import { requirePermission } from '../domain/access-policy.ts'
@@ -162,11 +163,6 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         const env = tx.read.environments.get(name)
         if (env === undefined) throw new NotFoundError(`no environment named ${JSON.stringify(name)}`)
         if (name === defaultName) throw new ConflictError(`${name} is the default environment (config environment); it cannot be removed`)
-        if (env.home) {
-          rehome(tx, name, defaultName)
-          const heir = tx.read.environments.get(defaultName) as Environment
-          tx.put('environments', { ...heir, home: true })
-        }
         tx.delete('environments', name)
         dropStates(tx, name)
       })
@@ -177,19 +173,29 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       const at = now().toISOString()
       await store.transact(commitMeta(caller), (tx) => {
         if (tx.read.environments.has(defaultName)) return
-        const first = tx.read.environments.size === 0
-        tx.put('environments', {
+        const previous = homeOf(tx.read)
+        const made: Environment = {
           id: defaultName,
           name: defaultName,
           description: '',
           protected: false,
           requiredApprovals: 0,
-          ...(first ? { home: true as const } : {}),
+          home: true,
           createdAt: at,
           updatedAt: at,
-        })
-        // a default named anew (config changed) starts with the home environment's states
-        if (!first) copyStates(tx, defaultName, homeOf(tx.read) as string)
+        }
+        if (previous === undefined) {
+          tx.put('environments', made)
+          return
+        }
+        // a default named anew (config changed) starts as a copy of the old home, and becomes the home
+        const { home: _home, ...notYetHome } = made
+        tx.put('environments', notYetHome)
+        copyStates(tx, defaultName, previous)
+        rehome(tx, previous, defaultName)
+        const { home: _was, ...old } = tx.read.environments.get(previous) as Environment
+        tx.put('environments', old)
+        tx.put('environments', made)
       })
     },
   }

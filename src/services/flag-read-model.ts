@@ -10,6 +10,7 @@
 import { type Flag, toFlagResource } from '../domain/flag.ts'
 import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
+import { flagsIn } from './environment-views.ts'
 
 /** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */
 export interface FlagText {
@@ -27,9 +28,9 @@ export interface FlagReadModel {
    * A JSON array of the flags whose names start with one of `prefixes`, in name order. The
    * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
    */
-  listJson(prefixes: readonly string[]): string
-  /** The flags under `prefixes` (same rules as `listJson`), in name order. */
-  list(prefixes: readonly string[]): Flag[]
+  listJson(prefixes: readonly string[], env?: string): string
+  /** The flags under `prefixes` (same rules as `listJson`), in name order; `env`: as that environment sees them (default: the rows). */
+  list(prefixes: readonly string[], env?: string): Flag[]
   /** The flags' revision the views are of. */
   revision(): number
 }
@@ -77,16 +78,17 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     return out
   }
   // views run synchronously, so names() and rows() always see the same committed snapshot
-  const rows = (list: string[]) => {
-    const flags = store.committed().flags
+  const rows = (list: string[], env: string | undefined) => {
+    const snapshot = store.committed()
+    const flags = env === undefined ? snapshot.flags : flagsIn(snapshot, env)
     return list.map((n) => flags.get(n) as Flag)
   }
   const under = (prefixes: readonly string[]) => (prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching))
   return {
     json,
     text,
-    list: (prefixes) => rows(under(prefixes)),
-    listJson: (prefixes) => `[${rows(under(prefixes)).map(json).join(',')}]`,
+    list: (prefixes, env) => rows(under(prefixes), env),
+    listJson: (prefixes, env) => `[${rows(under(prefixes), env).map(json).join(',')}]`,
     revision: () => store.committed().revisionOf('flags'),
   }
 }
@@ -96,6 +98,7 @@ export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): 
   const lists = cache.region<string>('flag-lists', textBytes)
   return {
     ...model,
-    listJson: (prefixes) => lists.through(prefixes.join('\n'), model.revision(), () => model.listJson(prefixes)),
+    listJson: (prefixes, env) =>
+      lists.through(`${env ?? ''}\u0001${prefixes.join('\n')}`, model.revision(), () => model.listJson(prefixes, env)),
   }
 }

@@ -17,6 +17,7 @@ import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { flagView, homeOf } from './environment-views.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 
@@ -26,8 +27,9 @@ export type IfMatch = '*' | readonly number[]
 /** The flag use cases. */
 export interface FlagService {
   readonly read: FlagReadModel
-  get(principal: Principal, name: string): Flag
-  list(principal: Principal, prefix: string): string
+  /** The flag as environment `env` serves it (`404` for a flag or an environment that does not exist). */
+  get(principal: Principal, name: string, env?: string): Flag
+  list(principal: Principal, prefix: string, env?: string): string
   /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
   listTag(principal: Principal): string
   create(caller: Caller, input: unknown): Promise<Flag>
@@ -37,6 +39,12 @@ export interface FlagService {
 }
 
 const notFound = (name: string) => new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+
+/** `env` when it names an environment of `snapshot`; `404` otherwise (docs/environments.md). */
+function knownEnvironment(snapshot: Snapshot, env: string): string {
+  if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+  return env
+}
 
 function findIn(snapshot: Snapshot, name: string): Flag {
   const flag = snapshot.flags.get(name)
@@ -79,24 +87,27 @@ export function createFlagService(
   return {
     read,
 
-    get(principal, name) {
+    get(principal, name, env) {
       requirePermission(principal, 'flag:read')
       // outside a token's flagPrefixes a flag does not exist: the same 404 as for a missing one
       if (!canSeeFlag(principal, name)) throw notFound(name)
-      return findIn(store.committed(), name)
+      const snapshot = store.committed()
+      const row = findIn(snapshot, name)
+      return env === undefined ? row : flagView(row, knownEnvironment(snapshot, env), homeOf(snapshot))
     },
 
-    list(principal, prefix) {
+    list(principal, prefix, env) {
       requirePermission(principal, 'flag:read')
+      if (env !== undefined) knownEnvironment(store.committed(), env)
       const scope = flagScopeOf(principal)
       // a prefix without the "/" is a whole name (that flag or its group): the list is filtered by name
       if (scope.some((s) => !s.endsWith('/')))
         return `[${read
-          .list(visiblePrefixes(scope, prefix))
+          .list(visiblePrefixes(scope, prefix), env)
           .filter((f) => canSeeFlag(principal, f.name))
           .map((f) => read.json(f))
           .join(',')}]`
-      return read.listJson(visiblePrefixes(scope, prefix))
+      return read.listJson(visiblePrefixes(scope, prefix), env)
     },
 
     listTag(principal) {

@@ -43,6 +43,14 @@ export function flagNameFromPath(raw: string | undefined): string {
   }
 }
 
+/** `?environment=`: which environment's state the answer carries (docs/environments.md); the default one when absent. */
+const ENVIRONMENT_PARAM = t.Optional(
+  t.String({ description: 'The environment whose state to show; the default environment when absent', example: 'staging' }),
+)
+
+/** The query of a flag read. */
+export const EnvironmentQuery = t.Object({ environment: ENVIRONMENT_PARAM }, { additionalProperties: false })
+
 /**
  * The body of a flag PUT as the service takes it: a JSON object without the read-only fields a
  * client may send back from a GET (`createdAt`, `updatedAt`, `revision`), which are ignored.
@@ -63,8 +71,9 @@ export function readFlagAnswer(
   rawName: string | undefined,
   ifNoneMatch: string | null,
   requestId: string,
+  env?: string,
 ): Response {
-  const { json, etag } = flags.read.text(flags.get(principal, flagNameFromPath(rawName)))
+  const { json, etag } = flags.read.text(flags.get(principal, flagNameFromPath(rawName), env))
   return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedAnswer(requestId, json, etag)
 }
 
@@ -86,13 +95,16 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       compress: true,
       permission: 'flag:read',
       query: t.Object(
-        { prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })) },
+        {
+          prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })),
+          environment: ENVIRONMENT_PARAM,
+        },
         { additionalProperties: false },
       ),
       handle(c) {
         const etag = flags.listTag(c.auth)
         if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
-        return jsonAnswer(c.id, flags.list(c.auth, c.query.prefix ?? ''), 200, { etag })
+        return jsonAnswer(c.id, flags.list(c.auth, c.query.prefix ?? '', c.query.environment), 200, { etag })
       },
       docs: {
         summary: 'List flags',
@@ -142,8 +154,16 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       method: 'GET',
       path: '/api/flags/*',
       permission: 'flag:read',
-      query: NoQuery,
-      handle: (c) => readFlagAnswer(flags, c.auth, c.params['*'], c.request.headers.get('if-none-match'), c.id),
+      query: EnvironmentQuery,
+      handle: (c) =>
+        readFlagAnswer(
+          flags,
+          c.auth,
+          c.params['*'],
+          c.request.headers.get('if-none-match'),
+          c.id,
+          (c.query as { environment?: string }).environment,
+        ),
       docs: {
         summary: 'Get a flag',
         operationId: 'getFlag',
