@@ -19,6 +19,7 @@ import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { flagView, homeOf } from './environment-views.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
+import { carryStates } from './flag-states.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 
 /** `If-Match` as the HTTP layer parsed it: any revision (`*`), or a list of revisions. */
@@ -34,7 +35,11 @@ export interface FlagService {
   listTag(principal: Principal): string
   create(caller: Caller, input: unknown): Promise<Flag>
   /** `source` is `rollback` when the patch restores an earlier revision (recorded so in the audit log). */
-  update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch, source?: Source): Promise<Flag>
+  /**
+   * `env` (default: the default environment): the environment whose state the patch's per-environment
+   * fields change; shared fields change every environment. Answers the flag as `env` sees it.
+   */
+  update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch, source?: Source, env?: string): Promise<Flag>
   remove(caller: Caller, name: string, ifMatch?: IfMatch): Promise<void>
 }
 
@@ -139,7 +144,8 @@ export function createFlagService(
             throw new InvalidError(flagLimitMessage(maxFlags), 'name', `the limit of ${maxFlags} flags (limits.maxFlags) is reached`)
           checkFreeName(tx.read, name)
           const at = now().toISOString()
-          const flag: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
+          const made: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
+          const flag = carryStates(tx.read, made, undefined)
           tx.put('flags', flag)
           return flag
         })
@@ -150,7 +156,7 @@ export function createFlagService(
       return out.result
     },
 
-    async update(caller, name, patch, ifMatch, source) {
+    async update(caller, name, patch, ifMatch, source, env) {
       requirePermission(caller.principal, 'flag:write')
       requireFlagInScope(caller.principal, name)
       if (typeof patch.name === 'string') requireFlagInScope(caller.principal, patch.name)
@@ -171,12 +177,16 @@ export function createFlagService(
           const newName = Object.hasOwn(patch, 'name') ? patch.name : name
           const whyName = nameProblem(newName)
           if (whyName) problems.push({ field: 'name', reason: whyName })
-          const result = validateDefinition(mergeUpdate(current, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
+          // the environment written: its view is what the patch applies to
+          const home = homeOf(tx.read)
+          const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
+          const seen = target === undefined ? current : flagView(current, target, home)
+          const result = validateDefinition(mergeUpdate(seen, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
-          if (newName === name && JSON.stringify(result.definition) === JSON.stringify(definitionOf(current))) return current
+          if (newName === name && JSON.stringify(result.definition) === JSON.stringify(definitionOf(seen))) return seen
           if (newName !== name) checkFreeName(tx.read, newName as string, name)
-          const next: Flag = {
+          const written: Flag = {
             id: current.id,
             name: newName as string,
             ...result.definition,
@@ -184,8 +194,9 @@ export function createFlagService(
             updatedAt: now().toISOString(),
             revision: current.revision + 1,
           }
+          const next = carryStates(tx.read, written, current, target)
           tx.put('flags', next)
-          return next
+          return target === undefined ? next : flagView(next, target, home)
         })
       } finally {
         release?.()

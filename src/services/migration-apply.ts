@@ -13,6 +13,7 @@ import { applyPlan, type ImportPlan, type PlannedSegmentChange } from '../domain
 import { newId } from '../domain/new-id.ts'
 import { referencedSegments, type Segment } from '../domain/segment.ts'
 import type { Tx } from '../storage/store.ts'
+import { carryStates } from './flag-states.ts'
 import { flagsDependingOn } from './segment-service.ts'
 
 /** Applies a planned import to `tx` at time `at`. */
@@ -44,7 +45,7 @@ export function applyImport(
   }
   const rows = applyPlan(tx.read.flags, flagPlan, at, () => newId('flg'))
   for (const id of rows.deleteIds) tx.delete('flags', id)
-  for (const flag of rows.put) tx.put('flags', flag)
+  for (const flag of rows.put) tx.put('flags', carryStates(tx.read, flag, tx.read.row('flags', flag.id)))
   const written = new Set(rows.put.map((f) => f.id))
   const bumped = new Map<string, Flag>()
   for (const name of replaced)

@@ -127,3 +127,38 @@ test('environments survive a restart; a default named anew starts as the old one
   expect(s.flags.get('f')?.states).toBeUndefined()
   expect((await second.req('GET', '/api/flags/f', { token: second.adminToken })).body).toMatchObject({ value: 7, revision: 1 })
 })
+
+test("a change in one environment is that environment's; shared fields change every one, checked against each", async () => {
+  const a = await app()
+  const put = (path: string, body: unknown) => a.req('PUT', path, { token: a.adminToken, body })
+  const get = async (path: string) => (await a.req('GET', path, { token: a.adminToken })).body
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'limit', type: 'INTEGER', value: 5 } })).status).toBe(201)
+  expect((await put('/api/environments/staging', {})).status).toBe(201)
+  // staging's own value: development keeps its own
+  const staged = await put('/api/flags/limit?environment=staging', { value: 9 })
+  expect(staged.status).toBe(200)
+  expect(staged.body).toMatchObject({ value: 9, revision: 2 })
+  expect(await get('/api/flags/limit')).toMatchObject({ value: 5, revision: 2 })
+  expect(await get('/api/flags/limit?environment=staging')).toMatchObject({ value: 9, revision: 2 })
+  // development changes: staging keeps its value
+  expect((await put('/api/flags/limit', { value: 6 })).status).toBe(200)
+  expect(await get('/api/flags/limit?environment=staging')).toMatchObject({ value: 9, revision: 3 })
+  // a shared field is every environment's, and must hold for each
+  const refused = await put('/api/flags/limit', { maxValue: 8 })
+  expect(refused.status).toBe(400)
+  expect(refused.body.error.details.errors).toContainEqual({ field: 'environments.staging.value', reason: '9 is above maxValue 8' })
+  expect((await put('/api/flags/limit?environment=staging', { description: 'shared', maxValue: 10 })).status).toBe(200)
+  expect(await get('/api/flags/limit')).toMatchObject({ value: 6, description: 'shared', maxValue: 10 })
+  // a new flag starts with the same state everywhere; unknown environments are 404
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'fresh', type: 'BOOLEAN', value: true } })).status).toBe(
+    201,
+  )
+  expect(await get('/api/flags/fresh?environment=staging')).toMatchObject({ value: true })
+  expect((await a.req('GET', '/api/flags/limit?environment=nowhere', { token: a.adminToken })).status).toBe(404)
+  expect((await put('/api/flags/limit?environment=nowhere', { value: 1 })).status).toBe(404)
+  const listed = (await get('/api/flags?environment=staging')) as { name: string; value: unknown }[]
+  expect(listed.map((f) => [f.name, f.value])).toEqual([
+    ['fresh', true],
+    ['limit', 9],
+  ])
+})

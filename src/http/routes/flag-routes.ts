@@ -185,7 +185,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       method: 'PUT',
       path: '/api/flags/*',
       permission: 'flag:write',
-      query: NoQuery,
+      query: EnvironmentQuery,
       body: { limit: deps.bodyLimit },
       handle: async (c) =>
         flagAnswer(
@@ -195,6 +195,8 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
             flagNameFromPath(c.params['*']),
             updateBody(c.body),
             parseIfMatch(c.request.headers.get('if-match')),
+            undefined,
+            (c.query as { environment?: string }).environment,
           ),
         ),
       docs: {

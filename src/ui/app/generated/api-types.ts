@@ -2727,6 +2727,7 @@ export interface operations {
         parameters: {
             query?: {
                 prefix?: string;
+                environment?: string;
             };
             header?: {
                 /** @description An ETag from an earlier answer: 304 without a body while it is current */
@@ -2799,7 +2800,9 @@ export interface operations {
     };
     getFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier answer: 304 without a body while it is current */
                 "If-None-Match"?: string;
@@ -2842,7 +2845,9 @@ export interface operations {
     };
     updateFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: {
                 /** @description Apply only if the flag is at this revision ("4"); otherwise 412 */
                 "If-Match"?: string;

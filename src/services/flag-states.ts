@@ -1,0 +1,65 @@
+/**
+ * What a write does to the other environments' states of a flag (docs/environments.md). A write
+ * is made as one environment sees the flag (the home one by default): its result holds the shared
+ * fields and that environment's state; the states of the others are carried over: a new flag starts with the same state everywhere; a changed flag keeps every other
+ * environment's state, checked against the new shared fields (a state that breaks them is refused,
+ * naming the environment), except after a change of type, which resets them to the type's
+ * defaults (no value, enabled, no rule), since their values were of the old type.
+ */
+
+import { type FlagState, stateOf, withState } from '../domain/environment.ts'
+import { ValidationFailedError } from '../domain/errors.ts'
+import { definitionOf, type Flag } from '../domain/flag.ts'
+import { validateDefinition } from '../domain/flag-definition.ts'
+import type { Snapshot } from '../storage/store.ts'
+import { flagView, homeOf } from './environment-views.ts'
+
+/**
+ * The row to store after a write: `next` is the flag as environment `written` sees it after the
+ * write (the home one when absent); every other environment's state is carried from `previous`
+ * (see module comment).
+ */
+export function carryStates(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
+  const home = homeOf(read)
+  if (written !== undefined && written !== home && home !== undefined) {
+    // the written environment's state goes to `states`; the home one's stays the row's own
+    const homeView = carryStates(read, withState(next, stateOf(flagView(previous as Flag, home, home))), previous)
+    const checked = validateDefinition(definitionOf(homeView) as unknown as Record<string, unknown>, {
+      prefix: `environments.${home}.`,
+      segments: read.segmentRules(),
+    })
+    if (!checked.ok) throw new ValidationFailedError(checked.problems)
+    const kept = { ...(homeView.states ?? {}), [written]: stateOf(next) }
+    return { ...homeView, states: kept }
+  }
+  const others = [...read.environments.keys()].filter((env) => env !== home && env !== written)
+  if (others.length === 0) return withoutStates(next)
+  const states: Record<string, FlagState> = {}
+  const problems: { field: string; reason: string }[] = []
+  for (const env of others) {
+    const before = previous === undefined ? undefined : flagView(previous, env, home)
+    if (before === undefined) {
+      states[env] = stateOf(next)
+      continue
+    }
+    if (before.type !== next.type) {
+      states[env] = { valueExists: false, enabled: true }
+      continue
+    }
+    const view = { ...definitionOf(next), ...stateOf(before) }
+    const checked = validateDefinition(view as unknown as Record<string, unknown>, {
+      prefix: `environments.${env}.`,
+      segments: read.segmentRules(),
+    })
+    if (!checked.ok) problems.push(...checked.problems)
+    else states[env] = stateOf(before)
+  }
+  if (problems.length > 0) throw new ValidationFailedError(problems)
+  return { ...withoutStates(next), states }
+}
+
+function withoutStates(flag: Flag): Flag {
+  if (flag.states === undefined) return flag
+  const { states: _states, ...rest } = flag
+  return rest as Flag
+}
