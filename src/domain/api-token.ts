@@ -23,6 +23,8 @@ export interface StoredToken {
   secretHash: string
   permissions: Permission[]
   flagPrefixes: string[]
+  /** The environment it evaluates (docs/environments.md); absent or null: the default one. */
+  environment?: string | null
   createdAt: string
   createdBy: TokenCreator
   expiresAt: string | null
@@ -65,6 +67,7 @@ export function toPublicToken(t: StoredToken, lastUsedAt: string | null = t.last
     name: t.name,
     permissions: [...t.permissions],
     flagPrefixes: [...t.flagPrefixes],
+    environment: t.environment ?? null,
     createdAt: t.createdAt,
     createdBy: { ...t.createdBy },
     expiresAt: t.expiresAt,

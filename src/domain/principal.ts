@@ -29,6 +29,8 @@ export interface TokenPrincipal {
   permissions: readonly Permission[]
   /** Empty: every flag; otherwise flags outside these prefixes do not exist for this principal. */
   flagPrefixes: readonly string[]
+  /** The environment it evaluates; absent: the default one (docs/environments.md). */
+  environment?: string
 }
 
 /** flagd itself, on behalf of whoever controls its data directory. */

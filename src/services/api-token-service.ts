@@ -47,7 +47,7 @@ export interface ApiTokenService {
   me(principal: TokenPrincipal): PublicToken
 }
 
-const FIELDS = new Set(['name', 'permissions', 'expiresAt', 'flagPrefixes'])
+const FIELDS = new Set(['name', 'permissions', 'expiresAt', 'flagPrefixes', 'environment'])
 const LAST_USED_PRECISION_MS = 60_000
 const MAX_SECRET_LENGTH = 256
 
@@ -142,6 +142,7 @@ export function createApiTokenService(
         name: t.name,
         permissions: t.permissions,
         flagPrefixes: t.flagPrefixes,
+        ...(t.environment ? { environment: t.environment } : {}),
       }) as TokenPrincipal
       principals.set(t, principal)
     }
@@ -167,6 +168,9 @@ export function createApiTokenService(
       const missing = permissions.find((p) => !can(creator, p))
       if (missing !== undefined) throw new ForbiddenError(missing)
       const flagPrefixes = normalizeFlagPrefixes(body.flagPrefixes)
+      const environment = body.environment ?? null
+      if (environment !== null && (typeof environment !== 'string' || !store.committed().environments.has(environment)))
+        throw new InvalidError(`no environment named ${JSON.stringify(environment)}`, 'environment', 'unknown environment')
       const at = now()
       const expiresAt = normalizeExpiry(body.expiresAt, at.getTime())
       checkNarrower(
@@ -182,6 +186,7 @@ export function createApiTokenService(
         secretHash: hashTokenSecret(secret),
         permissions,
         flagPrefixes,
+        ...(environment !== null ? { environment } : {}),
         createdAt: at.toISOString(),
         createdBy: actorOf(creator),
         expiresAt,

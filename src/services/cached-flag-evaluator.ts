@@ -75,26 +75,30 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
   }
 
   const templateOf = (principal: Principal, snapshot: Snapshot): Template =>
-    templates.through(flagScopeOf(principal).join('\n'), snapshot.revisionOf('flags'), () => {
-      const parts: (string | Flag)[] = []
-      const fixedOnes: CountedTemplate['fixed'][number][] = []
-      let run: string[] = []
-      let chars = 0
-      for (const flag of plain.visible(principal)) {
-        if (fixedAnswer(flag)) {
-          const answer = one(flag, {}, snapshot)
-          run.push(answer.text)
-          fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
-          chars += answer.text.length
-          continue
+    templates.through(
+      `${principal.kind === 'token' ? (principal.environment ?? '') : ''}\u0001${flagScopeOf(principal).join('\n')}`,
+      snapshot.revisionOf('flags'),
+      () => {
+        const parts: (string | Flag)[] = []
+        const fixedOnes: CountedTemplate['fixed'][number][] = []
+        let run: string[] = []
+        let chars = 0
+        for (const flag of plain.visible(principal)) {
+          if (fixedAnswer(flag)) {
+            const answer = one(flag, {}, snapshot)
+            run.push(answer.text)
+            fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
+            chars += answer.text.length
+            continue
+          }
+          if (run.length > 0) parts.push(run.join(','))
+          run = []
+          parts.push(flag)
         }
         if (run.length > 0) parts.push(run.join(','))
-        run = []
-        parts.push(flag)
-      }
-      if (run.length > 0) parts.push(run.join(','))
-      return { parts, counted: { fixed: fixedOnes }, chars }
-    })
+        return { parts, counted: { fixed: fixedOnes }, chars }
+      },
+    )
 
   return {
     one,

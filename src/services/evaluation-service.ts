@@ -17,6 +17,7 @@ import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import { readsClock } from '../domain/targeting/clock-use.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
+import { flagsIn } from './environment-views.ts'
 import type { BulkCounts, FlagEvaluator } from './flag-evaluator.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
@@ -53,6 +54,12 @@ export function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`
 }
 
+/** The environment a principal evaluates: a token's own, else the default (`undefined`: the rows as they are). */
+export const envOf = (principal: Principal): string | undefined => (principal.kind === 'token' ? principal.environment : undefined)
+
+/** The flags as `env` sees them (`undefined`: the default environment, whose state the rows hold). */
+const flagsOf = (snapshot: Snapshot, env: string | undefined) => (env === undefined ? snapshot.flags : flagsIn(snapshot, env))
+
 /**
  * Creates the service over the store and an evaluator (the cached one in production); `clock`
  * (milliseconds) is the time rules see as `$flagd.timestamp`.
@@ -65,27 +72,31 @@ export function createEvaluationService(
 ): EvaluationService {
   // whether any flag has a rule, per flags revision (then the whole context counts for the ETag),
   // and which read the clock (then the second counts too: their answers move with time)
-  let targeted = { revision: -1, any: false, clocked: new Set<string>() }
+  let targeted = { revision: -1, byEnv: new Map<string, { any: boolean; clocked: Set<string> }>() }
   const seconds = () => Math.floor(clock() / 1000)
 
-  const targetingOf = (snapshot: Snapshot) => {
+  // per environment: its views may differ in their rules
+  const targetingOf = (snapshot: Snapshot, env: string | undefined) => {
     const revision = snapshot.revisionOf('flags')
-    if (targeted.revision !== revision) {
+    if (targeted.revision !== revision) targeted = { revision, byEnv: new Map() }
+    const key = env ?? ''
+    let known = targeted.byEnv.get(key)
+    if (known === undefined) {
       let any = false
       const clocked = new Set<string>()
       const segments = snapshot.segmentRules()
-      for (const flag of snapshot.flags.values())
+      for (const flag of flagsOf(snapshot, env).values())
         if (flag.targeting !== undefined) {
           any = true
           if (readsClock(flag.targeting, segments)) clocked.add(flag.name)
         }
-      targeted = { revision, any, clocked }
+      targeted.byEnv.set(key, (known = { any, clocked }))
     }
-    return targeted
+    return known
   }
   // the second the answers of `principal` are made in, when a flag it sees reads the clock
   const clockOf = (principal: Principal, snapshot: Snapshot): number | undefined => {
-    const { clocked } = targetingOf(snapshot)
+    const { clocked } = targetingOf(snapshot, envOf(principal))
     if (clocked.size === 0) return undefined
     for (const name of clocked) if (canSeeFlag(principal, name)) return seconds()
     return undefined
@@ -93,16 +104,18 @@ export function createEvaluationService(
   const tagOf = (principal: Principal, context: EvaluationContext, snapshot: Snapshot, second: number | undefined): string => {
     const revision = snapshot.revisionOf('flags')
     const scope = flagScopeOf(principal)
-    const whole = targetingOf(snapshot).any
+    const env = envOf(principal)
+    const whole = targetingOf(snapshot, env).any
     const key = whole ? undefined : targetingKeyOf(context)
     const at = second === undefined ? '' : `@${second}`
-    if (scope.length === 0 && key === undefined && (!whole || Object.keys(context).length === 0)) return `"${revision}${at}"`
+    if (env === undefined && scope.length === 0 && key === undefined && (!whole || Object.keys(context).length === 0))
+      return `"${revision}${at}"`
     const counted = whole ? canonicalJson(context) : (key ?? '')
-    const digest = Bun.hash.wyhash(`${scope.join('\n')}\u0000${counted}`, 0n).toString(36)
+    const digest = Bun.hash.wyhash(`${env ?? ''}\u0001${scope.join('\n')}\u0000${counted}`, 0n).toString(36)
     return `"${revision}-${digest}${at}"`
   }
   const visibleFlag = (principal: Principal, key: string, snapshot: Snapshot): Flag => {
-    const flag = canSeeFlag(principal, key) ? snapshot.flags.get(key) : undefined
+    const flag = canSeeFlag(principal, key) ? flagsOf(snapshot, envOf(principal)).get(key) : undefined
     if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(key)}`)
     return flag
   }

@@ -112,7 +112,10 @@ export function createFlagEvaluator(read: FlagReadModel, clock: () => number = D
     outcome: (flag, context, snapshot, timestamp) =>
       runRule(ruleOf(flag, snapshot) as Expr, context, flag.name, { timestamp: timestamp ?? seconds() }),
     answerFrom: (flag, context, outcome) => answerOf(answerFor(flag, context, outcome)),
-    visible: (principal) => read.list(visiblePrefixes(flagScopeOf(principal), '')).filter((flag) => canSeeFlag(principal, flag.name)),
+    visible: (principal) =>
+      read
+        .list(visiblePrefixes(flagScopeOf(principal), ''), principal.kind === 'token' ? principal.environment : undefined)
+        .filter((flag) => canSeeFlag(principal, flag.name)),
     all(principal, context, snapshot, timestamp) {
       const answers = evaluator.visible(principal).map((flag): [Flag, Answer] => [flag, evaluator.one(flag, context, snapshot, timestamp)])
       return { flags: `[${answers.map(([, a]) => bulkItem(a)).join(',')}]`, counts: { templates: [], answers } }

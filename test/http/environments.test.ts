@@ -162,3 +162,40 @@ test("a change in one environment is that environment's; shared fields change ev
     ['limit', 9],
   ])
 })
+
+test("an API token evaluates its environment's state over OFREP, one flag or all; its environment must exist", async () => {
+  const a = await app()
+  expect(
+    (await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'shop/banner', type: 'STRING', value: 'dev' } })).status,
+  ).toBe(201)
+  expect((await a.req('PUT', '/api/environments/staging', { token: a.adminToken, body: {} })).status).toBe(201)
+  expect(
+    (await a.req('PUT', '/api/flags/shop/banner?environment=staging', { token: a.adminToken, body: { value: 'staged' } })).status,
+  ).toBe(200)
+  const token = async (environment?: string | null) => {
+    const made = await a.req('POST', '/api/tokens', {
+      token: a.adminToken,
+      body: { name: `app-${environment}`, permissions: ['flag:evaluate'], ...(environment === undefined ? {} : { environment }) },
+    })
+    expect(made.status).toBe(201)
+    expect(made.body.environment).toBe(environment ?? null)
+    return made.body.token as string
+  }
+  const staging = await token('staging')
+  const plain = await token()
+  const one = async (key: string) =>
+    (await a.req('POST', '/ofrep/v1/evaluate/flags/shop/banner', { headers: { 'x-api-key': key }, body: { context: {} } })).body.value
+  expect(await one(staging)).toBe('staged')
+  expect(await one(plain)).toBe('dev')
+  const all = async (key: string) =>
+    (await a.req('POST', '/ofrep/v1/evaluate/flags', { headers: { 'x-api-key': key }, body: { context: {} } })).body
+  const [stagedAll, plainAll] = [await all(staging), await all(plain)]
+  expect(stagedAll.flags).toEqual([expect.objectContaining({ key: 'shop/banner', value: 'staged' })])
+  expect(plainAll.flags).toEqual([expect.objectContaining({ key: 'shop/banner', value: 'dev' })])
+  const refused = await a.req('POST', '/api/tokens', {
+    token: a.adminToken,
+    body: { name: 'lost', permissions: ['flag:evaluate'], environment: 'nowhere' },
+  })
+  expect(refused.status).toBe(400)
+  expect(refused.body.error.details.field).toBe('environment')
+})

@@ -51,6 +51,7 @@ group('POST /api/tokens', () => {
     expect(Object.keys(res.body).sort()).toEqual([
       'createdAt',
       'createdBy',
+      'environment',
       'expiresAt',
       'flagPrefixes',
       'id',

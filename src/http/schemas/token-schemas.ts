@@ -21,6 +21,7 @@ export const CreateTokenBody = t.Object(
     permissions: t.Array(t.String()),
     expiresAt: t.Optional(t.Union([t.String(), t.Null()])),
     flagPrefixes: t.Optional(t.Array(t.String())),
+    environment: t.Optional(t.Union([t.String(), t.Null()])),
   },
   { additionalProperties: false },
 )
@@ -32,6 +33,9 @@ export const CreateTokenBodyDoc = t.Object(
     permissions: t.Array(PermissionSchema, { description: 'At most the permissions of the caller', example: ['flag:read', 'flag:write'] }),
     expiresAt: t.Optional(ExpiresAt),
     flagPrefixes: t.Optional(FlagPrefixes),
+    environment: t.Optional(
+      t.Union([t.String(), t.Null()], { description: 'The environment it evaluates; null or absent: the default one' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -50,6 +54,7 @@ const tokenFields = {
   name: TokenName,
   permissions: t.Array(PermissionSchema, { example: ['flag:read', 'flag:write'] }),
   flagPrefixes: t.Array(t.String(), { example: ['mobile/'] }),
+  environment: t.Union([t.String(), t.Null()], { description: 'The environment it evaluates; null: the default one' }),
   createdAt: Timestamp,
   createdBy: Creator,
   expiresAt: t.Union([Timestamp, t.Null()]),

@@ -2408,6 +2408,8 @@ export interface operations {
                          *     ]
                          */
                         flagPrefixes: string[];
+                        /** @description The environment it evaluates; null: the default one */
+                        environment: string | null;
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3344,6 +3346,8 @@ export interface operations {
                          *     ]
                          */
                         flagPrefixes: string[];
+                        /** @description The environment it evaluates; null: the default one */
+                        environment: string | null;
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3418,6 +3422,8 @@ export interface operations {
                      *     ]
                      */
                     flagPrefixes?: string[];
+                    /** @description The environment it evaluates; null or absent: the default one */
+                    environment?: string | null;
                 };
             };
         };
@@ -3456,6 +3462,8 @@ export interface operations {
                          *     ]
                          */
                         flagPrefixes: string[];
+                        /** @description The environment it evaluates; null: the default one */
+                        environment: string | null;
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3535,6 +3543,8 @@ export interface operations {
                          *     ]
                          */
                         flagPrefixes: string[];
+                        /** @description The environment it evaluates; null: the default one */
+                        environment: string | null;
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
