@@ -199,3 +199,50 @@ test("an API token evaluates its environment's state over OFREP, one flag or all
   expect(refused.status).toBe(400)
   expect(refused.body.error.details.field).toBe('environment')
 })
+
+test('compare shows what differs; promote copies it in one commit, after a dry run that changes nothing', async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  for (const [name, value] of [
+    ['app/a', 1],
+    ['app/b', 2],
+    ['ops/c', 3],
+  ] as const)
+    expect((await req('POST', '/api/flags', { name, type: 'INTEGER', value })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await req('PUT', '/api/environments/production', {})).status).toBe(201)
+  expect((await req('PUT', '/api/flags/app/a?environment=staging', { value: 10 })).status).toBe(200)
+  expect((await req('PUT', '/api/flags/ops/c?environment=staging', { enabled: false })).status).toBe(200)
+
+  const compared = await req('GET', '/api/environments/compare?from=staging&to=production')
+  expect(compared.status).toBe(200)
+  expect(compared.body).toEqual([
+    { name: 'app/a', fields: { value: { from: 10, to: 1 } } },
+    { name: 'ops/c', fields: { enabled: { from: false, to: true } } },
+  ])
+  expect((await req('GET', '/api/environments/compare?from=staging&to=production&prefix=app/')).body).toHaveLength(1)
+  expect((await req('GET', '/api/environments/compare?from=staging&to=nowhere')).status).toBe(404)
+
+  const dry = await req('POST', '/api/environments/production/promote', { from: 'staging', prefix: 'app/', dryRun: true })
+  expect(dry.status).toBe(200)
+  expect(dry.body).toEqual({
+    dryRun: true,
+    changes: [{ name: 'app/a', revision: 3, diff: { value: { before: 1, after: 10 } } }],
+    unchanged: 1,
+  })
+  expect((await req('GET', '/api/flags/app/a?environment=production')).body).toMatchObject({ value: 1, revision: 2 })
+
+  const done = await req('POST', '/api/environments/production/promote', { from: 'staging' })
+  expect(done.body.changes.map((c: { name: string }) => c.name)).toEqual(['app/a', 'ops/c'])
+  expect(done.body.unchanged).toBe(1)
+  expect((await req('GET', '/api/flags/app/a?environment=production')).body).toMatchObject({ value: 10, revision: 3 })
+  expect((await req('GET', '/api/flags/ops/c?environment=production')).body).toMatchObject({ enabled: false })
+  expect((await req('GET', '/api/flags/app/a')).body).toMatchObject({ value: 1 }) // development untouched
+  expect((await req('GET', '/api/environments/compare?from=staging&to=production')).body).toEqual([])
+
+  // mistakes: named, nothing changed
+  expect((await req('POST', '/api/environments/production/promote', { from: 'nowhere' })).body.error.details.field).toBe('from')
+  expect((await req('POST', '/api/environments/production/promote', { from: 'staging', flags: ['no/such'] })).status).toBe(400)
+  expect((await req('POST', '/api/environments/nowhere/promote', { from: 'staging' })).status).toBe(404)
+  expect((await req('POST', '/api/environments/production/elsewhere', { from: 'staging' })).status).toBe(404)
+})

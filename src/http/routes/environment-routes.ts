@@ -2,6 +2,7 @@
 
 import { t } from 'elysia'
 import { MAX_ENVIRONMENTS } from '../../domain/environment.ts'
+import { InvalidError, NotFoundError } from '../../domain/errors.ts'
 import type { EnvironmentService } from '../../services/environment-service.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -38,10 +39,101 @@ const EnvironmentInput = t.Object(
   { additionalProperties: false },
 )
 
+const CompareQuery = t.Object(
+  {
+    // required, but checked by the handler: a missing one is a 400 after the caller's 401/403
+    from: t.Optional(t.String({ description: 'One environment (required)', example: 'staging' })),
+    to: t.Optional(t.String({ description: 'The other (required)', example: 'production' })),
+    prefix: t.Optional(t.String({ description: 'Only flags whose name starts with this' })),
+  },
+  { additionalProperties: false },
+)
+
+const Difference = t.Object({
+  name: t.String(),
+  fields: t.Record(t.String(), t.Object({ from: t.Unknown(), to: t.Unknown() }), {
+    description: 'Each per-environment field that differs: its value in from and in to (null: absent)',
+  }),
+})
+
+const PromoteBody = t.Object(
+  {
+    from: t.String({ description: 'The environment whose states are copied', example: 'staging' }),
+    flags: t.Optional(t.Array(t.String(), { description: 'The flags to promote (default: every flag, or those under prefix)' })),
+    prefix: t.Optional(t.String()),
+    dryRun: t.Optional(t.Boolean({ description: 'Show what would change; change nothing' })),
+  },
+  { additionalProperties: false },
+)
+
+const Promotion = t.Object({
+  dryRun: t.Boolean(),
+  changes: t.Array(
+    t.Object({
+      name: t.String(),
+      revision: t.Integer({ description: 'The flag revision after the promotion' }),
+      diff: t.Record(t.String(), t.Object({ before: t.Unknown(), after: t.Unknown() })),
+    }),
+  ),
+  unchanged: t.Integer({ description: 'Chosen flags already equal in both environments' }),
+})
+
+const PROMOTE = '/promote'
+
 /** The environment routes. */
 export function environmentRoutes(deps: EnvironmentRouteDeps): RouteSpec[] {
   const { environments } = deps
   return [
+    route({
+      method: 'GET',
+      path: '/api/environments/compare',
+      permission: 'flag:read',
+      query: CompareQuery,
+      handle(c) {
+        const { from, to, prefix } = c.query as { from?: string; to?: string; prefix?: string }
+        for (const [field, value] of [
+          ['from', from],
+          ['to', to],
+        ] as const)
+          if (value === undefined) throw new InvalidError(`${field} is required: the environments to compare`, field, 'required')
+        return environments.compare(c.caller, from as string, to as string, prefix)
+      },
+      docs: {
+        summary: 'Compare two environments',
+        operationId: 'compareEnvironments',
+        tag: 'environments',
+        access: 'flag:read',
+        description: 'The flags whose per-environment state (value, enabled, targeting, chancePercentB) differs, in name order.',
+        success: { status: 200, schema: t.Array(Difference), description: 'The differences' },
+        errors: [400, 404],
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/environments/*',
+      permission: 'flag:write',
+      query: NoQuery,
+      body: { limit: deps.bodyLimit, schema: PromoteBody },
+      label: '/api/environments/{name}/promote',
+      async handle(c) {
+        const rest = c.params['*'] ?? ''
+        if (!rest.endsWith(PROMOTE) || rest.slice(0, -PROMOTE.length).includes('/'))
+          throw new NotFoundError(`no route POST /api/environments/${rest}`)
+        return environments.promote(c.caller, rest.slice(0, -PROMOTE.length), c.body)
+      },
+      docs: {
+        summary: 'Promote flag states from one environment to another',
+        operationId: 'promoteEnvironment',
+        tag: 'environments',
+        access: 'flag:write',
+        description:
+          'Copies the per-environment state of the chosen flags from `from` into this environment in one durable commit, each flag with a new revision; with dryRun the same answer, nothing changed.',
+        wildcard: { name: 'name', description: 'The environment promoted into', suffix: PROMOTE },
+        body: PromoteBody,
+        success: { status: 200, schema: Promotion, description: 'What changed (or would)' },
+        errors: [400, 403, 404, 413, 415, 503],
+      },
+    }),
     route({
       method: 'GET',
       path: '/api/environments',

@@ -280,6 +280,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/environments/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two environments
+         * @description Requires permission `flag:read`.
+         *
+         *     The flags whose per-environment state (value, enabled, targeting, chancePercentB) differs, in name order.
+         */
+        get: operations["compareEnvironments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/environments/{name}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote flag states from one environment to another
+         * @description Requires permission `flag:write`.
+         *
+         *     Copies the per-environment state of the chosen flags from `from` into this environment in one durable commit, each flag with a new revision; with dryRun the same answer, nothing changed.
+         */
+        post: operations["promoteEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/environments": {
         parameters: {
             query?: never;
@@ -3083,6 +3127,114 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    compareEnvironments: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                prefix?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The differences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description Each per-environment field that differs: its value in from and in to (null: absent) */
+                        fields: {
+                            [key: string]: {
+                                from: unknown;
+                                to: unknown;
+                            };
+                        };
+                    }[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    promoteEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The environment promoted into
+                 * @example app/checkout/new_flow
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The environment whose states are copied
+                     * @example staging
+                     */
+                    from: string;
+                    /** @description The flags to promote (default: every flag, or those under prefix) */
+                    flags?: string[];
+                    prefix?: string;
+                    /** @description Show what would change; change nothing */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description What changed (or would) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dryRun: boolean;
+                        changes: {
+                            name: string;
+                            /**
+                             * Format: int64
+                             * @description The flag revision after the promotion
+                             */
+                            revision: number;
+                            diff: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /**
+                         * Format: int64
+                         * @description Chosen flags already equal in both environments
+                         */
+                        unchanged: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
         };
