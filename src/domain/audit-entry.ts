@@ -7,7 +7,7 @@
  */
 
 import { type StoredToken, toPublicToken } from './api-token.ts'
-import type { Environment } from './environment.ts'
+import { type Environment, withState } from './environment.ts'
 import { type Flag, toFlagResource } from './flag.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
 import { type Segment, toSegmentResource } from './segment.ts'
@@ -31,6 +31,8 @@ export interface AuditEntry {
   action: string
   target: AuditTarget
   revision?: number
+  /** Flag entries: the environment whose state the change made (absent: the default one, or shared fields only). */
+  environment?: string
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
@@ -77,6 +79,7 @@ export function auditEntriesOf(
   requestId: string,
   at: string,
   changes: readonly RowChange[],
+  environment?: string,
 ): StoredAuditEntry[] {
   if (source === 'maintenance') return []
   const actor = actorOf(principal)
@@ -103,7 +106,12 @@ export function auditEntriesOf(
     } else if (c.table === 'segments' || c.table === 'flags') {
       // named and revised rows: the resource before and after, at the row's revision
       const isFlag = c.table === 'flags'
-      const resource = (row: unknown) => (isFlag ? toFlagResource(row as Flag) : toSegmentResource(row as Segment))
+      // a flag as the environment written sees it (its state, when it is not the rows' own)
+      const seen = (f: Flag) => {
+        const state = environment === undefined ? undefined : f.states?.[environment]
+        return state === undefined ? f : withState(f, state)
+      }
+      const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as Flag)) : toSegmentResource(row as Segment))
       const row = (c.after ?? c.before) as Flag | Segment
       out.push({
         entry: {
@@ -111,6 +119,7 @@ export function auditEntriesOf(
           action,
           target: { type: isFlag ? 'flag' : 'segment', name: row.name },
           revision: row.revision,
+          ...(isFlag && environment !== undefined ? { environment } : {}),
           before: c.before === null ? null : resource(c.before),
           after: c.after === null ? null : resource(c.after),
         },

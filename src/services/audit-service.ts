@@ -137,7 +137,8 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       // targeting as it was too (docs/targeting.md#rules): entries from before targeting existed read as enabled, no rules
       patch.enabled = was.enabled ?? true
       for (const field of ['variants', 'targeting', 'metadata'] as const) patch[field] = was[field] ?? null
-      return flags.update(caller, name, patch, ifMatch, 'rollback')
+      // a change of one environment's state is rolled back there (the shared fields with it)
+      return flags.update(caller, name, patch, ifMatch, 'rollback', entry?.environment)
     },
   }
 }

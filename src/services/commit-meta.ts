@@ -9,9 +9,9 @@ import type { CommitMeta, Source } from '../storage/store.ts'
  * when the web UI sent the request, or the import route's `import-upload` / `import-url`); a
  * rollback is `rollback` whoever makes it.
  */
-export function commitMeta(caller: Caller, viaApi: Source = 'api'): CommitMeta {
+export function commitMeta(caller: Caller, viaApi: Source = 'api', environment?: string): CommitMeta {
   const p = caller.principal
   // a rollback is recorded as one whoever made it; otherwise a system part names its own source
   const source = p.kind === 'system' && viaApi !== 'rollback' ? p.name : viaApi === 'api' && caller.via === 'ui' ? 'ui' : viaApi
-  return { principal: p, source, requestId: caller.requestId }
+  return { principal: p, source, requestId: caller.requestId, ...(environment !== undefined ? { environment } : {}) }
 }

@@ -170,7 +170,8 @@ export function createFlagService(
       const release = costly ? await gate.enter() : undefined
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
-        pending = store.transact(commitMeta(caller, source), (tx) => {
+        const homeNow = homeOf(store.committed())
+        pending = store.transact(commitMeta(caller, source, env === homeNow ? undefined : env), (tx) => {
           const current = findIn(tx.read, name)
           expectRevision(tx, current, ifMatch)
           const problems: FieldProblem[] = []

@@ -19,6 +19,7 @@ import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import type { ApiTokenService } from './api-token-service.ts'
+import { flagView, homeOf } from './environment-views.ts'
 import type { FlagChangeFeed } from './flag-change-feed.ts'
 import { sortedFlags, sortedSegments } from './migration-export.ts'
 import type { SyncAudience } from './sync-audience.ts'
@@ -101,8 +102,9 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     documentFor(caller) {
       const snapshot = store.committed()
       const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
-      return documents.through(scope.join('\n'), documentRevision(snapshot), () => {
-        let flags = sortedFlags(snapshot)
+      const env = caller.kind === 'token' ? caller.principal.environment : undefined
+      return documents.through(`${env ?? ''}\u0001${scope.join('\n')}`, documentRevision(snapshot), () => {
+        let flags = env === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, env, homeOf(snapshot)))
         let segments = sortedSegments(snapshot)
         if (caller.kind === 'token' && scope.length > 0) {
           flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))

@@ -152,7 +152,7 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
   }
 
   async function deliver(hook: WebhookConfig, entry: AuditEntry): Promise<void> {
-    const body = deliveryBody(entry, options.environment)
+    const body = deliveryBody(entry, entry.environment ?? options.environment)
     for (let n = 0; !stopped; n++) {
       const result = await attempt(hook, entry, body)
       if (stopped) return

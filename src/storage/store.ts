@@ -86,6 +86,8 @@ export interface CommitMeta {
   principal: Principal
   source: Source
   requestId: string
+  /** The environment a flag write acted in (docs/environments.md); absent: the default one. */
+  environment?: string
 }
 
 /** One changed row: `before` is null on insert, `after` null on delete. */

@@ -246,3 +246,18 @@ test('compare shows what differs; promote copies it in one commit, after a dry r
   expect((await req('POST', '/api/environments/nowhere/promote', { from: 'staging' })).status).toBe(404)
   expect((await req('POST', '/api/environments/production/elsewhere', { from: 'staging' })).status).toBe(404)
 })
+
+test("a change in one environment is audited as that environment's, and rolled back there", async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('POST', '/api/flags', { name: 'f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await req('PUT', '/api/flags/f?environment=staging', { value: 2 })).status).toBe(200) // revision 2
+  expect((await req('PUT', '/api/flags/f?environment=staging', { value: 3 })).status).toBe(200) // revision 3
+  const [entry] = (await req('GET', '/api/audit?flag=f&limit=1')).body
+  expect(entry).toMatchObject({ action: 'flag.updated', environment: 'staging', revision: 3, before: { value: 2 }, after: { value: 3 } })
+  const rolled = await req('POST', '/api/rollbacks', { name: 'f', revision: 2 })
+  expect(rolled.status).toBe(200)
+  expect((await req('GET', '/api/flags/f?environment=staging')).body).toMatchObject({ value: 2, revision: 4 })
+  expect((await req('GET', '/api/flags/f')).body).toMatchObject({ value: 1, revision: 4 })
+})

@@ -4081,6 +4081,8 @@ export interface operations {
                          * @description Flags: the revision after the change (before it, for a deletion)
                          */
                         revision?: number;
+                        /** @description Flags: the environment whose state the change made (absent: the default one, or shared fields only); before and after show the flag as it sees it */
+                        environment?: string;
                         /** @description The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete */
                         before: {
                             [key: string]: unknown;
