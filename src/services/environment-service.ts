@@ -284,7 +284,9 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         unchanged: p.unchanged,
       })
       if (body.dryRun) return answer(plan(committed), true)
-      const { result } = await store.transact(commitMeta(caller), (tx) => {
+      // audited as changes of the target environment (its view before and after)
+      const target = to === homeOf(committed) ? undefined : to
+      const { result } = await store.transact(commitMeta(caller, 'api', target), (tx) => {
         const p = plan(tx.read)
         for (const c of p.changes) tx.put('flags', c.next)
         return p

@@ -238,6 +238,8 @@ test('compare shows what differs; promote copies it in one commit, after a dry r
   expect((await req('GET', '/api/flags/app/a?environment=production')).body).toMatchObject({ value: 10, revision: 3 })
   expect((await req('GET', '/api/flags/ops/c?environment=production')).body).toMatchObject({ enabled: false })
   expect((await req('GET', '/api/flags/app/a')).body).toMatchObject({ value: 1 }) // development untouched
+  const [promoted] = (await req('GET', '/api/audit?flag=app/a&limit=1')).body
+  expect(promoted).toMatchObject({ environment: 'production', before: { value: 1 }, after: { value: 10 } })
   expect((await req('GET', '/api/environments/compare?from=staging&to=production')).body).toEqual([])
 
   // mistakes: named, nothing changed

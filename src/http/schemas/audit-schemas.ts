@@ -45,7 +45,8 @@ export const AuditEntrySchema = {
     revision: { type: 'integer', description: 'Flags: the revision after the change (before it, for a deletion)' },
     environment: {
       type: 'string',
-      description: 'Flags: the environment whose state the change made (absent: the default one, or shared fields only); before and after show the flag as it sees it',
+      description:
+        'Flags: the environment whose state the change made (absent: the default one, or shared fields only); before and after show the flag as it sees it',
     },
     before: Resource,
     after: Resource,
