@@ -3,6 +3,7 @@
 
 import { defineCommand } from 'citty'
 import { auditCommand } from './cli/audit-command.ts'
+import { environmentCommand, promoteCommand } from './cli/environment-command.ts'
 import { exportCommand, importCommand, validateCommand } from './cli/migration-commands.ts'
 import { runCli } from './cli/run-cli.ts'
 import { serveCommand } from './cli/serve-command.ts'
@@ -23,6 +24,8 @@ const main = defineCommand({
     serve: serveCommand,
     user: userCommand,
     token: tokenCommand,
+    env: environmentCommand,
+    promote: promoteCommand,
     audit: auditCommand,
     usage: usageCommand,
     export: exportCommand,

@@ -71,6 +71,7 @@ const addCommand = defineCommand({
     permissions: { type: 'string', description: `${PERMISSIONS_HELP} (required)` },
     expires: { type: 'string', description: 'Expiry: a duration (30m, 12h, 90d, 4w, 1y) or an ISO 8601 date; default: never' },
     'flag-prefix': { type: 'string', description: 'Confine the token to flags under this prefix (repeat for more, up to 20)' },
+    environment: { type: 'string', description: 'The environment it evaluates (default: the default environment)' },
     ...configArgs,
   },
   async run({ args, rawArgs }) {
@@ -83,6 +84,7 @@ const addCommand = defineCommand({
       permissions,
       ...(args.expires === undefined ? {} : { expiresAt: parseExpires(args.expires) }),
       ...(flagPrefixes.length > 0 ? { flagPrefixes } : {}),
+      ...(args.environment === undefined ? {} : { environment: String(args.environment) }),
     }
     const token = await withAdmin(args, (admin) => admin.addToken(input))
     process.stdout.write(`${token.token}\n`)

@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 1
+export const CONTROL_PROTOCOL = 2
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -27,7 +27,15 @@ export const CONTROL_ARGUMENTS = {
   setPassword: T.Tuple([Text, Text]),
   deleteUser: T.Tuple([Text]),
   unlockUser: T.Tuple([Text]),
-  addToken: T.Tuple([T.Object({ name: Text, permissions: Permissions, expiresAt: Optional(Text), flagPrefixes: Optional(T.Array(Text)) })]),
+  addToken: T.Tuple([
+    T.Object({
+      name: Text,
+      permissions: Permissions,
+      expiresAt: Optional(Text),
+      flagPrefixes: Optional(T.Array(Text)),
+      environment: Optional(Text),
+    }),
+  ]),
   listTokens: T.Tuple([]),
   revokeToken: T.Tuple([Text]),
   listAudit: T.Tuple([
@@ -53,6 +61,10 @@ export const CONTROL_ARGUMENTS = {
       dryRun: T.Boolean(),
     }),
   ]),
+  listEnvironments: T.Tuple([]),
+  putEnvironment: T.Tuple([Text, T.Object({ description: Optional(Text), copyFrom: Optional(Text) })]),
+  removeEnvironment: T.Tuple([Text]),
+  promote: T.Tuple([Text, T.Object({ from: Text, flags: Optional(T.Array(Text)), prefix: Optional(Text), dryRun: Optional(T.Boolean()) })]),
 } satisfies Record<keyof AdminApi, TSchema>
 
 /** An operation's name. */
@@ -74,6 +86,10 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   exportDocument: true,
   exportFlagd: true,
   importDocument: true,
+  listEnvironments: true,
+  putEnvironment: true,
+  removeEnvironment: true,
+  promote: true,
 }
 void everyTupleMatches
 

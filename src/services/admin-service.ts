@@ -1,6 +1,6 @@
 /**
- * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd audit`, `flagd usage`, `flagd export`,
- * `flagd import`), as one
+ * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd env …`, `flagd promote`, `flagd audit`,
+ * `flagd usage`, `flagd export`, `flagd import`), as one
  * interface with two carriers: in-process over the services when the CLI holds the data directory,
  * or through the daemon's control socket when a daemon holds it. Either way the same service code
  * runs, as the system principal `cli` (file-system access to the data directory is the
@@ -14,6 +14,7 @@ import { newId } from '../domain/new-id.ts'
 import { type Caller, systemPrincipal } from '../domain/principal.ts'
 import type { PublicUser } from '../domain/user.ts'
 import type { AuditFilter, AuditPage } from './audit-service.ts'
+import type { EnvironmentResource, Promotion } from './environment-service.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'
 import type { Services } from './services.ts'
 import type { UsageSummary } from './usage-service.ts'
@@ -27,7 +28,13 @@ export interface AdminApi {
   /** Forgets the failed-login counts of a username (they live in the daemon's memory). */
   unlockUser(username: string): Promise<{ username: string }>
   /** Creates an API token; the answer holds its secret (the only time it is shown). */
-  addToken(input: { name: string; permissions: string[]; expiresAt?: string; flagPrefixes?: string[] }): Promise<NewToken>
+  addToken(input: {
+    name: string
+    permissions: string[]
+    expiresAt?: string
+    flagPrefixes?: string[]
+    environment?: string
+  }): Promise<NewToken>
   listTokens(): Promise<PublicToken[]>
   /** Revokes the token with this id, or else this name. */
   revokeToken(ref: string): Promise<PublicToken>
@@ -39,6 +46,17 @@ export interface AdminApi {
   /** Every flag and segment as an OpenFeature flagd document (`flagd export --format flagd`). */
   exportFlagd(): Promise<{ text: string; fileName: string; flags: number }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
+  /** The environments (`flagd env list`). */
+  listEnvironments(): Promise<EnvironmentResource[]>
+  /** Creates or changes an environment (`flagd env add`). */
+  putEnvironment(
+    name: string,
+    input: { description?: string; copyFrom?: string },
+  ): Promise<{ environment: EnvironmentResource; created: boolean }>
+  /** Removes an environment (`flagd env remove`). */
+  removeEnvironment(name: string): Promise<{ name: string }>
+  /** Copies flag states from one environment to another (`flagd promote`). */
+  promote(to: string, input: { from: string; flags?: string[]; prefix?: string; dryRun?: boolean }): Promise<Promotion>
 }
 
 /** The in-process implementation over the services. */
@@ -74,5 +92,12 @@ export function createAdminService(services: Services): AdminApi {
       return { text, fileName, flags }
     },
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),
+    listEnvironments: async () => services.environments.list(command()),
+    putEnvironment: (name, input) => services.environments.put(command(), name, input),
+    async removeEnvironment(name) {
+      await services.environments.remove(command(), name)
+      return { name }
+    },
+    promote: (to, input) => services.environments.promote(command(), to, input),
   }
 }

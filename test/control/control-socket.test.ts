@@ -76,7 +76,7 @@ test('a CLI of another protocol version is refused, and told both versions', asy
     [VERSION_HEADER]: '9.9.9',
   })
   const body = (await res.json()) as { error: { message: string } }
-  expect(body.error.message).toContain('release 9.9.9, control protocol 2')
+  expect(body.error.message).toContain(`release 9.9.9, control protocol ${CONTROL_PROTOCOL + 1}`)
   expect(body.error.message).toContain(`control protocol ${CONTROL_PROTOCOL})`)
   expect(calls).toHaveLength(0)
 })

@@ -100,10 +100,13 @@ test('a refused drop file is logged at warn, so alerting on warnings sees it; an
   await t.app.watcher.start()
   writeFileSync(join(dir, 'broken.json'), '{ "environment": ')
   writeFileSync(join(dir, 'good.json'), docWith({ 'logged/flag': { type: 'BOOLEAN' } }))
-  await until(() => list(dir, 'failed').length === 2 && list(dir, 'processed').length === 2)
-  const refused = lines.find((l) => String(l.msg).startsWith('import of broken.json failed'))
+  // the line is logged once the file has moved: wait for both
+  const refusedLine = () => lines.find((l) => String(l.msg).startsWith('import of broken.json failed'))
+  const appliedLine = () => lines.find((l) => String(l.msg).includes('good.json'))
+  await until(() => list(dir, 'failed').length === 2 && list(dir, 'processed').length === 2 && !!refusedLine() && !!appliedLine())
+  const refused = refusedLine()
   expect(refused?.level).toBe(40) // pino's warn
-  const applied = lines.find((l) => String(l.msg).includes('good.json'))
+  const applied = appliedLine()
   expect(applied?.level).toBe(30) // info
 })
 

@@ -1,0 +1,72 @@
+/**
+ * `flagd env` and `flagd promote` (docs/environments.md) from a shell: with the daemon running
+ * (through its control socket) and stopped (in-process), and their mistakes.
+ */
+
+import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+const dirs: string[] = []
+afterEach(killLiveDaemons)
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+test('flagd env add/list/remove and flagd promote, while the daemon runs and while it is stopped', async () => {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_ENVIRONMENT: 'dev' })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
+  const headers = { authorization: `Bearer ${((await login.json()) as { token: string }).token}`, 'content-type': 'application/json' }
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${d.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  expect((await api('POST', '/api/flags', { name: 'shop/limit', type: 'INTEGER', value: 1 })).status).toBe(201)
+
+  // running: through the control socket
+  expect((await runFlagd(['env', 'add', 'staging', '--description', 'before prod'], { cwd })).stdout).toContain(
+    'created environment staging',
+  )
+  expect((await runFlagd(['env', 'add', 'prod'], { cwd })).code).toBe(0)
+  const listed = JSON.parse((await runFlagd(['env', 'list', '--json'], { cwd })).stdout) as { name: string; default: boolean }[]
+  expect(listed.map((e) => [e.name, e.default])).toEqual([
+    ['dev', true],
+    ['staging', false],
+    ['prod', false],
+  ])
+  expect((await api('PUT', '/api/flags/shop/limit?environment=staging', { value: 5 })).status).toBe(200)
+  const dry = await runFlagd(['promote', '--from', 'staging', '--to', 'prod', '--dry-run'], { cwd })
+  expect(dry.stdout).toContain('shop/limit: value 1 → 5')
+  expect(dry.stdout).toContain('would change 1 flag(s) in prod; 0 already equal')
+  expect(((await (await api('GET', '/api/flags/shop/limit?environment=prod')).json()) as { value: number }).value).toBe(1)
+  expect((await runFlagd(['promote', '--from', 'staging', '--to', 'prod', 'shop/limit'], { cwd })).stdout).toContain(
+    'changed 1 flag(s) in prod',
+  )
+  expect(((await (await api('GET', '/api/flags/shop/limit?environment=prod')).json()) as { value: number }).value).toBe(5)
+  const token = await runFlagd(['token', 'add', 'app', '--permissions', 'flag:evaluate', '--environment', 'prod'], { cwd })
+  const evaluated = await fetch(`${d.url}/ofrep/v1/evaluate/flags/shop/limit`, {
+    method: 'POST',
+    headers: { 'x-api-key': token.stdout.trim(), 'content-type': 'application/json' },
+    body: '{}',
+  })
+  expect(((await evaluated.json()) as { value: number }).value).toBe(5)
+
+  // mistakes: named, exit 1 (refused) or 2 (usage)
+  expect((await runFlagd(['env', 'remove', 'dev'], { cwd })).code).toBe(1)
+  expect((await runFlagd(['promote', '--from', 'staging'], { cwd })).code).toBe(2)
+  const unknown = await runFlagd(['promote', '--from', 'nowhere', '--to', 'prod'], { cwd })
+  expect(unknown.code).toBe(1)
+  expect(unknown.stderr).toContain('nowhere')
+
+  // stopped: in-process over the data directory
+  d.proc.kill('SIGTERM')
+  expect(await d.proc.exited).toBe(0)
+  expect((await runFlagd(['env', 'remove', 'staging'], { cwd })).stdout).toContain('removed environment staging')
+  expect((await runFlagd(['env', 'list'], { cwd })).stdout).not.toContain('staging')
+})
