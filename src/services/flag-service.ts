@@ -7,6 +7,7 @@
  */
 
 import { canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
+import { type FlagState, stateOf, withState } from '../domain/environment.ts'
 import { ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
@@ -33,7 +34,12 @@ export interface FlagService {
   list(principal: Principal, prefix: string, env?: string): string
   /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
   listTag(principal: Principal): string
-  create(caller: Caller, input: unknown): Promise<Flag>
+  /**
+   * `env` (docs/environments.md): the environment that gets the body's per-environment fields; every
+   * other one then starts with the type's defaults (no value, enabled). Without it every environment
+   * starts with the body's. Answers the flag as `env` sees it.
+   */
+  create(caller: Caller, input: unknown, env?: string): Promise<Flag>
   /** `source` is `rollback` when the patch restores an earlier revision (recorded so in the audit log). */
   /**
    * `env` (default: the default environment): the environment whose state the patch's per-environment
@@ -122,7 +128,7 @@ export function createFlagService(
       return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
     },
 
-    async create(caller, input) {
+    async create(caller, input, env) {
       requirePermission(caller.principal, 'flag:write')
       const body = requireJsonObject(input)
       if (typeof body.name === 'string') requireFlagInScope(caller.principal, body.name)
@@ -145,9 +151,21 @@ export function createFlagService(
           checkFreeName(tx.read, name)
           const at = now().toISOString()
           const made: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
-          const flag = carryStates(tx.read, made, undefined)
+          const home = homeOf(tx.read)
+          const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
+          if (target === undefined) {
+            const flag = carryStates(tx.read, made, undefined)
+            tx.put('flags', flag)
+            return flag
+          }
+          // the named environment gets the body's state; every other one the type's defaults
+          const blank = withState(made, { valueExists: false, enabled: true })
+          const states: Record<string, FlagState> = {}
+          for (const other of tx.read.environments.keys()) if (other !== home) states[other] = stateOf(blank)
+          states[target] = stateOf(made)
+          const flag: Flag = { ...blank, states }
           tx.put('flags', flag)
-          return flag
+          return flagView(flag, target, home)
         })
       } finally {
         release?.()

@@ -263,3 +263,16 @@ test("a change in one environment is audited as that environment's, and rolled b
   expect((await req('GET', '/api/flags/f?environment=staging')).body).toMatchObject({ value: 2, revision: 4 })
   expect((await req('GET', '/api/flags/f')).body).toMatchObject({ value: 1, revision: 4 })
 })
+
+test('a flag created in one environment has its state there; every other starts with the type defaults', async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  const made = await req('POST', '/api/flags?environment=staging', { name: 'beta', type: 'STRING', value: 'on trial' })
+  expect(made.status).toBe(201)
+  expect(made.body).toMatchObject({ name: 'beta', value: 'on trial', valueExists: true, revision: 1 })
+  expect((await req('GET', '/api/flags/beta')).body).toMatchObject({ valueExists: false, enabled: true })
+  expect((await req('GET', '/api/flags/beta')).body.value).toBeUndefined()
+  expect((await req('POST', '/api/flags?environment=nowhere', { name: 'lost', type: 'BOOLEAN' })).status).toBe(404)
+  expect((await req('GET', '/api/flags/lost')).status).toBe(404)
+})

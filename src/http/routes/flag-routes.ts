@@ -127,10 +127,10 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       method: 'POST',
       path: '/api/flags',
       permission: 'flag:write',
-      query: NoQuery,
+      query: EnvironmentQuery,
       body: { limit: deps.bodyLimit },
       async handle(c) {
-        const flag = await flags.create(c.caller, c.body)
+        const flag = await flags.create(c.caller, c.body, (c.query as { environment?: string }).environment)
         return flagAnswer(c, flag, 201, { location: flagLocation(flag.name) })
       },
       docs: {

@@ -2810,7 +2810,9 @@ export interface operations {
     };
     createFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
