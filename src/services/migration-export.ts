@@ -19,17 +19,19 @@ import type { Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
+import { flagView, homeOf } from './environment-views.ts'
 
 /** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
 export type ExportAudience = Principal | 'public'
 
 /** The export use cases. */
 export interface MigrationExport {
-  exportDocument(audience: ExportAudience): { document: ExportDocument; fileName: string }
+  /** `env` (docs/environments.md): whose states the file carries, and the name it gives (default: the default environment). */
+  exportDocument(audience: ExportAudience, env?: string): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
-  exportFile(audience: ExportAudience): { text: string; fileName: string }
+  exportFile(audience: ExportAudience, env?: string): { text: string; fileName: string }
   /** OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format). */
-  exportFlagd(audience: ExportAudience): { text: string; fileName: string; etag: string; flags: number }
+  exportFlagd(audience: ExportAudience, env?: string): { text: string; fileName: string; etag: string; flags: number }
 }
 
 /** What the exports need. */
@@ -62,41 +64,52 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       requireUnscoped(audience)
     }
   }
-  let flagsText: { revision: number; text: string } | undefined
+  let flagsText: { revision: number; env: string; text: string } | undefined
   let flagdText: { etag: string; text: string; flags: number } | undefined
+  /** The environment asked for (404 when unknown), its name, and its flags in name order. */
+  const inEnvironment = (snapshot: Snapshot, env: string | undefined) => {
+    if (env === undefined || env === homeOf(snapshot)) return { name: env ?? environment, flags: () => sortedFlags(snapshot) }
+    if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+    const home = homeOf(snapshot)
+    return { name: env, flags: () => sortedFlags(snapshot).map((f) => flagView(f, env, home)) }
+  }
 
   return {
-    exportDocument(audience) {
+    exportDocument(audience, env) {
       authorize(audience)
       const at = now()
       const snapshot = store.committed()
+      const chosen = inEnvironment(snapshot, env)
       return {
-        document: buildExportDocument(sortedFlags(snapshot), environment, at, sortedSegments(snapshot)),
-        fileName: exportFileName(environment, at),
+        document: buildExportDocument(chosen.flags(), chosen.name, at, sortedSegments(snapshot)),
+        fileName: exportFileName(chosen.name, at),
       }
     },
 
-    exportFile(audience) {
+    exportFile(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
+      const chosen = inEnvironment(snapshot, env)
       const revision = snapshot.revisionOf('flags')
-      if (flagsText?.revision !== revision) flagsText = { revision, text: exportFlagsText(sortedFlags(snapshot)) }
+      if (flagsText?.revision !== revision || flagsText.env !== chosen.name)
+        flagsText = { revision, env: chosen.name, text: exportFlagsText(chosen.flags()) }
       const at = now()
       return {
-        text: exportTextWithFlags(environment, at, flagsText.text, sortedSegments(snapshot)),
-        fileName: exportFileName(environment, at),
+        text: exportTextWithFlags(chosen.name, at, flagsText.text, sortedSegments(snapshot)),
+        fileName: exportFileName(chosen.name, at),
       }
     },
 
-    exportFlagd(audience) {
+    exportFlagd(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
-      const etag = `"flagd-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
+      const chosen = inEnvironment(snapshot, env)
+      const etag = `"flagd-${chosen.name}-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
       if (flagdText?.etag !== etag) {
-        const document = buildFlagdDocument(sortedFlags(snapshot), sortedSegments(snapshot), environment)
+        const document = buildFlagdDocument(chosen.flags(), sortedSegments(snapshot), chosen.name)
         flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n`, flags: Object.keys(document.flags).length }
       }
-      return { text: flagdText.text, etag, flags: flagdText.flags, fileName: `flagd_flags_${environment}_${utcStamp(now())}.json` }
+      return { text: flagdText.text, etag, flags: flagdText.flags, fileName: `flagd_flags_${chosen.name}_${utcStamp(now())}.json` }
     },
   }
 }

@@ -64,6 +64,9 @@ const ExportQuery = t.Object(
           "flagd: OpenFeature flagd's flag-definition document (https://flagd.dev/schema/v0/flags.json), for flagd and its providers",
       }),
     ),
+    environment: t.Optional(
+      t.String({ description: 'Whose flag states to export (docs/environments.md); the default environment when absent' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -72,12 +75,13 @@ const ExportQuery = t.Object(
 export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
   const { migrations } = deps
   const exportAnswer = (c: RequestContext, audience: ExportAudience) => {
-    if ((c.query as { format?: string }).format === 'flagd') {
-      const { text, fileName, etag } = migrations.exportFlagd(audience)
+    const { format, environment } = c.query as { format?: string; environment?: string }
+    if (format === 'flagd') {
+      const { text, fileName, etag } = migrations.exportFlagd(audience, environment)
       if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
       return customAnswer(c.id, text, 200, { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"`, etag })
     }
-    const { text, fileName } = migrations.exportFile(audience)
+    const { text, fileName } = migrations.exportFile(audience, environment)
     return customAnswer(c.id, text, 200, { 'content-type': JSON_TYPE, 'content-disposition': `attachment; filename="${fileName}"` })
   }
   const routes = [

@@ -4235,6 +4235,7 @@ export interface operations {
         parameters: {
             query?: {
                 format?: "migration" | "flagd";
+                environment?: string;
             };
             header?: {
                 /** @description format=flagd: an ETag from an earlier answer; 304 while it is current */
@@ -4628,6 +4629,7 @@ export interface operations {
         parameters: {
             query?: {
                 format?: "migration" | "flagd";
+                environment?: string;
             };
             header?: {
                 /** @description format=flagd: an ETag from an earlier answer; 304 while it is current */
