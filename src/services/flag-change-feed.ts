@@ -12,6 +12,7 @@ import type { Flag } from '../domain/flag.ts'
 import { type Actor, actorOf } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import type { Commit, Store } from '../storage/store.ts'
+import { homeOf } from './environment-views.ts'
 
 /** One committed change to one flag (or, for the streams that ask for them, to one segment). */
 export interface FlagChange {
@@ -26,6 +27,11 @@ export interface FlagChange {
   actor: Actor
   /** When the change became durable. */
   at: string
+  /**
+   * The environments whose view of the flag it changed, when the flag has states of other
+   * environments; absent: every environment's (docs/environments.md).
+   */
+  environments?: readonly string[]
 }
 
 /** What a segment change is called on the management stream (only when a client asks for them). */
@@ -94,8 +100,24 @@ export function segmentChangesOf(commit: Commit): FlagChange[] {
   return out
 }
 
+/** The environments whose view a change of `before` into `after` changed, or `undefined` when neither has states. */
+function changedEnvironments(before: Flag, after: Flag, home: string): string[] | undefined {
+  if (before.states === undefined && after.states === undefined) return undefined
+  const shared = (f: Flag) => {
+    const { states: _s, valueExists: _e, value: _v, enabled: _n, targeting: _t, chancePercentB: _c, ...rest } = f
+    const { updatedAt: _u, revision: _r, ...kept } = rest
+    return JSON.stringify(kept)
+  }
+  const own = (f: Flag) => JSON.stringify([f.valueExists, f.value, f.enabled, f.targeting, f.chancePercentB])
+  const names = new Set([...Object.keys(before.states ?? {}), ...Object.keys(after.states ?? {})])
+  if (shared(before) !== shared(after)) return [home, ...names]
+  const out = own(before) !== own(after) ? [home] : []
+  for (const env of names) if (JSON.stringify(before.states?.[env]) !== JSON.stringify(after.states?.[env])) out.push(env)
+  return out
+}
+
 /** The flag changes of one commit. */
-export function flagChangesOf(commit: Commit): FlagChange[] {
+export function flagChangesOf(commit: Commit, home = ''): FlagChange[] {
   const actor = actorOf(commit.meta.principal)
   const out: FlagChange[] = []
   for (const change of commit.changes) {
@@ -107,8 +129,10 @@ export function flagChangesOf(commit: Commit): FlagChange[] {
     // state (an environment created or removed): no flag changed (docs/environments.md)
     if (before && after && before.revision === after.revision) continue
     if (before && after) {
+      const environments = changedEnvironments(before, after, home)
       out.push({
         ...base,
+        ...(environments === undefined ? {} : { environments }),
         type: 'flag.updated',
         name: after.name,
         revision: after.revision,
@@ -126,7 +150,7 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
   let delivered = store.committed().revision
   const unsubscribe = store.onCommit((commit) => {
     for (const change of commit.changes) if (change.seq > delivered) delivered = change.seq
-    const changes = flagChangesOf(commit)
+    const changes = flagChangesOf(commit, homeOf(store.committed()) ?? '')
     const segments = segmentChangesOf(commit)
     if (changes.length === 0 && segments.length === 0) return
     const batch = { changes, segments, revision: store.committed().revisionOf('flags') }

@@ -294,3 +294,40 @@ test("an export names its environment and carries that environment's states, in 
   expect((await req('GET', '/api/migrations/export?environment=nowhere')).status).toBe(404)
   expect((await a.req('GET', '/migration/export?environment=staging')).body).toMatchObject({ environment: 'staging' })
 })
+
+test("an OFREP stream of one environment hears that environment's changes and shared ones, not another's", async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('POST', '/api/flags', { name: 'f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  const token = (await req('POST', '/api/tokens', { name: 'staging-app', permissions: ['flag:evaluate'], environment: 'staging' })).body
+    .token as string
+  const res = await a.app.http.handle(new Request('http://localhost/ofrep/v1/events', { headers: { 'x-api-key': token } }))
+  expect(res.status).toBe(200)
+  const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
+  let text = ''
+  const events = () => [...text.matchAll(/"etag":"(\d+)"/g)].map((m) => Number(m[1]))
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      text += new TextDecoder().decode(value)
+    }
+  })()
+  try {
+    const flagsRevision = () => a.app.store.committed().revisionOf('flags')
+    expect((await req('PUT', '/api/flags/f', { value: 5 })).status).toBe(200) // development only
+    const development = flagsRevision()
+    expect((await req('PUT', '/api/flags/f?environment=staging', { value: 6 })).status).toBe(200)
+    const staging = flagsRevision()
+    expect((await req('PUT', '/api/flags/f?environment=staging', { description: 'every environment' })).status).toBe(200)
+    const shared = flagsRevision()
+    for (const deadline = Date.now() + 5000; events().length < 2 && Date.now() < deadline; ) await Bun.sleep(5)
+    // events keep commit order: had the development change been one, it would come first
+    expect(events()).toEqual([staging, shared])
+    expect(events()).not.toContain(development)
+  } finally {
+    await reader.cancel().catch(() => {})
+    await pump.catch(() => {})
+  }
+})

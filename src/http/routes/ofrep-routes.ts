@@ -11,6 +11,7 @@ import { t } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
 import type { EvaluationContext } from '../../domain/evaluation.ts'
 import type { Principal } from '../../domain/principal.ts'
+import type { EnvironmentService } from '../../services/environment-service.ts'
 import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
 import { jsonAnswer, notModifiedAnswer, taggedAnswer } from '../answers.ts'
@@ -27,6 +28,7 @@ import { ofrepDocs } from './ofrep-docs.ts'
 /** Dependencies of the OFREP routes. */
 export interface OfrepRouteDeps extends AuthDeps {
   evaluations: EvaluationService
+  environments: Pick<EnvironmentService, 'defaultName'>
   changeFeed: FlagChangeFeed
   streams: StreamHub
   streamCredentials: StreamCredentials
@@ -72,7 +74,13 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
     streams.broadcast((stream) => {
       if (stream.kind !== 'ofrep') return undefined
       const p = stream.principal
-      return batch.changes.some((c) => canSeeFlag(p, c.name) || (c.previousName !== undefined && canSeeFlag(p, c.previousName)))
+      // a change confined to another environment is no event for this one (docs/environments.md)
+      const env = (p.kind === 'token' ? p.environment : undefined) ?? deps.environments.defaultName
+      return batch.changes.some(
+        (c) =>
+          (c.environments === undefined || c.environments.includes(env)) &&
+          (canSeeFlag(p, c.name) || (c.previousName !== undefined && canSeeFlag(p, c.previousName))),
+      )
         ? text
         : undefined
     })
