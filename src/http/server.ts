@@ -102,7 +102,11 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...userRoutes({ users: deps.users, bodyLimit }),
     ...flagRoutes({ flags: deps.flags, evaluations: deps.evaluations, bodyLimit }),
     ...segmentRoutes({ segments: deps.segments, bodyLimit }),
-    ...environmentRoutes({ environments: deps.environments, bodyLimit }),
+    ...environmentRoutes({
+      environments: deps.environments,
+      bodyLimit,
+      flagExists: (raw) => deps.flags.exists(raw),
+    }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),

@@ -58,6 +58,8 @@ export interface EnvironmentService {
   list(caller: Caller): EnvironmentResource[]
   put(caller: Caller, name: string, input: unknown): Promise<{ environment: EnvironmentResource; created: boolean }>
   remove(caller: Caller, name: string): Promise<void>
+  /** A flag's state in every environment, in the order they were made (`404` when it does not exist for the caller). */
+  statesOf(caller: Caller, name: string): Record<string, FlagState>
   /** The flags whose state differs between two environments, in name order (`prefix` narrows them). */
   compare(caller: Caller, from: string, to: string, prefix?: string): FlagDifference[]
   /**
@@ -225,6 +227,15 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         tx.delete('environments', name)
         dropStates(tx, name)
       })
+    },
+
+    statesOf(caller, name) {
+      requirePermission(caller.principal, 'flag:read')
+      const snapshot = store.committed()
+      const row = canSeeFlag(caller.principal, name) ? snapshot.flags.get(name) : undefined
+      if (row === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+      const home = homeOf(snapshot)
+      return Object.fromEntries(ordered(snapshot).map((e) => [e.name, stateOf(flagView(row, e.name, home))]))
     },
 
     compare(caller, from, to, prefix = '') {

@@ -32,6 +32,8 @@ export interface FlagService {
   /** The flag as environment `env` serves it (`404` for a flag or an environment that does not exist). */
   get(principal: Principal, name: string, env?: string): Flag
   list(principal: Principal, prefix: string, env?: string): string
+  /** Whether a flag of this name exists (routing only: it tells nothing a caller may not know). */
+  exists(name: string): boolean
   /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
   listTag(principal: Principal): string
   /**
@@ -120,6 +122,8 @@ export function createFlagService(
           .join(',')}]`
       return read.listJson(visiblePrefixes(scope, prefix), env)
     },
+
+    exists: (name) => store.committed().flags.has(name),
 
     listTag(principal) {
       requirePermission(principal, 'flag:read')

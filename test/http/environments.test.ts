@@ -331,3 +331,21 @@ test("an OFREP stream of one environment hears that environment's changes and sh
     await pump.catch(() => {})
   }
 })
+
+test("a flag's state in every environment; a flag named …/environments is still read as itself", async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('POST', '/api/flags', { name: 'app/f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await req('PUT', '/api/flags/app/f?environment=staging', { value: 2, enabled: false })).status).toBe(200)
+  const states = await req('GET', '/api/flags/app/f/environments')
+  expect(states.status).toBe(200)
+  expect(states.body).toEqual({
+    development: { valueExists: true, value: 1, enabled: true },
+    staging: { valueExists: true, value: 2, enabled: false },
+  })
+  expect((await req('GET', '/api/flags/nope/environments')).status).toBe(404)
+  expect((await req('GET', '/api/flags/app%E0%A4%A/environments')).status).toBe(400)
+  expect((await req('POST', '/api/flags', { name: 'odd/environments', type: 'BOOLEAN' })).status).toBe(201)
+  expect((await req('GET', '/api/flags/odd/environments')).body).toMatchObject({ name: 'odd/environments', type: 'BOOLEAN' })
+})

@@ -7,11 +7,14 @@ import type { EnvironmentService } from '../../services/environment-service.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
+import { FLAG_NAME, flagNameFromPath } from './flag-routes.ts'
 
 /** Dependencies of the environment routes. */
 export interface EnvironmentRouteDeps {
   environments: EnvironmentService
   bodyLimit: number
+  /** Whether a flag of this name exists: then `…/environments` is its read. */
+  flagExists: (rawName: string) => boolean
 }
 
 const NameParams = t.Object({
@@ -79,11 +82,51 @@ const Promotion = t.Object({
 })
 
 const PROMOTE = '/promote'
+const STATES = '/environments'
+
+const FlagStates = t.Record(
+  t.String(),
+  t.Object({
+    valueExists: t.Boolean(),
+    value: t.Optional(t.Unknown()),
+    enabled: t.Optional(t.Boolean()),
+    targeting: t.Optional(t.Object({}, { additionalProperties: true })),
+    chancePercentB: t.Optional(t.Number()),
+  }),
+  { description: "Each environment's state of the flag, by environment name" },
+)
 
 /** The environment routes. */
 export function environmentRoutes(deps: EnvironmentRouteDeps): RouteSpec[] {
   const { environments } = deps
+  // a path that is not valid percent-encoding names no flag here: the flag read answers it (400)
+  const flagNamed = (path: string) => {
+    try {
+      return deps.flagExists(flagNameFromPath(path.slice('/api/flags/'.length)))
+    } catch {
+      return true
+    }
+  }
   return [
+    route({
+      method: 'GET',
+      path: '/api/flags/*',
+      // a flag named …/environments is read instead (a flag and its …/environments cannot both exist)
+      when: (path) => path.endsWith(STATES) && !flagNamed(path),
+      permission: 'flag:read',
+      query: NoQuery,
+      label: '/api/flags/{flagName}/environments',
+      handle: (c) => environments.statesOf(c.caller, flagNameFromPath((c.params['*'] ?? '').slice(0, -STATES.length))),
+      docs: {
+        summary: "A flag's state in every environment",
+        operationId: 'getFlagEnvironments',
+        tag: 'environments',
+        access: 'flag:read',
+        wildcard: { ...FLAG_NAME, suffix: STATES },
+        success: { status: 200, schema: FlagStates, description: 'The states' },
+        errors: [400, 404],
+      },
+    }),
     route({
       method: 'GET',
       path: '/api/environments/compare',

@@ -280,6 +280,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flags/{flagName}/environments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A flag's state in every environment
+         * @description Requires permission `flag:read`.
+         */
+        get: operations["getFlagEnvironments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/environments/compare": {
         parameters: {
             query?: never;
@@ -3131,6 +3151,47 @@ export interface operations {
             409: components["responses"]["E409"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
+        };
+    };
+    getFlagEnvironments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The states */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: {
+                            valueExists: boolean;
+                            value?: unknown;
+                            enabled?: boolean;
+                            targeting?: {
+                                [key: string]: unknown;
+                            };
+                            chancePercentB?: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
         };
     };
     compareEnvironments: {
