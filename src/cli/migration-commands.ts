@@ -64,18 +64,20 @@ export const exportCommand = defineCommand({
   args: {
     out: { type: 'string', description: 'File to write (atomically) instead of stdout' },
     format: { type: 'string', description: "migration (default: flagd's own migration file) or flagd (OpenFeature flagd's flag document)" },
+    environment: { type: 'string', description: 'Whose flag states to export (default: the default environment)' },
     ...configArgs,
   },
   async run({ args }) {
     const format = oneOf('format', args.format, ['migration', 'flagd'] as const, 'migration')
+    const env = args.environment === undefined ? null : String(args.environment)
     const { text, fileName, count } =
       format === 'flagd'
         ? await withAdmin(args, async (admin) => {
-            const { text, fileName, flags } = await admin.exportFlagd()
+            const { text, fileName, flags } = await admin.exportFlagd(env)
             return { text, fileName, count: flags }
           })
         : await withAdmin(args, async (admin) => {
-            const { document, fileName } = await admin.exportDocument()
+            const { document, fileName } = await admin.exportDocument(env)
             return { text: exportText(document), fileName, count: Object.keys(document.flags).length }
           })
     if (args.out) {

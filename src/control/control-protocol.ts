@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 2
+export const CONTROL_PROTOCOL = 3
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -50,8 +50,9 @@ export const CONTROL_ARGUMENTS = {
     }),
   ]),
   listUsage: T.Tuple([]),
-  exportDocument: T.Tuple([]),
-  exportFlagd: T.Tuple([]),
+  // the environment, or null for the default one (JSON has no undefined)
+  exportDocument: T.Tuple([T.Union([Text, T.Null()])]),
+  exportFlagd: T.Tuple([T.Union([Text, T.Null()])]),
   // the document is checked by the migration service, as it is for an upload
   importDocument: T.Tuple([
     T.Unknown(),

@@ -42,9 +42,10 @@ export interface AdminApi {
   listAudit(filter: AuditFilter): Promise<AuditPage>
   /** Every flag's usage over the last 30 days, with `stale` (`flagd usage`). */
   listUsage(): Promise<UsageSummary[]>
-  exportDocument(): Promise<{ document: ExportDocument; fileName: string }>
+  /** `env`: whose flag states (null: the default environment). */
+  exportDocument(env: string | null): Promise<{ document: ExportDocument; fileName: string }>
   /** Every flag and segment as an OpenFeature flagd document (`flagd export --format flagd`). */
-  exportFlagd(): Promise<{ text: string; fileName: string; flags: number }>
+  exportFlagd(env: string | null): Promise<{ text: string; fileName: string; flags: number }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
   /** The environments (`flagd env list`). */
   listEnvironments(): Promise<EnvironmentResource[]>
@@ -86,9 +87,9 @@ export function createAdminService(services: Services): AdminApi {
     },
     listAudit: (filter) => services.audit.list(cli, filter),
     listUsage: () => services.usage.list(cli),
-    exportDocument: async () => services.migrations.exportDocument(cli),
-    async exportFlagd() {
-      const { text, fileName, flags } = services.migrations.exportFlagd(cli)
+    exportDocument: async (env) => services.migrations.exportDocument(cli, env ?? undefined),
+    async exportFlagd(env) {
+      const { text, fileName, flags } = services.migrations.exportFlagd(cli, env ?? undefined)
       return { text, fileName, flags }
     },
     importDocument: (raw, options) => services.migrations.importDocument(command(), raw, options, 'cli'),

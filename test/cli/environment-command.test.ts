@@ -57,6 +57,15 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   })
   expect(((await evaluated.json()) as { value: number }).value).toBe(5)
 
+  // an export of one environment, through the control socket
+  const exported = JSON.parse((await runFlagd(['export', '--environment', 'prod'], { cwd })).stdout) as {
+    environment: string
+    flags: Record<string, { value: number }>
+  }
+  expect(exported.environment).toBe('prod')
+  expect(exported.flags['shop/limit']?.value).toBe(5)
+  expect(JSON.parse((await runFlagd(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
+
   // mistakes: named, exit 1 (refused) or 2 (usage)
   expect((await runFlagd(['env', 'remove', 'dev'], { cwd })).code).toBe(1)
   expect((await runFlagd(['promote', '--from', 'staging'], { cwd })).code).toBe(2)
@@ -69,4 +78,9 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   expect(await d.proc.exited).toBe(0)
   expect((await runFlagd(['env', 'remove', 'staging'], { cwd })).stdout).toContain('removed environment staging')
   expect((await runFlagd(['env', 'list'], { cwd })).stdout).not.toContain('staging')
+  const flagd = JSON.parse((await runFlagd(['export', '--format', 'flagd', '--environment', 'prod'], { cwd })).stdout) as {
+    flags: Record<string, { defaultVariant: string; variants: Record<string, number> }>
+  }
+  const limit = flagd.flags['shop/limit'] as { defaultVariant: string; variants: Record<string, number> }
+  expect(limit.variants[limit.defaultVariant]).toBe(5)
 })
