@@ -19,6 +19,8 @@ export interface UserPrincipal {
   username: string
   sessionId: string
   permissions: readonly Permission[]
+  /** The environment this request evaluates (OFREP's `?environment=`); absent: the default one. */
+  environment?: string
 }
 
 /** An API token (docs/api.md#api-tokens). */
@@ -32,6 +34,9 @@ export interface TokenPrincipal {
   /** The environment it evaluates; absent: the default one (docs/environments.md). */
   environment?: string
 }
+
+/** The environment a principal evaluates (docs/environments.md); `undefined`: the default one. */
+export const environmentOf = (p: Principal): string | undefined => (p.kind === 'system' ? undefined : p.environment)
 
 /** flagd itself, on behalf of whoever controls its data directory. */
 export interface SystemPrincipal {

@@ -16,7 +16,7 @@
 import { flagScopeOf } from '../domain/access-policy.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
-import type { Principal } from '../domain/principal.ts'
+import { environmentOf, type Principal } from '../domain/principal.ts'
 import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import type { Snapshot } from '../storage/store.ts'
 import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
@@ -75,30 +75,26 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
   }
 
   const templateOf = (principal: Principal, snapshot: Snapshot): Template =>
-    templates.through(
-      `${principal.kind === 'token' ? (principal.environment ?? '') : ''}\u0001${flagScopeOf(principal).join('\n')}`,
-      snapshot.revisionOf('flags'),
-      () => {
-        const parts: (string | Flag)[] = []
-        const fixedOnes: CountedTemplate['fixed'][number][] = []
-        let run: string[] = []
-        let chars = 0
-        for (const flag of plain.visible(principal)) {
-          if (fixedAnswer(flag)) {
-            const answer = one(flag, {}, snapshot)
-            run.push(answer.text)
-            fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
-            chars += answer.text.length
-            continue
-          }
-          if (run.length > 0) parts.push(run.join(','))
-          run = []
-          parts.push(flag)
+    templates.through(`${environmentOf(principal) ?? ''}\u0001${flagScopeOf(principal).join('\n')}`, snapshot.revisionOf('flags'), () => {
+      const parts: (string | Flag)[] = []
+      const fixedOnes: CountedTemplate['fixed'][number][] = []
+      let run: string[] = []
+      let chars = 0
+      for (const flag of plain.visible(principal)) {
+        if (fixedAnswer(flag)) {
+          const answer = one(flag, {}, snapshot)
+          run.push(answer.text)
+          fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
+          chars += answer.text.length
+          continue
         }
         if (run.length > 0) parts.push(run.join(','))
-        return { parts, counted: { fixed: fixedOnes }, chars }
-      },
-    )
+        run = []
+        parts.push(flag)
+      }
+      if (run.length > 0) parts.push(run.join(','))
+      return { parts, counted: { fixed: fixedOnes }, chars }
+    })
 
   return {
     one,

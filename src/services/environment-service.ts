@@ -71,6 +71,8 @@ export interface EnvironmentService {
   ensureDefault(caller: Caller): Promise<void>
   /** The default environment's name (config `environment`). */
   readonly defaultName: string
+  /** Whether an environment of this name exists. */
+  has(name: string): boolean
 }
 
 const FIELDS = new Set(['description', 'protected', 'requiredApprovals', 'copyFrom'])
@@ -171,6 +173,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
 
   return {
     defaultName,
+    has: (name) => store.committed().environments.has(name),
 
     list(caller) {
       requirePermission(caller.principal, 'flag:read')

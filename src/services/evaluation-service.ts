@@ -14,7 +14,7 @@ import { canSeeFlag, flagScopeOf, requirePermission } from '../domain/access-pol
 import { NotFoundError } from '../domain/errors.ts'
 import { type EvaluationContext, type EvaluationResult, targetingKeyOf } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
-import type { Principal } from '../domain/principal.ts'
+import { environmentOf, type Principal } from '../domain/principal.ts'
 import { readsClock } from '../domain/targeting/clock-use.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { flagsIn } from './environment-views.ts'
@@ -54,8 +54,8 @@ export function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`
 }
 
-/** The environment a principal evaluates: a token's own, else the default (`undefined`: the rows as they are). */
-export const envOf = (principal: Principal): string | undefined => (principal.kind === 'token' ? principal.environment : undefined)
+/** The environment a principal evaluates (`undefined`: the default one, whose state the rows hold). */
+const envOf = environmentOf
 
 /** The flags as `env` sees them (`undefined`: the default environment, whose state the rows hold). */
 const flagsOf = (snapshot: Snapshot, env: string | undefined) => (env === undefined ? snapshot.flags : flagsIn(snapshot, env))

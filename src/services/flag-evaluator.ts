@@ -12,7 +12,7 @@
 import { canSeeFlag, flagScopeOf, visiblePrefixes } from '../domain/access-policy.ts'
 import { answerFor, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
-import type { Principal } from '../domain/principal.ts'
+import { environmentOf, type Principal } from '../domain/principal.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'
 import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
 import { type RuleOutcome, runRule } from '../domain/targeting/targeting.ts'
@@ -113,9 +113,7 @@ export function createFlagEvaluator(read: FlagReadModel, clock: () => number = D
       runRule(ruleOf(flag, snapshot) as Expr, context, flag.name, { timestamp: timestamp ?? seconds() }),
     answerFrom: (flag, context, outcome) => answerOf(answerFor(flag, context, outcome)),
     visible: (principal) =>
-      read
-        .list(visiblePrefixes(flagScopeOf(principal), ''), principal.kind === 'token' ? principal.environment : undefined)
-        .filter((flag) => canSeeFlag(principal, flag.name)),
+      read.list(visiblePrefixes(flagScopeOf(principal), ''), environmentOf(principal)).filter((flag) => canSeeFlag(principal, flag.name)),
     all(principal, context, snapshot, timestamp) {
       const answers = evaluator.visible(principal).map((flag): [Flag, Answer] => [flag, evaluator.one(flag, context, snapshot, timestamp)])
       return { flags: `[${answers.map(([, a]) => bulkItem(a)).join(',')}]`, counts: { templates: [], answers } }

@@ -14,7 +14,7 @@
 import { can, canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import { buildFlagdDocument } from '../domain/flagd-document.ts'
-import type { TokenPrincipal } from '../domain/principal.ts'
+import { environmentOf, type TokenPrincipal } from '../domain/principal.ts'
 import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
@@ -102,7 +102,7 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     documentFor(caller) {
       const snapshot = store.committed()
       const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
-      const env = caller.kind === 'token' ? caller.principal.environment : undefined
+      const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
       return documents.through(`${env ?? ''}\u0001${scope.join('\n')}`, documentRevision(snapshot), () => {
         let flags = env === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, env, homeOf(snapshot)))
         let segments = sortedSegments(snapshot)

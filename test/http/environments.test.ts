@@ -349,3 +349,20 @@ test("a flag's state in every environment; a flag named …/environments is stil
   expect((await req('POST', '/api/flags', { name: 'odd/environments', type: 'BOOLEAN' })).status).toBe(201)
   expect((await req('GET', '/api/flags/odd/environments')).body).toMatchObject({ name: 'odd/environments', type: 'BOOLEAN' })
 })
+
+test('a session evaluates the default environment over OFREP, or the one ?environment= names', async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('POST', '/api/flags', { name: 'f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await req('PUT', '/api/flags/f?environment=staging', { value: 2 })).status).toBe(200)
+  expect((await req('POST', '/ofrep/v1/evaluate/flags/f', { context: {} })).body.value).toBe(1)
+  expect((await req('POST', '/ofrep/v1/evaluate/flags/f?environment=staging', { context: {} })).body.value).toBe(2)
+  const bulk = await req('POST', '/ofrep/v1/evaluate/flags?environment=staging', { context: {} })
+  expect(bulk.body.flags).toEqual([expect.objectContaining({ key: 'f', value: 2 })])
+  const unknown = await req('POST', '/ofrep/v1/evaluate/flags/f?environment=nowhere', { context: {} })
+  expect(unknown.status).toBe(404)
+  expect(unknown.body.error.code).toBe('NOT_FOUND')
+  // other query parameters are ignored, as OFREP says
+  expect((await req('POST', '/ofrep/v1/evaluate/flags/f?x=1', { context: {} })).body.value).toBe(1)
+})

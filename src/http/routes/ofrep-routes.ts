@@ -9,8 +9,9 @@
 
 import { t } from 'elysia'
 import { canSeeFlag } from '../../domain/access-policy.ts'
+import { AppError } from '../../domain/errors.ts'
 import type { EvaluationContext } from '../../domain/evaluation.ts'
-import type { Principal } from '../../domain/principal.ts'
+import { environmentOf, type Principal } from '../../domain/principal.ts'
 import type { EnvironmentService } from '../../services/environment-service.ts'
 import type { EvaluationService } from '../../services/evaluation-service.ts'
 import type { FlagChangeBatch, FlagChangeFeed } from '../../services/flag-change-feed.ts'
@@ -28,7 +29,7 @@ import { ofrepDocs } from './ofrep-docs.ts'
 /** Dependencies of the OFREP routes. */
 export interface OfrepRouteDeps extends AuthDeps {
   evaluations: EvaluationService
-  environments: Pick<EnvironmentService, 'defaultName'>
+  environments: Pick<EnvironmentService, 'defaultName' | 'has'>
   changeFeed: FlagChangeFeed
   streams: StreamHub
   streamCredentials: StreamCredentials
@@ -61,9 +62,23 @@ export function evaluateAllAnswer(
 
 const flagKey = (c: RequestContext) => flagNameFromPath(c.params['*'])
 
+/** OFREP's query: other parameters are ignored, as the protocol says; `environment` is a session's (docs/environments.md). */
+const OfrepQuery = t.Object(
+  { environment: t.Optional(t.String({ description: "A session's environment to evaluate (a token evaluates its own)" })) },
+  { additionalProperties: true },
+)
+
 /** The OFREP routes. */
 export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
   const { streams, streamCredentials } = deps
+  /** The caller as it evaluates: a session with `?environment=` evaluates that one (404 when unknown); a token, its own. */
+  const evaluating = (c: RequestContext): Principal => {
+    const env = (c.query as { environment?: string }).environment
+    const p = c.auth
+    if (env === undefined || p.kind !== 'user') return p
+    if (!deps.environments.has(env)) throw new AppError('NOT_FOUND', `no environment named ${JSON.stringify(env)}`)
+    return { ...p, environment: env }
+  }
 
   // one subscription for every OFREP stream: each batch of committed changes becomes one event per
   // stream that can see at least one of the changed flags (before or after a rename)
@@ -75,7 +90,7 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
       if (stream.kind !== 'ofrep') return undefined
       const p = stream.principal
       // a change confined to another environment is no event for this one (docs/environments.md)
-      const env = (p.kind === 'token' ? p.environment : undefined) ?? deps.environments.defaultName
+      const env = environmentOf(p) ?? deps.environments.defaultName
       return batch.changes.some(
         (c) =>
           (c.environments === undefined || c.environments.includes(env)) &&
@@ -92,18 +107,20 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
       path: '/ofrep/v1/evaluate/flags',
       compress: true,
       permission: 'flag:evaluate',
+      query: OfrepQuery,
       body: { limit: deps.bodyLimit, read: readEvaluationContext },
       ofrep: {},
-      handle: (c) => evaluateAllAnswer(deps, c.auth, c.body as EvaluationContext, c.request, c.id),
+      handle: (c) => evaluateAllAnswer(deps, evaluating(c), c.body as EvaluationContext, c.request, c.id),
       docs: ofrepDocs.bulk,
     }),
     route({
       method: 'POST',
       path: '/ofrep/v1/evaluate/flags/*',
       permission: 'flag:evaluate',
+      query: OfrepQuery,
       body: { limit: deps.bodyLimit, read: readEvaluationContext },
       ofrep: { key: flagKey },
-      handle: (c) => jsonAnswer(c.id, deps.evaluations.oneJson(c.auth, flagKey(c), c.body as EvaluationContext)),
+      handle: (c) => jsonAnswer(c.id, deps.evaluations.oneJson(evaluating(c), flagKey(c), c.body as EvaluationContext)),
       docs: ofrepDocs.single,
     }),
     route({

@@ -3832,7 +3832,9 @@ export interface operations {
     };
     ofrepEvaluateFlags: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: {
                 /** @description The ETag of an earlier answer: 304 while it is current */
                 "If-None-Match"?: string;
@@ -3933,7 +3935,9 @@ export interface operations {
     };
     ofrepEvaluateFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path: {
                 /**
