@@ -52,7 +52,9 @@ export function mergeUpdate(current: FlagDefinition, patch: Record<string, unkno
     base.valueExists = Object.hasOwn(patch, 'valueExists') ? patch.valueExists : true
   } else if (patch.valueExists === false || (Object.hasOwn(patch, 'value') && patch.value === null)) {
     delete base.value
-    base.valueExists = false
+    // a valueExists that is not true or false is kept, so validation names it (value: null does not excuse it)
+    const given = patch.valueExists
+    base.valueExists = given === undefined || given === null || typeof given === 'boolean' ? false : given
   } else if (Object.hasOwn(patch, 'valueExists')) {
     base.valueExists = patch.valueExists
   }

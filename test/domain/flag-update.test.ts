@@ -2,6 +2,7 @@
 
 import { expect, test } from 'bun:test'
 import type { FlagDefinition } from '../../src/domain/flag.ts'
+import { validateDefinition } from '../../src/domain/flag-definition.ts'
 import { mergeUpdate } from '../../src/domain/flag-update.ts'
 
 const int: FlagDefinition = {
@@ -84,4 +85,11 @@ test('the current definition is never modified', () => {
   const current = structuredClone(int)
   mergeUpdate(current, { value: 7, maxValue: null, type: 'STRING' })
   expect(current).toEqual(int)
+})
+
+test('value: null beside a valueExists that is not true or false is refused, naming valueExists', () => {
+  const current = { type: 'BOOLEAN', description: '', defaultValue: false, valueExists: true, value: true } as const
+  const result = validateDefinition(mergeUpdate(current, { valueExists: ['a'], value: null }))
+  expect(result.ok).toBe(false)
+  if (!result.ok) expect(result.problems).toContainEqual({ field: 'valueExists', reason: 'must be true or false' })
 })
