@@ -6,6 +6,7 @@
  */
 
 import type { Flag, FlagValue, JsonObject } from './flag.ts'
+import { VARIANT_NAME } from './variant-name.ts'
 
 /** At most this many environments (a 21st is refused). */
 export const MAX_ENVIRONMENTS = 20
@@ -26,13 +27,10 @@ export interface Environment {
   updatedAt: string
 }
 
-// the rule of variant names (flag-targeting-fields.ts), written here so the web UI can use this module
-const ENVIRONMENT_NAME = /^[A-Za-z0-9._-]{1,64}$/
-
 /** Why `name` cannot name an environment (the rule of variant names), or `undefined`. */
 export function environmentNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string') return 'must be a string'
-  return ENVIRONMENT_NAME.test(name) ? undefined : 'must be 1-64 of A-Z a-z 0-9 . _ -'
+  return VARIANT_NAME.test(name) ? undefined : 'must be 1-64 of A-Z a-z 0-9 . _ -'
 }
 
 /** The fields of a flag that each environment has of its own; every other field is shared. */

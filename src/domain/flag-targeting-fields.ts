@@ -20,12 +20,11 @@ import { referencedSegments } from './segment.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
 import { compileRule } from './targeting/rule-compiler.ts'
 import { ruleShapeProblems } from './targeting/targeting.ts'
+import { VARIANT_NAME } from './variant-name.ts'
 
 export const VARIANTS_MAX = 100
 export const METADATA_KEYS_MAX = 50
 export const METADATA_MAX_BYTES = 4096
-/** A variant or segment name: 1–64 of `A-Z a-z 0-9 . _ -`. */
-export const VARIANT_NAME = /^[A-Za-z0-9._-]{1,64}$/
 
 /** What the targeting checks need from the rest of the validation. */
 export interface TargetingCheck {

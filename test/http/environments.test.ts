@@ -307,13 +307,14 @@ test("an OFREP stream of one environment hears that environment's changes and sh
   const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
   let text = ''
   const events = () => [...text.matchAll(/"etag":"(\d+)"/g)].map((m) => Number(m[1]))
-  const pump = (async () => {
-    for (;;) {
+  /** Reads the stream until `n` events have come: each read waits for the next chunk the daemon sends. */
+  const until = async (n: number) => {
+    while (events().length < n) {
       const { value, done } = await reader.read()
-      if (done) return
+      if (done) throw new Error(`the stream ended after ${events().length} events`)
       text += new TextDecoder().decode(value)
     }
-  })()
+  }
   try {
     const flagsRevision = () => a.app.store.committed().revisionOf('flags')
     expect((await req('PUT', '/api/flags/f', { value: 5 })).status).toBe(200) // development only
@@ -322,13 +323,12 @@ test("an OFREP stream of one environment hears that environment's changes and sh
     const staging = flagsRevision()
     expect((await req('PUT', '/api/flags/f?environment=staging', { description: 'every environment' })).status).toBe(200)
     const shared = flagsRevision()
-    for (const deadline = Date.now() + 5000; events().length < 2 && Date.now() < deadline; ) await Bun.sleep(5)
+    await until(2)
     // events keep commit order: had the development change been one, it would come first
     expect(events()).toEqual([staging, shared])
     expect(events()).not.toContain(development)
   } finally {
     await reader.cancel().catch(() => {})
-    await pump.catch(() => {})
   }
 })
 
