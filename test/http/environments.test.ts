@@ -366,3 +366,22 @@ test('a session evaluates the default environment over OFREP, or the one ?enviro
   // other query parameters are ignored, as OFREP says
   expect((await req('POST', '/ofrep/v1/evaluate/flags/f?x=1', { context: {} })).body.value).toBe(1)
 })
+
+test("an in-process provider with a token of one environment is sent that environment's states", async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('POST', '/api/flags', { name: 'f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await req('PUT', '/api/flags/f?environment=staging', { value: 2 })).status).toBe(200)
+  const made = (await req('POST', '/api/tokens', { name: 'sync', permissions: ['flag:evaluate'], environment: 'staging' })).body
+  const staging = a.app.services.sync.callerOf(made.token)
+  const plain = a.app.services.sync.callerOf(
+    (await req('POST', '/api/tokens', { name: 'sync-default', permissions: ['flag:evaluate'] })).body.token,
+  )
+  const valueIn = (document: string) => {
+    const flag = (JSON.parse(document) as { flags: Record<string, { variants: Record<string, number>; defaultVariant: string }> }).flags.f
+    return flag?.variants[flag.defaultVariant]
+  }
+  expect(valueIn(a.app.services.sync.documentFor(await staging))).toBe(2)
+  expect(valueIn(a.app.services.sync.documentFor(await plain))).toBe(1)
+})

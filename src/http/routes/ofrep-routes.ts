@@ -76,6 +76,7 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
     const env = (c.query as { environment?: string }).environment
     const p = c.auth
     if (env === undefined || p.kind !== 'user') return p
+    // the envelope's 404 (an AppError, not NotFoundError, which OFREP's error table reads as FLAG_NOT_FOUND)
     if (!deps.environments.has(env)) throw new AppError('NOT_FOUND', `no environment named ${JSON.stringify(env)}`)
     return { ...p, environment: env }
   }
