@@ -5,7 +5,7 @@
  */
 
 import { join } from 'node:path'
-import type { Config } from './config.ts'
+import { type Config, ConfigError } from './config.ts'
 import { newId } from './domain/new-id.ts'
 import { systemPrincipal } from './domain/principal.ts'
 import { createStreamHub } from './http/event-stream.ts'
@@ -79,6 +79,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // the default environment (config environment) exists before anything is served; on a data
     // directory from before environments it becomes the home one, holding every flag's state
     await services.environments.ensureDefault({ principal: systemPrincipal('bootstrap'), requestId: newId('bootstrap') })
+    const dropInto = config.import.environment
+    if (dropInto !== undefined && !services.environments.has(dropInto))
+      throw new ConfigError(
+        `import.environment names ${JSON.stringify(dropInto)}, which is no environment (make it with flagd env add ${dropInto}, or change the key)`,
+      )
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     metrics.measureCache(() => services.cache.size().bytes)
     const sessionTokens = createSessionTokenCodec(secret, services.cache)
@@ -128,6 +133,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       rescanMs: config.import.rescanMs,
       mode: config.import.mode,
       values: config.import.values,
+      ...(config.import.environment !== undefined ? { environment: config.import.environment } : {}),
       maxBytes: config.limits.importBytes,
       ...(options.now ? { now: options.now } : {}),
       log: (line) => logger.info(line),

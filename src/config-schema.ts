@@ -41,6 +41,8 @@ export interface Config {
     watchDir: string | undefined
     mode: 'merge' | 'replace'
     values: 'overwrite' | 'keep'
+    /** The environment dropped files import into (docs/environments.md#migrations); absent: the default one. */
+    environment: string | undefined
     settleMs: number
     rescanMs: number
     allowedHosts: string[]
@@ -360,6 +362,12 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { path: 'import.watchDir', default: undefined, parse: optionalText, doc: 'Drop folder for migration files (default <dataDir>/import).' },
   { path: 'import.mode', default: 'merge', parse: oneOf('merge', 'replace'), doc: 'Import mode for dropped files.' },
   { path: 'import.values', default: 'overwrite', parse: oneOf('overwrite', 'keep'), doc: 'Value handling for dropped files.' },
+  {
+    path: 'import.environment',
+    default: undefined,
+    parse: optionalText,
+    doc: "Environment dropped files import into, whatever the file's own environment says (default: the default environment).",
+  },
   { path: 'import.settleMs', default: 1000, parse: integer(0, 600000), doc: 'A dropped file is read once unchanged this long.' },
   { path: 'import.rescanMs', default: 5000, parse: integer(100, 3600000), doc: 'Interval of the drop-folder rescan.' },
   { path: 'import.allowedHosts', default: [], parse: list, doc: 'Hosts, IPs or CIDRs that URL imports may reach even if not public.' },

@@ -94,15 +94,20 @@ export const importCommand = defineCommand({
     mode: { type: 'string', description: 'merge (default) or replace (also delete flags the file does not name)' },
     values: { type: 'string', description: 'overwrite (default) or keep (leave current values of existing flags)' },
     'dry-run': { type: 'boolean', description: 'Show what would change, change nothing' },
+    environment: {
+      type: 'string',
+      description: "Environment whose state the file's per-environment fields set (default: the default environment)",
+    },
     json: { type: 'boolean', description: 'Print the result as JSON' },
     ...configArgs,
   },
   async run({ args }) {
     const mode = oneOf('mode', args.mode, ['merge', 'replace'] as const, 'merge')
+    const environment = args.environment === undefined ? {} : { environment: String(args.environment) }
     const values = oneOf('values', args.values, ['overwrite', 'keep'] as const, 'overwrite')
     const raw = await readJsonFile(String(args.file))
     try {
-      const result = await withAdmin(args, (admin) => admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']) }))
+      const result = await withAdmin(args, (admin) => admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']), ...environment }))
       console.log(args.json ? JSON.stringify(result, null, 2) : summary(result))
       if (!args.json) for (const w of result.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
     } catch (err) {

@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 3
+export const CONTROL_PROTOCOL = 4
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -60,6 +60,7 @@ export const CONTROL_ARGUMENTS = {
       mode: T.Union([T.Literal('merge'), T.Literal('replace')]),
       values: T.Union([T.Literal('overwrite'), T.Literal('keep')]),
       dryRun: T.Boolean(),
+      environment: Optional(Text),
     }),
   ]),
   listEnvironments: T.Tuple([]),

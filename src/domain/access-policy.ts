@@ -6,17 +6,35 @@
  */
 
 import { AppError, ForbiddenError } from './errors.ts'
-import { grants, type Permission } from './permission.ts'
+import { covers, grants, grantsSomewhere, type Permission } from './permission.ts'
 import type { Principal, UserPrincipal } from './principal.ts'
 
-/** True when `p` holds `permission`. `flag:read` grants `flag:evaluate` too (docs/api.md#permissions). */
-export function can(p: Principal, permission: Permission): boolean {
-  return p.kind === 'system' || grants(p.permissions, permission)
+/**
+ * True when `p` holds `permission`: unscoped, or for environment `env` when one is given
+ * (docs/environments.md#permissions). `flag:read` grants `flag:evaluate` too (docs/api.md#permissions).
+ */
+export function can(p: Principal, permission: Permission, env?: string): boolean {
+  return p.kind === 'system' || grants(p.permissions, permission, env)
 }
 
-/** Throws `ForbiddenError` naming `permission` unless `p` holds it. */
-export function requirePermission(p: Principal, permission: Permission): void {
-  if (!can(p, permission)) throw new ForbiddenError(permission)
+/** Throws `ForbiddenError` naming `permission` (for `env`, when given) unless `p` holds it. */
+export function requirePermission(p: Principal, permission: Permission, env?: string): void {
+  if (!can(p, permission, env)) throw new ForbiddenError(permission, env)
+}
+
+/** True when `p` holds `permission` in at least one environment (route guards; the service asks for which). */
+export function canSomewhere(p: Principal, permission: Permission): boolean {
+  return p.kind === 'system' || grantsSomewhere(p.permissions, permission)
+}
+
+/** Throws `ForbiddenError` unless `p` holds `permission` in at least one environment. */
+export function requirePermissionSomewhere(p: Principal, permission: Permission): void {
+  if (!canSomewhere(p, permission)) throw new ForbiddenError(permission)
+}
+
+/** True when `p` holds the held-permission `wanted` (`flag:write@staging` or unscoped); never more than it has. */
+export function holds(p: Principal, wanted: string): boolean {
+  return p.kind === 'system' || covers(p.permissions, wanted)
 }
 
 /**

@@ -9,7 +9,7 @@ import { codePointCount } from './code-points.ts'
 import { InvalidError } from './errors.ts'
 import { NAME_MAX, nameProblem } from './flag-name.ts'
 import { parseIsoInstant } from './iso-instant.ts'
-import type { Permission } from './permission.ts'
+import type { HeldPermission } from './permission.ts'
 import type { Actor } from './principal.ts'
 
 /** Who created a token: an audit actor (docs/api.md#audit-log). */
@@ -21,7 +21,7 @@ export interface StoredToken {
   name: string
   /** SHA-256 of the whole secret (`fdt_…`), hex. */
   secretHash: string
-  permissions: Permission[]
+  permissions: HeldPermission[]
   flagPrefixes: string[]
   /** The environment it evaluates (docs/environments.md); absent or null: the default one. */
   environment?: string | null

@@ -7,7 +7,7 @@
  */
 
 import { type StoredToken, toPublicToken } from './api-token.ts'
-import { type Environment, withState } from './environment.ts'
+import { type Environment, stateOf, withState } from './environment.ts'
 import { type Flag, toFlagResource } from './flag.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
 import { type Segment, toSegmentResource } from './segment.ts'
@@ -31,8 +31,8 @@ export interface AuditEntry {
   action: string
   target: AuditTarget
   revision?: number
-  /** Flag entries: the environment whose state the change made (absent: the default one, or shared fields only). */
-  environment?: string
+  /** Flag entries: the environment whose state the change moved; `null` when it moved shared fields only. */
+  environment?: string | null
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
@@ -111,6 +111,11 @@ export function auditEntriesOf(
         const state = environment === undefined ? undefined : f.states?.[environment]
         return state === undefined ? f : withState(f, state)
       }
+      const environmentMoved = (before: Flag | null, after: Flag | null): string | null => {
+        if (environment === undefined) return null
+        const state = (f: Flag | null) => (f === null ? undefined : JSON.stringify(stateOf(seen(f))))
+        return state(before) === state(after) ? null : environment
+      }
       const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as Flag)) : toSegmentResource(row as Segment))
       const row = (c.after ?? c.before) as Flag | Segment
       out.push({
@@ -119,7 +124,8 @@ export function auditEntriesOf(
           action,
           target: { type: isFlag ? 'flag' : 'segment', name: row.name },
           revision: row.revision,
-          ...(isFlag && environment !== undefined ? { environment } : {}),
+          // the environment whose state moved; null when only shared fields did (docs/environments.md#audit)
+          ...(isFlag ? { environment: environmentMoved(c.before as Flag | null, c.after as Flag | null) } : {}),
           before: c.before === null ? null : resource(c.before),
           after: c.after === null ? null : resource(c.after),
         },

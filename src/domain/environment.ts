@@ -46,13 +46,21 @@ export interface FlagState {
 }
 
 /** The state a flag view holds (absent fields left out, so states compare by their JSON). */
-export function stateOf(flag: Flag): FlagState {
+export function stateOf(flag: Pick<Flag, (typeof STATE_FIELDS)[number]>): FlagState {
   const state: FlagState = { valueExists: flag.valueExists }
   if (flag.value !== undefined) state.value = flag.value
   if (flag.enabled !== undefined) state.enabled = flag.enabled
   if (flag.targeting !== undefined) state.targeting = flag.targeting
   if (flag.chancePercentB !== undefined) state.chancePercentB = flag.chancePercentB
   return state
+}
+
+/** The shared part of a flag definition (every field but the per-environment ones), to compare writes by. */
+export function sharedOf(definition: object): Record<string, unknown> {
+  const shared: Record<string, unknown> = { ...definition }
+  for (const field of STATE_FIELDS) delete shared[field]
+  delete shared.states
+  return shared
 }
 
 /** `flag` (a row, or a view of it) with `state` in place of its own: the view of another environment. */

@@ -84,8 +84,15 @@ export class UnauthorizedError extends AppError {
 
 /** Authenticated, but the permission named in `required` is missing. */
 export class ForbiddenError extends AppError {
-  constructor(required: string) {
-    super('FORBIDDEN', `this action needs the ${required} permission`, { required })
+  /** `env`: the environment acted in (docs/environments.md#permissions); either form of the permission will do. */
+  constructor(required: string, env?: string) {
+    super(
+      'FORBIDDEN',
+      env === undefined
+        ? `this action needs the ${required} permission`
+        : `this action needs the ${required} permission for environment ${env} (${required} or ${required}@${env})`,
+      { required: env === undefined ? required : `${required}@${env}` },
+    )
   }
 }
 

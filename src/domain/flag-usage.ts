@@ -9,8 +9,24 @@ export const USAGE_RETENTION_DAYS = 30
 
 const HOUR_MS = 3_600_000
 
+/**
+ * The key usage is counted under (docs/environments.md#usage): the flag's id for the default
+ * environment (so counts from before environments existed stay the default one's), `id@env` for
+ * another. Flag ids never hold `@`, so the key parts back unambiguously.
+ */
+export function usageKey(flagId: string, env: string | undefined): string {
+  return env === undefined ? flagId : `${flagId}@${env}`
+}
+
+/** The flag id of a usage key. */
+export function flagIdOfKey(key: string): string {
+  const at = key.indexOf('@')
+  return at < 0 ? key : key.slice(0, at)
+}
+
 /** One hourly bucket: `count` evaluations of flag `flagId` answering `variant` for `reason`; `lastAt` the newest. */
 export interface UsageBucket {
+  /** The usage key: the flag id, with `@env` for an environment other than the default one (see `usageKey`). */
   flagId: string
   /** The start of the hour, ISO 8601 UTC (`2026-11-25T05:00:00.000Z`). */
   hour: string

@@ -4,7 +4,7 @@
  * policy decides what it may do. Replaces the old `Actor` and the `'admin'` string.
  */
 
-import type { Permission } from './permission.ts'
+import type { HeldPermission } from './permission.ts'
 
 /**
  * The parts of flagd that act on their own authority (file-system access to the data directory).
@@ -18,7 +18,7 @@ export interface UserPrincipal {
   userId: string
   username: string
   sessionId: string
-  permissions: readonly Permission[]
+  permissions: readonly HeldPermission[]
   /** The environment this request evaluates (OFREP's `?environment=`); absent: the default one. */
   environment?: string
 }
@@ -28,7 +28,7 @@ export interface TokenPrincipal {
   kind: 'token'
   tokenId: string
   name: string
-  permissions: readonly Permission[]
+  permissions: readonly HeldPermission[]
   /** Empty: every flag; otherwise flags outside these prefixes do not exist for this principal. */
   flagPrefixes: readonly string[]
   /** The environment it evaluates; absent: the default one (docs/environments.md). */

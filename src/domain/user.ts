@@ -3,14 +3,14 @@
 import { compareCodePoints } from './code-point-order.ts'
 import { codePointCount } from './code-points.ts'
 import { InvalidError } from './errors.ts'
-import type { Permission } from './permission.ts'
+import type { HeldPermission } from './permission.ts'
 
 /** A user as kept in the state file. The hash never leaves the storage and service layers. */
 export interface StoredUser {
   id: string
   username: string
   passwordHash: string
-  permissions: Permission[]
+  permissions: HeldPermission[]
   createdAt: string
   updatedAt: string
 }
@@ -19,7 +19,7 @@ export interface StoredUser {
 export interface PublicUser {
   id: string
   username: string
-  permissions: Permission[]
+  permissions: HeldPermission[]
   createdAt: string
   updatedAt: string
 }

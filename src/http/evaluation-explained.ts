@@ -32,14 +32,20 @@ function conclusion(r: EvaluationResult): string {
 }
 
 /** The answer of `POST /api/flags/{name}/evaluate` for the request body `{context?}`. */
-export function explainAnswer(evaluations: EvaluationService, principal: Principal, name: string, body: unknown): Record<string, unknown> {
+export function explainAnswer(
+  evaluations: EvaluationService,
+  principal: Principal,
+  name: string,
+  body: unknown,
+  env?: string,
+): Record<string, unknown> {
   const input = body === undefined || body === null ? {} : body
   if (!isJsonObject(input)) throw new InvalidError('the body is {"context": {...}}', 'body', 'must be a JSON object')
   const context = input.context ?? {}
   if (!isJsonObject(context)) throw new InvalidError('context must be a JSON object', 'context', 'must be a JSON object')
   const why = contextProblem(context)
   if (why) throw new InvalidError(why, 'context', why)
-  const result = evaluations.explain(principal, name, context)
+  const result = evaluations.explain(principal, name, context, env)
   const { trace = [], ...answer } = result
   return {
     ...answer,

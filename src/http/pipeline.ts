@@ -15,7 +15,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { parseQueryFromURL } from 'elysia/parse-query'
-import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { requirePermissionSomewhere, requireUnscoped } from '../domain/access-policy.ts'
 import { AppError } from '../domain/errors.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { RequestCache } from '../domain/request-cache.ts'
@@ -100,7 +100,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const authorized = (c: RequestContext): Answer => {
         const p = c.principal
         if (p !== undefined) {
-          if (spec.permission) requirePermission(p, spec.permission)
+          if (spec.permission) requirePermissionSomewhere(p, spec.permission)
           if (spec.unscoped) requireUnscoped(p, spec.unscoped === true ? undefined : spec.unscoped)
           if (spec.authorize) spec.authorize(p, c.params)
         }

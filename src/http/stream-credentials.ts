@@ -8,7 +8,7 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { can } from '../domain/access-policy.ts'
+import { can, canSomewhere } from '../domain/access-policy.ts'
 import { UnauthorizedError } from '../domain/errors.ts'
 import type { Permission } from '../domain/permission.ts'
 import type { Principal } from '../domain/principal.ts'
@@ -21,8 +21,11 @@ export interface StreamCredentials {
   ticketFor(principal: Principal): string
   /** The principal a ticket stands for, as of now; `UnauthorizedError` when bad, revoked or expired. */
   principalOfTicket(ticket: string): Principal
-  /** The principal as of now, if its credential is still valid and still holds `permission`. */
-  refresh(principal: Principal, permission: Permission): Principal | undefined
+  /**
+   * The principal as of now, if its credential is still valid and still holds `permission`: in
+   * environment `env` when given, else in at least one (docs/environments.md#permissions).
+   */
+  refresh(principal: Principal, permission: Permission, env?: string): Principal | undefined
 }
 
 const PURPOSE = 'flagd ofrep events ticket\n'
@@ -61,7 +64,7 @@ export function createStreamCredentials(secret: string, deps: { auth: AuthServic
       return lookUp(kind, a, b ?? '')
     },
 
-    refresh(principal, permission) {
+    refresh(principal, permission, env) {
       try {
         const now =
           principal.kind === 'user'
@@ -69,7 +72,8 @@ export function createStreamCredentials(secret: string, deps: { auth: AuthServic
             : principal.kind === 'token'
               ? lookUp('t', principal.tokenId, '')
               : principal
-        return can(now, permission) ? now : undefined
+        const holds = env === undefined ? canSomewhere(now, permission) : can(now, permission) || can(now, permission, env)
+        return holds ? now : undefined
       } catch {
         return undefined
       }

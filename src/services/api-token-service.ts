@@ -6,7 +6,7 @@
  * because the index always reflects the committed snapshot.
  */
 
-import { can, canSeeFlag, flagScopeOf, requirePermission } from '../domain/access-policy.ts'
+import { canSeeFlag, flagScopeOf, holds, requirePermission } from '../domain/access-policy.ts'
 import {
   checkTokenName,
   hashTokenSecret,
@@ -24,11 +24,12 @@ import { compareCodePoints } from '../domain/code-point-order.ts'
 import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
-import { normalizePermissions } from '../domain/permission.ts'
+import { normalizePermissions, splitPermission } from '../domain/permission.ts'
 import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../domain/principal.ts'
 import { RequestCache } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { homeOf } from './environment-views.ts'
 
 /** The API token use cases. */
 export interface ApiTokenService {
@@ -104,6 +105,7 @@ export function createApiTokenService(
   let indexedAt = -1
   const principals = new WeakMap<StoredToken, TokenPrincipal>()
   const lastTouch = new WeakMap<StoredToken, number>()
+  const defaultEnvironment = () => homeOf(store.committed()) ?? ''
   // Secrets already checked, and the row each one matched: the hot path skips the hash. Kept in the
   // request cache for the tokens' revision, holding only secrets that clients sent anyway
   const verified = cache.region<StoredToken>('verified-api-tokens', () => 256)
@@ -164,13 +166,25 @@ export function createApiTokenService(
           body.permissions === undefined ? 'required' : 'must be an array of strings',
         )
       }
-      const permissions = normalizePermissions(body.permissions)
-      const missing = permissions.find((p) => !can(creator, p))
+      const environments = store.committed().environments
+      const permissions = normalizePermissions(body.permissions, 'permissions', (e) => environments.has(e))
+      const missing = permissions.find((p) => !holds(creator, p))
       if (missing !== undefined) throw new ForbiddenError(missing)
       const flagPrefixes = normalizeFlagPrefixes(body.flagPrefixes)
       const environment = body.environment ?? null
-      if (environment !== null && (typeof environment !== 'string' || !store.committed().environments.has(environment)))
+      if (environment !== null && (typeof environment !== 'string' || !environments.has(environment)))
         throw new InvalidError(`no environment named ${JSON.stringify(environment)}`, 'environment', 'unknown environment')
+      // a token evaluates one environment: a permission for another one would be a door it never uses
+      const elsewhere = permissions.find((p) => {
+        const at = splitPermission(p)[1]
+        return at !== undefined && at !== (environment ?? defaultEnvironment())
+      })
+      if (elsewhere !== undefined)
+        throw new InvalidError(
+          `a token of environment ${environment ?? defaultEnvironment()} may hold only permissions that include it; ${elsewhere} does not`,
+          'permissions',
+          `${elsewhere} is for another environment`,
+        )
       const at = now()
       const expiresAt = normalizeExpiry(body.expiresAt, at.getTime())
       checkNarrower(
@@ -218,7 +232,7 @@ export function createApiTokenService(
         if (!t) throw new NotFoundError(`no token with id ${JSON.stringify(tokenId)}`)
         // a token revokes only what it could have created (never a wider, longer-lived or stronger one)
         if (p.kind === 'token' && p.tokenId !== t.id) {
-          const missing = t.permissions.find((x) => !can(p, x))
+          const missing = t.permissions.find((x) => !holds(p, x))
           if (missing !== undefined)
             throw new AppError('FORBIDDEN', `this token cannot revoke ${t.name}, which holds ${missing} and this token does not`, {
               required: missing,

@@ -4,13 +4,22 @@
  * ordinary flag update (validated, `If-Match` honoured) recorded with the source `rollback`.
  */
 
-import { can, canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import {
+  can,
+  canSeeFlag,
+  flagScopeOf,
+  requireFlagInScope,
+  requirePermission,
+  requirePermissionSomewhere,
+  requireUnscoped,
+} from '../domain/access-policy.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, type FlagType, TYPE_CONSTRAINTS } from '../domain/flag.ts'
 import { parseIsoInstant } from '../domain/iso-instant.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { AuditQuery, Store } from '../storage/store.ts'
+import { readableEnvironments, requireIn } from './environment-access.ts'
 import type { FlagService, IfMatch } from './flag-service.ts'
 import { findUserByName } from './user-service.ts'
 
@@ -23,6 +32,8 @@ export interface AuditFilter {
   until?: string | undefined
   limit?: string | number | undefined
   before?: string | number | undefined
+  /** The entries that moved this environment's state (`404` for an unknown one). */
+  environment?: string | undefined
 }
 
 /** A page of entries, newest first; `nextBefore` when more remain. */
@@ -34,7 +45,8 @@ export interface AuditPage {
 /** The audit use cases. */
 export interface AuditService {
   list(principal: Principal, filter: AuditFilter): Promise<AuditPage>
-  rollback(caller: Caller, name: unknown, revision: unknown, ifMatch?: IfMatch): Promise<Flag>
+  /** `env`: the environment to restore (default: the one the entry changed, else the default one). */
+  rollback(caller: Caller, name: unknown, revision: unknown, ifMatch?: IfMatch, env?: string): Promise<Flag>
 }
 
 const DEFAULT_LIMIT = 100
@@ -84,8 +96,16 @@ function namesOf(e: AuditEntry): string[] {
 export function createAuditService(store: Store, flags: FlagService): AuditService {
   return {
     async list(principal, filter) {
-      // the history of one flag is open to its readers; the whole log needs audit:read
-      requirePermission(principal, filter.flag !== undefined && !can(principal, 'audit:read') ? 'flag:read' : 'audit:read')
+      // the history of one flag is open to its readers (of the environments they may read); the
+      // whole log needs audit:read
+      const asReader = filter.flag !== undefined && !can(principal, 'audit:read')
+      if (asReader) requirePermissionSomewhere(principal, 'flag:read')
+      else requirePermission(principal, 'audit:read')
+      const env = filter.environment
+      if (env !== undefined && !store.committed().environments.has(env))
+        throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+      if (asReader && env !== undefined) requireIn(principal, 'flag:read', store.committed(), env)
+      const readable = asReader ? readableEnvironments(principal) : undefined
       const limit = integerIn(filter.limit, 'limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT
       const query: AuditQuery = { limit: limit + 1 }
       const before = integerIn(filter.before, 'before', 1, Number.MAX_SAFE_INTEGER)
@@ -96,6 +116,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       if (until !== undefined) query.untilMs = until
       if (filter.actor !== undefined) query.actorId = actorIdOf(store, filter.actor)
       if (filter.action !== undefined) query.actionPrefix = filter.action
+      if (env !== undefined) query.environment = env
       if (filter.flag !== undefined) {
         if (!canSeeFlag(principal, filter.flag)) return { entries: [] }
         const current = store.committed().flags.get(filter.flag)
@@ -108,12 +129,15 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       const page = entries.length > limit ? entries.slice(0, limit) : entries
       // a confined token sees an entry only when every flag name in it is inside its prefixes: the
       // history of a flag renamed out of them stops where it left (its new name and values stay hidden)
-      const shown = flagScopeOf(principal).length === 0 ? page : page.filter((e) => namesOf(e).every((n) => canSeeFlag(principal, n)))
+      const inScope = flagScopeOf(principal).length === 0 ? page : page.filter((e) => namesOf(e).every((n) => canSeeFlag(principal, n)))
+      // a reader of some environments sees shared changes and those of the environments it reads
+      const shown = readable === undefined ? inScope : inScope.filter((e) => e.environment == null || readable.has(e.environment))
       return more ? { entries: shown, nextBefore: (page.at(-1) as AuditEntry).id } : { entries: shown }
     },
 
-    async rollback(caller, name, revision, ifMatch) {
-      requirePermission(caller.principal, 'flag:write')
+    async rollback(caller, name, revision, ifMatch, env) {
+      // the update decides: the environment's permission for its state, the unscoped one for shared fields
+      requirePermissionSomewhere(caller.principal, 'flag:write')
       if (typeof name !== 'string' || name === '') throw new InvalidError('name is required', 'name', 'required')
       if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 1) {
         throw new InvalidError('revision must be a whole number from 1', 'revision', 'must be a whole number from 1')
@@ -138,7 +162,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       patch.enabled = was.enabled ?? true
       for (const field of ['variants', 'targeting', 'metadata'] as const) patch[field] = was[field] ?? null
       // a change of one environment's state is rolled back there (the shared fields with it)
-      return flags.update(caller, name, patch, ifMatch, 'rollback', entry?.environment)
+      return flags.update(caller, name, patch, ifMatch, 'rollback', env ?? entry?.environment ?? undefined)
     },
   }
 }

@@ -9,7 +9,7 @@
  * becomes the home at once (the old one's states move into `states`).
  */
 
-import { canSeeFlag, requirePermission } from '../domain/access-policy.ts'
+import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import {
   type Environment,
@@ -24,9 +24,11 @@ import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } fro
 import type { Flag } from '../domain/flag.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
 import { isJsonObject } from '../domain/json-object.ts'
+import { namingEnvironment } from '../domain/permission.ts'
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { readableEnvironments, requireIn } from './environment-access.ts'
 import { flagView, homeOf } from './environment-views.ts'
 
 /** A flag whose state differs between two environments: each differing field with its two values. */
@@ -176,7 +178,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
     has: (name) => store.committed().environments.has(name),
 
     list(caller) {
-      requirePermission(caller.principal, 'flag:read')
+      requirePermissionSomewhere(caller.principal, 'flag:read')
       return ordered(store.committed()).map(resource)
     },
 
@@ -227,25 +229,44 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         const env = tx.read.environments.get(name)
         if (env === undefined) throw new NotFoundError(`no environment named ${JSON.stringify(name)}`)
         if (name === defaultName) throw new ConflictError(`${name} is the default environment (config environment); it cannot be removed`)
+        // a token bound to it, or a permission for it, would come back to life with a namesake: refused
+        const holders = [
+          ...[...tx.read.users.values()].filter((u) => namingEnvironment(u.permissions, name).length > 0).map((u) => `user ${u.username}`),
+          ...[...tx.read.tokens.values()]
+            .filter((t) => t.environment === name || namingEnvironment(t.permissions, name).length > 0)
+            .map((t) => `token ${t.name}`),
+        ]
+        if (holders.length > 0)
+          throw new ConflictError(
+            `environment ${name} is still named by ${holders.join(', ')}: change their permissions or revoke the tokens first`,
+            { usedBy: holders },
+          )
         tx.delete('environments', name)
         dropStates(tx, name)
       })
     },
 
     statesOf(caller, name) {
-      requirePermission(caller.principal, 'flag:read')
+      requirePermissionSomewhere(caller.principal, 'flag:read')
       const snapshot = store.committed()
       const row = canSeeFlag(caller.principal, name) ? snapshot.flags.get(name) : undefined
       if (row === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       const home = homeOf(snapshot)
-      return Object.fromEntries(ordered(snapshot).map((e) => [e.name, stateOf(flagView(row, e.name, home))]))
+      // only the environments the caller may read
+      const readable = readableEnvironments(caller.principal)
+      return Object.fromEntries(
+        ordered(snapshot)
+          .filter((e) => readable === undefined || readable.has(e.name))
+          .map((e) => [e.name, stateOf(flagView(row, e.name, home))]),
+      )
     },
 
     compare(caller, from, to, prefix = '') {
-      requirePermission(caller.principal, 'flag:read')
+      requirePermissionSomewhere(caller.principal, 'flag:read')
       const snapshot = store.committed()
       for (const env of [from, to])
         if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+      for (const env of [from, to]) requireIn(caller.principal, 'flag:read', snapshot, env)
       const home = homeOf(snapshot)
       const out: FlagDifference[] = []
       for (const name of [...snapshot.flags.keys()].sort()) {
@@ -259,12 +280,15 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
     },
 
     async promote(caller, to, input) {
+      requirePermissionSomewhere(caller.principal, 'flag:write')
       const body = parsePromotion(input)
-      requirePermission(caller.principal, 'flag:write')
       const committed = store.committed()
       if (!committed.environments.has(to)) throw new NotFoundError(`no environment named ${JSON.stringify(to)}`)
       if (!committed.environments.has(body.from))
         throw new InvalidError(`no environment named ${JSON.stringify(body.from)} to promote from`, 'from', 'unknown environment')
+      // writing the target's states, having read the source's
+      requireIn(caller.principal, 'flag:write', committed, to)
+      requireIn(caller.principal, 'flag:read', committed, body.from)
       const plan = (read: Snapshot) => {
         const home = homeOf(read)
         const chosen = body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '')).sort()
@@ -299,8 +323,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       })
       if (body.dryRun) return answer(plan(committed), true)
       // audited as changes of the target environment (its view before and after)
-      const target = to === homeOf(committed) ? undefined : to
-      const { result } = await store.transact(commitMeta(caller, 'api', target), (tx) => {
+      const { result } = await store.transact(commitMeta(caller, 'api', to), (tx) => {
         const p = plan(tx.read)
         for (const c of p.changes) tx.put('flags', c.next)
         return p

@@ -11,6 +11,13 @@ import type { Flag } from '../domain/flag.ts'
 import type { Snapshot } from '../storage/store.ts'
 
 const views = new WeakMap<Flag, Map<string, Flag>>()
+// the environment of each view of a non-home environment (usage counts by it)
+const viewEnvironments = new WeakMap<Flag, string>()
+
+/** The environment a flag view was made for, when it is not the home one (rows and home views: `undefined`). */
+export function environmentOfView(view: Flag): string | undefined {
+  return viewEnvironments.get(view)
+}
 const maps = new WeakMap<ReadonlyMap<string, Flag>, Map<string, ReadonlyMap<string, Flag>>>()
 
 /** The name of the environment whose state flag rows hold in their own fields, if any exists yet. */
@@ -28,6 +35,7 @@ export function flagView(row: Flag, env: string, home: string | undefined): Flag
   const state = env === home || home === undefined ? undefined : row.states?.[env]
   const { states: _states, ...own } = row
   const view = state === undefined ? (Object.freeze(own) as Flag) : withState(row, state)
+  if (state !== undefined) viewEnvironments.set(view, env)
   if (known === undefined) views.set(row, (known = new Map()))
   known.set(env, view)
   return view

@@ -10,13 +10,14 @@
  * never hides a change.
  */
 
-import { canSeeFlag, flagScopeOf, requirePermission } from '../domain/access-policy.ts'
+import { canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import { type EvaluationContext, type EvaluationResult, targetingKeyOf } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import { readsClock } from '../domain/targeting/clock-use.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
+import { requireIn } from './environment-access.ts'
 import { flagsIn } from './environment-views.ts'
 import type { BulkCounts, FlagEvaluator } from './flag-evaluator.ts'
 import type { UsageCounter } from './usage-counter.ts'
@@ -29,7 +30,7 @@ export interface EvaluationService {
   /** One flag as JSON text; `NotFoundError` when it does not exist for the caller, `EvaluationFailed` when its rule fails. */
   oneJson(principal: Principal, key: string, context: EvaluationContext): string
   /** One flag evaluated with the trace of its rule (`POST /api/flags/{name}/evaluate`). */
-  explain(principal: Principal, key: string, context: EvaluationContext): EvaluationResult
+  explain(principal: Principal, key: string, context: EvaluationContext, env?: string): EvaluationResult
   /**
    * Every visible flag for the caller and context, as the JSON text of the `flags` array (failures
    * as error items) with the ETag it matches; or only the ETag when `current(etag)` says the caller
@@ -114,8 +115,8 @@ export function createEvaluationService(
     const digest = Bun.hash.wyhash(`${env ?? ''}\u0001${scope.join('\n')}\u0000${counted}`, 0n).toString(36)
     return `"${revision}-${digest}${at}"`
   }
-  const visibleFlag = (principal: Principal, key: string, snapshot: Snapshot): Flag => {
-    const flag = canSeeFlag(principal, key) ? flagsOf(snapshot, envOf(principal)).get(key) : undefined
+  const visibleFlag = (principal: Principal, key: string, snapshot: Snapshot, env = envOf(principal)): Flag => {
+    const flag = canSeeFlag(principal, key) ? flagsOf(snapshot, env).get(key) : undefined
     if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(key)}`)
     return flag
   }
@@ -128,8 +129,8 @@ export function createEvaluationService(
 
   return {
     oneJson(principal, key, context) {
-      requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
+      requireIn(principal, 'flag:evaluate', snapshot, envOf(principal))
       const flag = visibleFlag(principal, key, snapshot)
       const answer = evaluator.one(flag, context, snapshot)
       counter?.countAnswer(flag, answer)
@@ -137,15 +138,16 @@ export function createEvaluationService(
       return answer.text
     },
 
-    explain(principal, key, context) {
-      requirePermission(principal, 'flag:read')
+    explain(principal, key, context, env = envOf(principal)) {
       const snapshot = store.committed()
-      return evaluator.explain(visibleFlag(principal, key, snapshot), context, snapshot)
+      if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+      requireIn(principal, 'flag:read', snapshot, env)
+      return evaluator.explain(visibleFlag(principal, key, snapshot, env), context, snapshot)
     },
 
     bulk(principal, context, current) {
-      requirePermission(principal, 'flag:evaluate')
       const snapshot = store.committed()
+      requireIn(principal, 'flag:evaluate', snapshot, envOf(principal))
       // one second for the ETag and every rule of the answer, so the answer is the one its ETag names
       const second = clockOf(principal, snapshot)
       const etag = tagOf(principal, context, snapshot, second)

@@ -113,7 +113,8 @@ function changedEnvironments(before: Flag, after: Flag, home: string): string[] 
   if (shared(before) !== shared(after)) return [home, ...names]
   const out = own(before) !== own(after) ? [home] : []
   for (const env of names) if (JSON.stringify(before.states?.[env]) !== JSON.stringify(after.states?.[env])) out.push(env)
-  return out
+  // a new revision that moved nothing of the row: a segment it uses changed, which every environment sees
+  return out.length === 0 ? undefined : out
 }
 
 /** The flag changes of one commit. */

@@ -6,8 +6,15 @@
  * writes nothing.
  */
 
-import { canSeeFlag, flagScopeOf, requireFlagInScope, requirePermission, visiblePrefixes } from '../domain/access-policy.ts'
-import { type FlagState, stateOf, withState } from '../domain/environment.ts'
+import {
+  canSeeFlag,
+  flagScopeOf,
+  requireFlagInScope,
+  requirePermission,
+  requirePermissionSomewhere,
+  visiblePrefixes,
+} from '../domain/access-policy.ts'
+import { type FlagState, sharedOf, stateOf, withState } from '../domain/environment.ts'
 import { ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
@@ -18,6 +25,7 @@ import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { requireIn } from './environment-access.ts'
 import { flagView, homeOf } from './environment-views.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { carryStates } from './flag-states.ts'
@@ -101,17 +109,20 @@ export function createFlagService(
     read,
 
     get(principal, name, env) {
-      requirePermission(principal, 'flag:read')
+      requirePermissionSomewhere(principal, 'flag:read')
       // outside a token's flagPrefixes a flag does not exist: the same 404 as for a missing one
       if (!canSeeFlag(principal, name)) throw notFound(name)
       const snapshot = store.committed()
+      if (env !== undefined) knownEnvironment(snapshot, env)
+      requireIn(principal, 'flag:read', snapshot, env)
       const row = findIn(snapshot, name)
       return env === undefined ? row : flagView(row, knownEnvironment(snapshot, env), homeOf(snapshot))
     },
 
     list(principal, prefix, env) {
-      requirePermission(principal, 'flag:read')
+      requirePermissionSomewhere(principal, 'flag:read')
       if (env !== undefined) knownEnvironment(store.committed(), env)
+      requireIn(principal, 'flag:read', store.committed(), env)
       const scope = flagScopeOf(principal)
       // a prefix without the "/" is a whole name (that flag or its group): the list is filtered by name
       if (scope.some((s) => !s.endsWith('/')))
@@ -126,7 +137,7 @@ export function createFlagService(
     exists: (name) => store.committed().flags.has(name),
 
     listTag(principal) {
-      requirePermission(principal, 'flag:read')
+      requirePermissionSomewhere(principal, 'flag:read')
       const revision = store.committed().revisionOf('flags')
       const scope = flagScopeOf(principal)
       return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
@@ -157,19 +168,10 @@ export function createFlagService(
           const made: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
           const home = homeOf(tx.read)
           const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
-          if (target === undefined) {
-            const flag = carryStates(tx.read, made, undefined)
-            tx.put('flags', flag)
-            return flag
-          }
           // the named environment gets the body's state; every other one the type's defaults
-          const blank = withState(made, { valueExists: false, enabled: true })
-          const states: Record<string, FlagState> = {}
-          for (const other of tx.read.environments.keys()) if (other !== home) states[other] = stateOf(blank)
-          states[target] = stateOf(made)
-          const flag: Flag = { ...blank, states }
+          const flag = carryStates(tx.read, made, undefined, target)
           tx.put('flags', flag)
-          return flagView(flag, target, home)
+          return target === undefined ? flag : flagView(flag, target, home)
         })
       } finally {
         release?.()
@@ -179,7 +181,8 @@ export function createFlagService(
     },
 
     async update(caller, name, patch, ifMatch, source, env) {
-      requirePermission(caller.principal, 'flag:write')
+      // which environment, and whether shared fields change, is known in the transaction
+      requirePermissionSomewhere(caller.principal, 'flag:write')
       requireFlagInScope(caller.principal, name)
       if (typeof patch.name === 'string') requireFlagInScope(caller.principal, patch.name)
       // the check runs inside the transaction's work, which runs when transact is called
@@ -193,7 +196,7 @@ export function createFlagService(
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
         const homeNow = homeOf(store.committed())
-        pending = store.transact(commitMeta(caller, source, env === homeNow ? undefined : env), (tx) => {
+        pending = store.transact(commitMeta(caller, source, env ?? homeNow), (tx) => {
           const current = findIn(tx.read, name)
           expectRevision(tx, current, ifMatch)
           const problems: FieldProblem[] = []
@@ -207,7 +210,13 @@ export function createFlagService(
           const result = validateDefinition(mergeUpdate(seen, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
-          if (newName === name && JSON.stringify(result.definition) === JSON.stringify(definitionOf(seen))) return seen
+          // shared fields change what every environment serves: they need the unscoped permission
+          const before = definitionOf(seen)
+          const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
+          const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
+          if (sharedMoves) requirePermission(caller.principal, 'flag:write')
+          if (stateMoves) requireIn(caller.principal, 'flag:write', tx.read, target ?? home)
+          if (!sharedMoves && !stateMoves) return seen
           if (newName !== name) checkFreeName(tx.read, newName as string, name)
           const written: Flag = {
             id: current.id,

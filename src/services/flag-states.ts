@@ -21,6 +21,7 @@ import { flagView, homeOf } from './environment-views.ts'
  */
 export function carryStates(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
   const home = homeOf(read)
+  if (previous === undefined && written !== undefined && written !== home && home !== undefined) return bornIn(read, next, written, home)
   if (written !== undefined && written !== home && home !== undefined) {
     // the written environment's state goes to `states`; the home one's stays the row's own
     const homeView = carryStates(read, withState(next, stateOf(flagView(previous as Flag, home, home))), previous)
@@ -56,6 +57,18 @@ export function carryStates(read: Snapshot, next: Flag, previous: Flag | undefin
   }
   if (problems.length > 0) throw new ValidationFailedError(problems)
   return { ...withoutStates(next), states }
+}
+
+/**
+ * A new flag made in environment `env` (not the home one): `env` gets its state, every other
+ * environment the type's defaults (no value, enabled), as a create naming an environment does.
+ */
+function bornIn(read: Snapshot, made: Flag, env: string, home: string): Flag {
+  const blank = withState(made, { valueExists: false, enabled: true })
+  const states: Record<string, FlagState> = {}
+  for (const other of read.environments.keys()) if (other !== home) states[other] = stateOf(blank)
+  states[env] = stateOf(made)
+  return { ...blank, states }
 }
 
 function withoutStates(flag: Flag): Flag {

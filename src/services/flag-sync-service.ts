@@ -71,7 +71,8 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
   const documents = deps.cache.region<string>('sync-documents', textBytes)
 
   const check = (principal: TokenPrincipal): SyncCaller => {
-    if (!can(principal, 'flag:evaluate')) throw new ForbiddenError('this API token may not evaluate flags (flag:evaluate or flag:read)')
+    const env = environmentOf(principal) ?? environment
+    if (!can(principal, 'flag:evaluate') && !can(principal, 'flag:evaluate', env)) throw new ForbiddenError('flag:evaluate', env)
     return { kind: 'token', principal }
   }
 

@@ -13,16 +13,21 @@ import { applyPlan, type ImportPlan, type PlannedSegmentChange } from '../domain
 import { newId } from '../domain/new-id.ts'
 import { referencedSegments, type Segment } from '../domain/segment.ts'
 import type { Tx } from '../storage/store.ts'
+import { flagsIn } from './environment-views.ts'
 import { carryStates } from './flag-states.ts'
-import { flagsDependingOn } from './segment-service.ts'
+import { flagsDependingOn, rulesOf } from './segment-service.ts'
 
-/** Applies a planned import to `tx` at time `at`. */
+/**
+ * Applies a planned import to `tx` at time `at`; `env`: the environment (not the home one) whose
+ * state the plan's per-environment fields set, the plan having been made against its views.
+ */
 export function applyImport(
   tx: Tx,
   flagPlan: ImportPlan,
   segmentPlan: readonly PlannedSegmentChange[],
   segments: ReadonlyMap<string, ExportedSegment>,
   at: string,
+  env?: string,
 ): void {
   const replaced = new Set<string>()
   for (const change of segmentPlan) {
@@ -43,9 +48,9 @@ export function applyImport(
     tx.put('segments', segment)
     if (current && JSON.stringify(current.rule) !== JSON.stringify(wanted.rule)) replaced.add(change.name)
   }
-  const rows = applyPlan(tx.read.flags, flagPlan, at, () => newId('flg'))
+  const rows = applyPlan(env === undefined ? tx.read.flags : flagsIn(tx.read, env), flagPlan, at, () => newId('flg'))
   for (const id of rows.deleteIds) tx.delete('flags', id)
-  for (const flag of rows.put) tx.put('flags', carryStates(tx.read, flag, tx.read.row('flags', flag.id)))
+  for (const flag of rows.put) tx.put('flags', carryStates(tx.read, flag, tx.read.row('flags', flag.id), env))
   const written = new Set(rows.put.map((f) => f.id))
   const bumped = new Map<string, Flag>()
   for (const name of replaced)
@@ -57,7 +62,7 @@ export function applyImport(
     if (change.action === 'delete' && current) tx.delete('segments', current.id)
   }
   for (const flag of tx.read.flags.values())
-    for (const name of referencedSegments(flag.targeting))
+    for (const name of rulesOf(flag).flatMap((rule) => referencedSegments(rule)))
       if (!tx.read.segments.has(name))
         throw new InvalidError(`flag ${flag.name} refers to segment ${name}, which the import leaves out`, `flags.${flag.name}.targeting`)
   for (const segment of tx.read.segments.values())

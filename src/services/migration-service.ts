@@ -8,7 +8,7 @@
  */
 
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
-import { type FieldProblem, MAX_LISTED_PROBLEMS, ValidationFailedError } from '../domain/errors.ts'
+import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { buildExportDocument, type DocumentSource, exportFileName, exportText, parseImportDocument } from '../domain/migration-document.ts'
 import {
   type ImportMode,
@@ -23,6 +23,7 @@ import {
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { flagsIn, flagView, homeOf } from './environment-views.ts'
 import { flagLimitMessage } from './flag-service.ts'
 import { applyImport } from './migration-apply.ts'
 import { createMigrationExport, type MigrationExport, sortedFlags, sortedSegments } from './migration-export.ts'
@@ -37,6 +38,11 @@ export interface ImportOptions {
   dryRun: boolean
   /** List each updated field's value before and after (for a caller who may read flags). */
   diff?: boolean
+  /**
+   * The environment whose state the file's per-environment fields set (docs/environments.md#migrations);
+   * shared fields change every environment. Absent: the default one. Unknown: `404`.
+   */
+  environment?: string | undefined
 }
 
 /** The migration result (docs/migrations.md). */
@@ -151,6 +157,14 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
+  /** The environment an import writes, as views name it: `undefined` for the default (home) one; `404` when unknown. */
+  const targetOf = (current: Snapshot, options: ImportOptions): string | undefined => {
+    const env = options.environment
+    if (env === undefined) return undefined
+    if (!current.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+    return env === homeOf(current) ? undefined : env
+  }
+
   // parsing and planning check patterns (each bounded): they take turns with flag writes' checks
   const gate = deps.patternGate ?? createPatternGate()
   const gated = async <T>(work: () => T): Promise<T> => {
@@ -162,8 +176,10 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
+  /** The flags as the import's environment sees them (`undefined`: the default one, the rows as they are). */
+  const flagsOf = (current: Snapshot, env: string | undefined) => (env === undefined ? current.flags : flagsIn(current, env))
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
-    const planned = planImport(current.flags, incoming, options.mode, options.values)
+    const planned = planImport(flagsOf(current, targetOf(current, options)), incoming, options.mode, options.values)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted
@@ -178,6 +194,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   const applyDocument = async (caller: Caller, raw: unknown, options: ImportOptions, source: ImportSource): Promise<ImportResult> => {
     requirePermission(caller.principal, 'migration:write')
     requireUnscoped(caller.principal)
+    targetOf(store.committed(), options)
     // the values now are shown only to a caller who may read them
     const showValues = options.diff === true && (can(caller.principal, 'flag:read') || can(caller.principal, 'migration:read'))
     // merge keeps the segments the document does not name: its flags may refer to them (and one
@@ -196,16 +213,18 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       // the transaction's work (which plans) runs when transact is called, inside the turn; the
       // turn ends once it is called (the durable write is awaited outside it)
       const out = await gated(() =>
-        store.transact(commitMeta(caller, source), (tx) => {
+        store.transact(commitMeta(caller, source, options.environment ?? homeOf(store.committed())), (tx) => {
           const planned = plan(tx.read, incoming, options)
           const segmentChanges = segmentPlan(tx.read)
           if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()
-          tx.backup(
-            exportFileName(environment, at),
-            exportText(buildExportDocument(sortedFlags(tx.read), environment, at, sortedSegments(tx.read))),
-          )
-          applyImport(tx, planned, segmentChanges, segments, at.toISOString())
+          // the backup is the environment imported into, as its export would be
+          const target = targetOf(tx.read, options)
+          const name = options.environment ?? environment
+          const home = homeOf(tx.read)
+          const before = target === undefined ? sortedFlags(tx.read) : sortedFlags(tx.read).map((f) => flagView(f, target, home))
+          tx.backup(exportFileName(name, at), exportText(buildExportDocument(before, name, at, sortedSegments(tx.read))))
+          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), target)
           return { planned, segmentChanges }
         }),
       )

@@ -7,7 +7,7 @@
  * refers to is refused, naming them.
  */
 
-import { canSeeFlag, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import { canSeeFlag, requirePermission, requirePermissionSomewhere, requireUnscoped } from '../domain/access-policy.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { AppError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag, JsonObject } from '../domain/flag.ts'
@@ -20,6 +20,8 @@ import { referencedSegments, SEGMENTS_REACH, type Segment } from '../domain/segm
 import { VARIANT_NAME } from '../domain/variant-name.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { requireIn } from './environment-access.ts'
+import { homeOf } from './environment-views.ts'
 
 /** Where a segment is used: the flags and segments whose rules refer to it. */
 export interface SegmentUse {
@@ -29,17 +31,37 @@ export interface SegmentUse {
 
 /** The segment use cases. */
 export interface SegmentService {
-  list(principal: Principal): { segment: Segment; usedBy: SegmentUse }[]
-  get(principal: Principal, name: string): { segment: Segment; usedBy: SegmentUse }
+  /** Every segment; `usedBy` names the flags using it in environment `env` (default: the default one). */
+  list(principal: Principal, env?: string): { segment: Segment; usedBy: SegmentUse }[]
+  get(principal: Principal, name: string, env?: string): { segment: Segment; usedBy: SegmentUse }
   /** Creates or replaces `name`; `created` says which. */
   put(caller: Caller, name: string, input: unknown): Promise<{ segment: Segment; usedBy: SegmentUse; created: boolean }>
   remove(caller: Caller, name: string): Promise<void>
 }
 
-/** The flags and segments of `snapshot` that refer to segment `name` directly. */
-export function usesOf(snapshot: Snapshot, name: string): SegmentUse {
+/**
+ * The rules of a flag row: the home environment's and every other one's (docs/environments.md), or
+ * only environment `env`'s (a name, the home one's included) when given.
+ */
+export function rulesOf(row: Flag, env?: string, home?: string): JsonObject[] {
+  if (env !== undefined && env !== home) {
+    const state = row.states?.[env]
+    return state?.targeting ? [state.targeting] : []
+  }
+  const own = row.targeting ? [row.targeting] : []
+  if (env !== undefined || row.states === undefined) return own
+  return [...own, ...Object.values(row.states).flatMap((s) => (s.targeting ? [s.targeting] : []))]
+}
+
+/**
+ * The flags and segments of `snapshot` that refer to segment `name` directly: in the rules of
+ * environment `env` when given, else in any environment's (what a delete must refuse).
+ */
+export function usesOf(snapshot: Snapshot, name: string, env?: string): SegmentUse {
   const flags: string[] = []
-  for (const flag of snapshot.flags.values()) if (flag.targeting && referencedSegments(flag.targeting).includes(name)) flags.push(flag.name)
+  const home = homeOf(snapshot)
+  for (const flag of snapshot.flags.values())
+    if (rulesOf(flag, env, home).some((rule) => referencedSegments(rule).includes(name))) flags.push(flag.name)
   const segments: string[] = []
   for (const segment of snapshot.segments.values()) if (referencedSegments(segment.rule).includes(name)) segments.push(segment.name)
   return { flags: flags.sort(), segments: segments.sort() }
@@ -56,12 +78,24 @@ export function flagsDependingOn(snapshot: Snapshot, name: string): Flag[] {
         grew = true
       }
   }
-  return [...snapshot.flags.values()].filter((f) => f.targeting && referencedSegments(f.targeting).some((r) => affected.has(r)))
+  // any environment's rule: a segment's change moves the answers wherever it is used
+  return [...snapshot.flags.values()].filter((f) => rulesOf(f).some((rule) => referencedSegments(rule).some((r) => affected.has(r))))
 }
 
 /** `use` as `principal` may see it: flags outside a token's prefixes do not exist for it, here either. */
 function visibleUse(principal: Principal, use: SegmentUse): SegmentUse {
   return { flags: use.flags.filter((name) => canSeeFlag(principal, name)), segments: use.segments }
+}
+
+/**
+ * The environment whose uses a read shows (`env`, else the default one), checked: `404` when
+ * unknown, `403` when `principal` may not read it (segments themselves are shared).
+ */
+function environmentRead(principal: Principal, snapshot: Snapshot, env: string | undefined): string | undefined {
+  requirePermissionSomewhere(principal, 'flag:read')
+  if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+  requireIn(principal, 'flag:read', snapshot, env)
+  return env ?? homeOf(snapshot)
 }
 
 const notFound = (name: string) => new NotFoundError(`no segment named ${JSON.stringify(name)}`)
@@ -94,18 +128,18 @@ export function createSegmentService(store: Store, now: () => Date = () => new D
     return segment
   }
   return {
-    list(principal) {
-      requirePermission(principal, 'flag:read')
+    list(principal, env) {
       const snapshot = store.committed()
+      const where = environmentRead(principal, snapshot, env)
       return [...snapshot.segments.values()]
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-        .map((segment) => ({ segment, usedBy: visibleUse(principal, usesOf(snapshot, segment.name)) }))
+        .map((segment) => ({ segment, usedBy: visibleUse(principal, usesOf(snapshot, segment.name, where)) }))
     },
 
-    get(principal, name) {
-      requirePermission(principal, 'flag:read')
+    get(principal, name, env) {
       const snapshot = store.committed()
-      return { segment: find(snapshot, name), usedBy: visibleUse(principal, usesOf(snapshot, name)) }
+      const where = environmentRead(principal, snapshot, env)
+      return { segment: find(snapshot, name), usedBy: visibleUse(principal, usesOf(snapshot, name, where)) }
     },
 
     async put(caller, name, input) {
@@ -125,7 +159,7 @@ export function createSegmentService(store: Store, now: () => Date = () => new D
           for (const flag of flagsDependingOn(tx.read, name)) tx.put('flags', { ...flag, updatedAt: at, revision: flag.revision + 1 })
         return { segment, created: current === undefined }
       })
-      return { ...out.result, usedBy: usesOf(store.committed(), name) }
+      return { ...out.result, usedBy: usesOf(store.committed(), name, homeOf(store.committed())) }
     },
 
     async remove(caller, name) {

@@ -11,7 +11,8 @@
  */
 
 import type { Flag } from '../domain/flag.ts'
-import { hourOf, type UsageBucket } from '../domain/flag-usage.ts'
+import { hourOf, type UsageBucket, usageKey } from '../domain/flag-usage.ts'
+import { environmentOfView } from './environment-views.ts'
 
 /** How many times one outcome was answered in the hour, and when last (ms). */
 export interface Cell {
@@ -131,10 +132,12 @@ export class UsageCounter {
 function bucketsOf(hours: readonly Hour[]): UsageBucket[] {
   const buckets = new Map<string, UsageBucket>()
   const add = (hour: string, flag: Flag, variant: string, reason: string, cell: Cell) => {
-    const key = `${flag.id}\u0000${hour}\u0000${variant}\u0000${reason}`
+    // each environment's view is its own flag object: counted under its own key
+    const flagId = usageKey(flag.id, environmentOfView(flag))
+    const key = `${flagId}\u0000${hour}\u0000${variant}\u0000${reason}`
     const lastAt = new Date(cell.last).toISOString()
     const known = buckets.get(key)
-    if (known === undefined) buckets.set(key, { flagId: flag.id, hour, variant, reason, count: cell.count, lastAt })
+    if (known === undefined) buckets.set(key, { flagId, hour, variant, reason, count: cell.count, lastAt })
     else {
       known.count += cell.count
       if (lastAt > known.lastAt) known.lastAt = lastAt

@@ -6,13 +6,24 @@
  * and reported; a deleted flag's counts are pruned with age.
  */
 
-import { canSeeFlag, requirePermission } from '../domain/access-policy.ts'
+import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
-import { type FlagUsage, flagUsageOf, hourOf, isStale, USAGE_RETENTION_DAYS, type UsageBucket } from '../domain/flag-usage.ts'
+import {
+  type FlagUsage,
+  flagIdOfKey,
+  flagUsageOf,
+  hourOf,
+  isStale,
+  USAGE_RETENTION_DAYS,
+  type UsageBucket,
+  usageKey,
+} from '../domain/flag-usage.ts'
 import { parseIsoInstant } from '../domain/iso-instant.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
+import { requireIn } from './environment-access.ts'
+import { homeOf } from './environment-views.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
 /** How often counts are written. */
@@ -31,10 +42,13 @@ export interface UsageSummary {
 
 /** The usage use cases. */
 export interface UsageService {
-  /** `GET /api/flags/{name}/usage`: since `since` (ISO 8601; 30 days ago when absent). */
-  flagUsage(principal: Principal, name: string, since?: string): Promise<FlagUsage>
-  /** `GET /api/usage`: every visible flag over the last 30 days, in name order, with `stale`. */
-  list(principal: Principal): Promise<UsageSummary[]>
+  /** `GET /api/flags/{name}/usage`: since `since` (ISO 8601; 30 days ago when absent), in environment `env` (default: the default one). */
+  flagUsage(principal: Principal, name: string, since?: string, env?: string): Promise<FlagUsage>
+  /**
+   * `GET /api/usage`: every visible flag over the last 30 days, in name order, counted in
+   * environment `env` (default: the default one), `stale` when unused in every environment.
+   */
+  list(principal: Principal, env?: string): Promise<UsageSummary[]>
   /** Writes the counts kept in memory (the timer does it once a minute; shutdown once more). */
   flush(): Promise<void>
   /** The counts not yet handed to `onCounted`, by flag name (a metrics scrape adds them). */
@@ -79,7 +93,7 @@ export function createUsageService(deps: UsageDeps): UsageService {
   const byName = (buckets: readonly UsageBucket[]) => {
     const names = new Map([...store.committed().flags.values()].map((f) => [f.id, f.name]))
     return buckets.flatMap((b) => {
-      const flag = names.get(b.flagId)
+      const flag = names.get(flagIdOfKey(b.flagId))
       return flag === undefined ? [] : [{ flag, variant: b.variant, reason: b.reason, count: b.count }]
     })
   }
@@ -117,11 +131,20 @@ export function createUsageService(deps: UsageDeps): UsageService {
       return stored.concat(pending)
     })
 
+  /** The environment a read counts in, checked (`404` unknown, `403` unreadable); `undefined`: the default one. */
+  const environmentKey = (principal: Principal, env: string | undefined): string | undefined => {
+    requirePermissionSomewhere(principal, 'flag:read')
+    const snapshot = store.committed()
+    if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+    requireIn(principal, 'flag:read', snapshot, env)
+    return env === undefined || env === homeOf(snapshot) ? undefined : env
+  }
+
   return {
     pendingCounts: () => byName(counter.peek()),
 
-    async flagUsage(principal, name, since) {
-      requirePermission(principal, 'flag:read')
+    async flagUsage(principal, name, since, env) {
+      const key = environmentKey(principal, env)
       const flag = canSeeFlag(principal, name) ? store.committed().flags.get(name) : undefined
       if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       let sinceMs = now() - USAGE_RETENTION_DAYS * DAY_MS
@@ -135,19 +158,24 @@ export function createUsageService(deps: UsageDeps): UsageService {
           )
         sinceMs = parsed
       }
-      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [flag.id]), syncedAt(flag.name))
+      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [usageKey(flag.id, key)]), syncedAt(flag.name))
     },
 
-    async list(principal) {
-      requirePermission(principal, 'flag:read')
+    async list(principal, env) {
+      const key = environmentKey(principal, env)
       const at = now()
       const buckets = await bucketsSince(at - USAGE_RETENTION_DAYS * DAY_MS)
+      // counts of the environment asked about; the last use in any environment decides `stale`
       const byFlag = new Map<string, { total: number; last: string | null }>()
+      const lastAnywhere = new Map<string, string>()
       for (const b of buckets) {
-        const known = byFlag.get(b.flagId) ?? { total: 0, last: null }
+        const id = flagIdOfKey(b.flagId)
+        if (!(lastAnywhere.get(id) !== undefined && (lastAnywhere.get(id) as string) >= b.lastAt)) lastAnywhere.set(id, b.lastAt)
+        if (b.flagId !== usageKey(id, key)) continue
+        const known = byFlag.get(id) ?? { total: 0, last: null }
         known.total += b.count
         if (known.last === null || b.lastAt > known.last) known.last = b.lastAt
-        byFlag.set(b.flagId, known)
+        byFlag.set(id, known)
       }
       return [...store.committed().flags.values()]
         .filter((f) => canSeeFlag(principal, f.name))
@@ -161,7 +189,7 @@ export function createUsageService(deps: UsageDeps): UsageService {
             total: used?.total ?? 0,
             lastEvaluatedAt,
             lastSyncedAt,
-            stale: isStale(lastEvaluatedAt, f.updatedAt, at, deps.staleDays, lastSyncedAt),
+            stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, lastSyncedAt),
           }
         })
     },

@@ -5,10 +5,10 @@
  * rules against the newest state.
  */
 
-import { authorizeUserUpdate, can, isSelf, requirePermission } from '../domain/access-policy.ts'
+import { authorizeUserUpdate, holds, isSelf, requirePermission } from '../domain/access-policy.ts'
 import { AppError, ConflictError, InvalidError, NotFoundError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
-import { normalizePermissions, type Permission } from '../domain/permission.ts'
+import { type HeldPermission, normalizePermissions } from '../domain/permission.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import { checkPassword, checkUsername, compareUsers, type PublicUser, type StoredUser, toPublicUser, usernameKey } from '../domain/user.ts'
 import type { Snapshot, Store, Tx } from '../storage/store.ts'
@@ -76,7 +76,7 @@ const LAST_ADMIN = 'this is the last user with user:write; grant it to another u
  */
 function checkNoStrongerThanToken(
   p: Principal,
-  permissions: readonly Permission[],
+  permissions: readonly HeldPermission[],
   act: 'create' | 'change',
   tokenExpiresAt: string | null | undefined,
 ): void {
@@ -85,7 +85,7 @@ function checkNoStrongerThanToken(
   if (p.flagPrefixes.length > 0)
     throw new AppError('FORBIDDEN', `a token confined to flag prefixes cannot ${whom}: a user is never confined`)
   if (tokenExpiresAt) throw new AppError('FORBIDDEN', `a token that expires cannot ${whom}: a user never expires`)
-  const missing = permissions.find((x) => !can(p, x))
+  const missing = permissions.find((x) => !holds(p, x))
   if (missing !== undefined) {
     throw new AppError('FORBIDDEN', `this token cannot ${whom} with ${missing}, which the token itself does not hold`, {
       required: missing,
@@ -126,7 +126,7 @@ export function createUserService(
       requirePermission(caller.principal, 'user:write')
       checkUsername(input.username)
       checkPassword(input.password)
-      const permissions = normalizePermissions(input.permissions ?? [])
+      const permissions = normalizePermissions(input.permissions ?? [], 'permissions', (e) => store.committed().environments.has(e))
       checkNoStrongerThanToken(caller.principal, permissions, 'create', tokenExpiry(caller.principal))
       if (findUserByName(store.committed(), input.username)) throw taken(input.username)
       const passwordHash = await hasher.hash(input.password)
@@ -146,7 +146,8 @@ export function createUserService(
       const current = stored(store.committed(), id)
       if (patch.username !== undefined) checkUsername(patch.username)
       if (patch.password !== undefined) checkPassword(patch.password)
-      const permissions: Permission[] | undefined = patch.permissions && normalizePermissions(patch.permissions)
+      const permissions: HeldPermission[] | undefined =
+        patch.permissions && normalizePermissions(patch.permissions, 'permissions', (e) => store.committed().environments.has(e))
       // a token may change a user only within what it holds itself: never grant more, never take over a stronger account
       if (p.kind === 'token') {
         checkNoStrongerThanToken(p, current.permissions, 'change', tokenExpiry(p))

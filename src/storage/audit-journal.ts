@@ -48,6 +48,8 @@ export interface IndexItem {
   /** The target's name after the change, and the flag's name before it (renames). */
   names: string[]
   revision: number | undefined
+  /** Flag entries: the environment whose state moved (docs/environments.md#audit). */
+  environment: string | undefined
 }
 
 const SEGMENT_BYTES = 16 * 1024 * 1024
@@ -77,6 +79,7 @@ function indexItem(stored: StoredAuditEntry, segment: string, offset: number, le
     action: e.action,
     names,
     revision: e.revision,
+    environment: e.environment ?? undefined,
   }
 }
 

@@ -13,6 +13,7 @@ function matches(item: IndexItem, q: AuditQuery, flagIds: ReadonlySet<string> | 
   if (flagIds && (item.flagId === undefined || !flagIds.has(item.flagId))) return false
   if (q.name !== undefined && !(item.action.startsWith('flag.') && item.names.includes(q.name))) return false
   if (q.actorId !== undefined && item.actorId !== q.actorId) return false
+  if (q.environment !== undefined && item.environment !== q.environment) return false
   if (q.actionPrefix !== undefined) {
     const prefixes = typeof q.actionPrefix === 'string' ? [q.actionPrefix] : q.actionPrefix
     if (!prefixes.some((p) => item.action.startsWith(p))) return false

@@ -40,6 +40,7 @@ export function postgresAuditLog(sql: SQL, retentionMs: () => number, now: () =>
       if (q.flagIds) add((p) => `flag_id = ANY(${p}::text[])`, [...q.flagIds])
       if (q.name !== undefined) add((p) => `action LIKE 'flag.%' AND ${p} = ANY(names)`, q.name)
       if (q.actorId !== undefined) add((p) => `actor_id = ${p}`, q.actorId)
+      if (q.environment !== undefined) add((p) => `entry->>'environment' = ${p}`, q.environment)
       if (typeof q.actionPrefix === 'string') add((p) => `starts_with(action, ${p})`, q.actionPrefix)
       else if (q.actionPrefix !== undefined)
         add((p) => `EXISTS (SELECT 1 FROM unnest(${p}::text[]) AS prefix WHERE starts_with(action, prefix))`, [...q.actionPrefix])

@@ -86,7 +86,10 @@ export interface CommitMeta {
   principal: Principal
   source: Source
   requestId: string
-  /** The environment a flag write acted in (docs/environments.md); absent: the default one. */
+  /**
+   * The environment a flag write acted in, by name (docs/environments.md#audit): its audit entries show
+   * the flags as it sees them. Absent: a write of every environment (create, delete, import of shared fields).
+   */
   environment?: string
 }
 
@@ -143,6 +146,8 @@ export interface AuditQuery {
   /** Entries whose target had this name, before or after the change. */
   name?: string
   actorId?: string
+  /** Flag entries that moved this environment's state (docs/environments.md#audit). */
+  environment?: string
   /** Entries whose action starts with this (or with one of these). */
   actionPrefix?: string | readonly string[]
   sinceMs?: number

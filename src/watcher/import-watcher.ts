@@ -25,6 +25,8 @@ export interface ImportWatcherOptions {
   rescanMs: number
   mode: ImportMode
   values: ImportValues
+  /** The environment files import into (config `import.environment`); absent: the default one. */
+  environment?: string
   maxBytes: number
   now?: () => Date
   log?: (line: string) => void
@@ -109,7 +111,12 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
       result = await migrations.importDocument(
         caller,
         raw,
-        { mode: options.mode, values: options.values, dryRun: false },
+        {
+          mode: options.mode,
+          values: options.values,
+          dryRun: false,
+          ...(options.environment !== undefined ? { environment: options.environment } : {}),
+        },
         'drop-folder',
         name,
       )

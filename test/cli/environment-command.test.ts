@@ -66,6 +66,26 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   expect(exported.flags['shop/limit']?.value).toBe(5)
   expect(JSON.parse((await runFlagd(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
 
+  // an import into one environment, through the control socket
+  const file = `${cwd}/release.json`
+  const release = (value: number) =>
+    Bun.write(
+      file,
+      JSON.stringify({
+        environment: 'x',
+        version: '1.0.0',
+        createdAt: '2026-11-27T00:00:00Z',
+        flags: { 'shop/limit': { type: 'INTEGER', value } },
+      }),
+    )
+  await release(9)
+  expect((await runFlagd(['import', file, '--environment', 'staging'], { cwd })).code).toBe(0)
+  expect(((await (await api('GET', '/api/flags/shop/limit?environment=staging')).json()) as { value: number }).value).toBe(9)
+  expect(((await (await api('GET', '/api/flags/shop/limit')).json()) as { value: number }).value).toBe(1)
+  const nowhere = await runFlagd(['import', file, '--environment', 'nowhere'], { cwd })
+  expect(nowhere.code).toBe(1)
+  expect(nowhere.stderr).toContain('nowhere')
+
   // mistakes: named, exit 1 (refused) or 2 (usage)
   expect((await runFlagd(['env', 'remove', 'dev'], { cwd })).code).toBe(1)
   expect((await runFlagd(['promote', '--from', 'staging'], { cwd })).code).toBe(2)
@@ -83,4 +103,8 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   }
   const limit = flagd.flags['shop/limit'] as { defaultVariant: string; variants: Record<string, number> }
   expect(limit.variants[limit.defaultVariant]).toBe(5)
+  await release(11)
+  expect((await runFlagd(['import', file, '--environment', 'prod'], { cwd })).code).toBe(0)
+  expect(JSON.parse((await runFlagd(['export', '--environment', 'prod'], { cwd })).stdout).flags['shop/limit'].value).toBe(11)
+  expect(JSON.parse((await runFlagd(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
 })

@@ -326,3 +326,28 @@ test('a flagd document dropped in the folder imports like an upload: flags, segm
   })
   expect(answer.body).toMatchObject({ value: true, reason: 'TARGETING_MATCH', variant: 'on' })
 })
+
+test("import.environment: dropped files set that environment's state, whatever the file's own environment says", async () => {
+  const dataDir = tempDir()
+  const envs = { ...ENV, FLAGD_ENVIRONMENT: 'production' }
+  // the directory goes with the last app (owned), or with afterEach should a step fail before it
+  const first = await createTestApp(envs, { dataDir })
+  apps.push(first)
+  const admin = (t: TestApp, method: string, path: string, body?: unknown) => t.req(method, path, { token: t.adminToken, body })
+  expect((await admin(first, 'POST', '/api/flags', { name: 'f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await admin(first, 'PUT', '/api/environments/staging', {})).status).toBe(201)
+  await first.close()
+  apps = []
+  // a key naming no environment stops the start, naming the key
+  await expect(createTestApp({ ...envs, FLAGD_IMPORT_ENVIRONMENT: 'nowhere' }, { dataDir })).rejects.toThrow('import.environment')
+  const t = await createTestApp({ ...envs, FLAGD_IMPORT_ENVIRONMENT: 'staging' }, { dataDir, ownsDataDir: true })
+  apps.push(t)
+  await t.app.watcher.start()
+  const dir = join(t.dataDir, 'import')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, '.f.tmp'), docWith({ f: { type: 'INTEGER', value: 5 } }))
+  renameSync(join(dir, '.f.tmp'), join(dir, 'f.json'))
+  await until(() => list(dir, 'processed').length === 2)
+  expect((await admin(t, 'GET', '/api/flags/f?environment=staging')).body.value).toBe(5)
+  expect((await admin(t, 'GET', '/api/flags/f')).body.value).toBe(1)
+})

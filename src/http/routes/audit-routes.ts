@@ -7,7 +7,7 @@ import { jsonAnswer } from '../answers.ts'
 import { parseIfMatch } from '../if-match.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import { AuditEntrySchema } from '../schemas/audit-schemas.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
+import { EnvironmentQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 
 /** Dependencies of the audit routes. */
@@ -29,6 +29,7 @@ const AuditQuery = t.Object(
     // integers in the document, as generated clients send them; the wire carries digits
     limit: t.Optional(t.Integer({ description: '1-1000, default 100' })),
     before: t.Optional(t.Integer({ description: 'An entry id: entries older than it (the next page)' })),
+    environment: t.Optional(t.String({ description: "Only the entries that moved this environment's state (absent: every environment)" })),
   },
   { additionalProperties: false },
 )
@@ -79,11 +80,12 @@ export function auditRoutes(deps: AuditRouteDeps): RouteSpec[] {
       method: 'POST',
       path: '/api/rollbacks',
       permission: 'flag:write',
-      query: NoQuery,
+      query: EnvironmentQuery,
       body: { limit: deps.bodyLimit, schema: RollbackBody },
       async handle(c) {
         const b = c.body as { name: string; revision: number }
-        const flag = await deps.audit.rollback(c.caller, b.name, b.revision, parseIfMatch(c.request.headers.get('if-match')))
+        const env = (c.query as { environment?: string }).environment
+        const flag = await deps.audit.rollback(c.caller, b.name, b.revision, parseIfMatch(c.request.headers.get('if-match')), env)
         const { json, etag } = deps.flags.read.text(flag)
         return jsonAnswer(c.id, json, 200, { etag })
       },

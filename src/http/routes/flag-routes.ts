@@ -14,7 +14,7 @@ import { explainAnswer } from '../evaluation-explained.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
 import type { RequestContext } from '../request-context.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
+import { ENVIRONMENT_PARAM, EnvironmentQuery, NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 
 /** Dependencies of the flag routes. */
@@ -42,14 +42,6 @@ export function flagNameFromPath(raw: string | undefined): string {
     throw new InvalidError('the flag name in the path is not valid percent-encoding', 'flagName', 'invalid percent-encoding')
   }
 }
-
-/** `?environment=`: which environment's state the answer carries (docs/environments.md); the default one when absent. */
-const ENVIRONMENT_PARAM = t.Optional(
-  t.String({ description: 'The environment whose state to show; the default environment when absent', example: 'staging' }),
-)
-
-/** The query of a flag read. */
-export const EnvironmentQuery = t.Object({ environment: ENVIRONMENT_PARAM }, { additionalProperties: false })
 
 /**
  * The body of a flag PUT as the service takes it: a JSON object without the read-only fields a
@@ -217,13 +209,14 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       method: 'POST',
       path: '/api/flags/*',
       permission: 'flag:read',
-      query: NoQuery,
+      query: EnvironmentQuery,
       body: { limit: deps.bodyLimit },
       handle(c) {
         const raw = c.params['*'] ?? ''
         // only …/evaluate takes a POST under a flag's path
         if (!raw.endsWith('/evaluate')) throw new MethodNotAllowedError('POST', c.path, ['GET', 'PUT', 'DELETE'])
-        return explainAnswer(deps.evaluations, c.auth, flagNameFromPath(raw.slice(0, -'/evaluate'.length)), c.body)
+        const env = (c.query as { environment?: string }).environment
+        return explainAnswer(deps.evaluations, c.auth, flagNameFromPath(raw.slice(0, -'/evaluate'.length)), c.body, env)
       },
       docs: {
         summary: 'Evaluate a flag and say why',

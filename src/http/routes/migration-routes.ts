@@ -26,13 +26,20 @@ export interface MigrationRouteDeps {
   publicExport: boolean
 }
 
-type Query = { mode?: 'merge' | 'replace'; values?: 'overwrite' | 'keep'; dryRun?: 'true' | 'false'; diff?: 'true' | 'false' }
+type Query = {
+  mode?: 'merge' | 'replace'
+  values?: 'overwrite' | 'keep'
+  dryRun?: 'true' | 'false'
+  diff?: 'true' | 'false'
+  environment?: string
+}
 
 const optionsOf = (q: Query): ImportOptions => ({
   mode: q.mode ?? 'merge',
   values: q.values ?? 'overwrite',
   dryRun: q.dryRun === 'true',
   diff: q.diff === 'true',
+  ...(q.environment !== undefined ? { environment: q.environment } : {}),
 })
 
 const exportDoc = (access: 'public' | 'migration:read'): RouteDoc => ({

@@ -8,7 +8,7 @@
  */
 
 import { t } from 'elysia'
-import { canSeeFlag } from '../../domain/access-policy.ts'
+import { can, canSeeFlag, requirePermission } from '../../domain/access-policy.ts'
 import { AppError } from '../../domain/errors.ts'
 import type { EvaluationContext } from '../../domain/evaluation.ts'
 import { environmentOf, type Principal } from '../../domain/principal.ts'
@@ -140,11 +140,13 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
       },
       handle(c) {
         const principal = c.auth
+        const env = environmentOf(principal) ?? deps.environments.defaultName
+        if (!can(principal, 'flag:evaluate')) requirePermission(principal, 'flag:evaluate', env)
         c.keepOpen()
         return streams.open({
           kind: 'ofrep',
           principal,
-          stillValid: () => streamCredentials.refresh(principal, 'flag:evaluate') !== undefined,
+          stillValid: () => streamCredentials.refresh(principal, 'flag:evaluate', env) !== undefined,
           requestId: c.id,
         })
       },

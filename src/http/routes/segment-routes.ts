@@ -5,7 +5,7 @@ import { SEGMENTS_REACH, toSegmentResource } from '../../domain/segment.ts'
 import type { SegmentService, SegmentUse } from '../../services/segment-service.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
+import { EnvironmentQuery, NoQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 
 /** Dependencies of the segment routes. */
@@ -33,14 +33,15 @@ export function segmentRoutes(deps: SegmentRouteDeps): RouteSpec[] {
       path: '/api/segments',
       compress: true,
       permission: 'flag:read',
-      query: NoQuery,
-      handle: (c) => segments.list(c.auth).map(({ segment, usedBy }) => resource(segment, usedBy)),
+      query: EnvironmentQuery,
+      handle: (c) => segments.list(c.auth, c.query.environment).map(({ segment, usedBy }) => resource(segment, usedBy)),
       docs: {
         summary: 'List segments',
         operationId: 'listSegments',
         tag: 'segments',
         access: 'flag:read',
-        description: 'In name order, each with the flags and segments whose rules refer to it.',
+        description:
+          "In name order, each with the flags and segments whose rules refer to it (the flags' rules in the environment named by `?environment=`, else the default one's).",
         success: { status: 200, schema: { type: 'array', items: ref('Segment') }, description: 'The segments' },
         errors: [400],
       },
@@ -49,9 +50,9 @@ export function segmentRoutes(deps: SegmentRouteDeps): RouteSpec[] {
       method: 'GET',
       path: '/api/segments/:segmentName',
       permission: 'flag:read',
-      query: NoQuery,
+      query: EnvironmentQuery,
       handle(c) {
-        const { segment, usedBy } = segments.get(c.auth, c.params.segmentName ?? '')
+        const { segment, usedBy } = segments.get(c.auth, c.params.segmentName ?? '', c.query.environment)
         return resource(segment, usedBy)
       },
       docs: {

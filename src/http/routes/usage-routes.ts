@@ -9,7 +9,7 @@ import { NotFoundError } from '../../domain/errors.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import type { UsageService } from '../../services/usage-service.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
+import { ENVIRONMENT_PARAM, EnvironmentQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 import { FLAG_NAME, flagNameFromPath, readFlagAnswer } from './flag-routes.ts'
 
@@ -25,7 +25,10 @@ const SUFFIX = '/usage'
 const usagePath = (path: string): boolean => path.endsWith(SUFFIX)
 
 const UsageQuery = t.Object(
-  { since: t.Optional(t.String({ description: 'ISO 8601 date or date-time; default 30 days ago', example: '2026-11-01T00:00:00Z' })) },
+  {
+    since: t.Optional(t.String({ description: 'ISO 8601 date or date-time; default 30 days ago', example: '2026-11-01T00:00:00Z' })),
+    environment: ENVIRONMENT_PARAM,
+  },
   { additionalProperties: false },
 )
 
@@ -47,8 +50,8 @@ export function usageRoutes(deps: UsageRouteDeps): RouteSpec[] {
         } catch (err) {
           if (!(err instanceof NotFoundError)) throw err
         }
-        const since = (c.query as { since?: string }).since
-        return deps.usage.flagUsage(c.auth, flagNameFromPath(raw.slice(0, -SUFFIX.length)), since)
+        const { since, environment } = c.query as { since?: string; environment?: string }
+        return deps.usage.flagUsage(c.auth, flagNameFromPath(raw.slice(0, -SUFFIX.length)), since, environment)
       },
       docs: {
         summary: "A flag's usage",
@@ -67,15 +70,15 @@ export function usageRoutes(deps: UsageRouteDeps): RouteSpec[] {
       path: '/api/usage',
       compress: true,
       permission: 'flag:read',
-      query: NoQuery,
-      handle: (c) => deps.usage.list(c.auth),
+      query: EnvironmentQuery,
+      handle: (c) => deps.usage.list(c.auth, c.query.environment),
       docs: {
         summary: 'Usage of every flag',
         operationId: 'listUsage',
         tag: 'flags',
         access: 'flag:read',
         description:
-          'Every flag the caller may see, in name order, with its evaluations over the last 30 days and whether it is stale (neither evaluated nor changed for usage.staleDays).',
+          'Every flag the caller may see, in name order, with its evaluations over the last 30 days in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays).',
         success: { status: 200, schema: { type: 'array', items: ref('UsageSummary') }, description: 'The usage of every flag' },
         errors: [400],
       },

@@ -45,8 +45,9 @@ export const AuditEntrySchema = {
     revision: { type: 'integer', description: 'Flags: the revision after the change (before it, for a deletion)' },
     environment: {
       type: 'string',
+      nullable: true,
       description:
-        'Flags: the environment whose state the change made (absent: the default one, or shared fields only); before and after show the flag as it sees it',
+        'Flags: the environment whose state the change moved, or null when it moved shared fields only (a create, a delete, a change of the definition); before and after show the flag as that environment sees it',
     },
     before: Resource,
     after: Resource,

@@ -35,6 +35,14 @@ export const ErrorSchema = t.Object(
 /** Routes that take no query parameters still refuse unknown ones. */
 export const NoQuery = t.Object({}, { additionalProperties: false })
 
+/** `?environment=`: which environment a request acts in (docs/environments.md); the default one when absent. */
+export const ENVIRONMENT_PARAM = t.Optional(
+  t.String({ description: 'The environment to act in; the default environment when absent', example: 'staging' }),
+)
+
+/** The query of a route that takes only `?environment=`. */
+export const EnvironmentQuery = t.Object({ environment: ENVIRONMENT_PARAM }, { additionalProperties: false })
+
 /** ISO 8601 UTC timestamp with milliseconds. */
 export const Timestamp = t.String({ format: 'date-time', example: '2026-11-22T10:15:00.123Z' })
 

@@ -140,6 +140,12 @@ export const ImportQuery = t.Object(
     ),
     // a boolean in the document (generated clients send true/false); the wire carries "true" or "false"
     dryRun: t.Optional(t.BooleanString({ description: 'report what would change, change nothing (default false)' })),
+    environment: t.Optional(
+      t.String({
+        description:
+          "The environment whose state the file's per-environment fields set (shared fields change every environment); the default environment when absent",
+      }),
+    ),
     diff: t.Optional(
       t.BooleanString({
         description:

@@ -237,7 +237,7 @@ export interface paths {
          * List segments
          * @description Requires permission `flag:read`.
          *
-         *     In name order, each with the flags and segments whose rules refer to it.
+         *     In name order, each with the flags and segments whose rules refer to it (the flags' rules in the environment named by `?environment=`, else the default one's).
          */
         get: operations["listSegments"];
         put?: never;
@@ -657,7 +657,7 @@ export interface paths {
          * Usage of every flag
          * @description Requires permission `flag:read`.
          *
-         *     Every flag the caller may see, in name order, with its evaluations over the last 30 days and whether it is stale (neither evaluated nor changed for usage.staleDays).
+         *     Every flag the caller may see, in name order, with its evaluations over the last 30 days in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays).
          */
         get: operations["listUsage"];
         put?: never;
@@ -2996,7 +2996,9 @@ export interface operations {
     };
     explainFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -3033,7 +3035,9 @@ export interface operations {
     };
     listSegments: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3057,7 +3061,9 @@ export interface operations {
     };
     getSegment: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path: {
                 segmentName: string;
@@ -4094,6 +4100,7 @@ export interface operations {
                 until?: string;
                 limit?: number;
                 before?: number;
+                environment?: string;
             };
             header?: never;
             path?: never;
@@ -4148,8 +4155,8 @@ export interface operations {
                          * @description Flags: the revision after the change (before it, for a deletion)
                          */
                         revision?: number;
-                        /** @description Flags: the environment whose state the change made (absent: the default one, or shared fields only); before and after show the flag as it sees it */
-                        environment?: string;
+                        /** @description Flags: the environment whose state the change moved, or null when it moved shared fields only (a create, a delete, a change of the definition); before and after show the flag as that environment sees it */
+                        environment?: string | null;
                         /** @description The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete */
                         before: {
                             [key: string]: unknown;
@@ -4169,7 +4176,9 @@ export interface operations {
     };
     rollbackFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: {
                 /** @description Apply only if the flag is at this revision; otherwise 412 */
                 "If-Match"?: string;
@@ -4221,6 +4230,7 @@ export interface operations {
         parameters: {
             query?: {
                 since?: string;
+                environment?: string;
             };
             header?: never;
             path: {
@@ -4252,7 +4262,9 @@ export interface operations {
     };
     listUsage: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4421,6 +4433,7 @@ export interface operations {
                 mode?: "merge" | "replace";
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
+                environment?: string;
                 diff?: boolean;
             };
             header?: never;
@@ -4600,6 +4613,7 @@ export interface operations {
                 mode?: "merge" | "replace";
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
+                environment?: string;
                 diff?: boolean;
             };
             header?: never;
