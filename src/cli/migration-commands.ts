@@ -107,7 +107,9 @@ export const importCommand = defineCommand({
     const values = oneOf('values', args.values, ['overwrite', 'keep'] as const, 'overwrite')
     const raw = await readJsonFile(String(args.file))
     try {
-      const result = await withAdmin(args, (admin) => admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']), ...environment }))
+      const result = await withAdmin(args, (admin) =>
+        admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']), ...environment }),
+      )
       console.log(args.json ? JSON.stringify(result, null, 2) : summary(result))
       if (!args.json) for (const w of result.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
     } catch (err) {

@@ -59,7 +59,8 @@ export function stateOf(flag: Pick<Flag, (typeof STATE_FIELDS)[number]>): FlagSt
 export function sharedOf(definition: object): Record<string, unknown> {
   const shared: Record<string, unknown> = { ...definition }
   for (const field of STATE_FIELDS) delete shared[field]
-  delete shared.states
+  for (const field of ['states', 'servedRevisions', 'servedRevision', 'revision', 'updatedAt', 'createdAt', 'id'] as const)
+    delete shared[field]
   return shared
 }
 
@@ -69,4 +70,39 @@ export function withState(flag: Flag, state: FlagState): Flag {
   for (const field of STATE_FIELDS) delete view[field]
   delete view.states
   return Object.freeze({ ...view, ...state }) as Flag
+}
+
+/** The state environment `env` has in row `row` (`home`: the row's own fields). */
+function stateIn(row: Flag, env: string, home: string): FlagState | undefined {
+  return env === home ? stateOf(row) : row.states?.[env]
+}
+
+/** The revision `env` last saw `row` change at. */
+export function servedRevisionOf(row: Flag, env: string): number {
+  return row.servedRevisions?.[env] ?? row.revision
+}
+
+/**
+ * `next` (a new revision of `previous`) with `servedRevisions` saying which environments' views it
+ * moved (docs/environments.md#revisions): a shared field or a rename moves every one; a state only
+ * its own environment. The others keep the revision they last changed at. Without `previous` (a new
+ * flag) or a home, every view is new.
+ */
+export function stampServed(previous: Flag | undefined, next: Flag, home: string | undefined): Flag {
+  const { servedRevisions: _old, ...bare } = next
+  if (previous === undefined || home === undefined || next.states === undefined) return bare as Flag
+  const sharedMoved = previous.name !== next.name || JSON.stringify(sharedOf(previous)) !== JSON.stringify(sharedOf(bare))
+  if (sharedMoved) return bare as Flag
+  const kept: Record<string, number> = {}
+  for (const env of [home, ...Object.keys(next.states)]) {
+    const same = JSON.stringify(stateIn(previous, env, home)) === JSON.stringify(stateIn(next, env, home))
+    if (same) kept[env] = servedRevisionOf(previous, env)
+  }
+  return Object.keys(kept).length === 0 ? (bare as Flag) : ({ ...bare, servedRevisions: kept } as Flag)
+}
+
+/** `row` at a new revision that every environment sees (a segment it uses changed): no view is older. */
+export function revisedEverywhere(row: Flag, at: string): Flag {
+  const { servedRevisions: _old, ...bare } = row
+  return { ...bare, updatedAt: at, revision: row.revision + 1 } as Flag
 }

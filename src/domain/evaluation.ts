@@ -76,8 +76,8 @@ export function splitVariant(flagName: string, targetingKey: string, chancePerce
 /** The metadata of an answer about `flag`. */
 export function metadataOf(flag: Flag): EvaluationMetadata {
   return flag.metadata
-    ? ({ ...flag.metadata, type: flag.type, revision: flag.revision } as EvaluationMetadata)
-    : ({ type: flag.type, revision: flag.revision } as EvaluationMetadata)
+    ? ({ ...flag.metadata, type: flag.type, revision: flag.servedRevision ?? flag.revision } as EvaluationMetadata)
+    : ({ type: flag.type, revision: flag.servedRevision ?? flag.revision } as EvaluationMetadata)
 }
 
 /** The flag's answer without targeting (the table of docs/openfeature.md#ofrep), with `reason` overridden when given. */

@@ -67,6 +67,14 @@ export interface Flag extends FlagDefinition {
    * environment name (docs/environments.md). Absent while only the home environment exists.
    */
   states?: Readonly<Record<string, FlagState>>
+  /**
+   * The revision at which each environment's view of the flag last changed, for the environments
+   * where that is older than `revision` (a later change was confined to other environments). What
+   * OFREP shows as `metadata.revision` and bulk ETags move with (docs/environments.md#revisions).
+   */
+  servedRevisions?: Readonly<Record<string, number>>
+  /** On a view of one environment: its entry of `servedRevisions`, when older than `revision`. */
+  servedRevision?: number
 }
 
 /** Constraint fields in output order. */

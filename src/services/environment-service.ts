@@ -17,6 +17,7 @@ import {
   type FlagState,
   MAX_ENVIRONMENTS,
   STATE_FIELDS,
+  stampServed,
   stateOf,
   withState,
 } from '../domain/environment.ts'
@@ -156,8 +157,10 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
     for (const row of tx.read.flags.values()) {
       if (row.states?.[name] === undefined) continue
       const { [name]: _gone, ...rest } = row.states
-      const { states: _states, ...own } = row
-      tx.put('flags', Object.keys(rest).length === 0 ? (own as Flag) : { ...own, states: rest })
+      const { states: _states, servedRevisions, ...own } = row
+      const { [name]: _seen, ...served } = servedRevisions ?? {}
+      const kept = Object.keys(rest).length === 0 ? (own as Flag) : { ...own, states: rest }
+      tx.put('flags', Object.keys(rest).length === 0 || Object.keys(served).length === 0 ? kept : { ...kept, servedRevisions: served })
     }
   }
   /** Moves `to`'s states into the rows' own fields, keeping the old home's as a state (then dropped). */
@@ -312,7 +315,11 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
             updatedAt: now().toISOString(),
             revision: row.revision + 1,
           }
-          changes.push({ row, next, diff: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { before: v.a, after: v.b }])) })
+          changes.push({
+            row,
+            next: stampServed(row, next, home),
+            diff: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { before: v.a, after: v.b }])),
+          })
         }
         return { changes, unchanged }
       }

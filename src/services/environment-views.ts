@@ -34,7 +34,10 @@ export function flagView(row: Flag, env: string, home: string | undefined): Flag
   if (kept !== undefined) return kept
   const state = env === home || home === undefined ? undefined : row.states?.[env]
   const { states: _states, ...own } = row
-  const view = state === undefined ? (Object.freeze(own) as Flag) : withState(row, state)
+  const made = state === undefined ? (own as Flag) : withState(row, state)
+  // the revision this environment last saw the flag change at, when a later change was another's
+  const served = row.servedRevisions?.[env]
+  const view = Object.freeze(served === undefined ? made : { ...made, servedRevision: served }) as Flag
   if (state !== undefined) viewEnvironments.set(view, env)
   if (known === undefined) views.set(row, (known = new Map()))
   known.set(env, view)

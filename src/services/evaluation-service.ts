@@ -18,7 +18,7 @@ import { environmentOf, type Principal } from '../domain/principal.ts'
 import { readsClock } from '../domain/targeting/clock-use.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
-import { flagsIn } from './environment-views.ts'
+import { flagsIn, homeOf } from './environment-views.ts'
 import type { BulkCounts, FlagEvaluator } from './flag-evaluator.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
@@ -58,8 +58,41 @@ export function canonicalJson(v: unknown): string {
 /** The environment a principal evaluates (`undefined`: the default one, whose state the rows hold). */
 const envOf = environmentOf
 
-/** The flags as `env` sees them (`undefined`: the default environment, whose state the rows hold). */
-const flagsOf = (snapshot: Snapshot, env: string | undefined) => (env === undefined ? snapshot.flags : flagsIn(snapshot, env))
+/**
+ * The flags as `env` sees them (`undefined`: the default environment). The rows themselves while
+ * no flag has states of another environment; else views, which carry the revision each one last
+ * saw the flag change at (`metadata.revision`).
+ */
+const flagsOf = (snapshot: Snapshot, env: string | undefined) => flagsIn(snapshot, env ?? homeOf(snapshot) ?? '')
+
+// per view map (one per snapshot and environment): what its bulk ETags start with
+const servedTags = new WeakMap<ReadonlyMap<string, Flag>, string>()
+
+/**
+ * What an environment's bulk ETags start with (docs/environments.md#revisions): the flags' revision
+ * while no flag has states of other environments (one environment: every change is its own);
+ * otherwise a tag of what the environment serves (how many flags, the newest revision it saw change,
+ * and a digest of each flag's id and that revision), so a change confined to another environment
+ * leaves it, and every replica computes the same one from the same rows.
+ */
+function servedTag(snapshot: Snapshot, env: string | undefined): string {
+  const views = flagsOf(snapshot, env)
+  let tag = servedTags.get(views)
+  if (tag !== undefined) return tag
+  if (views === snapshot.flags) tag = String(snapshot.revisionOf('flags'))
+  else {
+    let newest = 0
+    let digest = 0
+    for (const flag of views.values()) {
+      const served = flag.servedRevision ?? flag.revision
+      if (served > newest) newest = served
+      digest = (digest ^ Bun.hash.crc32(`${flag.id}:${served}`)) >>> 0
+    }
+    tag = `e${newest}.${views.size}.${digest.toString(36)}`
+  }
+  servedTags.set(views, tag)
+  return tag
+}
 
 /**
  * Creates the service over the store and an evaluator (the cached one in production); `clock`
@@ -103,7 +136,7 @@ export function createEvaluationService(
     return undefined
   }
   const tagOf = (principal: Principal, context: EvaluationContext, snapshot: Snapshot, second: number | undefined): string => {
-    const revision = snapshot.revisionOf('flags')
+    const revision = servedTag(snapshot, envOf(principal))
     const scope = flagScopeOf(principal)
     const env = envOf(principal)
     const whole = targetingOf(snapshot, env).any

@@ -8,6 +8,7 @@
  */
 
 import type { AuditEntry } from '../domain/audit-entry.ts'
+import { sharedOf } from '../domain/environment.ts'
 import type { Flag } from '../domain/flag.ts'
 import { type Actor, actorOf } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
@@ -103,11 +104,7 @@ export function segmentChangesOf(commit: Commit): FlagChange[] {
 /** The environments whose view a change of `before` into `after` changed, or `undefined` when neither has states. */
 function changedEnvironments(before: Flag, after: Flag, home: string): string[] | undefined {
   if (before.states === undefined && after.states === undefined) return undefined
-  const shared = (f: Flag) => {
-    const { states: _s, valueExists: _e, value: _v, enabled: _n, targeting: _t, chancePercentB: _c, ...rest } = f
-    const { updatedAt: _u, revision: _r, ...kept } = rest
-    return JSON.stringify(kept)
-  }
+  const shared = (f: Flag) => f.name + JSON.stringify(sharedOf(f))
   const own = (f: Flag) => JSON.stringify([f.valueExists, f.value, f.enabled, f.targeting, f.chancePercentB])
   const names = new Set([...Object.keys(before.states ?? {}), ...Object.keys(after.states ?? {})])
   if (shared(before) !== shared(after)) return [home, ...names]

@@ -10,7 +10,7 @@
 import { type Flag, toFlagResource } from '../domain/flag.ts'
 import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
-import { flagsIn } from './environment-views.ts'
+import { flagsIn, homeOf } from './environment-views.ts'
 
 /** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */
 export interface FlagText {
@@ -80,7 +80,8 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   // views run synchronously, so names() and rows() always see the same committed snapshot
   const rows = (list: string[], env: string | undefined) => {
     const snapshot = store.committed()
-    const flags = env === undefined ? snapshot.flags : flagsIn(snapshot, env)
+    // the default environment's views too: they carry the revision it last saw each flag change at
+    const flags = flagsIn(snapshot, env ?? homeOf(snapshot) ?? '')
     return list.map((n) => flags.get(n) as Flag)
   }
   const under = (prefixes: readonly string[]) => (prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching))

@@ -14,7 +14,7 @@ import {
   requirePermissionSomewhere,
   visiblePrefixes,
 } from '../domain/access-policy.ts'
-import { type FlagState, sharedOf, stateOf, withState } from '../domain/environment.ts'
+import { sharedOf, stateOf } from '../domain/environment.ts'
 import { ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'

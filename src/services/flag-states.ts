@@ -7,7 +7,7 @@
  * defaults (no value, enabled, no rule), since their values were of the old type.
  */
 
-import { type FlagState, stateOf, withState } from '../domain/environment.ts'
+import { type FlagState, stampServed, stateOf, withState } from '../domain/environment.ts'
 import { ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
@@ -20,11 +20,16 @@ import { flagView, homeOf } from './environment-views.ts'
  * (see module comment).
  */
 export function carryStates(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
+  // and which environments' views the write moved (docs/environments.md#revisions)
+  return stampServed(previous, carried(read, next, previous, written), homeOf(read))
+}
+
+function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
   const home = homeOf(read)
   if (previous === undefined && written !== undefined && written !== home && home !== undefined) return bornIn(read, next, written, home)
   if (written !== undefined && written !== home && home !== undefined) {
     // the written environment's state goes to `states`; the home one's stays the row's own
-    const homeView = carryStates(read, withState(next, stateOf(flagView(previous as Flag, home, home))), previous)
+    const homeView = carried(read, withState(next, stateOf(flagView(previous as Flag, home, home))), previous)
     const checked = validateDefinition(definitionOf(homeView) as unknown as Record<string, unknown>, {
       prefix: `environments.${home}.`,
       segments: read.segmentRules(),

@@ -6,6 +6,7 @@
  * against the segments the transaction ends with, so no flag is left with a dangling reference.
  */
 
+import { revisedEverywhere } from '../domain/environment.ts'
 import { InvalidError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { ExportedSegment } from '../domain/migration-document.ts'
@@ -55,7 +56,7 @@ export function applyImport(
   const bumped = new Map<string, Flag>()
   for (const name of replaced)
     for (const flag of flagsDependingOn(tx.read, name))
-      if (!written.has(flag.id) && !bumped.has(flag.id)) bumped.set(flag.id, { ...flag, updatedAt: at, revision: flag.revision + 1 })
+      if (!written.has(flag.id) && !bumped.has(flag.id)) bumped.set(flag.id, revisedEverywhere(flag, at))
   for (const flag of bumped.values()) tx.put('flags', flag)
   for (const change of segmentPlan) {
     const current = tx.read.segments.get(change.name)

@@ -9,6 +9,7 @@
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere, requireUnscoped } from '../domain/access-policy.ts'
 import { codePointCount } from '../domain/code-points.ts'
+import { revisedEverywhere } from '../domain/environment.ts'
 import { AppError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag, JsonObject } from '../domain/flag.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
@@ -156,7 +157,7 @@ export function createSegmentService(store: Store, now: () => Date = () => new D
           : { id: newId('seg'), name, description, rule, createdAt: at, updatedAt: at, revision: 1 }
         tx.put('segments', segment)
         if (current && JSON.stringify(current.rule) !== JSON.stringify(rule))
-          for (const flag of flagsDependingOn(tx.read, name)) tx.put('flags', { ...flag, updatedAt: at, revision: flag.revision + 1 })
+          for (const flag of flagsDependingOn(tx.read, name)) tx.put('flags', revisedEverywhere(flag, at))
         return { segment, created: current === undefined }
       })
       return { ...out.result, usedBy: usesOf(store.committed(), name, homeOf(store.committed())) }

@@ -385,3 +385,33 @@ test("an in-process provider with a token of one environment is sent that enviro
   expect(valueIn(a.app.services.sync.documentFor(await staging))).toBe(2)
   expect(valueIn(a.app.services.sync.documentFor(await plain))).toBe(1)
 })
+
+test("a change confined to staging moves the flag's revision but not development's bulk ETag or metadata.revision; a shared change moves both", async () => {
+  const a = await app()
+  const req = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await req('POST', '/api/flags', { name: 'f', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('POST', '/api/flags', { name: 'g', type: 'INTEGER', value: 1 })).status).toBe(201)
+  expect((await req('PUT', '/api/environments/staging', {})).status).toBe(201)
+  const stage = (await req('POST', '/api/tokens', { name: 'stage', environment: 'staging', permissions: ['flag:evaluate'] })).body.token
+  const bulk = (token: string, etag?: string) =>
+    a.req('POST', '/ofrep/v1/evaluate/flags', { token, body: { context: {} }, headers: etag ? { 'if-none-match': etag } : {} })
+  const one = (token: string) => a.req('POST', '/ofrep/v1/evaluate/flags/f', { token, body: { context: {} } })
+  const devTag = (await bulk(a.adminToken)).headers.get('etag') as string
+  const stageTag = (await bulk(stage)).headers.get('etag') as string
+  expect((await req('PUT', '/api/flags/f?environment=staging', { value: 2 })).body.revision).toBe(2)
+  expect((await bulk(a.adminToken, devTag)).status).toBe(304)
+  expect((await one(a.adminToken)).body.metadata.revision).toBe(1)
+  const moved = await bulk(stage, stageTag)
+  expect(moved.status).toBe(200)
+  expect((await one(stage)).body.metadata.revision).toBe(2)
+  // the revision development last saw survives a restart, and a change of its own moves it
+  const b = await a.restart({ FLAGD_ENVIRONMENT: 'development' })
+  apps = apps.filter((x) => x !== a).concat(b)
+  const bulkB = (etag: string) =>
+    b.req('POST', '/ofrep/v1/evaluate/flags', { token: b.adminToken, body: { context: {} }, headers: { 'if-none-match': etag } })
+  expect((await bulkB(devTag)).status).toBe(304)
+  expect((await b.req('PUT', '/api/flags/f', { token: b.adminToken, body: { description: 'shared' } })).body.revision).toBe(3)
+  expect((await bulkB(devTag)).status).toBe(200)
+  const answer = await b.req('POST', '/ofrep/v1/evaluate/flags/f', { token: b.adminToken, body: { context: {} } })
+  expect(answer.body.metadata.revision).toBe(3)
+})
