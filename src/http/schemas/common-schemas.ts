@@ -2,7 +2,7 @@
 
 import { t } from 'elysia'
 import { ERROR_CODES } from '../../domain/errors.ts'
-import { PERMISSIONS } from '../../domain/permission.ts'
+import { ENVIRONMENT_PERMISSIONS, PERMISSIONS } from '../../domain/permission.ts'
 
 /** The error envelope of every non-2xx answer (docs/api.md#conventions). */
 export const ErrorSchema = t.Object(
@@ -46,10 +46,17 @@ export const EnvironmentQuery = t.Object({ environment: ENVIRONMENT_PARAM }, { a
 /** ISO 8601 UTC timestamp with milliseconds. */
 export const Timestamp = t.String({ format: 'date-time', example: '2026-11-22T10:15:00.123Z' })
 
-/** A permission name. */
+/** A permission: a name, or a flag permission for one environment (`flag:write@staging`, docs/environments.md#permissions). */
 export const PermissionSchema = t.Union(
-  PERMISSIONS.map((p) => t.Literal(p)),
-  { description: 'Permission name' },
+  [
+    ...PERMISSIONS.map((p) => t.Literal(p)),
+    t.String({
+      pattern: `^(${ENVIRONMENT_PERMISSIONS.join('|')})@[A-Za-z0-9._-]{1,64}$`,
+      description: 'A flag permission for one environment',
+      example: 'flag:write@staging',
+    }),
+  ],
+  { description: 'Permission name, or name@environment for flag:read, flag:write and flag:evaluate' },
 )
 
 /** `{deleted: true, id}` answer of user and session deletion and logout. */

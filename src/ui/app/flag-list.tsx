@@ -9,25 +9,15 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
+import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { TypeOptions } from './flag-fields.tsx'
 import { type FlagGroup, flagTree } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
 import { link } from './router.ts'
 import { targetingSummary } from './rule-words.ts'
+import { EnvironmentCell, type ListedFlag, Switch, shownValue } from './value-switch.tsx'
 
-type Flag = {
-  name: string
-  type: string
-  value?: unknown
-  defaultValue: unknown
-  valueExists: boolean
-  revision: number
-  chancePercentB?: number
-  description?: string
-  enabled?: boolean
-  targeting?: unknown
-  updatedAt?: string
-}
+type Flag = ListedFlag
 
 /** A flag's usage over the last 30 days, as `GET /api/usage` lists it. */
 type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastSyncedAt: string | null; stale: boolean }
@@ -41,62 +31,9 @@ function usesTitle(use: Use): string {
 /** 1520 → "1.5k". */
 const compact = (n: number) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`)
 
-/** What an application gets: the value, or for an A/B test without one, the split it runs. */
-const shownValue = (f: Flag) =>
-  f.type === 'AB-TEST' && !f.valueExists
-    ? `split ${100 - (f.chancePercentB ?? 50)}/${f.chancePercentB ?? 50}`
-    : JSON.stringify(effective(f))
-
-const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
-
-/**
- * A BOOLEAN's value switch. Its value is what the flag serves when nothing else decides: with a rule
- * it is served only where the rule names no variant, and a disabled flag serves the application's own
- * default. So the switch says which applies (visibly, and in its description), rather than look like
- * the answer every user gets.
- */
-function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): string | undefined {
-  if (flag.enabled === false) return 'disabled: applications get their own default; the value applies when enabled'
-  if (flag.targeting !== undefined && flag.targeting !== null) return 'the value where the rule names no variant: the rule decides first'
-  return undefined
-}
-
-function Switch({ flag, canWrite, onError }: { flag: Flag; canWrite: boolean; onError: (m: string) => void }) {
-  const on = effective(flag) === true
-  const note = switchNote(flag)
-  const noteId = `switch-note-${flag.name}`
-  async function toggle() {
-    const { error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: flag.name }, header: { 'If-Match': `"${flag.revision}"` } },
-      body: { value: !on },
-    })
-    if (error) onError(messageOf(error))
-  }
-  return (
-    <span class="value-switch">
-      {note && (
-        <span class="switch-note" id={noteId}>
-          {flag.enabled === false ? 'when enabled' : 'if no rule matches'}
-        </span>
-      )}
-      <button
-        type="button"
-        role="switch"
-        aria-checked={on}
-        aria-label={flag.name}
-        aria-describedby={note ? noteId : undefined}
-        title={note}
-        class={on ? 'switch on' : 'switch'}
-        disabled={!canWrite}
-        onClick={toggle}
-      />
-    </span>
-  )
-}
-
 /** One group: a disclosure (open unless the person closed it; always open while searching) over its subgroups and flags. */
 function GroupItems(props: GroupProps) {
-  const { group, canWrite, closed, searching, onToggle, onError, usage } = props
+  const { group, canWrite, closed, searching, onToggle, onError, usage, columns } = props
   return (
     <ul>
       {group.groups.map((g) => (
@@ -117,6 +54,7 @@ function GroupItems(props: GroupProps) {
           canWrite={canWrite}
           onError={onError}
           use={usage.get(f.name)}
+          columns={columns}
         />
       ))}
     </ul>
@@ -130,12 +68,14 @@ function FlagItem({
   canWrite,
   onError,
   use,
+  columns,
 }: {
   flag: Flag
   shownName: string
   canWrite: boolean
   onError: (m: string) => void
   use?: Use | undefined
+  columns: readonly Column[]
 }) {
   const summary = targetingSummary(f.targeting)
   return (
@@ -159,12 +99,40 @@ function FlagItem({
       )}
       {summary && <span class="chip">{summary}</span>}
       <span class="type">{f.type}</span>
-      {f.type === 'BOOLEAN' ? <Switch flag={f} canWrite={canWrite} onError={onError} /> : <code class="value">{shownValue(f)}</code>}
+      {columns.length === 0 ? (
+        f.type === 'BOOLEAN' ? (
+          <Switch flag={f} canWrite={canWrite} onError={onError} />
+        ) : (
+          <code class="value">{shownValue(f)}</code>
+        )
+      ) : (
+        <span class="env-cells">
+          {columns.map((c) => (
+            <EnvironmentCell
+              key={c.environment}
+              flag={c.chosen ? f : c.flags.get(f.name)}
+              environment={c.environment}
+              chosen={c.chosen}
+              canWrite={c.canWrite}
+              onError={onError}
+            />
+          ))}
+        </span>
+      )}
     </li>
   )
 }
 
+/** One environment's column (docs/ui.md#environments): shown when there are several. */
+interface Column {
+  environment: string
+  chosen: boolean
+  flags: ReadonlyMap<string, Flag>
+  canWrite: boolean
+}
+
 interface GroupProps {
+  columns: readonly Column[]
   usage: ReadonlyMap<string, Use>
   group: FlagGroup<Flag>
   canWrite: boolean
@@ -174,8 +142,10 @@ interface GroupProps {
   onError: (message: string) => void
 }
 
-export function FlagList({ canWrite }: { canWrite: boolean }) {
+export function FlagList({ canWrite, permissions }: { canWrite: boolean; permissions: readonly string[] }) {
   const [flags, setFlags] = useState<Flag[] | null>(null)
+  const environments = useEnvironments()
+  const [others, setOthers] = useState<ReadonlyMap<string, ReadonlyMap<string, Flag>>>(new Map())
   const [query, setQuery] = useState('')
   const [error, setError] = useState<string | null>(null)
   // the groups a person closed stay closed while flags change around them
@@ -186,7 +156,24 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
     if (data) setFlags(data as Flag[])
     else setError(messageOf(problem))
     if (used.data) setUsage(new Map((used.data as Use[]).map((u) => [u.name, u])))
+    // every other environment this person may read: a column each
+    const readable = environments.list.filter((e) => e.name !== environments.current && holdsIn(permissions, 'flag:read', e.name))
+    const lists = await Promise.all(
+      readable.map((e) => api.GET('/api/flags', { params: { query: { environment: e.name } } }).then((r) => [e.name, r.data] as const)),
+    )
+    setOthers(new Map(lists.flatMap(([env, list]) => (list ? [[env, new Map((list as Flag[]).map((f) => [f.name, f]))] as const] : []))))
   }
+  const columns: Column[] =
+    others.size === 0
+      ? []
+      : environments.list
+          .filter((e) => e.name === environments.current || others.has(e.name))
+          .map((e) => ({
+            environment: e.name,
+            chosen: e.name === environments.current,
+            flags: others.get(e.name) ?? new Map(),
+            canWrite: holdsIn(permissions, 'flag:write', e.name),
+          }))
   useEffect(() => {
     void load()
     return listenForChanges((type) => type.startsWith('flag.') && void load())
@@ -263,7 +250,15 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
         <nav class="tree" aria-label="Flags by last change">
           <ul>
             {recent.map((f) => (
-              <FlagItem key={f.name} flag={f} shownName={f.name} canWrite={canWrite} onError={setError} use={usage.get(f.name)} />
+              <FlagItem
+                key={f.name}
+                flag={f}
+                shownName={f.name}
+                canWrite={canWrite}
+                onError={setError}
+                use={usage.get(f.name)}
+                columns={columns}
+              />
             ))}
           </ul>
         </nav>
@@ -278,6 +273,7 @@ export function FlagList({ canWrite }: { canWrite: boolean }) {
             onToggle={onToggle}
             onError={setError}
             usage={usage}
+            columns={columns}
           />
         </nav>
       )}

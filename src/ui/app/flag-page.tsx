@@ -8,9 +8,11 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
+import { grants } from '../../domain/permission.ts'
 import { api } from './api.ts'
 import { describeChange, type Entry, shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
+import { EnvironmentStates } from './environment-states.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { listenForChanges } from './live.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
@@ -19,7 +21,7 @@ import { TargetingEditor } from './targeting-editor.tsx'
 import { UsageCard } from './usage-card.tsx'
 import { VariantsEditor } from './variants-editor.tsx'
 
-export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }) {
+export function FlagPage({ name, canWrite, permissions }: { name: string; canWrite: boolean; permissions: readonly string[] }) {
   const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
   const [draft, setDraft] = useState<Draft | null>(null)
   const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
@@ -89,6 +91,8 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
   }
 
   const enabled = flag?.enabled !== false
+  // variants, renaming and deleting change every environment: the unscoped permission
+  const canShared = grants(permissions, 'flag:write')
   if (!flag || !draft)
     return (
       <section class="page">
@@ -146,6 +150,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
         </p>
       </div>
       <NoticeLine notice={message} />
+      <EnvironmentStates name={name} revision={flag.revision as number} permissions={permissions} onCopied={load} />
       <TargetingEditor
         name={name}
         revision={flag.revision as number}
@@ -157,7 +162,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
         onSaved={load}
       />
       <UsageCard name={name} revision={flag.revision as number} />
-      <VariantsEditor flag={flag} canWrite={canWrite} onSaved={load} />
+      <VariantsEditor flag={flag} canWrite={canShared} onSaved={load} />
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Value and settings</h2>
         <form onSubmit={save}>
@@ -188,7 +193,7 @@ export function FlagPage({ name, canWrite }: { name: string; canWrite: boolean }
           </li>
         ))}
       </ol>
-      {canWrite && (
+      {canShared && (
         <section class="actions quiet-zone" aria-label="Rename or delete">
           <div class="field">
             <label for="f-rename">New name</label>

@@ -5,10 +5,14 @@
 
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { grants } from '../../domain/permission.ts'
+import { grants, grantsSomewhere } from '../../domain/permission.ts'
 import { AccountPage } from './account-page.tsx'
 import { api, type Me, type Permission, session } from './api.ts'
 import { AuditPage } from './audit-page.tsx'
+import { ComparePage } from './compare-page.tsx'
+import { loadEnvironments, useEnvironments } from './environment-choice.ts'
+import { EnvironmentSwitcher } from './environment-switcher.tsx'
+import { EnvironmentsPage } from './environments-page.tsx'
 import { EvaluatePage } from './evaluate-page.tsx'
 import { FlagList } from './flag-list.tsx'
 import { FlagPage } from './flag-page.tsx'
@@ -22,11 +26,20 @@ import { TokensPage } from './tokens-page.tsx'
 import { UsersPage } from './users-page.tsx'
 import './styles.css'
 
-/** The pages of the navigation, each offered only with the permission it needs. */
-const PAGES: { path: string; label: string; needs: (can: (p: Permission) => boolean) => boolean }[] = [
+/**
+ * The pages of the navigation, each offered only with the permission it needs: `can` asks in the
+ * chosen environment, `anywhere` in at least one.
+ */
+const PAGES: {
+  path: string
+  label: string
+  needs: (can: (p: Permission) => boolean, anywhere: (p: Permission) => boolean) => boolean
+}[] = [
   { path: '', label: 'Flags', needs: (can) => can('flag:read') },
   { path: 'new', label: 'New flag', needs: (can) => can('flag:write') },
   { path: 'segments', label: 'Segments', needs: (can) => can('flag:read') },
+  { path: 'compare', label: 'Compare', needs: (_, anywhere) => anywhere('flag:read') },
+  { path: 'environments', label: 'Environments', needs: (_, anywhere) => anywhere('flag:read') },
   { path: 'evaluate', label: 'Evaluate', needs: (can) => can('flag:evaluate') },
   { path: 'migrations', label: 'Import & export', needs: (can) => can('migration:read') || can('migration:write') },
   { path: 'users', label: 'Users', needs: (can) => can('user:read') },
@@ -50,11 +63,13 @@ function App() {
   )
   useEffect(() => {
     if (!signedIn) return
-    void api.GET('/api/me').then(({ data }) => {
-      if (data) setMe(data)
-      else signedOut()
+    void api.GET('/api/me').then(async ({ data }) => {
+      if (!data) return signedOut()
+      await loadEnvironments(data.permissions)
+      setMe(data)
     })
   }, [signedIn])
+  const environments = useEnvironments()
   function signedOut() {
     session.set(null)
     setMe(null)
@@ -75,9 +90,12 @@ function App() {
       />
     )
   if (!me) return <p>Loading…</p>
-  const can = (p: Permission) => grants(me.permissions, p)
+  // flag permissions are asked in the chosen environment (docs/environments.md#permissions)
+  const env = environments.current
+  const can = (p: Permission) => grants(me.permissions, p as Parameters<typeof grants>[1], env)
+  const anywhere = (p: Permission) => grantsSomewhere(me.permissions, p as Parameters<typeof grants>[1])
   const who = 'username' in me ? me.username : me.name
-  const offered = PAGES.filter((p) => p.needs(can))
+  const offered = PAGES.filter((p) => p.needs(can, anywhere))
   // the start page is the first one this person may open (the flags, for most)
   const page = path.startsWith('flags/') ? 'flags/' : path === '' ? (offered[0]?.path ?? '') : path
   const allowed = page === 'account' || (page === 'flags/' ? can('flag:read') : offered.some((p) => p.path === page))
@@ -94,6 +112,7 @@ function App() {
             </a>
           ))}
         </nav>
+        <EnvironmentSwitcher permissions={me.permissions} />
         <a class="who" href={link('account').href} onClick={link('account').onClick} aria-label={`Your account: ${who}`}>
           {who}
         </a>
@@ -101,7 +120,7 @@ function App() {
           Sign out
         </button>
       </header>
-      <main>
+      <main key={env}>
         {!allowed ? (
           <section class="page">
             <p>
@@ -115,7 +134,7 @@ function App() {
         ) : page === 'new' ? (
           <NewFlag />
         ) : page === 'flags/' ? (
-          <FlagPage name={path.slice('flags/'.length)} canWrite={can('flag:write')} />
+          <FlagPage name={path.slice('flags/'.length)} canWrite={can('flag:write')} permissions={me.permissions} />
         ) : page === 'segments' ? (
           <SegmentsPage canWrite={can('flag:write')} />
         ) : page === 'evaluate' ? (
@@ -130,8 +149,12 @@ function App() {
           <SessionsPage canEndAny={can('session:write')} meId={me.id} onSignedOut={signedOut} />
         ) : page === 'audit' ? (
           <AuditPage />
+        ) : page === 'compare' ? (
+          <ComparePage permissions={me.permissions} />
+        ) : page === 'environments' ? (
+          <EnvironmentsPage canWrite={can('environment:write')} permissions={me.permissions} />
         ) : (
-          <FlagList canWrite={can('flag:write')} />
+          <FlagList canWrite={can('flag:write')} permissions={me.permissions} />
         )}
       </main>
     </div>

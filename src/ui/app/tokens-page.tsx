@@ -5,10 +5,11 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { effectivePermissions } from '../../domain/permission.ts'
+import { covers } from '../../domain/permission.ts'
 import { api, type Permission } from './api.ts'
 import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
+import { useEnvironments } from './environment-choice.ts'
 import { Field } from './field.tsx'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
@@ -44,8 +45,10 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readon
   const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null)
   const [copied, setCopied] = useState(false)
-  // a token can hold what its maker holds, granted permissions included
-  const offered = effectivePermissions(mine)
+  // a token can hold what its maker holds, granted permissions included, environment by environment
+  const offered = (p: string) => covers(mine, p)
+  const [environment, setEnvironment] = useState('')
+  const environments = useEnvironments()
 
   async function load() {
     const { data, error } = await api.GET('/api/tokens')
@@ -63,7 +66,7 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readon
       .map((p) => p.trim())
       .filter(Boolean)
     const { data, error } = await api.POST('/api/tokens', {
-      body: { name, permissions, ...(expires ? { expiresAt: expires } : {}), flagPrefixes },
+      body: { name, permissions, ...(expires ? { expiresAt: expires } : {}), flagPrefixes, ...(environment ? { environment } : {}) },
     })
     if (!data) {
       refusedWith(error)
@@ -118,6 +121,18 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readon
           <Field id="tok-name" label="Token name" error={errors.name}>
             <input id="tok-name" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="ci deploy" required />
           </Field>
+          {environments.list.length > 1 && (
+            <Field id="tok-environment" label="Evaluates environment" error={errors.environment}>
+              <select id="tok-environment" value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
+                <option value="">the default environment</option>
+                {environments.list.map((e) => (
+                  <option key={e.name} value={e.name}>
+                    {e.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
           <PermissionPicker
             id="tok-perm"
             legend="Permissions"

@@ -2366,7 +2366,7 @@ export interface operations {
                         user: {
                             id: string;
                             username: string;
-                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         };
                         /**
                          * Format: date-time
@@ -2440,7 +2440,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2465,7 +2465,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -2536,7 +2536,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2582,7 +2582,7 @@ export interface operations {
                      *       "flag:read"
                      *     ]
                      */
-                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                 };
             };
         };
@@ -2606,7 +2606,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2658,7 +2658,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2707,7 +2707,7 @@ export interface operations {
                      *       "user:read"
                      *     ]
                      */
-                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                     /** @description Required when changing your own password */
                     currentPassword?: string;
                 };
@@ -2731,7 +2731,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3560,7 +3560,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3628,7 +3628,7 @@ export interface operations {
                      *       "flag:write"
                      *     ]
                      */
-                    permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                    permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time in the future; absent or null for no expiry
@@ -3676,7 +3676,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3757,7 +3757,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write")[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
                         /**
                          * @example [
                          *       "mobile/"

@@ -1,0 +1,156 @@
+/**
+ * Compare two environments and promote (docs/ui.md#environments): pick `From` and `To` (and a name
+ * prefix), see every flag whose state differs field by field, tick the flags to carry over, and
+ * `Promote` them in one durable commit. The differences are on screen before the button is; the
+ * answer lists what changed, and the list is shown again, now without them.
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { api } from './api.ts'
+import { holdsIn, useEnvironments } from './environment-choice.ts'
+import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+
+type Difference = { name: string; fields: Record<string, { from: unknown; to: unknown }> }
+
+const shown = (v: unknown) => (v === null || v === undefined ? '–' : JSON.stringify(v))
+
+export function ComparePage({ permissions }: { permissions: readonly string[] }) {
+  const { list, current } = useEnvironments()
+  const readable = list.filter((e) => holdsIn(permissions, 'flag:read', e.name))
+  const [from, setFrom] = useState(readable.find((e) => e.name !== current)?.name ?? '')
+  const [to, setTo] = useState(current ?? '')
+  const [prefix, setPrefix] = useState('')
+  const [differences, setDifferences] = useState<Difference[] | null>(null)
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
+  const { message, setMessage } = useOutcome()
+
+  async function compare() {
+    if (!from || !to) return
+    const { data, error } = await api.GET('/api/environments/compare', { params: { query: { from, to, prefix } } })
+    if (!data) return setMessage(refused(error))
+    setDifferences(data as Difference[])
+    setChosen(new Set((data as Difference[]).map((d) => d.name)))
+  }
+  useEffect(() => {
+    setDifferences(null)
+    void compare()
+  }, [from, to])
+
+  async function promote() {
+    const { data, error } = await api.POST('/api/environments/{name}/promote', {
+      params: { path: { name: to } },
+      body: { from, flags: [...chosen] },
+    })
+    if (!data) return setMessage(refused(error))
+    const n = (data as { changes: unknown[] }).changes.length
+    setMessage(done(`promoted ${n === 1 ? '1 flag' : `${n} flags`} from ${from} to ${to}`))
+    await compare()
+  }
+  const toggle = (name: string, on: boolean) => {
+    const next = new Set(chosen)
+    if (on) next.add(name)
+    else next.delete(name)
+    setChosen(next)
+  }
+  const options = readable.map((e) => (
+    <option key={e.name} value={e.name}>
+      {e.name}
+    </option>
+  ))
+  return (
+    <section class="page compare">
+      <h1>Compare environments</h1>
+      <form
+        class="list-filters"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void compare()
+        }}
+      >
+        <div class="field">
+          <label for="compare-from">From</label>
+          <select id="compare-from" value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
+            {options}
+          </select>
+        </div>
+        <div class="field">
+          <label for="compare-to">To</label>
+          <select id="compare-to" value={to} onChange={(e) => setTo(e.currentTarget.value)}>
+            {options}
+          </select>
+        </div>
+        <div class="field">
+          <label for="compare-prefix">Names starting with</label>
+          <input id="compare-prefix" value={prefix} onInput={(e) => setPrefix(e.currentTarget.value)} placeholder="checkout/" />
+        </div>
+        <button type="submit">Show differences</button>
+      </form>
+      <NoticeLine notice={message} />
+      {from === to && <p>Pick two different environments.</p>}
+      {differences !== null && from !== to && differences.length === 0 && (
+        <p>
+          {to} serves what {from} serves{prefix ? ` for flags under ${prefix}` : ''}: nothing to promote.
+        </p>
+      )}
+      {differences !== null && from !== to && differences.length > 0 && (
+        <>
+          <table class="differences">
+            <caption>
+              {differences.length === 1 ? '1 flag differs' : `${differences.length} flags differ`} between {from} and {to}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Promote</th>
+                <th scope="col">Flag</th>
+                <th scope="col">Field</th>
+                <th scope="col">In {from}</th>
+                <th scope="col">In {to}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {differences.flatMap((d, n) =>
+                Object.entries(d.fields).map(([field, v], i) => (
+                  <tr key={`${d.name} ${field}`} data-flag={d.name}>
+                    <td>
+                      {i === 0 && (
+                        <>
+                          <input
+                            type="checkbox"
+                            id={`promote-${n}`}
+                            checked={chosen.has(d.name)}
+                            onChange={(e) => toggle(d.name, e.currentTarget.checked)}
+                          />
+                          <label class="sr-only" for={`promote-${n}`}>
+                            Promote {d.name}
+                          </label>
+                        </>
+                      )}
+                    </td>
+                    <td>{i === 0 ? d.name : ''}</td>
+                    <td>{field}</td>
+                    <td>
+                      <code>{shown(v.from)}</code>
+                    </td>
+                    <td>
+                      <code>{shown(v.to)}</code>
+                    </td>
+                  </tr>
+                )),
+              )}
+            </tbody>
+          </table>
+          {holdsIn(permissions, 'flag:write', to) && (
+            <div class="actions">
+              <button type="button" onClick={promote} disabled={chosen.size === 0}>
+                Promote
+              </button>
+              <span class="meta">
+                copies {chosen.size === 1 ? "1 flag's" : `${chosen.size} flags'`} state from {from} into {to}
+              </span>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,105 @@
+/**
+ * A flag in every environment side by side (docs/ui.md#environments): value, enabled, rule in words
+ * and A/B share per environment the person may read, the chosen one marked; "Copy from <env>" copies
+ * another environment's state of this flag into the chosen one (a promotion of this one flag; the
+ * states stand side by side above the button, so what it changes is in view).
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { api } from './api.ts'
+import { holdsIn, useEnvironments } from './environment-choice.ts'
+import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { targetingInWords } from './rule-words.ts'
+
+/** One environment's state of the flag. */
+type State = { valueExists: boolean; value?: unknown; enabled?: boolean; targeting?: unknown; chancePercentB?: number }
+
+const shownValue = (s: State) => (s.valueExists ? JSON.stringify(s.value) : 'no value (default)')
+const ruleOf = (s: State) => (s.targeting ? targetingInWords(s.targeting).join('; ') : 'no rule')
+
+export function EnvironmentStates({
+  name,
+  revision,
+  permissions,
+  onCopied,
+}: {
+  name: string
+  revision: number
+  permissions: readonly string[]
+  onCopied: () => void
+}) {
+  const { list, current } = useEnvironments()
+  const [states, setStates] = useState<Record<string, State> | null>(null)
+  const { message, setMessage } = useOutcome()
+  useEffect(() => {
+    void api.GET('/api/flags/{flagName}/environments', { params: { path: { flagName: name } } }).then(({ data }) => {
+      if (data) setStates(data as Record<string, State>)
+    })
+  }, [name, revision])
+  const shown = list.filter((e) => states?.[e.name] !== undefined)
+  if (shown.length < 2 || !states || current === undefined) return null
+  const canCopy = holdsIn(permissions, 'flag:write', current)
+
+  async function copyFrom(from: string) {
+    const { data, error } = await api.POST('/api/environments/{name}/promote', {
+      params: { path: { name: current as string } },
+      body: { from, flags: [name] },
+    })
+    if (!data) return setMessage(refused(error))
+    const copied = (data as { changes: unknown[] }).changes.length
+    setMessage(done(copied === 0 ? `${current} already matches ${from}` : `copied ${from}'s state into ${current}`))
+    onCopied()
+  }
+
+  const rows: [string, (s: State) => string][] = [
+    ['Value', shownValue],
+    ['Enabled', (s) => (s.enabled === false ? 'disabled' : 'enabled')],
+    ['Rule', ruleOf],
+    ['A/B share', (s) => (s.chancePercentB === undefined ? '–' : `${s.chancePercentB} % B`)],
+  ]
+  return (
+    <section class="card" aria-labelledby="environments-title">
+      <h2 id="environments-title">Environments</h2>
+      <table class="environments">
+        <thead>
+          <tr>
+            <th scope="col">State</th>
+            {shown.map((e) => (
+              <th key={e.name} scope="col" aria-current={e.name === current ? 'true' : undefined}>
+                {e.name}
+                {e.name === current ? ' (shown below)' : ''}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([label, show]) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              {shown.map((e) => (
+                <td key={e.name}>{show(states[e.name] as State)}</td>
+              ))}
+            </tr>
+          ))}
+          {canCopy && (
+            <tr>
+              <th scope="row">
+                <span class="sr-only">Copy</span>
+              </th>
+              {shown.map((e) => (
+                <td key={e.name}>
+                  {e.name !== current && (
+                    <button type="button" class="plain" onClick={() => copyFrom(e.name)}>
+                      Copy from {e.name}
+                    </button>
+                  )}
+                </td>
+              ))}
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <NoticeLine notice={message} />
+    </section>
+  )
+}

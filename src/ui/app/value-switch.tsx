@@ -1,0 +1,120 @@
+/**
+ * A flag's value as the flag list shows it (docs/ui.md): a BOOLEAN's value is a switch
+ * (`role="switch"`) named after the flag (and its environment, in another environment's column),
+ * toggled in one click when the person may write there; any other value is shown as JSON.
+ */
+
+import { api, messageOf } from './api.ts'
+
+/** What the list needs of a flag. */
+export type ListedFlag = {
+  name: string
+  type: string
+  value?: unknown
+  defaultValue: unknown
+  valueExists: boolean
+  revision: number
+  chancePercentB?: number
+  description?: string
+  enabled?: boolean
+  targeting?: unknown
+  updatedAt?: string
+}
+type Flag = ListedFlag
+
+/** What an application gets: the value, or for an A/B test without one, the split it runs. */
+export const shownValue = (f: Flag) =>
+  f.type === 'AB-TEST' && !f.valueExists
+    ? `split ${100 - (f.chancePercentB ?? 50)}/${f.chancePercentB ?? 50}`
+    : JSON.stringify(effective(f))
+
+const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
+
+/**
+ * A BOOLEAN's value switch. Its value is what the flag serves when nothing else decides: with a rule
+ * it is served only where the rule names no variant, and a disabled flag serves the application's own
+ * default. So the switch says which applies (visibly, and in its description), rather than look like
+ * the answer every user gets.
+ */
+function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): string | undefined {
+  if (flag.enabled === false) return 'disabled: applications get their own default; the value applies when enabled'
+  if (flag.targeting !== undefined && flag.targeting !== null) return 'the value where the rule names no variant: the rule decides first'
+  return undefined
+}
+
+export function Switch({
+  flag,
+  canWrite,
+  onError,
+  environment,
+}: {
+  flag: Flag
+  canWrite: boolean
+  onError: (m: string) => void
+  /** Another environment than the chosen one: its column's switch, named with it. */
+  environment?: string | undefined
+}) {
+  const on = effective(flag) === true
+  const note = switchNote(flag)
+  const noteId = `switch-note-${flag.name}${environment ? `@${environment}` : ''}`
+  async function toggle() {
+    const { error } = await api.PUT('/api/flags/{flagName}', {
+      params: {
+        path: { flagName: flag.name },
+        header: { 'If-Match': `"${flag.revision}"` },
+        ...(environment ? { query: { environment } } : {}),
+      },
+      body: { value: !on },
+    })
+    if (error) onError(messageOf(error))
+  }
+  return (
+    <span class="value-switch">
+      {note && (
+        <span class="switch-note" id={noteId}>
+          {flag.enabled === false ? 'when enabled' : 'if no rule matches'}
+        </span>
+      )}
+      <button
+        type="button"
+        role="switch"
+        aria-checked={on}
+        aria-label={environment ? `${flag.name} in ${environment}` : flag.name}
+        aria-describedby={note ? noteId : undefined}
+        title={note}
+        class={on ? 'switch on' : 'switch'}
+        disabled={!canWrite}
+        onClick={toggle}
+      />
+    </span>
+  )
+}
+
+/** One environment's cell of a flag's row: its name, whether it is off, and its switch or value. */
+export function EnvironmentCell({
+  flag,
+  environment,
+  chosen,
+  canWrite,
+  onError,
+}: {
+  flag: Flag | undefined
+  environment: string
+  chosen: boolean
+  canWrite: boolean
+  onError: (m: string) => void
+}) {
+  return (
+    <span class={chosen ? 'env-cell chosen' : 'env-cell'} data-environment={environment}>
+      <span class="env-name">{environment}</span>
+      {flag === undefined ? (
+        <span class="meta">–</span>
+      ) : flag.type === 'BOOLEAN' ? (
+        <Switch flag={flag} canWrite={canWrite} onError={onError} environment={chosen ? undefined : environment} />
+      ) : (
+        <code class="value">{shownValue(flag)}</code>
+      )}
+      {flag?.enabled === false && <span class="chip off">off</span>}
+    </span>
+  )
+}
