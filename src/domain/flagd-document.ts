@@ -102,7 +102,7 @@ export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
     variants,
     defaultVariant,
     ...(targeting ? { targeting } : {}),
-    metadata: { ...(flag.metadata ?? {}), type: flag.type, revision: flag.revision },
+    metadata: { ...(flag.metadata ?? {}), type: flag.type, revision: flag.servedRevision ?? flag.revision },
   }
 }
 

@@ -105,7 +105,10 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
       const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
       const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
       return documents.through(`${env ?? ''}\u0001${scope.join('\n')}`, documentRevision(snapshot), () => {
-        let flags = env === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, env, homeOf(snapshot)))
+        // views, the default environment's too: a change confined to another environment leaves the text as it was
+        const home = homeOf(snapshot)
+        const seen = env ?? home
+        let flags = seen === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, seen, home))
         let segments = sortedSegments(snapshot)
         if (caller.kind === 'token' && scope.length > 0) {
           flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))

@@ -68,10 +68,12 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
   let flagdText: { etag: string; text: string; flags: number } | undefined
   /** The environment asked for (404 when unknown), its name, and its flags in name order. */
   const inEnvironment = (snapshot: Snapshot, env: string | undefined) => {
-    if (env === undefined || env === homeOf(snapshot)) return { name: env ?? environment, flags: () => sortedFlags(snapshot) }
-    if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+    if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
     const home = homeOf(snapshot)
-    return { name: env, flags: () => sortedFlags(snapshot).map((f) => flagView(f, env, home)) }
+    const seen = env ?? home
+    // views, the default environment's too: they carry the revision each one last saw a flag change at
+    if (seen === undefined) return { name: environment, flags: () => sortedFlags(snapshot) }
+    return { name: env ?? environment, flags: () => sortedFlags(snapshot).map((f) => flagView(f, seen, home)) }
   }
 
   return {

@@ -384,6 +384,11 @@ test("an in-process provider with a token of one environment is sent that enviro
   }
   expect(valueIn(a.app.services.sync.documentFor(await staging))).toBe(2)
   expect(valueIn(a.app.services.sync.documentFor(await plain))).toBe(1)
+  // a change confined to staging leaves the default environment's document as it was: nothing is pushed
+  const before = a.app.services.sync.documentFor(await plain)
+  expect((await req('PUT', '/api/flags/f?environment=staging', { value: 3 })).status).toBe(200)
+  expect(a.app.services.sync.documentFor(await plain)).toBe(before)
+  expect(valueIn(a.app.services.sync.documentFor(await staging))).toBe(3)
 })
 
 test("a change confined to staging moves the flag's revision but not development's bulk ETag or metadata.revision; a shared change moves both", async () => {
