@@ -22,15 +22,21 @@ export interface AuditHarness {
 
 const alice: Principal = { kind: 'user', userId: 'usr_alice', username: 'alice', sessionId: 'ses_a', permissions: [] }
 const ci: Principal = { kind: 'token', tokenId: 'tok_ci', name: 'ci', permissions: [], flagPrefixes: [] }
-const as = (principal: Principal, requestId: string): CommitMeta => ({ principal, source: 'api', requestId })
+const as = (principal: Principal, requestId: string, environment?: string): CommitMeta => ({
+  principal,
+  source: 'api',
+  requestId,
+  ...(environment ? { environment } : {}),
+})
 
 /** The history the suite reads: creations, updates, a rename, a delete, users, by three actors. */
 async function writeHistory(store: Store): Promise<void> {
   const put = (meta: CommitMeta, name: string, value: string, revision: number, id?: string) =>
-    store.transact(meta, (tx) => tx.put('flags', { ...sampleFlag(name, value, revision), ...(id ? { id } : {}) }))
+    store.transact(meta, (tx) => tx.put('flags', { ...sampleFlag(name, value, revision), valueExists: true, value, ...(id ? { id } : {}) }))
   await put(as(alice, 'r1'), 'app/a', 'one', 1)
   await put(as(ci, 'r2'), 'app/b', 'one', 1)
-  await put(as(alice, 'r3'), 'app/a', 'two', 2)
+  // a change of one environment's state names it (docs/environments.md#audit)
+  await put(as(alice, 'r3', 'staging'), 'app/a', 'two', 2)
   // a rename keeps the id: app/a becomes app/renamed
   await store.transact(as(ci, 'r4'), (tx) => {
     tx.delete('flags', 'flg_app_a')
@@ -46,7 +52,7 @@ async function writeHistory(store: Store): Promise<void> {
       updatedAt: '2026-11-22T10:00:00.000Z',
     }),
   )
-  await put(as(alice, 'r6'), 'app/b', 'two', 2)
+  await put(as(alice, 'r6', 'production'), 'app/b', 'two', 2)
   await store.transact(as(alice, 'r7'), (tx) => tx.delete('flags', 'flg_app_b'))
   // a new flag under a name the log has seen before (another id)
   await put(as(ci, 'r8'), 'app/a', 'fresh', 1, 'flg_app_a_again')
@@ -66,6 +72,7 @@ function oracle(all: readonly AuditEntry[], q: AuditQuery, flagIdOf: (e: AuditEn
       (q.flagIds === undefined || q.flagIds.includes(flagIdOf(e) ?? '')) &&
       (q.name === undefined || (e.action.startsWith('flag.') && names(e).includes(q.name))) &&
       (q.actorId === undefined || e.actor.id === q.actorId) &&
+      (q.environment === undefined || e.environment === q.environment) &&
       (q.actionPrefix === undefined || [q.actionPrefix].flat().some((prefix) => e.action.startsWith(prefix))) &&
       (q.sinceMs === undefined || ms(e) >= q.sinceMs) &&
       (q.untilMs === undefined || ms(e) <= q.untilMs) &&
@@ -153,9 +160,16 @@ export function describeAuditContract(name: string, makeHarness: () => Promise<A
         { untilMs: Date.parse(middle.at), limit: 100 },
         { actorId: 'usr_alice', actionPrefix: 'flag.updated', flagIds: ['flg_app_a'], limit: 100 },
         { name: 'app/b', actorId: 'usr_alice', limit: 100 },
+        { environment: 'staging', limit: 100 },
+        { environment: 'production', actorId: 'usr_alice', limit: 100 },
+        { environment: 'nowhere', limit: 100 },
         { limit: 3 },
       ]
       for (const q of queries) expect(await store().audit.query(q), JSON.stringify(q)).toEqual(oracle(all, q, flagIdOf))
+      expect(all.filter((e) => typeof e.environment === 'string').map((e) => [e.requestId, e.environment])).toEqual([
+        ['r6', 'production'],
+        ['r3', 'staging'],
+      ])
     })
 
     test('a flag is followed through its rename by id, and its old name finds what was named so', async () => {
