@@ -11,16 +11,7 @@
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { codePointCount } from '../domain/code-points.ts'
-import {
-  type Environment,
-  environmentNameProblem,
-  type FlagState,
-  MAX_ENVIRONMENTS,
-  STATE_FIELDS,
-  stampServed,
-  stateOf,
-  withState,
-} from '../domain/environment.ts'
+import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS, STATE_FIELDS, stateOf } from '../domain/environment.ts'
 import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
@@ -29,21 +20,9 @@ import { namingEnvironment } from '../domain/permission.ts'
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { readableEnvironments, requireIn } from './environment-access.ts'
+import { readableEnvironments } from './environment-access.ts'
+import { createPromotionService, type PromotionService } from './environment-promotion.ts'
 import { flagView, homeOf } from './environment-views.ts'
-
-/** A flag whose state differs between two environments: each differing field with its two values. */
-export interface FlagDifference {
-  name: string
-  fields: Record<string, { from: unknown; to: unknown }>
-}
-
-/** What a promotion did (or would do, as a dry run). */
-export interface Promotion {
-  dryRun: boolean
-  changes: { name: string; revision: number; diff: Record<string, { before: unknown; after: unknown }> }[]
-  unchanged: number
-}
 
 /** What `PUT /api/environments/{name}` takes. */
 export interface EnvironmentInput {
@@ -56,20 +35,13 @@ export interface EnvironmentInput {
 /** An environment as the API shows it. */
 export type EnvironmentResource = Omit<Environment, 'id' | 'home'> & { default: boolean }
 
-/** The environment use cases. */
-export interface EnvironmentService {
+/** The environment use cases; compare and promote come from `environment-promotion.ts`. */
+export interface EnvironmentService extends PromotionService {
   list(caller: Caller): EnvironmentResource[]
   put(caller: Caller, name: string, input: unknown): Promise<{ environment: EnvironmentResource; created: boolean }>
   remove(caller: Caller, name: string): Promise<void>
   /** A flag's state in every environment, in the order they were made (`404` when it does not exist for the caller). */
   statesOf(caller: Caller, name: string): Record<string, FlagState>
-  /** The flags whose state differs between two environments, in name order (`prefix` narrows them). */
-  compare(caller: Caller, from: string, to: string, prefix?: string): FlagDifference[]
-  /**
-   * Copies the state of the chosen flags (`flags`, else those under `prefix`, else all) from `from`
-   * to `to` in one durable commit; `dryRun` shows the same answer and changes nothing.
-   */
-  promote(caller: Caller, to: string, input: unknown): Promise<Promotion>
   /** Makes the default environment at start when it is missing (the first one is the home one). */
   ensureDefault(caller: Caller): Promise<void>
   /** The default environment's name (config `environment`). */
@@ -97,37 +69,6 @@ function parseInput(input: unknown): EnvironmentInput {
   if (copyFrom !== undefined && typeof copyFrom !== 'string') problems.push({ field: 'copyFrom', reason: 'must be an environment name' })
   if (problems.length > 0) throw new ValidationFailedError(problems)
   return input as EnvironmentInput
-}
-
-/** The state fields whose values differ (compared as JSON). */
-function differences(a: FlagState, b: FlagState): Record<string, { a: unknown; b: unknown }> {
-  const out: Record<string, { a: unknown; b: unknown }> = {}
-  for (const field of STATE_FIELDS) {
-    const [x, y] = [a[field], b[field]]
-    if (JSON.stringify(x) !== JSON.stringify(y)) out[field] = { a: x ?? null, b: y ?? null }
-  }
-  return out
-}
-
-/** Checks the body of a promotion; every problem at once. */
-function parsePromotion(input: unknown): { from: string; flags?: string[]; prefix?: string; dryRun: boolean } {
-  if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
-  const problems: { field: string; reason: string }[] = []
-  for (const key of Object.keys(input))
-    if (!['from', 'flags', 'prefix', 'dryRun'].includes(key)) problems.push({ field: key, reason: 'unknown field' })
-  const { from, flags, prefix, dryRun } = input
-  if (typeof from !== 'string') problems.push({ field: 'from', reason: from === undefined ? 'required' : 'must be an environment name' })
-  if (flags !== undefined && !(Array.isArray(flags) && flags.every((f) => typeof f === 'string')))
-    problems.push({ field: 'flags', reason: 'must be an array of flag names' })
-  if (prefix !== undefined && typeof prefix !== 'string') problems.push({ field: 'prefix', reason: 'must be a string' })
-  if (dryRun !== undefined && typeof dryRun !== 'boolean') problems.push({ field: 'dryRun', reason: 'must be true or false' })
-  if (problems.length > 0) throw new ValidationFailedError(problems)
-  return {
-    from: from as string,
-    ...(flags !== undefined ? { flags: flags as string[] } : {}),
-    ...(prefix !== undefined ? { prefix: prefix as string } : {}),
-    dryRun: dryRun === true,
-  }
 }
 
 /** Creates the service; `defaultName` is config `environment`; `now` stamps the rows. */
@@ -177,6 +118,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
   }
 
   return {
+    ...createPromotionService(store, now),
     defaultName,
     has: (name) => store.committed().environments.has(name),
 
@@ -262,80 +204,6 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
           .filter((e) => readable === undefined || readable.has(e.name))
           .map((e) => [e.name, stateOf(flagView(row, e.name, home))]),
       )
-    },
-
-    compare(caller, from, to, prefix = '') {
-      requirePermissionSomewhere(caller.principal, 'flag:read')
-      const snapshot = store.committed()
-      for (const env of [from, to])
-        if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-      for (const env of [from, to]) requireIn(caller.principal, 'flag:read', snapshot, env)
-      const home = homeOf(snapshot)
-      const out: FlagDifference[] = []
-      for (const name of [...snapshot.flags.keys()].sort()) {
-        if (!name.startsWith(prefix) || !canSeeFlag(caller.principal, name)) continue
-        const row = snapshot.flags.get(name) as Flag
-        const fields = differences(stateOf(flagView(row, from, home)), stateOf(flagView(row, to, home)))
-        if (Object.keys(fields).length > 0)
-          out.push({ name, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.a, to: v.b }])) })
-      }
-      return out
-    },
-
-    async promote(caller, to, input) {
-      requirePermissionSomewhere(caller.principal, 'flag:write')
-      const body = parsePromotion(input)
-      const committed = store.committed()
-      if (!committed.environments.has(to)) throw new NotFoundError(`no environment named ${JSON.stringify(to)}`)
-      if (!committed.environments.has(body.from))
-        throw new InvalidError(`no environment named ${JSON.stringify(body.from)} to promote from`, 'from', 'unknown environment')
-      // writing the target's states, having read the source's
-      requireIn(caller.principal, 'flag:write', committed, to)
-      requireIn(caller.principal, 'flag:read', committed, body.from)
-      const plan = (read: Snapshot) => {
-        const home = homeOf(read)
-        const chosen = body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '')).sort()
-        const changes: { row: Flag; next: Flag; diff: Promotion['changes'][number]['diff'] }[] = []
-        let unchanged = 0
-        for (const name of chosen) {
-          const row = read.flags.get(name)
-          if (row === undefined || !canSeeFlag(caller.principal, name))
-            throw new InvalidError(`no flag named ${JSON.stringify(name)}`, 'flags', 'unknown flag')
-          const wanted = stateOf(flagView(row, body.from, home))
-          const fields = differences(stateOf(flagView(row, to, home)), wanted)
-          if (Object.keys(fields).length === 0) {
-            unchanged++
-            continue
-          }
-          const moved = to === home ? withState(row, wanted) : row
-          const next: Flag = {
-            ...moved,
-            ...(to === home ? {} : { states: { ...row.states, [to]: wanted } }),
-            ...(to === home && row.states ? { states: row.states } : {}),
-            updatedAt: now().toISOString(),
-            revision: row.revision + 1,
-          }
-          changes.push({
-            row,
-            next: stampServed(row, next, home),
-            diff: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { before: v.a, after: v.b }])),
-          })
-        }
-        return { changes, unchanged }
-      }
-      const answer = (p: ReturnType<typeof plan>, dryRun: boolean): Promotion => ({
-        dryRun,
-        changes: p.changes.map((c) => ({ name: c.row.name, revision: c.next.revision, diff: c.diff })),
-        unchanged: p.unchanged,
-      })
-      if (body.dryRun) return answer(plan(committed), true)
-      // audited as changes of the target environment (its view before and after)
-      const { result } = await store.transact(commitMeta(caller, 'api', to), (tx) => {
-        const p = plan(tx.read)
-        for (const c of p.changes) tx.put('flags', c.next)
-        return p
-      })
-      return answer(result, false)
     },
 
     async ensureDefault(caller) {

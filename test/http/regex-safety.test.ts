@@ -135,13 +135,15 @@ test('checks from concurrent requests do not add up: /health answers within a se
     )
     const { answers, worst } = await healthWhile(served.base, puts)
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(400)) // each value fails its pattern
-    expect(worst).toBeLessThan(1000)
+    // one check after another would hold /health for all eight (2 s and more); taking turns, it waits
+    // for at most a few, with room for a busy 2-core CI machine (1.06 s seen there once)
+    expect(worst).toBeLessThan(1500)
   } finally {
     await served.stop()
   }
 }, 60_000) // eight checks of up to 0.4 s each, one after another, on a busy CI machine
 
-test('imports take turns with flag writes too: /health answers within a second while 8 costly imports run', async () => {
+test('imports take turns with flag writes too: /health answers between the checks while 8 costly imports run', async () => {
   const served = serveApp(t)
   try {
     const costly = (i: number) =>
@@ -155,7 +157,9 @@ test('imports take turns with flag writes too: /health answers within a second w
     )
     const { answers, worst } = await healthWhile(served.base, imports)
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(400)) // each default fails its pattern
-    expect(worst).toBeLessThan(1000)
+    // one check after another would hold /health for all eight (2 s and more); taking turns, it waits
+    // for at most a few, with room for a busy 2-core CI machine (1.06 s seen there once)
+    expect(worst).toBeLessThan(1500)
   } finally {
     await served.stop()
   }

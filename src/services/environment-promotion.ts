@@ -1,0 +1,152 @@
+/**
+ * Compare and promote (docs/environments.md#compare-and-promote): the flags whose state differs
+ * between two environments, field by field, and copying the chosen flags' states from one
+ * environment into another in one durable commit, each promoted flag at a new revision, after a
+ * dry run that answers the same and changes nothing. Reading needs `flag:read` in both, promoting
+ * `flag:write` in the target.
+ */
+
+import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
+import { type FlagState, STATE_FIELDS, stampServed, stateOf, withState } from '../domain/environment.ts'
+import { InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
+import type { Flag } from '../domain/flag.ts'
+import { isJsonObject } from '../domain/json-object.ts'
+import type { Caller } from '../domain/principal.ts'
+import type { Snapshot, Store } from '../storage/store.ts'
+import { commitMeta } from './commit-meta.ts'
+import { requireIn } from './environment-access.ts'
+import { flagView, homeOf } from './environment-views.ts'
+
+/** A flag whose state differs between two environments: each differing field with its two values. */
+export interface FlagDifference {
+  name: string
+  fields: Record<string, { from: unknown; to: unknown }>
+}
+
+/** What a promotion did (or would do, as a dry run). */
+export interface Promotion {
+  dryRun: boolean
+  changes: { name: string; revision: number; diff: Record<string, { before: unknown; after: unknown }> }[]
+  unchanged: number
+}
+
+/** The compare and promote use cases. */
+export interface PromotionService {
+  /** The flags whose state differs between two environments, in name order (`prefix` narrows them). */
+  compare(caller: Caller, from: string, to: string, prefix?: string): FlagDifference[]
+  /**
+   * Copies the state of the chosen flags (`flags`, else those under `prefix`, else all) from `from`
+   * to `to` in one durable commit; `dryRun` shows the same answer and changes nothing.
+   */
+  promote(caller: Caller, to: string, input: unknown): Promise<Promotion>
+}
+
+/** The state fields whose values differ (compared as JSON). */
+function differences(a: FlagState, b: FlagState): Record<string, { a: unknown; b: unknown }> {
+  const out: Record<string, { a: unknown; b: unknown }> = {}
+  for (const field of STATE_FIELDS) {
+    const [x, y] = [a[field], b[field]]
+    if (JSON.stringify(x) !== JSON.stringify(y)) out[field] = { a: x ?? null, b: y ?? null }
+  }
+  return out
+}
+
+/** Checks the body of a promotion; every problem at once. */
+function parsePromotion(input: unknown): { from: string; flags?: string[]; prefix?: string; dryRun: boolean } {
+  if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
+  const problems: { field: string; reason: string }[] = []
+  for (const key of Object.keys(input))
+    if (!['from', 'flags', 'prefix', 'dryRun'].includes(key)) problems.push({ field: key, reason: 'unknown field' })
+  const { from, flags, prefix, dryRun } = input
+  if (typeof from !== 'string') problems.push({ field: 'from', reason: from === undefined ? 'required' : 'must be an environment name' })
+  if (flags !== undefined && !(Array.isArray(flags) && flags.every((f) => typeof f === 'string')))
+    problems.push({ field: 'flags', reason: 'must be an array of flag names' })
+  if (prefix !== undefined && typeof prefix !== 'string') problems.push({ field: 'prefix', reason: 'must be a string' })
+  if (dryRun !== undefined && typeof dryRun !== 'boolean') problems.push({ field: 'dryRun', reason: 'must be true or false' })
+  if (problems.length > 0) throw new ValidationFailedError(problems)
+  return {
+    from: from as string,
+    ...(flags !== undefined ? { flags: flags as string[] } : {}),
+    ...(prefix !== undefined ? { prefix: prefix as string } : {}),
+    dryRun: dryRun === true,
+  }
+}
+
+/** Creates the use cases over `store`; `now` stamps promoted flags. */
+export function createPromotionService(store: Store, now: () => Date = () => new Date()): PromotionService {
+  return {
+    compare(caller, from, to, prefix = '') {
+      requirePermissionSomewhere(caller.principal, 'flag:read')
+      const snapshot = store.committed()
+      for (const env of [from, to])
+        if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+      for (const env of [from, to]) requireIn(caller.principal, 'flag:read', snapshot, env)
+      const home = homeOf(snapshot)
+      const out: FlagDifference[] = []
+      for (const name of [...snapshot.flags.keys()].sort()) {
+        if (!name.startsWith(prefix) || !canSeeFlag(caller.principal, name)) continue
+        const row = snapshot.flags.get(name) as Flag
+        const fields = differences(stateOf(flagView(row, from, home)), stateOf(flagView(row, to, home)))
+        if (Object.keys(fields).length > 0)
+          out.push({ name, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.a, to: v.b }])) })
+      }
+      return out
+    },
+
+    async promote(caller, to, input) {
+      requirePermissionSomewhere(caller.principal, 'flag:write')
+      const body = parsePromotion(input)
+      const committed = store.committed()
+      if (!committed.environments.has(to)) throw new NotFoundError(`no environment named ${JSON.stringify(to)}`)
+      if (!committed.environments.has(body.from))
+        throw new InvalidError(`no environment named ${JSON.stringify(body.from)} to promote from`, 'from', 'unknown environment')
+      // writing the target's states, having read the source's
+      requireIn(caller.principal, 'flag:write', committed, to)
+      requireIn(caller.principal, 'flag:read', committed, body.from)
+      const plan = (read: Snapshot) => {
+        const home = homeOf(read)
+        const chosen = body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '')).sort()
+        const changes: { row: Flag; next: Flag; diff: Promotion['changes'][number]['diff'] }[] = []
+        let unchanged = 0
+        for (const name of chosen) {
+          const row = read.flags.get(name)
+          if (row === undefined || !canSeeFlag(caller.principal, name))
+            throw new InvalidError(`no flag named ${JSON.stringify(name)}`, 'flags', 'unknown flag')
+          const wanted = stateOf(flagView(row, body.from, home))
+          const fields = differences(stateOf(flagView(row, to, home)), wanted)
+          if (Object.keys(fields).length === 0) {
+            unchanged++
+            continue
+          }
+          const moved = to === home ? withState(row, wanted) : row
+          const next: Flag = {
+            ...moved,
+            ...(to === home ? {} : { states: { ...row.states, [to]: wanted } }),
+            ...(to === home && row.states ? { states: row.states } : {}),
+            updatedAt: now().toISOString(),
+            revision: row.revision + 1,
+          }
+          changes.push({
+            row,
+            next: stampServed(row, next, home),
+            diff: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { before: v.a, after: v.b }])),
+          })
+        }
+        return { changes, unchanged }
+      }
+      const answer = (p: ReturnType<typeof plan>, dryRun: boolean): Promotion => ({
+        dryRun,
+        changes: p.changes.map((c) => ({ name: c.row.name, revision: c.next.revision, diff: c.diff })),
+        unchanged: p.unchanged,
+      })
+      if (body.dryRun) return answer(plan(committed), true)
+      // audited as changes of the target environment (its view before and after)
+      const { result } = await store.transact(commitMeta(caller, 'api', to), (tx) => {
+        const p = plan(tx.read)
+        for (const c of p.changes) tx.put('flags', c.next)
+        return p
+      })
+      return answer(result, false)
+    },
+  }
+}
