@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { auditHistoryDir, auditHistoryRow } from './audit-history.ts'
 import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from './cpu-time.ts'
+import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
@@ -320,6 +321,7 @@ async function main() {
   const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
   await syncStreamsRow(sync)
   await countingCostRows(BINARY, work, row)
+  await environmentRows(BINARY, work, row)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',
