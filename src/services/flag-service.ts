@@ -207,6 +207,8 @@ export function createFlagService(
           const home = homeOf(tx.read)
           const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
           const seen = target === undefined ? current : flagView(current, target, home)
+          // any write acts in an environment: its permission first, even for a change that moves nothing
+          requireIn(caller.principal, 'flag:write', tx.read, target ?? home)
           const result = validateDefinition(mergeUpdate(seen, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
@@ -215,7 +217,6 @@ export function createFlagService(
           const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
           const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
           if (sharedMoves) requirePermission(caller.principal, 'flag:write')
-          if (stateMoves) requireIn(caller.principal, 'flag:write', tx.read, target ?? home)
           if (!sharedMoves && !stateMoves) return seen
           if (newName !== name) checkFreeName(tx.read, newName as string, name)
           const written: Flag = {

@@ -32,6 +32,8 @@ test('a developer changes development freely, reads production, and is refused a
   expect((await as('PUT', '/api/flags/f?environment=development', { value: 5 })).status).toBe(200)
   const intoProduction = await as('PUT', '/api/flags/f', { value: 9 })
   expect(intoProduction.status).toBe(403)
+  // the same value as production has: refused alike (a write in production, whatever it moves)
+  expect((await as('PUT', '/api/flags/f', { value: 1 })).status).toBe(403)
   expect(intoProduction.body.error.details).toEqual({ required: 'flag:write@production' })
   expect(intoProduction.body.error.message).toContain('flag:write@production')
   // a shared field changes every environment: the unscoped permission
