@@ -33,6 +33,8 @@ export interface AuditEntry {
   revision?: number
   /** Flag entries: the environment whose state the change moved; `null` when it moved shared fields only. */
   environment?: string | null
+  /** Flag entries: a protected environment's state changed by someone holding `flag:bypass`. */
+  bypass?: true
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
@@ -42,6 +44,17 @@ export interface StoredAuditEntry {
   entry: AuditEntry
   /** The flag's internal id, so history follows it through renames. */
   flagId?: string
+}
+
+/** Who made a commit, through what, and in which environment (the shape of the store's `CommitMeta`). */
+export interface ChangeContext {
+  principal: Principal
+  source: string
+  requestId: string
+  /** The environment a flag write acted in, by name. */
+  environment?: string
+  /** A protected environment's state changed by `flag:bypass`. */
+  bypass?: boolean
 }
 
 /** One changed row, as the store describes it (the shape of the store's `Change`). */
@@ -73,14 +86,8 @@ function userResource(u: StoredUser | null, passwordChanged: boolean): Record<st
  * The entries of one commit. `principal` acted through `source` (`maintenance` is never recorded),
  * `at` is when the commit became durable.
  */
-export function auditEntriesOf(
-  principal: Principal,
-  source: string,
-  requestId: string,
-  at: string,
-  changes: readonly RowChange[],
-  environment?: string,
-): StoredAuditEntry[] {
+export function auditEntriesOf(context: ChangeContext, at: string, changes: readonly RowChange[]): StoredAuditEntry[] {
+  const { principal, source, requestId, environment } = context
   if (source === 'maintenance') return []
   const actor = actorOf(principal)
   const base = (id: number) => ({ id, at, actor, source, requestId })
@@ -116,6 +123,11 @@ export function auditEntriesOf(
         const state = (f: Flag | null) => (f === null ? undefined : JSON.stringify(stateOf(seen(f))))
         return state(before) === state(after) ? null : environment
       }
+      // the environment whose state moved, and whether a protection was bypassed to move it
+      const flagContext = (before: Flag | null, after: Flag | null) => {
+        const moved = environmentMoved(before, after)
+        return moved !== null && context.bypass === true ? { environment: moved, bypass: true as const } : { environment: moved }
+      }
       const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as Flag)) : toSegmentResource(row as Segment))
       const row = (c.after ?? c.before) as Flag | Segment
       out.push({
@@ -125,7 +137,7 @@ export function auditEntriesOf(
           target: { type: isFlag ? 'flag' : 'segment', name: row.name },
           revision: row.revision,
           // the environment whose state moved; null when only shared fields did (docs/environments.md#audit)
-          ...(isFlag ? { environment: environmentMoved(c.before as Flag | null, c.after as Flag | null) } : {}),
+          ...(isFlag ? flagContext(c.before as Flag | null, c.after as Flag | null) : {}),
           before: c.before === null ? null : resource(c.before),
           after: c.after === null ? null : resource(c.after),
         },

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'CONFLICT',
+  'CHANGE_REQUEST_REQUIRED',
   'PRECONDITION_FAILED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -92,6 +93,20 @@ export class ForbiddenError extends AppError {
         ? `this action needs the ${required} permission`
         : `this action needs the ${required} permission for environment ${env} (${required} or ${required}@${env})`,
       { required: env === undefined ? required : `${required}@${env}` },
+    )
+  }
+}
+
+/**
+ * A direct change of a protected environment's state (docs/change-control.md#protected-environments):
+ * it goes through a change request, unless the caller holds `flag:bypass` for that environment.
+ */
+export class ChangeRequestRequiredError extends AppError {
+  constructor(env: string) {
+    super(
+      'CHANGE_REQUEST_REQUIRED',
+      `environment ${env} is protected: its flags' state changes through a change request (POST /api/change-requests), or by someone holding flag:bypass@${env}`,
+      { environment: env },
     )
   }
 }

@@ -20,13 +20,21 @@ export const PERMISSIONS = [
   'token:write',
   'audit:read',
   'environment:write',
+  'flag:approve',
+  'flag:bypass',
 ] as const
 
 /** One permission name. */
 export type Permission = (typeof PERMISSIONS)[number]
 
 /** The permissions that may name one environment; the others cover every environment by nature. */
-export const ENVIRONMENT_PERMISSIONS = ['flag:read', 'flag:write', 'flag:evaluate'] as const satisfies readonly Permission[]
+export const ENVIRONMENT_PERMISSIONS = [
+  'flag:read',
+  'flag:write',
+  'flag:evaluate',
+  'flag:approve',
+  'flag:bypass',
+] as const satisfies readonly Permission[]
 
 /** A permission that may name an environment. */
 export type EnvironmentPermission = (typeof ENVIRONMENT_PERMISSIONS)[number]

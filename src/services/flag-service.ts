@@ -25,7 +25,7 @@ import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { requireIn } from './environment-access.ts'
+import { bypassesProtection, mayBypass, requireIn } from './environment-access.ts'
 import { flagView, homeOf } from './environment-views.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { carryStates } from './flag-states.ts'
@@ -196,7 +196,9 @@ export function createFlagService(
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
         const homeNow = homeOf(store.committed())
-        pending = store.transact(commitMeta(caller, source, env ?? homeNow), (tx) => {
+        // whether this write may change a protected environment's state, for its audit entries
+        const meta = { ...commitMeta(caller, source, env ?? homeNow), bypass: mayBypass(caller.principal, store.committed(), env) }
+        pending = store.transact(meta, (tx) => {
           const current = findIn(tx.read, name)
           expectRevision(tx, current, ifMatch)
           const problems: FieldProblem[] = []
@@ -217,6 +219,8 @@ export function createFlagService(
           const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
           const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
           if (sharedMoves) requirePermission(caller.principal, 'flag:write')
+          // a protected environment's state changes through change requests
+          if (stateMoves) bypassesProtection(caller.principal, tx.read, target ?? home)
           if (!sharedMoves && !stateMoves) return seen
           if (newName !== name) checkFreeName(tx.read, newName as string, name)
           const written: Flag = {

@@ -67,9 +67,7 @@ export class FileBatchWriter {
       for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text, 50, this.writer))
       names.push(written)
     }
-    const audit = entries.flatMap((e) =>
-      auditEntriesOf(e.meta.principal, e.meta.source, e.meta.requestId, at, e.changes, e.meta.environment),
-    )
+    const audit = entries.flatMap((e) => auditEntriesOf(e.meta, at, e.changes))
     const appending = audit.length > 0 ? this.journal.append(audit) : undefined
     const data = draft.seal()
     this.usage.forgetMissing((table, id) => data.tables[table].has(id))

@@ -85,8 +85,7 @@ export async function writeCommits(q: SQL, commits: readonly WrittenCommit[], st
       last.set(`${c.table}\u0000${c.id}`, { tbl: c.table, id: c.id, body: c.after })
       feed.push({ seq: c.seq, commit_seq: commitSeq, tbl: c.table, id: c.id, before: c.before, after: c.after, meta })
     }
-    for (const entry of auditEntriesOf(meta.principal, meta.source, meta.requestId, at, changes, meta.environment))
-      audit.push(auditRow(entry))
+    for (const entry of auditEntriesOf(meta, at, changes)) audit.push(auditRow(entry))
   }
   // a row changed by several transactions of the batch is written once, as it ended
   const upserts = [...last.values()].filter((r) => r.body !== null)

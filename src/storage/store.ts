@@ -91,6 +91,8 @@ export interface CommitMeta {
    * the flags as it sees them. Absent: a write of every environment (create, delete, import of shared fields).
    */
   environment?: string
+  /** The write changed a protected environment's state by `flag:bypass` (its audit entries say `bypass: true`). */
+  bypass?: boolean
 }
 
 /** One changed row: `before` is null on insert, `after` null on delete. */

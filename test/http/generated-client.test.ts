@@ -61,7 +61,7 @@ test('a strict client generated with default options type-checks without casts a
   }
   const done = await exercise(d.url, PASSWORD)
   expect(done).toEqual([
-    'login as admin with 13 permissions',
+    'login as admin with 15 permissions',
     'flag revision 2',
     '6 flags',
     'import of the export: 6 unchanged, 0 warnings',

@@ -49,6 +49,10 @@ export const AuditEntrySchema = {
       description:
         'Flags: the environment whose state the change moved, or null when it moved shared fields only (a create, a delete, a change of the definition); before and after show the flag as that environment sees it',
     },
+    bypass: {
+      type: 'boolean',
+      description: "Flags: true when a protected environment's state was changed directly by someone holding flag:bypass",
+    },
     before: Resource,
     after: Resource,
   },

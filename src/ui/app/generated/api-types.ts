@@ -773,7 +773,7 @@ export interface components {
                  * @example INVALID_REQUEST
                  * @enum {string}
                  */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "UPSTREAM_ERROR" | "UNAVAILABLE" | "INTERNAL";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CHANGE_REQUEST_REQUIRED" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "UPSTREAM_ERROR" | "UNAVAILABLE" | "INTERNAL";
                 /**
                  * @description Human-readable sentence
                  * @example username is required
@@ -2366,7 +2366,7 @@ export interface operations {
                         user: {
                             id: string;
                             username: string;
-                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         };
                         /**
                          * Format: date-time
@@ -2440,7 +2440,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2465,7 +2465,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -2536,7 +2536,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2582,7 +2582,7 @@ export interface operations {
                      *       "flag:read"
                      *     ]
                      */
-                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                 };
             };
         };
@@ -2606,7 +2606,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2658,7 +2658,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -2707,7 +2707,7 @@ export interface operations {
                      *       "user:read"
                      *     ]
                      */
-                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                    permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                     /** @description Required when changing your own password */
                     currentPassword?: string;
                 };
@@ -2731,7 +2731,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3560,7 +3560,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3628,7 +3628,7 @@ export interface operations {
                      *       "flag:write"
                      *     ]
                      */
-                    permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                    permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time in the future; absent or null for no expiry
@@ -3676,7 +3676,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -3757,7 +3757,7 @@ export interface operations {
                          *       "flag:write"
                          *     ]
                          */
-                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | string)[];
+                        permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
                          * @example [
                          *       "mobile/"
@@ -4157,6 +4157,8 @@ export interface operations {
                         revision?: number;
                         /** @description Flags: the environment whose state the change moved, or null when it moved shared fields only (a create, a delete, a change of the definition); before and after show the flag as that environment sees it */
                         environment?: string | null;
+                        /** @description Flags: true when a protected environment's state was changed directly by someone holding flag:bypass */
+                        bypass?: boolean;
                         /** @description The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete */
                         before: {
                             [key: string]: unknown;
