@@ -150,7 +150,9 @@ const originList: Parser = (raw) => {
     : bad(`has ${JSON.stringify(wrong)}, which is not an origin: write "*" or scheme://host[:port], without a path or trailing slash`)
 }
 
-const EVENT_PATTERN = new RegExp(`^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted))$`)
+const EVENT_PATTERN = new RegExp(
+  `^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted)|change-request\\.(approved|rejected|applied|cancelled|failed))$`,
+)
 
 /** `webhooks`: a list of `{url, events, secret, name?}` (JSON text in the environment). */
 const webhookList: Parser = (raw) => {

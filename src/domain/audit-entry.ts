@@ -7,6 +7,7 @@
  */
 
 import { type StoredToken, toPublicToken } from './api-token.ts'
+import { type ChangeRequest, changeRequestAction } from './change-request.ts'
 import { type Environment, stateOf, withState } from './environment.ts'
 import { type Flag, toFlagResource } from './flag.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
@@ -16,7 +17,7 @@ import { type StoredUser, toPublicUser } from './user.ts'
 
 /** What an entry is about. */
 export interface AuditTarget {
-  type: 'flag' | 'user' | 'token' | 'session' | 'segment' | 'environment'
+  type: 'flag' | 'user' | 'token' | 'session' | 'segment' | 'environment' | 'change-request'
   id?: string
   name?: string
 }
@@ -35,6 +36,10 @@ export interface AuditEntry {
   environment?: string | null
   /** Flag entries: a protected environment's state changed by someone holding `flag:bypass`. */
   bypass?: true
+  /** Flag entries: the change request that made the change. */
+  changeRequest?: string
+  /** Flag entries of a scheduled change applied late (the daemon was down at the time): by how much. */
+  lateSeconds?: number
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
@@ -55,12 +60,16 @@ export interface ChangeContext {
   environment?: string
   /** A protected environment's state changed by `flag:bypass`. */
   bypass?: boolean
+  /** The change request a write applies (its flag entries name it). */
+  changeRequest?: string
+  /** A scheduled change applied this many seconds late. */
+  lateSeconds?: number
 }
 
 /** One changed row, as the store describes it (the shape of the store's `Change`). */
 export interface RowChange {
   seq: number
-  table: 'flags' | 'users' | 'sessions' | 'tokens' | 'segments' | 'environments'
+  table: 'flags' | 'users' | 'sessions' | 'tokens' | 'segments' | 'environments' | 'changeRequests'
   id: string
   before: unknown
   after: unknown
@@ -73,6 +82,7 @@ export const AUDIT_ENTITY: Record<RowChange['table'], string> = {
   tokens: 'token',
   sessions: 'session',
   segments: 'segment',
+  changeRequests: 'change-request',
   environments: 'environment',
 }
 const verb = (before: unknown, after: unknown) => (before === null ? 'created' : after === null ? 'deleted' : 'updated')
@@ -97,6 +107,22 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
     // a flag row rewritten at its revision only gained or lost another environment's copy of its
     // state: the environment's own entry records that
     if (c.table === 'flags' && c.before !== null && c.after !== null && (c.before as Flag).revision === (c.after as Flag).revision) continue
+    if (c.table === 'changeRequests') {
+      const before = c.before as ChangeRequest | null
+      const after = c.after as ChangeRequest | null
+      const request = (after ?? before) as ChangeRequest
+      out.push({
+        entry: {
+          ...base(c.seq),
+          action: changeRequestAction(before, after),
+          target: { type: 'change-request', id: request.id, name: request.title },
+          environment: request.environment,
+          before: before as unknown as Record<string, unknown> | null,
+          after: after as unknown as Record<string, unknown> | null,
+        },
+      })
+      continue
+    }
     if (c.table === 'environments') {
       const env = (c.after ?? c.before) as Environment
       const shown = (e: Environment | null) =>
@@ -126,7 +152,12 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
       // the environment whose state moved, and whether a protection was bypassed to move it
       const flagContext = (before: Flag | null, after: Flag | null) => {
         const moved = environmentMoved(before, after)
-        return moved !== null && context.bypass === true ? { environment: moved, bypass: true as const } : { environment: moved }
+        return {
+          environment: moved,
+          ...(moved !== null && context.bypass === true ? { bypass: true as const } : {}),
+          ...(context.changeRequest !== undefined ? { changeRequest: context.changeRequest } : {}),
+          ...(context.lateSeconds !== undefined ? { lateSeconds: context.lateSeconds } : {}),
+        }
       }
       const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as Flag)) : toSegmentResource(row as Segment))
       const row = (c.after ?? c.before) as Flag | Segment

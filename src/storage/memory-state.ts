@@ -27,11 +27,19 @@ export interface StateData {
 /** An empty state at revision 0. */
 export function emptyStateData(): StateData {
   return {
-    tables: { flags: new Map(), users: new Map(), sessions: new Map(), tokens: new Map(), segments: new Map(), environments: new Map() },
+    tables: {
+      flags: new Map(),
+      users: new Map(),
+      sessions: new Map(),
+      tokens: new Map(),
+      segments: new Map(),
+      environments: new Map(),
+      changeRequests: new Map(),
+    },
     flagsByName: new Map(),
     segmentsByName: new Map(),
     revision: 0,
-    revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0 },
+    revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0, changeRequests: 0 },
   }
 }
 
@@ -52,11 +60,16 @@ export function stateFromRows(rows: { [T in Table]: Iterable<Rows[T]> }, revisio
     (a, b) => a.revision - b.revision || (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0),
   )
   for (const segment of segments) draft.load(segment)
-  // stores written before segments (or environments) existed have no counter for them
+  // stores written before segments (or environments, or change requests) existed have no counter for them
   return {
     ...draft.seal(),
     revision,
-    revisions: { ...revisions, segments: revisions.segments ?? 0, environments: revisions.environments ?? 0 },
+    revisions: {
+      ...revisions,
+      segments: revisions.segments ?? 0,
+      environments: revisions.environments ?? 0,
+      changeRequests: revisions.changeRequests ?? 0,
+    },
   }
 }
 
@@ -99,6 +112,9 @@ export class MemorySnapshot implements Snapshot {
   }
   get environments() {
     return this.data.tables.environments // by id, which is the name
+  }
+  get changeRequests() {
+    return this.data.tables.changeRequests
   }
   segmentRules(): ReadonlyMap<string, unknown> {
     const byName = this.data.segmentsByName

@@ -20,7 +20,7 @@
 import type { SQL } from 'bun'
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** The advisory lock key of schema changes (any constant; "flagd" in ASCII). */
 const SCHEMA_LOCK = 0x666c616764

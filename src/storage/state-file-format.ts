@@ -70,6 +70,17 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     createdAt: isTime,
     updatedAt: isTime,
   },
+  changeRequests: {
+    environment: isText,
+    title: isText,
+    state: isText,
+    author: (v) => isPlainObject(v) && isText(v.type) && isText(v.id) && isText(v.name),
+    changes: Array.isArray,
+    approvals: Array.isArray,
+    createdAt: isTime,
+    updatedAt: isTime,
+    revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
+  },
 }
 
 function checkRows(path: string, table: Table, raw: unknown): Rows[Table][] {
@@ -139,6 +150,11 @@ export function parseStateFile(path: string, text: string): LoadedState {
   if (version < 4 && v2.environments === undefined) {
     v2.environments = {}
     if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, environments: 0 }
+  }
+  // version 5 added change requests (docs/change-control.md): older files have none
+  if (version < 5 && v2.changeRequests === undefined) {
+    v2.changeRequests = {}
+    if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, changeRequests: 0 }
   }
   const revisions = v2.revisions as Record<Table, number> | undefined
   const counters = [v2.revision, ...TABLES.map((t) => revisions?.[t])]

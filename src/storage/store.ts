@@ -21,6 +21,7 @@
 
 import type { StoredToken } from '../domain/api-token.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
+import type { ChangeRequest } from '../domain/change-request.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
@@ -36,13 +37,14 @@ export interface Rows {
   tokens: StoredToken
   segments: Segment
   environments: Environment
+  changeRequests: ChangeRequest
 }
 
 /** A table name. */
 export type Table = keyof Rows
 
 /** Every table, in the order state files list them. */
-export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens', 'segments', 'environments']
+export const TABLES: readonly Table[] = ['flags', 'users', 'sessions', 'tokens', 'segments', 'environments', 'changeRequests']
 
 /**
  * The tables whose rows record their last use (`lastUsedAt`, precise to about a minute). A use is
@@ -52,7 +54,17 @@ export type UsageTable = 'sessions' | 'tokens'
 export const USAGE_TABLES: readonly UsageTable[] = ['sessions', 'tokens']
 
 /** Through what a change was made (docs/api.md#audit-log `source`; `maintenance` is housekeeping, never audited). */
-export type Source = 'api' | 'ui' | 'cli' | 'drop-folder' | 'import-upload' | 'import-url' | 'rollback' | 'bootstrap' | 'maintenance'
+export type Source =
+  | 'api'
+  | 'ui'
+  | 'cli'
+  | 'drop-folder'
+  | 'import-upload'
+  | 'import-url'
+  | 'rollback'
+  | 'schedule'
+  | 'bootstrap'
+  | 'maintenance'
 
 /** Committed state. Immutable: a later commit produces a new snapshot. */
 export interface Snapshot {
@@ -72,6 +84,8 @@ export interface Snapshot {
   readonly segments: ReadonlyMap<string, Segment>
   /** Environments by name (docs/environments.md). */
   readonly environments: ReadonlyMap<string, Environment>
+  /** Change requests by id (docs/change-control.md#change-requests). */
+  readonly changeRequests: ReadonlyMap<string, ChangeRequest>
   /** Segment rules by name, for compiling `$ref` (docs/targeting.md#rules). */
   segmentRules(): ReadonlyMap<string, unknown>
   /**
@@ -93,6 +107,10 @@ export interface CommitMeta {
   environment?: string
   /** The write changed a protected environment's state by `flag:bypass` (its audit entries say `bypass: true`). */
   bypass?: boolean
+  /** The change request the write applies (docs/change-control.md#audit). */
+  changeRequest?: string
+  /** A scheduled change applied late, by this many seconds. */
+  lateSeconds?: number
 }
 
 /** One changed row: `before` is null on insert, `after` null on delete. */

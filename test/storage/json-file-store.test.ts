@@ -45,19 +45,20 @@ function canMakeImmutable(): boolean {
   }
 }
 const EMPTY_STATE = {
-  schemaVersion: 4,
+  schemaVersion: 5,
   revision: 0,
-  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0 },
+  revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0, changeRequests: 0 },
   flags: {},
   users: {},
   sessions: {},
   tokens: {},
   segments: {},
   environments: {},
+  changeRequests: {},
 }
 
 describe('open', () => {
-  test('creates an empty version-4 state file, mode 0600', async () => {
+  test('creates an empty version-5 state file, mode 0600', async () => {
     const { dir } = await open()
     const path = stateFilePath(dir)
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_STATE)
@@ -158,6 +159,7 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const {
       segments: _s,
       environments: _e,
+      changeRequests: _c,
       ...v2
     } = {
       ...EMPTY_STATE,
@@ -170,14 +172,15 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 2 to 4; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 2 to 5; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v2.json'), 'utf8')).toBe(text)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
     expect(upgraded).toMatchObject({
-      schemaVersion: 4,
+      schemaVersion: 5,
       segments: {},
       environments: {},
-      revisions: { flags: 1, segments: 0, environments: 0 },
+      changeRequests: {},
+      revisions: { flags: 1, segments: 0, environments: 0, changeRequests: 0 },
     })
     expect(store.committed().flags.get('a')?.id).toBe('flg_a')
   })
@@ -185,7 +188,11 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
   test('a version-3 file (before environments) gains an empty environments table; the original is kept as flagd.v3.json', async () => {
     const dir = tempDir()
     dirs.push(dir)
-    const { environments: _e, ...v3 } = {
+    const {
+      environments: _e,
+      changeRequests: _c,
+      ...v3
+    } = {
       ...EMPTY_STATE,
       schemaVersion: 3,
       revisions: { flags: 1, users: 0, sessions: 0, tokens: 0, segments: 0 },
@@ -196,12 +203,33 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 3 to 4; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 3 to 5; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v3.json'), 'utf8')).toBe(text)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded).toMatchObject({ schemaVersion: 4, environments: {}, revisions: { flags: 1, environments: 0 } })
+    expect(upgraded).toMatchObject({ schemaVersion: 5, environments: {}, revisions: { flags: 1, environments: 0 } })
     expect(store.committed().flags.get('a')).toEqual({ ...sampleFlag('a'), id: 'flg_a' } as never)
     expect(store.committed().environments.size).toBe(0)
+  })
+
+  test('a version-4 file (before change requests) gains an empty changeRequests table; the original is kept as flagd.v4.json', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const { changeRequests: _c, ...v4 } = {
+      ...EMPTY_STATE,
+      schemaVersion: 4,
+      revisions: { flags: 1, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0 },
+      revision: 1,
+    }
+    const text = JSON.stringify({ ...v4, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
+    writeFileSync(stateFilePath(dir), text)
+    const told: string[] = []
+    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    stores.push(store)
+    expect(told).toEqual([expect.stringContaining('from schema version 4 to 5; the original is kept as')])
+    expect(readFileSync(join(dir, 'flagd.v4.json'), 'utf8')).toBe(text)
+    const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
+    expect(upgraded).toMatchObject({ schemaVersion: 5, changeRequests: {}, revisions: { flags: 1, changeRequests: 0 } })
+    expect(store.committed().changeRequests.size).toBe(0)
   })
 
   test('flags get stable ids, everything is kept, the original is kept beside it', async () => {
@@ -213,10 +241,10 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 1 to 4; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 1 to 5; the original is kept as')])
     expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded.schemaVersion).toBe(4)
+    expect(upgraded.schemaVersion).toBe(5)
     expect(upgraded.segments).toEqual({})
     expect(upgraded.environments).toEqual({})
     expect(upgraded.tokens).toEqual({})

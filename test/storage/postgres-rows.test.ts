@@ -31,14 +31,19 @@ afterAll(async () => {
 test("a commit that swaps two flags' names applies whole (no name is ever held twice)", () => {
   const x = { ...sampleFlag('x'), id: 'flg_1' }
   const y = { ...sampleFlag('y'), id: 'flg_2' }
-  const base = stateFromRows({ flags: [x, y], users: [], sessions: [], tokens: [], segments: [], environments: [] }, 2, {
-    flags: 2,
-    users: 0,
-    sessions: 0,
-    tokens: 0,
-    segments: 0,
-    environments: 0,
-  })
+  const base = stateFromRows(
+    { flags: [x, y], users: [], sessions: [], tokens: [], segments: [], environments: [], changeRequests: [] },
+    2,
+    {
+      flags: 2,
+      users: 0,
+      sessions: 0,
+      tokens: 0,
+      segments: 0,
+      environments: 0,
+      changeRequests: 0,
+    },
+  )
   const swap: Commit = {
     meta,
     at: '2026-11-22T10:00:00.000Z',
