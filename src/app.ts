@@ -14,6 +14,7 @@ import { createSessionTokenCodec } from './http/session-token-codec.ts'
 import { createStreamCredentials } from './http/stream-credentials.ts'
 import { createLogging, type Logger, type Logging, unbufferedLogging } from './observability/logger.ts'
 import { createMetrics, type Metrics } from './observability/metrics.ts'
+import { startChangeSchedule } from './services/change-schedule.ts'
 import { startHousekeeping } from './services/housekeeping.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import type { Telemetry } from './services/telemetry.ts'
@@ -127,6 +128,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       auditRetentionDays: config.audit.retentionDays,
       log: logger,
     })
+    const stopSchedule = startChangeSchedule({ changeRequests: services.changeRequests, log: logger })
     const watcher = createImportWatcher(services.migrations, {
       watchDir: config.import.watchDir ?? join(config.dataDir, 'import'),
       settleMs: config.import.settleMs,
@@ -178,6 +180,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       captureConsole: () => logging.captureConsole(),
       async close() {
         stopHousekeeping()
+        stopSchedule()
         await syncServer?.close()
         http.closeStreams()
         services.changeFeed.close()

@@ -128,3 +128,13 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
     throw new ValidationFailedError(forbidden.slice(0, 1000).map((field) => ({ field, reason: 'this key is not allowed' })))
   return body
 }
+
+/**
+ * A body that may be left out (an action whose fields are all optional: `POST …/approve`): none
+ * at all is `undefined`; one that is sent is read as `readJsonBody` reads it.
+ */
+export async function readOptionalJsonBody(request: Request, limit: number): Promise<unknown> {
+  const declared = request.headers.get('content-length')
+  if (declared === '0' || (declared === null && request.body === null)) return undefined
+  return readJsonBody(request, limit)
+}

@@ -95,6 +95,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Json {
       { name: 'flags', description: 'Feature flags' },
       { name: 'segments', description: 'Reusable conditions for targeting rules ($ref)' },
       { name: 'environments', description: 'The environments one daemon holds (development, staging, production…)' },
+      { name: 'change-requests', description: 'Changes of an environment’s flag states, reviewed, scheduled and applied' },
       { name: 'sessions', description: 'Active login sessions' },
       { name: 'tokens', description: 'API tokens for applications, CI jobs and scripts' },
       { name: 'audit', description: 'Who changed what: the audit log and rollbacks' },

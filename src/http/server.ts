@@ -12,6 +12,7 @@ import type { RequestCache } from '../domain/request-cache.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
 import type { AuditService } from '../services/audit-service.ts'
 import type { AuthService } from '../services/auth-service.ts'
+import type { ChangeRequestService } from '../services/change-request-service.ts'
 import type { EnvironmentService } from '../services/environment-service.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
@@ -33,6 +34,7 @@ import { type RouteSpec, route } from './route-spec.ts'
 import { createRouter } from './router.ts'
 import { auditRoutes } from './routes/audit-routes.ts'
 import { authRoutes } from './routes/auth-routes.ts'
+import { changeRequestRoutes } from './routes/change-request-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
 import { environmentRoutes } from './routes/environment-routes.ts'
 import { eventRoutes } from './routes/event-routes.ts'
@@ -60,6 +62,7 @@ export interface HttpDeps {
   flags: FlagService
   segments: SegmentService
   environments: EnvironmentService
+  changeRequests: ChangeRequestService
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -107,6 +110,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
       bodyLimit,
       flagExists: (raw) => deps.flags.exists(raw),
     }),
+    ...changeRequestRoutes({ changeRequests: deps.changeRequests, bodyLimit }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),

@@ -11,6 +11,7 @@ import { type ApiTokenService, createApiTokenService } from './api-token-service
 import { type AuditService, createAuditService } from './audit-service.ts'
 import { type AuthService, createAuthService } from './auth-service.ts'
 import { cachedFlagEvaluator } from './cached-flag-evaluator.ts'
+import { type ChangeRequestService, createChangeRequestService } from './change-request-service.ts'
 import { createEnvironmentService, type EnvironmentService } from './environment-service.ts'
 import { createEvaluationService, type EvaluationService } from './evaluation-service.ts'
 import { createFlagChangeFeed, type FlagChangeFeed } from './flag-change-feed.ts'
@@ -39,6 +40,7 @@ export interface Services {
   flags: FlagService
   segments: SegmentService
   environments: EnvironmentService
+  changeRequests: ChangeRequestService
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -102,6 +104,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     flags,
     segments: createSegmentService(store, now),
     environments: createEnvironmentService(store, config.environment, now),
+    changeRequests: createChangeRequestService(store, now),
     migrations: createMigrationService({
       store,
       now,

@@ -37,7 +37,7 @@ export const AuditEntrySchema = {
       type: 'object',
       required: ['type'],
       properties: {
-        type: { type: 'string', enum: ['flag', 'user', 'token', 'session', 'segment', 'environment'] },
+        type: { type: 'string', enum: ['flag', 'user', 'token', 'session', 'segment', 'environment', 'change-request'] },
         id: { type: 'string' },
         name: { type: 'string' },
       },
@@ -49,6 +49,8 @@ export const AuditEntrySchema = {
       description:
         'Flags: the environment whose state the change moved, or null when it moved shared fields only (a create, a delete, a change of the definition); before and after show the flag as that environment sees it',
     },
+    changeRequest: { type: 'string', description: 'Flags: the change request that made the change' },
+    lateSeconds: { type: 'integer', description: 'Flags: a scheduled change applied this many seconds late (the daemon was down)' },
     bypass: {
       type: 'boolean',
       description: "Flags: true when a protected environment's state was changed directly by someone holding flag:bypass",

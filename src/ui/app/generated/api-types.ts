@@ -394,6 +394,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/change-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List change requests
+         * @description Requires permission `flag:read`.
+         *
+         *     Newest first; those of the environments the caller may read.
+         */
+        get: operations["listChangeRequests"];
+        put?: never;
+        /**
+         * Request a change
+         * @description Requires permission `flag:write`.
+         *
+         *     Proposes new per-environment fields for one or more flags of one environment (flag:write there), checked now and again when applied (400 naming changes[i].set.<field>). In an environment needing no approval it is approved at once.
+         */
+        post: operations["createChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a change request
+         * @description Requires permission `flag:read`.
+         *
+         *     With each change’s diff against what the environment serves now.
+         */
+        get: operations["getChangeRequest"];
+        /**
+         * Edit a change request
+         * @description Requires permission `flag:write`.
+         *
+         *     By its author, while open, approved or scheduled: replaces its title, changes and time, and clears its approvals.
+         */
+        put: operations["editChangeRequest"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a change request
+         * @description Requires permission `flag:approve`.
+         *
+         *     Needs flag:approve in its environment; never by its author, never twice by one person (409). With enough approvals (the environment’s requiredApprovals) it is approved, or scheduled when it has a time; one whose time has passed is applied at once.
+         */
+        post: operations["approveChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a change request
+         * @description Requires permission `flag:approve`.
+         *
+         *     Needs flag:approve in its environment and a comment saying why; not by its author (who cancels it).
+         */
+        post: operations["rejectChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a change request now
+         * @description Requires a valid session or API token; no permission needed.
+         *
+         *     By its author or an approver; 409 unless approved or scheduled. Every change in one commit, each flag at the revision the request was made on: otherwise nothing is applied, the request is failed with the reason, and the answer is 409.
+         */
+        post: operations["applyChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a change request
+         * @description Requires a valid session or API token; no permission needed.
+         *
+         *     By its author, while it is open, approved or scheduled.
+         */
+        post: operations["cancelChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -3453,6 +3597,883 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    listChangeRequests: {
+        parameters: {
+            query?: {
+                state?: string;
+                environment?: string;
+                flag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    createChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The environment whose flag states change
+                     * @example production
+                     */
+                    environment: string;
+                    /** @example Turn on the new checkout */
+                    title: string;
+                    description?: string;
+                    changes: {
+                        /** @example checkout/new_flow */
+                        flag: string;
+                        /**
+                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                         * @example {
+                         *       "value": true
+                         *     }
+                         */
+                        set: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    /**
+                     * Format: date-time
+                     * @description Apply it at this time once approved (null: when applied)
+                     */
+                    scheduledAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The request */
+            201: {
+                headers: {
+                    /** @description Where it is */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    getChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    editChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Turn on the new checkout */
+                    title: string;
+                    description?: string;
+                    changes: {
+                        /** @example checkout/new_flow */
+                        flag: string;
+                        /**
+                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                         * @example {
+                         *       "value": true
+                         *     }
+                         */
+                        set: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    /**
+                     * Format: date-time
+                     * @description Apply it at this time once approved (null: when applied)
+                     */
+                    scheduledAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    approveChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change request id
+                 * @example app/checkout/new_flow
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The request after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    rejectChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change request id
+                 * @example app/checkout/new_flow
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    comment: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The request after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    applyChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change request id
+                 * @example app/checkout/new_flow
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    cancelChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The change request id
+                 * @example app/checkout/new_flow
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example cr_2wRuCp8ShLx4j9madTuFcA */
+                        id: string;
+                        environment: string;
+                        title: string;
+                        description: string;
+                        /**
+                         * @description open → approved → scheduled → applied; or rejected, cancelled, failed
+                         * @enum {string}
+                         */
+                        state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                        author: {
+                            type: string;
+                            id: string;
+                            name: string;
+                        };
+                        changes: {
+                            flag: string;
+                            /**
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @example {
+                             *       "value": true
+                             *     }
+                             */
+                            set: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A single read: each field that would change, from what the environment serves now */
+                            diff?: {
+                                [key: string]: {
+                                    before: unknown;
+                                    after: unknown;
+                                };
+                            };
+                        }[];
+                        /** @description Per flag, the revision of the last change that affected this environment when the request was made */
+                        baseRevisions: {
+                            [key: string]: number;
+                        };
+                        approvals: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        }[];
+                        rejection?: {
+                            by: {
+                                type: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            comment?: string;
+                        };
+                        /** Format: date-time */
+                        scheduledAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        appliedAt?: string;
+                        /** @description Why applying it failed (state failed) */
+                        failureReason?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     listSessions: {
         parameters: {
             query?: never;
@@ -4146,7 +5167,7 @@ export interface operations {
                         action: string;
                         target: {
                             /** @enum {string} */
-                            type: "flag" | "user" | "token" | "session" | "segment" | "environment";
+                            type: "flag" | "user" | "token" | "session" | "segment" | "environment" | "change-request";
                             id?: string;
                             name?: string;
                         };
@@ -4157,6 +5178,13 @@ export interface operations {
                         revision?: number;
                         /** @description Flags: the environment whose state the change moved, or null when it moved shared fields only (a create, a delete, a change of the definition); before and after show the flag as that environment sees it */
                         environment?: string | null;
+                        /** @description Flags: the change request that made the change */
+                        changeRequest?: string;
+                        /**
+                         * Format: int64
+                         * @description Flags: a scheduled change applied this many seconds late (the daemon was down)
+                         */
+                        lateSeconds?: number;
                         /** @description Flags: true when a protected environment's state was changed directly by someone holding flag:bypass */
                         bypass?: boolean;
                         /** @description The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete */

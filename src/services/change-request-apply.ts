@@ -1,0 +1,57 @@
+/**
+ * Applying a change request inside one transaction (docs/change-control.md#applying): every change
+ * or none. Each flag must still be at the revision the request was made on, as its environment
+ * sees it (a change confined to another environment does not count), and each change must still
+ * be valid; otherwise nothing of it is written and the request becomes `failed` with the reason.
+ */
+
+import type { ChangeRequest } from '../domain/change-request.ts'
+import { servedRevisionOf } from '../domain/environment.ts'
+import type { FieldProblem } from '../domain/errors.ts'
+import type { Flag } from '../domain/flag.ts'
+import type { Tx } from '../storage/store.ts'
+import { withEnvironmentFields } from './environment-state-write.ts'
+
+/** What applying did: `applied`, or `failed` with the reason. */
+export type ApplyOutcome = { request: ChangeRequest; failureReason?: string }
+
+/** Applies `request` (read from `tx`) at time `at`; the request row is updated either way. */
+export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): ApplyOutcome {
+  const rows: Flag[] = []
+  let failure: string | undefined
+  for (const [i, change] of request.changes.entries()) {
+    const current = tx.read.flags.get(change.flag)
+    if (current === undefined) {
+      failure = `flag ${change.flag} no longer exists`
+      break
+    }
+    const base = request.baseRevisions[change.flag]
+    const now = servedRevisionOf(current, request.environment)
+    if (base !== undefined && now !== base) {
+      failure = `flag ${change.flag} changed in ${request.environment} since the request was made (revision ${base}, now ${now})`
+      break
+    }
+    const made = withEnvironmentFields(tx.read, current, request.environment, change.set, at, `changes[${i}].set.`)
+    if ('problems' in made) {
+      failure = `the change of ${change.flag} is no longer valid: ${describe(made.problems)}`
+      break
+    }
+    rows.push(made.row)
+  }
+  if (failure !== undefined) {
+    const failed: ChangeRequest = { ...request, state: 'failed', failureReason: failure, updatedAt: at, revision: request.revision + 1 }
+    tx.put('changeRequests', failed)
+    return { request: failed, failureReason: failure }
+  }
+  for (const row of rows) tx.put('flags', row)
+  const applied: ChangeRequest = { ...request, state: 'applied', appliedAt: at, updatedAt: at, revision: request.revision + 1 }
+  tx.put('changeRequests', applied)
+  return { request: applied }
+}
+
+function describe(problems: readonly FieldProblem[]): string {
+  return problems
+    .slice(0, 3)
+    .map((p) => `${p.field}: ${p.reason}`)
+    .join('; ')
+}
