@@ -261,6 +261,38 @@ function isJsonLine(line: string): boolean {
   }
 }
 
+test.skipIf(!bin)('a scheduled change request is applied once, by one replica, though every replica runs the schedule', async () => {
+  const [a, b] = daemons as [Daemon, Daemon]
+  expect((await call(a, 'POST', '/api/flags', { name: 'sched/once', type: 'INTEGER', value: 1 })).status).toBe(201)
+  // an environment that needs no approval: the request is scheduled as soon as it is made
+  const at = new Date(Date.now() + 1500).toISOString()
+  const made = await call(b, 'POST', '/api/change-requests', {
+    environment: 'development',
+    title: 'at a set time',
+    changes: [{ flag: 'sched/once', set: { value: 2 } }],
+    scheduledAt: at,
+  })
+  expect(made.status).toBe(201)
+  const { id, state } = (await made.json()) as { id: string; state: string }
+  expect(state).toBe('scheduled')
+  // every replica's schedule looks four times a second; within a second of its time it is applied
+  await within(5000, async () => {
+    const r = (await (await call(a, 'GET', `/api/change-requests/${id}`)).json()) as { state: string }
+    return r.state === 'applied' ? true : undefined
+  })
+  const entries = (await (await call(a, 'GET', '/api/audit?limit=50')).json()) as {
+    action: string
+    changeRequest?: string
+    target: { id?: string }
+  }[]
+  expect(entries.filter((e) => e.action === 'change-request.applied' && e.target.id === id)).toHaveLength(1)
+  expect(entries.filter((e) => e.action === 'flag.updated' && e.changeRequest === id)).toHaveLength(1)
+  expect((await (await call(b, 'GET', '/api/flags/sched/once')).json()) as { value: number; revision: number }).toMatchObject({
+    value: 2,
+    revision: 2,
+  })
+})
+
 test.skipIf(!bin)('kill -9 of a replica under writes: every acknowledged write is on the others', async () => {
   const victim = await replica()
   const acknowledged: string[] = []
