@@ -3,6 +3,7 @@
 
 import { defineCommand } from 'citty'
 import { auditCommand } from './cli/audit-command.ts'
+import { changeRequestCommand } from './cli/change-request-command.ts'
 import { environmentCommand, promoteCommand } from './cli/environment-command.ts'
 import { exportCommand, importCommand, validateCommand } from './cli/migration-commands.ts'
 import { runCli } from './cli/run-cli.ts'
@@ -26,6 +27,7 @@ const main = defineCommand({
     token: tokenCommand,
     env: environmentCommand,
     promote: promoteCommand,
+    'change-request': changeRequestCommand,
     audit: auditCommand,
     usage: usageCommand,
     export: exportCommand,

@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 4
+export const CONTROL_PROTOCOL = 5
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -67,6 +67,10 @@ export const CONTROL_ARGUMENTS = {
   putEnvironment: T.Tuple([Text, T.Object({ description: Optional(Text), copyFrom: Optional(Text) })]),
   removeEnvironment: T.Tuple([Text]),
   promote: T.Tuple([Text, T.Object({ from: Text, flags: Optional(T.Array(Text)), prefix: Optional(Text), dryRun: Optional(T.Boolean()) })]),
+  listChangeRequests: T.Tuple([T.Object({ state: Optional(Text), environment: Optional(Text), flag: Optional(Text) })]),
+  showChangeRequest: T.Tuple([Text]),
+  approveChangeRequest: T.Tuple([Text, T.Union([Text, T.Null()])]),
+  applyChangeRequest: T.Tuple([Text]),
 } satisfies Record<keyof AdminApi, TSchema>
 
 /** An operation's name. */
@@ -92,6 +96,10 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   putEnvironment: true,
   removeEnvironment: true,
   promote: true,
+  listChangeRequests: true,
+  showChangeRequest: true,
+  approveChangeRequest: true,
+  applyChangeRequest: true,
 }
 void everyTupleMatches
 

@@ -14,6 +14,7 @@ import { newId } from '../domain/new-id.ts'
 import { type Caller, systemPrincipal } from '../domain/principal.ts'
 import type { PublicUser } from '../domain/user.ts'
 import type { AuditFilter, AuditPage } from './audit-service.ts'
+import type { ChangeRequestFilter, ChangeRequestView } from './change-request-service.ts'
 import type { Promotion } from './environment-promotion.ts'
 import type { EnvironmentResource } from './environment-service.ts'
 import type { ImportOptions, ImportResult } from './migration-service.ts'
@@ -59,6 +60,14 @@ export interface AdminApi {
   removeEnvironment(name: string): Promise<{ name: string }>
   /** Copies flag states from one environment to another (`flagd promote`). */
   promote(to: string, input: { from: string; flags?: string[]; prefix?: string; dryRun?: boolean }): Promise<Promotion>
+  /** Change requests, newest first (`flagd change-request list`). */
+  listChangeRequests(filter: ChangeRequestFilter): Promise<ChangeRequestView[]>
+  /** One change request with its diff (`flagd change-request show`). */
+  showChangeRequest(id: string): Promise<ChangeRequestView>
+  /** Approves as the system actor `cli`, never the author (`flagd change-request approve`). */
+  approveChangeRequest(id: string, comment: string | null): Promise<ChangeRequestView>
+  /** Applies an approved or scheduled request now (`flagd change-request apply`). */
+  applyChangeRequest(id: string): Promise<ChangeRequestView>
 }
 
 /** The in-process implementation over the services. */
@@ -101,5 +110,9 @@ export function createAdminService(services: Services): AdminApi {
       return { name }
     },
     promote: (to, input) => services.environments.promote(command(), to, input),
+    listChangeRequests: async (filter) => services.changeRequests.list(cli, filter),
+    showChangeRequest: async (id) => services.changeRequests.get(cli, id),
+    approveChangeRequest: (id, comment) => services.changeRequests.approve(command(), id, comment === null ? {} : { comment }),
+    applyChangeRequest: (id) => services.changeRequests.apply(command(), id),
   }
 }
