@@ -62,7 +62,7 @@ export interface ChangeRequest {
 }
 
 /** The per-environment fields a change request may set. */
-export const REQUESTABLE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB'] as const
+export const REQUESTABLE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB', 'rollout'] as const
 
 /** The audit action of a request's change from `before` to `after` (docs/change-control.md#audit). */
 export function changeRequestAction(before: ChangeRequest | null, after: ChangeRequest | null): string {

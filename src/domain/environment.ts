@@ -6,6 +6,7 @@
  */
 
 import type { Flag, FlagValue, JsonObject } from './flag.ts'
+import type { Rollout } from './rollout.ts'
 import { VARIANT_NAME } from './variant-name.ts'
 
 /** At most this many environments (a 21st is refused). */
@@ -34,7 +35,7 @@ export function environmentNameProblem(name: unknown): string | undefined {
 }
 
 /** The fields of a flag that each environment has of its own; every other field is shared. */
-export const STATE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB'] as const
+export const STATE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB', 'rollout'] as const
 
 /** One environment's state of a flag. */
 export interface FlagState {
@@ -43,6 +44,7 @@ export interface FlagState {
   enabled?: boolean
   targeting?: JsonObject
   chancePercentB?: number
+  rollout?: Rollout
 }
 
 /** The state a flag view holds (absent fields left out, so states compare by their JSON). */
@@ -52,6 +54,7 @@ export function stateOf(flag: Pick<Flag, (typeof STATE_FIELDS)[number]>): FlagSt
   if (flag.enabled !== undefined) state.enabled = flag.enabled
   if (flag.targeting !== undefined) state.targeting = flag.targeting
   if (flag.chancePercentB !== undefined) state.chancePercentB = flag.chancePercentB
+  if (flag.rollout !== undefined) state.rollout = flag.rollout
   return state
 }
 

@@ -11,6 +11,7 @@
 
 import { answerVariant } from './answer-variant.ts'
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
+import { servedTargeting } from './rollout.ts'
 import type { Expr } from './targeting/compiled-expr.ts'
 import type { TraceStep } from './targeting/rule-evaluation.ts'
 import { type RuleOutcome, type RunOptions, runRule } from './targeting/targeting.ts'
@@ -103,7 +104,7 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
  */
 export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: RunOptions = {}): EvaluationResult {
   if (!isEnabled(flag)) return { key: flag.name, reason: 'DISABLED', metadata: metadataOf(flag) }
-  if (rule === undefined || flag.targeting === undefined) return untargeted(flag, context, metadataOf(flag))
+  if (rule === undefined || servedTargeting(flag) === undefined) return untargeted(flag, context, metadataOf(flag))
   return answerFor(flag, context, runRule(rule, context, flag.name, options))
 }
 

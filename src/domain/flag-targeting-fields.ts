@@ -1,8 +1,8 @@
 /**
  * Validation of the targeting fields of a flag (docs/targeting.md#rules): `enabled`, `variants` (names,
  * at most 100, each value valid for the flag's type and constraints), `targeting` (size, depth,
- * operators, segments, variant names in result positions, all with their place in the rule) and
- * `metadata` (at most 50 keys, 4 KiB, strings, numbers or booleans). Part of `validateDefinition`.
+ * operators, segments, variant names in result positions, all with their place in the rule),
+ * `rollout` (docs/change-control.md#progressive-rollouts) and `metadata` (at most 50 keys, 4 KiB, strings, numbers or booleans). Part of `validateDefinition`.
  */
 
 import type { FieldProblem } from './errors.ts'
@@ -16,6 +16,7 @@ import {
   type TargetingFields,
 } from './flag.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
+import { rolloutProblems } from './rollout.ts'
 import { referencedSegments } from './segment.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
 import { compileRule } from './targeting/rule-compiler.ts'
@@ -82,6 +83,12 @@ export function checkTargetingFields(
       for (const p of found) problem(p.field, p.reason)
       if (found.length === 0) out.targeting = rule as JsonObject
     }
+  }
+  if (present(input, 'rollout')) {
+    const variantNames = new Set(Object.keys({ ...builtInVariants(check.type, check.constraints.enumValues), ...(out.variants ?? {}) }))
+    const { rollout, problems } = rolloutProblems(input.rollout, variantNames)
+    for (const p of problems) problem(p.field, p.reason)
+    if (rollout) out.rollout = rollout
   }
   if (present(input, 'metadata')) {
     const metadata = input.metadata

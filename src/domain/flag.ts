@@ -4,6 +4,7 @@
  */
 
 import type { FlagState } from './environment.ts'
+import type { Rollout } from './rollout.ts'
 
 export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
 
@@ -42,6 +43,8 @@ export interface TargetingFields {
   /** False: OFREP answers DISABLED and the application's own default applies. Absent means true. */
   enabled?: boolean
   metadata?: Record<string, MetadataValue>
+  /** A progressive rollout of one variant (docs/change-control.md#progressive-rollouts), per environment. */
+  rollout?: Rollout
 }
 
 /** What defines a flag: everything but its name and history. */
@@ -91,7 +94,7 @@ export const CONSTRAINT_FIELDS = [
 ] as const
 
 /** Targeting fields in output order (after the constraints). */
-export const TARGETING_FIELDS = ['enabled', 'variants', 'targeting', 'metadata'] as const
+export const TARGETING_FIELDS = ['enabled', 'variants', 'targeting', 'metadata', 'rollout'] as const
 
 /** Which constraint fields each type has. */
 export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)[]> = {
@@ -171,6 +174,7 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
   if (f.variants !== undefined) out.variants = f.variants
   if (f.targeting !== undefined) out.targeting = f.targeting
   if (f.metadata !== undefined) out.metadata = f.metadata
+  if (f.rollout !== undefined) out.rollout = f.rollout
   return out
 }
 

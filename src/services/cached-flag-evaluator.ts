@@ -18,6 +18,7 @@ import type { EvaluationContext } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import { type RequestCache, textBytes } from '../domain/request-cache.ts'
+import { servedTargeting } from '../domain/rollout.ts'
 import type { Snapshot } from '../storage/store.ts'
 import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
 import type { CountedTemplate } from './usage-counter.ts'
@@ -66,7 +67,7 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
 
   const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
     if (!fixedAnswer(flag)) {
-      if (flag.targeting !== undefined) return ruled(flag, context, snapshot, timestamp)
+      if (servedTargeting(flag) !== undefined) return ruled(flag, context, snapshot, timestamp)
       return plain.one(flag, context, snapshot, timestamp)
     }
     let answer = fixed.get(flag)

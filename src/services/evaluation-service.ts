@@ -15,6 +15,7 @@ import { NotFoundError } from '../domain/errors.ts'
 import { type EvaluationContext, type EvaluationResult, targetingKeyOf } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
+import { servedTargeting } from '../domain/rollout.ts'
 import { readsClock } from '../domain/targeting/clock-use.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
@@ -119,11 +120,13 @@ export function createEvaluationService(
       let any = false
       const clocked = new Set<string>()
       const segments = snapshot.segmentRules()
-      for (const flag of flagsOf(snapshot, env).values())
-        if (flag.targeting !== undefined) {
+      for (const flag of flagsOf(snapshot, env).values()) {
+        const rule = servedTargeting(flag)
+        if (rule !== undefined) {
           any = true
-          if (readsClock(flag.targeting, segments)) clocked.add(flag.name)
+          if (readsClock(rule, segments)) clocked.add(flag.name)
         }
+      }
       targeted.byEnv.set(key, (known = { any, clocked }))
     }
     return known

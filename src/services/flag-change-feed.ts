@@ -8,7 +8,7 @@
  */
 
 import type { AuditEntry } from '../domain/audit-entry.ts'
-import { sharedOf } from '../domain/environment.ts'
+import { sharedOf, stateOf } from '../domain/environment.ts'
 import type { Flag } from '../domain/flag.ts'
 import { type Actor, actorOf } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
@@ -105,7 +105,7 @@ export function segmentChangesOf(commit: Commit): FlagChange[] {
 function changedEnvironments(before: Flag, after: Flag, home: string): string[] | undefined {
   if (before.states === undefined && after.states === undefined) return undefined
   const shared = (f: Flag) => f.name + JSON.stringify(sharedOf(f))
-  const own = (f: Flag) => JSON.stringify([f.valueExists, f.value, f.enabled, f.targeting, f.chancePercentB])
+  const own = (f: Flag) => JSON.stringify(stateOf(f))
   const names = new Set([...Object.keys(before.states ?? {}), ...Object.keys(after.states ?? {})])
   if (shared(before) !== shared(after)) return [home, ...names]
   const out = own(before) !== own(after) ? [home] : []

@@ -13,6 +13,7 @@ import { canSeeFlag, flagScopeOf, visiblePrefixes } from '../domain/access-polic
 import { answerFor, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
+import { rolloutAt, servedTargeting } from '../domain/rollout.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'
 import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
 import { type RuleOutcome, runRule } from '../domain/targeting/targeting.ts'
@@ -87,7 +88,7 @@ export const bulkItem = (answer: Answer): string =>
 
 /** True when the flag's answer is the same for every context. */
 export const fixedAnswer = (flag: Flag): boolean =>
-  !isEnabled(flag) || (flag.targeting === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
+  !isEnabled(flag) || (servedTargeting(flag) === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
 
 /** Creates the plain evaluator over the flags' read model; `clock` (ms) is the time rules see. */
 export function createFlagEvaluator(read: FlagReadModel, clock: () => number = Date.now): PlainFlagEvaluator {
@@ -95,11 +96,13 @@ export function createFlagEvaluator(read: FlagReadModel, clock: () => number = D
   const seconds = () => Math.floor(clock() / 1000)
 
   const ruleOf = (flag: Flag, snapshot: Snapshot): Expr | undefined => {
-    if (flag.targeting === undefined) return undefined
+    // the flag's rule, with its rollout in front when it has one (rollout.ts)
+    const rule = servedTargeting(flag)
+    if (rule === undefined) return undefined
     let expr = rules.get(flag)
     if (!expr) {
       // validated at write, so problems here mean a segment went missing since: evaluation fails
-      const compiled = compileRule(flag.targeting, { segments: snapshot.segmentRules() })
+      const compiled = compileRule(rule, { segments: snapshot.segmentRules() })
       expr = compiled.problems.length === 0 ? compiled.expr : failing(compiled.problems.map((p) => `${p.field}: ${p.reason}`).join('; '))
       rules.set(flag, expr)
     }
@@ -119,7 +122,14 @@ export function createFlagEvaluator(read: FlagReadModel, clock: () => number = D
       return { flags: `[${answers.map(([, a]) => bulkItem(a)).join(',')}]`, counts: { templates: [], answers } }
     },
     asked: (principal) => ({ fixed: evaluator.visible(principal).map((flag) => ({ flag, variant: '', reason: 'NOT_MODIFIED' })) }),
-    explain: (flag, context, snapshot) => evaluate(flag, context, ruleOf(flag, snapshot), { trace: true, timestamp: seconds() }),
+    explain(flag, context, snapshot) {
+      const at = seconds()
+      const result = evaluate(flag, context, ruleOf(flag, snapshot), { trace: true, timestamp: at })
+      if (flag.rollout === undefined || !isEnabled(flag)) return result
+      // where the rollout stands, in front of the steps of its rule
+      const { percent, step, steps } = rolloutAt(flag.rollout, at)
+      return { ...result, trace: [{ kind: 'rollout', variant: flag.rollout.variant, percent, step, steps }, ...(result.trace ?? [])] }
+    },
   }
   return evaluator
 }

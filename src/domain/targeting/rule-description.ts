@@ -112,5 +112,7 @@ export function describeStep(step: TraceStep): string {
     }
     case 'fractional-skipped':
       return `${step.path}: no split: ${step.reason}`
+    case 'rollout':
+      return `rollout at ${step.percent} % (step ${step.step} of ${step.steps}): ${show(step.variant)} for that share of contexts, the rule below for the rest`
   }
 }

@@ -19,6 +19,8 @@ export type TraceStep =
   | { kind: 'segment'; name: string; matched: boolean }
   | { kind: 'fractional'; path: string; bucketKey: string; bucket: number; total: number; variant: unknown }
   | { kind: 'fractional-skipped'; path: string; reason: string }
+  /** Where a progressive rollout stands (docs/change-control.md#progressive-rollouts), before its rule runs. */
+  | { kind: 'rollout'; variant: string; percent: number; step: number; steps: number }
 
 /** The state of one evaluation. */
 export interface RuleRun {

@@ -69,7 +69,26 @@ export function targetingSchemas(value: Json): Record<string, Json> {
       maxProperties: 50,
       description: 'Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision',
     },
+    rollout: ROLLOUT,
   }
+}
+
+/** A progressive rollout (docs/change-control.md#progressive-rollouts). */
+const ROLLOUT = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['variant', 'start', 'end', 'fromPercent', 'toPercent'],
+  description:
+    'Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment',
+  properties: {
+    variant: { type: 'string', description: 'One of the flag’s variants' },
+    start: { type: 'string', format: 'date-time' },
+    end: { type: 'string', format: 'date-time', description: 'After start' },
+    fromPercent: { type: 'number', minimum: 0, maximum: 100 },
+    toPercent: { type: 'number', minimum: 0, maximum: 100, description: 'At least fromPercent' },
+    by: { type: 'string', description: 'The context attribute that keeps a context in its bucket (default targetingKey)' },
+  },
+  example: { variant: 'on', start: '2026-12-01T09:00:00Z', end: '2026-12-08T09:00:00Z', fromPercent: 5, toPercent: 100 },
 }
 
 /** The constraint fields of a type, as the validator's table lists them (NUMBER's bounds are decimals). */

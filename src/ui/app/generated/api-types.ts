@@ -987,6 +987,32 @@ export interface components {
                 [key: string]: string | number | boolean;
             };
             /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            };
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -1040,6 +1066,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             } | null;
         };
         /**
@@ -1095,6 +1147,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1161,6 +1239,32 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            } | null;
         };
         /**
          * @example {
@@ -1208,6 +1312,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1269,6 +1399,32 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            } | null;
         };
         /**
          * @example {
@@ -1317,6 +1473,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1379,6 +1561,32 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            } | null;
         };
         /**
          * @example {
@@ -1437,6 +1645,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1509,6 +1743,32 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            } | null;
         };
         /**
          * @example {
@@ -1559,6 +1819,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1621,6 +1907,32 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            } | null;
         };
         /**
          * @example {
@@ -1666,6 +1978,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1724,6 +2062,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             } | null;
         };
         /**
@@ -1787,6 +2151,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            };
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             };
             /**
              * Format: date-time
@@ -1863,6 +2253,32 @@ export interface components {
             metadata?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
+            } | null;
         };
         Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"] | components["schemas"]["NumberFlag"] | components["schemas"]["ObjectFlag"];
         NewFlag: components["schemas"]["NewBooleanFlag"] | components["schemas"]["NewIntegerFlag"] | components["schemas"]["NewStringFlag"] | components["schemas"]["NewEnumFlag"] | components["schemas"]["NewTagFlag"] | components["schemas"]["NewAbTestFlag"] | components["schemas"]["NewNumberFlag"] | components["schemas"]["NewObjectFlag"];
@@ -1918,6 +2334,32 @@ export interface components {
             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
             metadata?: {
                 [key: string]: string | number | boolean;
+            } | null;
+            /**
+             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+             * @example {
+             *       "variant": "on",
+             *       "start": "2026-12-01T09:00:00Z",
+             *       "end": "2026-12-08T09:00:00Z",
+             *       "fromPercent": 5,
+             *       "toPercent": 100
+             *     }
+             */
+            rollout?: {
+                /** @description One of the flag’s variants */
+                variant: string;
+                /** Format: date-time */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description After start
+                 */
+                end: string;
+                fromPercent: number;
+                /** @description At least fromPercent */
+                toPercent: number;
+                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                by?: string;
             } | null;
             /** @description Ignored (any value) */
             createdAt?: unknown;
@@ -3635,7 +4077,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -3717,7 +4159,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                          * @example {
                          *       "value": true
                          *     }
@@ -3762,7 +4204,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -3860,7 +4302,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -3939,7 +4381,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                          * @example {
                          *       "value": true
                          *     }
@@ -3982,7 +4424,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -4092,7 +4534,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -4202,7 +4644,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -4306,7 +4748,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -4410,7 +4852,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB (as a flag PUT takes them)
+                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
                              * @example {
                              *       "value": true
                              *     }
@@ -5413,6 +5855,32 @@ export interface operations {
                                 metadata?: {
                                     [key: string]: string | number | boolean;
                                 };
+                                /**
+                                 * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+                                 * @example {
+                                 *       "variant": "on",
+                                 *       "start": "2026-12-01T09:00:00Z",
+                                 *       "end": "2026-12-08T09:00:00Z",
+                                 *       "fromPercent": 5,
+                                 *       "toPercent": 100
+                                 *     }
+                                 */
+                                rollout?: {
+                                    /** @description One of the flag’s variants */
+                                    variant: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description After start
+                                     */
+                                    end: string;
+                                    fromPercent: number;
+                                    /** @description At least fromPercent */
+                                    toPercent: number;
+                                    /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                                    by?: string;
+                                };
                             };
                         };
                         /** @description Segments keyed by name (only when there are any) */
@@ -5523,6 +5991,32 @@ export interface operations {
                             /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
                             metadata?: {
                                 [key: string]: string | number | boolean;
+                            };
+                            /**
+                             * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+                             * @example {
+                             *       "variant": "on",
+                             *       "start": "2026-12-01T09:00:00Z",
+                             *       "end": "2026-12-08T09:00:00Z",
+                             *       "fromPercent": 5,
+                             *       "toPercent": 100
+                             *     }
+                             */
+                            rollout?: {
+                                /** @description One of the flag’s variants */
+                                variant: string;
+                                /** Format: date-time */
+                                start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description After start
+                                 */
+                                end: string;
+                                fromPercent: number;
+                                /** @description At least fromPercent */
+                                toPercent: number;
+                                /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                                by?: string;
                             };
                             /** @description FlagFlow's name for regexPattern (an empty one means none) */
                             regExp?: string;
@@ -5808,6 +6302,32 @@ export interface operations {
                                 /** @description Strings, numbers or booleans (at most 4 KiB), carried in OFREP metadata beside type and revision */
                                 metadata?: {
                                     [key: string]: string | number | boolean;
+                                };
+                                /**
+                                 * @description Serves variant to a share of contexts rising linearly from fromPercent at start to toPercent at end (at most 100 steps), sticky per targetingKey (or the attribute by); the rest get the answer without it. Per environment
+                                 * @example {
+                                 *       "variant": "on",
+                                 *       "start": "2026-12-01T09:00:00Z",
+                                 *       "end": "2026-12-08T09:00:00Z",
+                                 *       "fromPercent": 5,
+                                 *       "toPercent": 100
+                                 *     }
+                                 */
+                                rollout?: {
+                                    /** @description One of the flag’s variants */
+                                    variant: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description After start
+                                     */
+                                    end: string;
+                                    fromPercent: number;
+                                    /** @description At least fromPercent */
+                                    toPercent: number;
+                                    /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
+                                    by?: string;
                                 };
                             };
                         };
