@@ -50,17 +50,22 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
     problems.push({ field: 'changes', reason: `required: 1 to ${MAX_REQUESTED_CHANGES} changes of {flag, set}` })
   else {
     const seen = new Set<string>()
-    changes.forEach((change, i) => {
+    for (const [i, change] of changes.entries()) {
       const at = `changes[${i}]`
-      if (!isJsonObject(change)) return problems.push({ field: at, reason: 'must be {flag, set}' })
+      if (!isJsonObject(change)) {
+        problems.push({ field: at, reason: 'must be {flag, set}' })
+        continue
+      }
       for (const key of Object.keys(change))
         if (key !== 'flag' && key !== 'set') problems.push({ field: `${at}.${key}`, reason: 'unknown field' })
       const { flag, set } = change
       if (typeof flag !== 'string' || flag === '') problems.push({ field: `${at}.flag`, reason: 'required: a flag name' })
       else if (seen.has(flag)) problems.push({ field: `${at}.flag`, reason: `${flag} is changed twice; one change per flag` })
       else seen.add(flag)
-      if (!isJsonObject(set) || Object.keys(set).length === 0)
-        return problems.push({ field: `${at}.set`, reason: `required: an object of ${REQUESTABLE_FIELDS.join(', ')}` })
+      if (!isJsonObject(set) || Object.keys(set).length === 0) {
+        problems.push({ field: `${at}.set`, reason: `required: an object of ${REQUESTABLE_FIELDS.join(', ')}` })
+        continue
+      }
       for (const key of Object.keys(set))
         if (!REQUESTABLE.has(key))
           problems.push({
@@ -68,8 +73,7 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
             reason: `not a per-environment field (a request sets ${REQUESTABLE_FIELDS.join(', ')}; shared fields change with PUT /api/flags/{name})`,
           })
       if (typeof flag === 'string') parsed.push({ flag, set })
-      return undefined
-    })
+    }
   }
   if (problems.length > 0) throw new ValidationFailedError(problems)
   return {

@@ -84,15 +84,16 @@ export function createChangeRequestService(store: Store, now: () => Date = () =>
     const problems: FieldProblem[] = []
     const baseRevisions: Record<string, number> = {}
     const at = now().toISOString()
-    body.changes.forEach((change, i) => {
+    for (const [i, change] of body.changes.entries()) {
       const current = canSeeFlag(principal, change.flag) ? snapshot.flags.get(change.flag) : undefined
-      if (current === undefined)
-        return problems.push({ field: `changes[${i}].flag`, reason: `no flag named ${JSON.stringify(change.flag)}` })
+      if (current === undefined) {
+        problems.push({ field: `changes[${i}].flag`, reason: `no flag named ${JSON.stringify(change.flag)}` })
+        continue
+      }
       baseRevisions[change.flag] = servedRevisionOf(current, env)
       const made = withEnvironmentFields(snapshot, current, env, change.set, at, `changes[${i}].set.`)
       if ('problems' in made) problems.push(...made.problems)
-      return undefined
-    })
+    }
     if (problems.length > 0) throw new ValidationFailedError(problems)
     return baseRevisions
   }

@@ -81,7 +81,7 @@ test.skipIf(!chromium)(
 
     const v = await open('viewer', 'viewer-password')
     const nav = await v.$eval('header nav', (n) => n.textContent)
-    expect(nav).toBe('FlagsSegmentsCompareEnvironmentsEvaluate')
+    expect(nav).toBe('FlagsSegmentsCompareChange requestsEnvironmentsEvaluate')
     await v.waitForSelector('[role="switch"]')
     expect(await v.$eval('[role="switch"]', (s) => (s as unknown as { disabled: boolean }).disabled)).toBe(true)
     await v.goto(`${suite.ui.d.url}/ui/users`)

@@ -18,7 +18,7 @@ export interface ChangeRequestRouteDeps {
 const Actor = t.Object({ type: t.String(), id: t.String(), name: t.String() })
 const Review = t.Object({ by: Actor, at: t.String({ format: 'date-time' }), comment: t.Optional(t.String()) })
 
-const Set = t.Record(t.String(), t.Unknown(), {
+const FieldsToSet = t.Record(t.String(), t.Unknown(), {
   description: `The per-environment fields to set: ${REQUESTABLE_FIELDS.join(', ')} (as a flag PUT takes them)`,
   example: { value: true },
 })
@@ -28,7 +28,7 @@ const RequestBody = t.Object(
     environment: t.String({ description: 'The environment whose flag states change', example: 'production' }),
     title: t.String({ minLength: 1, maxLength: 200, example: 'Turn on the new checkout' }),
     description: t.Optional(t.String({ maxLength: 4096 })),
-    changes: t.Array(t.Object({ flag: t.String({ example: 'checkout/new_flow' }), set: Set }, { additionalProperties: false }), {
+    changes: t.Array(t.Object({ flag: t.String({ example: 'checkout/new_flow' }), set: FieldsToSet }, { additionalProperties: false }), {
       minItems: 1,
       maxItems: 1000,
     }),
@@ -54,7 +54,7 @@ const ChangeRequest = t.Object({
   changes: t.Array(
     t.Object({
       flag: t.String(),
-      set: Set,
+      set: FieldsToSet,
       diff: t.Optional(
         t.Record(t.String(), t.Object({ before: t.Unknown(), after: t.Unknown() }), {
           description: 'A single read: each field that would change, from what the environment serves now',

@@ -14,8 +14,10 @@ import { describeChange, type Entry, shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { EnvironmentStates } from './environment-states.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
+import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
 import { listenForChanges } from './live.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { RolloutCard } from './rollout-card.tsx'
 import { link, navigate } from './router.ts'
 import { TargetingEditor } from './targeting-editor.tsx'
 import { UsageCard } from './usage-card.tsx'
@@ -28,6 +30,9 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   const [history, setHistory] = useState<Entry[]>([])
   const [newName, setNewName] = useState(name)
   const [segments, setSegments] = useState<string[]>([])
+  // in a protected environment, changes of its state are requested (flag-writes.ts)
+  const viaRequest = useNeedsRequest(permissions)
+  const [scheduleAt, setScheduleAt] = useState('')
 
   async function load() {
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
@@ -44,20 +49,20 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     return listenForChanges((type, c) => (type.startsWith('segment.') || c.name === name) && void load())
   }, [name])
 
+  /** Shows what a write did: saved, requested (a protected environment), or the service's refusal. */
+  function outcome(result: WriteOutcome, saved: (revision: number) => string) {
+    if ('error' in result) return refusedWith(result.error)
+    if ('saved' in result) setMessage(done(saved(result.saved)))
+    else setMessage(done(`change request made (${result.requested.state}): see Change requests`))
+    void load()
+  }
   async function save(e: Event) {
     e.preventDefault()
     if (!draft || !flag) return
     setErrors({})
     setMessage(null)
-    const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } },
-      body: bodyOf(draft),
-    })
-    if (!data) {
-      return refusedWith(error)
-    }
-    setMessage(done(`saved as revision ${(data as { revision: number }).revision}`))
-    void load()
+    const at = scheduleAt ? new Date(scheduleAt).toISOString() : undefined
+    outcome(await writeFlag(flag, bodyOf(draft) as Record<string, unknown>, viaRequest, at), (r) => `saved as revision ${r}`)
   }
   async function rename() {
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
@@ -73,16 +78,10 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     navigate('')
   }
   async function setEnabled(enabled: boolean) {
-    const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: name }, header: { 'If-Match': `"${flag?.revision}"` } },
-      body: { enabled },
-    })
-    setMessage(
-      data
-        ? done(enabled ? 'enabled: applications get its value and rules' : 'disabled: applications use their own default')
-        : refused(error),
+    if (!flag) return
+    outcome(await writeFlag(flag, { enabled }, viaRequest), () =>
+      enabled ? 'enabled: applications get its value and rules' : 'disabled: applications use their own default',
     )
-    void load()
   }
   async function rollback(revision: number) {
     const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
@@ -152,7 +151,6 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       <NoticeLine notice={message} />
       <EnvironmentStates name={name} revision={flag.revision as number} permissions={permissions} onCopied={load} />
       <TargetingEditor
-        name={name}
         revision={flag.revision as number}
         rule={flag.targeting}
         variants={Object.keys(allVariants(flag as unknown as FlagDefinition))}
@@ -160,7 +158,10 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         segments={segments}
         canWrite={canWrite}
         onSaved={load}
+        write={(body) => writeFlag(flag, body, viaRequest)}
+        viaRequest={viaRequest}
       />
+      <RolloutCard flag={flag} canWrite={canWrite} viaRequest={viaRequest} write={(body) => writeFlag(flag, body, viaRequest)} />
       <UsageCard name={name} revision={flag.revision as number} />
       <VariantsEditor flag={flag} canWrite={canShared} onSaved={load} />
       <section class="card" aria-labelledby="settings-title">
@@ -169,7 +170,13 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
           <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
           {canWrite && (
             <div class="actions">
-              <button type="submit">Save</button>
+              {viaRequest && (
+                <span class="field inline">
+                  <label for="f-schedule">Schedule (optional)</label>
+                  <input id="f-schedule" type="datetime-local" value={scheduleAt} onInput={(e) => setScheduleAt(e.currentTarget.value)} />
+                </span>
+              )}
+              <button type="submit">{viaRequest ? 'Request change' : 'Save'}</button>
             </div>
           )}
         </form>

@@ -9,6 +9,7 @@ import { grants, grantsSomewhere } from '../../domain/permission.ts'
 import { AccountPage } from './account-page.tsx'
 import { api, type Me, type Permission, session } from './api.ts'
 import { AuditPage } from './audit-page.tsx'
+import { ChangeRequestsPage } from './change-requests-page.tsx'
 import { ComparePage } from './compare-page.tsx'
 import { loadEnvironments, useEnvironments } from './environment-choice.ts'
 import { EnvironmentSwitcher } from './environment-switcher.tsx'
@@ -39,6 +40,7 @@ const PAGES: {
   { path: 'new', label: 'New flag', needs: (can) => can('flag:write') },
   { path: 'segments', label: 'Segments', needs: (can) => can('flag:read') },
   { path: 'compare', label: 'Compare', needs: (_, anywhere) => anywhere('flag:read') },
+  { path: 'change-requests', label: 'Change requests', needs: (_, anywhere) => anywhere('flag:read') },
   { path: 'environments', label: 'Environments', needs: (_, anywhere) => anywhere('flag:read') },
   { path: 'evaluate', label: 'Evaluate', needs: (can) => can('flag:evaluate') },
   { path: 'migrations', label: 'Import & export', needs: (can) => can('migration:read') || can('migration:write') },
@@ -149,6 +151,8 @@ function App() {
           <SessionsPage canEndAny={can('session:write')} meId={me.id} onSignedOut={signedOut} />
         ) : page === 'audit' ? (
           <AuditPage />
+        ) : page === 'change-requests' ? (
+          <ChangeRequestsPage me={me.id} permissions={me.permissions} />
         ) : page === 'compare' ? (
           <ComparePage permissions={me.permissions} />
         ) : page === 'environments' ? (

@@ -7,7 +7,7 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import { api } from './api.ts'
+import type { WriteOutcome } from './flag-writes.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
 import { asRuleObject, readTargeting, type TargetingModel, writeTargeting } from './rule-model.ts'
@@ -28,7 +28,6 @@ const ruleError = (problems: RuleProblem[], k: number) =>
   problems.find((p) => p.field.startsWith(`targeting.if[${2 * k}]`) || p.field === `targeting.if[${2 * k + 1}]`)?.reason
 
 export function TargetingEditor({
-  name,
   revision,
   rule,
   variants,
@@ -36,8 +35,9 @@ export function TargetingEditor({
   segments,
   canWrite,
   onSaved,
+  write,
+  viaRequest = false,
 }: {
-  name: string
   revision: number
   rule: unknown
   /** Every variant a rule may serve. */
@@ -47,6 +47,9 @@ export function TargetingEditor({
   segments: string[]
   canWrite: boolean
   onSaved: () => void
+  /** How the rule is saved: directly, or as a change request in a protected environment (flag-writes.ts). */
+  write: (body: Record<string, unknown>) => Promise<WriteOutcome>
+  viaRequest?: boolean
 }) {
   const [mode, setMode] = useState<Mode>(() => modeOf(rule))
   const [dirty, setDirty] = useState(false)
@@ -77,16 +80,19 @@ export function TargetingEditor({
     } else next = writeTargeting(mode.model)
     const targeting = next === null ? null : asRuleObject(next)
     if (targeting === undefined) return setProblems([{ field: 'targeting', reason: 'must be a rule: a JSON object such as {"if": [...]}' }])
-    const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: name }, header: { 'If-Match': `"${revision}"` } },
-      body: { targeting },
-    })
-    if (!data) {
-      setProblems(ruleProblems(error, 'targeting'))
-      return setNotice(refused(error))
+    const result = await write({ targeting })
+    if ('error' in result) {
+      setProblems(ruleProblems(result.error, 'targeting'))
+      return setNotice(refused(result.error))
     }
     setDirty(false)
-    setNotice(done(`targeting saved as revision ${(data as { revision: number }).revision}`))
+    setNotice(
+      done(
+        'saved' in result
+          ? `targeting saved as revision ${result.saved}`
+          : `change request made (${result.requested.state}): see Change requests`,
+      ),
+    )
     onSaved()
   }
 
@@ -208,7 +214,7 @@ export function TargetingEditor({
       {canWrite && (
         <div class="actions">
           <button type="button" onClick={save}>
-            Save targeting
+            {viaRequest ? 'Request change' : 'Save targeting'}
           </button>
           {mode.kind === 'builder' ? (
             <button type="button" class="plain" onClick={() => setMode({ kind: 'json', text: asJson })}>

@@ -1,0 +1,163 @@
+/**
+ * A flag's rollout and pending requests (docs/ui.md#change-control): the change requests waiting
+ * for it in the chosen environment (open, approved, scheduled); its progressive rollout as a
+ * timeline of the percentage (where it stands now, its milestones); and a form that starts,
+ * replaces or ends one, saved or requested as the environment wants (flag-writes.ts).
+ */
+
+import { useEffect, useState } from 'preact/hooks'
+import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
+import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
+import { api } from './api.ts'
+import { shortTime } from './audit-diff.ts'
+import { current } from './environment-choice.ts'
+import type { WriteOutcome } from './flag-writes.ts'
+import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { link } from './router.ts'
+
+type Pending = { id: string; title: string; state: string; scheduledAt: string | null; environment: string }
+
+/** The percentage at a few moments of the window, for the timeline. */
+function milestones(r: Rollout): { at: string; percent: number }[] {
+  const start = Date.parse(r.start)
+  const end = Date.parse(r.end)
+  return [0, 0.25, 0.5, 0.75, 1].map((f) => {
+    const ms = Math.round(start + (end - start) * f)
+    return { at: new Date(ms).toISOString(), percent: rolloutAt(r, Math.floor(ms / 1000)).percent }
+  })
+}
+
+const local = (iso: string) => iso.slice(0, 16)
+
+export function RolloutCard({
+  flag,
+  canWrite,
+  viaRequest,
+  write,
+}: {
+  flag: Record<string, unknown>
+  canWrite: boolean
+  viaRequest: boolean
+  write: (body: Record<string, unknown>) => Promise<WriteOutcome>
+}) {
+  const name = String(flag.name)
+  const rollout = flag.rollout as Rollout | undefined
+  const variants = Object.keys(allVariants(flag as unknown as FlagDefinition))
+  const [pending, setPending] = useState<Pending[]>([])
+  const { message, setMessage } = useOutcome()
+  const week = Date.now() + 7 * 86_400_000
+  const [form, setForm] = useState({
+    variant: rollout?.variant ?? variants[0] ?? '',
+    start: local(rollout?.start ?? new Date().toISOString()),
+    end: local(rollout?.end ?? new Date(week).toISOString()),
+    fromPercent: String(rollout?.fromPercent ?? 5),
+    toPercent: String(rollout?.toPercent ?? 100),
+  })
+  useEffect(() => {
+    void api.GET('/api/change-requests', { params: { query: { flag: name } } }).then(({ data }) => {
+      const env = current()
+      const waiting = ((data ?? []) as Pending[]).filter(
+        (r) => ['open', 'approved', 'scheduled'].includes(r.state) && (env === undefined || r.environment === env),
+      )
+      setPending(waiting)
+    })
+  }, [name, flag.revision])
+
+  async function save(next: Record<string, unknown> | null) {
+    const result = await write({ rollout: next })
+    if ('error' in result) return setMessage(refused(result.error))
+    setMessage(done('saved' in result ? `rollout saved as revision ${result.saved}` : `change request made (${result.requested.state})`))
+  }
+  const now = rolloutAt(
+    rollout ?? ({ start: '1970-01-01T00:00:00Z', end: '1970-01-01T00:00:01Z', fromPercent: 0, toPercent: 0 } as Rollout),
+    Math.floor(Date.now() / 1000),
+  )
+  const set = (key: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value })
+  return (
+    <section class="card" aria-labelledby="rollout-title">
+      <h2 id="rollout-title">Rollout and pending changes</h2>
+      {pending.length > 0 && (
+        <ul class="pending">
+          {pending.map((r) => (
+            <li key={r.id}>
+              <a {...link('change-requests')}>{r.title}</a> <span class="chip">{r.state}</span>
+              {r.scheduledAt ? ` at ${shortTime(r.scheduledAt)}` : ''}
+            </li>
+          ))}
+        </ul>
+      )}
+      {rollout ? (
+        <>
+          <p>
+            Serves <code>{JSON.stringify(rollout.variant)}</code> to {now.percent} % of contexts now (step {now.step} of {now.steps}),
+            rising from {rollout.fromPercent} % at {shortTime(rollout.start)} to {rollout.toPercent} % at {shortTime(rollout.end)}
+            {rollout.by ? `, sticky by ${rollout.by}` : ', sticky by targetingKey'}.
+          </p>
+          <div class="rollout-bar" role="img" aria-label={`rollout at ${now.percent} %`}>
+            <span style={{ width: `${now.percent}%` }} />
+          </div>
+          <ol class="timeline" aria-label="Rollout timeline">
+            {milestones(rollout).map((m) => (
+              <li key={m.at}>
+                <time dateTime={m.at}>{shortTime(m.at)}</time>: {m.percent} %
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : (
+        <p class="meta">No rollout in this environment.</p>
+      )}
+      {canWrite && variants.length > 0 && (
+        <form
+          class="rollout-form"
+          onSubmit={(e) => {
+            e.preventDefault()
+            void save({
+              variant: form.variant,
+              start: new Date(form.start).toISOString(),
+              end: new Date(form.end).toISOString(),
+              fromPercent: Number(form.fromPercent),
+              toPercent: Number(form.toPercent),
+            })
+          }}
+        >
+          <div class="field">
+            <label for="ro-variant">Variant rolled out</label>
+            <select id="ro-variant" value={form.variant} onChange={set('variant')}>
+              {variants.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="ro-start">From (time)</label>
+            <input id="ro-start" type="datetime-local" value={form.start} onInput={set('start')} />
+          </div>
+          <div class="field">
+            <label for="ro-from">From (%)</label>
+            <input id="ro-from" type="number" min="0" max="100" step="any" value={form.fromPercent} onInput={set('fromPercent')} />
+          </div>
+          <div class="field">
+            <label for="ro-end">To (time)</label>
+            <input id="ro-end" type="datetime-local" value={form.end} onInput={set('end')} />
+          </div>
+          <div class="field">
+            <label for="ro-to">To (%)</label>
+            <input id="ro-to" type="number" min="0" max="100" step="any" value={form.toPercent} onInput={set('toPercent')} />
+          </div>
+          <div class="actions">
+            <button type="submit">{viaRequest ? 'Request rollout' : rollout ? 'Save rollout' : 'Start rollout'}</button>
+            {rollout && (
+              <button type="button" class="plain" onClick={() => save(null)}>
+                {viaRequest ? 'Request its end' : 'End rollout'}
+              </button>
+            )}
+          </div>
+        </form>
+      )}
+      <NoticeLine notice={message} />
+    </section>
+  )
+}
