@@ -13,7 +13,9 @@
  * CONTEST_PATH (default /api/flags/app/g07/f507), CONTEST_BODY (POSTs it as JSON), CONTEST_API_KEY=1
  * (an API token instead of a session), CONTEST_ROUNDS (5), CONTEST_SECONDS (4), CONTEST_FLOOR=1 (adds the
  * contract's floor, `floor-server.ts`, for `/health` or a flag read), CONTEST_IF_NONE_MATCH=1 (each
- * contestant is asked with the ETag of its own answer, so it answers 304: the bulk-304 row). Needs wrk
+ * contestant is asked with the ETag of its own answer, so it answers 304: the bulk-304 row);
+ * `<checkout>|CONTEST_ROLLOUT=1` gives that contestant's flag of PATH a rollout, `=rule` a plain
+ * rule (the rollout row: the same checkout with a rollout, against a rule or nothing). Needs wrk
  * and taskset.
  */
 
@@ -64,6 +66,29 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
   const auth = await loginHeaders(url, 'admin', PASSWORD)
   const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
   if (seeded.status !== 200) throw new Error(`seeding ${spec} failed: ${seeded.status}`)
+  // `|CONTEST_ROLLOUT=1`: the flag PATH names gets variants and a rollout half-way through a week;
+  // `|CONTEST_ROLLOUT=rule`: the same variants and a plain rule instead (what a rollout is weighed against)
+  if (env.CONTEST_ROLLOUT === '1' || env.CONTEST_ROLLOUT === 'rule') {
+    const flag = PATH.replace(/^\/(ofrep\/v1\/evaluate\/flags|api\/flags)\//, '')
+    const week = 7 * 86_400_000
+    const rollout = {
+      variant: 'b',
+      start: new Date(Date.now() - week / 2).toISOString(),
+      end: new Date(Date.now() + week / 2).toISOString(),
+      fromPercent: 5,
+      toPercent: 100,
+    }
+    const set = await fetch(`${url}/api/flags/${flag}`, {
+      method: 'PUT',
+      headers: auth,
+      body: JSON.stringify(
+        env.CONTEST_ROLLOUT === 'rule'
+          ? { variants: { a: 1, b: 2 }, targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'a', 'b'] } }
+          : { variants: { a: 1, b: 2 }, rollout },
+      ),
+    })
+    if (set.status !== 200) throw new Error(`rollout on ${flag} failed: ${set.status} ${await set.text()}`)
+  }
   if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization as string } }
   const made = await fetch(`${url}/api/tokens`, {
     method: 'POST',

@@ -21,8 +21,9 @@ import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
+import { scheduleRow } from './schedule.ts'
 import { fetchAllRow, syncStreamsRow } from './sync.ts'
-import { inProcessRow, targetingScenarios } from './targeting.ts'
+import { inProcessRow, rolloutRow, targetingScenarios } from './targeting.ts'
 import { countingCostRows } from './usage.ts'
 import { ensureWrk, spread, type WrkResult, wrk } from './wrk.ts'
 
@@ -317,11 +318,13 @@ async function main() {
   await scenario('GET /health, 32 connections', '/health', {}, 0.8, '')
   await ofrepScenarios({ url: flagd.url, pid: flagd.proc.pid, auth, scenario, row, rssMb })
   inProcessRow(row)
+  rolloutRow(row)
   await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })
   const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
   await syncStreamsRow(sync)
   await countingCostRows(BINARY, work, row)
   await environmentRows(BINARY, work, row)
+  await scheduleRow(BINARY, work, row)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',

@@ -16,6 +16,7 @@ import type { FieldProblem } from './errors.ts'
 import type { Flag, JsonObject } from './flag.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { isJsonObject } from './json-object.ts'
+import { bucketHash, scaleHash } from './targeting/fractional.ts'
 
 /** A rollout as a flag's state holds it. */
 export interface Rollout {
@@ -50,12 +51,57 @@ function stepShare(r: Rollout, k: number, steps: number): number {
   return Math.round((r.fromPercent + ((r.toPercent - r.fromPercent) * k) / steps) * (BASIS / 100))
 }
 
+/** A rollout's steps, worked out once: the second each begins at, and its share in basis points. */
+interface Steps {
+  seconds: number[]
+  shares: number[]
+}
+const stepTables = new WeakMap<Rollout, Steps>()
+
+function stepTable(r: Rollout): Steps {
+  let table = stepTables.get(r)
+  if (table === undefined) {
+    const steps = stepsOf(r)
+    table = { seconds: [], shares: [stepShare(r, 0, steps)] }
+    for (let k = 1; k <= steps; k++) {
+      table.seconds.push(stepSecond(r, k, steps))
+      table.shares.push(stepShare(r, k, steps))
+    }
+    stepTables.set(r, table)
+  }
+  return table
+}
+
+/** The step reached at `second`: how many step seconds have come (a binary search). */
+function stepAt(table: Steps, second: number): number {
+  let lo = 0
+  let hi = table.seconds.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((table.seconds[mid] as number) <= second) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** Where a rollout stands at `second` (Unix seconds): its share in percent and its step (0 before the first). */
 export function rolloutAt(r: Rollout, second: number): { percent: number; step: number; steps: number } {
-  const steps = stepsOf(r)
-  let step = 0
-  while (step < steps && second >= stepSecond(r, step + 1, steps)) step++
-  return { percent: stepShare(r, step, steps) / (BASIS / 100), step, steps }
+  const table = stepTable(r)
+  const step = stepAt(table, second)
+  return { percent: (table.shares[step] as number) / (BASIS / 100), step, steps: table.seconds.length }
+}
+
+/**
+ * Whether a context with bucket key `key` (the flag key and its targetingKey) is in the share at
+ * `second`: exactly what the rule of `rolloutRule` decides, without running it (the hot path).
+ * `key` undefined (no targetingKey): in only at a share of 100 %.
+ */
+export function inRollout(r: Rollout, key: string | undefined, second: number): boolean {
+  const table = stepTable(r)
+  const share = table.shares[stepAt(table, second)] as number
+  if (share <= 0) return false
+  if (share >= BASIS) return true
+  return key !== undefined && scaleHash(bucketHash(key), BASIS) < share
 }
 
 /** The test "this context is in the share of `basisPoints`", as a flagd rule. */
@@ -76,12 +122,13 @@ function inShare(r: Rollout, basisPoints: number): unknown {
 /** The flag's rule with `r` in front of it: the variant for the contexts in the share, else `targeting` (or no rule). */
 export function rolloutRule(r: Rollout, targeting: JsonObject | undefined): JsonObject {
   const steps = stepsOf(r)
-  const branches: unknown[] = []
-  // the newest step first: the first time condition that holds picks the share
-  for (let k = steps; k >= 1; k--)
-    branches.push({ '>=': [{ var: '$flagd.timestamp' }, stepSecond(r, k, steps)] }, inShare(r, stepShare(r, k, steps)))
-  branches.push(inShare(r, stepShare(r, 0, steps)))
-  return { if: [{ if: branches }, r.variant, targeting ?? null] }
+  // the step is found by halving the steps on the time (7 comparisons for 100 steps, not 100)
+  const share = (lo: number, hi: number): unknown => {
+    if (lo === hi) return inShare(r, stepShare(r, lo, steps))
+    const mid = Math.ceil((lo + hi) / 2)
+    return { if: [{ '>=': [{ var: '$flagd.timestamp' }, stepSecond(r, mid, steps)] }, share(mid, hi), share(lo, mid - 1)] }
+  }
+  return { if: [share(0, steps), r.variant, targeting ?? null] }
 }
 
 // the served rule of each flag object (rows and views never change)

@@ -11,9 +11,9 @@
 
 import { canSeeFlag, flagScopeOf, visiblePrefixes } from '../domain/access-policy.ts'
 import { answerFor, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
-import { type Flag, isEnabled } from '../domain/flag.ts'
+import { type Flag, isEnabled, type JsonObject } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
-import { rolloutAt, servedTargeting } from '../domain/rollout.ts'
+import { inRollout, rolloutAt, servedTargeting } from '../domain/rollout.ts'
 import { RuleFault } from '../domain/targeting/json-logic-values.ts'
 import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
 import { type RuleOutcome, runRule } from '../domain/targeting/targeting.ts'
@@ -101,9 +101,21 @@ export function createFlagEvaluator(read: FlagReadModel, clock: () => number = D
     if (rule === undefined) return undefined
     let expr = rules.get(flag)
     if (!expr) {
-      // validated at write, so problems here mean a segment went missing since: evaluation fails
-      const compiled = compileRule(rule, { segments: snapshot.segmentRules() })
-      expr = compiled.problems.length === 0 ? compiled.expr : failing(compiled.problems.map((p) => `${p.field}: ${p.reason}`).join('; '))
+      const compile = (r: JsonObject) => {
+        // validated at write, so problems here mean a segment went missing since: evaluation fails
+        const compiled = compileRule(r, { segments: snapshot.segmentRules() })
+        return compiled.problems.length === 0 ? compiled.expr : failing(compiled.problems.map((p) => `${p.field}: ${p.reason}`).join('; '))
+      }
+      const rollout = flag.rollout
+      // a rollout by targetingKey decides natively what its rule decides (tests hold the two together)
+      if (rollout !== undefined && rollout.by === undefined) {
+        const rest = flag.targeting === undefined ? undefined : compile(flag.targeting)
+        expr = (data, run) => {
+          const key = (data as { targetingKey?: unknown }).targetingKey
+          if (inRollout(rollout, key ? `${run.flagKey}${String(key)}` : undefined, run.timestamp)) return rollout.variant
+          return rest === undefined ? null : rest(data, run)
+        }
+      } else expr = compile(rule)
       rules.set(flag, expr)
     }
     return expr

@@ -114,3 +114,22 @@ test("a rollout is each environment's own, and a change request may start one", 
   expect((await admin('GET', '/api/flags/b')).body.rollout).toBeUndefined()
   expect((await admin('GET', '/api/flags/b/environments')).body.staging.rollout).toEqual(rollout())
 })
+
+test('a rollout by another attribute agrees with flagd-core too; a context without it stays out', async () => {
+  const { admin } = await app()
+  const by = rollout({ by: 'account' })
+  expect((await admin('POST', '/api/flags', { name: 'c', type: 'BOOLEAN', value: false, rollout: by })).status).toBe(201)
+  const exported = (await admin('GET', '/api/migrations/export?format=flagd')).body
+  setSystemTime(new Date(START + 500_000))
+  let on = 0
+  for (const [i, key] of keys.entries()) {
+    const context = i % 10 === 0 ? { targetingKey: key } : { targetingKey: key, account: `acct-${i % 50}` }
+    const answer = await admin('POST', '/ofrep/v1/evaluate/flags/c', { context })
+    expect(answer.body.value, JSON.stringify(context)).toBe(oracle(exported, 'c', context).value)
+    if (answer.body.value === true) {
+      on++
+      expect('account' in context).toBe(true)
+    }
+  }
+  expect(on).toBeGreaterThan(0)
+})
