@@ -16,7 +16,6 @@ import type { FieldProblem } from './errors.ts'
 import type { Flag, JsonObject } from './flag.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { isJsonObject } from './json-object.ts'
-import { bucketHash, scaleHash } from './targeting/fractional.ts'
 
 /** A rollout as a flag's state holds it. */
 export interface Rollout {
@@ -91,18 +90,14 @@ export function rolloutAt(r: Rollout, second: number): { percent: number; step: 
   return { percent: (table.shares[step] as number) / (BASIS / 100), step, steps: table.seconds.length }
 }
 
-/**
- * Whether a context with bucket key `key` (the flag key and its targetingKey) is in the share at
- * `second`: exactly what the rule of `rolloutRule` decides, without running it (the hot path).
- * `key` undefined (no targetingKey): in only at a share of 100 %.
- */
-export function inRollout(r: Rollout, key: string | undefined, second: number): boolean {
+/** The share at `second`, in basis points (what `inRollout` compares a bucket with). */
+export function shareAt(r: Rollout, second: number): number {
   const table = stepTable(r)
-  const share = table.shares[stepAt(table, second)] as number
-  if (share <= 0) return false
-  if (share >= BASIS) return true
-  return key !== undefined && scaleHash(bucketHash(key), BASIS) < share
+  return table.shares[stepAt(table, second)] as number
 }
+
+/** The scale of shares: basis points. */
+export const SHARE_SCALE = BASIS
 
 /** The test "this context is in the share of `basisPoints`", as a flagd rule. */
 function inShare(r: Rollout, basisPoints: number): unknown {
