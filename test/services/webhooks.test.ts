@@ -340,3 +340,32 @@ test('segment changes are delivered as segment.* events, and the flags they move
     r.stop()
   }
 })
+
+test('change requests are delivered as change-request.* events, a failed apply as change-request.failed', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const env = { FLAGD_WEBHOOKS: JSON.stringify([{ name: 'ci', url: r.url, events: ['change-request.*'], secret: SECRET }]) }
+    const a = await createTestApp(env, { dataDir: dir, webhookRetryDelaysMs: [20, 40, 80] })
+    apps.push(a)
+    const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+    expect((await admin('POST', '/api/flags', { name: 'w/f', type: 'INTEGER', value: 1 })).status).toBe(201)
+    const request = { environment: 'development', title: 'raise', changes: [{ flag: 'w/f', set: { value: 2 } }] }
+    const applied = (await admin('POST', '/api/change-requests', request)).body.id
+    expect((await admin('POST', `/api/change-requests/${applied}/apply`)).body.state).toBe('applied')
+    const stale = (await admin('POST', '/api/change-requests', { ...request, title: 'stale' })).body.id
+    expect((await admin('PUT', '/api/flags/w/f', { value: 9 })).status).toBe(200)
+    expect((await admin('POST', `/api/change-requests/${stale}/apply`)).status).toBe(409)
+    await until(() => r.got.some((g) => g.event === 'change-request.failed'))
+    expect(r.state.badSignatures).toBe(0)
+    expect(r.got.map((g) => `${g.event} ${g.body.target.name}`)).toEqual([
+      'change-request.created raise',
+      'change-request.applied raise',
+      'change-request.created stale',
+      'change-request.failed stale',
+    ])
+  } finally {
+    r.stop()
+  }
+})
