@@ -6,6 +6,7 @@ import { configArgs, withAdmin } from './common-args.ts'
 import { readNewPassword } from './password-input.ts'
 import { PERMISSIONS_HELP, parsePermissions } from './permission-arg.ts'
 import { textTable } from './text-table.ts'
+import { flagPrefixArgs } from './token-command.ts'
 
 /** Formats users as an aligned table for a terminal. */
 export function userTable(users: PublicUser[]): string {
@@ -21,15 +22,17 @@ const addCommand = defineCommand({
     username: { type: 'positional', description: 'Name of the new user', required: true },
     permissions: { type: 'string', description: `${PERMISSIONS_HELP} (default: all)` },
     'password-stdin': { type: 'boolean', description: 'Read the password from standard input' },
+    'flag-prefix': { type: 'string', description: 'Confine the person to flags under this prefix (repeat for more, up to 20)' },
     ...configArgs,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const permissions = parsePermissions(args.permissions ?? 'all')
+    const flagPrefixes = flagPrefixArgs(rawArgs)
     const password = await readNewPassword(Boolean(args['password-stdin']))
-    const user = await withAdmin(args, (admin) => admin.addUser({ username: String(args.username), password, permissions }), {
-      mayInitialise: true,
-    })
-    console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}`)
+    const input = { username: String(args.username), password, permissions, ...(flagPrefixes.length > 0 ? { flagPrefixes } : {}) }
+    const user = await withAdmin(args, (admin) => admin.addUser(input), { mayInitialise: true })
+    const scope = user.flagPrefixes.length > 0 ? `, confined to ${user.flagPrefixes.join(', ')}` : ''
+    console.log(`created user ${user.username} (${user.id}) with permissions: ${user.permissions.join(', ') || 'none'}${scope}`)
   },
 })
 

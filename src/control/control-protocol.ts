@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 5
+export const CONTROL_PROTOCOL = 6
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -22,7 +22,7 @@ const Optional = <S extends TSchema>(schema: S) => T.Optional(T.Union([schema, T
 
 /** The arguments of every operation, in order. */
 export const CONTROL_ARGUMENTS = {
-  addUser: T.Tuple([T.Object({ username: Text, password: Text, permissions: Permissions })]),
+  addUser: T.Tuple([T.Object({ username: Text, password: Text, permissions: Permissions, flagPrefixes: Optional(T.Array(Text)) })]),
   listUsers: T.Tuple([]),
   setPassword: T.Tuple([Text, Text]),
   deleteUser: T.Tuple([Text]),

@@ -73,9 +73,9 @@ export function authorizeSessionDelete(p: Principal, sessionUserId: string): voi
 // one shared empty scope: every read asks, and a new array each time was garbage on the hot path
 const UNSCOPED: readonly string[] = Object.freeze([])
 
-/** The flag-name prefixes `p` is confined to; empty means every flag (users, unscoped tokens, the system). */
+/** The flag-name prefixes `p` is confined to; empty means every flag (unconfined users and tokens, the system). */
 export function flagScopeOf(p: Principal): readonly string[] {
-  return p.kind === 'token' ? p.flagPrefixes : UNSCOPED
+  return p.kind === 'system' ? UNSCOPED : p.flagPrefixes
 }
 
 /**
@@ -101,7 +101,7 @@ export function inScope(prefix: string, name: string): boolean {
 /** A change to a flag outside the token's `flagPrefixes`: refused (403), whether the flag exists or not. */
 export class OutOfScopeError extends AppError {
   constructor(name: string, scope: readonly string[]) {
-    super('FORBIDDEN', `this token may only change flags under ${scope.join(', ')}; ${JSON.stringify(name)} is outside`, {
+    super('FORBIDDEN', `this caller may only change flags under ${scope.join(', ')}; ${JSON.stringify(name)} is outside`, {
       field: 'name',
       flagPrefixes: [...scope],
     })
@@ -120,7 +120,7 @@ export function requireFlagInScope(p: Principal, name: string): void {
 export function requireUnscoped(p: Principal, why = 'migrations act on every flag'): void {
   const scope = flagScopeOf(p)
   if (scope.length > 0) {
-    throw new AppError('FORBIDDEN', `${why}; this token is confined to ${scope.join(', ')}; use a token without flagPrefixes`, {
+    throw new AppError('FORBIDDEN', `${why}; this caller is confined to ${scope.join(', ')}; use a token or a user without flagPrefixes`, {
       flagPrefixes: [...scope],
     })
   }

@@ -19,6 +19,8 @@ export interface UserPrincipal {
   username: string
   sessionId: string
   permissions: readonly HeldPermission[]
+  /** Empty: every flag; otherwise flags outside these prefixes do not exist for this person (docs/api.md#confined-users). */
+  flagPrefixes: readonly string[]
   /** The environment this request evaluates (OFREP's `?environment=`); absent: the default one. */
   environment?: string
 }

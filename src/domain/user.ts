@@ -11,15 +11,24 @@ export interface StoredUser {
   username: string
   passwordHash: string
   permissions: HeldPermission[]
+  /** The flag-name prefixes the person is confined to (docs/api.md#confined-users); absent or empty: every flag. */
+  flagPrefixes?: string[]
+  /** How the person signs in; absent: `local` (a password). */
+  source?: UserSource
   createdAt: string
   updatedAt: string
 }
+
+/** How a user signs in: with a password here, or through the identity provider. */
+export type UserSource = 'local' | 'oidc'
 
 /** A user as every API and CLI answer shows it: no password, no hash. */
 export interface PublicUser {
   id: string
   username: string
   permissions: HeldPermission[]
+  flagPrefixes: string[]
+  source: UserSource
   createdAt: string
   updatedAt: string
 }
@@ -31,7 +40,15 @@ export const PASSWORD_MAX = 1024
 
 /** Strips secrets from a stored user, building the answer from an allow-list of fields. */
 export function toPublicUser(u: StoredUser): PublicUser {
-  return { id: u.id, username: u.username, permissions: [...u.permissions], createdAt: u.createdAt, updatedAt: u.updatedAt }
+  return {
+    id: u.id,
+    username: u.username,
+    permissions: [...u.permissions],
+    flagPrefixes: [...(u.flagPrefixes ?? [])],
+    source: u.source ?? 'local',
+    createdAt: u.createdAt,
+    updatedAt: u.updatedAt,
+  }
 }
 
 /** Throws unless `username` is 1–64 characters of `A–Z a–z 0–9 . _ @ -`. */

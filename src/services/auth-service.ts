@@ -109,6 +109,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
         username: user.username,
         sessionId: session.id,
         permissions: user.permissions,
+        flagPrefixes: user.flagPrefixes ?? [],
       }
       const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
         const current = tx.read.users.get(user.id)
@@ -140,7 +141,14 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       if (known === undefined || known.user !== user) {
         known = {
           user,
-          principal: Object.freeze({ kind: 'user', userId, username: user.username, sessionId, permissions: user.permissions }),
+          principal: Object.freeze({
+            kind: 'user',
+            userId,
+            username: user.username,
+            sessionId,
+            permissions: user.permissions,
+            flagPrefixes: user.flagPrefixes ?? [],
+          }),
         }
         principals.set(session, known)
       }

@@ -56,7 +56,8 @@ export interface ScheduledOutcome {
 
 /** The principal a scheduled apply acts as: the request's author (as audit entries show actors). */
 function principalOfActor(actor: Actor): Principal {
-  if (actor.type === 'user') return { kind: 'user', userId: actor.id, username: actor.name, sessionId: '', permissions: [] }
+  if (actor.type === 'user')
+    return { kind: 'user', userId: actor.id, username: actor.name, sessionId: '', permissions: [], flagPrefixes: [] }
   if (actor.type === 'token') return { kind: 'token', tokenId: actor.id, name: actor.name, permissions: [], flagPrefixes: [] }
   return systemPrincipal(actor.id as SystemName)
 }

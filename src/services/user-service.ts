@@ -5,7 +5,8 @@
  * rules against the newest state.
  */
 
-import { authorizeUserUpdate, holds, isSelf, requirePermission } from '../domain/access-policy.ts'
+import { authorizeUserUpdate, flagScopeOf, holds, isSelf, requirePermission } from '../domain/access-policy.ts'
+import { normalizeFlagPrefixes } from '../domain/api-token.ts'
 import { AppError, ConflictError, InvalidError, NotFoundError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { type HeldPermission, normalizePermissions } from '../domain/permission.ts'
@@ -20,6 +21,8 @@ export interface NewUser {
   username: string
   password: string
   permissions?: readonly string[] | undefined
+  /** Confines the person to these flag-name prefixes (docs/api.md#confined-users); absent or `[]`: every flag. */
+  flagPrefixes?: unknown
 }
 
 /** Fields a `PUT /api/users/{id}` may change. */
@@ -27,6 +30,7 @@ export interface UserPatch {
   username?: string | undefined
   password?: string | undefined
   permissions?: readonly string[] | undefined
+  flagPrefixes?: unknown
   currentPassword?: string | undefined
 }
 
@@ -80,10 +84,11 @@ function checkNoStrongerThanToken(
   act: 'create' | 'change',
   tokenExpiresAt: string | null | undefined,
 ): void {
-  if (p.kind !== 'token') return
   const whom = act === 'create' ? 'create a user' : 'change this user'
-  if (p.flagPrefixes.length > 0)
-    throw new AppError('FORBIDDEN', `a token confined to flag prefixes cannot ${whom}: a user is never confined`)
+  // a confined caller (token or person) manages no one: it could make an account wider than itself
+  if (flagScopeOf(p).length > 0)
+    throw new AppError('FORBIDDEN', `a caller confined to flag prefixes cannot ${whom} (ask someone who is not confined)`)
+  if (p.kind !== 'token') return
   if (tokenExpiresAt) throw new AppError('FORBIDDEN', `a token that expires cannot ${whom}: a user never expires`)
   const missing = permissions.find((x) => !holds(p, x))
   if (missing !== undefined) {
@@ -127,13 +132,22 @@ export function createUserService(
       checkUsername(input.username)
       checkPassword(input.password)
       const permissions = normalizePermissions(input.permissions ?? [], 'permissions', (e) => store.committed().environments.has(e))
+      const flagPrefixes = normalizeFlagPrefixes(input.flagPrefixes)
       checkNoStrongerThanToken(caller.principal, permissions, 'create', tokenExpiry(caller.principal))
       if (findUserByName(store.committed(), input.username)) throw taken(input.username)
       const passwordHash = await hasher.hash(input.password)
       const out = await store.transact(commitMeta(caller), (tx) => {
         if (findUserByName(tx.read, input.username)) throw taken(input.username)
         const at = now().toISOString()
-        const user: StoredUser = { id: newId('usr'), username: input.username, passwordHash, permissions, createdAt: at, updatedAt: at }
+        const user: StoredUser = {
+          id: newId('usr'),
+          username: input.username,
+          passwordHash,
+          permissions,
+          ...(flagPrefixes.length > 0 ? { flagPrefixes } : {}),
+          createdAt: at,
+          updatedAt: at,
+        }
         tx.put('users', user)
         return toPublicUser(user)
       })
@@ -142,13 +156,20 @@ export function createUserService(
 
     async update(caller, id, patch) {
       const p = caller.principal
-      authorizeUserUpdate(p, id, { username: patch.username !== undefined, permissions: patch.permissions !== undefined })
+      authorizeUserUpdate(p, id, {
+        username: patch.username !== undefined,
+        permissions: patch.permissions !== undefined || patch.flagPrefixes !== undefined,
+      })
+      const flagPrefixes = patch.flagPrefixes === undefined ? undefined : normalizeFlagPrefixes(patch.flagPrefixes)
       const current = stored(store.committed(), id)
       if (patch.username !== undefined) checkUsername(patch.username)
       if (patch.password !== undefined) checkPassword(patch.password)
       const permissions: HeldPermission[] | undefined =
         patch.permissions && normalizePermissions(patch.permissions, 'permissions', (e) => store.committed().environments.has(e))
       // a token may change a user only within what it holds itself: never grant more, never take over a stronger account
+      if (!isSelf(p, id) || permissions !== undefined || flagPrefixes !== undefined) {
+        if (flagScopeOf(p).length > 0) checkNoStrongerThanToken(p, current.permissions, 'change', undefined)
+      }
       if (p.kind === 'token') {
         checkNoStrongerThanToken(p, current.permissions, 'change', tokenExpiry(p))
         if (permissions) checkNoStrongerThanToken(p, permissions, 'change', tokenExpiry(p))
@@ -163,7 +184,13 @@ export function createUserService(
       }
       // Like a flag PUT, a request that changes nothing answers with the user as it is, writing nothing.
       const samePermissions = !permissions || permissions.join() === current.permissions.join()
-      if ((patch.username === undefined || patch.username === current.username) && samePermissions && patch.password === undefined) {
+      const samePrefixes = !flagPrefixes || flagPrefixes.join('\n') === (current.flagPrefixes ?? []).join('\n')
+      if (
+        (patch.username === undefined || patch.username === current.username) &&
+        samePermissions &&
+        samePrefixes &&
+        patch.password === undefined
+      ) {
         return toPublicUser(current)
       }
       const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password)
@@ -176,10 +203,13 @@ export function createUserService(
         if (permissions && !permissions.includes('user:write') && user.permissions.includes('user:write') && !holdsUserWrite(tx.read, id)) {
           throw new ConflictError(LAST_ADMIN)
         }
+        const { flagPrefixes: _was, ...rest } = user
+        const prefixes = flagPrefixes ?? user.flagPrefixes ?? []
         const next: StoredUser = {
-          ...user,
+          ...rest,
           username: patch.username ?? user.username,
           permissions: permissions ?? user.permissions,
+          ...(prefixes.length > 0 ? { flagPrefixes: prefixes } : {}),
           passwordHash: passwordHash ?? user.passwordHash,
           updatedAt: now().toISOString(),
         }

@@ -22,7 +22,7 @@ group('create', () => {
     })
     expect(res.status).toBe(201)
     expect(res.headers.get('location')).toBe(`/api/users/${res.body.id}`)
-    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'id', 'permissions', 'updatedAt', 'username'])
+    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'flagPrefixes', 'id', 'permissions', 'source', 'updatedAt', 'username'])
     expect(res.body.permissions).toEqual(['flag:read', 'user:read'])
     expect(res.body.createdAt).toMatch(ISO)
     expect(res.body.id).toMatch(/^[A-Za-z0-9_-]+$/)

@@ -41,6 +41,7 @@ const principal = (userId: string, sessionId: string): Principal => ({
   username: 'alice',
   sessionId,
   permissions: ['session:read'],
+  flagPrefixes: [],
 })
 const callerOf = (userId: string, sessionId: string) => ({ principal: principal(userId, sessionId), requestId: 'test' })
 

@@ -20,7 +20,7 @@ export interface AuditHarness {
   destroy(): Promise<void>
 }
 
-const alice: Principal = { kind: 'user', userId: 'usr_alice', username: 'alice', sessionId: 'ses_a', permissions: [] }
+const alice: Principal = { kind: 'user', userId: 'usr_alice', username: 'alice', sessionId: 'ses_a', permissions: [], flagPrefixes: [] }
 const ci: Principal = { kind: 'token', tokenId: 'tok_ci', name: 'ci', permissions: [], flagPrefixes: [] }
 const as = (principal: Principal, requestId: string, environment?: string): CommitMeta => ({
   principal,

@@ -7,15 +7,32 @@ export const UserSchema = t.Object({
   id: t.String({ example: 'usr_3q2bqMWe2G9Zr0yLw1bXcg' }),
   username: t.String({ example: 'alice' }),
   permissions: t.Array(PermissionSchema, { example: ['flag:read', 'flag:write'] }),
+  flagPrefixes: t.Array(t.String(), {
+    description: 'The flag-name prefixes the person is confined to, as API tokens are; empty: every flag',
+    example: [],
+  }),
+  source: t.Union([t.Literal('local'), t.Literal('oidc')], {
+    description: 'local: a password here; oidc: signs in through the identity provider',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+})
+
+const FlagPrefixes = t.Array(t.String(), {
+  description: 'Confines the person to flags under these prefixes (mobile/, checkout/new_), at most 20; [] for every flag',
+  example: ['mobile/'],
 })
 
 const Username = t.String({ description: '1-64 characters of A-Z a-z 0-9 . _ @ -, unique ignoring case', example: 'alice' })
 const Password = t.String({ description: '8-1024 characters', example: 'correct horse battery' })
 
 export const CreateUserBody = t.Object(
-  { username: Username, password: Password, permissions: t.Optional(t.Array(t.String(), { example: ['flag:read'] })) },
+  {
+    username: Username,
+    password: Password,
+    permissions: t.Optional(t.Array(t.String(), { example: ['flag:read'] })),
+    flagPrefixes: t.Optional(t.Unknown()),
+  },
   { additionalProperties: false },
 )
 
@@ -28,6 +45,7 @@ export const CreateUserBodyDoc = t.Object(
     username: Username,
     password: Password,
     permissions: t.Optional(t.Array(PermissionSchema, { example: ['flag:read'], description: 'Default: none' })),
+    flagPrefixes: t.Optional(FlagPrefixes),
   },
   { additionalProperties: false },
 )
@@ -37,6 +55,7 @@ export const UpdateUserBody = t.Object(
     username: t.Optional(Username),
     password: t.Optional(Password),
     permissions: t.Optional(t.Array(t.String(), { example: ['flag:read', 'user:read'] })),
+    flagPrefixes: t.Optional(t.Unknown()),
     currentPassword: t.Optional(t.String({ description: 'Required when changing your own password' })),
   },
   { additionalProperties: false },
@@ -48,6 +67,7 @@ export const UpdateUserBodyDoc = t.Object(
     username: t.Optional(Username),
     password: t.Optional(Password),
     permissions: t.Optional(t.Array(PermissionSchema, { example: ['flag:read', 'user:read'] })),
+    flagPrefixes: t.Optional(FlagPrefixes),
     currentPassword: t.Optional(t.String({ description: 'Required when changing your own password' })),
   },
   { additionalProperties: false },

@@ -12,7 +12,7 @@ import { Field } from './field.tsx'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
-type User = { id: string; username: string; permissions: Permission[]; createdAt: string }
+type User = { id: string; username: string; permissions: Permission[]; flagPrefixes: string[]; source: string; createdAt: string }
 type Form = Required<Body<'createUser'>>
 
 /** The fields of a new or edited user; ids are prefixed so that two forms never share one. */
@@ -48,6 +48,22 @@ function UserForm({
           onInput={(e) => set({ ...form, password: e.currentTarget.value })}
         />
       </Field>
+      <Field id={`${prefix}-prefixes`} label="Only flags starting with (comma-separated; empty for all)" error={errors.flagPrefixes}>
+        <input
+          id={`${prefix}-prefixes`}
+          value={form.flagPrefixes.join(', ')}
+          placeholder="mobile/, checkout/"
+          onInput={(e) =>
+            set({
+              ...form,
+              flagPrefixes: e.currentTarget.value
+                .split(',')
+                .map((p) => p.trim())
+                .filter(Boolean),
+            })
+          }
+        />
+      </Field>
       <PermissionPicker
         id={`${prefix}-perm`}
         legend="Permissions"
@@ -60,7 +76,7 @@ function UserForm({
 }
 
 export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string }) {
-  const empty: Form = { username: '', password: '', permissions: [] }
+  const empty: Form = { username: '', password: '', permissions: [], flagPrefixes: [] }
   const [users, setUsers] = useState<User[] | null>(null)
   const [draft, setDraft] = useState<Form>(empty)
   const [editing, setEditing] = useState<{ id: string; form: Form } | null>(null)
@@ -86,8 +102,8 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
     e.preventDefault()
     if (!editing) return
     setErrors({})
-    const { username, password, permissions } = editing.form
-    const body: Body<'updateUser'> = { username, permissions, ...(password ? { password } : {}) }
+    const { username, password, permissions, flagPrefixes } = editing.form
+    const body: Body<'updateUser'> = { username, permissions, flagPrefixes, ...(password ? { password } : {}) }
     const { data, error } = await api.PUT('/api/users/{userId}', { params: { path: { userId: editing.id } }, body })
     if (!data) return refusedWith(error)
     setMessage(done(`saved ${data.username}`))
@@ -116,7 +132,9 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
                 {u.id === meId && ' (you)'}
               </strong>
               <span class="meta">
-                {u.permissions.join(', ') || 'no permissions'} · since {shortTime(u.createdAt)}
+                {u.permissions.join(', ') || 'no permissions'}
+                {u.flagPrefixes.length > 0 ? ` · only ${u.flagPrefixes.join(', ')}` : ''} ·{' '}
+                {u.source === 'oidc' ? 'signs in with SSO' : 'password'} · since {shortTime(u.createdAt)}
               </span>
               {canWrite && editing?.id === u.id ? (
                 <form onSubmit={save} class="card">
@@ -148,7 +166,10 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
                       type="button"
                       onClick={() => {
                         setErrors({})
-                        setEditing({ id: u.id, form: { username: u.username, password: '', permissions: u.permissions } })
+                        setEditing({
+                          id: u.id,
+                          form: { username: u.username, password: '', permissions: u.permissions, flagPrefixes: u.flagPrefixes },
+                        })
                       }}
                     >
                       Edit {u.username}

@@ -3028,6 +3028,16 @@ export interface operations {
                          */
                         permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
+                         * @description The flag-name prefixes the person is confined to, as API tokens are; empty: every flag
+                         * @example []
+                         */
+                        flagPrefixes: string[];
+                        /**
+                         * @description local: a password here; oidc: signs in through the identity provider
+                         * @enum {string}
+                         */
+                        source: "local" | "oidc";
+                        /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
                          */
@@ -3124,6 +3134,16 @@ export interface operations {
                          */
                         permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
+                         * @description The flag-name prefixes the person is confined to, as API tokens are; empty: every flag
+                         * @example []
+                         */
+                        flagPrefixes: string[];
+                        /**
+                         * @description local: a password here; oidc: signs in through the identity provider
+                         * @enum {string}
+                         */
+                        source: "local" | "oidc";
+                        /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
                          */
@@ -3169,6 +3189,13 @@ export interface operations {
                      *     ]
                      */
                     permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
+                    /**
+                     * @description Confines the person to flags under these prefixes (mobile/, checkout/new_), at most 20; [] for every flag
+                     * @example [
+                     *       "mobile/"
+                     *     ]
+                     */
+                    flagPrefixes?: string[];
                 };
             };
         };
@@ -3193,6 +3220,16 @@ export interface operations {
                          *     ]
                          */
                         permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
+                        /**
+                         * @description The flag-name prefixes the person is confined to, as API tokens are; empty: every flag
+                         * @example []
+                         */
+                        flagPrefixes: string[];
+                        /**
+                         * @description local: a password here; oidc: signs in through the identity provider
+                         * @enum {string}
+                         */
+                        source: "local" | "oidc";
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
@@ -3246,6 +3283,16 @@ export interface operations {
                          */
                         permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
                         /**
+                         * @description The flag-name prefixes the person is confined to, as API tokens are; empty: every flag
+                         * @example []
+                         */
+                        flagPrefixes: string[];
+                        /**
+                         * @description local: a password here; oidc: signs in through the identity provider
+                         * @enum {string}
+                         */
+                        source: "local" | "oidc";
+                        /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
                          */
@@ -3294,6 +3341,13 @@ export interface operations {
                      *     ]
                      */
                     permissions?: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
+                    /**
+                     * @description Confines the person to flags under these prefixes (mobile/, checkout/new_), at most 20; [] for every flag
+                     * @example [
+                     *       "mobile/"
+                     *     ]
+                     */
+                    flagPrefixes?: string[];
                     /** @description Required when changing your own password */
                     currentPassword?: string;
                 };
@@ -3318,6 +3372,16 @@ export interface operations {
                          *     ]
                          */
                         permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
+                        /**
+                         * @description The flag-name prefixes the person is confined to, as API tokens are; empty: every flag
+                         * @example []
+                         */
+                        flagPrefixes: string[];
+                        /**
+                         * @description local: a password here; oidc: signs in through the identity provider
+                         * @enum {string}
+                         */
+                        source: "local" | "oidc";
                         /**
                          * Format: date-time
                          * @example 2026-11-22T10:15:00.123Z
