@@ -16,6 +16,7 @@ import { createLogging, type Logger, type Logging, unbufferedLogging } from './o
 import { createMetrics, type Metrics } from './observability/metrics.ts'
 import { startChangeSchedule } from './services/change-schedule.ts'
 import { startHousekeeping } from './services/housekeeping.ts'
+import { createOidcService } from './services/oidc-service.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
@@ -88,9 +89,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     metrics.measureCache(() => services.cache.size().bytes)
     const sessionTokens = createSessionTokenCodec(secret, services.cache)
+    // single sign-on (docs/single-sign-on.md): its provider is looked up in the background, never waited for
+    const oidcSettings = config.auth.oidc
+    const oidc =
+      oidcSettings &&
+      createOidcService({ config: oidcSettings, store, auth: services.auth, secret, ...(options.now ? { now: options.now } : {}) })
     const http = createHttpApp({
       config,
       ...services,
+      ...(oidc ? { oidc } : {}),
+      logOidc: (reason) => logger.warn({ reason }, 'a single sign-on failed'),
       sessionTokens,
       streams: createStreamHub(config.streams.heartbeatSeconds * 1000),
       streamCredentials: createStreamCredentials(secret, services),

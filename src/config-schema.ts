@@ -5,6 +5,7 @@
  */
 
 import ipaddr from 'ipaddr.js'
+import { type OidcConfig, parseOidcConfig } from './config-oidc.ts'
 import { AUDIT_ENTITY } from './domain/audit-entry.ts'
 
 /** The validated configuration the daemon and the CLI run with. */
@@ -31,6 +32,8 @@ export interface Config {
     loginUserWindowSeconds: number
     loginMaxFailuresPerAddress: number
     loginAddressWindowSeconds: number
+    /** Single sign-on for the web UI (docs/single-sign-on.md); absent: passwords only. */
+    oidc: OidcConfig | undefined
   }
   limits: { bodyBytes: number; importBytes: number; maxFlags: number; cacheBytes: number }
   /** Flag usage (docs/api.md#usage): whether evaluations are counted, and after how many days unused a flag is stale. */
@@ -321,6 +324,13 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     doc: 'Failed logins per client address allowed in the window.',
   },
   { path: 'auth.loginAddressWindowSeconds', default: 60, parse: integer(1, 86400), doc: 'Sliding window for the per-address count.' },
+  {
+    path: 'auth.oidc',
+    default: undefined,
+    parse: parseOidcConfig,
+    sensitive: true,
+    doc: 'Single sign-on for the web UI: {issuer, clientId, clientSecret, scopes?, usernameClaim?, groupsClaim?, groupPermissions?, defaultPermissions?, label?} (JSON in FLAGD_AUTH_OIDC).',
+  },
   { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },
   { path: 'limits.importBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest body of PUT /api/migrations.' },
   {

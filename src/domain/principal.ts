@@ -8,9 +8,10 @@ import type { HeldPermission } from './permission.ts'
 
 /**
  * The parts of flagd that act on their own authority (file-system access to the data directory).
- * `maintenance` is the daemon's own housekeeping (pruning expired sessions), never audited.
+ * `maintenance` is the daemon's own housekeeping (pruning expired sessions), never audited; `sso` makes
+ * and updates the users who sign in through the identity provider (docs/single-sign-on.md).
  */
-export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance'
+export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance' | 'sso'
 
 /** A user signed in with a session. */
 export interface UserPrincipal {

@@ -15,6 +15,8 @@ export interface StoredUser {
   flagPrefixes?: string[]
   /** How the person signs in; absent: `local` (a password). */
   source?: UserSource
+  /** A person of the identity provider: who they are there (matched at every sign-in, never by name). */
+  oidc?: { issuer: string; subject: string }
   createdAt: string
   updatedAt: string
 }

@@ -19,6 +19,7 @@ import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { MigrationService } from '../services/migration-service.ts'
+import type { OidcService } from '../services/oidc-service.ts'
 import type { SegmentService } from '../services/segment-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UsageService } from '../services/usage-service.ts'
@@ -43,6 +44,7 @@ import { healthRoutes } from './routes/health-routes.ts'
 import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
+import { oidcRoutes } from './routes/oidc-routes.ts'
 import { segmentRoutes } from './routes/segment-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
@@ -74,6 +76,10 @@ export interface HttpDeps {
   streamCredentials: StreamCredentials
   health: HealthService
   sessionTokens: SessionTokenCodec
+  /** Single sign-on, when `auth.oidc` is configured (docs/single-sign-on.md). */
+  oidc?: OidcService
+  /** Where a failed single sign-on's reason goes (a warning). */
+  logOidc?: (reason: string) => void
   /** Where unexpected errors are reported (with the request id). */
   logError?: (requestId: string, err: unknown) => void
   /** Called once per answered request (logs and metrics). */
@@ -100,7 +106,8 @@ export interface HttpApp {
 function apiRoutes(deps: HttpDeps): RouteSpec[] {
   const bodyLimit = deps.config.limits.bodyBytes
   const routes: RouteSpec[] = [
-    ...healthRoutes(deps.health),
+    ...healthRoutes(deps.health, deps.oidc ? () => (deps.oidc as OidcService).status() : undefined),
+    ...oidcRoutes({ oidc: deps.oidc, sessionTokens: deps.sessionTokens, bodyLimit, log: deps.logOidc ?? (() => {}) }),
     ...authRoutes({ ...deps, bodyLimit }),
     ...userRoutes({ users: deps.users, bodyLimit }),
     ...flagRoutes({ flags: deps.flags, evaluations: deps.evaluations, bodyLimit }),

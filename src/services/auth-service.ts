@@ -28,6 +28,8 @@ export interface LoginResult {
 /** The authentication use cases. */
 export interface AuthService {
   login(username: string, password: string, address: string, requestId: string): Promise<LoginResult>
+  /** A new session of `user`, who signed in elsewhere (the identity provider, docs/single-sign-on.md). */
+  openSession(user: StoredUser, requestId: string): Promise<LoginResult>
   /** The principal behind a verified token's claims; throws `UnauthorizedError` if revoked or expired. */
   resolve(userId: string, sessionId: string): UserPrincipal
   /**
@@ -66,6 +68,36 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
   // the principal of a session, made again only when its user row changes (stored rows are frozen and
   // replaced on change, so identity tells): no new object per authenticated request
   const principals = new WeakMap<StoredSession, { user: StoredUser; principal: UserPrincipal }>()
+  /**
+   * A new session of `user`, stored; `stillValid` re-checks the row in the transaction (a login:
+   * the password it checked is still the one).
+   */
+  const openSession = async (user: StoredUser, requestId: string, stillValid: (current: StoredUser) => boolean) => {
+    const started = now()
+    const session: StoredSession = {
+      id: newId('ses'),
+      userId: user.id,
+      createdAt: started.toISOString(),
+      expiresAt: new Date(started.getTime() + options.tokenTtlSeconds * 1000).toISOString(),
+      lastUsedAt: started.toISOString(),
+    }
+    const principal: UserPrincipal = {
+      kind: 'user',
+      userId: user.id,
+      username: user.username,
+      sessionId: session.id,
+      permissions: user.permissions,
+      flagPrefixes: user.flagPrefixes ?? [],
+    }
+    const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
+      const current = tx.read.users.get(user.id)
+      // deleted, or given a new password, while we checked the old one: no session from it
+      if (!current || !stillValid(current)) throw new UnauthorizedError(BAD_CREDENTIALS)
+      tx.put('sessions', session)
+      return { session, user: toPublicUser(current) }
+    })
+    return out.result
+  }
   return {
     async login(username, password, address, requestId) {
       if (username.length === 0) throw new InvalidError('username is required', 'username', 'required')
@@ -85,7 +117,8 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
           await store.refresh()
           user = findUserByName(store.committed(), username)
         }
-        if (user) ok = await hasher.verify(password, user.passwordHash)
+        // a person who signs in through the identity provider has no password here: as an unknown name
+        if (user && user.source !== 'oidc') ok = await hasher.verify(password, user.passwordHash)
         else await hasher.verifyDummy(password) // the same work for an unknown name: no timing oracle
       } finally {
         if (user && ok) attempt.succeeded()
@@ -95,31 +128,10 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
         options.telemetry?.loginFailed()
         throw new UnauthorizedError(BAD_CREDENTIALS)
       }
-      const started = now()
-      const session: StoredSession = {
-        id: newId('ses'),
-        userId: user.id,
-        createdAt: started.toISOString(),
-        expiresAt: new Date(started.getTime() + options.tokenTtlSeconds * 1000).toISOString(),
-        lastUsedAt: started.toISOString(),
-      }
-      const principal: UserPrincipal = {
-        kind: 'user',
-        userId: user.id,
-        username: user.username,
-        sessionId: session.id,
-        permissions: user.permissions,
-        flagPrefixes: user.flagPrefixes ?? [],
-      }
-      const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
-        const current = tx.read.users.get(user.id)
-        // deleted, or given a new password, while we checked the old one: no session from it
-        if (!current || current.passwordHash !== user.passwordHash) throw new UnauthorizedError(BAD_CREDENTIALS)
-        tx.put('sessions', session)
-        return { session, user: toPublicUser(current) }
-      })
-      return out.result
+      return openSession(user, requestId, (current) => current.passwordHash === (user as StoredUser).passwordHash)
     },
+
+    openSession: (user, requestId) => openSession(user, requestId, () => true),
 
     credentialState: () => store.committed(),
     clock: nowMs,

@@ -63,6 +63,7 @@ export type Source =
   | 'import-url'
   | 'rollback'
   | 'schedule'
+  | 'sso'
   | 'bootstrap'
   | 'maintenance'
 

@@ -1,6 +1,7 @@
 /** GET /health (docs/operations.md): 200 while writable, 503 `degraded` when writes are refused. */
 
 import type { Health, HealthService } from '../../services/health-service.ts'
+import type { OidcStatus } from '../../services/oidc-service.ts'
 import { VERSION } from '../../version.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -11,26 +12,30 @@ const VERSION_JSON = JSON.stringify(VERSION)
 // the body of each health the service reported (it reports the same object until something changes)
 const bodies = new WeakMap<Health, string>()
 
-/** The answer to `GET /health`. */
-export function healthAnswer(health: HealthService, requestId: string): Response {
+/**
+ * The answer to `GET /health`; with single sign-on configured, `oidc` says whether its provider is
+ * reachable (a provider that is not leaves the status as it is: password sign-in goes on).
+ */
+export function healthAnswer(health: HealthService, requestId: string, oidc?: () => OidcStatus): Response {
   const now = health.check()
   let body = bodies.get(now)
   if (body === undefined) {
     body = `{"status":"${now.writable ? 'ok' : 'degraded'}","version":${VERSION_JSON},"flags":${now.flags}}`
     bodies.set(now, body)
   }
+  if (oidc) body = `${body.slice(0, -1)},"oidc":${JSON.stringify(oidc())}}`
   return jsonAnswer(requestId, body, now.writable ? 200 : 503)
 }
 
 /** The health route. */
-export function healthRoutes(health: HealthService): RouteSpec[] {
+export function healthRoutes(health: HealthService, oidc?: () => OidcStatus): RouteSpec[] {
   return [
     route({
       method: 'GET',
       path: '/health',
       authenticate: false,
       query: NoQuery,
-      handle: (c) => healthAnswer(health, c.id),
+      handle: (c) => healthAnswer(health, c.id, oidc),
       docs: {
         summary: 'Health check',
         operationId: 'getHealth',

@@ -99,4 +99,14 @@ export const HealthSchema = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
   version: t.String({ example: '0.1.0' }),
   flags: t.Integer({ description: 'Number of flags', example: 42 }),
+  oidc: t.Optional(
+    t.Object(
+      {
+        status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
+        issuer: t.String(),
+        reason: t.Optional(t.String({ description: 'Why the identity provider cannot be used' })),
+      },
+      { description: 'With single sign-on configured: whether its identity provider answers' },
+    ),
+  ),
 })

@@ -52,7 +52,8 @@ const PAGES: {
 
 function App() {
   const [me, setMe] = useState<Me | null>(null)
-  const [signedIn, setSignedIn] = useState(Boolean(session.token))
+  // back from the identity provider: the sign-in page takes the fragment's code, whoever was signed in before
+  const [signedIn, setSignedIn] = useState(Boolean(session.token) && !location.hash.startsWith('#oidc-'))
   const path = usePath()
   const [notice, setNotice] = useState<string | null>(null)
   useEffect(

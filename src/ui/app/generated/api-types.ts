@@ -22,6 +22,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether single sign-on is offered
+         * @description No authentication.
+         *
+         *     What the sign-in page shows: a button named `label` when the daemon has an identity provider.
+         */
+        get: operations["getOidc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a single sign-on
+         * @description No authentication.
+         *
+         *     Redirects to the identity provider (authorization code with PKCE, state and nonce); on failure back to /ui/#oidc-error=<sentence>.
+         */
+        get: operations["startOidc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a single sign-on
+         * @description No authentication.
+         *
+         *     Where the identity provider sends the browser back: to /ui/#oidc-code=<one-time code>, or /ui/#oidc-error=<sentence>.
+         */
+        get: operations["oidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a sign-in code for a session
+         * @description No authentication (this is how a token is obtained).
+         *
+         *     Answers like POST /api/login; an unknown, used or expired code is 401. Each code works once, for 60 s.
+         */
+        post: operations["oidcSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/login": {
         parameters: {
             query?: never;
@@ -2895,6 +2983,14 @@ export interface operations {
                          * @example 42
                          */
                         flags: number;
+                        /** @description With single sign-on configured: whether its identity provider answers */
+                        oidc?: {
+                            /** @enum {string} */
+                            status: "ok" | "unavailable";
+                            issuer: string;
+                            /** @description Why the identity provider cannot be used */
+                            reason?: string;
+                        };
                     };
                 };
             };
@@ -2917,9 +3013,135 @@ export interface operations {
                          * @example 42
                          */
                         flags: number;
+                        /** @description With single sign-on configured: whether its identity provider answers */
+                        oidc?: {
+                            /** @enum {string} */
+                            status: "ok" | "unavailable";
+                            issuer: string;
+                            /** @description Why the identity provider cannot be used */
+                            reason?: string;
+                        };
                     };
                 };
             };
+        };
+    };
+    getOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether, and the button */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        label?: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            500: components["responses"]["E500"];
+        };
+    };
+    startOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider, or back to the UI with a sentence */
+            302: {
+                headers: {
+                    /** @description Where to */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["E400"];
+            500: components["responses"]["E500"];
+        };
+    };
+    oidcCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the UI */
+            302: {
+                headers: {
+                    /** @description The UI, with the code or the sentence in the fragment */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["E400"];
+            500: components["responses"]["E500"];
+        };
+    };
+    oidcSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The one-time code of the callback */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Token and the user it belongs to */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description JWT (HS256) to send as Authorization: Bearer <token> */
+                        token: string;
+                        user: {
+                            id: string;
+                            username: string;
+                            permissions: ("flag:read" | "flag:write" | "user:read" | "user:write" | "session:read" | "session:write" | "migration:read" | "migration:write" | "flag:evaluate" | "token:read" | "token:write" | "audit:read" | "environment:write" | "flag:approve" | "flag:bypass" | string)[];
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T10:15:00.123Z
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
         };
     };
     login: {

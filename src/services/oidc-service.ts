@@ -1,0 +1,271 @@
+/**
+ * Single sign-on for the web UI (docs/single-sign-on.md): the authorization-code flow with PKCE,
+ * `state` and `nonce` against the provider found by discovery, with `openid-client` (OpenID
+ * Certified; it verifies the ID token's signature against the provider's keys, its issuer,
+ * audience, expiry and nonce). The person becomes a built-in user of source `oidc`, matched by
+ * issuer and subject, whose permissions (and flag prefixes) come from their groups at every sign-in;
+ * the UI receives flagd's own session through a one-time code. The provider's own tokens are never
+ * accepted anywhere else.
+ *
+ * Between start and callback the browser carries `state`, the PKCE verifier and the nonce in a
+ * short-lived, HttpOnly, path-limited cookie, signed with the daemon's secret, so any replica can
+ * finish what another started. The one-time codes live in this replica's memory for 60 s (the UI
+ * exchanges its code at once, with the same origin).
+ */
+
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import * as client from 'openid-client'
+import type { OidcConfig } from '../config-oidc.ts'
+import { normalizeFlagPrefixes } from '../domain/api-token.ts'
+import { UnauthorizedError } from '../domain/errors.ts'
+import { newId } from '../domain/new-id.ts'
+import { normalizePermissions } from '../domain/permission.ts'
+import { systemPrincipal } from '../domain/principal.ts'
+import { checkUsername, type StoredUser } from '../domain/user.ts'
+import type { Store } from '../storage/store.ts'
+import type { AuthService, LoginResult } from './auth-service.ts'
+import { commitMeta } from './commit-meta.ts'
+import { findUserByName } from './user-service.ts'
+
+/** A sign-in that failed: `sentence` is for the person, `reason` for the log. */
+export class OidcFailure extends Error {
+  constructor(
+    readonly sentence: string,
+    readonly reason: string,
+  ) {
+    super(sentence)
+  }
+}
+
+/** Where the provider stands, for `/health`. */
+export interface OidcStatus {
+  status: 'ok' | 'unavailable'
+  issuer: string
+  reason?: string
+}
+
+/** The single sign-on use cases. */
+export interface OidcService {
+  readonly label: string
+  status(): OidcStatus
+  /** Where to send the browser, and the cookie to set (`OidcFailure` when the provider cannot be reached). */
+  start(origin: string): Promise<{ location: string; cookie: string }>
+  /** Finishes the flow the provider sent back to; answers a one-time code for the UI. */
+  callback(url: URL, origin: string, cookieHeader: string | null): Promise<string>
+  /** Exchanges a one-time code for a flagd session (`401` for an unknown, used or expired one). */
+  exchange(code: string, requestId: string): Promise<LoginResult>
+}
+
+export const OIDC_COOKIE = 'flagd_oidc'
+const COOKIE_PATH = '/api/auth/oidc'
+const FLOW_SECONDS = 600
+const CODE_MS = 60_000
+
+/** What openid-client's refusals mean to a person (its codes and messages name the check that failed). */
+function sentenceOf(err: unknown): OidcFailure {
+  const e = err as { code?: string; message?: string; error?: string; cause?: unknown }
+  const cause = e.cause as { message?: string; code?: string } | undefined
+  // the check that failed is often named by the cause ("unexpected "state" response parameter value")
+  const text = `${e.code ?? ''} ${e.error ?? ''} ${e.message ?? ''} ${cause?.code ?? ''} ${cause?.message ?? ''}`
+  const reason = text.replace(/\s+/g, ' ').trim()
+  if (/invalid_grant/i.test(text)) return new OidcFailure('The sign-in code was already used or has expired: sign in again.', reason)
+  if (/nonce/i.test(text)) return new OidcFailure('The identity token was not issued for this sign-in (nonce): sign in again.', reason)
+  if (/state/i.test(text))
+    return new OidcFailure('The answer of the identity provider does not belong to this sign-in (state): sign in again.', reason)
+  if (/aud/i.test(text)) return new OidcFailure('The identity token was issued for another application (audience).', reason)
+  if (/exp|too old|iat/i.test(text)) return new OidcFailure('The identity token has expired: sign in again.', reason)
+  if (/signature|JWS|JWK|key/i.test(text)) return new OidcFailure('The identity token’s signature could not be verified.', reason)
+  if (/fetch|ECONN|network|timed? ?out|socket/i.test(text))
+    return new OidcFailure('The identity provider cannot be reached: try again later.', reason)
+  return new OidcFailure('The identity provider’s answer could not be used: sign in again, or ask an administrator.', reason)
+}
+
+/** Creates the service; `secret` signs the flow cookie; `allowHttp` lets an http:// issuer be used (tests, local providers). */
+export function createOidcService(deps: {
+  config: OidcConfig
+  store: Store
+  auth: AuthService
+  secret: string
+  now?: () => Date
+}): OidcService {
+  const { config: cfg, store, auth } = deps
+  const now = deps.now ?? (() => new Date())
+  let discovered: client.Configuration | undefined
+  let problem: string | undefined
+  const issuerUrl = new URL(cfg.issuer)
+  const insecure = issuerUrl.protocol === 'http:'
+
+  const discover = async (): Promise<client.Configuration> => {
+    if (discovered) return discovered
+    try {
+      discovered = await client.discovery(
+        issuerUrl,
+        cfg.clientId,
+        cfg.clientSecret,
+        undefined,
+        insecure ? { execute: [client.allowInsecureRequests], timeout: 10 } : { timeout: 10 },
+      )
+      problem = undefined
+      return discovered
+    } catch (err) {
+      problem = `discovery of ${cfg.issuer} failed: ${(err as Error).message}`
+      throw new OidcFailure('The identity provider cannot be reached: try again later, or sign in with a password.', problem)
+    }
+  }
+  // found out at start, never waited for: an unreachable provider does not hold the daemon up
+  void discover().catch(() => {})
+
+  const sign = (payload: string) => createHmac('sha256', deps.secret).update(`flagd oidc flow\n${payload}`).digest('base64url')
+  const codes = new Map<string, { result: LoginResult; until: number }>()
+
+  /** The flow the browser's cookie carries, checked. */
+  const flowOf = (cookieHeader: string | null): { state: string; verifier: string; nonce: string } => {
+    const raw = cookieHeader
+      ?.split(';')
+      .map((c) => c.trim())
+      .find((c) => c.startsWith(`${OIDC_COOKIE}=`))
+      ?.slice(OIDC_COOKIE.length + 1)
+    const [body, mac] = raw?.split('.') ?? []
+    const fail = () => new OidcFailure('This sign-in was not started here, or took too long: sign in again.', 'no or bad flow cookie')
+    if (!body || !mac) throw fail()
+    const expected = Buffer.from(sign(body))
+    const given = Buffer.from(mac)
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw fail()
+    const flow = JSON.parse(Buffer.from(body, 'base64url').toString()) as { state: string; verifier: string; nonce: string; exp: number }
+    if (flow.exp < now().getTime()) throw fail()
+    return flow
+  }
+
+  /** The user this person is, made or brought up to date from their claims. */
+  const userOf = async (claims: Record<string, unknown>): Promise<StoredUser> => {
+    const subject = claims.sub
+    const name = cfg.usernameClaim !== undefined ? claims[cfg.usernameClaim] : (claims.preferred_username ?? claims.email)
+    if (typeof subject !== 'string' || subject === '')
+      throw new OidcFailure('The identity provider did not say who you are (no subject).', 'missing claim sub')
+    if (typeof name !== 'string' || name === '')
+      throw new OidcFailure(
+        `The identity provider did not send your username (${cfg.usernameClaim ?? 'preferred_username or email'}).`,
+        'missing username claim',
+      )
+    try {
+      checkUsername(name)
+    } catch {
+      throw new OidcFailure(`Your username from the identity provider, ${JSON.stringify(name)}, is not one flagd can use.`, 'bad username')
+    }
+    const groups = Array.isArray(claims[cfg.groupsClaim]) ? (claims[cfg.groupsClaim] as unknown[]).filter((g) => typeof g === 'string') : []
+    const grants = groups.flatMap((g) => (cfg.groupPermissions[g as string] ? [cfg.groupPermissions[g as string]] : []))
+    const environments = store.committed().environments
+    let permissions: StoredUser['permissions']
+    let flagPrefixes: string[]
+    try {
+      permissions = normalizePermissions(
+        [...cfg.defaultPermissions, ...grants.flatMap((g) => g?.permissions ?? [])],
+        'groupPermissions',
+        (e) => environments.has(e),
+      )
+      // the union of the groups' prefixes; one group that confines no one confines nobody
+      const unconfined = grants.length === 0 || grants.some((g) => g?.flagPrefixes === undefined || g.flagPrefixes.length === 0)
+      flagPrefixes = unconfined ? [] : normalizeFlagPrefixes([...new Set(grants.flatMap((g) => g?.flagPrefixes ?? []))])
+    } catch (err) {
+      throw new OidcFailure('flagd’s single sign-on is misconfigured (group permissions): ask an administrator.', (err as Error).message)
+    }
+    const at = now().toISOString()
+    const { result } = await store.transact(commitMeta({ principal: systemPrincipal('sso'), requestId: newId('sso') }), (tx) => {
+      const known = [...tx.read.users.values()].find((u) => u.oidc?.issuer === cfg.issuer && u.oidc.subject === subject)
+      const holder = findUserByName(tx.read, name)
+      if (holder && holder.id !== known?.id)
+        throw new OidcFailure(
+          `The username ${name} belongs to another flagd user: ask an administrator to rename one of you.`,
+          `username clash with ${holder.id}`,
+        )
+      const user: StoredUser = {
+        id: known?.id ?? newId('usr'),
+        username: name,
+        passwordHash: '',
+        permissions,
+        ...(flagPrefixes.length > 0 ? { flagPrefixes } : {}),
+        source: 'oidc',
+        oidc: { issuer: cfg.issuer, subject },
+        createdAt: known?.createdAt ?? at,
+        updatedAt: at,
+      }
+      const same = known && JSON.stringify({ ...known, updatedAt: '' }) === JSON.stringify({ ...user, updatedAt: '' })
+      if (!same) tx.put('users', user)
+      return same ? (known as StoredUser) : user
+    })
+    return result
+  }
+
+  return {
+    label: cfg.label,
+    status: () =>
+      discovered
+        ? { status: 'ok', issuer: cfg.issuer }
+        : { status: 'unavailable', issuer: cfg.issuer, reason: problem ?? 'not reached yet' },
+
+    async start(origin) {
+      const config = await discover()
+      const verifier = client.randomPKCECodeVerifier()
+      const flow = { state: client.randomState(), verifier, nonce: client.randomNonce(), exp: now().getTime() + FLOW_SECONDS * 1000 }
+      const location = client.buildAuthorizationUrl(config, {
+        redirect_uri: `${origin}${COOKIE_PATH}/callback`,
+        scope: cfg.scopes,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: flow.state,
+        nonce: flow.nonce,
+      })
+      const body = Buffer.from(JSON.stringify(flow)).toString('base64url')
+      const secure = origin.startsWith('https:') ? '; Secure' : ''
+      const cookie = `${OIDC_COOKIE}=${body}.${sign(body)}; Path=${COOKIE_PATH}; Max-Age=${FLOW_SECONDS}; HttpOnly; SameSite=Lax${secure}`
+      return { location: location.href, cookie }
+    },
+
+    async callback(url, origin, cookieHeader) {
+      const providerError = url.searchParams.get('error')
+      if (providerError !== null)
+        throw new OidcFailure(
+          `The identity provider refused the sign-in (${providerError}).`,
+          `provider error ${providerError}: ${url.searchParams.get('error_description') ?? ''}`,
+        )
+      const flow = flowOf(cookieHeader)
+      const config = await discover()
+      let claims: Record<string, unknown>
+      try {
+        // the URL as the provider sent it back, at the address it was sent to
+        const current = new URL(`${origin}${COOKIE_PATH}/callback${url.search}`)
+        const tokens = await client.authorizationCodeGrant(config, current, {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        })
+        claims = { ...(tokens.claims() ?? {}) }
+        const needed = [cfg.usernameClaim ?? 'preferred_username', cfg.groupsClaim]
+        if (needed.some((c) => claims[c] === undefined) && tokens.access_token) {
+          // what the ID token leaves out, userinfo may say
+          const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub as string)
+          claims = { ...info, ...claims }
+        }
+      } catch (err) {
+        if (err instanceof OidcFailure) throw err
+        throw sentenceOf(err)
+      }
+      const user = await userOf(claims)
+      const result = await auth.openSession(user, newId('sso'))
+      const code = randomBytes(32).toString('base64url')
+      const at = now().getTime()
+      for (const [k, v] of codes) if (v.until < at) codes.delete(k)
+      codes.set(code, { result, until: at + CODE_MS })
+      return code
+    },
+
+    async exchange(code) {
+      const kept = codes.get(code)
+      codes.delete(code) // single use, whatever happens next
+      if (kept === undefined || kept.until < now().getTime())
+        throw new UnauthorizedError('this sign-in code is unknown, used or expired: sign in again')
+      return kept.result
+    },
+  }
+}

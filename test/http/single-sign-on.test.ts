@@ -1,0 +1,137 @@
+/**
+ * Single sign-on (docs/single-sign-on.md) against a real OpenID provider on 127.0.0.1: the whole
+ * flow over HTTP (start, the provider's pages, callback, the one-time code), the user it makes
+ * (source oidc, permissions and prefixes from groups, recomputed at every sign-in), and each
+ * failure ending on the sign-in page with a sentence.
+ */
+
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
+import { type Account, startProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+const CALLBACK = 'http://localhost/api/auth/oidc/callback'
+let apps: TestApp[] = []
+let providers: TestProvider[] = []
+afterEach(async () => {
+  for (const a of apps) await a.close()
+  for (const p of providers) await p.stop()
+  apps = []
+  providers = []
+})
+
+const people: Account[] = [
+  { sub: 'u-ada', preferred_username: 'ada', email: 'ada@example.test', groups: ['mobile-team'] },
+  { sub: 'u-bob', preferred_username: 'bob', groups: ['admins', 'mobile-team'] },
+  { sub: 'u-eve', email: 'eve@example.test' },
+  { sub: 'u-root', preferred_username: 'admin' },
+]
+
+async function setUp(settings: Record<string, unknown> = {}) {
+  const provider = await startProvider([CALLBACK], people)
+  providers.push(provider)
+  const oidc = {
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientSecret: provider.clientSecret,
+    scopes: 'openid profile email groups',
+    groupPermissions: {
+      'mobile-team': { permissions: ['flag:read', 'flag:write'], flagPrefixes: ['mobile/'] },
+      admins: ['flag:read', 'flag:write', 'user:read'],
+    },
+    label: 'Sign in with Example',
+    ...settings,
+  }
+  const a = await createTestApp({ FLAGD_AUTH_OIDC: JSON.stringify(oidc) })
+  apps.push(a)
+  return { a, provider }
+}
+
+/** The browser's way through: start, the provider, the callback; answers where the callback sent it. */
+async function signIn(a: TestApp, provider: TestProvider, login: string, tamper?: (callback: URL) => URL) {
+  const start = await a.req('GET', '/api/auth/oidc/start')
+  expect(start.status).toBe(302)
+  const cookie = (start.headers.get('set-cookie') as string).split(';')[0] as string
+  const location = start.headers.get('location') as string
+  if (location.startsWith('/ui/')) return location
+  let back = await provider.signIn(location, login)
+  if (tamper) back = tamper(back)
+  const callback = await a.req('GET', `${back.pathname}${back.search}`, { headers: { cookie } })
+  expect(callback.status).toBe(302)
+  return callback.headers.get('location') as string
+}
+
+const codeOf = (location: string) => /#oidc-code=(.+)$/.exec(location)?.[1]
+const errorOf = (location: string) => decodeURIComponent(/#oidc-error=(.+)$/.exec(location)?.[1] ?? '')
+
+test('a person signs in through the provider and becomes a user of source oidc, confined as their groups say', async () => {
+  const { a, provider } = await setUp()
+  expect((await a.req('GET', '/api/auth/oidc')).body).toEqual({ enabled: true, label: 'Sign in with Example' })
+  expect((await a.req('GET', '/health')).body.oidc).toMatchObject({ status: 'ok', issuer: provider.issuer })
+  const location = await signIn(a, provider, 'u-ada')
+  const code = codeOf(location)
+  expect(code, location).toBeDefined()
+  const session = await a.req('POST', '/api/auth/oidc/session', { body: { code } })
+  expect(session.status).toBe(200)
+  expect(session.body.user).toMatchObject({ username: 'ada', permissions: ['flag:read', 'flag:write'] })
+  const me = await a.req('GET', '/api/me', { token: session.body.token })
+  expect(me.body).toMatchObject({ username: 'ada', source: 'oidc', flagPrefixes: ['mobile/'] })
+  // the code works once
+  expect((await a.req('POST', '/api/auth/oidc/session', { body: { code } })).status).toBe(401)
+  // such a person has no password here
+  expect((await a.req('POST', '/api/login', { body: { username: 'ada', password: 'anything-at-all' } })).status).toBe(401)
+  // and the provider's own tokens are nobody's credential
+  expect((await a.req('GET', '/api/flags', { token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1LWFkYSJ9.c2ln' })).status).toBe(401)
+})
+
+test('permissions come from the groups at every sign-in; one unconfined group unconfines; matched by subject, not name', async () => {
+  const { a, provider } = await setUp()
+  const first = await a.req('POST', '/api/auth/oidc/session', { body: { code: codeOf(await signIn(a, provider, 'u-bob')) } })
+  expect(first.body.user.permissions).toEqual(['flag:read', 'flag:write', 'user:read'])
+  const bob = (await a.req('GET', '/api/me', { token: first.body.token })).body
+  expect(bob).toMatchObject({ source: 'oidc', flagPrefixes: [] })
+  // an admin's change is replaced at the next sign-in
+  expect((await a.req('PUT', `/api/users/${bob.id}`, { token: a.adminToken, body: { permissions: ['flag:read'] } })).status).toBe(200)
+  const again = await a.req('POST', '/api/auth/oidc/session', { body: { code: codeOf(await signIn(a, provider, 'u-bob')) } })
+  expect(again.body.user).toMatchObject({ id: bob.id, permissions: ['flag:read', 'flag:write', 'user:read'] })
+  const users = (await a.req('GET', '/api/users', { token: a.adminToken })).body as { username: string; source: string }[]
+  expect(users.filter((u) => u.username === 'bob')).toEqual([expect.objectContaining({ source: 'oidc' })])
+})
+
+test('every failure ends on the sign-in page with a sentence, and changes nothing', async () => {
+  const { a, provider } = await setUp()
+  // a username another user holds (the local admin)
+  expect(errorOf(await signIn(a, provider, 'u-root'))).toContain('belongs to another flagd user')
+  // no preferred_username: the email is the username
+  expect(codeOf(await signIn(a, provider, 'u-eve'))).toBeDefined()
+  // an answer that does not belong to this sign-in
+  const tampered = (u: URL) => {
+    u.searchParams.set('state', 'not-the-state')
+    return u
+  }
+  expect(errorOf(await signIn(a, provider, 'u-ada', tampered))).toContain('state')
+  // the flow cookie missing: not started here
+  const back = await provider.signIn((await a.req('GET', '/api/auth/oidc/start')).headers.get('location') as string, 'u-ada')
+  const noCookie = await a.req('GET', `${back.pathname}${back.search}`)
+  expect(errorOf(noCookie.headers.get('location') as string)).toContain('not started here')
+  // the provider's refusal
+  const refused = await a.req('GET', '/api/auth/oidc/callback?error=access_denied&state=x')
+  expect(errorOf(refused.headers.get('location') as string)).toContain('refused')
+  expect((await a.req('GET', '/api/users', { token: a.adminToken })).body.map((u: { username: string }) => u.username).sort()).toEqual([
+    'admin',
+    'eve@example.test',
+  ])
+})
+
+test('a provider that cannot be reached never stops the daemon: /health says so, passwords still work', async () => {
+  const a = await createTestApp({
+    FLAGD_AUTH_OIDC: JSON.stringify({ issuer: 'http://127.0.0.1:9/nowhere', clientId: 'x', clientSecret: 'y' }),
+  })
+  apps.push(a)
+  const start = await a.req('GET', '/api/auth/oidc/start')
+  expect(errorOf(start.headers.get('location') as string)).toContain('cannot be reached')
+  const health = await a.req('GET', '/health')
+  expect(health.status).toBe(200)
+  expect(health.body.oidc).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('discovery') })
+  expect((await a.req('GET', '/api/flags', { token: a.adminToken })).status).toBe(200)
+})
