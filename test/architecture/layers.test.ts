@@ -18,6 +18,7 @@ const RANK: Record<string, number> = {
   io: 1,
   version: 1,
   'config-schema': 1,
+  'config-oidc': 1,
   config: 2,
   observability: 3,
   storage: 4,
