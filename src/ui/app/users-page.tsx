@@ -134,7 +134,8 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
               <span class="meta">
                 {u.permissions.join(', ') || 'no permissions'}
                 {u.flagPrefixes.length > 0 ? ` · only ${u.flagPrefixes.join(', ')}` : ''} ·{' '}
-                {u.source === 'oidc' ? 'signs in with SSO' : 'password'} · since {shortTime(u.createdAt)}
+                {u.source === 'oidc' ? 'signs in with SSO (permissions from groups, set again at each sign-in)' : 'password'} · since{' '}
+                {shortTime(u.createdAt)}
               </span>
               {canWrite && editing?.id === u.id ? (
                 <form onSubmit={save} class="card">
