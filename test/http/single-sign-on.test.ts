@@ -25,6 +25,7 @@ const people: Account[] = [
   { sub: 'u-bob', preferred_username: 'bob', groups: ['admins', 'mobile-team'] },
   { sub: 'u-eve', email: 'eve@example.test' },
   { sub: 'u-root', preferred_username: 'admin' },
+  { sub: 'u-anon' },
 ]
 
 async function setUp(settings: Record<string, unknown> = {}) {
@@ -114,10 +115,21 @@ test('every failure ends on the sign-in page with a sentence, and changes nothin
   const back = await provider.signIn((await a.req('GET', '/api/auth/oidc/start')).headers.get('location') as string, 'u-ada')
   const noCookie = await a.req('GET', `${back.pathname}${back.search}`)
   expect(errorOf(noCookie.headers.get('location') as string)).toContain('not started here')
+  // no username claim at all
+  expect(errorOf(await signIn(a, provider, 'u-anon'))).toContain('did not send your username')
+  // the provider's code used twice (a replay of the callback)
+  const again = await a.req('GET', '/api/auth/oidc/start')
+  const flowCookie = (again.headers.get('set-cookie') as string).split(';')[0] as string
+  const returned = await provider.signIn(again.headers.get('location') as string, 'u-ada')
+  const once = await a.req('GET', `${returned.pathname}${returned.search}`, { headers: { cookie: flowCookie } })
+  expect(codeOf(once.headers.get('location') as string)).toBeDefined()
+  const twice = await a.req('GET', `${returned.pathname}${returned.search}`, { headers: { cookie: flowCookie } })
+  expect(errorOf(twice.headers.get('location') as string)).toContain('already used')
   // the provider's refusal
   const refused = await a.req('GET', '/api/auth/oidc/callback?error=access_denied&state=x')
   expect(errorOf(refused.headers.get('location') as string)).toContain('refused')
   expect((await a.req('GET', '/api/users', { token: a.adminToken })).body.map((u: { username: string }) => u.username).sort()).toEqual([
+    'ada',
     'admin',
     'eve@example.test',
   ])
