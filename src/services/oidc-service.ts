@@ -1,8 +1,8 @@
 /**
  * Single sign-on for the web UI (docs/single-sign-on.md): the authorization-code flow with PKCE,
  * `state` and `nonce` against the provider found by discovery, with `openid-client` (OpenID
- * Certified; it verifies the ID token's signature against the provider's keys, its issuer,
- * audience, expiry and nonce). The person becomes a built-in user of source `oidc`, matched by
+ * Certified; it verifies the ID token's signature against the provider's keys (non-repudiation
+ * checks on, though the token comes over TLS), its issuer, audience, expiry and nonce). The person becomes a built-in user of source `oidc`, matched by
  * issuer and subject, whose permissions (and flag prefixes) come from their groups at every sign-in;
  * the UI receives flagd's own session through a one-time code. The provider's own tokens are never
  * accepted anywhere else.
@@ -105,6 +105,8 @@ export function createOidcService(deps: {
         undefined,
         insecure ? { execute: [client.allowInsecureRequests], timeout: 10 } : { timeout: 10 },
       )
+      // the ID token's signature is checked against the provider's keys too, though it came over TLS
+      client.enableNonRepudiationChecks(discovered)
       problem = undefined
       return discovered
     } catch (err) {
@@ -242,8 +244,8 @@ export function createOidcService(deps: {
         })
         claims = { ...(tokens.claims() ?? {}) }
         const needed = [cfg.usernameClaim ?? 'preferred_username', cfg.groupsClaim]
-        if (needed.some((c) => claims[c] === undefined) && tokens.access_token) {
-          // what the ID token leaves out, userinfo may say
+        if (needed.some((c) => claims[c] === undefined) && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
+          // what the ID token leaves out, userinfo may say (it checks the subject is the same)
           const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub as string)
           claims = { ...info, ...claims }
         }

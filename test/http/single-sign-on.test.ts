@@ -7,6 +7,7 @@
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { type Account, startProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { type Misdeed, startRogueProvider } from '../helpers/rogue-provider.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -146,4 +147,30 @@ test('a provider that cannot be reached never stops the daemon: /health says so,
   expect(health.status).toBe(200)
   expect(health.body.oidc).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('discovery') })
   expect((await a.req('GET', '/api/flags', { token: a.adminToken })).status).toBe(200)
+})
+
+test('an ID token signed with an unpublished key, issued for another client, or expired ends with its sentence', async () => {
+  const rogue = await startRogueProvider('flagd')
+  try {
+    const a = await createTestApp({ FLAGD_AUTH_OIDC: JSON.stringify({ issuer: rogue.issuer, clientId: 'flagd', clientSecret: 'secret' }) })
+    apps.push(a)
+    const cases: [Misdeed, string][] = [
+      ['foreign-key', 'signature could not be verified'],
+      ['other-audience', 'another application'],
+      ['expired', 'expired'],
+    ]
+    for (const [misdeed, sentence] of cases) {
+      rogue.misdeed = misdeed
+      const start = await a.req('GET', '/api/auth/oidc/start')
+      const cookie = (start.headers.get('set-cookie') as string).split(';')[0] as string
+      const authorization = new URL(start.headers.get('location') as string)
+      rogue.nonce = authorization.searchParams.get('nonce') as string
+      const state = authorization.searchParams.get('state') as string
+      const back = await a.req('GET', `/api/auth/oidc/callback?code=some-code&state=${state}`, { headers: { cookie } })
+      expect(errorOf(back.headers.get('location') as string), misdeed).toContain(sentence)
+    }
+    expect((await a.req('GET', '/api/users', { token: a.adminToken })).body).toHaveLength(1)
+  } finally {
+    rogue.stop()
+  }
 })
