@@ -7,6 +7,11 @@ export interface StoredSession {
   createdAt: string
   expiresAt: string
   lastUsedAt: string
+  /**
+   * Made by a single sign-on and not yet handed to the browser (docs/single-sign-on.md): it becomes a
+   * session when its one-time code is exchanged, once, and lives 60 s until then.
+   */
+  pendingCode?: true
 }
 
 /** A session as `GET /api/sessions` shows it. */

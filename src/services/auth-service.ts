@@ -28,8 +28,13 @@ export interface LoginResult {
 /** The authentication use cases. */
 export interface AuthService {
   login(username: string, password: string, address: string, requestId: string): Promise<LoginResult>
-  /** A new session of `user`, who signed in elsewhere (the identity provider, docs/single-sign-on.md). */
+  /**
+   * A session of `user`, who signed in elsewhere (the identity provider, docs/single-sign-on.md),
+   * pending until `claimSession` claims it: no credential before, and only once.
+   */
   openSession(user: StoredUser, requestId: string): Promise<LoginResult>
+  /** Turns a pending session into a session (`401` when it is unknown, claimed already or past its 60 s). */
+  claimSession(sessionId: string, requestId: string): Promise<LoginResult>
   /** The principal behind a verified token's claims; throws `UnauthorizedError` if revoked or expired. */
   resolve(userId: string, sessionId: string): UserPrincipal
   /**
@@ -60,6 +65,9 @@ export interface AuthServiceOptions {
 const LAST_USED_PRECISION_MS = 60_000
 const BAD_CREDENTIALS = 'invalid username or password'
 
+/** How long a single sign-on's session waits for its one-time code (docs/single-sign-on.md). */
+const PENDING_SECONDS = 60
+
 /** Creates the auth service. */
 export function createAuthService(store: Store, hasher: PasswordHasher, throttle: LoginThrottle, options: AuthServiceOptions): AuthService {
   const now = options.now ?? (() => new Date())
@@ -72,14 +80,15 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
    * A new session of `user`, stored; `stillValid` re-checks the row in the transaction (a login:
    * the password it checked is still the one).
    */
-  const openSession = async (user: StoredUser, requestId: string, stillValid: (current: StoredUser) => boolean) => {
+  const openSession = async (user: StoredUser, requestId: string, stillValid: (current: StoredUser) => boolean, pending = false) => {
     const started = now()
     const session: StoredSession = {
       id: newId('ses'),
       userId: user.id,
       createdAt: started.toISOString(),
-      expiresAt: new Date(started.getTime() + options.tokenTtlSeconds * 1000).toISOString(),
+      expiresAt: new Date(started.getTime() + (pending ? PENDING_SECONDS : options.tokenTtlSeconds) * 1000).toISOString(),
       lastUsedAt: started.toISOString(),
+      ...(pending ? { pendingCode: true as const } : {}),
     }
     const principal: UserPrincipal = {
       kind: 'user',
@@ -131,7 +140,33 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       return openSession(user, requestId, (current) => current.passwordHash === (user as StoredUser).passwordHash)
     },
 
-    openSession: (user, requestId) => openSession(user, requestId, () => true),
+    openSession: (user, requestId) => openSession(user, requestId, () => true, true),
+
+    async claimSession(sessionId, requestId) {
+      const refused = () => new UnauthorizedError('this sign-in code is unknown, used or expired: sign in again')
+      const pending = store.committed().sessions.get(sessionId)
+      const user = pending && store.committed().users.get(pending.userId)
+      if (!pending?.pendingCode || !user) throw refused()
+      const principal: UserPrincipal = {
+        kind: 'user',
+        userId: user.id,
+        username: user.username,
+        sessionId,
+        permissions: user.permissions,
+        flagPrefixes: user.flagPrefixes ?? [],
+      }
+      // claimed in a transaction on the stored row: once, whichever replica is asked
+      const out = await store.transact(commitMeta({ principal, requestId }), (tx) => {
+        const current = tx.read.sessions.get(sessionId)
+        const owner = current && tx.read.users.get(current.userId)
+        if (!current?.pendingCode || !owner || isExpired(current, now().getTime())) throw refused()
+        const { pendingCode: _claimed, ...rest } = current
+        const session: StoredSession = { ...rest, expiresAt: new Date(now().getTime() + options.tokenTtlSeconds * 1000).toISOString() }
+        tx.put('sessions', session)
+        return { session, user: toPublicUser(owner) }
+      })
+      return out.result
+    },
 
     credentialState: () => store.committed(),
     clock: nowMs,
@@ -140,7 +175,8 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       const snapshot = store.committed()
       const session = snapshot.sessions.get(sessionId)
       const at = nowMs()
-      if (!session || session.userId !== userId || isExpired(session, at)) throw new UnauthorizedError('token is no longer valid')
+      if (!session || session.userId !== userId || isExpired(session, at) || session.pendingCode)
+        throw new UnauthorizedError('token is no longer valid')
       const user = snapshot.users.get(userId)
       if (!user) throw new UnauthorizedError('token is no longer valid')
       let used = lastUsed.get(session)

@@ -9,8 +9,8 @@
  *
  * Between start and callback the browser carries `state`, the PKCE verifier and the nonce in a
  * short-lived, HttpOnly, path-limited cookie, signed with the daemon's secret, so any replica can
- * finish what another started. The one-time codes live in this replica's memory for 60 s (the UI
- * exchanges its code at once, with the same origin).
+ * finish what another started. The one-time code names a pending session, stored like any other and
+ * claimed once in a transaction (auth-service.ts), so any replica can exchange it too.
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
@@ -59,7 +59,6 @@ export interface OidcService {
 export const OIDC_COOKIE = 'flagd_oidc'
 const COOKIE_PATH = '/api/auth/oidc'
 const FLOW_SECONDS = 600
-const CODE_MS = 60_000
 
 /** What openid-client's refusals mean to a person (its codes and messages name the check that failed). */
 function sentenceOf(err: unknown): OidcFailure {
@@ -118,7 +117,6 @@ export function createOidcService(deps: {
   void discover().catch(() => {})
 
   const sign = (payload: string) => createHmac('sha256', deps.secret).update(`flagd oidc flow\n${payload}`).digest('base64url')
-  const codes = new Map<string, { result: LoginResult; until: number }>()
 
   /** The flow the browser's cookie carries, checked. */
   const flowOf = (cookieHeader: string | null): { state: string; verifier: string; nonce: string } => {
@@ -254,20 +252,19 @@ export function createOidcService(deps: {
         throw sentenceOf(err)
       }
       const user = await userOf(claims)
-      const result = await auth.openSession(user, newId('sso'))
-      const code = randomBytes(32).toString('base64url')
-      const at = now().getTime()
-      for (const [k, v] of codes) if (v.until < at) codes.delete(k)
-      codes.set(code, { result, until: at + CODE_MS })
-      return code
+      // a pending session, stored (so any replica can claim it), named by a signed code
+      const { session } = await auth.openSession(user, newId('sso'))
+      const payload = `${session.id}.${randomBytes(16).toString('base64url')}`
+      return `${payload}.${sign(`code ${payload}`)}`
     },
 
-    async exchange(code) {
-      const kept = codes.get(code)
-      codes.delete(code) // single use, whatever happens next
-      if (kept === undefined || kept.until < now().getTime())
+    async exchange(code, requestId) {
+      const [sessionId, nonce, mac] = code.split('.')
+      const expected = Buffer.from(sign(`code ${sessionId}.${nonce}`))
+      const given = Buffer.from(mac ?? '')
+      if (!sessionId || !nonce || expected.length !== given.length || !timingSafeEqual(expected, given))
         throw new UnauthorizedError('this sign-in code is unknown, used or expired: sign in again')
-      return kept.result
+      return auth.claimSession(sessionId, requestId)
     },
   }
 }

@@ -22,18 +22,21 @@ export function createSessionService(store: Store, now: () => Date = () => new D
       const at = now().getTime()
       const { sessions, users } = store.committed()
       const own = principal.kind === 'user' ? principal.sessionId : undefined
-      return [...sessions.values()]
-        .filter((s) => !isExpired(s, at) && users.has(s.userId))
-        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
-        .map((s) => ({
-          id: s.id,
-          userId: s.userId,
-          username: users.get(s.userId)?.username ?? '',
-          createdAt: s.createdAt,
-          expiresAt: s.expiresAt,
-          lastUsedAt: store.lastUsed('sessions', s),
-          current: s.id === own,
-        }))
+      return (
+        [...sessions.values()]
+          // a single sign-on's session waiting for its code is not one yet
+          .filter((s) => !isExpired(s, at) && users.has(s.userId) && !s.pendingCode)
+          .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
+          .map((s) => ({
+            id: s.id,
+            userId: s.userId,
+            username: users.get(s.userId)?.username ?? '',
+            createdAt: s.createdAt,
+            expiresAt: s.expiresAt,
+            lastUsedAt: store.lastUsed('sessions', s),
+            current: s.id === own,
+          }))
+      )
     },
 
     async remove(caller, sessionId) {
