@@ -23,6 +23,7 @@ import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry 
 import type { FileWriter } from './storage/durable-text-file.ts'
 import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
+import type { EvaluationRpcServer } from './sync/evaluation-server.ts'
 import type { SyncServer } from './sync/sync-server.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 
@@ -151,8 +152,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       telemetry,
     })
     let syncServer: SyncServer | undefined
+    let evaluationServer: EvaluationRpcServer | undefined
     const sync = {
       async start() {
+        if (config.evaluation.port !== undefined || config.evaluation.socket !== undefined) {
+          // flagd's evaluation service for providers in RPC mode (docs/openfeature.md#rpc)
+          const { startEvaluationServer } = await import('./sync/evaluation-server.ts')
+          evaluationServer = await startEvaluationServer(
+            {
+              evaluations: services.evaluations,
+              sync: services.sync,
+              changeFeed: services.changeFeed,
+              defaultEnvironment: config.environment,
+            },
+            config.evaluation,
+          )
+          logger.info({ port: evaluationServer.port, socket: config.evaluation.socket }, "flagd's evaluation service (RPC) listening")
+        }
         if (config.sync.port === undefined && config.sync.socket === undefined) return undefined
         // gRPC and protobufjs are loaded only when the sync protocol is served: loading them costs
         // the daemon about 13 MB of resident memory (idle RSS 71.8 MB instead of 58.5 MB)
@@ -190,6 +206,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         stopHousekeeping()
         stopSchedule()
         await syncServer?.close()
+        await evaluationServer?.close()
         http.closeStreams()
         services.changeFeed.close()
         stopFollowing()

@@ -40,6 +40,8 @@ export interface Config {
   usage: { count: boolean; staleDays: number }
   /** flagd's gRPC sync protocol for in-process providers (docs/openfeature.md#in-process): off unless a port or socket is set. */
   sync: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
+  /** flagd's evaluation service for providers in RPC mode (docs/openfeature.md#rpc): off unless a port or socket is set. */
+  evaluation: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
   import: {
     watchDir: string | undefined
     mode: 'merge' | 'replace'
@@ -370,6 +372,25 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     default: false,
     parse: boolean,
     doc: 'Send flags over TCP sync without an API token (like publicExport).',
+  },
+  {
+    path: 'evaluation.port',
+    default: undefined,
+    parse: optionalPort,
+    doc: "TCP port of flagd's gRPC evaluation service for providers in RPC mode (off when unset; flagd's own is 8013).",
+  },
+  { path: 'evaluation.host', default: '127.0.0.1', parse: text(1, 255), doc: 'Address the evaluation service listens on.' },
+  {
+    path: 'evaluation.socket',
+    default: undefined,
+    parse: optionalText,
+    doc: 'Unix socket path for the evaluation service (guarded by file permissions: no token needed on it).',
+  },
+  {
+    path: 'evaluation.anonymous',
+    default: false,
+    parse: boolean,
+    doc: 'Evaluate over TCP RPC without an API token, in the default environment.',
   },
   { path: 'import.watchDir', default: undefined, parse: optionalText, doc: 'Drop folder for migration files (default <dataDir>/import).' },
   { path: 'import.mode', default: 'merge', parse: oneOf('merge', 'replace'), doc: 'Import mode for dropped files.' },

@@ -9,9 +9,10 @@ import type { HeldPermission } from './permission.ts'
 /**
  * The parts of flagd that act on their own authority (file-system access to the data directory).
  * `maintenance` is the daemon's own housekeeping (pruning expired sessions), never audited; `sso` makes
- * and updates the users who sign in through the identity provider (docs/single-sign-on.md).
+ * and updates the users who sign in through the identity provider (docs/single-sign-on.md);
+ * `anonymous` evaluates for flagd providers that send no token where that is allowed (never writes).
  */
-export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance' | 'sso'
+export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance' | 'sso' | 'anonymous'
 
 /** A user signed in with a session. */
 export interface UserPrincipal {

@@ -64,6 +64,7 @@ export type Source =
   | 'rollback'
   | 'schedule'
   | 'sso'
+  | 'anonymous'
   | 'bootstrap'
   | 'maintenance'
 

@@ -1,0 +1,151 @@
+/**
+ * docs/openfeature.md#rpc with the official `@openfeature/flagd-provider` in its default RPC mode
+ * against a real daemon: every flag of flagd-testbed's `testkit-flags.json` answers over RPC what
+ * OFREP answers, for contexts of the testbed; a change made through the API evicts the provider's
+ * cached answer through the event stream within a second.
+ */
+
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { FlagdProvider } from '@openfeature/flagd-provider'
+import { type Client, type EvaluationDetails, type FlagValue, OpenFeature } from '@openfeature/server-sdk'
+import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(60_000)
+const testbed = join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/evaluator')
+const testkit = JSON.parse(readFileSync(join(testbed, 'flags/testkit-flags.json'), 'utf8')) as {
+  flags: Record<string, { variants: Record<string, unknown> }>
+}
+delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is refused at import
+
+const dirs: string[] = []
+let d: Daemon
+let rpcPort: number
+let token: string
+let admin: string
+const api = async (method: string, path: string, body?: unknown, auth = admin) =>
+  fetch(`${d.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+
+beforeAll(async () => {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  rpcPort = freePort()
+  d = await startDaemon(cwd, [], {
+    FLAGD_ADMIN_USERNAME: 'admin',
+    FLAGD_ADMIN_PASSWORD: 'admin-password',
+    FLAGD_EVALUATION_PORT: String(rpcPort),
+    // the JavaScript provider sends its selector with evaluations but nothing with its event stream:
+    // pointed at flagd with host and port only, as the provider is meant to be, it is anonymous
+    FLAGD_EVALUATION_ANONYMOUS: 'true',
+  })
+  const login = await fetch(`${d.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
+  })
+  admin = ((await login.json()) as { token: string }).token
+  expect((await api('PUT', '/api/migrations', testkit)).status).toBe(200)
+  token = ((await (await api('POST', '/api/tokens', { name: 'backend', permissions: ['flag:evaluate'] })).json()) as { token: string })
+    .token
+})
+afterAll(async () => {
+  await OpenFeature.close()
+  await killLiveDaemons()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** The details of `key` for `context` through `client`, with the getter of the flag's type. */
+async function details(client: Client, key: string, context: Record<string, unknown>): Promise<EvaluationDetails<FlagValue>> {
+  const values = Object.values(testkit.flags[key]?.variants ?? {})
+  const ctx = context as never
+  if (values.every((v) => typeof v === 'boolean')) return client.getBooleanDetails(key, false, ctx)
+  if (values.every((v) => typeof v === 'string')) return client.getStringDetails(key, '', ctx)
+  if (values.every((v) => typeof v === 'number')) return client.getNumberDetails(key, 0, ctx)
+  return client.getObjectDetails(key, {}, ctx)
+}
+
+const contexts: Record<string, unknown>[] = [
+  {},
+  { targetingKey: 'user-1' },
+  { targetingKey: 'ballmer@macrosoft.com', email: 'ballmer@macrosoft.com' },
+  { targetingKey: 'x', email: 'user@faas.com', locale: 'us', age: 30, version: '1.0.1' },
+  { targetingKey: 'jon@company.com', color: 'yellow', 'is-active': true },
+]
+
+test('every testkit flag answers over RPC what OFREP answers: value, reason, variant', async () => {
+  await OpenFeature.setProviderAndWait('rpc', new FlagdProvider({ host: '127.0.0.1', port: rpcPort, cache: 'disabled' }))
+  await OpenFeature.setProviderAndWait('remote', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
+  const rpc = OpenFeature.getClient('rpc')
+  const remote = OpenFeature.getClient('remote')
+  let compared = 0
+  for (const key of Object.keys(testkit.flags))
+    for (const context of contexts) {
+      const [l, r] = await Promise.all([details(rpc, key, context), details(remote, key, context)])
+      expect({ key, context, value: l.value, reason: l.reason, variant: l.variant || undefined, error: l.errorCode }).toEqual({
+        key,
+        context,
+        value: r.value,
+        reason: r.reason,
+        variant: r.variant || undefined,
+        error: r.errorCode,
+      })
+      compared++
+    }
+  expect(compared).toBeGreaterThan(100)
+})
+
+test("a change evicts the provider's cached answer through the event stream within a second", async () => {
+  expect((await api('POST', '/api/flags', { name: 'rpc/live', type: 'BOOLEAN', value: false })).status).toBe(201)
+  await OpenFeature.setProviderAndWait('cached', new FlagdProvider({ host: '127.0.0.1', port: rpcPort }))
+  const client = OpenFeature.getClient('cached')
+  expect((await client.getBooleanDetails('rpc/live', true)).value).toBe(false)
+  expect((await client.getBooleanDetails('rpc/live', true)).reason).toBe('CACHED')
+  expect((await api('PUT', '/api/flags/rpc/live', { value: true })).status).toBe(200)
+  const started = performance.now()
+  while ((await client.getBooleanValue('rpc/live', false)) !== true) {
+    if (performance.now() - started > 1000) throw new Error('the cached answer outlived the change by a second')
+    await Bun.sleep(20)
+  }
+})
+
+test('a token in the metadata evaluates as that token (its prefixes); a bad one is refused; a type mismatch is INVALID_ARGUMENT', async () => {
+  const { credentials, Metadata, makeGenericClientConstructor } = await import('@grpc/grpc-js')
+  const { evaluationService } = await import('../../src/sync/evaluation-protocol.ts')
+  const Client = makeGenericClientConstructor(evaluationService('v2'), 'Service')
+  const client = new Client(`127.0.0.1:${rpcPort}`, credentials.createInsecure()) as unknown as {
+    ResolveBoolean(
+      r: object,
+      m: InstanceType<typeof Metadata>,
+      done: (err: { code: number } | null, r: { value: boolean; reason: string }) => void,
+    ): void
+    close(): void
+  }
+  const confined = (
+    (await (await api('POST', '/api/tokens', { name: 'confined', permissions: ['flag:evaluate'], flagPrefixes: ['rpc/'] })).json()) as {
+      token: string
+    }
+  ).token
+  const call = (key: string, secret: string) =>
+    new Promise<{ code?: number; value?: boolean }>((resolve) => {
+      const m = new Metadata()
+      m.set('authorization', `Bearer ${secret}`)
+      client.ResolveBoolean({ flagKey: key, context: { fields: {} } }, m, (err, r) =>
+        resolve(err ? { code: err.code } : { value: r.value }),
+      )
+    })
+  try {
+    expect(await call('rpc/live', confined)).toEqual({ value: true })
+    expect(await call('boolean-flag', confined)).toEqual({ code: 5 }) // NOT_FOUND: outside its prefixes
+    expect(await call('boolean-flag', 'fdt_not-a-token')).toEqual({ code: 16 }) // UNAUTHENTICATED
+    expect(await call('string-flag', token)).toEqual({ code: 3 }) // INVALID_ARGUMENT: a type mismatch
+  } finally {
+    client.close()
+  }
+})
