@@ -18,6 +18,7 @@ import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { HealthService } from '../services/health-service.ts'
+import type { InProcessUsage } from '../services/in-process-usage.ts'
 import type { MigrationService } from '../services/migration-service.ts'
 import type { OidcService } from '../services/oidc-service.ts'
 import type { SegmentService } from '../services/segment-service.ts'
@@ -45,6 +46,7 @@ import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
 import { oidcRoutes } from './routes/oidc-routes.ts'
+import { otlpRoutes } from './routes/otlp-routes.ts'
 import { segmentRoutes } from './routes/segment-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
@@ -65,6 +67,7 @@ export interface HttpDeps {
   segments: SegmentService
   environments: EnvironmentService
   changeRequests: ChangeRequestService
+  inProcessUsage: InProcessUsage
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -118,6 +121,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
       flagExists: (raw) => deps.flags.exists(raw),
     }),
     ...changeRequestRoutes({ changeRequests: deps.changeRequests, bodyLimit }),
+    ...otlpRoutes({ inProcessUsage: deps.inProcessUsage }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),

@@ -20,6 +20,7 @@ import { cachedFlagReadModel, createFlagReadModel } from './flag-read-model.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createFlagSyncService, type FlagSyncService } from './flag-sync-service.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
+import { createInProcessUsage, type InProcessUsage } from './in-process-usage.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
@@ -41,6 +42,8 @@ export interface Services {
   segments: SegmentService
   environments: EnvironmentService
   changeRequests: ChangeRequestService
+  /** Usage reported over OTLP by applications that evaluate in-process. */
+  inProcessUsage: InProcessUsage
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -105,6 +108,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     segments: createSegmentService(store, now),
     environments: createEnvironmentService(store, config.environment, now),
     changeRequests: createChangeRequestService(store, now),
+    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined),
     migrations: createMigrationService({
       store,
       now,

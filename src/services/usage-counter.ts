@@ -77,6 +77,14 @@ export class UsageCounter {
     cell.last = this.clock()
   }
 
+  /** `n` evaluations of `flag` made elsewhere (an in-process provider reporting over OTLP), counted now. */
+  countMany(flag: Flag, variant: string, reason: string, n: number): void {
+    if (n <= 0) return
+    const cell = this.cellOf(flag, variant, reason)
+    cell.count += n
+    cell.last = this.clock()
+  }
+
   /** One evaluation of `flag` given `answer` (see {@link CountableAnswer}). */
   countAnswer(flag: Flag, answer: CountableAnswer): void {
     let cell = answer.cell

@@ -1,0 +1,98 @@
+/**
+ * OTLP/HTTP metrics as OpenTelemetry's exporters send them (docs/openfeature.md#in-process-usage):
+ * `ExportMetricsServiceRequest` in protobuf or JSON, decoded through protobufjs with the part of
+ * the schema flagd reads (`otlp-metrics.proto`). Out come the data points of the counter that
+ * OpenFeature's `MetricsHook` keeps, `feature_flag.evaluation_success_total`, each with the series
+ * it belongs to (resource, scope and point attributes); every other metric is ignored.
+ */
+
+import protobuf from 'protobufjs'
+import protoText from './otlp-metrics.proto' with { type: 'text' }
+
+const root = protobuf.parse(protoText, { keepCase: false }).root
+root.resolveAll()
+const Request = root.lookupType('opentelemetry.proto.ExportMetricsServiceRequest')
+const Response = root.lookupType('opentelemetry.proto.ExportMetricsServiceResponse')
+
+/** The counter flagd counts. */
+export const EVALUATION_COUNTER = 'feature_flag.evaluation_success_total'
+
+/** One data point of an evaluation counter. */
+export interface EvaluationPoint {
+  /** Resource, scope and point attributes: a cumulative counter is followed per series. */
+  series: string
+  flag: string
+  variant: string
+  reason: string
+  value: number
+  cumulative: boolean
+  /** When a cumulative series (re)started: a new start is a restart, counted from 0. */
+  start: string
+}
+
+type KeyValue = { key?: string; value?: Record<string, unknown> }
+type Point = { attributes?: KeyValue[]; startTimeUnixNano?: unknown; asDouble?: number; asInt?: unknown }
+type Decoded = {
+  resourceMetrics?: {
+    resource?: { attributes?: KeyValue[] }
+    scopeMetrics?: {
+      scope?: { name?: string; version?: string }
+      metrics?: { name?: string; sum?: { dataPoints?: Point[]; aggregationTemporality?: number } }[]
+    }[]
+  }[]
+}
+
+const text = (v: Record<string, unknown> | undefined): string | undefined => {
+  if (!v) return undefined
+  for (const key of ['stringValue', 'boolValue', 'intValue', 'doubleValue']) if (v[key] !== undefined) return String(v[key])
+  return undefined
+}
+const attributes = (kvs: KeyValue[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key ?? '', text(kv.value) ?? '']))
+
+/** Decodes a request body; `rejected` counts the counter's points that are malformed. */
+export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: EvaluationPoint[]; rejected: number } {
+  let decoded: Decoded
+  try {
+    const message = json ? Request.fromObject(JSON.parse(new TextDecoder().decode(body))) : Request.decode(body)
+    decoded = Request.toObject(message, { longs: String, enums: Number }) as Decoded
+  } catch (err) {
+    throw new Error(`not an OTLP metrics request: ${(err as Error).message}`)
+  }
+  const points: EvaluationPoint[] = []
+  let rejected = 0
+  for (const rm of decoded.resourceMetrics ?? []) {
+    const resource = JSON.stringify(attributes(rm.resource?.attributes))
+    for (const sm of rm.scopeMetrics ?? []) {
+      const scope = `${sm.scope?.name ?? ''}@${sm.scope?.version ?? ''}`
+      for (const metric of sm.metrics ?? []) {
+        if (metric.name !== EVALUATION_COUNTER || !metric.sum) continue
+        const cumulative = metric.sum.aggregationTemporality === 2
+        for (const point of metric.sum.dataPoints ?? []) {
+          const attrs = attributes(point.attributes)
+          const value = point.asInt !== undefined ? Number(point.asInt) : point.asDouble
+          const flag = attrs['feature_flag.key']
+          if (!flag || value === undefined || !Number.isFinite(value) || value < 0) {
+            rejected++
+            continue
+          }
+          points.push({
+            series: `${resource}|${scope}|${JSON.stringify(attrs)}`,
+            flag,
+            variant: attrs['feature_flag.result.variant'] ?? attrs['feature_flag.variant'] ?? '',
+            reason: attrs['feature_flag.result.reason'] ?? attrs['feature_flag.reason'] ?? '',
+            value,
+            cumulative,
+            start: String(point.startTimeUnixNano ?? ''),
+          })
+        }
+      }
+    }
+  }
+  return { points, rejected }
+}
+
+/** The answer an OTLP collector gives: partial success with the rejected points, in the request's encoding. */
+export function encodeOtlpResponse(rejected: number, json: boolean): Uint8Array | string {
+  const body = rejected > 0 ? { partialSuccess: { rejectedDataPoints: rejected, errorMessage: 'malformed feature_flag data points' } } : {}
+  return json ? JSON.stringify(body) : Response.encode(Response.fromObject(body)).finish()
+}

@@ -1,0 +1,69 @@
+/**
+ * POST /v1/metrics (docs/openfeature.md#in-process-usage): an OTLP/HTTP metrics endpoint, as an
+ * OpenTelemetry collector answers it, that adds the evaluation counts of applications evaluating
+ * in-process to flag usage. Protobuf or JSON, at most 4 MiB, with an API token (or a session)
+ * holding `flag:evaluate` (or `flag:read`).
+ */
+
+import { AppError, InvalidError } from '../../domain/errors.ts'
+import { readLimited } from '../../io/read-limited.ts'
+import type { InProcessUsage } from '../../services/in-process-usage.ts'
+import { customAnswer } from '../answers.ts'
+import { decodeOtlpMetrics, encodeOtlpResponse } from '../otlp-metrics.ts'
+import { type RouteSpec, route } from '../route-spec.ts'
+import { NoQuery } from '../schemas/common-schemas.ts'
+
+const LIMIT = 4 * 2 ** 20
+
+/** The OTLP route. */
+export function otlpRoutes(deps: { inProcessUsage: InProcessUsage }): RouteSpec[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/metrics',
+      permission: 'flag:evaluate',
+      query: NoQuery,
+      body: {
+        limit: LIMIT,
+        // the body as bytes: protobuf or JSON, decoded in the handler by its content type
+        read: async (request, limit) => {
+          const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase()
+          if (type !== 'application/x-protobuf' && type !== 'application/json')
+            throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'OTLP metrics are application/x-protobuf or application/json')
+          const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `an OTLP request is at most ${limit} bytes`)
+          const declared = request.headers.get('content-length')
+          if (declared !== null && Number(declared) > limit) throw tooLarge()
+          return { json: type === 'application/json', bytes: await readLimited(request.body, limit, tooLarge) }
+        },
+      },
+      handle(c) {
+        const { json, bytes } = c.body as { json: boolean; bytes: Uint8Array }
+        let decoded: ReturnType<typeof decodeOtlpMetrics>
+        try {
+          decoded = decodeOtlpMetrics(bytes, json)
+        } catch (err) {
+          throw new InvalidError((err as Error).message, 'body', 'not an OTLP metrics request')
+        }
+        deps.inProcessUsage.ingest(c.auth, decoded.points)
+        return customAnswer(c.id, encodeOtlpResponse(decoded.rejected, json), 200, {
+          'content-type': json ? 'application/json' : 'application/x-protobuf',
+        })
+      },
+      docs: {
+        summary: 'Report in-process evaluations (OTLP/HTTP metrics)',
+        operationId: 'exportMetrics',
+        tag: 'flags',
+        access: 'flag:evaluate',
+        description:
+          "An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.",
+        body: { type: 'object', description: 'An OTLP ExportMetricsServiceRequest' },
+        success: {
+          status: 200,
+          schema: { type: 'object', description: 'ExportMetricsServiceResponse: partialSuccess counts malformed points' },
+          description: 'Accepted',
+        },
+        errors: [400, 401, 403, 413, 415],
+      },
+    }),
+  ]
+}
