@@ -37,6 +37,8 @@ export interface UsageSummary {
   lastEvaluatedAt: string | null
   /** When an in-process provider last held it (now while one does), or null. */
   lastSyncedAt: string | null
+  /** The same moment under the name of docs/openfeature.md#in-process-usage: when an in-process provider was last sent it. */
+  lastServedInProcessAt: string | null
   stale: boolean
 }
 
@@ -189,6 +191,7 @@ export function createUsageService(deps: UsageDeps): UsageService {
             total: used?.total ?? 0,
             lastEvaluatedAt,
             lastSyncedAt,
+            lastServedInProcessAt: lastSyncedAt,
             stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, lastSyncedAt),
           }
         })

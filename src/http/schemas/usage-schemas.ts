@@ -51,12 +51,13 @@ export function usageComponents(): Record<string, Json> {
     UsageSummary: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'stale'],
+      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'stale'],
       properties: {
         name: { type: 'string' },
         total: { type: 'integer', minimum: 0, description: 'Evaluations over the last 30 days' },
         lastEvaluatedAt: LAST,
         lastSyncedAt: SYNCED,
+        lastServedInProcessAt: SYNCED,
         stale: {
           type: 'boolean',
           description: 'Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays',

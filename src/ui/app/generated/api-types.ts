@@ -626,6 +626,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report in-process evaluations (OTLP/HTTP metrics)
+         * @description Requires permission `flag:evaluate`.
+         *
+         *     An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.
+         */
+        post: operations["exportMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -2710,6 +2732,12 @@ export interface components {
              * @example 2026-11-25T05:00:00.000Z
              */
             lastSyncedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.
+             * @example 2026-11-25T05:00:00.000Z
+             */
+            lastServedInProcessAt: string | null;
             /** @description Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays */
             stale: boolean;
         };
@@ -5200,6 +5228,36 @@ export interface operations {
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
+        };
+    };
+    exportMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500"];
         };
     };
     listSessions: {
