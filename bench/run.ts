@@ -21,6 +21,7 @@ import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
+import { rpcRows } from './rpc.ts'
 import { scheduleRow } from './schedule.ts'
 import { fetchAllRow, syncStreamsRow } from './sync.ts'
 import { inProcessRow, rolloutRow, targetingScenarios } from './targeting.ts'
@@ -325,6 +326,7 @@ async function main() {
   await countingCostRows(BINARY, work, row)
   await environmentRows(BINARY, work, row)
   await scheduleRow(BINARY, work, row)
+  await rpcRows(BINARY, work, row)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',

@@ -11,7 +11,9 @@ import protoText from './otlp-metrics.proto' with { type: 'text' }
 
 const root = protobuf.parse(protoText, { keepCase: false }).root
 root.resolveAll()
-const Request = root.lookupType('opentelemetry.proto.ExportMetricsServiceRequest')
+/** The request message (the bench builds requests with it). */
+export const OtlpRequest = root.lookupType('opentelemetry.proto.ExportMetricsServiceRequest')
+const Request = OtlpRequest
 const Response = root.lookupType('opentelemetry.proto.ExportMetricsServiceResponse')
 
 /** The counter flagd counts. */

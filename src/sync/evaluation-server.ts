@@ -105,8 +105,18 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     return ANONYMOUS
   }
 
+  // the answer of each OFREP text, made once: a flag answers the same text to most contexts
+  const made = new Map<string, { type: string; response: object }>()
   const resolve = (resolver: Resolver, principal: Principal, key: string, context: Record<string, unknown>) => {
-    const answer = JSON.parse(deps.evaluations.oneJson(principal, key, context)) as Answer
+    const text = deps.evaluations.oneJson(principal, key, context)
+    const kept = made.get(`${resolver}\u0000${text}`)
+    if (kept !== undefined) return kept.response
+    const response = build(resolver, key, JSON.parse(text) as Answer)
+    if (made.size >= 10_000) made.delete(made.keys().next().value as string)
+    made.set(`${resolver}\u0000${text}`, { type: resolver, response })
+    return response
+  }
+  const build = (resolver: Resolver, key: string, answer: Answer) => {
     const type = String(answer.metadata?.type ?? '')
     if (!TYPES[resolver].includes(type))
       throw failure(
