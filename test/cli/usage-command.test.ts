@@ -45,8 +45,8 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   const running = await runFlagd(['usage', '--json'], { cwd })
   expect(running.code).toBe(0)
   expect(JSON.parse(running.stdout)).toEqual([
-    { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, stale: false },
-    { name: 'used', total: 3, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, stale: false },
+    { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
+    { name: 'used', total: 3, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
   ])
   const table = await runFlagd(['usage'], { cwd })
   expect(table.stdout).toMatch(/FLAG\s+EVALUATIONS \(30 DAYS\)\s+LAST EVALUATED\s+IN-PROCESS\s+STALE/)
@@ -61,6 +61,7 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
     total: 3,
     lastEvaluatedAt: expect.any(String),
     lastSyncedAt: null,
+    lastServedInProcessAt: null,
     stale: false,
   })
   // a flag left alone longer than usage.staleDays is stale (its last change is what counts here)
