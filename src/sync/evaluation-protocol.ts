@@ -69,7 +69,7 @@ export function evaluationService(version: 'v1' | 'v2'): ServiceDefinition {
       requestDeserialize: (b: Buffer) => request.toObject(request.decode(b), { defaults: false, longs: Number }),
       requestSerialize: (r: object) => Buffer.from(request.encode(request.fromObject(r)).finish()),
       responseSerialize: (r: object) => Buffer.from(response.encode(response.fromObject(r)).finish()),
-      responseDeserialize: (b: Buffer) => response.toObject(response.decode(b), { longs: Number }),
+      responseDeserialize: (b: Buffer) => response.toObject(response.decode(b), { longs: Number, defaults: true }),
     }
   }
   return definition as ServiceDefinition

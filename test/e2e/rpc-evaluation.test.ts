@@ -149,3 +149,43 @@ test('a token in the metadata evaluates as that token (its prefixes); a bad one 
     client.close()
   }
 })
+
+test('v1 ResolveAll holds every flag the caller may see; a token of another environment evaluates that one', async () => {
+  const { credentials, Metadata, makeGenericClientConstructor } = await import('@grpc/grpc-js')
+  const { evaluationService } = await import('../../src/sync/evaluation-protocol.ts')
+  expect((await api('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await api('PUT', '/api/flags/rpc/live?environment=staging', { value: false })).status).toBe(200)
+  const staging = (
+    (await (await api('POST', '/api/tokens', { name: 'staging-app', permissions: ['flag:evaluate'], environment: 'staging' })).json()) as {
+      token: string
+    }
+  ).token
+  const V1 = makeGenericClientConstructor(evaluationService('v1'), 'Service')
+  const v1 = new V1(`127.0.0.1:${rpcPort}`, credentials.createInsecure()) as unknown as {
+    ResolveAll(
+      r: object,
+      m: InstanceType<typeof Metadata>,
+      done: (err: Error | null, r: { flags: Record<string, { boolValue?: boolean; reason: string }> }) => void,
+    ): void
+    ResolveBoolean(r: object, m: InstanceType<typeof Metadata>, done: (err: Error | null, r: { value: boolean }) => void): void
+    close(): void
+  }
+  const as = (secret: string) => {
+    const m = new Metadata()
+    m.set('authorization', `Bearer ${secret}`)
+    return m
+  }
+  try {
+    const all = await new Promise<{ flags: Record<string, { boolValue?: boolean; reason: string }> }>((resolve, reject) =>
+      v1.ResolveAll({ context: { fields: {} } }, as(token), (err, r) => (err ? reject(err) : resolve(r))),
+    )
+    expect(Object.keys(all.flags)).toContain('boolean-flag')
+    expect(all.flags['rpc/live']).toMatchObject({ boolValue: true })
+    const inStaging = await new Promise<{ value: boolean }>((resolve, reject) =>
+      v1.ResolveBoolean({ flagKey: 'rpc/live', context: { fields: {} } }, as(staging), (err, r) => (err ? reject(err) : resolve(r))),
+    )
+    expect(inStaging.value).toBe(false)
+  } finally {
+    v1.close()
+  }
+})
