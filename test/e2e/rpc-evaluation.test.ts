@@ -24,6 +24,7 @@ delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is 
 const dirs: string[] = []
 let d: Daemon
 let rpcPort: number
+let socket: string
 let token: string
 let admin: string
 const api = async (method: string, path: string, body?: unknown, auth = admin) =>
@@ -37,7 +38,9 @@ beforeAll(async () => {
   const cwd = tempDir()
   dirs.push(cwd)
   rpcPort = freePort()
+  socket = join(cwd, 'evaluation.sock')
   d = await startDaemon(cwd, [], {
+    FLAGD_EVALUATION_SOCKET: socket,
     FLAGD_ADMIN_USERNAME: 'admin',
     FLAGD_ADMIN_PASSWORD: 'admin-password',
     FLAGD_EVALUATION_PORT: String(rpcPort),
@@ -187,5 +190,29 @@ test('v1 ResolveAll holds every flag the caller may see; a token of another envi
     expect(inStaging.value).toBe(false)
   } finally {
     v1.close()
+  }
+})
+
+test('on the unix socket no token is needed (its file mode decides who may connect)', async () => {
+  const { credentials, Metadata, makeGenericClientConstructor } = await import('@grpc/grpc-js')
+  const { evaluationService } = await import('../../src/sync/evaluation-protocol.ts')
+  const V2 = makeGenericClientConstructor(evaluationService('v2'), 'Service')
+  const local = new V2(`unix:${socket}`, credentials.createInsecure()) as unknown as {
+    ResolveString(
+      r: object,
+      m: InstanceType<typeof Metadata>,
+      done: (err: Error | null, r: { value: string; reason: string }) => void,
+    ): void
+    close(): void
+  }
+  try {
+    const answer = await new Promise<{ value: string; reason: string }>((resolve, reject) =>
+      local.ResolveString({ flagKey: 'string-flag', context: { fields: {} } }, new Metadata(), (err, r) =>
+        err ? reject(err) : resolve(r),
+      ),
+    )
+    expect(answer).toMatchObject({ value: 'hi', reason: 'STATIC' })
+  } finally {
+    local.close()
   }
 })
