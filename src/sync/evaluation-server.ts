@@ -12,7 +12,6 @@ import { chmodSync, rmSync } from 'node:fs'
 import {
   type Metadata,
   Server,
-  ServerCredentials,
   type ServerUnaryCall,
   type ServerWritableStream,
   type ServiceError,
@@ -27,6 +26,7 @@ import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import { EvaluationFailed } from '../services/flag-evaluator.ts'
 import type { FlagSyncService } from '../services/flag-sync-service.ts'
 import { evaluationService, fromStruct, RESOLVERS, type Resolver, toStruct } from './evaluation-protocol.ts'
+import { bindServer, shutDownServers, tcpAddress } from './grpc-listeners.ts'
 import { failure, secretOf } from './secret-of.ts'
 
 /** Where and how the service is served (config `evaluation`). */
@@ -202,10 +202,7 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
   }
 
   const servers: Server[] = []
-  const bind = (server: Server, address: string) =>
-    new Promise<number>((resolve, reject) =>
-      server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
-    )
+  const bind = bindServer
   const serve = (server: Server, anonymousAllowed: boolean) => {
     server.addService(evaluationService('v1'), handlers(anonymousAllowed, 'v1') as never)
     server.addService(evaluationService('v2'), handlers(anonymousAllowed, 'v2') as never)
@@ -216,7 +213,7 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     if (options.port !== undefined) {
       const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
       serve(tcp, options.anonymous)
-      port = await bind(tcp, `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`)
+      port = await bind(tcp, tcpAddress(options.host, options.port))
     }
     if (options.socket !== undefined) {
       rmSync(options.socket, { force: true })
@@ -236,21 +233,7 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
       stopFeed()
       for (const s of streams) s.call.end()
       streams.clear()
-      await Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              const force = setTimeout(() => {
-                server.forceShutdown()
-                resolve()
-              }, 2000)
-              server.tryShutdown(() => {
-                clearTimeout(force)
-                resolve()
-              })
-            }),
-        ),
-      )
+      await shutDownServers(servers)
     },
   }
 }

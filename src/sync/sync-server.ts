@@ -18,7 +18,6 @@ import { chmodSync, rmSync } from 'node:fs'
 import {
   type Metadata,
   Server,
-  ServerCredentials,
   type ServerUnaryCall,
   type ServerWritableStream,
   type ServiceError,
@@ -29,6 +28,7 @@ import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import { RequestCache } from '../domain/request-cache.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
 import { createFanOutPacer } from './fan-out-pacer.ts'
+import { bindServer, shutDownServers, tcpAddress } from './grpc-listeners.ts'
 import { createOversizeWatch } from './oversize-watch.ts'
 import { failure, secretOf } from './secret-of.ts'
 import { encodeSyncDocument, type FlagsRequest, type FlagsResponse, flagSyncService, type MetadataResponse } from './sync-protocol.ts'
@@ -236,17 +236,14 @@ export async function startSyncServer(
 
   const servers: Server[] = []
   let closing = false
-  const bind = (server: Server, address: string) =>
-    new Promise<number>((resolve, reject) =>
-      server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
-    )
+  const bind = bindServer
   let port: number | undefined
   try {
     if (options.port !== undefined) {
       const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
       tcp.addService(definition, handlers(options.anonymous))
       servers.push(tcp)
-      port = await bind(tcp, `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`)
+      port = await bind(tcp, tcpAddress(options.host, options.port))
     }
     if (options.socket !== undefined) {
       rmSync(options.socket, { force: true }) // a socket file left by an earlier run
@@ -273,21 +270,7 @@ export async function startSyncServer(
       clearInterval(sweep)
       pacer.stop()
       for (const s of [...streams]) end(s, 'shutdown')
-      await Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              const force = setTimeout(() => {
-                server.forceShutdown()
-                resolve()
-              }, 2000)
-              server.tryShutdown(() => {
-                clearTimeout(force)
-                resolve()
-              })
-            }),
-        ),
-      )
+      await shutDownServers(servers)
       if (options.socket !== undefined) rmSync(options.socket, { force: true })
     },
   }

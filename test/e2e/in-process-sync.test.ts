@@ -11,18 +11,16 @@ import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { credentials, type Client as GrpcClient, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { FlagdProvider } from '@openfeature/flagd-provider'
-import { type Client, type EvaluationDetails, type FlagValue, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
+import { type Client, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { parseFeature } from '../helpers/gherkin.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { TESTBED, testkitDetails, testkitFlags } from '../helpers/testkit.ts'
 
-const testbed = join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/evaluator')
-const testkit = JSON.parse(readFileSync(join(testbed, 'flags/testkit-flags.json'), 'utf8')) as {
-  flags: Record<string, { variants: Record<string, unknown> }>
-}
-delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is refused at import (docs/targeting.md#flagd-format)
+const testbed = TESTBED
+const testkit = testkitFlags()
 
 /** Every context a testbed scenario builds, as its steps build it. */
 function testbedContexts(): Record<string, unknown>[] {
@@ -109,14 +107,7 @@ afterAll(async () => {
 })
 
 /** The details of `key` for `context` through `client`, with the getter of the flag's type. */
-async function details(client: Client, key: string, context: Record<string, unknown>): Promise<EvaluationDetails<FlagValue>> {
-  const values = Object.values(testkit.flags[key]?.variants ?? {})
-  const ctx = context as never
-  if (values.every((v) => typeof v === 'boolean')) return client.getBooleanDetails(key, false, ctx)
-  if (values.every((v) => typeof v === 'string')) return client.getStringDetails(key, '', ctx)
-  if (values.every((v) => typeof v === 'number')) return client.getNumberDetails(key, 0, ctx)
-  return client.getObjectDetails(key, {}, ctx)
-}
+const details = (client: Client, key: string, context: Record<string, unknown>) => testkitDetails(testkit, client, key, context)
 
 describe('the official flagd provider, in-process', () => {
   test('every testkit flag answers locally what OFREP answers, for every context of the testbed', async () => {

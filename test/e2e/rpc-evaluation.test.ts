@@ -6,20 +6,17 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { FlagdProvider } from '@openfeature/flagd-provider'
-import { type Client, type EvaluationDetails, type FlagValue, OpenFeature } from '@openfeature/server-sdk'
+import { type Client, OpenFeature } from '@openfeature/server-sdk'
 import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { testkitDetails, testkitFlags } from '../helpers/testkit.ts'
 
 setDefaultTimeout(60_000)
-const testbed = join(import.meta.dir, '../fixtures/openfeature/flagd-testbed/evaluator')
-const testkit = JSON.parse(readFileSync(join(testbed, 'flags/testkit-flags.json'), 'utf8')) as {
-  flags: Record<string, { variants: Record<string, unknown> }>
-}
-delete testkit.flags['ref-to-nonexistent-evaluator-flag'] // a dangling $ref is refused at import
+const testkit = testkitFlags()
 
 const dirs: string[] = []
 let d: Daemon
@@ -65,14 +62,7 @@ afterAll(async () => {
 })
 
 /** The details of `key` for `context` through `client`, with the getter of the flag's type. */
-async function details(client: Client, key: string, context: Record<string, unknown>): Promise<EvaluationDetails<FlagValue>> {
-  const values = Object.values(testkit.flags[key]?.variants ?? {})
-  const ctx = context as never
-  if (values.every((v) => typeof v === 'boolean')) return client.getBooleanDetails(key, false, ctx)
-  if (values.every((v) => typeof v === 'string')) return client.getStringDetails(key, '', ctx)
-  if (values.every((v) => typeof v === 'number')) return client.getNumberDetails(key, 0, ctx)
-  return client.getObjectDetails(key, {}, ctx)
-}
+const details = (client: Client, key: string, context: Record<string, unknown>) => testkitDetails(testkit, client, key, context)
 
 const contexts: Record<string, unknown>[] = [
   {},
