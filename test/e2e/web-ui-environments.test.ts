@@ -77,7 +77,7 @@ test.skipIf(!chromium)('Compare shows the differences, then Promote copies the t
   await selectByLabel(p, 'From', 'staging')
   await selectByLabel(p, 'To', 'production')
   await waitForText(p, 'between staging and production')
-  expect(await bodyText(p)).toContain('shop/dark_mode')
+  await waitForText(p, 'Promote shop/dark_mode')
   expect(await seriousViolations(p)).toEqual([])
   await checkByLabel(p, 'Promote shop/limit', false)
   await clickButton(p, 'Promote')

@@ -5,7 +5,7 @@
  * answer lists what changed, and the list is shown again, now without them.
  */
 
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
@@ -24,9 +24,13 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
   const { message, setMessage } = useOutcome()
 
+  // only the newest comparison's answer is shown: one asked before a choice changed may come back after
+  const asked = useRef(0)
   async function compare() {
     if (!from || !to) return
+    const mine = ++asked.current
     const { data, error } = await api.GET('/api/environments/compare', { params: { query: { from, to, prefix } } })
+    if (mine !== asked.current) return
     if (!data) return setMessage(refused(error))
     setDifferences(data as Difference[])
     setChosen(new Set((data as Difference[]).map((d) => d.name)))
