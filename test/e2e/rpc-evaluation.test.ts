@@ -69,6 +69,8 @@ const contexts: Record<string, unknown>[] = [
   { targetingKey: 'user-1' },
   { targetingKey: 'ballmer@macrosoft.com', email: 'ballmer@macrosoft.com' },
   { targetingKey: 'x', email: 'user@faas.com', locale: 'us', age: 30, version: '1.0.1' },
+  // fractional-nested-var-flag chooses "yellow" here, not a variant: a GENERAL error, UNKNOWN on the
+  // wire, which the provider retries for about 7 s as it does against flagd (docs/openfeature.md#rpc)
   { targetingKey: 'jon@company.com', color: 'yellow', 'is-active': true },
 ]
 
