@@ -1,5 +1,5 @@
 /**
- * The contract's floor for `bun run bench` (issue 11): a bare Bun.serve that does, for one route,
+ * The floor for `bun run bench` (docs/performance.md): a bare Bun.serve that does, for one route,
  * only what the contract requires of every server of it, each in the cheapest way Bun offers, with
  * flagd's own logic reduced to a Map lookup. flagd's ratio to this server shows how much of the
  * distance to a bare `Bun.serve` is flagd's code and how much is the price of the contract on this

@@ -1,5 +1,5 @@
 /**
- * The evaluation scenarios of `bun run bench` (issue 13): a single OFREP evaluation and a bulk
+ * The evaluation scenarios of `bun run bench` (goals in docs/performance.md): a single OFREP evaluation and a bulk
  * evaluation of 100 flags answered `304`, each against a bare Bun.serve in the same run; and 1,000
  * open SSE clients, timed from a committed change until every one of them has its event, with the
  * RSS they cost.

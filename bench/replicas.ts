@@ -1,5 +1,5 @@
 /**
- * The replica scenarios of `bun run bench` (issue 16): two `dist/flagd` replicas on one PostgreSQL
+ * The replica scenarios of `bun run bench` (goals in docs/performance.md): two `dist/flagd` replicas on one PostgreSQL
  * (Debian's server, started in a temp directory by the tests' helper). Authenticated reads on a
  * replica against a bare Bun.serve in the same run (goal: the file store's ratio), durable writes
  * with 16 writers, and the time from a commit on one replica to the event on the other's stream

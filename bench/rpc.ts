@@ -13,6 +13,7 @@ import { OtlpRequest } from '../src/http/otlp-metrics.ts'
 import { evaluationService } from '../src/sync/evaluation-protocol.ts'
 import { cpuTime } from './cpu-time.ts'
 import { flagDocument, freePort, loginHeaders, type Row, waitFor } from './fixture.ts'
+import { token as evaluateToken } from './ofrep.ts'
 
 const ROUNDS = 5
 const SECONDS = 2
@@ -69,12 +70,7 @@ export async function rpcRows(binary: string, work: string, row: Row): Promise<v
     await waitFor(`${url}/health`)
     const auth = await loginHeaders(url, 'admin', 'bench-password')
     await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
-    const made = await fetch(`${url}/api/tokens`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ name: 'bench', permissions: ['flag:evaluate'] }),
-    })
-    const token = ((await made.json()) as { token: string }).token
+    const token = await evaluateToken({ url, auth }, 'bench')
     const metadata = new Metadata()
     metadata.set('authorization', `Bearer ${token}`)
     const Client = makeGenericClientConstructor(evaluationService('v2'), 'Service')

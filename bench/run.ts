@@ -392,7 +392,7 @@ async function main() {
   row('export of 11,000 flags', `${spread(exports).median.toFixed(0)} ms (median of 5)`, '< 300 ms', spread(exports).median < 300, exports)
   await fetchAllRow(sync)
 
-  // the costliest pattern check still allowed (contract §5.3): 243 RE2 instructions against a
+  // the costliest pattern check still allowed (docs/api.md, patterns): 243 RE2 instructions against a
   // 65,536-character value, just under the per-request budget; /health is asked meanwhile
   await fetch(`${flagd.url}/api/flags`, {
     method: 'POST',

@@ -1,5 +1,5 @@
 /**
- * flagd's sync protocol (contract §20) in `bun run bench`: one change reaching 500 open `SyncFlags`
+ * flagd's sync protocol (docs/openfeature.md) in `bun run bench`: one change reaching 500 open `SyncFlags`
  * streams (each its own connection, as 500 in-process providers would be; seven changes, each
  * reported, with what its time was made of), the memory each open stream costs the daemon, and the
  * time to answer `FetchAllFlags` with 10,000 flags (the first answer after a change builds the

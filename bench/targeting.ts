@@ -1,5 +1,5 @@
 /**
- * The targeting rows of `bun run bench` (issue 29): one rule evaluated in-process by flagd's engine
+ * The targeting rows of `bun run bench` (goals in docs/performance.md): one rule evaluated in-process by flagd's engine
  * and by OpenFeature's `@openfeature/flagd-core` (the choice of engine, measured); an OFREP single
  * evaluation of a flag with that rule against a bare Bun that reads the body; and a bulk evaluation
  * of 1,000 flags of which 200 have rules, with a different context on every request.

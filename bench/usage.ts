@@ -1,5 +1,5 @@
 /**
- * What counting evaluations (contract §22) costs the OFREP path, in `bun run bench`: two daemons of
+ * What counting evaluations (docs/openfeature.md, usage) costs the OFREP path, in `bun run bench`: two daemons of
  * the same binary, counting on and off (`usage.count`), seeded alike, run at once pinned to one core
  * and loaded at once from the other (as `bench/contest.ts` does), so a slow moment of the machine
  * slows both alike. Reported as the throughput with counting over the throughput without.
@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { flagDocument, freePort, loginHeaders, waitFor } from './fixture.ts'
+import { token as evaluateToken } from './ofrep.ts'
 import { pinnedRound, spread } from './wrk.ts'
 
 type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
@@ -37,12 +38,7 @@ async function daemon(binary: string, work: string, count: boolean, procs: Subpr
   await waitFor(`${url}/health`)
   const auth = await loginHeaders(url, 'admin', 'bench-password')
   await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
-  const made = await fetch(`${url}/api/tokens`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ name: 'bench', permissions: ['flag:evaluate'] }),
-  })
-  return { url, token: ((await made.json()) as { token: string }).token }
+  return { url, token: await evaluateToken({ url, auth }, 'bench') }
 }
 
 /** Both daemons at once, `ROUNDS` times: each round's throughput with counting over without. */
