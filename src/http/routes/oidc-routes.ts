@@ -28,6 +28,15 @@ const SessionBody = t.Object({ code: t.String({ description: 'The one-time code 
 /** The origin a request came to (the redirect URI is built from it). */
 const originOf = (request: Request) => new URL(request.url).origin
 
+/** The documented answer of a route that only redirects the browser (an empty body). */
+const redirect = (description: string, location: string) => ({
+  status: 302,
+  schema: { type: 'string', maxLength: 0 },
+  contentType: 'text/plain',
+  description,
+  headers: { Location: location },
+})
+
 /** The single sign-on routes (always there: without `auth.oidc`, `start` says so). */
 export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
   const back = (id: string, fragment: string, extra: Record<string, string> = {}) =>
@@ -79,13 +88,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
         access: 'public',
         description:
           'Redirects to the identity provider (authorization code with PKCE, state and nonce); on failure back to /ui/#oidc-error=<sentence>.',
-        success: {
-          status: 302,
-          schema: { type: 'string', maxLength: 0 },
-          contentType: 'text/plain',
-          description: 'To the identity provider, or back to the UI with a sentence',
-          headers: { Location: 'Where to' },
-        },
+        success: redirect('To the identity provider, or back to the UI with a sentence', 'Where to'),
         errors: [400],
       },
     }),
@@ -111,13 +114,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
         access: 'public',
         description:
           'Where the identity provider sends the browser back: to /ui/#oidc-code=<one-time code>, or /ui/#oidc-error=<sentence>.',
-        success: {
-          status: 302,
-          schema: { type: 'string', maxLength: 0 },
-          contentType: 'text/plain',
-          description: 'Back to the UI',
-          headers: { Location: 'The UI, with the code or the sentence in the fragment' },
-        },
+        success: redirect('Back to the UI', 'The UI, with the code or the sentence in the fragment'),
         errors: [400],
       },
     }),
