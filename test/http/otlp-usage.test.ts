@@ -91,6 +91,14 @@ test('POST /v1/metrics needs a token with flag:evaluate, and OTLP content', asyn
   expect(
     (await a.req('POST', '/v1/metrics', { token: a.adminToken, rawBody: '{', headers: { 'content-type': 'application/json' } })).status,
   ).toBe(400)
+  // field 1 announces 127 bytes and none follow: a truncated protobuf message
+  const truncated = await a.req('POST', '/v1/metrics', {
+    token: a.adminToken,
+    rawBody: '\n\x7f',
+    headers: { 'content-type': 'application/x-protobuf' },
+  })
+  expect(truncated.status).toBe(400)
+  expect(JSON.stringify(truncated.body)).toContain('not an OTLP metrics request')
   const empty = await a.req('POST', '/v1/metrics', { token: a.adminToken, rawBody: '{}', headers: { 'content-type': 'application/json' } })
   expect(empty.status).toBe(200)
 })
