@@ -115,7 +115,7 @@ test("a change evicts the provider's cached answer through the event stream with
   expect(await client.getBooleanDetails('rpc/live', false)).toMatchObject({ value: true, reason: 'STATIC' })
 })
 
-test('a token in the metadata evaluates as that token (its prefixes); a bad one is refused; a type mismatch is INVALID_ARGUMENT', async () => {
+test('a token in the metadata evaluates as that token (its prefixes); a bad one is refused; a type mismatch is INVALID_ARGUMENT, a failed rule UNKNOWN', async () => {
   const { credentials, Metadata, makeGenericClientConstructor } = await import('@grpc/grpc-js')
   const { evaluationService } = await import('../../src/sync/evaluation-protocol.ts')
   const Client = makeGenericClientConstructor(evaluationService('v2'), 'Service')
@@ -124,6 +124,11 @@ test('a token in the metadata evaluates as that token (its prefixes); a bad one 
       r: object,
       m: InstanceType<typeof Metadata>,
       done: (err: { code: number } | null, r: { value: boolean; reason: string }) => void,
+    ): void
+    ResolveString(
+      r: object,
+      m: InstanceType<typeof Metadata>,
+      done: (err: { code: number; details: string } | null, r: { value: string }) => void,
     ): void
     close(): void
   }
@@ -145,6 +150,20 @@ test('a token in the metadata evaluates as that token (its prefixes); a bad one 
     expect(await call('boolean-flag', confined)).toEqual({ code: 5 }) // NOT_FOUND: outside its prefixes
     expect(await call('boolean-flag', 'fdt_not-a-token')).toEqual({ code: 16 }) // UNAUTHENTICATED
     expect(await call('string-flag', token)).toEqual({ code: 3 }) // INVALID_ARGUMENT: a type mismatch
+    const reader = (
+      (await (await api('POST', '/api/tokens', { name: 'user-reader', permissions: ['user:read'] })).json()) as { token: string }
+    ).token
+    expect(await call('boolean-flag', reader)).toEqual({ code: 7 }) // PERMISSION_DENIED: neither flag:evaluate nor flag:read
+    // a rule that chooses no variant of its flag: UNKNOWN, flagd's code for GENERAL, with the sentence
+    const failed = await new Promise<{ code?: number; details?: string }>((resolve) => {
+      const m = new Metadata()
+      m.set('authorization', `Bearer ${token}`)
+      const context = { fields: { targetingKey: { stringValue: 'jon@company.com' }, color: { stringValue: 'yellow' } } }
+      client.ResolveString({ flagKey: 'fractional-nested-var-flag', context }, m, (err) =>
+        resolve(err ? { code: err.code, details: err.details } : {}),
+      )
+    })
+    expect(failed).toEqual({ code: 2, details: 'the rule chose "yellow", which is not a variant of this flag' })
   } finally {
     client.close()
   }
