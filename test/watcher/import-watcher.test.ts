@@ -47,7 +47,13 @@ async function started(env: Record<string, string> = {}, before?: (dir: string) 
 
 const docWith = (flags: Record<string, unknown>) =>
   JSON.stringify({ environment: 'ops', version: '1.0.0', createdAt: '2026-11-22T10:15:00.123Z', flags })
-const list = (dir: string, sub: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).sort() : [])
+/** The files in `dir/sub`, without a report still being written (the atomic writer's temp file). */
+const list = (dir: string, sub: string) =>
+  existsSync(join(dir, sub))
+    ? readdirSync(join(dir, sub))
+        .filter((n) => !n.includes('.tmp-'))
+        .sort()
+    : []
 
 async function until(check: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms
