@@ -1,7 +1,7 @@
 /**
  * The flagd drop-in in `bun run bench` (docs/openfeature.md#rpc): flagd's evaluation service over
- * gRPC against OFREP single on the same flag and context, both loaded from this process with the
- * same concurrency, alternated round by round (a ratio and each one's p99); an EventStream fan-out
+ * gRPC against OFREP single on the same flag and context, both loaded by h2load with 32 calls in
+ * flight, alternated round by round (a ratio and each one's p99); an EventStream fan-out
  * to 500 providers (from a change through the API to the last provider told); and an OTLP request
  * of 1,000 evaluation data points.
  */
@@ -10,46 +10,39 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { credentials, Metadata, makeGenericClientConstructor } from '@grpc/grpc-js'
 import { OtlpRequest } from '../src/http/otlp-metrics.ts'
-import { evaluationService } from '../src/sync/evaluation-protocol.ts'
+import { evaluationMethods, evaluationService } from '../src/sync/evaluation-protocol.ts'
 import { cpuTime } from './cpu-time.ts'
 import { flagDocument, freePort, loginHeaders, type Row, waitFor } from './fixture.ts'
+import { ensureH2load, type H2loadOptions, h2load } from './h2load.ts'
 import { token as evaluateToken } from './ofrep.ts'
 
 const ROUNDS = 5
 const SECONDS = 2
+/** Calls in flight: over 4 HTTP/2 connections for RPC (four providers), 32 keep-alive connections for OFREP. */
 const CONCURRENCY = 32
+const CONNECTIONS = 4
 
 type Rpc = {
-  ResolveInt(r: object, m: Metadata, done: (err: Error | null) => void): void
+  ResolveInt(r: object, m: Metadata, done: (err: Error | null, answer?: unknown) => void): void
   EventStream(r: object, m: Metadata): { on(event: string, f: (m: { type: string }) => void): void; cancel(): void }
   close(): void
 }
 
-/**
- * Runs `call` from `CONCURRENCY` loops for `SECONDS`: requests per second, p99 (ms), and the daemon's
- * CPU time per request (µs), which is what the daemon can serve at saturation whatever the client costs.
- */
-async function load(pid: number, call: () => Promise<void>): Promise<{ rps: number; p99: number; cpuUs: number }> {
+/** One load of `seconds`: requests per second, p99 (ms), and the daemon's CPU per request (µs). */
+function load(pid: number, o: H2loadOptions, expectedBytes: number): { rps: number; p99: number; cpuUs: number } {
   const before = cpuTime(pid)
-  const latencies: number[] = []
-  const until = performance.now() + SECONDS * 1000
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < until) {
-        const started = performance.now()
-        await call()
-        latencies.push(performance.now() - started)
-      }
-    }),
-  )
+  const r = h2load(o)
   const after = cpuTime(pid)
-  latencies.sort((a, b) => a - b)
-  const cpuUs = ((after.user + after.kernel - before.user - before.kernel) * 1e6) / Math.max(1, latencies.length)
-  return { rps: latencies.length / SECONDS, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0, cpuUs }
+  // every answer must be a success: a gRPC refusal is a 200 too, but carries no message
+  if (r.succeeded !== r.requests || r.dataBytes < r.requests * expectedBytes)
+    throw new Error(`${o.url}: ${r.succeeded} of ${r.requests} succeeded, ${r.dataBytes} octets of answers`)
+  const cpuUs = ((after.user + after.kernel - before.user - before.kernel) * 1e6) / Math.max(1, r.requests)
+  return { rps: r.requests / o.seconds, p99: r.p99Ms, cpuUs }
 }
 
 /** The rows of the scenario. */
 export async function rpcRows(binary: string, work: string, row: Row): Promise<void> {
+  ensureH2load()
   const dir = mkdtempSync(join(work, 'rpc-'))
   const port = freePort()
   const rpcPort = freePort()
@@ -77,28 +70,43 @@ export async function rpcRows(binary: string, work: string, row: Row): Promise<v
     const rpc = new Client(`127.0.0.1:${rpcPort}`, credentials.createInsecure()) as unknown as Rpc
     clients.push(rpc)
     const context = { fields: { targetingKey: { stringValue: 'u1' } } }
-    const viaRpc = () =>
-      new Promise<void>((resolve, reject) =>
-        rpc.ResolveInt({ flagKey: 'app/g07/f507', context }, metadata, (e) => (e ? reject(e) : resolve())),
-      )
-    const body = JSON.stringify({ context: { targetingKey: 'u1' } })
-    const viaOfrep = async () => {
-      const res = await fetch(`${url}/ofrep/v1/evaluate/flags/app/g07/f507`, {
-        method: 'POST',
-        headers: { 'x-api-key': token, 'content-type': 'application/json' },
-        body,
-      })
-      await res.arrayBuffer()
+    // one answer by the gRPC client first: the service answers this flag, with this token
+    const first = await new Promise<{ value: number }>((resolve, reject) =>
+      rpc.ResolveInt({ flagKey: 'app/g07/f507', context }, metadata, (e, answer) => (e ? reject(e) : resolve(answer as never))),
+    )
+    const resolveInt = evaluationMethods('v2').find((m) => m.name === 'ResolveInt')
+    if (resolveInt === undefined) throw new Error('no ResolveInt in evaluation v2')
+    const message = resolveInt.encodeRequest({ flagKey: 'app/g07/f507', context })
+    const answerBytes = resolveInt.encodeResponse({ value: first.value }).length
+    const viaRpc: H2loadOptions = {
+      url: `http://127.0.0.1:${rpcPort}${resolveInt.path}`,
+      http1: false,
+      connections: CONNECTIONS,
+      streams: CONCURRENCY / CONNECTIONS,
+      seconds: SECONDS,
+      headers: { 'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${token}` },
+      body: Uint8Array.from([0, ...[24, 16, 8, 0].map((s) => (message.length >>> s) & 0xff), ...message]),
+      dir,
+    }
+    const viaOfrep: H2loadOptions = {
+      url: `${url}/ofrep/v1/evaluate/flags/app/g07/f507`,
+      http1: true,
+      connections: CONCURRENCY,
+      streams: 1,
+      seconds: SECONDS,
+      headers: { 'x-api-key': token, 'content-type': 'application/json' },
+      body: new TextEncoder().encode(JSON.stringify({ context: { targetingKey: 'u1' } })),
+      dir,
     }
     const pid = proc.pid as number
-    await load(pid, viaRpc)
-    await load(pid, viaOfrep) // warm-up of both
+    load(pid, viaRpc, answerBytes)
+    load(pid, viaOfrep, 10) // warm-up of both
     const ratios: number[] = []
     let rpcP99 = 0
     let ofrepP99 = 0
     for (let r = 0; r < ROUNDS; r++) {
-      const a = await load(pid, viaRpc)
-      const b = await load(pid, viaOfrep)
+      const a = load(pid, viaRpc, answerBytes)
+      const b = load(pid, viaOfrep, 10)
       // the daemon's CPU per request: OFREP's over RPC's is RPC's throughput at saturation as a share of OFREP's
       ratios.push(b.cpuUs / a.cpuUs)
       rpcP99 = Math.max(rpcP99, a.p99)
@@ -107,7 +115,7 @@ export async function rpcRows(binary: string, work: string, row: Row): Promise<v
     ratios.sort((a, b) => a - b)
     const median = ratios[Math.floor(ratios.length / 2)] as number
     row(
-      `RPC evaluation (ResolveInt, v2) against OFREP single, same flag and context, ${CONCURRENCY} callers (the daemon's CPU per request)`,
+      `RPC evaluation (ResolveInt, v2) against OFREP single, same flag and context, ${CONCURRENCY} calls in flight by h2load (the daemon's CPU per request)`,
       `${median.toFixed(2)} × OFREP (${(ratios[0] as number).toFixed(2)}–${(ratios.at(-1) as number).toFixed(2)}); p99 RPC ${rpcP99.toFixed(1)} ms, OFREP ${ofrepP99.toFixed(1)} ms`,
       '≥ 0.8 ×',
       median >= 0.8,

@@ -2,7 +2,8 @@
  * Load generation for `bun run bench` with wrk, a native generator: on two cores shared with the
  * server, a load generator running on Node or Bun saturates itself before a bare Bun.serve does,
  * which shrinks both numbers and flatters the slower server's ratio. wrk comes from Debian's
- * package; `ensureWrk()` installs it when it is missing and the bench runs as root.
+ * package; `ensureWrk()` installs it when it is missing and the bench runs as root (`ensureTool`
+ * does the same for h2load, gRPC's load generator in `bench/h2load.ts`).
  */
 
 import { writeFileSync } from 'node:fs'
@@ -18,16 +19,21 @@ export interface WrkResult {
   socketErrors: number
 }
 
-/** Makes sure `wrk` is on the PATH, installing Debian's package when possible. */
-export function ensureWrk(): void {
-  if (Bun.which('wrk')) return
+/** Makes sure `command` is on the PATH, installing Debian's package `pkg` when possible (as root). */
+export function ensureTool(command: string, pkg: string): void {
+  if (Bun.which(command)) return
   if (process.getuid?.() === 0 && Bun.which('apt-get')) {
-    console.log('wrk is missing: installing Debian\'s package "wrk"')
-    const install = () => Bun.spawnSync(['apt-get', 'install', '-y', 'wrk'], { stdout: 'ignore', stderr: 'inherit' }).exitCode === 0
+    console.log(`${command} is missing: installing Debian's package "${pkg}"`)
+    const install = () => Bun.spawnSync(['apt-get', 'install', '-y', pkg], { stdout: 'ignore', stderr: 'inherit' }).exitCode === 0
     if (install() || (Bun.spawnSync(['apt-get', 'update'], { stdout: 'ignore', stderr: 'inherit' }).exitCode === 0 && install())) return
   }
-  throw new Error("bun run bench needs wrk: install it with `apt-get install wrk` (Debian/Ubuntu) or your system's package manager")
+  throw new Error(
+    `bun run bench needs ${command}: install it with \`apt-get install ${pkg}\` (Debian/Ubuntu) or your system's package manager`,
+  )
 }
+
+/** Makes sure `wrk` is on the PATH. */
+export const ensureWrk = () => ensureTool('wrk', 'wrk')
 
 function toMs(text: string): number {
   const m = /^([\d.]+)(us|ms|s)$/.exec(text)

@@ -1,7 +1,7 @@
 /**
  * flagd's evaluation service (`flagd.evaluation.v1.Service` and `v2`, the `evaluation.proto` files of
  * open-feature/flagd-schemas, copied unchanged beside this file and embedded in the binary): its
- * messages through protobufjs, and the gRPC service definitions `@grpc/grpc-js` serves. v2 is what
+ * messages through protobufjs, per method for the server and as `@grpc/grpc-js` client definitions. v2 is what
  * OpenFeature's JavaScript flagd provider 0.16 calls, v1 what older providers call; v1 adds
  * `ResolveAll`.
  */
@@ -54,23 +54,47 @@ export function fromStruct(s: { fields?: Record<string, Record<string, unknown>>
 export const RESOLVERS = ['ResolveBoolean', 'ResolveString', 'ResolveFloat', 'ResolveInt', 'ResolveObject'] as const
 export type Resolver = (typeof RESOLVERS)[number]
 
-/** The gRPC definition of one version: every method, its path, and its messages' codecs. */
-export function evaluationService(version: 'v1' | 'v2'): ServiceDefinition {
+/** One method of one version: its name, path and messages' codecs. */
+export interface EvaluationMethod {
+  name: string
+  path: string
+  responseStream: boolean
+  decodeRequest(bytes: Uint8Array): object
+  encodeRequest(request: object): Uint8Array
+  encodeResponse(response: object): Uint8Array
+  decodeResponse(bytes: Uint8Array): object
+}
+
+/** The methods of one version, as the server and clients encode them. */
+export function evaluationMethods(version: 'v1' | 'v2'): EvaluationMethod[] {
   const pkg = `flagd.evaluation.${version}`
-  const service = root.lookupService(`${pkg}.Service`)
-  const definition: Record<string, ServiceDefinition[string]> = {}
-  for (const method of service.methodsArray) {
+  return root.lookupService(`${pkg}.Service`).methodsArray.map((method) => {
     const request = root.lookupType(method.resolvedRequestType?.fullName ?? `${pkg}.${method.requestType}`)
     const response = root.lookupType(method.resolvedResponseType?.fullName ?? `${pkg}.${method.responseType}`)
-    definition[method.name] = {
+    return {
+      name: method.name,
       path: `/${pkg}.Service/${method.name}`,
-      requestStream: false,
       responseStream: method.responseStream === true,
-      requestDeserialize: (b: Buffer) => request.toObject(request.decode(b), { defaults: false, longs: Number }),
-      requestSerialize: (r: object) => Buffer.from(request.encode(request.fromObject(r)).finish()),
-      responseSerialize: (r: object) => Buffer.from(response.encode(response.fromObject(r)).finish()),
-      responseDeserialize: (b: Buffer) => response.toObject(response.decode(b), { longs: Number, defaults: true }),
+      decodeRequest: (b) => request.toObject(request.decode(b), { defaults: false, longs: Number }),
+      encodeRequest: (r) => request.encode(request.fromObject(r)).finish(),
+      encodeResponse: (r) => response.encode(response.fromObject(r)).finish(),
+      decodeResponse: (b) => response.toObject(response.decode(b), { longs: Number, defaults: true }),
     }
-  }
+  })
+}
+
+/** The `@grpc/grpc-js` client definition of one version (tests and the bench call the service with it). */
+export function evaluationService(version: 'v1' | 'v2'): ServiceDefinition {
+  const definition: Record<string, ServiceDefinition[string]> = {}
+  for (const m of evaluationMethods(version))
+    definition[m.name] = {
+      path: m.path,
+      requestStream: false,
+      responseStream: m.responseStream,
+      requestDeserialize: (b: Buffer) => m.decodeRequest(b),
+      requestSerialize: (r: object) => Buffer.from(m.encodeRequest(r)),
+      responseSerialize: (r: object) => Buffer.from(m.encodeResponse(r)),
+      responseDeserialize: (b: Buffer) => m.decodeResponse(b),
+    }
   return definition as ServiceDefinition
 }

@@ -9,24 +9,23 @@
  */
 
 import { chmodSync, rmSync } from 'node:fs'
-import {
-  type Metadata,
-  Server,
-  type ServerUnaryCall,
-  type ServerWritableStream,
-  type ServiceError,
-  type sendUnaryData,
-  status,
-} from '@grpc/grpc-js'
+import { status } from '@grpc/grpc-js'
 import { canSeeFlag } from '../domain/access-policy.ts'
 import { AppError, ForbiddenError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
 import { environmentOf, type Principal, systemPrincipal } from '../domain/principal.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import { EvaluationFailed } from '../services/flag-evaluator.ts'
-import type { FlagSyncService } from '../services/flag-sync-service.ts'
-import { evaluationService, fromStruct, RESOLVERS, type Resolver, toStruct } from './evaluation-protocol.ts'
-import { bindServer, shutDownServers, tcpAddress } from './grpc-listeners.ts'
+import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
+import { evaluationMethods, fromStruct, RESOLVERS, type Resolver, toStruct } from './evaluation-protocol.ts'
+import {
+  type GrpcFailure,
+  type GrpcListener,
+  type GrpcMetadata,
+  type GrpcMethod,
+  type GrpcWriter,
+  listenGrpc,
+} from './http2/grpc-server.ts'
 import { failure, secretOf } from './secret-of.ts'
 
 /** Where and how the service is served (config `evaluation`). */
@@ -77,25 +76,23 @@ const ANONYMOUS: Principal = systemPrincipal('anonymous')
 type Answer = { key: string; value?: unknown; reason: string; variant?: string; metadata?: Record<string, unknown> }
 
 /** The gRPC status of a refusal (flagd's mapping). */
-function statusOf(err: unknown): Partial<ServiceError> {
+function statusOf(err: unknown): GrpcFailure {
   if (err instanceof EvaluationFailed) return failure(status.UNKNOWN, err.message)
   if (err instanceof NotFoundError) return failure(status.NOT_FOUND, err.message)
   if (err instanceof UnauthorizedError) return failure(status.UNAUTHENTICATED, err.message)
   if (err instanceof ForbiddenError) return failure(status.PERMISSION_DENIED, err.message)
   if (err instanceof AppError) return failure(err.code === 'NOT_FOUND' ? status.NOT_FOUND : status.INVALID_ARGUMENT, err.message)
-  if ((err as Partial<ServiceError>)?.code !== undefined) return err as Partial<ServiceError>
+  if (typeof (err as GrpcFailure)?.code === 'number') return err as GrpcFailure
   return failure(status.INTERNAL, String((err as Error)?.message ?? err))
 }
 
 /** Starts the listeners; throws naming the address when one cannot be bound. */
 export async function startEvaluationServer(deps: EvaluationRpcDeps, options: EvaluationRpcOptions): Promise<EvaluationRpcServer> {
-  const principalOf = async (metadata: Metadata, anonymousAllowed: boolean): Promise<Principal> => {
-    let caller: Awaited<ReturnType<FlagSyncService['callerOf']>>
-    try {
-      caller = await deps.sync.callerOf(secretOf(metadata, { providerId: '', selector: '' }))
-    } catch (err) {
-      throw statusOf(err)
-    }
+  const principalOf = (metadata: GrpcMetadata, anonymousAllowed: boolean): Principal | Promise<Principal> => {
+    const caller = deps.sync.callerOf(secretOf(metadata, { providerId: '', selector: '' }))
+    return caller instanceof Promise ? caller.then((c) => principalFrom(c, anonymousAllowed)) : principalFrom(caller, anonymousAllowed)
+  }
+  const principalFrom = (caller: SyncCaller, anonymousAllowed: boolean): Principal => {
     if (caller.kind === 'token') return caller.principal
     if (!anonymousAllowed)
       throw failure(
@@ -132,7 +129,7 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     return { value, reason: answer.reason, variant: answer.variant ?? '', metadata: toStruct(answer.metadata ?? {}) }
   }
 
-  const streams = new Set<{ principal: Principal; call: ServerWritableStream<unknown, unknown> }>()
+  const streams = new Set<{ principal: Principal; call: GrpcWriter }>()
   const stopFeed = deps.changeFeed.subscribe((batch) => {
     for (const s of streams) {
       const env = environmentOf(s.principal) ?? deps.defaultEnvironment
@@ -144,87 +141,109 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     }
   })
 
-  const handlers = (anonymousAllowed: boolean, version: 'v1' | 'v2') => {
-    const out: Record<string, unknown> = {}
-    for (const resolver of RESOLVERS)
-      out[resolver] = async (call: ServerUnaryCall<{ flagKey?: string; context?: object }, unknown>, done: sendUnaryData<unknown>) => {
-        try {
-          const principal = await principalOf(call.metadata, anonymousAllowed)
-          done(null, resolve(resolver, principal, call.request.flagKey ?? '', fromStruct(call.request.context as never)))
-        } catch (err) {
-          done(statusOf(err) as ServiceError)
-        }
-      }
-    if (version === 'v1')
-      out.ResolveAll = async (call: ServerUnaryCall<{ context?: object }, unknown>, done: sendUnaryData<unknown>) => {
-        try {
-          const principal = await principalOf(call.metadata, anonymousAllowed)
-          const bulk = deps.evaluations.bulk(principal, fromStruct(call.request.context as never), () => false)
-          const items = bulk.unchanged ? [] : (JSON.parse(bulk.flags) as (Answer & { errorCode?: string })[])
-          const flags: Record<string, unknown> = {}
-          for (const item of items) {
-            if (item.errorCode !== undefined) continue // ResolveAll holds the successes, as flagd's does
-            const v = item.value
-            const value =
-              typeof v === 'boolean'
-                ? { boolValue: v }
-                : typeof v === 'string'
-                  ? { stringValue: v }
-                  : typeof v === 'number'
-                    ? { doubleValue: v }
-                    : v !== undefined && v !== null && typeof v === 'object' && !Array.isArray(v)
-                      ? { objectValue: toStruct(v as Record<string, unknown>) }
-                      : {}
-            flags[item.key] = { reason: item.reason, variant: item.variant ?? '', ...value, metadata: toStruct(item.metadata ?? {}) }
-          }
-          done(null, { flags, metadata: toStruct({}) })
-        } catch (err) {
-          done(statusOf(err) as ServiceError)
-        }
-      }
-    out.EventStream = async (call: ServerWritableStream<unknown, unknown>) => {
-      let principal: Principal
-      try {
-        principal = await principalOf(call.metadata, anonymousAllowed)
-      } catch (err) {
-        call.emit('error', statusOf(err))
-        return
-      }
-      const s = { principal, call }
-      streams.add(s)
-      const end = () => streams.delete(s)
-      call.on('cancelled', end)
-      call.on('error', end)
-      call.on('close', end)
-      call.write({ type: 'provider_ready', data: toStruct({}) })
-    }
-    return out
+  /** Runs `then` with the caller's principal: at once when the token is known, else once it is looked up. */
+  const withPrincipal = <T>(metadata: GrpcMetadata, anonymousAllowed: boolean, then: (p: Principal) => T): T | Promise<T> => {
+    const caller = principalOf(metadata, anonymousAllowed)
+    return caller instanceof Promise ? caller.then(then) : then(caller)
   }
 
-  const servers: Server[] = []
-  const bind = bindServer
-  const serve = (server: Server, anonymousAllowed: boolean) => {
-    server.addService(evaluationService('v1'), handlers(anonymousAllowed, 'v1') as never)
-    server.addService(evaluationService('v2'), handlers(anonymousAllowed, 'v2') as never)
-    servers.push(server)
+  const resolveAll = (principal: Principal, context: Record<string, unknown>) => {
+    const bulk = deps.evaluations.bulk(principal, context, () => false)
+    const items = bulk.unchanged ? [] : (JSON.parse(bulk.flags) as (Answer & { errorCode?: string })[])
+    const flags: Record<string, unknown> = {}
+    for (const item of items) {
+      if (item.errorCode !== undefined) continue // ResolveAll holds the successes, as flagd's does
+      const v = item.value
+      const value =
+        typeof v === 'boolean'
+          ? { boolValue: v }
+          : typeof v === 'string'
+            ? { stringValue: v }
+            : typeof v === 'number'
+              ? { doubleValue: v }
+              : v !== undefined && v !== null && typeof v === 'object' && !Array.isArray(v)
+                ? { objectValue: toStruct(v as Record<string, unknown>) }
+                : {}
+      flags[item.key] = { reason: item.reason, variant: item.variant ?? '', ...value, metadata: toStruct(item.metadata ?? {}) }
+    }
+    return { flags, metadata: toStruct({}) }
   }
+
+  /** A unary handler whose refusals carry flagd's statuses, thrown or rejected. */
+  const mapped =
+    <R>(handle: (request: R, metadata: GrpcMetadata) => object | Promise<object>) =>
+    (request: object, metadata: GrpcMetadata): object | Promise<object> => {
+      try {
+        const answer = handle(request as R, metadata)
+        return answer instanceof Promise ? answer.catch((err) => Promise.reject(statusOf(err))) : answer
+      } catch (err) {
+        throw statusOf(err)
+      }
+    }
+
+  /** Every method of both versions, keyed by path, for one listener. */
+  const methodsFor = (anonymousAllowed: boolean): Map<string, GrpcMethod> => {
+    const methods = new Map<string, GrpcMethod>()
+    for (const version of ['v1', 'v2'] as const)
+      for (const m of evaluationMethods(version)) {
+        const codec = { decode: m.decodeRequest, encode: m.encodeResponse }
+        type Request = { flagKey?: string; context?: object }
+        const context = (r: Request) => fromStruct(r.context as never)
+        if ((RESOLVERS as readonly string[]).includes(m.name)) {
+          const resolver = m.name as Resolver
+          methods.set(m.path, {
+            ...codec,
+            kind: 'unary',
+            handle: mapped((r: Request, metadata) =>
+              withPrincipal(metadata, anonymousAllowed, (p) => resolve(resolver, p, r.flagKey ?? '', context(r))),
+            ),
+          })
+        } else if (m.name === 'ResolveAll') {
+          methods.set(m.path, {
+            ...codec,
+            kind: 'unary',
+            handle: mapped((r: Request, metadata) => withPrincipal(metadata, anonymousAllowed, (p) => resolveAll(p, context(r)))),
+          })
+        } else if (m.name === 'EventStream') {
+          methods.set(m.path, {
+            ...codec,
+            kind: 'stream',
+            handle: (_r, metadata, call) => {
+              const open = (principal: Principal) => {
+                const s = { principal, call }
+                streams.add(s)
+                call.onClose(() => streams.delete(s))
+                call.write({ type: 'provider_ready', data: toStruct({}) })
+              }
+              try {
+                const opened = withPrincipal(metadata, anonymousAllowed, open)
+                if (opened instanceof Promise) opened.catch((err) => call.fail(statusOf(err)))
+              } catch (err) {
+                call.fail(statusOf(err))
+              }
+            },
+          })
+        }
+      }
+    return methods
+  }
+
+  const listeners: GrpcListener[] = []
   let port: number | undefined
   try {
     if (options.port !== undefined) {
-      const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
-      serve(tcp, options.anonymous)
-      port = await bind(tcp, tcpAddress(options.host, options.port))
+      const tcp = listenGrpc({ hostname: options.host, port: options.port }, methodsFor(options.anonymous))
+      listeners.push(tcp)
+      port = tcp.port
     }
     if (options.socket !== undefined) {
       rmSync(options.socket, { force: true })
-      const local = new Server()
-      serve(local, true)
-      await bind(local, `unix:${options.socket}`)
+      listeners.push(listenGrpc({ unix: options.socket }, methodsFor(true)))
       chmodSync(options.socket, 0o660)
     }
   } catch (err) {
     stopFeed()
-    for (const s of servers) s.forceShutdown()
+    await Promise.all(listeners.map((l) => l.close()))
     throw new Error(`cannot serve flagd's evaluation service: ${(err as Error).message}`)
   }
   return {
@@ -233,7 +252,7 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
       stopFeed()
       for (const s of streams) s.call.end()
       streams.clear()
-      await shutDownServers(servers)
+      await Promise.all(listeners.map((l) => l.close()))
     },
   }
 }

@@ -5,14 +5,14 @@
  * refused with the gRPC status that names the mistake.
  */
 
-import { type Metadata, type ServiceError, status } from '@grpc/grpc-js'
+import { type Metadata, status } from '@grpc/grpc-js'
 import type { FlagsRequest } from './sync-protocol.ts'
 
-/** A gRPC error as a handler emits it. */
-export const failure = (code: status, details: string): Partial<ServiceError> => ({ code, details, message: details })
+/** A gRPC error as a handler emits it (grpc-js's shape, which the evaluation service's server reads too). */
+export const failure = (code: status, details: string) => ({ code, details, message: details })
 
-/** The API token a request carries, from its metadata or its selector. */
-export function secretOf(metadata: Metadata, request: FlagsRequest): string | undefined {
+/** The API token a request carries, from its metadata (grpc-js's, or anything that reads a key alike) or its selector. */
+export function secretOf(metadata: Pick<Metadata, 'get'> | { get(key: string): string[] }, request: FlagsRequest): string | undefined {
   const auth = metadata.get('authorization')[0]
   if (auth !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(String(auth))
