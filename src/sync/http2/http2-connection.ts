@@ -104,7 +104,10 @@ export class Http2Connection implements StreamOwner {
     private readonly sink: Http2Sink,
     private readonly onRequest: (stream: Http2Stream) => void,
     private readonly maxBody: number,
-  ) {
+  ) {}
+
+  /** This side's preface, once the client's is read (so an HTTP/1 client is answered in HTTP/1). */
+  private sendPreface(): void {
     const settings = [
       [0x3, MAX_STREAMS],
       [0x4, RECEIVE_WINDOW],
@@ -138,6 +141,7 @@ export class Http2Connection implements StreamOwner {
           return
         }
         this.prefaceSeen = true
+        this.sendPreface()
         at = PREFACE.length
       }
       while (data.length - at >= 9 && !this.closed) {
