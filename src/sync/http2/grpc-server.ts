@@ -163,7 +163,13 @@ function serve(methods: ReadonlyMap<string, GrpcMethod>, stream: Http2Stream): v
   }
   stream.respond(RESPONSE)
   const writer: GrpcWriter = {
-    write: (message) => stream.send(framed(method.encode(message))),
+    write: (message) => {
+      try {
+        stream.send(framed(method.encode(message)))
+      } catch (err) {
+        fail(stream, err) // a message that cannot be encoded ends this call, not its caller's loop
+      }
+    },
     end: () => stream.end(OK),
     fail: (failure) => fail(stream, failure),
     onClose: (listener) => stream.onClose(listener),

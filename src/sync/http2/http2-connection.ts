@@ -156,7 +156,8 @@ export class Http2Connection implements StreamOwner {
     } catch (err) {
       if (err instanceof ConnectionError) this.fail(err.code, err.message)
       else if (err instanceof CompressionError) this.fail(H2_ERROR.COMPRESSION_ERROR, err.message)
-      else throw err
+      // a fault of this server: the connection ends, saying so, and the process goes on
+      else this.fail(H2_ERROR.INTERNAL_ERROR, `internal error: ${(err as Error)?.message ?? err}`)
     } finally {
       this.reading = false
       this.flush()
