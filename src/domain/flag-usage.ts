@@ -51,6 +51,8 @@ export interface FlagUsage {
   hours: { at: string; count: number }[]
   /** When an in-process provider last held the flag over a live sync stream (now while one does), or null. */
   lastSyncedAt: string | null
+  /** The same moment under the name of docs/openfeature.md#in-process-usage: when an in-process provider was last sent it. */
+  lastServedInProcessAt: string | null
 }
 
 /** The usage of flag `name` from its buckets (any order, any replica): totals, variants, hours in order. */
@@ -66,7 +68,7 @@ export function flagUsageOf(name: string, buckets: readonly UsageBucket[], lastS
     hours.set(b.hour, (hours.get(b.hour) ?? 0) + b.count)
   }
   const ordered = [...hours].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([at, count]) => ({ at, count }))
-  return { name, total, lastEvaluatedAt, variants, hours: ordered, lastSyncedAt }
+  return { name, total, lastEvaluatedAt, variants, hours: ordered, lastSyncedAt, lastServedInProcessAt: lastSyncedAt }
 }
 
 /**

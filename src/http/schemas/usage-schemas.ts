@@ -8,7 +8,7 @@ const SYNCED = {
   ...AT,
   nullable: true,
   description:
-    'When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.',
+    'When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).',
 }
 
 /** The usage schemas. */
@@ -17,11 +17,17 @@ export function usageComponents(): Record<string, Json> {
     FlagUsage: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'variants', 'hours'],
+      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'variants', 'hours'],
       properties: {
         name: { type: 'string' },
         lastSyncedAt: SYNCED,
-        total: { type: 'integer', minimum: 0, description: 'Evaluations counted since `since` (OFREP single and bulk, 304s included)' },
+        lastServedInProcessAt: SYNCED,
+        total: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            "Evaluations counted since `since`: OFREP single and bulk (304s included), flagd's evaluation RPC, and in-process evaluations reported over OTLP",
+        },
         lastEvaluatedAt: LAST,
         variants: {
           type: 'object',
@@ -44,6 +50,7 @@ export function usageComponents(): Record<string, Json> {
         total: 1520,
         lastEvaluatedAt: '2026-11-25T05:41:12.000Z',
         lastSyncedAt: null,
+        lastServedInProcessAt: null,
         variants: { on: 310, off: 1210 },
         hours: [{ at: '2026-11-25T05:00:00.000Z', count: 1520 }],
       },

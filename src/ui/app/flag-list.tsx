@@ -20,12 +20,12 @@ import { EnvironmentCell, type ListedFlag, Switch, shownValue } from './value-sw
 type Flag = ListedFlag
 
 /** A flag's usage over the last 30 days, as `GET /api/usage` lists it. */
-type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastSyncedAt: string | null; stale: boolean }
+type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastServedInProcessAt: string | null; stale: boolean }
 
-/** The tooltip of a flag's uses: when last evaluated, and in-process use (which is not counted). */
+/** The tooltip of a flag's uses: when last evaluated, and when last served to an in-process provider. */
 function usesTitle(use: Use): string {
   const evaluated = use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'not evaluated in 30 days'
-  return use.lastSyncedAt ? `${evaluated}; held in-process (not counted) ${use.lastSyncedAt}` : evaluated
+  return use.lastServedInProcessAt ? `${evaluated}; last served in-process ${use.lastServedInProcessAt}` : evaluated
 }
 
 /** 1520 → "1.5k". */
@@ -94,7 +94,11 @@ function FlagItem({
       )}
       {use && (
         <span class="uses" title={usesTitle(use)}>
-          {use.total === 0 ? (use.lastSyncedAt ? 'in-process' : 'unused') : `${compact(use.total)} ${use.total === 1 ? 'use' : 'uses'}`}
+          {use.total === 0
+            ? use.lastServedInProcessAt
+              ? 'in-process'
+              : 'unused'
+            : `${compact(use.total)} ${use.total === 1 ? 'use' : 'uses'}`}
         </span>
       )}
       {summary && <span class="chip">{summary}</span>}

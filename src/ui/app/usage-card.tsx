@@ -7,39 +7,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { shortTime } from './audit-diff.ts'
-
-type Usage = {
-  total: number
-  lastEvaluatedAt: string | null
-  lastSyncedAt: string | null
-  variants: Record<string, number>
-  hours: { at: string; count: number }[]
-}
-
-/** What the page says of in-process use, which is not counted (a flag held in-process is in use). */
-export function inProcessNote(lastSyncedAt: string | null, nowMs: number): string | null {
-  if (lastSyncedAt === null) return null
-  const held =
-    nowMs - Date.parse(lastSyncedAt) < 60_000 ? 'held by an in-process provider now' : `last held in-process ${shortTime(lastSyncedAt)}`
-  return `Also used in-process: ${held} (in-process evaluations are not counted, so it is not stale)`
-}
-
-const DAYS = 7
-const DAY_MS = 86_400_000
-
-/** The last 7 days (UTC, today last) with their totals. */
-export function dailyTotals(hours: Usage['hours'], nowMs: number): { day: string; count: number }[] {
-  const today = Math.floor(nowMs / DAY_MS) * DAY_MS
-  const days = Array.from({ length: DAYS }, (_, i) => ({
-    day: new Date(today - (DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10),
-    count: 0,
-  }))
-  for (const h of hours) {
-    const d = days.find((x) => x.day === h.at.slice(0, 10))
-    if (d) d.count += h.count
-  }
-  return days
-}
+import { DAY_MS, DAYS, dailyTotals, inProcessNote, type Usage } from './usage-summary.ts'
 
 export function UsageCard({ name, revision }: { name: string; revision: number }) {
   const [usage, setUsage] = useState<Usage | null>(null)
@@ -67,7 +35,9 @@ export function UsageCard({ name, revision }: { name: string; revision: number }
             .map(([v, n]) => `${v} ${n}`)
             .join(', ')}`}
       </p>
-      {inProcessNote(usage.lastSyncedAt, Date.now()) && <p class="meta in-process">{inProcessNote(usage.lastSyncedAt, Date.now())}</p>}
+      {inProcessNote(usage.lastServedInProcessAt, Date.now()) && (
+        <p class="meta in-process">{inProcessNote(usage.lastServedInProcessAt, Date.now())}</p>
+      )}
       <svg class="usage-chart" viewBox={`0 0 ${width} ${height + 14}`} role="img" aria-label={summary}>
         {days.map((d, i) => {
           const h = Math.round((d.count / top) * height)

@@ -2666,6 +2666,7 @@ export interface components {
          *       "total": 1520,
          *       "lastEvaluatedAt": "2026-11-25T05:41:12.000Z",
          *       "lastSyncedAt": null,
+         *       "lastServedInProcessAt": null,
          *       "variants": {
          *         "on": 310,
          *         "off": 1210
@@ -2682,13 +2683,19 @@ export interface components {
             name: string;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastSyncedAt: string | null;
             /**
+             * Format: date-time
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
+             * @example 2026-11-25T05:00:00.000Z
+             */
+            lastServedInProcessAt: string | null;
+            /**
              * Format: int64
-             * @description Evaluations counted since `since` (OFREP single and bulk, 304s included)
+             * @description Evaluations counted since `since`: OFREP single and bulk (304s included), flagd's evaluation RPC, and in-process evaluations reported over OTLP
              */
             total: number;
             /**
@@ -2728,13 +2735,13 @@ export interface components {
             lastEvaluatedAt: string | null;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastSyncedAt: string | null;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. In-process evaluations are not counted.
+             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastServedInProcessAt: string | null;
