@@ -115,7 +115,7 @@ test("a change evicts the provider's cached answer through the event stream with
   expect(await client.getBooleanDetails('rpc/live', false)).toMatchObject({ value: true, reason: 'STATIC' })
 })
 
-test('a token in the metadata evaluates as that token (its prefixes); a bad one is refused; a type mismatch is INVALID_ARGUMENT, a failed rule UNKNOWN', async () => {
+test('a token in the metadata evaluates as that token (its prefixes) and counts in usage; a bad one is refused; a type mismatch is INVALID_ARGUMENT, a failed rule UNKNOWN', async () => {
   const { credentials, Metadata, makeGenericClientConstructor } = await import('@grpc/grpc-js')
   const { evaluationService } = await import('../../src/sync/evaluation-protocol.ts')
   const Client = makeGenericClientConstructor(evaluationService('v2'), 'Service')
@@ -146,6 +146,12 @@ test('a token in the metadata evaluates as that token (its prefixes); a bad one 
       )
     })
   try {
+    // RPC evaluations count in usage as OFREP's do: total and lastEvaluatedAt
+    expect((await api('POST', '/api/flags', { name: 'rpc/counted', type: 'BOOLEAN', value: true })).status).toBe(201)
+    for (let i = 0; i < 3; i++) expect(await call('rpc/counted', confined)).toEqual({ value: true })
+    const counted = (await (await api('GET', '/api/flags/rpc/counted/usage')).json()) as { total: number; lastEvaluatedAt: string | null }
+    expect(counted.total).toBe(3)
+    expect(counted.lastEvaluatedAt).not.toBeNull()
     expect(await call('rpc/live', confined)).toEqual({ value: true })
     expect(await call('boolean-flag', confined)).toEqual({ code: 5 }) // NOT_FOUND: outside its prefixes
     expect(await call('boolean-flag', 'fdt_not-a-token')).toEqual({ code: 16 }) // UNAUTHENTICATED
