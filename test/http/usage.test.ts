@@ -80,7 +80,15 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
   const a = await app()
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'quiet', type: 'BOOLEAN' } })
   const usage = await a.req('GET', '/api/flags/quiet/usage?since=2026-01-01', { token: a.adminToken })
-  expect(usage.body).toEqual({ name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, variants: {}, hours: [] })
+  expect(usage.body).toEqual({
+    name: 'quiet',
+    total: 0,
+    lastEvaluatedAt: null,
+    lastSyncedAt: null,
+    lastServedInProcessAt: null,
+    variants: {},
+    hours: [],
+  })
   expect((await a.req('GET', '/api/flags/quiet/usage?since=yesterday', { token: a.adminToken })).status).toBe(400)
   for (const bad of ['2026-11-27%20junk', '2026-02-31', '0000-01-01', '2026-11-27T25:00:00Z', '2026-11-27T10:00:00'])
     expect([bad, (await a.req('GET', `/api/flags/quiet/usage?since=${bad}`, { token: a.adminToken })).status]).toEqual([bad, 400])
@@ -160,7 +168,11 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
   const release = a.app.services.sync.held(await a.app.services.sync.callerOf(token))
   expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true })
   const one = await a.req('GET', '/api/flags/held/a/usage', { token: reader })
-  expect(one.body).toMatchObject({ total: 0, lastSyncedAt: new Date(now).toISOString(), lastServedInProcessAt: new Date(now).toISOString() })
+  expect(one.body).toMatchObject({
+    total: 0,
+    lastSyncedAt: new Date(now).toISOString(),
+    lastServedInProcessAt: new Date(now).toISOString(),
+  })
   now += 86_400_000
   release()
   now += 10 * 86_400_000

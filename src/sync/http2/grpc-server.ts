@@ -11,6 +11,7 @@ import { gunzipSync, type Socket } from 'bun'
 import { headerBlock } from './header-block.ts'
 import { Http2Connection } from './http2-connection.ts'
 import type { Http2Stream } from './http2-stream.ts'
+import { SocketSink } from './socket-sink.ts'
 
 /** The metadata of a call, as grpc-js's `Metadata.get` answers it (values of one key). */
 export interface GrpcMetadata {
@@ -178,41 +179,6 @@ function serve(methods: ReadonlyMap<string, GrpcMethod>, stream: Http2Stream): v
     method.handle(request, metadata, writer)
   } catch (err) {
     fail(stream, err)
-  }
-}
-
-/** Octets to a Bun socket, kept while the kernel's buffer is full (written again on `drain`). */
-class SocketSink {
-  private backlog: Uint8Array[] = []
-  private ending = false
-
-  constructor(private readonly socket: Socket<unknown>) {}
-
-  write(bytes: Uint8Array): void {
-    if (this.backlog.length === 0) {
-      const written = this.socket.write(bytes)
-      if (written >= bytes.length || written < 0) return
-      bytes = bytes.subarray(written)
-    }
-    this.backlog.push(bytes)
-  }
-
-  drain(): void {
-    while (this.backlog.length > 0) {
-      const next = this.backlog[0] as Uint8Array
-      const written = this.socket.write(next)
-      if (written < next.length) {
-        if (written > 0) this.backlog[0] = next.subarray(written)
-        return
-      }
-      this.backlog.shift()
-    }
-    if (this.ending) this.socket.end()
-  }
-
-  end(): void {
-    this.ending = true
-    if (this.backlog.length === 0) this.socket.end()
   }
 }
 
