@@ -36,8 +36,8 @@ export interface H2loadResult {
 
 let runs = 0
 
-/** Runs h2load once with one client thread (one core, as wrk runs). */
-export function h2load(o: H2loadOptions): H2loadResult {
+/** Runs h2load once with one client thread (one core, as wrk runs); the bench's own loop goes on meanwhile. */
+export async function h2load(o: H2loadOptions): Promise<H2loadResult> {
   const n = ++runs
   const bodyFile = join(o.dir, `h2load-body-${n}`)
   const logFile = join(o.dir, `h2load-log-${n}.tsv`)
@@ -46,10 +46,10 @@ export function h2load(o: H2loadOptions): H2loadResult {
   if (o.http1) args.push('--h1')
   for (const [k, v] of Object.entries(o.headers)) args.push('-H', `${k}: ${v}`)
   args.push(o.url)
-  const run = Bun.spawnSync(args, { stdout: 'pipe', stderr: 'pipe' })
-  const out = run.stdout.toString()
+  const run = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
   const done = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded/.exec(out)
-  if (run.exitCode !== 0 || !done) throw new Error(`h2load failed: ${run.stderr.toString()}${out}`)
+  if (code !== 0 || !done) throw new Error(`h2load failed: ${err}${out}`)
   // the log: start (µs since the epoch), status, µs until the end of the response
   const latencies = readFileSync(logFile, 'utf8')
     .split('\n')
