@@ -341,3 +341,9 @@ test("Node's nghttp2 client with a 1,000-octet window gets a 300 kB answer whole
     { length: 5 + 100_000, status: '0' },
   ])
 })
+
+test('a port already taken is refused naming the address, with the reason', () => {
+  expect(() => listenGrpc({ hostname: '127.0.0.1', port: server.port as number }, METHODS)).toThrow(
+    `cannot listen on 127.0.0.1:${server.port} (EADDRINUSE)`,
+  )
+})

@@ -211,7 +211,14 @@ export function listenGrpc(
       s.data?.h2.socketClosed()
     },
   }
-  const listener = 'unix' in where ? Bun.listen<Connection>({ unix: where.unix, socket }) : Bun.listen<Connection>({ ...where, socket })
+  const address = 'unix' in where ? where.unix : `${where.hostname}:${where.port}`
+  let listener: Bun.TCPSocketListener<Connection> | Bun.UnixSocketListener<Connection>
+  try {
+    listener = 'unix' in where ? Bun.listen<Connection>({ unix: where.unix, socket }) : Bun.listen<Connection>({ ...where, socket })
+  } catch (err) {
+    // Bun's message names the host but not the port: say which address could not be had
+    throw new Error(`cannot listen on ${address} (${(err as { code?: string }).code ?? (err as Error).message})`)
+  }
   // a client that stops answering pings is gone (a provider's machine lost, say): its streams end
   const keepalive = setInterval(() => {
     for (const c of connections) if (!c.h2.ping()) c.sink.end()
