@@ -8,6 +8,10 @@
 
 import type { ServiceDefinition } from '@grpc/grpc-js'
 import protobuf from 'protobufjs'
+import { jsonCodec } from './proto-json.ts'
+
+export { fromStruct, toStruct } from './proto-json.ts'
+
 import v1Text from './evaluation-v1.proto' with { type: 'text' }
 import v2Text from './evaluation-v2.proto' with { type: 'text' }
 
@@ -18,37 +22,6 @@ root.addJSON(
 protobuf.parse(v1Text, root, { keepCase: false })
 protobuf.parse(v2Text, root, { keepCase: false })
 root.resolveAll()
-
-/** A JSON value as a `google.protobuf.Value`. */
-function toValue(v: unknown): Record<string, unknown> {
-  if (v === null || v === undefined) return { nullValue: 0 }
-  if (typeof v === 'boolean') return { boolValue: v }
-  if (typeof v === 'number') return { numberValue: v }
-  if (typeof v === 'string') return { stringValue: v }
-  if (Array.isArray(v)) return { listValue: { values: v.map(toValue) } }
-  return { structValue: toStruct(v as Record<string, unknown>) }
-}
-
-/** A JSON object as a `google.protobuf.Struct`. */
-export function toStruct(o: Record<string, unknown>): { fields: Record<string, unknown> } {
-  return { fields: Object.fromEntries(Object.entries(o).map(([k, v]) => [k, toValue(v)])) }
-}
-
-/** A decoded `google.protobuf.Value` as JSON. */
-function fromValue(v: Record<string, unknown> | undefined): unknown {
-  if (!v) return null
-  if (v.boolValue !== undefined) return v.boolValue
-  if (v.numberValue !== undefined) return v.numberValue
-  if (v.stringValue !== undefined) return v.stringValue
-  if (v.listValue !== undefined) return ((v.listValue as { values?: Record<string, unknown>[] }).values ?? []).map(fromValue)
-  if (v.structValue !== undefined) return fromStruct(v.structValue as { fields?: Record<string, Record<string, unknown>> })
-  return null
-}
-
-/** A decoded `google.protobuf.Struct` as a JSON object. */
-export function fromStruct(s: { fields?: Record<string, Record<string, unknown>> } | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(s?.fields ?? {}).map(([k, v]) => [k, fromValue(v)]))
-}
 
 /** The methods of the service, and what each resolves. */
 export const RESOLVERS = ['ResolveBoolean', 'ResolveString', 'ResolveFloat', 'ResolveInt', 'ResolveObject'] as const
@@ -63,6 +36,9 @@ export interface EvaluationMethod {
   encodeRequest(request: object): Uint8Array
   encodeResponse(response: object): Uint8Array
   decodeResponse(bytes: Uint8Array): object
+  /** The same messages in protobuf's JSON mapping (the Connect protocol's JSON codec). */
+  decodeRequestJson(json: unknown): object
+  encodeResponseJson(response: object): unknown
 }
 
 /** The methods of one version, as the server and clients encode them. */
@@ -71,6 +47,8 @@ export function evaluationMethods(version: 'v1' | 'v2'): EvaluationMethod[] {
   return root.lookupService(`${pkg}.Service`).methodsArray.map((method) => {
     const request = root.lookupType(method.resolvedRequestType?.fullName ?? `${pkg}.${method.requestType}`)
     const response = root.lookupType(method.resolvedResponseType?.fullName ?? `${pkg}.${method.responseType}`)
+    const requestJson = jsonCodec(request)
+    const responseJson = jsonCodec(response)
     return {
       name: method.name,
       path: `/${pkg}.Service/${method.name}`,
@@ -79,6 +57,8 @@ export function evaluationMethods(version: 'v1' | 'v2'): EvaluationMethod[] {
       encodeRequest: (r) => request.encode(request.fromObject(r)).finish(),
       encodeResponse: (r) => response.encode(response.fromObject(r)).finish(),
       decodeResponse: (b) => response.toObject(response.decode(b), { longs: Number, defaults: true }),
+      decodeRequestJson: (json) => request.toObject(requestJson.fromJson(json), { defaults: false, longs: Number }),
+      encodeResponseJson: (r) => responseJson.toJson(response.fromObject(r)),
     }
   })
 }

@@ -186,7 +186,12 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     const methods = new Map<string, GrpcMethod>()
     for (const version of ['v1', 'v2'] as const)
       for (const m of evaluationMethods(version)) {
-        const codec = { decode: m.decodeRequest, encode: m.encodeResponse }
+        const codec = {
+          decode: m.decodeRequest,
+          encode: m.encodeResponse,
+          decodeJson: m.decodeRequestJson,
+          encodeJson: m.encodeResponseJson,
+        }
         type Request = { flagKey?: string; context?: object }
         const context = (r: Request) => fromStruct(r.context as never)
         if ((RESOLVERS as readonly string[]).includes(m.name)) {

@@ -294,7 +294,7 @@ test('raw frames: PING is answered; a wrong content type is 415; a request over 
   }
 })
 
-test('raw frames: mistakes end the connection with GOAWAY naming them; an HTTP/1 client is told what the port is', async () => {
+test('raw frames: mistakes end the connection with GOAWAY naming them; an HTTP/1.1 GET is told what the port speaks', async () => {
   const big = await RawClient.open(server.port as number)
   big.send(RawClient.frame(0, 0, 1, Buffer.alloc(20_000)))
   const away = await big.next((f) => f.type === 7)
@@ -307,11 +307,12 @@ test('raw frames: mistakes end the connection with GOAWAY naming them; an HTTP/1
   expect(compression.payload.readUInt32BE(4)).toBe(0x9) // COMPRESSION_ERROR
   await bad.closed
 
+  // HTTP/1.1 is the Connect protocol's: a GET is no call, and the answer says what the port speaks
   const h1 = await RawClient.open(server.port as number, false)
-  h1.send(Buffer.from('GET / HTTP/1.1\r\nhost: x\r\n\r\n'))
+  h1.send(Buffer.from('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n'))
   await h1.closed
-  expect(h1.text).toStartWith('HTTP/1.1 400 Bad Request')
-  expect(h1.text).toContain('gRPC')
+  expect(h1.text).toStartWith('HTTP/1.1 405')
+  expect(h1.text).toContain('gRPC over HTTP/2 (prior knowledge), or the Connect protocol over HTTP/1.1')
 })
 
 test("Node's nghttp2 client with a 1,000-octet window gets a 300 kB answer whole, and sends a 100 kB request in pieces", async () => {

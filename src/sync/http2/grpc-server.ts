@@ -6,9 +6,14 @@
  * each way (identity or gzip), status and message in trailers, a trailers-only answer for errors.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { status } from '@grpc/grpc-js'
 import { gunzipSync, type Socket } from 'bun'
+import { connectHandler } from './connect-protocol.ts'
 import { headerBlock } from './header-block.ts'
+import { type Bridge, openBridge } from './http1-bridge.ts'
 import { Http2Connection } from './http2-connection.ts'
 import type { Http2Stream } from './http2-stream.ts'
 import { SocketSink } from './socket-sink.ts'
@@ -36,10 +41,12 @@ export interface GrpcWriter {
   onClose(listener: () => void): void
 }
 
-/** One method: its messages' codecs and its handler. */
+/** One method: its messages' codecs (binary, and JSON for the Connect protocol's JSON codec) and its handler. */
 export type GrpcMethod = {
   decode(bytes: Uint8Array): object
   encode(message: object): Uint8Array
+  decodeJson?(json: unknown): object
+  encodeJson?(message: object): unknown
 } & (
   | { kind: 'unary'; handle(request: object, metadata: GrpcMetadata): object | Promise<object> }
   | { kind: 'stream'; handle(request: object, metadata: GrpcMetadata, call: GrpcWriter): void }
@@ -182,33 +189,62 @@ function serve(methods: ReadonlyMap<string, GrpcMethod>, stream: Http2Stream): v
   }
 }
 
-type Connection = { h2: Http2Connection; sink: SocketSink }
+type Connection = { h2: Http2Connection; sink: SocketSink; bridge?: Bridge }
 
-/** Serves `methods` (keyed by path, `/package.Service/Method`) at `where`. */
+/**
+ * Serves `methods` (keyed by path, `/package.Service/Method`) at `where`: gRPC over HTTP/2, and
+ * the Connect protocol over HTTP/1.1 (connections told apart by their first octets; HTTP/1.1 ones
+ * go to a private Bun.serve on a unix socket in a directory of their own).
+ */
 export function listenGrpc(
   where: { hostname: string; port: number } | { unix: string },
   methods: ReadonlyMap<string, GrpcMethod>,
   keepaliveMs = 60_000,
 ): GrpcListener {
   const connections = new Set<Connection>()
+  const http1Dir = mkdtempSync(join(tmpdir(), 'flagd-connect-'))
+  const http1Path = join(http1Dir, 'http1.sock')
+  const connect = connectHandler(methods, MAX_MESSAGE)
+  const http1 = Bun.serve({
+    unix: http1Path,
+    fetch(req, server) {
+      server.timeout(req, 0) // an event stream may be quiet for hours; the client's connection decides
+      return connect(req)
+    },
+    maxRequestBodySize: MAX_MESSAGE + 1024,
+  })
   const socket = {
     open(s: Socket<Connection>) {
       const sink = new SocketSink(s as Socket<unknown>)
-      s.data = { h2: new Http2Connection(sink, (stream) => serve(methods, stream), MAX_MESSAGE), sink }
-      connections.add(s.data)
+      const state: Connection = {
+        sink,
+        h2: new Http2Connection(
+          sink,
+          (stream) => serve(methods, stream),
+          MAX_MESSAGE,
+          (first) => {
+            state.bridge = openBridge(sink, first, http1Path)
+          },
+        ),
+      }
+      s.data = state
+      connections.add(state)
     },
     data(s: Socket<Connection>, chunk: Uint8Array) {
-      s.data.h2.receive(chunk)
+      if (s.data.bridge) s.data.bridge.send(chunk)
+      else s.data.h2.receive(chunk)
     },
     drain(s: Socket<Connection>) {
       s.data.sink.drain()
     },
     close(s: Socket<Connection>) {
       s.data.h2.socketClosed()
+      s.data.bridge?.close()
       connections.delete(s.data)
     },
     error(s: Socket<Connection>) {
       s.data?.h2.socketClosed()
+      s.data?.bridge?.close()
     },
   }
   const address = 'unix' in where ? where.unix : `${where.hostname}:${where.port}`
@@ -216,6 +252,8 @@ export function listenGrpc(
   try {
     listener = 'unix' in where ? Bun.listen<Connection>({ unix: where.unix, socket }) : Bun.listen<Connection>({ ...where, socket })
   } catch (err) {
+    http1.stop(true)
+    rmSync(http1Dir, { recursive: true, force: true })
     // Bun's message names the host but not the port: say which address could not be had
     throw new Error(`cannot listen on ${address} (${(err as { code?: string }).code ?? (err as Error).message})`)
   }
@@ -234,6 +272,8 @@ export function listenGrpc(
       while ([...connections].some((c) => c.h2.openStreams > 0) && Date.now() < until) await Bun.sleep(10)
       for (const c of connections) c.sink.end()
       listener.stop(true)
+      await http1.stop(true)
+      rmSync(http1Dir, { recursive: true, force: true })
     },
   }
 }

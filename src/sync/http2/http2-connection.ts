@@ -36,6 +36,8 @@ export class Http2Connection implements StreamOwner {
     private readonly sink: Http2Sink,
     private readonly onRequest: (stream: Http2Stream) => void,
     private readonly maxBody: number,
+    /** Where a connection that does not open with HTTP/2's preface goes (HTTP/1.1), with what it sent. */
+    private readonly onOtherProtocol?: (first: Uint8Array) => void,
   ) {
     this.output = new Http2Output(sink, (stream) => this.close(stream))
   }
@@ -67,7 +69,12 @@ export class Http2Connection implements StreamOwner {
       if (!this.prefaceSeen) {
         const seen = Math.min(data.length, PREFACE.length)
         if (!PREFACE.subarray(0, seen).equals(data.subarray(0, seen))) {
-          this.notHttp2()
+          if (this.onOtherProtocol === undefined) this.notHttp2()
+          else {
+            this.closed = true
+            this.output.close()
+            this.onOtherProtocol(data)
+          }
           return
         }
         if (data.length < PREFACE.length) {

@@ -20,7 +20,7 @@ export class SocketSink implements Http2Sink {
       if (written >= bytes.length || written < 0) return
       bytes = bytes.subarray(written)
     }
-    this.backlog.push(bytes)
+    this.backlog.push(bytes.slice()) // kept past this call: a copy, whoever owns the buffer
   }
 
   drain(): void {
