@@ -25,7 +25,7 @@ import {
   type GrpcMethod,
   type GrpcWriter,
   listenGrpc,
-} from './http2/grpc-server.ts'
+} from './rpc-server/grpc-server.ts'
 import { failure, secretOf } from './secret-of.ts'
 
 /** Where and how the service is served (config `evaluation`). */

@@ -1,5 +1,5 @@
 /**
- * The evaluation service's gRPC server (src/sync/http2) against real HTTP/2 implementations:
+ * The evaluation service's gRPC server (src/sync/rpc-server) against real HTTP/2 implementations:
  * grpc-js on Bun's client, Node's nghttp2 with a tiny flow-control window, and raw frames for what
  * clients rarely do (one octet at a time, padding, CONTINUATION, PING, mistakes). Python's grpcio
  * (gRPC's C core) is in test/e2e/rpc-clients.test.ts.
@@ -7,9 +7,9 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { credentials, Metadata, makeGenericClientConstructor, status } from '@grpc/grpc-js'
-import { type GrpcListener, type GrpcMethod, type GrpcWriter, listenGrpc } from '../../src/sync/http2/grpc-server.ts'
-import { headerBlock } from '../../src/sync/http2/header-block.ts'
-import { HpackDecoder } from '../../src/sync/http2/hpack-decoder.ts'
+import { type GrpcListener, type GrpcMethod, type GrpcWriter, listenGrpc } from '../../src/sync/rpc-server/grpc-server.ts'
+import { headerBlock } from '../../src/sync/rpc-server/header-block.ts'
+import { HpackDecoder } from '../../src/sync/rpc-server/hpack-decoder.ts'
 
 const raw = { decode: (b: Uint8Array) => ({ bytes: Buffer.from(b) }), encode: (m: object) => (m as { bytes: Uint8Array }).bytes }
 const closedWatches: string[] = []

@@ -5,9 +5,9 @@
  */
 
 import { expect, test } from 'bun:test'
-import { headerBlock } from '../../src/sync/http2/header-block.ts'
-import { CompressionError, HpackDecoder } from '../../src/sync/http2/hpack-decoder.ts'
-import { HuffmanError, huffmanDecode } from '../../src/sync/http2/hpack-huffman.ts'
+import { headerBlock } from '../../src/sync/rpc-server/header-block.ts'
+import { CompressionError, HpackDecoder } from '../../src/sync/rpc-server/hpack-decoder.ts'
+import { HuffmanError, huffmanDecode } from '../../src/sync/rpc-server/hpack-huffman.ts'
 
 const hex = (h: string) => Uint8Array.from((h.replace(/\s/g, '').match(/../g) ?? []).map((b) => Number.parseInt(b, 16)))
 
