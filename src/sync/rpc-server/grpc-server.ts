@@ -4,6 +4,7 @@
  * here, at a fraction of the CPU `@grpc/grpc-js` spends on Bun's `node:http2` for the same call
  * (docs/performance.md). gRPC over HTTP/2 as the protocol defines it: one length-prefixed message
  * each way (identity or gzip), status and message in trailers, a trailers-only answer for errors.
+ * HTTP/1.1 connections on the same port get the Connect protocol (connect-protocol.ts).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs'
