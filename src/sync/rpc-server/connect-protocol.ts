@@ -9,7 +9,7 @@
  */
 
 import { gunzipSync } from 'bun'
-import type { GrpcFailure, GrpcMetadata, GrpcMethod, GrpcWriter } from './grpc-server.ts'
+import type { GrpcFailure, GrpcMetadata, GrpcMethod, GrpcWriter } from './grpc-method.ts'
 
 /** Connect's code names and HTTP statuses, by gRPC code (the protocol's table). */
 const CODES = [
