@@ -165,7 +165,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
               changeFeed: services.changeFeed,
               defaultEnvironment: config.environment,
             },
-            config.evaluation,
+            { ...config.evaluation, corsOrigins: config.cors.origins },
           )
           logger.info({ port: evaluationServer.port, socket: config.evaluation.socket }, "flagd's evaluation service (RPC) listening")
         }

@@ -281,7 +281,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     path: 'cors.origins',
     default: [],
     parse: originList,
-    doc: 'Browser origins allowed to call the API (CORS): "*" or https://app.example.com; none by default.',
+    doc: 'Browser origins allowed to call the API and OFREP (CORS), and the evaluation port over Connect: "*" or https://app.example.com; none by default.',
   },
   {
     path: 'webhooks',

@@ -34,6 +34,8 @@ export interface EvaluationRpcOptions {
   host: string
   socket: string | undefined
   anonymous: boolean
+  /** Origins whose web pages may call the Connect side (config `cors.origins`, as for OFREP). */
+  corsOrigins?: readonly string[]
 }
 
 /** What the service answers with. */
@@ -237,13 +239,13 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
   let port: number | undefined
   try {
     if (options.port !== undefined) {
-      const tcp = listenGrpc({ hostname: options.host, port: options.port }, methodsFor(options.anonymous))
+      const tcp = listenGrpc({ hostname: options.host, port: options.port }, methodsFor(options.anonymous), options.corsOrigins)
       listeners.push(tcp)
       port = tcp.port
     }
     if (options.socket !== undefined) {
       rmSync(options.socket, { force: true })
-      listeners.push(listenGrpc({ unix: options.socket }, methodsFor(true)))
+      listeners.push(listenGrpc({ unix: options.socket }, methodsFor(true), options.corsOrigins))
       chmodSync(options.socket, 0o660)
     }
   } catch (err) {

@@ -39,6 +39,7 @@ beforeAll(async () => {
     FLAGD_ADMIN_USERNAME: 'admin',
     FLAGD_ADMIN_PASSWORD: 'admin-password',
     FLAGD_EVALUATION_PORT: String(port),
+    FLAGD_CORS_ORIGINS: 'http://shop.example',
   })
   const login = await fetch(`${d.url}/api/login`, {
     method: 'POST',
@@ -183,4 +184,34 @@ test('the official flagd web provider evaluates through ResolveAll over JSON and
   expect((await api('PUT', '/api/flags/web/live', { value: true })).status).toBe(200)
   await changed
   expect(client.getBooleanValue('web/live', false)).toBe(true)
+})
+
+test('web pages of cors.origins may call it (a preflight answered, the origin allowed); others get no CORS headers', async () => {
+  const m = method('v2', 'ResolveBoolean')
+  const preflight = await fetch(`${rpc}${m.path}`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'http://shop.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
+  })
+  expect(preflight.status).toBe(204)
+  expect(preflight.headers.get('access-control-allow-origin')).toBe('http://shop.example')
+  expect(preflight.headers.get('access-control-allow-headers')).toContain('Connect-Protocol-Version')
+  const body = m.encodeRequest({ flagKey: 'boolean-flag' })
+  const allowed = await fetch(`${rpc}${m.path}`, {
+    method: 'POST',
+    headers: { origin: 'http://shop.example', 'content-type': 'application/proto', authorization: `Bearer ${token}` },
+    body,
+  })
+  expect(allowed.status).toBe(200)
+  expect(allowed.headers.get('access-control-allow-origin')).toBe('http://shop.example')
+  const other = await fetch(`${rpc}${m.path}`, {
+    method: 'POST',
+    headers: { origin: 'http://elsewhere.example', 'content-type': 'application/proto', authorization: `Bearer ${token}` },
+    body,
+  })
+  expect(other.headers.get('access-control-allow-origin')).toBeNull()
+  expect(other.headers.get('vary')).toContain('Origin')
 })

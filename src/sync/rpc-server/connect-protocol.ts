@@ -74,8 +74,46 @@ function decodeRequest(method: GrpcMethod, body: Uint8Array, json: boolean): obj
   }
 }
 
-/** Answers Connect requests for `methods` (keyed by path), messages up to `maxMessage` octets. */
-export function connectHandler(methods: ReadonlyMap<string, GrpcMethod>, maxMessage: number): (req: Request) => Promise<Response> {
+const ALLOW_HEADERS =
+  'Authorization, Content-Type, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Content-Encoding, Connect-Accept-Encoding, Content-Encoding, Accept-Encoding, X-User-Agent'
+
+/**
+ * Answers Connect requests for `methods` (keyed by path), messages up to `maxMessage` octets; web
+ * pages of `corsOrigins` (`*` for any) may call them, as OFREP's CORS allows (docs/openfeature.md#ofrep).
+ */
+export function connectHandler(
+  methods: ReadonlyMap<string, GrpcMethod>,
+  maxMessage: number,
+  corsOrigins: readonly string[] = [],
+): (req: Request) => Promise<Response> {
+  const allowed = (req: Request) => {
+    const origin = req.headers.get('origin')
+    if (origin === null || corsOrigins.length === 0) return undefined
+    return corsOrigins.includes('*') ? '*' : corsOrigins.includes(origin) ? origin : undefined
+  }
+  const answer = call(methods, maxMessage)
+  return async (req) => {
+    const origin = allowed(req)
+    if (req.method === 'OPTIONS' && origin !== undefined)
+      return new Response(null, {
+        status: 204,
+        headers: {
+          'access-control-allow-origin': origin,
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': ALLOW_HEADERS,
+          'access-control-max-age': '600',
+          vary: 'Origin',
+        },
+      })
+    const res = await answer(req)
+    if (corsOrigins.length > 0 && !corsOrigins.includes('*')) res.headers.append('vary', 'Origin')
+    if (origin !== undefined) res.headers.set('access-control-allow-origin', origin)
+    return res
+  }
+}
+
+/** The Connect calls themselves. */
+function call(methods: ReadonlyMap<string, GrpcMethod>, maxMessage: number): (req: Request) => Promise<Response> {
   return async (req) => {
     const path = new URL(req.url).pathname
     const type = (req.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? ''

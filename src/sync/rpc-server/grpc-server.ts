@@ -37,12 +37,13 @@ type Connection = { h2: Http2Connection; sink: SocketSink; bridge?: Bridge }
 export function listenGrpc(
   where: { hostname: string; port: number } | { unix: string },
   methods: ReadonlyMap<string, GrpcMethod>,
+  corsOrigins: readonly string[] = [],
   keepaliveMs = 60_000,
 ): GrpcListener {
   const connections = new Set<Connection>()
   const http1Dir = mkdtempSync(join(tmpdir(), 'flagd-connect-'))
   const http1Path = join(http1Dir, 'http1.sock')
-  const connect = connectHandler(methods, MAX_MESSAGE)
+  const connect = connectHandler(methods, MAX_MESSAGE, corsOrigins)
   const http1 = Bun.serve({
     unix: http1Path,
     fetch(req, server) {
