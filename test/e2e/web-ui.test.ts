@@ -264,6 +264,26 @@ test.skipIf(!chromium)('edit a value, roll the mistake back from the history, re
   expect(await bodyText(p)).not.toContain('hello_banner')
 })
 
+test.skipIf(!chromium)(
+  'edits not yet saved survive a change pushed live; saving them over that change is refused, not an undo',
+  async () => {
+    await api('POST', '/api/flags', { name: 'shop/notice', type: 'STRING', value: 'a' })
+    const p = await signIn()
+    await p.goto(`${d.url}/ui/flags/shop/notice`)
+    await waitForText(p, 'History')
+    await fillByLabel(p, 'Description', 'mine')
+    // someone else changes the flag meanwhile: the page hears of it and shows it in the history
+    expect((await api('PUT', '/api/flags/shop/notice', { value: 'theirs' })).status).toBe(200)
+    await waitForText(p, '"a" → "theirs"')
+    expect(await p.$eval('#f-description', (i) => (i as unknown as { value: string }).value)).toBe('mine')
+    await clickButton(p, 'Save')
+    await waitForText(p, 'read it again and retry')
+    const flag = (await (await api('GET', '/api/flags/shop/notice')).json()) as { value: string; description?: string }
+    expect(flag.value).toBe('theirs')
+    expect(flag.description ?? '').toBe('')
+  },
+)
+
 test.skipIf(!chromium)('when the service cannot be reached, the page says so instead of staying blank', async () => {
   const p = await signIn()
   await p.setRequestInterception(true)

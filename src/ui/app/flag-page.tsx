@@ -6,7 +6,7 @@
  * last, quiet and confirmed.
  */
 
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { grants } from '../../domain/permission.ts'
 import { api } from './api.ts'
@@ -34,11 +34,25 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   const viaRequest = useNeedsRequest(permissions)
   const [scheduleAt, setScheduleAt] = useState('')
 
+  // edits not saved yet: a reload (after any change, pushed live, or the echo of one's own write)
+  // must not wipe them. They are saved against the flag they were made from (`base`: its revision
+  // goes in If-Match), so saving them over a change made meanwhile is refused rather than undoing it;
+  // the rest of the page shows the flag as it is now.
+  const edited = useRef(false)
+  const base = useRef<Record<string, unknown> | null>(null)
+  const edit = (next: Draft) => {
+    edited.current = true
+    setDraft(next)
+  }
+
   async function load() {
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
     if (!data) return setMessage(refused(error))
     setFlag(data as Record<string, unknown>)
-    setDraft(draftOf(data as Record<string, unknown>))
+    if (!edited.current) {
+      base.current = data as Record<string, unknown>
+      setDraft(draftOf(data as Record<string, unknown>))
+    }
     const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: 50 } } })
     if (audit.data) setHistory(audit.data as Entry[])
     const listed = await api.GET('/api/segments')
@@ -62,7 +76,9 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     setErrors({})
     setMessage(null)
     const at = scheduleAt ? new Date(scheduleAt).toISOString() : undefined
-    outcome(await writeFlag(flag, bodyOf(draft) as Record<string, unknown>, viaRequest, at), (r) => `saved as revision ${r}`)
+    const result = await writeFlag(base.current ?? flag, bodyOf(draft) as Record<string, unknown>, viaRequest, at)
+    if (!('error' in result)) edited.current = false // written (or requested): the next load shows what is
+    outcome(result, (r) => `saved as revision ${r}`)
   }
   async function rename() {
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
@@ -167,7 +183,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Value and settings</h2>
         <form onSubmit={save}>
-          <FlagFields d={draft} set={setDraft} errors={errors} disabled={!canWrite} />
+          <FlagFields d={draft} set={edit} errors={errors} disabled={!canWrite} />
           {canWrite && (
             <div class="actions">
               {viaRequest && (
