@@ -239,13 +239,15 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
   let port: number | undefined
   try {
     if (options.port !== undefined) {
-      const tcp = listenGrpc({ hostname: options.host, port: options.port }, methodsFor(options.anonymous), options.corsOrigins)
+      const tcp = listenGrpc({ hostname: options.host, port: options.port }, methodsFor(options.anonymous), {
+        corsOrigins: options.corsOrigins ?? [],
+      })
       listeners.push(tcp)
       port = tcp.port
     }
     if (options.socket !== undefined) {
       rmSync(options.socket, { force: true })
-      listeners.push(listenGrpc({ unix: options.socket }, methodsFor(true), options.corsOrigins))
+      listeners.push(listenGrpc({ unix: options.socket }, methodsFor(true), { corsOrigins: options.corsOrigins ?? [] }))
       chmodSync(options.socket, 0o660)
     }
   } catch (err) {

@@ -41,7 +41,7 @@ const METHODS = new Map<string, GrpcMethod>([
           closeWaiters.get(text)?.()
         })
         for (let i = 0; i < 3; i++) call.write({ bytes: Buffer.from(`${text}-${i}`) })
-        if (text !== 'forever') call.end()
+        if (!text.startsWith('forever')) call.end()
       },
     },
   ],
@@ -347,4 +347,39 @@ test('a port already taken is refused naming the address, with the reason', () =
   expect(() => listenGrpc({ hostname: '127.0.0.1', port: server.port as number }, METHODS)).toThrow(
     `cannot listen on 127.0.0.1:${server.port} (EADDRINUSE)`,
   )
+})
+
+test("pings find HTTP/2 peers that stopped answering; HTTP/1.1 connections are left to the kernel's keepalive", async () => {
+  const quick = listenGrpc({ hostname: '127.0.0.1', port: 0 }, METHODS, { keepaliveMs: 50 })
+  const abort = new AbortController()
+  try {
+    // a Connect event stream over HTTP/1.1 that stays open
+    const body = Buffer.concat([Uint8Array.of(0, 0, 0, 0, 10), Buffer.from('forever-h1')])
+    const res = await fetch(`http://127.0.0.1:${quick.port}/t.S/Watch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/connect+proto' },
+      body,
+      signal: abort.signal,
+    })
+    await (res.body as ReadableStream<Uint8Array>).getReader().read()
+    // an HTTP/2 client that never answers a PING is closed at the tick after the first one
+    const silent = await RawClient.open(quick.port as number)
+    await silent.next((f) => f.type === 6 && f.flags === 0)
+    await silent.closed
+    expect(closedWatches).not.toContain('forever-h1')
+  } finally {
+    abort.abort()
+    await quick.close()
+  }
+})
+
+test('a connection that says nothing is closed after firstBytesSeconds', async () => {
+  const strict = listenGrpc({ hostname: '127.0.0.1', port: 0 }, METHODS, { firstBytesSeconds: 1 })
+  try {
+    const mute = await RawClient.open(strict.port as number, false)
+    await mute.closed
+    expect(mute.text).toBe('')
+  } finally {
+    await strict.close()
+  }
 })

@@ -29,6 +29,16 @@ export interface GrpcListener {
 
 type Connection = { h2: Http2Connection; sink: SocketSink; bridge?: Bridge }
 
+/** How a listener treats its clients. */
+export interface ListenOptions {
+  /** Web origins allowed to make Connect calls (`cors.origins`). */
+  corsOrigins?: readonly string[]
+  /** How often each HTTP/2 connection is pinged (one that missed the last ping is closed). */
+  keepaliveMs?: number
+  /** How long a new connection may take to show its protocol before it is closed. */
+  firstBytesSeconds?: number
+}
+
 /**
  * Serves `methods` (keyed by path, `/package.Service/Method`) at `where`: gRPC over HTTP/2, and
  * the Connect protocol over HTTP/1.1 (connections told apart by their first octets; HTTP/1.1 ones
@@ -37,9 +47,9 @@ type Connection = { h2: Http2Connection; sink: SocketSink; bridge?: Bridge }
 export function listenGrpc(
   where: { hostname: string; port: number } | { unix: string },
   methods: ReadonlyMap<string, GrpcMethod>,
-  corsOrigins: readonly string[] = [],
-  keepaliveMs = 60_000,
+  options: ListenOptions = {},
 ): GrpcListener {
+  const { corsOrigins = [], keepaliveMs = 60_000, firstBytesSeconds = 10 } = options
   const connections = new Set<Connection>()
   const http1Dir = mkdtempSync(join(tmpdir(), 'flagd-connect-'))
   const http1Path = join(http1Dir, 'http1.sock')
@@ -68,10 +78,20 @@ export function listenGrpc(
       }
       s.data = state
       connections.add(state)
+      // a connection that never says what it speaks holds a socket for nothing
+      s.timeout(firstBytesSeconds)
+      // the kernel probes idle TCP peers (60 s): an HTTP/1.1 event stream has no ping of its own
+      s.setKeepAlive(true, 60_000)
     },
     data(s: Socket<Connection>, chunk: Uint8Array) {
       if (s.data.bridge) s.data.bridge.send(chunk)
-      else s.data.h2.receive(chunk)
+      else {
+        s.data.h2.receive(chunk)
+        if (s.data.bridge !== undefined || s.data.h2.speaksHttp2) s.timeout(0)
+      }
+    },
+    timeout(s: Socket<Connection>) {
+      s.data.sink.end()
     },
     drain(s: Socket<Connection>) {
       s.data.sink.drain()
@@ -98,7 +118,7 @@ export function listenGrpc(
   }
   // a client that stops answering pings is gone (a provider's machine lost, say): its streams end
   const keepalive = setInterval(() => {
-    for (const c of connections) if (!c.h2.ping()) c.sink.end()
+    for (const c of connections) if (c.bridge === undefined && !c.h2.ping()) c.sink.end()
   }, keepaliveMs)
   keepalive.unref()
   return {

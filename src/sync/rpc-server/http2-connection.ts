@@ -53,6 +53,11 @@ export class Http2Connection implements StreamOwner {
     this.frame(FRAME.WINDOW_UPDATE, 0, 0, u32(RECEIVE_WINDOW - DEFAULT_WINDOW))
   }
 
+  /** The client's preface has been read: this is HTTP/2. */
+  get speaksHttp2(): boolean {
+    return this.prefaceSeen
+  }
+
   /** Streams open now. */
   get openStreams(): number {
     return this.streams.size
@@ -294,6 +299,7 @@ export class Http2Connection implements StreamOwner {
 
   /** Sends a PING; `false` when the last one was never answered (the peer is gone). */
   ping(): boolean {
+    if (!this.prefaceSeen || this.closed) return true // nothing to ask yet, or nothing left
     if (this.pingSent) return false
     this.pingSent = true
     this.frame(FRAME.PING, 0, 0, new Uint8Array(8))
