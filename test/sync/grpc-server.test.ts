@@ -383,3 +383,19 @@ test('a connection that says nothing is closed after firstBytesSeconds', async (
     await strict.close()
   }
 })
+
+test('a Connect event stream the client drops is closed here too, through the bridge', async () => {
+  const abort = new AbortController()
+  const body = Buffer.concat([Uint8Array.of(0, 0, 0, 0, 15), Buffer.from('forever-dropped')])
+  const res = await fetch(`http://${address}/t.S/Watch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/connect+proto' },
+    body,
+    signal: abort.signal,
+  })
+  await (res.body as ReadableStream<Uint8Array>).getReader().read()
+  const closed = new Promise<void>((resolve) => closeWaiters.set('forever-dropped', resolve))
+  abort.abort()
+  await closed
+  expect(closedWatches).toContain('forever-dropped')
+})
