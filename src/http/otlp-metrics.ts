@@ -7,6 +7,7 @@
  */
 
 import protobuf from 'protobufjs'
+import type { ReportedPoint } from '../services/in-process-usage.ts'
 import protoText from './otlp-metrics.proto' with { type: 'text' }
 
 const root = protobuf.parse(protoText, { keepCase: false }).root
@@ -18,19 +19,6 @@ const Response = root.lookupType('opentelemetry.proto.ExportMetricsServiceRespon
 
 /** The counter flagd counts. */
 export const EVALUATION_COUNTER = 'feature_flag.evaluation_success_total'
-
-/** One data point of an evaluation counter. */
-export interface EvaluationPoint {
-  /** Resource, scope and point attributes: a cumulative counter is followed per series. */
-  series: string
-  flag: string
-  variant: string
-  reason: string
-  value: number
-  cumulative: boolean
-  /** When a cumulative series (re)started: a new start is a restart, counted from 0. */
-  start: string
-}
 
 type KeyValue = { key?: string; value?: Record<string, unknown> }
 type Point = { attributes?: KeyValue[]; startTimeUnixNano?: unknown; asDouble?: number; asInt?: unknown }
@@ -52,7 +40,7 @@ const text = (v: Record<string, unknown> | undefined): string | undefined => {
 const attributes = (kvs: KeyValue[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key ?? '', text(kv.value) ?? '']))
 
 /** Decodes a request body; `rejected` counts the counter's points that are malformed. */
-export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: EvaluationPoint[]; rejected: number } {
+export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: ReportedPoint[]; rejected: number } {
   let decoded: Decoded
   try {
     const message = json ? Request.fromObject(JSON.parse(new TextDecoder().decode(body))) : Request.decode(body)
@@ -60,7 +48,7 @@ export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: Ev
   } catch (err) {
     throw new Error(`not an OTLP metrics request: ${(err as Error).message}`)
   }
-  const points: EvaluationPoint[] = []
+  const points: ReportedPoint[] = []
   let rejected = 0
   for (const rm of decoded.resourceMetrics ?? []) {
     const resource = JSON.stringify(attributes(rm.resource?.attributes))

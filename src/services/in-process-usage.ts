@@ -16,12 +16,14 @@ import type { UsageCounter } from './usage-counter.ts'
 
 /** One data point of an evaluation counter, as the transport decoded it. */
 export interface ReportedPoint {
+  /** Resource, scope and point attributes: a cumulative counter is followed per series. */
   series: string
   flag: string
   variant: string
   reason: string
   value: number
   cumulative: boolean
+  /** When a cumulative series (re)started: a new start is a restart, counted from 0. */
   start: string
 }
 
