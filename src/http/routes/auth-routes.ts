@@ -3,7 +3,7 @@
 import { type Static, t } from 'elysia'
 import { UnauthorizedError } from '../../domain/errors.ts'
 import type { ApiTokenService } from '../../services/api-token-service.ts'
-import type { AuthService } from '../../services/auth-service.ts'
+import type { AuthService, LoginResult } from '../../services/auth-service.ts'
 import type { UserService } from '../../services/user-service.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import { DeletedById, NoQuery } from '../schemas/common-schemas.ts'
@@ -27,6 +27,12 @@ export interface AuthRouteDeps {
  */
 const LOGIN_BODY = { bytes: 64 * 1024, error: () => new UnauthorizedError('invalid username or password') }
 
+/** What a sign-in answers (POST /api/login, and single sign-on's code exchange): the session as a token, who, until when. */
+export async function loginAnswer(sessionTokens: SessionTokenCodec, { session, user }: LoginResult) {
+  const token = await sessionTokens.sign(user.id, session.id, new Date(session.expiresAt))
+  return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
+}
+
 /** The authentication routes. */
 export function authRoutes(deps: AuthRouteDeps): RouteSpec[] {
   return [
@@ -38,9 +44,7 @@ export function authRoutes(deps: AuthRouteDeps): RouteSpec[] {
       body: { limit: deps.bodyLimit, schema: LoginBody, small: LOGIN_BODY },
       async handle(c) {
         const { username, password } = c.body as Static<typeof LoginBody>
-        const { session, user } = await deps.auth.login(username, password, c.address, c.id)
-        const token = await deps.sessionTokens.sign(user.id, session.id, new Date(session.expiresAt))
-        return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
+        return loginAnswer(deps.sessionTokens, await deps.auth.login(username, password, c.address, c.id))
       },
       docs: {
         summary: 'Log in and get a token',

@@ -14,6 +14,7 @@ import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { LoginResponse } from '../schemas/user-schemas.ts'
 import type { SessionTokenCodec } from '../session-token-codec.ts'
+import { loginAnswer } from './auth-routes.ts'
 
 /** Dependencies of the single sign-on routes. */
 export interface OidcRouteDeps {
@@ -126,9 +127,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
       body: { limit: deps.bodyLimit, schema: SessionBody },
       async handle(c) {
         if (!deps.oidc) return back(c.id, 'oidc-error')
-        const { session, user } = await deps.oidc.exchange((c.body as { code: string }).code, c.id)
-        const token = await deps.sessionTokens.sign(user.id, session.id, new Date(session.expiresAt))
-        return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
+        return loginAnswer(deps.sessionTokens, await deps.oidc.exchange((c.body as { code: string }).code, c.id))
       },
       docs: {
         summary: 'Exchange a sign-in code for a session',
