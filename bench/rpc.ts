@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { credentials, Metadata, makeGenericClientConstructor } from '@grpc/grpc-js'
 import { OtlpRequest } from '../src/http/otlp-metrics.ts'
-import { evaluationMethods, evaluationService } from '../src/sync/evaluation-protocol.ts'
+import { evaluationMethod, evaluationService } from '../src/sync/evaluation-protocol.ts'
 import { cpuTime } from './cpu-time.ts'
 import { flagDocument, freePort, loginHeaders, type Row, waitFor } from './fixture.ts'
 import { ensureH2load, type H2loadOptions, h2load } from './h2load.ts'
@@ -76,8 +76,7 @@ export async function rpcRows(binary: string, work: string, row: Row): Promise<v
     const first = await new Promise<{ value: number }>((resolve, reject) =>
       rpc.ResolveInt({ flagKey: 'app/g07/f507', context }, metadata, (e, answer) => (e ? reject(e) : resolve(answer as never))),
     )
-    const resolveInt = evaluationMethods('v2').find((m) => m.name === 'ResolveInt')
-    if (resolveInt === undefined) throw new Error('no ResolveInt in evaluation v2')
+    const resolveInt = evaluationMethod('v2', 'ResolveInt')
     const message = resolveInt.encodeRequest({ flagKey: 'app/g07/f507', context })
     const answerBytes = resolveInt.encodeResponse({ value: first.value }).length
     const viaRpc: H2loadOptions = {

@@ -78,3 +78,10 @@ export function evaluationService(version: 'v1' | 'v2'): ServiceDefinition {
     }
   return definition as ServiceDefinition
 }
+
+/** One method of one version by name (`ResolveInt`, `EventStream`…); throws naming it when there is none. */
+export function evaluationMethod(version: 'v1' | 'v2', name: string): EvaluationMethod {
+  const method = evaluationMethods(version).find((m) => m.name === name)
+  if (method === undefined) throw new Error(`flagd.evaluation.${version}.Service has no method ${name}`)
+  return method
+}

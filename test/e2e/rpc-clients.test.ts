@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { evaluationMethods } from '../../src/sync/evaluation-protocol.ts'
+import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
 import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 import { testkitFlags } from '../helpers/testkit.ts'
@@ -72,29 +72,24 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const method = (version: 'v1' | 'v2', name: string) => {
-  const m = evaluationMethods(version).find((x) => x.name === name)
-  if (!m) throw new Error(`no ${name} in ${version}`)
-  return m
-}
 const python = (args: string[]) => Bun.spawn([PYTHON, '-c', CLIENT, String(rpcPort), ...args], { stdout: 'pipe', stderr: 'pipe' })
 
 test.skipIf(!hasGrpcio)('grpcio: ResolveBoolean over v1 and v2 with a token; without one, UNAUTHENTICATED', async () => {
   for (const version of ['v1', 'v2'] as const) {
-    const m = method(version, 'ResolveBoolean')
+    const m = evaluationMethod(version, 'ResolveBoolean')
     const request = Buffer.from(m.encodeRequest({ flagKey: 'boolean-flag', context: { fields: {} } })).toString('hex')
     const p = python([token, m.path, 'unary', request])
     const out = JSON.parse(await new Response(p.stdout).text()) as { hex: string }
     expect(await p.exited, await new Response(p.stderr).text()).toBe(0)
     expect(m.decodeResponse(Buffer.from(out.hex, 'hex'))).toMatchObject({ value: true, variant: 'on', reason: 'STATIC' })
   }
-  const m = method('v2', 'ResolveBoolean')
+  const m = evaluationMethod('v2', 'ResolveBoolean')
   const p = python(['', m.path, 'unary', Buffer.from(m.encodeRequest({ flagKey: 'boolean-flag' })).toString('hex')])
   expect(JSON.parse(await new Response(p.stdout).text())).toMatchObject({ code: 'UNAUTHENTICATED' })
 })
 
 test.skipIf(!hasGrpcio)('grpcio: an EventStream is ready at once and told of a change with the flag key', async () => {
-  const m = method('v2', 'EventStream')
+  const m = evaluationMethod('v2', 'EventStream')
   const p = python([token, m.path, 'stream', ''])
   const lines = (async function* () {
     let text = ''

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs'
 import type { Interceptor } from '@connectrpc/connect'
 import { FlagdWebProvider } from '@openfeature/flagd-web-provider'
 import { OpenFeature, ProviderEvents } from '@openfeature/web-sdk'
-import { evaluationMethods } from '../../src/sync/evaluation-protocol.ts'
+import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
 import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 import { testkitFlags } from '../helpers/testkit.ts'
@@ -57,11 +57,6 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const method = (version: 'v1' | 'v2', name: string) => {
-  const m = evaluationMethods(version).find((x) => x.name === name)
-  if (!m) throw new Error(`no ${name} in ${version}`)
-  return m
-}
 const call = (path: string, type: string, body: string | Uint8Array, auth: string | null = token) =>
   fetch(`${rpc}${path}`, {
     method: 'POST',
@@ -71,13 +66,13 @@ const call = (path: string, type: string, body: string | Uint8Array, auth: strin
 
 test("connect-go's unary calls: binary messages as plain POSTs, errors as HTTP statuses with Connect's JSON", async () => {
   for (const version of ['v1', 'v2'] as const) {
-    const m = method(version, 'ResolveBoolean')
+    const m = evaluationMethod(version, 'ResolveBoolean')
     const res = await call(m.path, 'application/proto', m.encodeRequest({ flagKey: 'boolean-flag', context: { fields: {} } }))
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('application/proto')
     expect(m.decodeResponse(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ value: true, variant: 'on', reason: 'STATIC' })
   }
-  const m = method('v2', 'ResolveBoolean')
+  const m = evaluationMethod('v2', 'ResolveBoolean')
   const missing = await call(m.path, 'application/proto', m.encodeRequest({ flagKey: 'no-such-flag' }))
   expect(missing.status).toBe(404)
   expect(await missing.json()).toEqual({ code: 'not_found', message: 'no flag named "no-such-flag"' })
@@ -95,20 +90,20 @@ test("connect-go's unary calls: binary messages as plain POSTs, errors as HTTP s
 })
 
 test("JSON messages (protobuf's JSON mapping): an int64 as a string, ResolveAll's values by their kind", async () => {
-  const int = await call(method('v2', 'ResolveInt').path, 'application/json', JSON.stringify({ flagKey: 'integer-flag' }))
+  const int = await call(evaluationMethod('v2', 'ResolveInt').path, 'application/json', JSON.stringify({ flagKey: 'integer-flag' }))
   expect(int.status).toBe(200)
   expect(await int.json()).toMatchObject({ value: '10', variant: 'ten', reason: 'STATIC' })
-  const all = await call(method('v1', 'ResolveAll').path, 'application/json', JSON.stringify({ context: {} }))
+  const all = await call(evaluationMethod('v1', 'ResolveAll').path, 'application/json', JSON.stringify({ context: {} }))
   const flags = ((await all.json()) as { flags: Record<string, Record<string, unknown>> }).flags
   expect(flags['boolean-flag']).toMatchObject({ boolValue: true, variant: 'on', reason: 'STATIC' })
   expect(flags['object-flag']).toMatchObject({ objectValue: { showImages: true, title: 'Check out these pics!', imagesPerPage: 100 } })
-  const bad = await call(method('v2', 'ResolveInt').path, 'application/json', JSON.stringify({ flagKey: 5 }))
+  const bad = await call(evaluationMethod('v2', 'ResolveInt').path, 'application/json', JSON.stringify({ flagKey: 5 }))
   expect(bad.status).toBe(400)
   expect(((await bad.json()) as { message: string }).message).toContain('flagKey: string expected')
 })
 
 test("connect-go's EventStream: enveloped messages, provider_ready at once, a change named by its key", async () => {
-  const m = method('v2', 'EventStream')
+  const m = evaluationMethod('v2', 'EventStream')
   const message = m.encodeRequest({})
   const body = new Uint8Array(5 + message.length)
   new DataView(body.buffer).setUint32(1, message.length)
@@ -187,7 +182,7 @@ test('the official flagd web provider evaluates through ResolveAll over JSON and
 })
 
 test('web pages of cors.origins may call it (a preflight answered, the origin allowed); others get no CORS headers', async () => {
-  const m = method('v2', 'ResolveBoolean')
+  const m = evaluationMethod('v2', 'ResolveBoolean')
   const preflight = await fetch(`${rpc}${m.path}`, {
     method: 'OPTIONS',
     headers: {
