@@ -13,13 +13,26 @@ export interface Cors {
   decorate(request: Request, response: Response): void
 }
 
-const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE'
-const ALLOW_HEADERS = 'Authorization, Content-Type, If-None-Match, If-Match, X-API-Key, X-Request-Id, Last-Event-ID'
-const EXPOSE_HEADERS = 'ETag, Location, X-Request-Id, Retry-After'
+/** What a protocol lets a page send and read: methods, request headers, response headers. */
+export interface CorsVocabulary {
+  methods: string
+  allowHeaders: string
+  exposeHeaders: string
+}
+
+/** The REST API's and OFREP's. */
+const REST: CorsVocabulary = {
+  methods: 'GET, POST, PUT, PATCH, DELETE',
+  allowHeaders: 'Authorization, Content-Type, If-None-Match, If-Match, X-API-Key, X-Request-Id, Last-Event-ID',
+  exposeHeaders: 'ETag, Location, X-Request-Id, Retry-After',
+}
 const MAX_AGE = '600'
 
-/** CORS for `origins`, or `undefined` when the list is empty (then nothing is added, not even `Vary`). */
-export function createCors(origins: readonly string[]): Cors | undefined {
+/**
+ * CORS for `origins`, or `undefined` when the list is empty (then nothing is added, not even `Vary`);
+ * `vocabulary` is the protocol's (the evaluation port's Connect side has its own).
+ */
+export function createCors(origins: readonly string[], vocabulary: CorsVocabulary = REST): Cors | undefined {
   if (origins.length === 0) return undefined
   const any = origins.includes('*')
   const listed = new Set(origins)
@@ -37,8 +50,8 @@ export function createCors(origins: readonly string[]): Cors | undefined {
         status: 204,
         headers: {
           'access-control-allow-origin': origin,
-          'access-control-allow-methods': ALLOW_METHODS,
-          'access-control-allow-headers': ALLOW_HEADERS,
+          'access-control-allow-methods': vocabulary.methods,
+          'access-control-allow-headers': vocabulary.allowHeaders,
           'access-control-max-age': MAX_AGE,
           vary: 'Origin',
           'cache-control': 'no-store',
@@ -52,7 +65,7 @@ export function createCors(origins: readonly string[]): Cors | undefined {
       if (!any) varyOnOrigin(response.headers)
       if (origin === undefined) return
       response.headers.set('access-control-allow-origin', origin)
-      if (request.method !== 'OPTIONS') response.headers.set('access-control-expose-headers', EXPOSE_HEADERS)
+      if (request.method !== 'OPTIONS') response.headers.set('access-control-expose-headers', vocabulary.exposeHeaders)
     },
   }
 }

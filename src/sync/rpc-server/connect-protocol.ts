@@ -8,7 +8,9 @@
  * envelope that carries the status. The methods and their handlers are the gRPC server's.
  */
 
+import { randomUUID } from 'node:crypto'
 import { gunzipSync } from 'bun'
+import { type CorsVocabulary, createCors } from '../../http/cors.ts'
 import type { GrpcFailure, GrpcMetadata, GrpcMethod, GrpcWriter } from './grpc-method.ts'
 
 /** Connect's code names and HTTP statuses, by gRPC code (the protocol's table). */
@@ -74,40 +76,30 @@ function decodeRequest(method: GrpcMethod, body: Uint8Array, json: boolean): obj
   }
 }
 
-const ALLOW_HEADERS =
-  'Authorization, Content-Type, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Content-Encoding, Connect-Accept-Encoding, Content-Encoding, Accept-Encoding, X-User-Agent'
+/** What a Connect client sends and reads (its headers), for CORS. */
+const CONNECT_CORS: CorsVocabulary = {
+  methods: 'POST',
+  allowHeaders:
+    'Authorization, Content-Type, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Content-Encoding, Connect-Accept-Encoding, Content-Encoding, Accept-Encoding, X-User-Agent',
+  exposeHeaders: 'Content-Encoding, Connect-Content-Encoding',
+}
 
 /**
  * Answers Connect requests for `methods` (keyed by path), messages up to `maxMessage` octets; web
- * pages of `corsOrigins` (`*` for any) may call them, as OFREP's CORS allows (docs/openfeature.md#ofrep).
+ * pages of `corsOrigins` (`*` for any) may call them, through the CORS that OFREP's routes use.
  */
 export function connectHandler(
   methods: ReadonlyMap<string, GrpcMethod>,
   maxMessage: number,
   corsOrigins: readonly string[] = [],
 ): (req: Request) => Promise<Response> {
-  const allowed = (req: Request) => {
-    const origin = req.headers.get('origin')
-    if (origin === null || corsOrigins.length === 0) return undefined
-    return corsOrigins.includes('*') ? '*' : corsOrigins.includes(origin) ? origin : undefined
-  }
+  const cors = createCors(corsOrigins, CONNECT_CORS)
   const answer = call(methods, maxMessage)
   return async (req) => {
-    const origin = allowed(req)
-    if (req.method === 'OPTIONS' && origin !== undefined)
-      return new Response(null, {
-        status: 204,
-        headers: {
-          'access-control-allow-origin': origin,
-          'access-control-allow-methods': 'POST',
-          'access-control-allow-headers': ALLOW_HEADERS,
-          'access-control-max-age': '600',
-          vary: 'Origin',
-        },
-      })
+    const preflight = cors?.preflight(req, randomUUID())
+    if (preflight !== undefined) return preflight
     const res = await answer(req)
-    if (corsOrigins.length > 0 && !corsOrigins.includes('*')) res.headers.append('vary', 'Origin')
-    if (origin !== undefined) res.headers.set('access-control-allow-origin', origin)
+    cors?.decorate(req, res)
     return res
   }
 }
