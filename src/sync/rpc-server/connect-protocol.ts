@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { gunzipSync } from 'bun'
 import { type CorsVocabulary, createCors } from '../../http/cors.ts'
 import type { GrpcFailure, GrpcMetadata, GrpcMethod, GrpcWriter } from './grpc-method.ts'
+import { envelope, onlyMessage } from './message-envelope.ts'
 
 /** Connect's code names and HTTP statuses, by gRPC code (the protocol's table). */
 const CODES = [
@@ -49,15 +50,6 @@ const notConnect = (status: number, why: string) =>
     `${why}. This port serves flagd's evaluation service: gRPC over HTTP/2 (prior knowledge), or the Connect protocol over HTTP/1.1 (POST, application/proto or application/json).\n`,
     { status, headers: { 'content-type': 'text/plain; charset=utf-8' } },
   )
-
-/** One envelope: flags, length, payload. */
-function envelope(flags: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(5 + payload.length)
-  out[0] = flags
-  new DataView(out.buffer).setUint32(1, payload.length)
-  out.set(payload, 5)
-  return out
-}
 
 /** The request's metadata: its headers. */
 const metadataOf = (req: Request): GrpcMetadata => ({
@@ -161,16 +153,8 @@ function call(methods: ReadonlyMap<string, GrpcMethod>, maxMessage: number): (re
           onClose: (listener) => (closed ? listener() : listeners.push(listener)),
         }
         try {
-          if (body.length < 5) throw { code: 3, details: 'the request holds no message' }
-          const length = new DataView(body.buffer, body.byteOffset, body.length).getUint32(1)
-          if (length > maxMessage) throw { code: 8, details: `a request over ${maxMessage} octets` }
-          let message = body.subarray(5, 5 + length)
-          if (((body[0] as number) & 1) === 1) {
-            if (req.headers.get('connect-content-encoding') !== 'gzip')
-              throw { code: 12, details: 'compressed messages must be gzip (connect-content-encoding)' }
-            message = gunzipSync(new Uint8Array(message))
-          }
-          const request = decodeRequest(method, message, json)
+          if (body.length > maxMessage) throw { code: 8, details: `a request over ${maxMessage} octets` }
+          const request = decodeRequest(method, onlyMessage(body, req.headers.get('connect-content-encoding')), json)
           ;(method as Extract<GrpcMethod, { kind: 'stream' }>).handle(request, metadataOf(req), writer)
         } catch (err) {
           writer.fail(failureOf(err))

@@ -5,10 +5,10 @@
  */
 
 import { status } from '@grpc/grpc-js'
-import { gunzipSync } from 'bun'
 import type { GrpcFailure, GrpcMetadata, GrpcMethod, GrpcWriter } from './grpc-method.ts'
 import { headerBlock } from './header-block.ts'
 import type { Http2Stream } from './http2-stream.ts'
+import { envelope, onlyMessage } from './message-envelope.ts'
 
 /** The largest request message (gRPC's default limit). */
 export const MAX_MESSAGE = 4 * 1024 * 1024
@@ -36,30 +36,10 @@ const statusBlock = (failure: GrpcFailure, trailersOnly: boolean) =>
     ['grpc-message', encodeMessage(failure.details ?? failure.message ?? '')],
   ])
 
-/** A length-prefixed message (uncompressed). */
-function framed(message: Uint8Array): Uint8Array {
-  const out = new Uint8Array(5 + message.length)
-  const n = message.length
-  out[1] = n >>> 24
-  out[2] = (n >>> 16) & 0xff
-  out[3] = (n >>> 8) & 0xff
-  out[4] = n & 0xff
-  out.set(message, 5)
-  return out
-}
-
 /** The one message of a request body. */
 function messageOf(stream: Http2Stream): Uint8Array {
   if (stream.overflowed) throw { code: status.RESOURCE_EXHAUSTED, details: `a request over ${MAX_MESSAGE} octets` }
-  const body = stream.body()
-  if (body.length < 5) throw { code: status.INVALID_ARGUMENT, details: 'the request holds no message' }
-  const length = (((body[1] as number) << 24) | ((body[2] as number) << 16) | ((body[3] as number) << 8) | (body[4] as number)) >>> 0
-  if (body.length !== 5 + length) throw { code: status.INVALID_ARGUMENT, details: 'the request must hold exactly one message' }
-  const message = body.subarray(5)
-  if (body[0] === 0) return message
-  const encoding = stream.headers.get('grpc-encoding') ?? 'identity'
-  if (encoding !== 'gzip') throw { code: status.UNIMPLEMENTED, details: `message encoding "${encoding}" is not supported (identity, gzip)` }
-  return gunzipSync(new Uint8Array(message))
+  return onlyMessage(stream.body(), stream.headers.get('grpc-encoding') ?? null)
 }
 
 /** The call's metadata: its headers without HTTP/2's pseudo-headers. */
@@ -109,7 +89,7 @@ export function serveGrpcCall(methods: ReadonlyMap<string, GrpcMethod>, stream: 
   const metadata = metadataOf(stream)
   if (method.kind === 'unary') {
     const reply = (answer: object) => {
-      if (!stream.closed) stream.answer(RESPONSE, framed(method.encode(answer)), OK)
+      if (!stream.closed) stream.answer(RESPONSE, envelope(0, method.encode(answer)), OK)
     }
     try {
       const answer = method.handle(request, metadata)
@@ -124,7 +104,7 @@ export function serveGrpcCall(methods: ReadonlyMap<string, GrpcMethod>, stream: 
   const writer: GrpcWriter = {
     write: (message) => {
       try {
-        stream.send(framed(method.encode(message)))
+        stream.send(envelope(0, method.encode(message)))
       } catch (err) {
         fail(stream, err) // a message that cannot be encoded ends this call, not its caller's loop
       }
