@@ -399,3 +399,51 @@ test('a Connect event stream the client drops is closed here too, through the br
   await closed
   expect(closedWatches).toContain('forever-dropped')
 })
+
+test('gzip messages: grpc-js compressing its requests, Connect unary and stream bodies; another encoding is UNIMPLEMENTED', async () => {
+  const gzipping = new Client(address, credentials.createInsecure(), {
+    'grpc.default_compression_algorithm': 2, // gzip
+  }) as unknown as Record<string, Unary> & { close(): void }
+  try {
+    expect((await call(gzipping, 'Echo', Buffer.from('squeezed'.repeat(100)))).answer?.toString()).toBe('squeezed'.repeat(100))
+  } finally {
+    gzipping.close()
+  }
+  const unary = await fetch(`http://${address}/t.S/Echo`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/proto', 'content-encoding': 'gzip' },
+    body: Bun.gzipSync(Buffer.from('unary, gzipped')),
+  })
+  expect(Buffer.from(await unary.arrayBuffer()).toString()).toBe('unary, gzipped')
+  const message = Bun.gzipSync(Buffer.from('stream, gzipped'))
+  const streamed = await fetch(`http://${address}/t.S/Watch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/connect+proto', 'connect-content-encoding': 'gzip' },
+    body: Buffer.concat([Uint8Array.of(1, 0, 0, (message.length >> 8) & 0xff, message.length & 0xff), message]),
+  })
+  expect(Buffer.from(await streamed.arrayBuffer()).toString('latin1')).toContain('stream, gzipped-0')
+  // a compressed message in an encoding this server does not speak
+  const c = await RawClient.open(server.port as number)
+  try {
+    c.send(RawClient.frame(1, 0x4, 1, headerBlock([...GRPC_HEADERS('/t.S/Echo'), ['grpc-encoding', 'deflate']])))
+    c.send(RawClient.frame(0, 0x1, 1, Buffer.concat([Uint8Array.of(1, 0, 0, 0, 3), Buffer.from('xyz')])))
+    const refused = await c.next((f) => f.type === 1 && f.id === 1)
+    expect(new HpackDecoder().decode(refused.payload)).toContainEqual(['grpc-status', String(status.UNIMPLEMENTED)])
+  } finally {
+    c.close()
+  }
+})
+
+test('a client opening more than 1,000 calls at once on one connection has the extra one refused (REFUSED_STREAM)', async () => {
+  const c = await RawClient.open(server.port as number)
+  try {
+    const block = headerBlock(GRPC_HEADERS('/t.S/Echo'))
+    // 1,001 calls begun and none ended: each holds its stream open
+    c.send(Buffer.concat(Array.from({ length: 1001 }, (_, i) => RawClient.frame(1, 0x4, 2 * i + 1, block))))
+    const reset = await c.next((f) => f.type === 3)
+    expect(reset.id).toBe(2001)
+    expect(reset.payload.readUInt32BE(0)).toBe(0x7)
+  } finally {
+    c.close()
+  }
+})
