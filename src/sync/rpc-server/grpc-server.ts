@@ -118,7 +118,7 @@ export function listenGrpc(
   }
   // a client that stops answering pings is gone (a provider's machine lost, say): its streams end
   const keepalive = setInterval(() => {
-    for (const c of connections) if (c.bridge === undefined && !c.h2.ping()) c.sink.end()
+    for (const c of connections) if (!c.h2.ping()) c.sink.end()
   }, keepaliveMs)
   keepalive.unref()
   return {

@@ -297,9 +297,12 @@ export class Http2Connection implements StreamOwner {
     stream.markClosed()
   }
 
-  /** Sends a PING; `false` when the last one was never answered (the peer is gone). */
+  /**
+   * Sends a PING; `false` when the last one was never answered (the peer is gone). A connection
+   * not yet HTTP/2, or handed on as HTTP/1.1 (closed here), has nothing to answer it: `true`.
+   */
   ping(): boolean {
-    if (!this.prefaceSeen || this.closed) return true // nothing to ask yet, or nothing left
+    if (!this.prefaceSeen || this.closed) return true
     if (this.pingSent) return false
     this.pingSent = true
     this.frame(FRAME.PING, 0, 0, new Uint8Array(8))
