@@ -9,32 +9,16 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { flagDocument, freePort, loginHeaders, type Row, waitFor } from './fixture.ts'
+import { flagDocument, freePort, loginHeaders, type Row, startBinary } from './fixture.ts'
 
 const FLAGS = 10_000
 const ENVIRONMENTS = 20
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
-/** Starts the binary on `dir`; answers it once `/health` does, with how long that took. */
-async function start(binary: string, dir: string, port: number): Promise<{ proc: Subprocess; url: string; startMs: number }> {
-  const began = performance.now()
-  const proc = Bun.spawn([binary, 'serve', '--port', String(port), '--data-dir', join(dir, 'data')], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      FLAGD_ADMIN_USERNAME: 'admin',
-      FLAGD_ADMIN_PASSWORD: 'bench-password',
-      FLAGD_ENVIRONMENT: 'production',
-      FLAGD_LIMITS_IMPORT_BYTES: String(64 * 2 ** 20),
-    },
-    stdout: Bun.file(join(dir, 'flagd.log')),
-    stderr: 'inherit',
-  })
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(`${url}/health`, 30_000)
-  return { proc, url, startMs: performance.now() - began }
-}
+/** Starts the binary on `dir` with one environment, production, and room for a large import. */
+const start = (binary: string, dir: string, port: number) =>
+  startBinary(binary, dir, port, { FLAGD_ENVIRONMENT: 'production', FLAGD_LIMITS_IMPORT_BYTES: String(64 * 2 ** 20) })
 
 async function stop(proc: Subprocess): Promise<void> {
   proc.kill('SIGTERM')

@@ -4,6 +4,7 @@
  */
 
 import { join } from 'node:path'
+import type { Subprocess } from 'bun'
 
 /** A port nothing listens on right now (asked of the kernel). */
 export function freePort(): number {
@@ -11,6 +12,31 @@ export function freePort(): number {
   const port = probe.port as number
   probe.stop(true)
   return port
+}
+
+/** A daemon of the bench: its process, its URL, and how long it took to answer `/health`. */
+export interface BenchDaemon {
+  proc: Subprocess
+  url: string
+  startMs: number
+}
+
+/**
+ * Starts `binary serve` on `dir` (data in `dir/data`, the log in `dir/flagd.log`, as to journald)
+ * at `port`, with an admin (`admin` / `bench-password`) and the `FLAGD_*` settings of `env`;
+ * answers once `/health` does.
+ */
+export async function startBinary(binary: string, dir: string, port: number, env: Record<string, string> = {}): Promise<BenchDaemon> {
+  const began = performance.now()
+  const proc = Bun.spawn([binary, 'serve', '--port', String(port), '--data-dir', join(dir, 'data')], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'bench-password', ...env },
+    stdout: Bun.file(join(dir, 'flagd.log')),
+    stderr: 'inherit',
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(`${url}/health`, 30_000)
+  return { proc, url, startMs: performance.now() - began }
 }
 
 /** Resolves once `url` answers 2xx (asked with `headers`); throws after `ms`. */

@@ -12,7 +12,7 @@ import { credentials, Metadata, makeGenericClientConstructor } from '@grpc/grpc-
 import { OtlpRequest } from '../src/http/otlp-metrics.ts'
 import { evaluationMethod, evaluationService } from '../src/sync/evaluation-protocol.ts'
 import { cpuTime } from './cpu-time.ts'
-import { flagDocument, freePort, loginHeaders, type Row, waitFor } from './fixture.ts'
+import { flagDocument, freePort, loginHeaders, type Row, startBinary } from './fixture.ts'
 import { ensureH2load, type H2loadOptions, h2load } from './h2load.ts'
 import { token as evaluateToken } from './ofrep.ts'
 
@@ -48,21 +48,9 @@ export async function rpcRows(binary: string, work: string, row: Row): Promise<v
   const dir = mkdtempSync(join(work, 'rpc-'))
   const port = freePort()
   const rpcPort = freePort()
-  const proc = Bun.spawn([binary, 'serve', '--port', String(port), '--data-dir', join(dir, 'data')], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      FLAGD_ADMIN_USERNAME: 'admin',
-      FLAGD_ADMIN_PASSWORD: 'bench-password',
-      FLAGD_EVALUATION_PORT: String(rpcPort),
-    },
-    stdout: Bun.file(join(dir, 'flagd.log')),
-    stderr: 'inherit',
-  })
+  const { proc, url } = await startBinary(binary, dir, port, { FLAGD_EVALUATION_PORT: String(rpcPort) })
   const clients: Rpc[] = []
   try {
-    const url = `http://127.0.0.1:${port}`
-    await waitFor(`${url}/health`)
     const auth = await loginHeaders(url, 'admin', 'bench-password')
     await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(1000, 'app')) })
     const token = await evaluateToken({ url, auth }, 'bench')

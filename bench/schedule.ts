@@ -6,7 +6,7 @@
 
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
-import { flagDocument, freePort, loginHeaders, type Row, waitFor } from './fixture.ts'
+import { flagDocument, freePort, loginHeaders, type Row, startBinary } from './fixture.ts'
 
 const REQUESTS = 100
 
@@ -14,15 +14,8 @@ const REQUESTS = 100
 export async function scheduleRow(binary: string, work: string, row: Row): Promise<void> {
   const dir = mkdtempSync(join(work, 'schedule-'))
   const port = freePort()
-  const proc = Bun.spawn([binary, 'serve', '--port', String(port), '--data-dir', join(dir, 'data')], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'bench-password' },
-    stdout: Bun.file(join(dir, 'flagd.log')),
-    stderr: 'inherit',
-  })
+  const { proc, url } = await startBinary(binary, dir, port)
   try {
-    const url = `http://127.0.0.1:${port}`
-    await waitFor(`${url}/health`)
     const auth = await loginHeaders(url, 'admin', 'bench-password')
     await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(flagDocument(REQUESTS, 'sched')) })
     // one second far enough ahead for every request to be made before it
