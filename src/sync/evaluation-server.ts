@@ -104,17 +104,9 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     return ANONYMOUS
   }
 
-  // the answer of each OFREP text, made once: a flag answers the same text to most contexts
-  const made = new Map<string, { type: string; response: object }>()
-  const resolve = (resolver: Resolver, principal: Principal, key: string, context: Record<string, unknown>) => {
-    const text = deps.evaluations.oneJson(principal, key, context)
-    const kept = made.get(`${resolver}\u0000${text}`)
-    if (kept !== undefined) return kept.response
-    const response = build(resolver, key, JSON.parse(text) as Answer)
-    if (made.size >= 10_000) made.delete(made.keys().next().value as string)
-    made.set(`${resolver}\u0000${text}`, { type: resolver, response })
-    return response
-  }
+  // OFREP's answer, read into the resolver's message
+  const resolve = (resolver: Resolver, principal: Principal, key: string, context: Record<string, unknown>) =>
+    build(resolver, key, JSON.parse(deps.evaluations.oneJson(principal, key, context)) as Answer)
   const build = (resolver: Resolver, key: string, answer: Answer) => {
     const type = String(answer.metadata?.type ?? '')
     if (!TYPES[resolver].includes(type))
