@@ -43,6 +43,13 @@ export interface EvaluationMethod {
 
 /** The methods of one version, as the server and clients encode them. */
 export function evaluationMethods(version: 'v1' | 'v2'): EvaluationMethod[] {
+  made[version] ??= methodsOf(version)
+  return made[version]
+}
+// each version's methods, made once (their codecs are the same for every listener and client)
+const made: Partial<Record<'v1' | 'v2', EvaluationMethod[]>> = {}
+
+function methodsOf(version: 'v1' | 'v2'): EvaluationMethod[] {
   const pkg = `flagd.evaluation.${version}`
   return root.lookupService(`${pkg}.Service`).methodsArray.map((method) => {
     const request = root.lookupType(method.resolvedRequestType?.fullName ?? `${pkg}.${method.requestType}`)
