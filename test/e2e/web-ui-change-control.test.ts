@@ -44,6 +44,16 @@ test.skipIf(!chromium)('a change in a protected environment is requested, then a
   expect(((await (await api('GET', '/api/flags/shop/dark_mode?environment=production')).json()) as { enabled: boolean }).enabled).toBe(
     false,
   )
+  // the audit log (the admin's) shows the request's life when asked for change requests only
+  const admin = await suite.open()
+  await clickLink(admin, 'Audit log')
+  await selectByLabel(admin, 'Kind', 'change-request.')
+  await clickButton(admin, 'Filter')
+  // the filtered list: every entry a change request's, the apply among them
+  await admin.waitForFunction(
+    "(() => { const kinds = [...document.querySelectorAll('[data-entry] strong')].map((e) => e.textContent ?? '');" +
+      " return kinds.includes('change-request.applied') && kinds.every((k) => k.startsWith('change-request.')) })()",
+  )
 })
 
 test.skipIf(!chromium)("a rollout started from a flag's page, shown as a timeline of its percentage", async () => {

@@ -70,6 +70,9 @@ export function AuditPage() {
             <option value="user.">users</option>
             <option value="token.">tokens</option>
             <option value="session.">sessions</option>
+            <option value="segment.">segments</option>
+            <option value="environment.">environments</option>
+            <option value="change-request.">change requests</option>
           </select>
         </Field>
         <Field id="au-since" label="Since">
