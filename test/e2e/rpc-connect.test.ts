@@ -210,3 +210,24 @@ test('web pages of cors.origins may call it (a preflight answered, the origin al
   expect(other.headers.get('access-control-allow-origin')).toBeNull()
   expect(other.headers.get('vary')).toContain('Origin')
 })
+
+test('the settled answers: INTEGER through ResolveFloat too, TAG through none (invalid_argument), a disabled flag its reason, an empty variant and the zero value', async () => {
+  const decode = (name: string, bytes: ArrayBuffer) => evaluationMethod('v2', name).decodeResponse(new Uint8Array(bytes))
+  const ask = (name: string, flagKey: string) =>
+    call(evaluationMethod('v2', name).path, 'application/proto', evaluationMethod('v2', name).encodeRequest({ flagKey }))
+  const asFloat = await ask('ResolveFloat', 'integer-flag')
+  expect(asFloat.status).toBe(200)
+  expect(decode('ResolveFloat', await asFloat.arrayBuffer())).toMatchObject({ value: 10, variant: 'ten' })
+
+  expect((await api('POST', '/api/flags', { name: 'rpc/tags', type: 'TAG', enumValues: ['x', 'y'], value: ['y'] })).status).toBe(201)
+  for (const name of ['ResolveString', 'ResolveObject']) {
+    const refused = await ask(name, 'rpc/tags')
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { code: string }).code).toBe('invalid_argument')
+  }
+
+  expect((await api('POST', '/api/flags', { name: 'rpc/off', type: 'INTEGER', value: 7, enabled: false })).status).toBe(201)
+  const disabled = await ask('ResolveInt', 'rpc/off')
+  expect(disabled.status).toBe(200)
+  expect(decode('ResolveInt', await disabled.arrayBuffer())).toMatchObject({ value: 0, variant: '', reason: 'DISABLED' })
+})
