@@ -59,9 +59,9 @@ export function listen(config: Config, http: HttpApp): Listener {
     server,
     async stop(graceMs) {
       const stopped = server.stop(false) // stop accepting; keep-alive sockets may linger
-      const deadline = Date.now() + graceMs
+      const deadline = performance.now() + graceMs
       // Bun counts the requests being answered; no wrapper of our own on every request
-      while (server.pendingRequests > 0 && Date.now() < deadline) await Bun.sleep(10)
+      while (server.pendingRequests > 0 && performance.now() < deadline) await Bun.sleep(10)
       await server.stop(true)
       await stopped
     },
