@@ -1,5 +1,5 @@
 /**
- * The HTTP listener's lifecycle: Bun.serve with the contract's limits, and a graceful stop that
+ * The HTTP listener's lifecycle: Bun.serve with the limits of docs/api.md#conventions, and a graceful stop that
  * finishes in-flight requests without waiting on idle keep-alive connections.
  */
 

@@ -69,7 +69,7 @@ function checkerOf(schema: TSchema): Checker {
   return checker
 }
 
-/** Problems with a schema, as the contract's 400 (the first one, with its field). */
+/** Problems with a schema, as the API's 400 (docs/api.md#errors) (the first one, with its field). */
 function schemaFailure(checker: Checker, value: unknown, where: 'body' | 'query'): AppError {
   const problem = validationProblem([...checker.Errors(value)].slice(0, 1), where)
   return new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem })

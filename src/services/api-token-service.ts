@@ -259,7 +259,7 @@ export function createApiTokenService(store: Store, now: Clock, cache: RequestCa
         const hash = secret.length <= MAX_SECRET_LENGTH ? hashTokenSecret(secret) : ''
         t = hash === '' ? undefined : byHash(hash)
         // A lookup keyed by the hash tells an observer nothing about the secret; the final
-        // comparison is constant-time anyway, as the contract asks.
+        // comparison is constant-time anyway, as docs/api.md#tokens says.
         if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
         verified.set(secret, revision, t)
       }
