@@ -8,8 +8,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import { grants } from '../../domain/permission.ts'
 import { api } from './api.ts'
-import { shortTime } from './audit-diff.ts'
+import { countOf } from './count-words.ts'
 import { listenForChanges } from './live.ts'
+import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 
 type Actor = { type: string; id: string; name: string }
@@ -80,7 +81,7 @@ function RequestDetail({
       <table class="differences">
         <caption>
           What it changes in {request.environment}
-          {request.scheduledAt ? `, at ${request.scheduledAt}` : ''}
+          {request.scheduledAt ? `, at ${localTime(request.scheduledAt)}` : ''}
         </caption>
         <thead>
           <tr>
@@ -110,13 +111,13 @@ function RequestDetail({
       <ul class="reviews">
         {request.approvals.map((a) => (
           <li key={a.by.id}>
-            approved by {a.by.name} {shortTime(a.at)}
+            approved by {a.by.name} {localTime(a.at)}
             {a.comment ? `: ${a.comment}` : ''}
           </li>
         ))}
         {request.rejection && (
           <li>
-            rejected by {request.rejection.by.name} {shortTime(request.rejection.at)}: {request.rejection.comment}
+            rejected by {request.rejection.by.name} {localTime(request.rejection.at)}: {request.rejection.comment}
           </li>
         )}
         {request.failureReason && <li class="error">failed: {request.failureReason}</li>}
@@ -197,8 +198,8 @@ export function ChangeRequestsPage({ me, permissions }: { me: string; permission
             </button>{' '}
             <span class="chip">{r.state}</span>{' '}
             <span class="meta">
-              {r.environment} · {r.changes.map((c) => c.flag).join(', ')} · by {r.author.name} {shortTime(r.createdAt)}
-              {r.scheduledAt ? ` · at ${r.scheduledAt}` : ''} · {r.approvals.length} approval(s)
+              {r.environment} · {r.changes.map((c) => c.flag).join(', ')} · by {r.author.name} {localTime(r.createdAt)}
+              {r.scheduledAt ? ` · at ${localTime(r.scheduledAt)}` : ''} · {countOf(r.approvals.length, 'approval')}
             </span>
             {opened === r.id && <RequestDetail id={r.id} me={me} permissions={permissions} onChanged={load} />}
           </li>
