@@ -5,7 +5,7 @@
  * `To` (or after it, when `To` comes first).
  */
 
-/** The `From` and `To` Compare opens with, among `names` (in creation order) given which are protected. */
+/** The `From` and `To` Compare opens with, among `environments` (in the order they were made). */
 export function compareDirection(
   environments: readonly { name: string; protected: boolean }[],
   chosen: string | undefined,
