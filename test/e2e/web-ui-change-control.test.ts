@@ -133,3 +133,12 @@ test.skipIf(!chromium)("a flag's history names the environment of each change", 
   expect(history.find((h) => h.includes('created'))).toContain('every environment')
   expect(await seriousViolations(p)).toEqual([])
 })
+
+test.skipIf(!chromium)('Compare opens toward the protected environment', async () => {
+  const p = await suite.open()
+  await selectByLabel(p, 'Environment', 'development')
+  await clickLink(p, 'Compare')
+  await p.waitForSelector('#compare-to')
+  const chosen = await p.evaluate("[document.querySelector('#compare-from').value, document.querySelector('#compare-to').value]")
+  expect(chosen).toEqual(['development', 'production'])
+})
