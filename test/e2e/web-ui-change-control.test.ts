@@ -142,3 +142,19 @@ test.skipIf(!chromium)('Compare opens toward the protected environment', async (
   const chosen = await p.evaluate("[document.querySelector('#compare-from').value, document.querySelector('#compare-to').value]")
   expect(chosen).toEqual(['development', 'production'])
 })
+
+test.skipIf(!chromium)("a requested rollout reads in words on the request's page, not as JSON", async () => {
+  await api('POST', '/api/flags', { name: 'shop/slow_roll', type: 'BOOLEAN', value: false })
+  const set = { rollout: { variant: 'true', start: '2030-01-01T09:00:00Z', end: '2030-01-08T09:00:00Z', fromPercent: 5, toPercent: 100 } }
+  const made = await api('POST', '/api/change-requests', {
+    environment: 'production',
+    title: 'Slow roll',
+    changes: [{ flag: 'shop/slow_roll', set }],
+  })
+  expect(made.status).toBe(201)
+  const p = await suite.open()
+  await clickLink(p, 'Change requests')
+  await clickButton(p, 'Slow roll')
+  await waitForText(p, 'rollout of "true" from 5 % on')
+  expect(await bodyText(p)).not.toContain('"fromPercent"')
+})

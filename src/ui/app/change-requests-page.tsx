@@ -12,6 +12,8 @@ import { countOf } from './count-words.ts'
 import { listenForChanges } from './live.ts'
 import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { rolloutInWords } from './rollout-words.ts'
+import { targetingInWords } from './rule-words.ts'
 
 type Actor = { type: string; id: string; name: string }
 type Review = { by: Actor; at: string; comment?: string }
@@ -32,7 +34,13 @@ export type Request = {
 }
 
 const STATES = ['open', 'approved', 'scheduled', 'applied', 'rejected', 'cancelled', 'failed']
-const shown = (v: unknown) => (v === undefined || v === null ? '–' : JSON.stringify(v))
+/** A field's value in a request's diff: a rollout or a rule in words, anything else as JSON. */
+const shown = (field: string, v: unknown) => {
+  if (v === undefined || v === null) return '–'
+  if (field === 'rollout') return rolloutInWords(v)
+  if (field === 'targeting') return targetingInWords(v).join('; ')
+  return JSON.stringify(v)
+}
 
 /** One request, opened: its diff, reviews and actions. */
 function RequestDetail({
@@ -98,10 +106,10 @@ function RequestDetail({
                 <td>{i === 0 ? c.flag : ''}</td>
                 <td>{field}</td>
                 <td>
-                  <code>{shown(d.before)}</code>
+                  <code>{shown(field, d.before)}</code>
                 </td>
                 <td>
-                  <code>{shown(d.after)}</code>
+                  <code>{shown(field, d.after)}</code>
                 </td>
               </tr>
             )),
