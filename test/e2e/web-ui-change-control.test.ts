@@ -70,3 +70,91 @@ test.skipIf(!chromium)("a rollout started from a flag's page, shown as a timelin
   expect(await p.$$eval('ol.timeline li', (l) => l.length)).toBe(5)
   expect(await seriousViolations(p)).toEqual([])
 })
+
+test.skipIf(!chromium)("during a rollout a flag's page says what it serves in words, per environment and in its history", async () => {
+  await api('POST', '/api/flags', { name: 'shop/express', type: 'BOOLEAN', value: false })
+  // a rollout half-way through its window in production (the admin holds flag:bypass there)
+  const day = 86_400_000
+  const rollout = {
+    variant: 'true',
+    start: new Date(Date.now() - 10 * day).toISOString(),
+    end: new Date(Date.now() + 10 * day).toISOString(),
+    fromPercent: 10,
+    toPercent: 100,
+  }
+  expect((await api('PUT', '/api/flags/shop/express?environment=production', { rollout })).status).toBe(200)
+  const p = await suite.open('admin', 'admin-password', { width: 1400, height: 900 })
+  await selectByLabel(p, 'Environment', 'production')
+  await p.goto(`${suite.ui.d.url}/ui/flags/shop/express`)
+  await p.waitForSelector('ol.timeline li')
+  // the sentence at the top counts the rollout: never "to everyone" while it decides
+  await p.waitForFunction("document.querySelector('.serves')?.textContent?.includes('of contexts now')")
+  expect(await p.$eval('.serves', (e) => e.textContent ?? '')).not.toContain('everyone')
+  // the environments table: production's rollout in words, its rule row not a bare "no rule"
+  const table = await p.$$eval('table.environments tr', (rows) =>
+    rows.map((r) => [...(r as unknown as { children: Iterable<{ textContent: string | null }> }).children].map((c) => c.textContent ?? '')),
+  )
+  const column = (env: string) => table[0]?.findIndex((h) => h.startsWith(env)) ?? -1
+  const cell = (label: string, env: string) => table.find((r) => r[0] === label)?.[column(env)] ?? ''
+  expect(cell('Rollout', 'production')).toContain('% of contexts now')
+  expect(cell('Rule', 'production')).not.toBe('no rule')
+  expect(cell('Rollout', 'development')).toBe('none')
+  // the timeline's milestones stand apart: no list marker, no item running into the next
+  const boxes = await p.$$eval('ol.timeline li', (items) =>
+    items.map((li) => {
+      const el = li as unknown as { getBoundingClientRect(): { left: number; right: number; top: number; bottom: number } }
+      const r = el.getBoundingClientRect()
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { listStyleType: string } }).getComputedStyle(li)
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, marker: style.listStyleType }
+    }),
+  )
+  expect(boxes).toHaveLength(5)
+  for (const [i, b] of boxes.entries()) {
+    expect(b.marker).toBe('none')
+    const next = boxes[i + 1]
+    if (next && next.top < b.bottom) expect(next.left).toBeGreaterThanOrEqual(b.right + 4)
+  }
+  // the history says the rollout in words and names the environment it was in
+  await waitForText(p, 'rollout none → rollout of "true" from 10 %')
+  const history = await p.$$eval('ol.history li', (items) => items.map((li) => li.textContent ?? ''))
+  expect(history.join('\n')).not.toContain('{"variant"')
+  expect(history.find((h) => h.includes('rollout of'))).toContain('in production')
+})
+
+test.skipIf(!chromium)("a flag's history names the environment of each change", async () => {
+  await api('POST', '/api/flags', { name: 'shop/banner', type: 'BOOLEAN', value: false })
+  expect((await api('PUT', '/api/flags/shop/banner?environment=production', { enabled: false })).status).toBe(200)
+  const p = await suite.open()
+  await selectByLabel(p, 'Environment', 'development')
+  await p.goto(`${suite.ui.d.url}/ui/flags/shop/banner`)
+  await waitForText(p, 'enabled true → false')
+  const history = await p.$$eval('ol.history li', (items) => items.map((li) => li.textContent ?? ''))
+  expect(history.find((h) => h.includes('enabled true → false'))).toContain('in production')
+  expect(history.find((h) => h.includes('created'))).toContain('every environment')
+  expect(await seriousViolations(p)).toEqual([])
+})
+
+test.skipIf(!chromium)('Compare opens toward the protected environment', async () => {
+  const p = await suite.open()
+  await selectByLabel(p, 'Environment', 'development')
+  await clickLink(p, 'Compare')
+  await p.waitForSelector('#compare-to')
+  const chosen = await p.evaluate("[document.querySelector('#compare-from').value, document.querySelector('#compare-to').value]")
+  expect(chosen).toEqual(['development', 'production'])
+})
+
+test.skipIf(!chromium)("a requested rollout reads in words on the request's page, not as JSON", async () => {
+  await api('POST', '/api/flags', { name: 'shop/slow_roll', type: 'BOOLEAN', value: false })
+  const set = { rollout: { variant: 'true', start: '2030-01-01T09:00:00Z', end: '2030-01-08T09:00:00Z', fromPercent: 5, toPercent: 100 } }
+  const made = await api('POST', '/api/change-requests', {
+    environment: 'production',
+    title: 'Slow roll',
+    changes: [{ flag: 'shop/slow_roll', set }],
+  })
+  expect(made.status).toBe(201)
+  const p = await suite.open()
+  await clickLink(p, 'Change requests')
+  await clickButton(p, 'Slow roll')
+  await waitForText(p, 'rollout of "true" from 5 % on')
+  expect(await bodyText(p)).not.toContain('"fromPercent"')
+})

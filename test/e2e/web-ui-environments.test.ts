@@ -114,3 +114,65 @@ test.skipIf(!chromium)('the Environments page creates and removes one; a user ma
   const users = (await (await api('GET', '/api/users')).json()) as { username: string; permissions: string[] }[]
   expect(users.find((u) => u.username === 'tess')?.permissions).toEqual(['flag:read', 'flag:write@qa'])
 })
+
+test.skipIf(!chromium)('at 1400×900 with three environments the list uses the width: names and short values whole', async () => {
+  // as a team has them: a description, variants with a rule and a split (a chip in words), a value per environment
+  const targeting = {
+    if: [
+      { in: [{ var: 'country' }, ['DE', 'FR']] },
+      'formal',
+      {
+        fractional: [
+          ['formal', 20],
+          ['casual', 80],
+        ],
+      },
+    ],
+  }
+  for (const name of ['layout/express_payment_button', 'layout/greeting_text']) {
+    const variants = { formal: 'good day', casual: 'hello world' }
+    const body = {
+      name,
+      type: 'STRING',
+      value: 'hello world',
+      description: 'What the first screen of the checkout says',
+      variants,
+      targeting,
+    }
+    expect((await api('POST', '/api/flags', body)).status).toBe(201)
+  }
+  const p = await suite.open('admin', 'admin-password', { width: 1400, height: 900 })
+  await p.waitForSelector('[data-flag="layout/greeting_text"] .env-cell[data-environment="production"] .value')
+  const rows = await p.$$eval('[data-flag^="layout/"]', (items) =>
+    items.map((li) => {
+      const el = li as unknown as { querySelector(s: string): { getBoundingClientRect(): { width: number; height: number } } }
+      const name = el.querySelector('.name').getBoundingClientRect()
+      const values = [
+        ...(li as unknown as { querySelectorAll(s: string): Iterable<{ scrollWidth: number; clientWidth: number }> }).querySelectorAll(
+          '.env-cell .value',
+        ),
+      ]
+      return {
+        name: name.width,
+        nameHeight: name.height,
+        cut: values.filter((v) => v.scrollWidth > v.clientWidth).length,
+        values: values.length,
+      }
+    }),
+  )
+  expect(rows).toHaveLength(2)
+  for (const row of rows) {
+    // a name at least 160 px wide (never a letter a line), on one or two lines; every environment's value whole
+    expect(row.name).toBeGreaterThanOrEqual(160)
+    expect(row.nameHeight).toBeLessThan(60)
+    // (three environments, or four once the Environments page's test has made qa)
+    expect(row.values).toBeGreaterThanOrEqual(3)
+    expect(row.cut).toBe(0)
+  }
+  // the list is not held to a narrow column while the window has room
+  const listWidth = await p.$eval(
+    '.flags',
+    (el) => (el as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect().width,
+  )
+  expect(listWidth).toBeGreaterThan(1400 * 0.8)
+})

@@ -204,7 +204,7 @@ test.skipIf(!chromium)('create a flag (type first), see a validation error next 
 })
 
 test.skipIf(!chromium)(
-  'UI details: a name error shown once; the header time in words; a ruled switch says what it sets; UI changes audited as ui',
+  'UI details: a name error shown once; the header time in the viewer locale; a ruled switch says what it sets; UI changes audited as ui',
   async () => {
     const p = await signIn()
     await p.goto(`${d.url}/ui/new`)
@@ -219,7 +219,12 @@ test.skipIf(!chromium)(
     await waitForPath(p, '/ui/flags/shop/ruled')
     await waitForText(p, 'revision 1')
     const header = await p.$eval('.meta time', (t) => [t.textContent, t.getAttribute('datetime')])
-    expect(header[0]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/)
+    // in the viewer's locale and zone, the zone named (docs/ui.md#times); the exact moment in datetime
+    expect(header[0]).toBe(
+      await p.evaluate(
+        `new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(${JSON.stringify(header[1])}))`,
+      ),
+    )
     expect(header[1]).toMatch(/^\d{4}-\d{2}-\d{2}T/)
     const entries = (await (await api('GET', '/api/audit?flag=shop/ruled')).json()) as { source: string }[]
     expect(entries.map((e) => e.source)).toEqual(['ui'])

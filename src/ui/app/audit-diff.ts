@@ -1,5 +1,7 @@
 /** Audit entries as the UI shows them (docs/api.md#audit-log): one line saying what changed. */
 
+import { localTime } from './local-time.ts'
+import { rolloutInWords } from './rollout-words.ts'
 import { targetingInWords } from './rule-words.ts'
 
 /** An audit entry as the UI reads it. */
@@ -11,25 +13,25 @@ export type Entry = {
   action: string
   target: { type: string; id?: string; name?: string }
   revision?: number
+  /** The environment a change of per-environment state was made in; null for shared fields. */
+  environment?: string | null
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
 
 const BOOKKEEPING = new Set(['updatedAt', 'revision', 'createdAt', 'lastUsedAt'])
 
-/** "value false → true; description "" → "x"", or "created" / "deleted". */
-export function describeChange(e: Entry): string {
+/** "value false → true; description "" → "x"", or "created" / "deleted"; rules and rollouts in words, times as `time` writes them. */
+export function describeChange(e: Entry, time: (iso: string) => string = localTime): string {
   if (!e.before || !e.after) return e.after ? 'created' : 'deleted'
   const keys = [...new Set([...Object.keys(e.before), ...Object.keys(e.after)])].filter(
     (k) => !BOOKKEEPING.has(k) && JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]),
   )
   const shown = (k: string, v: unknown) => {
+    if (k === 'rollout') return rolloutInWords(v, time)
     if (k !== 'targeting') return JSON.stringify(v) ?? '–'
     const words = targetingInWords(v)
     return words.length === 0 ? 'none' : `(${words.join('; ')})`
   }
   return keys.map((k) => `${k} ${shown(k, e.before?.[k])} → ${shown(k, e.after?.[k])}`).join('; ') || 'no change'
 }
-
-/** "2026-11-22 10:15:00 UTC" from an ISO time: every time in the UI is UTC, like the service's, and says so. */
-export const shortTime = (iso: string) => `${iso.replace('T', ' ').slice(0, 19)} UTC`

@@ -5,8 +5,9 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
-import { describeChange, type Entry, shortTime } from './audit-diff.ts'
+import { describeChange, type Entry } from './audit-diff.ts'
 import { Field } from './field.tsx'
+import { localTime } from './local-time.ts'
 
 type Filters = { flag: string; actor: string; action: string; since: string; until: string }
 const NONE: Filters = { flag: '', actor: '', action: '', since: '', until: '' }
@@ -101,7 +102,7 @@ export function AuditPage() {
                 {e.revision !== undefined && ` · revision ${e.revision}`}
               </span>
               <span class="meta">
-                {shortTime(e.at)} ·{' '}
+                {localTime(e.at)} ·{' '}
                 <button type="button" class="link" title="Show only this actor's entries" onClick={() => byActor(e.actor.id)}>
                   {e.actor.name}
                 </button>{' '}

@@ -8,9 +8,12 @@
 import { useEffect, useState } from 'preact/hooks'
 import { grants } from '../../domain/permission.ts'
 import { api } from './api.ts'
-import { shortTime } from './audit-diff.ts'
+import { countOf } from './count-words.ts'
 import { listenForChanges } from './live.ts'
+import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { rolloutInWords } from './rollout-words.ts'
+import { targetingInWords } from './rule-words.ts'
 
 type Actor = { type: string; id: string; name: string }
 type Review = { by: Actor; at: string; comment?: string }
@@ -31,7 +34,13 @@ export type Request = {
 }
 
 const STATES = ['open', 'approved', 'scheduled', 'applied', 'rejected', 'cancelled', 'failed']
-const shown = (v: unknown) => (v === undefined || v === null ? '–' : JSON.stringify(v))
+/** A field's value in a request's diff: a rollout or a rule in words, anything else as JSON. */
+const shown = (field: string, v: unknown) => {
+  if (v === undefined || v === null) return '–'
+  if (field === 'rollout') return rolloutInWords(v)
+  if (field === 'targeting') return targetingInWords(v).join('; ')
+  return JSON.stringify(v)
+}
 
 /** One request, opened: its diff, reviews and actions. */
 function RequestDetail({
@@ -81,7 +90,7 @@ function RequestDetail({
       <table class="differences">
         <caption>
           What it changes in {request.environment}
-          {request.scheduledAt ? `, at ${request.scheduledAt}` : ''}
+          {request.scheduledAt ? `, at ${localTime(request.scheduledAt)}` : ''}
         </caption>
         <thead>
           <tr>
@@ -98,10 +107,10 @@ function RequestDetail({
                 <td>{i === 0 ? c.flag : ''}</td>
                 <td>{field}</td>
                 <td>
-                  <code>{shown(d.before)}</code>
+                  <code>{shown(field, d.before)}</code>
                 </td>
                 <td>
-                  <code>{shown(d.after)}</code>
+                  <code>{shown(field, d.after)}</code>
                 </td>
               </tr>
             )),
@@ -111,13 +120,13 @@ function RequestDetail({
       <ul class="reviews">
         {request.approvals.map((a) => (
           <li key={a.by.id}>
-            approved by {a.by.name} {shortTime(a.at)}
+            approved by {a.by.name} {localTime(a.at)}
             {a.comment ? `: ${a.comment}` : ''}
           </li>
         ))}
         {request.rejection && (
           <li>
-            rejected by {request.rejection.by.name} {shortTime(request.rejection.at)}: {request.rejection.comment}
+            rejected by {request.rejection.by.name} {localTime(request.rejection.at)}: {request.rejection.comment}
           </li>
         )}
         {request.failureReason && <li class="error">failed: {request.failureReason}</li>}
@@ -198,8 +207,8 @@ export function ChangeRequestsPage({ me, permissions }: { me: string; permission
             </button>{' '}
             <span class="chip">{r.state}</span>{' '}
             <span class="meta">
-              {r.environment} · {r.changes.map((c) => c.flag).join(', ')} · by {r.author.name} {shortTime(r.createdAt)}
-              {r.scheduledAt ? ` · at ${r.scheduledAt}` : ''} · {r.approvals.length} approval(s)
+              {r.environment} · {r.changes.map((c) => c.flag).join(', ')} · by {r.author.name} {localTime(r.createdAt)}
+              {r.scheduledAt ? ` · at ${localTime(r.scheduledAt)}` : ''} · {countOf(r.approvals.length, 'approval')}
             </span>
             {opened === r.id && <RequestDetail id={r.id} me={me} permissions={permissions} onChanged={load} />}
           </li>

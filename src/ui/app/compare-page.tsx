@@ -7,6 +7,8 @@
 
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from './api.ts'
+import { compareDirection } from './compare-direction.ts'
+import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 
@@ -17,8 +19,9 @@ const shown = (v: unknown) => (v === null || v === undefined ? '–' : JSON.stri
 export function ComparePage({ permissions }: { permissions: readonly string[] }) {
   const { list, current } = useEnvironments()
   const readable = list.filter((e) => holdsIn(permissions, 'flag:read', e.name))
-  const [from, setFrom] = useState(readable.find((e) => e.name !== current)?.name ?? '')
-  const [to, setTo] = useState(current ?? '')
+  const opening = compareDirection(readable, current)
+  const [from, setFrom] = useState(opening.from)
+  const [to, setTo] = useState(opening.to)
   const [prefix, setPrefix] = useState('')
   const [differences, setDifferences] = useState<Difference[] | null>(null)
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
@@ -47,7 +50,7 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
     })
     if (!data) return setMessage(refused(error))
     const n = (data as { changes: unknown[] }).changes.length
-    setMessage(done(`promoted ${n === 1 ? '1 flag' : `${n} flags`} from ${from} to ${to}`))
+    setMessage(done(`promoted ${countOf(n, 'flag')} from ${from} to ${to}`))
     await compare()
   }
   const toggle = (name: string, on: boolean) => {
@@ -100,7 +103,7 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
         <>
           <table class="differences">
             <caption>
-              {differences.length === 1 ? '1 flag differs' : `${differences.length} flags differ`} between {from} and {to}
+              {countOf(differences.length, 'flag differs', 'flags differ')} between {from} and {to}
             </caption>
             <thead>
               <tr>

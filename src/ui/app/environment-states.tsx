@@ -1,21 +1,34 @@
 /**
- * A flag in every environment side by side (docs/ui.md#environments): value, enabled, rule in words
- * and A/B share per environment the person may read, the chosen one marked; "Copy from <env>" copies
+ * A flag in every environment side by side (docs/ui.md#environments): value, enabled, rule in words,
+ * rollout and A/B share per environment the person may read, the chosen one marked; "Copy from <env>" copies
  * another environment's state of this flag into the chosen one (a promotion of this one flag; the
  * states stand side by side above the button, so what it changes is in view).
  */
 
 import { useEffect, useState } from 'preact/hooks'
+import type { Rollout } from '../../domain/rollout.ts'
 import { api } from './api.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { rolloutNow } from './rollout-words.ts'
 import { targetingInWords } from './rule-words.ts'
 
 /** One environment's state of the flag. */
-type State = { valueExists: boolean; value?: unknown; enabled?: boolean; targeting?: unknown; chancePercentB?: number }
+type State = {
+  valueExists: boolean
+  value?: unknown
+  enabled?: boolean
+  targeting?: unknown
+  chancePercentB?: number
+  rollout?: Rollout | null
+}
 
 const shownValue = (s: State) => (s.valueExists ? JSON.stringify(s.value) : 'no value (default)')
-const ruleOf = (s: State) => (s.targeting ? targetingInWords(s.targeting).join('; ') : 'no rule')
+/** The rule in words; without one, what decides instead (a rollout, or the value for everyone). */
+const ruleOf = (s: State) =>
+  s.targeting ? targetingInWords(s.targeting).join('; ') : s.rollout ? 'no rule: the rollout decides, then the value' : 'no rule: the value'
+/** Where the rollout stands now, or "none". */
+const rolloutOf = (s: State) => (s.rollout ? rolloutNow(s.rollout, Date.now()) : 'none')
 
 export function EnvironmentStates({
   name,
@@ -55,6 +68,7 @@ export function EnvironmentStates({
     ['Value', shownValue],
     ['Enabled', (s) => (s.enabled === false ? 'disabled' : 'enabled')],
     ['Rule', ruleOf],
+    ['Rollout', rolloutOf],
     ['A/B share', (s) => (s.chancePercentB === undefined ? '–' : `${s.chancePercentB} % B`)],
   ]
   return (

@@ -9,10 +9,12 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
+import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { TypeOptions } from './flag-fields.tsx'
 import { type FlagGroup, flagTree } from './flag-tree.ts'
 import { listenForChanges } from './live.ts'
+import { localTime } from './local-time.ts'
 import { link } from './router.ts'
 import { targetingSummary } from './rule-words.ts'
 import { EnvironmentCell, type ListedFlag, Switch, shownValue } from './value-switch.tsx'
@@ -24,8 +26,8 @@ type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastSe
 
 /** The tooltip of a flag's uses: when last evaluated, and when last served to an in-process provider. */
 function usesTitle(use: Use): string {
-  const evaluated = use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'not evaluated in 30 days'
-  return use.lastServedInProcessAt ? `${evaluated}; last served in-process ${use.lastServedInProcessAt}` : evaluated
+  const evaluated = use.lastEvaluatedAt ? `last evaluated ${localTime(use.lastEvaluatedAt)}` : 'not evaluated in 30 days'
+  return use.lastServedInProcessAt ? `${evaluated}; last served in-process ${localTime(use.lastServedInProcessAt)}` : evaluated
 }
 
 /** 1520 → "1.5k". */
@@ -40,7 +42,7 @@ function GroupItems(props: GroupProps) {
         <li key={g.path} class="group">
           <details open={searching || !closed.has(g.path)} onToggle={(e) => onToggle(g.path, e.currentTarget.open)}>
             <summary title={g.path}>
-              <span class="group-name">{g.name}</span> <span class="count">{g.total === 1 ? '1 flag' : `${g.total} flags`}</span>
+              <span class="group-name">{g.name}</span> <span class="count">{countOf(g.total, 'flag')}</span>
             </summary>
             <GroupItems {...props} group={g} />
           </details>
@@ -88,7 +90,7 @@ function FlagItem({
       </span>
       {f.enabled === false && <span class="chip off">disabled</span>}
       {use?.stale && (
-        <span class="chip stale" title={use.lastEvaluatedAt ? `last evaluated ${use.lastEvaluatedAt}` : 'never evaluated'}>
+        <span class="chip stale" title={use.lastEvaluatedAt ? `last evaluated ${localTime(use.lastEvaluatedAt)}` : 'never evaluated'}>
           stale
         </span>
       )}

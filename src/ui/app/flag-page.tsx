@@ -10,15 +10,17 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { grants } from '../../domain/permission.ts'
 import { api } from './api.ts'
-import { describeChange, type Entry, shortTime } from './audit-diff.ts'
+import { describeChange, type Entry } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { EnvironmentStates } from './environment-states.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
 import { listenForChanges } from './live.ts'
+import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { RolloutCard } from './rollout-card.tsx'
 import { link, navigate } from './router.ts'
+import { type FlagNow, servesNow } from './serves-now.ts'
 import { TargetingEditor } from './targeting-editor.tsx'
 import { UsageCard } from './usage-card.tsx'
 import { VariantsEditor } from './variants-editor.tsx'
@@ -137,7 +139,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       <p class="meta">
         {String(flag.type)} · revision {String(flag.revision)} · updated{' '}
         <time dateTime={String(flag.updatedAt)} title={String(flag.updatedAt)}>
-          {shortTime(String(flag.updatedAt))}
+          {localTime(String(flag.updatedAt))}
         </time>
         {flag.description ? ` · ${String(flag.description)}` : ''}
       </p>
@@ -161,7 +163,8 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
             : 'Every application gets its own default (OFREP reason DISABLED); value, variants and rules are kept. Switch on to serve them again.'}
         </p>
         <p class="serves">
-          {servesNow(flag)} <a {...link(`evaluate?flag=${encodeURIComponent(name)}`)}>Evaluate for a context</a>
+          {servesNow(flag as unknown as FlagNow, Date.now())}{' '}
+          <a {...link(`evaluate?flag=${encodeURIComponent(name)}`)}>Evaluate for a context</a>
         </p>
       </div>
       <NoticeLine notice={message} />
@@ -202,7 +205,8 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         {history.map((e) => (
           <li key={e.id}>
             <span>
-              {shortTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision}
+              {localTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision} ·{' '}
+              <span class={e.environment ? 'chip env' : 'chip'}>{e.environment ? `in ${e.environment}` : 'every environment'}</span>
             </span>
             <span class="diff">{describeChange(e)}</span>
             {canWrite && e.after && e.revision !== flag.revision && (
@@ -236,16 +240,4 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
 function listedOrAll(flag: Record<string, unknown>): string[] {
   const listed = flag.variants && typeof flag.variants === 'object' ? Object.keys(flag.variants) : []
   return listed.length > 0 ? listed : Object.keys(allVariants(flag as unknown as FlagDefinition))
-}
-
-/** What the flag serves now, in one sentence. */
-function servesNow(flag: Record<string, unknown>): string {
-  if (flag.enabled === false) return 'Serves nothing: applications use their own default.'
-  const own = flag.valueExists
-    ? JSON.stringify(flag.value)
-    : flag.defaultValue === null
-      ? "the application's own default"
-      : `${JSON.stringify(flag.defaultValue)} (default)`
-  const base = flag.type === 'AB-TEST' && !flag.valueExists ? `an A/B split (${100 - Number(flag.chancePercentB ?? 50)} % B)` : own
-  return flag.targeting ? `Depends on who asks (see Targeting); when no rule decides: ${base}.` : `Serves ${base} to everyone.`
 }

@@ -9,10 +9,11 @@ import { useEffect, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
 import { api } from './api.ts'
-import { shortTime } from './audit-diff.ts'
 import { current } from './environment-choice.ts'
 import type { WriteOutcome } from './flag-writes.ts'
+import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { rolloutNow } from './rollout-words.ts'
 import { link } from './router.ts'
 
 type Pending = { id: string; title: string; state: string; scheduledAt: string | null; environment: string }
@@ -81,7 +82,7 @@ export function RolloutCard({
           {pending.map((r) => (
             <li key={r.id}>
               <a {...link('change-requests')}>{r.title}</a> <span class="chip">{r.state}</span>
-              {r.scheduledAt ? ` at ${shortTime(r.scheduledAt)}` : ''}
+              {r.scheduledAt ? ` at ${localTime(r.scheduledAt)}` : ''}
             </li>
           ))}
         </ul>
@@ -89,9 +90,8 @@ export function RolloutCard({
       {rollout ? (
         <>
           <p>
-            Serves <code>{JSON.stringify(rollout.variant)}</code> to {now.percent} % of contexts now (step {now.step} of {now.steps}),
-            rising from {rollout.fromPercent} % at {shortTime(rollout.start)} to {rollout.toPercent} % at {shortTime(rollout.end)}
-            {rollout.by ? `, sticky by ${rollout.by}` : ', sticky by targetingKey'}.
+            {rolloutNow(rollout, Date.now())} (step {now.step} of {now.steps}; from {rollout.fromPercent} % on {localTime(rollout.start)}
+            {rollout.by ? `, sticky by ${rollout.by}` : ', sticky by targetingKey'}).
           </p>
           <div class="rollout-bar" role="img" aria-label={`rollout at ${now.percent} %`}>
             <span style={{ width: `${now.percent}%` }} />
@@ -99,7 +99,10 @@ export function RolloutCard({
           <ol class="timeline" aria-label="Rollout timeline">
             {milestones(rollout).map((m) => (
               <li key={m.at}>
-                <time dateTime={m.at}>{shortTime(m.at)}</time>: {m.percent} %
+                <time dateTime={m.at} title={m.at}>
+                  {localTime(m.at)}
+                </time>
+                <strong>{m.percent} %</strong>
               </li>
             ))}
           </ol>

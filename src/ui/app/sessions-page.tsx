@@ -5,8 +5,8 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
-import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
+import { localTime } from './local-time.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 
 type Session = { id: string; userId: string; username: string; createdAt: string; expiresAt: string; lastUsedAt: string; current: boolean }
@@ -42,7 +42,7 @@ export function SessionsPage({ canEndAny, meId, onSignedOut }: { canEndAny: bool
                 {s.current && ' (this browser)'}
               </strong>
               <span class="meta">
-                signed in {shortTime(s.createdAt)} · last seen {shortTime(s.lastUsedAt)} · expires {shortTime(s.expiresAt)}
+                signed in {localTime(s.createdAt)} · last seen {localTime(s.lastUsedAt)} · expires {localTime(s.expiresAt)}
               </span>
               {(canEndAny || s.userId === meId) && (
                 <ConfirmButton

@@ -7,10 +7,10 @@
 import { useEffect, useState } from 'preact/hooks'
 import { covers } from '../../domain/permission.ts'
 import { api, type Permission } from './api.ts'
-import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { useEnvironments } from './environment-choice.ts'
 import { Field } from './field.tsx'
+import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
@@ -169,8 +169,8 @@ export function TokensPage({ canWrite, mine }: { canWrite: boolean; mine: readon
                 {t.flagPrefixes.length > 0 && ` · only ${t.flagPrefixes.join(', ')}`}
               </span>
               <span class="meta">
-                created {shortTime(t.createdAt)} by {t.createdBy.name} · {t.expiresAt ? `expires ${shortTime(t.expiresAt)}` : 'no expiry'} ·{' '}
-                {t.lastUsedAt ? `last used ${shortTime(t.lastUsedAt)}` : 'never used'}
+                created {localTime(t.createdAt)} by {t.createdBy.name} · {t.expiresAt ? `expires ${localTime(t.expiresAt)}` : 'no expiry'} ·{' '}
+                {t.lastUsedAt ? `last used ${localTime(t.lastUsedAt)}` : 'never used'}
               </span>
               {canWrite && <ConfirmButton label={`Revoke ${t.name}`} confirm={`Revoke ${t.name} now`} onConfirm={() => revoke(t)} />}
             </li>

@@ -6,7 +6,8 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.ts'
-import { shortTime } from './audit-diff.ts'
+import { countOf } from './count-words.ts'
+import { localTime } from './local-time.ts'
 import { DAY_MS, DAYS, dailyTotals, inProcessNote, type Usage } from './usage-summary.ts'
 
 export function UsageCard({ name, revision }: { name: string; revision: number }) {
@@ -23,13 +24,13 @@ export function UsageCard({ name, revision }: { name: string; revision: number }
   const width = 280
   const height = 64
   const bar = width / DAYS
-  const summary = `${usage.total} evaluations in 7 days; ${days.map((d) => `${d.day.slice(5)}: ${d.count}`).join(', ')}`
+  const summary = `${countOf(usage.total, 'evaluation')} in 7 days; ${days.map((d) => `${d.day.slice(5)}: ${d.count}`).join(', ')}`
   return (
     <section class="card usage" aria-labelledby="usage-title">
       <h2 id="usage-title">Usage</h2>
       <p class="meta">
-        {usage.lastEvaluatedAt ? `Last evaluated ${shortTime(usage.lastEvaluatedAt)}` : 'Never evaluated (in the last 7 days)'} ·{' '}
-        {usage.total} evaluations in 7 days
+        {usage.lastEvaluatedAt ? `Last evaluated ${localTime(usage.lastEvaluatedAt)}` : 'Never evaluated (in the last 7 days)'} ·{' '}
+        {countOf(usage.total, 'evaluation')} in 7 days
         {Object.keys(usage.variants).length > 0 &&
           ` · ${Object.entries(usage.variants)
             .map(([v, n]) => `${v} ${n}`)

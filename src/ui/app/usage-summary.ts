@@ -3,7 +3,7 @@
  * chart and the sentence on in-process use; plain functions, tested without a browser.
  */
 
-import { shortTime } from './audit-diff.ts'
+import { localTime } from './local-time.ts'
 
 /** A flag's usage as `GET /api/flags/{name}/usage` answers it (the fields the page shows). */
 export type Usage = {
@@ -23,7 +23,7 @@ export function inProcessNote(lastServedInProcessAt: string | null, nowMs: numbe
   const served =
     nowMs - Date.parse(lastServedInProcessAt) < 60_000
       ? 'held by an in-process provider now'
-      : `last served in-process ${shortTime(lastServedInProcessAt)}`
+      : `last served in-process ${localTime(lastServedInProcessAt)}`
   return `Also used in-process: ${served} (so it is not stale; evaluations there count when the application reports them over OTLP)`
 }
 

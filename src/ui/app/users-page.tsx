@@ -6,9 +6,9 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Body, type Permission } from './api.ts'
-import { shortTime } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { Field } from './field.tsx'
+import { localTime } from './local-time.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 
@@ -135,7 +135,7 @@ export function UsersPage({ canWrite, meId }: { canWrite: boolean; meId: string 
                 {u.permissions.join(', ') || 'no permissions'}
                 {u.flagPrefixes.length > 0 ? ` · only ${u.flagPrefixes.join(', ')}` : ''} ·{' '}
                 {u.source === 'oidc' ? 'signs in with SSO (permissions from groups, set again at each sign-in)' : 'password'} · since{' '}
-                {shortTime(u.createdAt)}
+                {localTime(u.createdAt)}
               </span>
               {canWrite && editing?.id === u.id ? (
                 <form onSubmit={save} class="card">

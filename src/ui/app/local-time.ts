@@ -1,0 +1,20 @@
+/**
+ * Times as the person reading the page reads them (docs/ui.md#times): the date and time in the
+ * browser's locale and time zone, with the zone named, so "tomorrow 09:00 UTC" shows as the
+ * reader's own 10:00 CET. The exact moment stays in each `<time>`'s `datetime` and title.
+ */
+
+/** "Dec 8, 2026, 10:00 AM GMT+1" (in the viewer's locale and zone, or the ones given); an unreadable time as given. */
+export function localTime(iso: string, locale?: string, timeZone?: string): string {
+  const at = new Date(iso)
+  if (Number.isNaN(at.getTime())) return iso
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+    ...(timeZone ? { timeZone } : {}),
+  }).format(at)
+}

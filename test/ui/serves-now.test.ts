@@ -1,0 +1,52 @@
+import { expect, test } from 'bun:test'
+import type { Rollout } from '../../src/domain/rollout.ts'
+import { describeChange } from '../../src/ui/app/audit-diff.ts'
+import { rolloutInWords } from '../../src/ui/app/rollout-words.ts'
+import { servesNow } from '../../src/ui/app/serves-now.ts'
+
+const iso = (s: string) => s
+const rollout: Rollout = { variant: 'true', start: '2026-12-01T00:00:00Z', end: '2026-12-11T00:00:00Z', fromPercent: 10, toPercent: 100 }
+const flag = { type: 'BOOLEAN', enabled: true, valueExists: true, value: false, defaultValue: false }
+
+test('a running rollout is what the sentence says first, never "to everyone"', () => {
+  const sentence = servesNow({ ...flag, rollout }, Date.parse('2026-12-06T00:00:00Z'), iso)
+  expect(sentence).toBe('Serves "true" to 55 % of contexts now, rising to 100 % on 2026-12-11T00:00:00Z; the others: false.')
+  expect(sentence).not.toContain('everyone')
+})
+
+test('before and after its window, and with a rule', () => {
+  expect(servesNow({ ...flag, rollout }, Date.parse('2026-11-30T00:00:00Z'), iso)).toStartWith(
+    'Will serve "true" to 10 % of contexts from 2026-12-01T00:00:00Z',
+  )
+  expect(servesNow({ ...flag, rollout }, Date.parse('2026-12-12T00:00:00Z'), iso)).toStartWith(
+    'Serves "true" to 100 % of contexts (its rollout ended',
+  )
+  const ruled = { ...flag, targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true'] } }
+  expect(servesNow({ ...ruled, rollout }, Date.parse('2026-12-06T00:00:00Z'), iso)).toEndWith(
+    'the others: the rule decides (see Targeting), else false.',
+  )
+  expect(servesNow(ruled, 0, iso)).toBe('Depends on who asks (see Targeting); when no rule decides: false.')
+})
+
+test('without a rule or rollout, the value to everyone; disabled, nothing; an A/B split says its B share', () => {
+  expect(servesNow(flag, 0, iso)).toBe('Serves false to everyone.')
+  expect(servesNow({ ...flag, enabled: false }, 0, iso)).toBe('Serves nothing: applications use their own default.')
+  expect(servesNow({ type: 'AB-TEST', valueExists: false, defaultValue: 'A', chancePercentB: 30 }, 0, iso)).toBe(
+    'Serves an A/B split (30 % B) to everyone.',
+  )
+})
+
+test('a rollout in a history entry is said in words', () => {
+  expect(rolloutInWords(rollout, iso)).toBe('rollout of "true" from 10 % on 2026-12-01T00:00:00Z to 100 % on 2026-12-11T00:00:00Z')
+  expect(rolloutInWords(null, iso)).toBe('none')
+  const entry = {
+    id: 1,
+    at: '',
+    actor: { type: 'user', id: 'u', name: 'ann' },
+    source: 'api',
+    action: 'flag.updated',
+    target: { type: 'flag' },
+  }
+  const said = describeChange({ ...entry, before: { rollout: null }, after: { rollout } }, iso)
+  expect(said).toBe('rollout none → rollout of "true" from 10 % on 2026-12-01T00:00:00Z to 100 % on 2026-12-11T00:00:00Z')
+})
