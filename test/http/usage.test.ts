@@ -165,7 +165,8 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
   now += 40 * 86_400_000
   expect(await staleness()).toEqual({ 'held/a': true, 'lonely/b': true })
   // what the sync transport does when a provider's stream opens and closes
-  const release = a.app.services.sync.held(await a.app.services.sync.callerOf(token))
+  const stream = a.app.services.sync.held()
+  stream.sent(await a.app.services.sync.callerOf(token))
   expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true })
   const one = await a.req('GET', '/api/flags/held/a/usage', { token: reader })
   expect(one.body).toMatchObject({
@@ -174,7 +175,7 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
     lastServedInProcessAt: new Date(now).toISOString(),
   })
   now += 86_400_000
-  release()
+  stream.release()
   now += 10 * 86_400_000
   expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true }) // let go 10 days ago
   now += 21 * 86_400_000
