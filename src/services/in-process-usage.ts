@@ -53,10 +53,19 @@ export const OPENFEATURE_REASONS: ReadonlySet<string> = new Set([
   'ERROR',
 ])
 
+// each flag row's variant names, made once (rows never change): a report may name a flag many times
+const variantNames = new WeakMap<Flag, ReadonlySet<string>>()
+
 /** True when an in-process provider can answer `variant` for `flag`: a variant it lists, its built-in ones, or its answer's. */
 export function isVariantOf(flag: Flag, variant: string): boolean {
   if (variant === '') return true // an answer without a variant (a disabled flag, no default)
-  return Object.hasOwn(allVariants(flag), variant) || answerVariant(flag)?.variant === variant
+  let names = variantNames.get(flag)
+  if (names === undefined) {
+    const answer = answerVariant(flag)?.variant
+    names = new Set([...Object.keys(allVariants(flag)), ...(answer === undefined ? [] : [answer])])
+    variantNames.set(flag, names)
+  }
+  return names.has(variant)
 }
 
 /** The use case. */
