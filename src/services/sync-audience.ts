@@ -36,6 +36,8 @@ export interface SyncAudience {
    * stream holds it), or `undefined`; `env` `undefined` asks about every environment.
    */
   lastHeldAt(env: string | undefined, flagName: string): number | undefined
+  /** True while a live stream holds `flagName` of environment `env` (`undefined`: any). */
+  heldNow(env: string | undefined, flagName: string): boolean
 }
 
 /** The flags remembered per environment: names come from the store, so this is a backstop. */
@@ -54,6 +56,10 @@ export function createSyncAudience(clock: () => number): SyncAudience {
       times.delete(name) // the newest last: the oldest go first past the ceiling
       times.set(name, at)
     }
+  }
+  const holding = (env: string | undefined, flagName: string) => {
+    for (const flags of live.keys()) if ((env === undefined || flags.env === env) && flags.names.has(flagName)) return true
+    return false
   }
   const hold = (flags: HeldFlags) => live.set(flags, (live.get(flags) ?? 0) + 1)
   const letGo = (flags: HeldFlags) => {
@@ -82,8 +88,9 @@ export function createSyncAudience(clock: () => number): SyncAudience {
       }
     },
     served: mark,
+    heldNow: holding,
     lastHeldAt(env, flagName) {
-      for (const flags of live.keys()) if ((env === undefined || flags.env === env) && flags.names.has(flagName)) return clock()
+      if (holding(env, flagName)) return clock()
       let at: number | undefined
       for (const [e, times] of last) {
         if (env !== undefined && e !== env) continue

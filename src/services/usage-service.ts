@@ -39,6 +39,8 @@ export interface UsageSummary {
   lastSyncedAt: string | null
   /** The same moment under the name of docs/openfeature.md#in-process-usage: when an in-process provider was last sent it. */
   lastServedInProcessAt: string | null
+  /** True while a live sync stream holds it. */
+  heldInProcess: boolean
   stale: boolean
 }
 
@@ -70,6 +72,8 @@ export interface UsageDeps {
   onFlushError?: (err: unknown) => void
   /** When an in-process provider was last served a flag of an environment (`''` the default one, `undefined` any; see `SyncAudience`); absent: never. */
   lastHeldAt?: (env: string | undefined, flagName: string) => number | undefined
+  /** True while a live sync stream holds a flag of an environment (see `SyncAudience`); absent: never. */
+  heldNow?: (env: string | undefined, flagName: string) => boolean
   /** The counts of each drain, by flag name (for `flagd_evaluations_total`). */
   onCounted?: (rows: { flag: string; variant: string; reason: string; count: number }[]) => void
 }
@@ -160,7 +164,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
           )
         sinceMs = parsed
       }
-      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [usageKey(flag.id, key)]), syncedAt(flag.name, key ?? ''))
+      const buckets = await bucketsSince(sinceMs, [usageKey(flag.id, key)])
+      return flagUsageOf(flag.name, buckets, syncedAt(flag.name, key ?? ''), deps.heldNow?.(key ?? '', flag.name) ?? false)
     },
 
     async list(principal, env) {
@@ -192,6 +197,7 @@ export function createUsageService(deps: UsageDeps): UsageService {
             lastEvaluatedAt,
             lastSyncedAt,
             lastServedInProcessAt: lastSyncedAt,
+            heldInProcess: deps.heldNow?.(key ?? '', f.name) ?? false,
             // served in-process in any environment counts as used, as an evaluation anywhere does
             stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, syncedAt(f.name, undefined)),
           }

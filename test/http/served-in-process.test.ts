@@ -61,6 +61,8 @@ test('only flags the document carried, in its environment, and no longer "now" o
   const openAt = new Date(now).toISOString()
   expect(await served('staging')).toEqual({ 'app/dark': openAt, 'app/tags': null })
   expect(await served('development')).toEqual({ 'app/dark': null, 'app/tags': null }) // not served there
+  const held = async () => (await admin('GET', '/api/flags/app/dark/usage?environment=staging')).body.heldInProcess
+  expect(await held()).toBe(true)
 
   // the provider leaves: its flags were held until then, not a moment longer
   const leftAt = (now += 60_000)
@@ -69,6 +71,7 @@ test('only flags the document carried, in its environment, and no longer "now" o
   while (server.streamCount() > 0) await Bun.sleep(5)
   now += 60_000
   expect(await served('staging')).toEqual({ 'app/dark': new Date(leftAt).toISOString(), 'app/tags': null })
+  expect(await held()).toBe(false) // not "now" for a moment longer
 })
 
 test('RPC: the flags answered count as served (ResolveAll leaves TAG flags out, so they do not)', async () => {

@@ -54,8 +54,24 @@ test('single and bulk evaluations are counted per variant and hour, and read at 
 
   const list = await a.req('GET', '/api/usage', { token: a.adminToken })
   expect(list.body).toEqual([
-    { name: 'u/rollout', total: 5, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
-    { name: 'u/static', total: 2, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
+    {
+      name: 'u/rollout',
+      total: 5,
+      lastEvaluatedAt: expect.any(String),
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+    },
+    {
+      name: 'u/static',
+      total: 2,
+      lastEvaluatedAt: expect.any(String),
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+    },
   ])
 })
 
@@ -86,6 +102,7 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
     lastEvaluatedAt: null,
     lastSyncedAt: null,
     lastServedInProcessAt: null,
+    heldInProcess: false,
     variants: {},
     hours: [],
   })
@@ -96,7 +113,7 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
     expect([good, (await a.req('GET', `/api/flags/quiet/usage?since=${good}`, { token: a.adminToken })).status]).toEqual([good, 200])
   expect((await a.req('GET', '/api/flags/nope/usage', { token: a.adminToken })).status).toBe(404)
   expect((await a.req('GET', '/api/usage', { token: a.adminToken })).body).toEqual([
-    { name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
+    { name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
   ])
   // a flag whose own name ends in /usage is read as a flag
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'report/usage', type: 'INTEGER', value: 1 } })
