@@ -17,6 +17,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import * as client from 'openid-client'
 import type { OidcConfig } from '../config-oidc.ts'
 import { normalizeFlagPrefixes } from '../domain/api-token.ts'
+import type { Clock } from '../domain/clock.ts'
 import { UnauthorizedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions } from '../domain/permission.ts'
@@ -80,15 +81,9 @@ function sentenceOf(err: unknown): OidcFailure {
 }
 
 /** Creates the service; `secret` signs the flow cookie; `allowHttp` lets an http:// issuer be used (tests, local providers). */
-export function createOidcService(deps: {
-  config: OidcConfig
-  store: Store
-  auth: AuthService
-  secret: string
-  now?: () => Date
-}): OidcService {
+export function createOidcService(deps: { config: OidcConfig; store: Store; auth: AuthService; secret: string; now: Clock }): OidcService {
   const { config: cfg, store, auth } = deps
-  const now = deps.now ?? (() => new Date())
+  const now = deps.now
   let discovered: client.Configuration | undefined
   let problem: string | undefined
   const issuerUrl = new URL(cfg.issuer)

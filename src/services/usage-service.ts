@@ -67,7 +67,7 @@ export interface UsageDeps {
   log: UsageLog
   counter: UsageCounter
   staleDays: number
-  now?: () => number
+  now: () => number
   /** A failed write is reported, and its counts kept for the next one. */
   onFlushError?: (err: unknown) => void
   /** When an in-process provider was last served a flag of an environment (`''` the default one, `undefined` any; see `SyncAudience`); absent: never. */
@@ -80,7 +80,7 @@ export interface UsageDeps {
 
 export function createUsageService(deps: UsageDeps): UsageService {
   const { store, log, counter } = deps
-  const now = deps.now ?? Date.now
+  const now = deps.now
   // counts drained but not yet written (a failed write keeps them for the next)
   let unwritten: UsageBucket[] = []
   // writes and reads take turns: a read never sees counts that left memory but are not stored yet
