@@ -171,7 +171,7 @@ export async function rpcRows(binary: string, work: string, row: Row): Promise<v
                         dataPoints: names.map((flag) => ({
                           attributes: [
                             attr('feature_flag.key', flag),
-                            attr('feature_flag.result.variant', 'x'),
+                            attr('feature_flag.result.variant', 'value'), // the name OFREP gives a set value: one the flag has
                             attr('feature_flag.result.reason', 'STATIC'),
                           ],
                           asInt: value,

@@ -118,7 +118,12 @@ export function answerFor(flag: Flag, context: EvaluationContext, outcome: RuleO
   const trace = outcome.trace ? { trace: outcome.trace } : {}
   if (outcome.kind === 'error') return { key: flag.name, errorCode: 'GENERAL', errorDetails: outcome.message, ...trace }
   const metadata = metadataOf(flag)
-  if (outcome.kind === 'default') return { ...untargeted(flag, context, metadata, 'DEFAULT'), ...trace }
+  if (outcome.kind === 'default') {
+    // outside a rollout's share a flag without a rule of its own answers as it does without the
+    // rollout, reason included (docs/change-control.md#progressive-rollouts)
+    const ruleless = flag.rollout !== undefined && flag.targeting === undefined
+    return { ...untargeted(flag, context, metadata, ruleless ? undefined : 'DEFAULT'), ...trace }
+  }
   const variants = allVariants(flag)
   if (!Object.hasOwn(variants, outcome.variant))
     return {

@@ -53,10 +53,17 @@ export interface FlagUsage {
   lastSyncedAt: string | null
   /** The same moment under the name of docs/openfeature.md#in-process-usage: when an in-process provider was last sent it. */
   lastServedInProcessAt: string | null
+  /** True while a live sync stream holds the flag (a provider that left holds nothing at once). */
+  heldInProcess: boolean
 }
 
 /** The usage of flag `name` from its buckets (any order, any replica): totals, variants, hours in order. */
-export function flagUsageOf(name: string, buckets: readonly UsageBucket[], lastSyncedAt: string | null = null): FlagUsage {
+export function flagUsageOf(
+  name: string,
+  buckets: readonly UsageBucket[],
+  lastSyncedAt: string | null = null,
+  heldInProcess = false,
+): FlagUsage {
   let total = 0
   let lastEvaluatedAt: string | null = null
   const variants: Record<string, number> = {}
@@ -68,7 +75,7 @@ export function flagUsageOf(name: string, buckets: readonly UsageBucket[], lastS
     hours.set(b.hour, (hours.get(b.hour) ?? 0) + b.count)
   }
   const ordered = [...hours].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([at, count]) => ({ at, count }))
-  return { name, total, lastEvaluatedAt, variants, hours: ordered, lastSyncedAt, lastServedInProcessAt: lastSyncedAt }
+  return { name, total, lastEvaluatedAt, variants, hours: ordered, lastSyncedAt, lastServedInProcessAt: lastSyncedAt, heldInProcess }
 }
 
 /**

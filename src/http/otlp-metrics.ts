@@ -3,9 +3,12 @@
  * `ExportMetricsServiceRequest` in protobuf or JSON, decoded through protobufjs with the part of
  * the schema flagd reads (`otlp-metrics.proto`). Out come the data points of the counter that
  * OpenFeature's `MetricsHook` keeps, `feature_flag.evaluation_success_total`, each with the series
- * it belongs to (resource, scope and point attributes); every other metric is ignored.
+ * it belongs to (resource, scope and point attributes); every other metric is ignored. A series is
+ * named by a SHA-256 digest of those attributes, never by their text: a request's attributes may
+ * be megabytes, and what is kept of a series must not be.
  */
 
+import { createHash } from 'node:crypto'
 import protobuf from 'protobufjs'
 import type { ReportedPoint } from '../services/in-process-usage.ts'
 import protoText from './otlp-metrics.proto' with { type: 'text' }
@@ -38,6 +41,11 @@ const text = (v: Record<string, unknown> | undefined): string | undefined => {
   return undefined
 }
 const attributes = (kvs: KeyValue[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key ?? '', text(kv.value) ?? '']))
+const digest = (...parts: string[]) => {
+  const hash = createHash('sha256')
+  for (const part of parts) hash.update(part).update('\u0000')
+  return hash.digest('base64')
+}
 
 /** Decodes a request body; `rejected` counts the counter's points that are malformed. */
 export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: ReportedPoint[]; rejected: number } {
@@ -51,9 +59,10 @@ export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: Re
   const points: ReportedPoint[] = []
   let rejected = 0
   for (const rm of decoded.resourceMetrics ?? []) {
-    const resource = JSON.stringify(attributes(rm.resource?.attributes))
+    // the resource is digested once, whatever the number of its points
+    let resource: string | undefined
     for (const sm of rm.scopeMetrics ?? []) {
-      const scope = `${sm.scope?.name ?? ''}@${sm.scope?.version ?? ''}`
+      let scope: string | undefined
       for (const metric of sm.metrics ?? []) {
         if (metric.name !== EVALUATION_COUNTER || !metric.sum) continue
         const cumulative = metric.sum.aggregationTemporality === 2
@@ -61,12 +70,15 @@ export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: Re
           const attrs = attributes(point.attributes)
           const value = point.asInt !== undefined ? Number(point.asInt) : point.asDouble
           const flag = attrs['feature_flag.key']
-          if (!flag || value === undefined || !Number.isFinite(value) || value < 0) {
+          // an evaluation counter counts whole evaluations: a fraction or a negative number is malformed
+          if (!flag || value === undefined || !Number.isSafeInteger(value) || value < 0) {
             rejected++
             continue
           }
+          resource ??= digest(JSON.stringify(attributes(rm.resource?.attributes)))
+          scope ??= digest(sm.scope?.name ?? '', sm.scope?.version ?? '')
           points.push({
-            series: `${resource}|${scope}|${JSON.stringify(attrs)}`,
+            series: digest(resource, scope, JSON.stringify(attrs)),
             flag,
             variant: attrs['feature_flag.result.variant'] ?? attrs['feature_flag.variant'] ?? '',
             reason: attrs['feature_flag.result.reason'] ?? attrs['feature_flag.reason'] ?? '',

@@ -14,7 +14,7 @@
 import { can, canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import { buildFlagdDocument } from '../domain/flagd-document.ts'
-import { environmentOf, type TokenPrincipal } from '../domain/principal.ts'
+import { environmentOf, type Principal, type TokenPrincipal } from '../domain/principal.ts'
 import { type RequestCache, textBytes } from '../domain/request-cache.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
@@ -22,7 +22,7 @@ import type { ApiTokenService } from './api-token-service.ts'
 import { flagView, homeOf } from './environment-views.ts'
 import type { FlagChangeFeed } from './flag-change-feed.ts'
 import { sortedFlags, sortedSegments } from './migration-export.ts'
-import type { SyncAudience } from './sync-audience.ts'
+import type { AudienceStream, HeldFlags, SyncAudience } from './sync-audience.ts'
 
 /** Who receives flags: an API token, or nobody in particular (where the transport allows it). */
 export type SyncCaller = { kind: 'token'; principal: TokenPrincipal } | { kind: 'anonymous' }
@@ -43,10 +43,12 @@ export interface FlagSyncService {
   revision(): number
   /** Calls `listener` after every committed change to flags or segments; returns the unsubscribe. */
   onChange(listener: () => void): () => void
-  /** A stream of `caller` opened (its flags are in use in-process); call the answer when it closes. */
-  held(caller: SyncCaller): () => void
-  /** A one-off document was sent to `caller` (FetchAllFlags). */
+  /** A stream opened: tell it each time `caller`'s document is sent on it (its flags are then held), and when it closes. */
+  held(): { sent(caller: SyncCaller): void; release(): void }
+  /** A one-off document was sent to `caller` (FetchAllFlags): the flags it carried were served. */
   served(caller: SyncCaller): void
+  /** flagd's evaluation service answered `flags` to `principal` (docs/openfeature.md#in-process-usage). */
+  answered(principal: Principal, flags: readonly string[]): void
   /** The label of a caller in logs: the token's name, or `anonymous`. */
   nameOf(caller: SyncCaller): string
 }
@@ -68,15 +70,19 @@ const documentRevision = (snapshot: Snapshot) => Math.max(snapshot.revisionOf('f
 
 export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
   const { store, apiTokens, changeFeed, environment } = deps
-  const documents = deps.cache.region<string>('sync-documents', textBytes)
+  // each document with the flags it carries (their names are in its text too: twice its bytes)
+  const documents = deps.cache.region<{ text: string; flags: HeldFlags }>('sync-documents', (d) => 2 * textBytes(d.text))
+  /** The environment usage counts a principal's in (`''`: the default one). */
+  const usageEnv = (principal: Principal | undefined, snapshot: Snapshot) => {
+    const env = principal === undefined ? undefined : environmentOf(principal)
+    return env === undefined || env === homeOf(snapshot) ? '' : env
+  }
 
   const check = (principal: TokenPrincipal): SyncCaller => {
     const env = environmentOf(principal) ?? environment
     if (!can(principal, 'flag:evaluate') && !can(principal, 'flag:evaluate', env)) throw new ForbiddenError('flag:evaluate', env)
     return { kind: 'token', principal }
   }
-
-  const scopeOf = (caller: SyncCaller) => (caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal))
 
   return {
     callerOf(secret) {
@@ -100,32 +106,7 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
       }
     },
 
-    documentFor(caller) {
-      const snapshot = store.committed()
-      const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
-      const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
-      return documents.through(`${env ?? ''}\u0001${scope.join('\n')}`, documentRevision(snapshot), () => {
-        // views, the default environment's too: a change confined to another environment leaves the text as it was
-        const home = homeOf(snapshot)
-        const seen = env ?? home
-        let flags = seen === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, seen, home))
-        let segments = sortedSegments(snapshot)
-        if (caller.kind === 'token' && scope.length > 0) {
-          flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
-          // only the segments these flags use, and those they use in turn
-          const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
-          const used = new Set<string>()
-          const visit = (name: string) => {
-            if (used.has(name)) return
-            used.add(name)
-            for (const next of referencedSegments(rules.get(name))) visit(next)
-          }
-          for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
-          segments = segments.filter((s) => used.has(s.name))
-        }
-        return JSON.stringify(buildFlagdDocument(flags, segments, environment))
-      })
-    },
+    documentFor: (caller) => documentOf(caller).text,
 
     revision: () => documentRevision(store.committed()),
 
@@ -134,7 +115,52 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     },
 
     nameOf: (caller) => (caller.kind === 'token' ? caller.principal.name : 'anonymous'),
-    held: (caller) => deps.audience?.held(scopeOf(caller)) ?? (() => {}),
-    served: (caller) => deps.audience?.served(scopeOf(caller)),
+    held() {
+      const stream: AudienceStream | undefined = deps.audience?.stream()
+      return {
+        sent: (caller) => stream?.sent(documentOf(caller).flags),
+        release: () => stream?.release(),
+      }
+    },
+    served(caller) {
+      const { flags } = documentOf(caller)
+      deps.audience?.served(flags.env, flags.names)
+    },
+    answered(principal, flags) {
+      deps.audience?.served(usageEnv(principal, store.committed()), flags)
+    },
+  }
+
+  function documentOf(caller: SyncCaller): { text: string; flags: HeldFlags } {
+    const snapshot = store.committed()
+    const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
+    const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
+    return documents.through(`${env ?? ''}\u0001${scope.join('\n')}`, documentRevision(snapshot), () => {
+      // views, the default environment's too: a change confined to another environment leaves the text as it was
+      const home = homeOf(snapshot)
+      const seen = env ?? home
+      let flags = seen === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, seen, home))
+      let segments = sortedSegments(snapshot)
+      if (caller.kind === 'token' && scope.length > 0) {
+        flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
+        // only the segments these flags use, and those they use in turn
+        const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
+        const used = new Set<string>()
+        const visit = (name: string) => {
+          if (used.has(name)) return
+          used.add(name)
+          for (const next of referencedSegments(rules.get(name))) visit(next)
+        }
+        for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
+        segments = segments.filter((s) => used.has(s.name))
+      }
+      const document = buildFlagdDocument(flags, segments, environment)
+      // the flags it carries: what usage counts as served (a TAG flag, left out, is not)
+      const names = new Set(Object.keys(document.flags))
+      return {
+        text: JSON.stringify(document),
+        flags: { env: usageEnv(caller.kind === 'token' ? caller.principal : undefined, snapshot), names },
+      }
+    })
   }
 }

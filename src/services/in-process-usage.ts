@@ -3,11 +3,17 @@
  * application's OpenTelemetry SDK reports are added to flag usage, in the reporting token's
  * environment, per variant and reason. A delta point counts as it is; a cumulative one by its
  * increase since the same series last reported (a series seen for the first time, or restarted,
- * counts from zero), so a point sent twice is never counted twice. Flags the caller cannot see are
- * ignored; one point adds at most a billion.
+ * counts from zero), so a point sent twice is never counted twice.
+ *
+ * Nothing a request names is kept unless it is a flag the caller sees, one of that flag's own
+ * variants and one of OpenFeature's reasons: anything else is ignored before it is stored. The
+ * series remembered are digests (never the attributes themselves), in a table bounded in bytes;
+ * one point adds at most {@link POINT_CAP}.
  */
 
 import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
+import { answerVariant } from '../domain/answer-variant.ts'
+import { allVariants, type Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
@@ -16,7 +22,7 @@ import type { UsageCounter } from './usage-counter.ts'
 
 /** One data point of an evaluation counter, as the transport decoded it. */
 export interface ReportedPoint {
-  /** Resource, scope and point attributes: a cumulative counter is followed per series. */
+  /** A digest of the resource, scope and point attributes: a cumulative counter is followed per series. */
   series: string
   flag: string
   variant: string
@@ -27,18 +33,66 @@ export interface ReportedPoint {
   start: string
 }
 
-const CAP = 1_000_000_000
-const MAX_SERIES = 100_000
+/** The most one point adds: a minute of 16,000 evaluations a second (docs/openfeature.md#in-process-usage). */
+export const POINT_CAP = 1_000_000
+/** The bytes the remembered cumulative series may take, all reporters together. */
+export const SERIES_BYTES = 8 * 2 ** 20
+/** What one remembered series costs besides its key and start: the map's slot and the entry object. */
+const SERIES_OVERHEAD = 96
+
+/** OpenFeature's resolution reasons: a point of any other is ignored. */
+export const OPENFEATURE_REASONS: ReadonlySet<string> = new Set([
+  'STATIC',
+  'DEFAULT',
+  'TARGETING_MATCH',
+  'SPLIT',
+  'CACHED',
+  'DISABLED',
+  'UNKNOWN',
+  'STALE',
+  'ERROR',
+])
+
+// each flag row's variant names, made once (rows never change): a report may name a flag many times
+const variantNames = new WeakMap<Flag, ReadonlySet<string>>()
+
+/** True when an in-process provider can answer `variant` for `flag`: a variant it lists, its built-in ones, or its answer's. */
+export function isVariantOf(flag: Flag, variant: string): boolean {
+  if (variant === '') return true // an answer without a variant (a disabled flag, no default)
+  let names = variantNames.get(flag)
+  if (names === undefined) {
+    const answer = answerVariant(flag)?.variant
+    names = new Set([...Object.keys(allVariants(flag)), ...(answer === undefined ? [] : [answer])])
+    variantNames.set(flag, names)
+  }
+  return names.has(variant)
+}
 
 /** The use case. */
 export interface InProcessUsage {
   /** Adds the points `principal` reports; answers how many were counted. */
   ingest(principal: Principal, points: readonly ReportedPoint[]): number
+  /** The cumulative series remembered, and the bytes they are reckoned to take. */
+  stored(): { series: number; bytes: number }
 }
 
 export function createInProcessUsage(store: Store, counter: UsageCounter | undefined): InProcessUsage {
   // the last value of each cumulative series, by reporter and series (insertion order: oldest first)
   const seen = new Map<string, { start: string; value: number }>()
+  let bytes = 0
+  const costOf = (key: string, start: string) => 2 * (key.length + start.length) + SERIES_OVERHEAD
+  const forget = (key: string) => {
+    const known = seen.get(key)
+    if (known === undefined) return
+    seen.delete(key)
+    bytes -= costOf(key, known.start)
+  }
+  const remember = (key: string, start: string, value: number) => {
+    forget(key)
+    seen.set(key, { start, value })
+    bytes += costOf(key, start)
+    while (bytes > SERIES_BYTES) forget(seen.keys().next().value as string)
+  }
   const reporterOf = (p: Principal) => (p.kind === 'token' ? p.tokenId : p.kind === 'user' ? p.userId : p.name)
   return {
     ingest(principal, points) {
@@ -49,21 +103,24 @@ export function createInProcessUsage(store: Store, counter: UsageCounter | undef
       const flags = flagsIn(snapshot, env ?? homeOf(snapshot) ?? '')
       let counted = 0
       for (const point of points) {
+        // checked before anything is kept: a point that cannot count leaves no trace
+        const flag = canSeeFlag(principal, point.flag) ? flags.get(point.flag) : undefined
+        const reason = point.reason === '' ? 'UNKNOWN' : point.reason
+        if (!flag || !OPENFEATURE_REASONS.has(reason) || !isVariantOf(flag, point.variant)) continue
+        if (!Number.isSafeInteger(point.value) || point.value < 0) continue
         let increase = point.value
         if (point.cumulative) {
           const key = `${reporterOf(principal)}\u0000${point.series}`
           const before = seen.get(key)
-          increase = before && before.start === point.start && point.value >= before.value ? point.value - before.value : point.value
-          seen.delete(key)
-          seen.set(key, { start: point.start, value: point.value })
-          if (seen.size > MAX_SERIES) seen.delete(seen.keys().next().value as string)
+          if (before && before.start === point.start && point.value >= before.value) increase = point.value - before.value
+          remember(key, point.start, point.value)
         }
-        const flag = canSeeFlag(principal, point.flag) ? flags.get(point.flag) : undefined
-        if (!flag || increase <= 0 || !counter) continue
-        counter.countMany(flag, point.variant, point.reason, Math.min(CAP, Math.round(increase)))
+        if (increase <= 0 || !counter) continue
+        counter.countMany(flag, point.variant, reason, Math.min(POINT_CAP, increase))
         counted++
       }
       return counted
     },
+    stored: () => ({ series: seen.size, bytes }),
   }
 }

@@ -133,6 +133,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       counter,
       staleDays: config.usage.staleDays,
       lastHeldAt: audience.lastHeldAt,
+      heldNow: audience.heldNow,
       now: clockMs,
       ...(options.onUsageFlushError ? { onFlushError: options.onUsageFlushError } : {}),
       ...(options.onCounted ? { onCounted: options.onCounted } : {}),

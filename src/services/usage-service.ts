@@ -39,6 +39,8 @@ export interface UsageSummary {
   lastSyncedAt: string | null
   /** The same moment under the name of docs/openfeature.md#in-process-usage: when an in-process provider was last sent it. */
   lastServedInProcessAt: string | null
+  /** True while a live sync stream holds it. */
+  heldInProcess: boolean
   stale: boolean
 }
 
@@ -68,8 +70,10 @@ export interface UsageDeps {
   now: () => number
   /** A failed write is reported, and its counts kept for the next one. */
   onFlushError?: (err: unknown) => void
-  /** When an in-process provider last held a flag (see `SyncAudience`); absent: never. */
-  lastHeldAt?: (flagName: string) => number | undefined
+  /** When an in-process provider was last served a flag of an environment (`''` the default one, `undefined` any; see `SyncAudience`); absent: never. */
+  lastHeldAt?: (env: string | undefined, flagName: string) => number | undefined
+  /** True while a live sync stream holds a flag of an environment (see `SyncAudience`); absent: never. */
+  heldNow?: (env: string | undefined, flagName: string) => boolean
   /** The counts of each drain, by flag name (for `flagd_evaluations_total`). */
   onCounted?: (rows: { flag: string; variant: string; reason: string; count: number }[]) => void
 }
@@ -87,8 +91,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
     return run
   }
 
-  const syncedAt = (name: string): string | null => {
-    const at = deps.lastHeldAt?.(name)
+  const syncedAt = (name: string, env: string | undefined): string | null => {
+    const at = deps.lastHeldAt?.(env, name)
     return at === undefined ? null : new Date(at).toISOString()
   }
   // buckets by flag name (flags deleted since are left out)
@@ -160,7 +164,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
           )
         sinceMs = parsed
       }
-      return flagUsageOf(flag.name, await bucketsSince(sinceMs, [usageKey(flag.id, key)]), syncedAt(flag.name))
+      const buckets = await bucketsSince(sinceMs, [usageKey(flag.id, key)])
+      return flagUsageOf(flag.name, buckets, syncedAt(flag.name, key ?? ''), deps.heldNow?.(key ?? '', flag.name) ?? false)
     },
 
     async list(principal, env) {
@@ -185,14 +190,16 @@ export function createUsageService(deps: UsageDeps): UsageService {
         .map((f) => {
           const used = byFlag.get(f.id)
           const lastEvaluatedAt = used?.last ?? null
-          const lastSyncedAt = syncedAt(f.name)
+          const lastSyncedAt = syncedAt(f.name, key ?? '')
           return {
             name: f.name,
             total: used?.total ?? 0,
             lastEvaluatedAt,
             lastSyncedAt,
             lastServedInProcessAt: lastSyncedAt,
-            stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, lastSyncedAt),
+            heldInProcess: deps.heldNow?.(key ?? '', f.name) ?? false,
+            // served in-process in any environment counts as used, as an evaluation anywhere does
+            stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, syncedAt(f.name, undefined)),
           }
         })
     },

@@ -104,9 +104,12 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     return ANONYMOUS
   }
 
-  // OFREP's answer, read into the resolver's message
-  const resolve = (resolver: Resolver, principal: Principal, key: string, context: Record<string, unknown>) =>
-    build(resolver, key, JSON.parse(deps.evaluations.oneJson(principal, key, context)) as Answer)
+  // OFREP's answer, read into the resolver's message; the flag counts as served (docs/openfeature.md#in-process-usage)
+  const resolve = (resolver: Resolver, principal: Principal, key: string, context: Record<string, unknown>) => {
+    const answer = build(resolver, key, JSON.parse(deps.evaluations.oneJson(principal, key, context)) as Answer)
+    deps.sync.answered(principal, [key])
+    return answer
+  }
   const build = (resolver: Resolver, key: string, answer: Answer) => {
     const type = String(answer.metadata?.type ?? '')
     if (!TYPES[resolver].includes(type))
@@ -147,6 +150,8 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
     const flags: Record<string, unknown> = {}
     for (const item of items) {
       if (item.errorCode !== undefined) continue // ResolveAll holds the successes, as flagd's does
+      // a TAG flag (a list) is served by no resolver: left out like any flag it cannot serve (docs/openfeature.md#rpc)
+      if (Array.isArray(item.value) || item.metadata?.type === 'TAG') continue
       const v = item.value
       const value =
         typeof v === 'boolean'
@@ -160,6 +165,7 @@ export async function startEvaluationServer(deps: EvaluationRpcDeps, options: Ev
                 : {}
       flags[item.key] = { reason: item.reason, variant: item.variant ?? '', ...value, metadata: toStruct(item.metadata ?? {}) }
     }
+    deps.sync.answered(principal, Object.keys(flags))
     return { flags, metadata: toStruct({}) }
   }
 

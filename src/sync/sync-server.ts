@@ -78,8 +78,8 @@ interface OpenStream {
   /** A write has not drained yet: the newest document waits for it. */
   blocked: boolean
   ended: boolean
-  /** Tells usage the stream's flags are no longer held (see `SyncAudience`). */
-  release: () => void
+  /** Tells usage which flags the stream holds, and when it holds none (see `SyncAudience`). */
+  holding: { sent(caller: SyncCaller): void; release(): void }
 }
 
 /**
@@ -120,7 +120,7 @@ export async function startSyncServer(
     if (s.ended) return
     s.ended = true
     streams.delete(s)
-    s.release()
+    s.holding.release()
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
     else s.call.end()
@@ -133,6 +133,7 @@ export async function startSyncServer(
     if (text === s.sent) return
     oversize.check(s.name, text)
     s.sent = text
+    s.holding.sent(s.caller)
     if (!s.call.write({ flagConfiguration: text })) {
       s.blocked = true
       s.call.once('drain', () => {
@@ -207,7 +208,7 @@ export async function startSyncServer(
           sent: '',
           blocked: false,
           ended: false,
-          release: service.held(caller),
+          holding: service.held(),
         }
         streams.add(s)
         telemetry.opened(s.name, s.peer)

@@ -45,8 +45,16 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   const running = await runFlagd(['usage', '--json'], { cwd })
   expect(running.code).toBe(0)
   expect(JSON.parse(running.stdout)).toEqual([
-    { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
-    { name: 'used', total: 3, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
+    { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
+    {
+      name: 'used',
+      total: 3,
+      lastEvaluatedAt: expect.any(String),
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+    },
   ])
   const table = await runFlagd(['usage'], { cwd })
   expect(table.stdout).toMatch(/FLAG\s+EVALUATIONS \(30 DAYS\)\s+LAST EVALUATED\s+IN-PROCESS\s+STALE/)
@@ -62,6 +70,7 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
     lastEvaluatedAt: expect.any(String),
     lastSyncedAt: null,
     lastServedInProcessAt: null,
+    heldInProcess: false,
     stale: false,
   })
   // a flag left alone longer than usage.staleDays is stale (its last change is what counts here)

@@ -33,6 +33,7 @@ test("buckets of several replicas add up; hours in order; a 304's count only in 
     lastEvaluatedAt: '2026-11-25T06:25:00.000Z',
     lastSyncedAt: null,
     lastServedInProcessAt: null,
+    heldInProcess: false,
     variants: { on: 6 },
     hours: [
       { at: '2026-11-25T05:00:00.000Z', count: 1 },

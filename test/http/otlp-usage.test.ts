@@ -50,7 +50,8 @@ async function setUp(json: boolean) {
   OpenFeature.addHooks(new MetricsHook())
   await OpenFeature.setProviderAndWait(
     new InMemoryProvider({
-      'local/dark': { variants: { on: true, off: false }, defaultVariant: 'on', disabled: false },
+      // the flag's own variant names: BOOLEAN's built-in ones
+      'local/dark': { variants: { true: true, false: false }, defaultVariant: 'true', disabled: false },
       'local/unknown-here': { variants: { on: true }, defaultVariant: 'on', disabled: false },
     }),
   )
@@ -65,7 +66,7 @@ for (const json of [false, true])
     for (let i = 0; i < 5; i++) await client.getBooleanValue('local/dark', false)
     await client.getBooleanValue('local/unknown-here', false) // a flag flagd does not have: ignored
     await reader.forceFlush()
-    expect(await usage()).toMatchObject({ total: 5, variants: { on: 5 } })
+    expect(await usage()).toMatchObject({ total: 5, variants: { true: 5 } })
     // the same cumulative series again, 3 more: 8 in all, not 13
     for (let i = 0; i < 3; i++) await client.getBooleanValue('local/dark', false)
     await reader.forceFlush()
@@ -101,4 +102,50 @@ test('POST /v1/metrics needs a token with flag:evaluate, and OTLP content', asyn
   expect(JSON.stringify(truncated.body)).toContain('not an OTLP metrics request')
   const empty = await a.req('POST', '/v1/metrics', { token: a.adminToken, rawBody: '{}', headers: { 'content-type': 'application/json' } })
   expect(empty.status).toBe(200)
+})
+
+test('a hostile report keeps nothing it names: made-up variants are ignored, series kept as digests in bounded bytes', async () => {
+  const a = await createTestApp({})
+  apps.push(a)
+  expect(
+    (await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'local/dark', type: 'BOOLEAN', value: true } })).status,
+  ).toBe(201)
+  const token = (await a.req('POST', '/api/tokens', { token: a.adminToken, body: { name: 'app', permissions: ['flag:evaluate'] } })).body
+    .token
+  const kv = (key: string, value: string) => ({ key, value: { stringValue: value } })
+  const dataPoint = (variant: string, value: number) => ({
+    attributes: [
+      kv('feature_flag.key', 'local/dark'),
+      kv('feature_flag.result.variant', variant),
+      kv('feature_flag.result.reason', 'STATIC'),
+    ],
+    startTimeUnixNano: '1733550000000000000',
+    asInt: String(value),
+  })
+  const report = (points: object[]) => ({
+    resourceMetrics: [
+      {
+        resource: { attributes: [kv('service.name', 'x'.repeat(1_000_000))] }, // a megabyte of attributes
+        scopeMetrics: [
+          {
+            scope: { name: 'hook' },
+            metrics: [
+              { name: 'feature_flag.evaluation_success_total', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: points } },
+            ],
+          },
+        ],
+      },
+    ],
+  })
+  const post = (body: object) =>
+    a.req('POST', '/v1/metrics', { token, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+  const made = Array.from({ length: 2000 }, (_, i) => dataPoint(`made-up-${i}`, 1_000_000_000))
+  expect((await post(report([...made, dataPoint('true', 7), dataPoint('false', 2)]))).status).toBe(200)
+  expect((await post(report([dataPoint('true', 9), { ...dataPoint('false', 2), asInt: undefined, asDouble: 2.5 }]))).status).toBe(200)
+  const usage = (await a.req('GET', '/api/flags/local/dark/usage', { token: a.adminToken })).body
+  expect(usage.variants).toEqual({ true: 9, false: 2 })
+  // two series (one per variant that counts), each a digest: well under a kilobyte apiece
+  const { series, bytes } = a.app.services.inProcessUsage.stored()
+  expect(series).toBe(2)
+  expect(bytes).toBeLessThan(2 * 1024)
 })

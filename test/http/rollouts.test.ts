@@ -6,6 +6,8 @@
  */
 
 import { afterEach, expect, setSystemTime, test } from 'bun:test'
+import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
+import { startEvaluationServer } from '../../src/sync/evaluation-server.ts'
 import { oracle } from '../helpers/flagd-oracle.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -73,10 +75,11 @@ test('the share rises in steps, sticky per targetingKey; OFREP and flagd-core on
     for (const key of keys) {
       const answer = await admin('POST', '/ofrep/v1/evaluate/flags/b', { context: { targetingKey: key } })
       expect(answer.body.value, `${key} at +${offset} ms`).toBe(oracle(exported, 'b', { targetingKey: key }).value)
+      expect(answer.body.variant, `${key} at +${offset} ms`).toBe(oracle(exported, 'b', { targetingKey: key }).variant)
       if (answer.body.value === true) {
         on.add(key)
         expect(answer.body.reason).toBe('TARGETING_MATCH')
-      }
+      } else expect(answer.body.reason).toBe('STATIC') // outside the share: as without the rollout
     }
     // whoever had it keeps it
     for (const key of before) expect(on.has(key), `${key} lost the variant at +${offset} ms`).toBe(true)
@@ -132,4 +135,42 @@ test('a rollout by another attribute agrees with flagd-core too; a context witho
     }
   }
   expect(on).toBeGreaterThan(0)
+})
+
+test('outside the share OFREP and RPC answer as the flag without the rollout, STATIC; flagd-core says DEFAULT with the same value and variant', async () => {
+  const { a, admin } = await app()
+  expect((await admin('POST', '/api/flags', { name: 'b', type: 'BOOLEAN', value: false, rollout: rollout() })).status).toBe(201)
+  const { services } = a.app
+  const rpc = await startEvaluationServer(
+    { evaluations: services.evaluations, sync: services.sync, changeFeed: services.changeFeed, defaultEnvironment: 'development' },
+    { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
+  )
+  try {
+    const resolve = async (context: Record<string, unknown>) =>
+      (await fetch(`http://127.0.0.1:${rpc.port}${evaluationMethod('v2', 'ResolveBoolean').path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' },
+        body: JSON.stringify({ flagKey: 'b', context }),
+      }).then((r) => r.json())) as Record<string, unknown>
+    const exported = (await admin('GET', '/api/migrations/export?format=flagd')).body
+    // no targetingKey: never in the share
+    expect((await admin('POST', '/ofrep/v1/evaluate/flags/b', { context: {} })).body).toMatchObject({
+      value: false,
+      variant: 'value',
+      reason: 'STATIC',
+    })
+    expect(await resolve({})).toMatchObject({ value: false, variant: 'value', reason: 'STATIC' })
+    expect(oracle(exported, 'b', {})).toMatchObject({ value: false, variant: 'value', reason: 'DEFAULT' })
+    let outside = 0
+    for (const key of keys.slice(0, 40)) {
+      const ofrep = (await admin('POST', '/ofrep/v1/evaluate/flags/b', { context: { targetingKey: key } })).body
+      if (ofrep.value === true) continue
+      outside++
+      expect(ofrep).toMatchObject({ variant: 'value', reason: 'STATIC' })
+      expect(await resolve({ targetingKey: key })).toMatchObject({ value: false, variant: 'value', reason: 'STATIC' })
+    }
+    expect(outside).toBeGreaterThan(0)
+  } finally {
+    await rpc.close()
+  }
 })

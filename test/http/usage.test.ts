@@ -54,8 +54,24 @@ test('single and bulk evaluations are counted per variant and hour, and read at 
 
   const list = await a.req('GET', '/api/usage', { token: a.adminToken })
   expect(list.body).toEqual([
-    { name: 'u/rollout', total: 5, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
-    { name: 'u/static', total: 2, lastEvaluatedAt: expect.any(String), lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
+    {
+      name: 'u/rollout',
+      total: 5,
+      lastEvaluatedAt: expect.any(String),
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+    },
+    {
+      name: 'u/static',
+      total: 2,
+      lastEvaluatedAt: expect.any(String),
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+    },
   ])
 })
 
@@ -86,6 +102,7 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
     lastEvaluatedAt: null,
     lastSyncedAt: null,
     lastServedInProcessAt: null,
+    heldInProcess: false,
     variants: {},
     hours: [],
   })
@@ -96,7 +113,7 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
     expect([good, (await a.req('GET', `/api/flags/quiet/usage?since=${good}`, { token: a.adminToken })).status]).toEqual([good, 200])
   expect((await a.req('GET', '/api/flags/nope/usage', { token: a.adminToken })).status).toBe(404)
   expect((await a.req('GET', '/api/usage', { token: a.adminToken })).body).toEqual([
-    { name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, stale: false },
+    { name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
   ])
   // a flag whose own name ends in /usage is read as a flag
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'report/usage', type: 'INTEGER', value: 1 } })
@@ -165,7 +182,8 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
   now += 40 * 86_400_000
   expect(await staleness()).toEqual({ 'held/a': true, 'lonely/b': true })
   // what the sync transport does when a provider's stream opens and closes
-  const release = a.app.services.sync.held(await a.app.services.sync.callerOf(token))
+  const stream = a.app.services.sync.held()
+  stream.sent(await a.app.services.sync.callerOf(token))
   expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true })
   const one = await a.req('GET', '/api/flags/held/a/usage', { token: reader })
   expect(one.body).toMatchObject({
@@ -174,7 +192,7 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
     lastServedInProcessAt: new Date(now).toISOString(),
   })
   now += 86_400_000
-  release()
+  stream.release()
   now += 10 * 86_400_000
   expect(await staleness()).toEqual({ 'held/a': false, 'lonely/b': true }) // let go 10 days ago
   now += 21 * 86_400_000

@@ -47,14 +47,18 @@ function stubService() {
     nameOf: () => 'stub',
     held: () => {
       state.held++
-      return () => {
-        state.held--
-        released()
+      return {
+        sent() {},
+        release() {
+          state.held--
+          released()
+        },
       }
     },
     served: () => {
       state.served++
     },
+    answered: () => {},
   }
   const change = () => {
     for (const l of listeners) l()

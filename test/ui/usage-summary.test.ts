@@ -5,10 +5,16 @@ import { dailyTotals, inProcessNote } from '../../src/ui/app/usage-summary.ts'
 
 const NOW = Date.parse('2026-11-27T12:00:00.000Z')
 
-test('in-process use is told from lastServedInProcessAt: held now within a minute, else when last served', () => {
-  expect(inProcessNote(null, NOW)).toBeNull()
-  expect(inProcessNote('2026-11-27T11:59:30.000Z', NOW)).toStartWith('Also used in-process: held by an in-process provider now')
-  const earlier = inProcessNote('2026-11-26T08:00:00.000Z', NOW)
+test('in-process use: "held now" only while the daemon says a stream holds it, else when last served', () => {
+  expect(inProcessNote({ lastServedInProcessAt: null, heldInProcess: false })).toBeNull()
+  expect(inProcessNote({ lastServedInProcessAt: '2026-11-27T12:00:00.000Z', heldInProcess: true })).toStartWith(
+    'Also used in-process: held by an in-process provider now',
+  )
+  // a provider that left 30 s ago holds nothing now
+  expect(inProcessNote({ lastServedInProcessAt: '2026-11-27T11:59:30.000Z', heldInProcess: false })).toStartWith(
+    'Also used in-process: last served in-process ',
+  )
+  const earlier = inProcessNote({ lastServedInProcessAt: '2026-11-26T08:00:00.000Z', heldInProcess: false })
   expect(earlier).toStartWith('Also used in-process: last served in-process ')
   expect(earlier).toContain('not stale')
   expect(earlier).toContain('OTLP')

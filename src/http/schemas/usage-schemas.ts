@@ -8,7 +8,11 @@ const SYNCED = {
   ...AT,
   nullable: true,
   description:
-    'When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).',
+    "When the flag was last served to a flagd provider in this environment: now while a live sync stream holds a document carrying it, else when the last such stream let it go, a fetch sent it or flagd's evaluation RPC answered it; null when none did since the daemon started. A flag served in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).",
+}
+const HELD = {
+  type: 'boolean',
+  description: 'True while a live sync stream holds the flag; false at once when the provider leaves',
 }
 
 /** The usage schemas. */
@@ -17,11 +21,12 @@ export function usageComponents(): Record<string, Json> {
     FlagUsage: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'variants', 'hours'],
+      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'heldInProcess', 'variants', 'hours'],
       properties: {
         name: { type: 'string' },
         lastSyncedAt: SYNCED,
         lastServedInProcessAt: SYNCED,
+        heldInProcess: HELD,
         total: {
           type: 'integer',
           minimum: 0,
@@ -51,6 +56,7 @@ export function usageComponents(): Record<string, Json> {
         lastEvaluatedAt: '2026-11-25T05:41:12.000Z',
         lastSyncedAt: null,
         lastServedInProcessAt: null,
+        heldInProcess: false,
         variants: { on: 310, off: 1210 },
         hours: [{ at: '2026-11-25T05:00:00.000Z', count: 1520 }],
       },
@@ -58,13 +64,14 @@ export function usageComponents(): Record<string, Json> {
     UsageSummary: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'stale'],
+      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'heldInProcess', 'stale'],
       properties: {
         name: { type: 'string' },
         total: { type: 'integer', minimum: 0, description: 'Evaluations over the last 30 days' },
         lastEvaluatedAt: LAST,
         lastSyncedAt: SYNCED,
         lastServedInProcessAt: SYNCED,
+        heldInProcess: HELD,
         stale: {
           type: 'boolean',
           description: 'Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays',

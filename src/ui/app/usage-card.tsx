@@ -36,9 +36,7 @@ export function UsageCard({ name, revision }: { name: string; revision: number }
             .map(([v, n]) => `${v} ${n}`)
             .join(', ')}`}
       </p>
-      {inProcessNote(usage.lastServedInProcessAt, Date.now()) && (
-        <p class="meta in-process">{inProcessNote(usage.lastServedInProcessAt, Date.now())}</p>
-      )}
+      {inProcessNote(usage) && <p class="meta in-process">{inProcessNote(usage)}</p>}
       <svg class="usage-chart" viewBox={`0 0 ${width} ${height + 14}`} role="img" aria-label={summary}>
         {days.map((d, i) => {
           const h = Math.round((d.count / top) * height)

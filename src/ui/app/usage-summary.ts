@@ -10,20 +10,20 @@ export type Usage = {
   total: number
   lastEvaluatedAt: string | null
   lastServedInProcessAt: string | null
+  heldInProcess: boolean
   variants: Record<string, number>
   hours: { at: string; count: number }[]
 }
 
 /**
- * What the page says of in-process use (`lastServedInProcessAt`): a flag served to an in-process
- * provider is in use and never stale, though its evaluations there count only when reported over OTLP.
+ * What the page says of in-process use (`lastServedInProcessAt`, `heldInProcess`): a flag served to
+ * an in-process provider is in use and never stale, though its evaluations there count only when
+ * reported over OTLP. "Now" is the daemon's word, never a guess from the time.
  */
-export function inProcessNote(lastServedInProcessAt: string | null, nowMs: number): string | null {
+export function inProcessNote(usage: Pick<Usage, 'lastServedInProcessAt' | 'heldInProcess'>): string | null {
+  const { lastServedInProcessAt, heldInProcess } = usage
   if (lastServedInProcessAt === null) return null
-  const served =
-    nowMs - Date.parse(lastServedInProcessAt) < 60_000
-      ? 'held by an in-process provider now'
-      : `last served in-process ${localTime(lastServedInProcessAt)}`
+  const served = heldInProcess ? 'held by an in-process provider now' : `last served in-process ${localTime(lastServedInProcessAt)}`
   return `Also used in-process: ${served} (so it is not stale; evaluations there count when the application reports them over OTLP)`
 }
 

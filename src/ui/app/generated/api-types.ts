@@ -2667,6 +2667,7 @@ export interface components {
          *       "lastEvaluatedAt": "2026-11-25T05:41:12.000Z",
          *       "lastSyncedAt": null,
          *       "lastServedInProcessAt": null,
+         *       "heldInProcess": false,
          *       "variants": {
          *         "on": 310,
          *         "off": 1210
@@ -2683,16 +2684,18 @@ export interface components {
             name: string;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
+             * @description When the flag was last served to a flagd provider in this environment: now while a live sync stream holds a document carrying it, else when the last such stream let it go, a fetch sent it or flagd's evaluation RPC answered it; null when none did since the daemon started. A flag served in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastSyncedAt: string | null;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
+             * @description When the flag was last served to a flagd provider in this environment: now while a live sync stream holds a document carrying it, else when the last such stream let it go, a fetch sent it or flagd's evaluation RPC answered it; null when none did since the daemon started. A flag served in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastServedInProcessAt: string | null;
+            /** @description True while a live sync stream holds the flag; false at once when the provider leaves */
+            heldInProcess: boolean;
             /**
              * Format: int64
              * @description Evaluations counted since `since`: OFREP single and bulk (304s included), flagd's evaluation RPC, and in-process evaluations reported over OTLP
@@ -2735,16 +2738,18 @@ export interface components {
             lastEvaluatedAt: string | null;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
+             * @description When the flag was last served to a flagd provider in this environment: now while a live sync stream holds a document carrying it, else when the last such stream let it go, a fetch sent it or flagd's evaluation RPC answered it; null when none did since the daemon started. A flag served in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastSyncedAt: string | null;
             /**
              * Format: date-time
-             * @description When an in-process provider (flagd sync) last held the flag: now while a live stream holds it, else when the last one ended; null when none did since the daemon started. A flag held in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
+             * @description When the flag was last served to a flagd provider in this environment: now while a live sync stream holds a document carrying it, else when the last such stream let it go, a fetch sent it or flagd's evaluation RPC answered it; null when none did since the daemon started. A flag served in-process is never stale; its in-process evaluations are counted only when the application reports them over OTLP (POST /v1/metrics).
              * @example 2026-11-25T05:00:00.000Z
              */
             lastServedInProcessAt: string | null;
+            /** @description True while a live sync stream holds the flag; false at once when the provider leaves */
+            heldInProcess: boolean;
             /** @description Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays */
             stale: boolean;
         };
