@@ -6,6 +6,7 @@
 
 import { join } from 'node:path'
 import { type Config, ConfigError } from './config.ts'
+import { redirectUriFor } from './config-oidc.ts'
 import { newId } from './domain/new-id.ts'
 import { systemPrincipal } from './domain/principal.ts'
 import { createStreamHub } from './http/event-stream.ts'
@@ -94,7 +95,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const oidcSettings = config.auth.oidc
     const oidc =
       oidcSettings &&
-      createOidcService({ config: oidcSettings, store, auth: services.auth, secret, ...(options.now ? { now: options.now } : {}) })
+      createOidcService({
+        config: oidcSettings,
+        store,
+        auth: services.auth,
+        secret,
+        redirect: redirectUriFor(oidcSettings, config.host, config.port),
+        ...(options.now ? { now: options.now } : {}),
+      })
     const http = createHttpApp({
       config,
       ...services,
