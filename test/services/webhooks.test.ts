@@ -70,6 +70,32 @@ const until = async (check: () => boolean, ms = 5000) => {
   }
 }
 
+test('webhooks named like built-in properties of objects each deliver from their own cursor, kept across a restart', async () => {
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty']
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const hooks = names.map((name) => ({ name, url: `${r.url}?${name}`, events: ['flag.*'], secret: SECRET }))
+    const env = { FLAGD_WEBHOOKS: JSON.stringify(hooks) }
+    const a = await createTestApp(env, { dataDir: dir, webhookRetryDelaysMs: [20] })
+    apps.push(a)
+    await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'named/one', type: 'INTEGER' } })
+    await until(() => r.got.length >= names.length)
+    await a.close()
+    apps.splice(apps.indexOf(a), 1)
+    const again = await createTestApp(env, { dataDir: dir, ownsDataDir: false, webhookRetryDelaysMs: [20] })
+    apps.push(again)
+    await again.req('POST', '/api/flags', { token: again.adminToken, body: { name: 'named/two', type: 'INTEGER' } })
+    await until(() => r.got.length >= 2 * names.length)
+    const per = (flag: string) => r.got.filter((g) => g.body.target.name === flag).length
+    // each once: none lost its cursor to an object's built-in property, none started over after the restart
+    expect([per('named/one'), per('named/two')]).toEqual([names.length, names.length])
+  } finally {
+    r.stop()
+  }
+})
+
 test('signed deliveries of matching entries, in order, with the payload of docs/api.md#webhooks', async () => {
   const r = receiver()
   const dir = tempDir()
