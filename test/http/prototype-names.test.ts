@@ -42,6 +42,8 @@ test('environments named like built-in properties each keep their own state of a
     expect(read.body.value, env).toBe(10 + i)
   }
   expect((await a.req('GET', '/api/flags/envs/switch', { token: a.adminToken })).body.value).toBe(1)
+  const side = (await a.req('GET', '/api/flags/envs/switch/environments', { token: a.adminToken })).body
+  for (const [i, env] of BUILT_IN.entries()) expect(Object.hasOwn(side, env) && side[env].value, env).toBe(10 + i)
   const stored = [...a.app.store.committed().flags.values()].find((f) => f.name === 'envs/switch')
   expect(Object.keys(stored?.states ?? {}).sort()).toEqual([...BUILT_IN].sort())
 })

@@ -162,9 +162,27 @@ test('the redirect URI comes from the configuration, never from the Host a reque
   expect(provider.issuer).toBeDefined()
 })
 
+test('a redirectUri that is no http(s) address without query or fragment stops start-up naming the key', async () => {
+  const provider = await startProvider([CALLBACK], people)
+  providers.push(provider)
+  for (const redirectUri of [
+    'ftp://flags.example/api/auth/oidc/callback',
+    'https://flags.example/cb#x',
+    'https://flags.example/cb?x=1',
+    'not a url',
+    42,
+  ]) {
+    const oidc = { issuer: provider.issuer, clientId: 'flagd', clientSecret: 'secret', redirectUri }
+    const made = createTestApp({ FLAGD_AUTH_OIDC: JSON.stringify(oidc) })
+    await expect(made, String(redirectUri)).rejects.toThrow('auth.oidc redirectUri must be')
+  }
+})
+
 test('with a wildcard listen address and no redirectUri, SSO is misconfigured: /health names auth.oidc.redirectUri, passwords still work', async () => {
-  for (const host of ['0.0.0.0', '::']) {
-    const { a } = await setUp({ redirectUri: undefined }, { FLAGD_HOST: host })
+  const listens: Record<string, string>[] = [{ FLAGD_HOST: '0.0.0.0' }, { FLAGD_HOST: '::' }, { FLAGD_HOST: '127.0.0.1', FLAGD_PORT: '0' }]
+  for (const listen of listens) {
+    const host = JSON.stringify(listen)
+    const { a } = await setUp({ redirectUri: undefined }, listen)
     const health = await a.req('GET', '/health')
     expect(health.status, host).toBe(200)
     expect(health.body.oidc, host).toMatchObject({ status: 'misconfigured', reason: expect.stringContaining('auth.oidc.redirectUri') })

@@ -7,8 +7,9 @@
  */
 
 import { t } from 'elysia'
+import { OidcFailure } from '../../services/oidc-failure.ts'
 import type { OidcService } from '../../services/oidc-service.ts'
-import { OIDC_COOKIE_CLEARED, OidcFailure } from '../../services/oidc-service.ts'
+import { OIDC_COOKIE_CLEARED } from '../../services/oidc-service.ts'
 import { customAnswer, jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
