@@ -14,11 +14,12 @@ import { type CopySummary, copyToPostgres } from './storage/copy-to-postgres.ts'
 import { DirectoryInUseError } from './storage/file-lock.ts'
 import { stateFilePath } from './storage/json-file-store.ts'
 import { openStorage } from './storage/open-storage.ts'
+import { systemClock } from './system-clock.ts'
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const { store, failureLedger, usage } = await openStorage(config, { log: (line) => console.error(`flagd: ${line}`) })
-  const services = createServices(store, config, { failureLedger, usageLog: usage })
+  const { store, failureLedger, usage } = await openStorage(config, { now: systemClock, log: (line) => console.error(`flagd: ${line}`) })
+  const services = createServices(store, config, { failureLedger, usageLog: usage, now: systemClock })
   return {
     services,
     async close() {
@@ -75,7 +76,7 @@ export async function openAdmin(
 /** Copies a stopped data directory into an empty PostgreSQL database at `url`. */
 export async function copyDataDirToPostgres(config: Config, url: string): Promise<CopySummary> {
   try {
-    return await copyToPostgres(config.dataDir, url)
+    return await copyToPostgres(config.dataDir, url, systemClock)
   } catch (err) {
     if (err instanceof DirectoryInUseError)
       throw new Error(`a daemon is running on ${config.dataDir}: stop it first, so that nothing changes during the copy`)

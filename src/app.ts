@@ -7,6 +7,7 @@
 import { join } from 'node:path'
 import { type Config, ConfigError } from './config.ts'
 import { redirectUriFor } from './config-oidc.ts'
+import type { Clock } from './domain/clock.ts'
 import { newId } from './domain/new-id.ts'
 import { systemPrincipal } from './domain/principal.ts'
 import { createStreamHub } from './http/event-stream.ts'
@@ -26,6 +27,7 @@ import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
 import type { EvaluationRpcServer } from './sync/evaluation-server.ts'
 import type { SyncServer } from './sync/sync-server.ts'
+import { systemClock } from './system-clock.ts'
 import { createImportWatcher, type ImportWatcher } from './watcher/import-watcher.ts'
 
 /** A wired application over an open data directory. */
@@ -48,7 +50,9 @@ export interface App {
 }
 
 /** Options for tests: fault injection and cheaper hashing. */
-export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError' | 'onCounted'> {
+export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError' | 'onCounted' | 'now'> {
+  /** The one clock of the process (docs/development.md#time); the system's when absent. */
+  now?: Clock
   writer?: FileWriter
   logger?: Logger
   /** Tests shorten the webhook retry schedule. */
@@ -59,9 +63,11 @@ export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logging: Logging = options.logger ? unbufferedLogging(options.logger) : createLogging({ level: config.logLevel })
   const logger = logging.logger
+  const now = options.now ?? systemClock
   // read at scrape time, when the store exists
   const metrics = createMetrics(() => store.committed().flags.size, config.metrics.perFlag)
   const storage = await openStorage(config, {
+    now,
     onWrite: metrics.commit,
     log: (line) => logger.warn(line),
     info: (line) => logger.info(line),
@@ -74,6 +80,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const telemetry = telemetryFor(logger, metrics)
     const services = createServices(store, config, {
       ...options,
+      now,
       telemetry,
       failureLedger: storage.failureLedger,
       usageLog: storage.usage,
@@ -90,7 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       )
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     metrics.measureCache(() => services.cache.size().bytes)
-    const sessionTokens = createSessionTokenCodec(secret, services.cache)
+    const sessionTokens = createSessionTokenCodec(secret, services.cache, () => now().getTime())
     // single sign-on (docs/single-sign-on.md): its provider is looked up in the background, never waited for
     const oidcSettings = config.auth.oidc
     const oidc =
@@ -101,10 +108,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         auth: services.auth,
         secret,
         redirect: redirectUriFor(oidcSettings, config.host, config.port),
-        ...(options.now ? { now: options.now } : {}),
+        now,
       })
     const http = createHttpApp({
       config,
+      now,
       ...services,
       ...(oidc ? { oidc } : {}),
       logOidc: (reason) => logger.warn({ reason }, 'a single sign-on failed'),
@@ -122,6 +130,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // that takes over starts a fresh dispatcher from the shared cursors
     const newDispatcher = () =>
       createWebhookDispatcher(store, {
+        now,
         cursors: storage.webhookCursors,
         environment: config.environment,
         webhooks: config.webhooks,
@@ -139,6 +148,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       }
     })
     const stopHousekeeping = startHousekeeping({
+      now,
       auth: services.auth,
       store,
       leadership,
@@ -154,7 +164,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       values: config.import.values,
       ...(config.import.environment !== undefined ? { environment: config.import.environment } : {}),
       maxBytes: config.limits.importBytes,
-      ...(options.now ? { now: options.now } : {}),
+      now,
       log: (line) => logger.info(line),
       warn: (line) => logger.warn(line),
       telemetry,

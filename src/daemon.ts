@@ -27,13 +27,13 @@ function untilStopped(listener: Listener, control: Server<undefined> | undefined
     const onSignal = (signal: string) => {
       // Ctrl-C under `bun run` arrives twice within milliseconds (from the terminal and forwarded
       // by bun): only a second signal more than a second after the first means "exit now".
-      if (stoppingSince !== undefined && Date.now() - stoppingSince < 1000) return
+      if (stoppingSince !== undefined && performance.now() - stoppingSince < 1000) return
       if (stoppingSince !== undefined) {
         log(`${signal} again: exiting now`)
         void app.flushLogs().finally(() => process.exit(1))
         return
       }
-      stoppingSince = Date.now()
+      stoppingSince = performance.now()
       log(`${signal}: finishing in-flight requests, then exiting`)
       // event streams never end on their own: close them first, so they do not hold up the stop
       app.http.closeStreams()

@@ -6,6 +6,7 @@
 
 import { defineCommand } from 'citty'
 import type { PublicToken } from '../domain/api-token.ts'
+import { systemClock } from '../system-clock.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { PERMISSIONS_HELP, parsePermissions } from './permission-arg.ts'
 import { textTable } from './text-table.ts'
@@ -17,7 +18,7 @@ const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000
  * `--expires`: a duration from now (`30m`, `12h`, `90d`, `4w`, `1y`) or an ISO 8601 date or
  * date-time, which the service checks like the API's `expiresAt`.
  */
-export function parseExpires(value: string, nowMs = Date.now()): string {
+export function parseExpires(value: string, nowMs: number): string {
   const duration = /^(\d{1,6})([mhdwy])$/.exec(value.trim())
   if (duration) {
     const amount = Number(duration[1])
@@ -82,7 +83,7 @@ const addCommand = defineCommand({
     const input = {
       name: String(args.name),
       permissions,
-      ...(args.expires === undefined ? {} : { expiresAt: parseExpires(args.expires) }),
+      ...(args.expires === undefined ? {} : { expiresAt: parseExpires(args.expires, systemClock().getTime()) }),
       ...(flagPrefixes.length > 0 ? { flagPrefixes } : {}),
       ...(args.environment === undefined ? {} : { environment: String(args.environment) }),
     }

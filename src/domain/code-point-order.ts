@@ -1,4 +1,4 @@
-/** Ordering of names by Unicode code point, the order every list in the contract uses. */
+/** Ordering of names by Unicode code point, the order every list of the API uses (docs/api.md#conventions). */
 
 /** Compares strings by Unicode code point (JS `<` compares UTF-16 units, which differs above U+FFFF). */
 export function compareCodePoints(a: string, b: string): number {

@@ -102,7 +102,7 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
  * (`TARGETING_MATCH`), the docs/openfeature.md#ofrep answer with `DEFAULT` when it names none, or a `GENERAL` failure
  * when it names something that is no variant or cannot be evaluated.
  */
-export function evaluate(flag: Flag, context: EvaluationContext, rule?: Expr, options: RunOptions = {}): EvaluationResult {
+export function evaluate(flag: Flag, context: EvaluationContext, rule: Expr | undefined, options: RunOptions): EvaluationResult {
   if (!isEnabled(flag)) return { key: flag.name, reason: 'DISABLED', metadata: metadataOf(flag) }
   if (rule === undefined || servedTargeting(flag) === undefined) return untargeted(flag, context, metadataOf(flag))
   return answerFor(flag, context, runRule(rule, context, flag.name, options))

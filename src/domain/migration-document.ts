@@ -1,5 +1,5 @@
 /**
- * The migration file (service-spec "Migration file", docs/migrations.md): building the export document from
+ * The migration file (docs/migrations.md): building the export document from
  * an allow-list of flag fields, and parsing an import document, FlagFlow 1.7 files included, into
  * validated definitions while collecting every problem at once.
  */

@@ -1,5 +1,5 @@
 /**
- * Every response flagd sends is built here, with the headers the contract puts on every answer (docs/api.md#conventions)
+ * Every response flagd sends is built here, with the headers docs/api.md#conventions puts on every answer
  * at construction: the request id, `X-Content-Type-Options: nosniff`, and for JSON the content type
  * and `Cache-Control: no-store`. One rule follows for routes: return data (answered as JSON `200`) or
  * a Response made here, never `new Response`, so nothing has to patch headers afterwards (setting a
@@ -65,7 +65,7 @@ export function taggedAnswer(requestId: string, body: string, etag: string): Res
   return new Response(body, { status: 200, headers: prebuilt(tagged, etag, requestId, taggedFields) })
 }
 
-/** `304 Not Modified` for a conditional read: no body, the ETag and the contract's headers. */
+/** `304 Not Modified` for a conditional read: no body, the ETag and the headers of every answer. */
 export function notModifiedAnswer(requestId: string, etag: string): Response {
   return new Response(null, { status: 304, headers: prebuilt(unchanged, etag, requestId, unchangedFields) })
 }

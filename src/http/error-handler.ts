@@ -157,7 +157,7 @@ function reasonFor(e: TypeBoxError, where: string): string {
   }
 }
 
-/** Translates a TypeBox validation failure into the contract's `{field, reason}`. */
+/** Translates a TypeBox validation failure into the API's `{field, reason}` (docs/api.md#errors). */
 export function validationProblem(all: readonly TypeBoxError[], where: string): FieldProblem {
   const first = all[0]
   if (!first) return { field: where, reason: 'is invalid' }

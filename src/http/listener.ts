@@ -1,5 +1,5 @@
 /**
- * The HTTP listener's lifecycle: Bun.serve with the contract's limits, and a graceful stop that
+ * The HTTP listener's lifecycle: Bun.serve with the limits of docs/api.md#conventions, and a graceful stop that
  * finishes in-flight requests without waiting on idle keep-alive connections.
  */
 
@@ -59,9 +59,9 @@ export function listen(config: Config, http: HttpApp): Listener {
     server,
     async stop(graceMs) {
       const stopped = server.stop(false) // stop accepting; keep-alive sockets may linger
-      const deadline = Date.now() + graceMs
+      const deadline = performance.now() + graceMs
       // Bun counts the requests being answered; no wrapper of our own on every request
-      while (server.pendingRequests > 0 && Date.now() < deadline) await Bun.sleep(10)
+      while (server.pendingRequests > 0 && performance.now() < deadline) await Bun.sleep(10)
       await server.stop(true)
       await stopped
     },

@@ -16,6 +16,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { parseQueryFromURL } from 'elysia/parse-query'
 import { requirePermissionSomewhere, requireUnscoped } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { AppError } from '../domain/errors.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { RequestCache } from '../domain/request-cache.ts'
@@ -37,6 +38,8 @@ export interface PipelineDeps extends AuthDeps {
   cache: RequestCache
   cors: Cors | undefined
   clientAddress: ClientAddressOf
+  /** The process's clock: the access line's time (docs/development.md#time). */
+  now: Clock
   /** Called once per answered request (logs and metrics). */
   onRequest: ((event: RequestEvent) => void) | undefined
   /** Where unexpected errors are reported (with the request id). */
@@ -66,7 +69,7 @@ function checkerOf(schema: TSchema): Checker {
   return checker
 }
 
-/** Problems with a schema, as the contract's 400 (the first one, with its field). */
+/** Problems with a schema, as the API's 400 (docs/api.md#errors) (the first one, with its field). */
 function schemaFailure(checker: Checker, value: unknown, where: 'body' | 'query'): AppError {
   const problem = validationProblem([...checker.Errors(value)].slice(0, 1), where)
   return new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem })
@@ -166,7 +169,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
       const done = (c: RequestContext, response: Response, startedAt: number): Response => {
         cors?.decorate(c.request, response)
-        onRequest?.(requestEvent(c.request, c.path, label, response.status, startedAt, c.id, c.principal))
+        onRequest?.(requestEvent(c.request, c.path, label, response.status, startedAt, c.id, c.principal, deps.now().getTime()))
         return response
       }
 

@@ -11,7 +11,7 @@ export interface RequestEvent extends AccessEvent {
   route: string
 }
 
-/** The event of `request`, answered with `status`, begun at `startedAt` (`performance.now()`). */
+/** The event of `request`, answered with `status` at `at` (epoch ms), begun at `startedAt` (`performance.now()`). */
 export function requestEvent(
   request: Request,
   path: string,
@@ -20,6 +20,7 @@ export function requestEvent(
   startedAt: number,
   requestId: string,
   principal: Principal | undefined,
+  at: number,
 ): RequestEvent {
   return {
     method: request.method,
@@ -30,6 +31,6 @@ export function requestEvent(
     requestId,
     userId: principal ? userIdOf(principal) : undefined,
     tokenId: principal?.kind === 'token' ? principal.tokenId : undefined,
-    at: Date.now(),
+    at,
   }
 }

@@ -7,6 +7,7 @@
 
 import type { Server } from 'bun'
 import type { Config } from '../config.ts'
+import type { Clock } from '../domain/clock.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { RequestCache } from '../domain/request-cache.ts'
 import type { ApiTokenService } from '../services/api-token-service.ts'
@@ -59,6 +60,8 @@ import type { StreamCredentials } from './stream-credentials.ts'
 /** Everything the HTTP layer needs. */
 export interface HttpDeps {
   config: Config
+  /** The process's clock (docs/development.md#time). */
+  now: Clock
   /** What one request made for the next (known credentials here), under the daemon's one budget. */
   cache: RequestCache
   auth: AuthService

@@ -8,7 +8,7 @@
  */
 
 import { jwtVerify, SignJWT } from 'jose'
-import { RequestCache } from '../domain/request-cache.ts'
+import type { RequestCache } from '../domain/request-cache.ts'
 
 /** The claims flagd puts in a token. */
 export interface TokenClaims {
@@ -32,11 +32,7 @@ const MAX_TOKEN_LENGTH = 4096
 const SIGNED = 0
 
 /** Creates the token service over a secret; verified tokens are kept in `cache` (a small one of its own by default). */
-export function createSessionTokenCodec(
-  secret: string,
-  cache: RequestCache = new RequestCache(4 * 2 ** 20),
-  now: () => number = Date.now,
-): SessionTokenCodec {
+export function createSessionTokenCodec(secret: string, cache: RequestCache, now: () => number): SessionTokenCodec {
   const key = new TextEncoder().encode(secret)
   const verified = cache.region<TokenClaims>('verified-sessions', (c) => 2 * (c.sub.length + c.sid.length) + 32)
   return {

@@ -20,6 +20,7 @@ import {
   sameHash,
   toPublicToken,
 } from '../domain/api-token.ts'
+import type { Clock } from '../domain/clock.ts'
 import { compareCodePoints } from '../domain/code-point-order.ts'
 import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
@@ -96,11 +97,7 @@ function descendantsOf(tokens: ReadonlyMap<string, StoredToken>, id: string): st
 }
 
 /** Creates the service; verified secrets are kept in `cache` (a small one of its own by default). */
-export function createApiTokenService(
-  store: Store,
-  now: () => Date = () => new Date(),
-  cache: RequestCache = new RequestCache(4 * 2 ** 20),
-): ApiTokenService {
+export function createApiTokenService(store: Store, now: Clock, cache: RequestCache = new RequestCache(4 * 2 ** 20)): ApiTokenService {
   let index = new Map<string, StoredToken>()
   let indexedAt = -1
   const principals = new WeakMap<StoredToken, TokenPrincipal>()
@@ -262,7 +259,7 @@ export function createApiTokenService(
         const hash = secret.length <= MAX_SECRET_LENGTH ? hashTokenSecret(secret) : ''
         t = hash === '' ? undefined : byHash(hash)
         // A lookup keyed by the hash tells an observer nothing about the secret; the final
-        // comparison is constant-time anyway, as the contract asks.
+        // comparison is constant-time anyway, as docs/api.md#tokens says.
         if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
         verified.set(secret, revision, t)
       }

@@ -6,6 +6,7 @@
  */
 
 import { requireSession } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { InvalidError, TooManyRequestsError, UnauthorizedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
@@ -59,7 +60,7 @@ export interface AuthService {
 export interface AuthServiceOptions {
   tokenTtlSeconds: number
   telemetry?: Telemetry
-  now?: () => Date
+  now: Clock
 }
 
 const LAST_USED_PRECISION_MS = 60_000
@@ -70,8 +71,8 @@ const PENDING_SECONDS = 60
 
 /** Creates the auth service. */
 export function createAuthService(store: Store, hasher: PasswordHasher, throttle: LoginThrottle, options: AuthServiceOptions): AuthService {
-  const now = options.now ?? (() => new Date())
-  const nowMs = options.now ? () => now().getTime() : Date.now
+  const now = options.now
+  const nowMs = () => now().getTime()
   const lastUsed = new WeakMap<StoredSession, number>() // parsed last use, to skip Date.parse per request
   // the principal of a session, made again only when its user row changes (stored rows are frozen and
   // replaced on change, so identity tells): no new object per authenticated request

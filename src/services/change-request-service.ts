@@ -8,6 +8,7 @@
 
 import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { CHANGE_REQUEST_STATES, type ChangeRequest, type ChangeRequestState, PENDING_STATES } from '../domain/change-request.ts'
+import type { Clock } from '../domain/clock.ts'
 import { servedRevisionOf } from '../domain/environment.ts'
 import { AppError, ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
@@ -66,7 +67,7 @@ function principalOfActor(actor: Actor): Principal {
 const view = ({ revision: _r, ...request }: ChangeRequest): ChangeRequestView => request
 
 /** Creates the service; `now` is the clock of stamps and of the schedule. */
-export function createChangeRequestService(store: Store, now: () => Date = () => new Date()): ChangeRequestService {
+export function createChangeRequestService(store: Store, now: Clock): ChangeRequestService {
   const find = (snapshot: Snapshot, id: string): ChangeRequest => {
     const request = snapshot.changeRequests.get(id)
     if (request === undefined) throw new NotFoundError(`no change request with id ${JSON.stringify(id)}`)

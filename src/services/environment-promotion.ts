@@ -7,6 +7,7 @@
  */
 
 import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { type FlagState, STATE_FIELDS, stampServed, stateOf, withState } from '../domain/environment.ts'
 import { InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
@@ -73,7 +74,7 @@ function parsePromotion(input: unknown): { from: string; flags?: string[]; prefi
 }
 
 /** Creates the use cases over `store`; `now` stamps promoted flags. */
-export function createPromotionService(store: Store, now: () => Date = () => new Date()): PromotionService {
+export function createPromotionService(store: Store, now: Clock): PromotionService {
   return {
     compare(caller, from, to, prefix = '') {
       requirePermissionSomewhere(caller.principal, 'flag:read')

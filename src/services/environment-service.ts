@@ -10,6 +10,7 @@
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS, STATE_FIELDS, stateOf } from '../domain/environment.ts'
 import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
@@ -73,7 +74,7 @@ function parseInput(input: unknown): EnvironmentInput {
 }
 
 /** Creates the service; `defaultName` is config `environment`; `now` stamps the rows. */
-export function createEnvironmentService(store: Store, defaultName: string, now: () => Date = () => new Date()): EnvironmentService {
+export function createEnvironmentService(store: Store, defaultName: string, now: Clock): EnvironmentService {
   const resource = (e: Environment): EnvironmentResource => ({
     name: e.name,
     description: e.description,

@@ -102,8 +102,8 @@ function servedTag(snapshot: Snapshot, env: string | undefined): string {
 export function createEvaluationService(
   store: Store,
   evaluator: FlagEvaluator,
-  counter?: UsageCounter,
-  clock: () => number = Date.now,
+  counter: UsageCounter | undefined,
+  clock: () => number,
 ): EvaluationService {
   // whether any flag has a rule, per flags revision (then the whole context counts for the ETag),
   // and which read the clock (then the second counts too: their answers move with time)

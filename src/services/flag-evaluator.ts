@@ -92,7 +92,7 @@ export const fixedAnswer = (flag: Flag): boolean =>
   !isEnabled(flag) || (servedTargeting(flag) === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
 
 /** Creates the plain evaluator over the flags' read model; `clock` (ms) is the time rules see. */
-export function createFlagEvaluator(read: FlagReadModel, clock: () => number = Date.now): PlainFlagEvaluator {
+export function createFlagEvaluator(read: FlagReadModel, clock: () => number): PlainFlagEvaluator {
   const rules = new WeakMap<Flag, Expr>()
   const seconds = () => Math.floor(clock() / 1000)
 

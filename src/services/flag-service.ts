@@ -14,6 +14,7 @@ import {
   requirePermissionSomewhere,
   visiblePrefixes,
 } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { sharedOf, stateOf } from '../domain/environment.ts'
 import { ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
@@ -101,7 +102,7 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
 export function createFlagService(
   store: Store,
   maxFlags: number,
-  now: () => Date = () => new Date(),
+  now: Clock,
   gate: PatternGate = createPatternGate(),
   read: FlagReadModel = createFlagReadModel(store),
 ): FlagService {

@@ -4,6 +4,7 @@
  * are pruned. Failures are logged and tried again at the next round.
  */
 
+import type { Clock } from '../domain/clock.ts'
 import type { Leadership } from '../storage/postgres-shared.ts'
 import type { Store } from '../storage/store.ts'
 import type { AuthService } from './auth-service.ts'
@@ -12,6 +13,8 @@ const EVERY_MS = 60_000
 
 /** What housekeeping needs. */
 export interface HousekeepingDeps {
+  /** The process's clock: what "past retention" means (docs/development.md#time). */
+  now: Clock
   auth: AuthService
   store: Store
   leadership: Leadership
@@ -28,7 +31,7 @@ export function startHousekeeping(deps: HousekeepingDeps): () => void {
     void auth.pruneExpired().catch((err) => log.warn({ err }, 'pruning expired sessions failed'))
     if (auditRetentionDays <= 0) return
     void store.audit
-      .prune(Date.now() - auditRetentionDays * 86_400_000)
+      .prune(deps.now().getTime() - auditRetentionDays * 86_400_000)
       .then((n) => {
         if (n > 0) log.info({ entries: n, retentionDays: auditRetentionDays }, 'audit log: pruned entries past retention')
       })

@@ -5,6 +5,7 @@
  */
 
 import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { buildFlagdDocument } from '../domain/flagd-document.ts'
@@ -39,7 +40,7 @@ export interface MigrationExportDeps {
   store: Store
   environment: string
   publicExport: boolean
-  now?: () => Date
+  now: Clock
 }
 
 /** The segments of a snapshot in name order. */
@@ -55,7 +56,7 @@ export function sortedFlags(snapshot: Snapshot): Flag[] {
 /** Creates the export use cases over a store. */
 export function createMigrationExport(deps: MigrationExportDeps): MigrationExport {
   const { store, environment } = deps
-  const now = deps.now ?? (() => new Date())
+  const now = deps.now
   const authorize = (audience: ExportAudience) => {
     if (audience === 'public') {
       if (!deps.publicExport) throw new NotFoundError('the public export is turned off (publicExport: false)')

@@ -8,6 +8,7 @@
  */
 
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { STATE_FIELDS } from '../domain/environment.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { buildExportDocument, type DocumentSource, exportFileName, exportText, parseImportDocument } from '../domain/migration-document.ts'
@@ -101,7 +102,7 @@ export interface MigrationDeps {
   publicExport: boolean
   maxFlags: number
   remote: RemoteFetchOptions
-  now?: () => Date
+  now: Clock
   telemetry?: Telemetry
   /** Turns for pattern checks, shared with flag writes (docs/api.md#flags across requests). */
   patternGate?: PatternGate
@@ -138,7 +139,7 @@ function listedChanges(changes: readonly PlannedChange[], showValues: boolean): 
 /** Creates the migration service. */
 export function createMigrationService(deps: MigrationDeps): MigrationService {
   const { store, environment } = deps
-  const now = deps.now ?? (() => new Date())
+  const now = deps.now
   const telemetry = deps.telemetry ?? NO_TELEMETRY
   let queue: Promise<unknown> = Promise.resolve()
   const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {

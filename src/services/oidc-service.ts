@@ -19,6 +19,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import * as client from 'openid-client'
 import type { OidcConfig } from '../config-oidc.ts'
 import { normalizeFlagPrefixes } from '../domain/api-token.ts'
+import type { Clock } from '../domain/clock.ts'
 import { UnauthorizedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions } from '../domain/permission.ts'
@@ -78,12 +79,12 @@ export function createOidcService(deps: {
   auth: AuthService
   secret: string
   redirect: { uri: string } | { problem: string }
-  now?: () => Date
+  now: Clock
 }): OidcService {
   const { config: cfg, store, auth } = deps
   const redirectUri = 'uri' in deps.redirect ? deps.redirect.uri : undefined
   const misconfigured = 'problem' in deps.redirect ? deps.redirect.problem : undefined
-  const now = deps.now ?? (() => new Date())
+  const now = deps.now
   let discovered: client.Configuration | undefined
   let problem: string | undefined
   const issuerUrl = new URL(cfg.issuer)

@@ -8,6 +8,7 @@
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere, requireUnscoped } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { revisedEverywhere } from '../domain/environment.ts'
 import { AppError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
@@ -123,7 +124,7 @@ function parseBody(name: string, input: unknown, snapshot: Snapshot): { descript
 }
 
 /** Creates the segment service over a store. */
-export function createSegmentService(store: Store, now: () => Date = () => new Date()): SegmentService {
+export function createSegmentService(store: Store, now: Clock): SegmentService {
   const find = (snapshot: Snapshot, name: string): Segment => {
     const segment = snapshot.segments.get(name)
     if (!segment) throw notFound(name)

@@ -4,6 +4,7 @@
  */
 
 import type { Config } from '../config.ts'
+import type { Clock } from '../domain/clock.ts'
 import { RequestCache } from '../domain/request-cache.ts'
 import type { FailureLedger, UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
@@ -64,7 +65,7 @@ export interface ServiceOptions {
   /** The request cache (the app makes it, since the HTTP layer's session tokens use it too). */
   cache?: RequestCache
   hashCost?: HashCost
-  now?: () => Date
+  now: Clock
   telemetry?: Telemetry
   /** Failed logins shared by replicas (PostgreSQL storage). */
   failureLedger?: FailureLedger | undefined
@@ -81,7 +82,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   // everything kept from one request for the next, under one budget (docs/architecture.md#caching)
   const cache = options.cache ?? new RequestCache(config.limits.cacheBytes)
   const hasher = createPasswordHasher(options.hashCost)
-  const now = options.now ?? (() => new Date())
+  const now = options.now
   const userWindowMs = config.auth.loginUserWindowSeconds * 1000
   const throttle = createLoginThrottle(
     {
@@ -97,8 +98,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const flags = createFlagService(store, config.limits.maxFlags, now, patternGate, read)
   const apiTokens = createApiTokenService(store, now, cache)
   const changeFeed = createFlagChangeFeed(store)
-  const counter = new UsageCounter()
-  const clockMs = options.now ? () => now().getTime() : Date.now
+  const clockMs = () => now().getTime()
+  const counter = new UsageCounter(clockMs)
   const audience = createSyncAudience(clockMs)
   const evaluator = cachedFlagEvaluator(createFlagEvaluator(read, clockMs), cache)
   return {

@@ -1,6 +1,7 @@
 /** Listing and ending sessions (docs/api.md#authentication). */
 
 import { authorizeSessionDelete, requirePermission } from '../domain/access-policy.ts'
+import type { Clock } from '../domain/clock.ts'
 import { NotFoundError } from '../domain/errors.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import { isExpired, type PublicSession } from '../domain/session.ts'
@@ -14,7 +15,7 @@ export interface SessionService {
 }
 
 /** Creates the session service. */
-export function createSessionService(store: Store, now: () => Date = () => new Date()): SessionService {
+export function createSessionService(store: Store, now: Clock): SessionService {
   const notFound = (id: string) => new NotFoundError(`no session with id ${JSON.stringify(id)}`)
   return {
     list(principal) {

@@ -31,7 +31,7 @@ export interface SyncAudience {
 }
 
 /** Creates the tracker over `clock` (ms). */
-export function createSyncAudience(clock: () => number = Date.now): SyncAudience {
+export function createSyncAudience(clock: () => number): SyncAudience {
   const scopes = new BoundedMap<string, Held>(KEPT_SCOPES)
   const entry = (scope: readonly string[]): Held => {
     const key = scope.join('\n')

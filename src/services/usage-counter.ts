@@ -53,7 +53,7 @@ export class UsageCounter {
   private finished: Hour[] = []
   private readonly tick: ReturnType<typeof setInterval>
 
-  constructor(private readonly clock: () => number = Date.now) {
+  constructor(private readonly clock: () => number) {
     this.now = clock()
     this.current = emptyHour(this.now)
     this.tick = setInterval(() => this.advance(), 1000)

@@ -65,7 +65,7 @@ export interface UsageDeps {
   log: UsageLog
   counter: UsageCounter
   staleDays: number
-  now?: () => number
+  now: () => number
   /** A failed write is reported, and its counts kept for the next one. */
   onFlushError?: (err: unknown) => void
   /** When an in-process provider last held a flag (see `SyncAudience`); absent: never. */
@@ -76,7 +76,7 @@ export interface UsageDeps {
 
 export function createUsageService(deps: UsageDeps): UsageService {
   const { store, log, counter } = deps
-  const now = deps.now ?? Date.now
+  const now = deps.now
   // counts drained but not yet written (a failed write keeps them for the next)
   let unwritten: UsageBucket[] = []
   // writes and reads take turns: a read never sees counts that left memory but are not stored yet

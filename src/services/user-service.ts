@@ -7,6 +7,7 @@
 
 import { authorizeUserUpdate, flagScopeOf, holds, isSelf, requirePermission } from '../domain/access-policy.ts'
 import { normalizeFlagPrefixes } from '../domain/api-token.ts'
+import type { Clock } from '../domain/clock.ts'
 import { AppError, ConflictError, InvalidError, NotFoundError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { type HeldPermission, normalizePermissions } from '../domain/permission.ts'
@@ -102,7 +103,7 @@ function checkNoStrongerThanToken(
 export function createUserService(
   store: Store,
   hasher: PasswordHasher,
-  now: () => Date = () => new Date(),
+  now: Clock,
   /** Called when a password is set: the old failed-login counts no longer mean anything. */
   onPasswordSet: (username: string) => void = () => {},
 ): UserService {

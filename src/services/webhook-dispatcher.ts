@@ -11,6 +11,7 @@
 import { createHmac } from 'node:crypto'
 import type { WebhookConfig } from '../config-schema.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
+import type { Clock } from '../domain/clock.ts'
 import type { CursorStore } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 
@@ -49,6 +50,8 @@ async function readAtMost(stream: ReadableStream<Uint8Array> | null, max: number
 
 /** Options of the dispatcher. */
 export interface DispatcherOptions {
+  /** The process's clock: the signature's timestamp (docs/development.md#time). */
+  now: Clock
   cursors: CursorStore
   environment: string
   webhooks: readonly WebhookConfig[]
@@ -125,7 +128,7 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
     })
 
   async function attempt(hook: WebhookConfig, entry: AuditEntry, body: string): Promise<{ ok: boolean; status: number; why: string }> {
-    const timestamp = Math.floor(Date.now() / 1000)
+    const timestamp = Math.floor(options.now().getTime() / 1000)
     try {
       const res = await fetch(hook.url, {
         method: 'POST',

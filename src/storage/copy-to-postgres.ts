@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs'
 import { SQL } from 'bun'
 import type { StoredAuditEntry } from '../domain/audit-entry.ts'
+import type { Clock } from '../domain/clock.ts'
 import { redactedUrl } from '../domain/redacted-url.ts'
 import { AuditJournal } from './audit-journal.ts'
 import { openJsonFileStore, stateFilePath } from './json-file-store.ts'
@@ -30,10 +31,10 @@ export interface CopySummary {
 }
 
 /** Copies `dataDir` into the empty database at `url` (see module comment). */
-export async function copyToPostgres(dataDir: string, url: string): Promise<CopySummary> {
+export async function copyToPostgres(dataDir: string, url: string, now: Clock): Promise<CopySummary> {
   if (!existsSync(stateFilePath(dataDir)))
     throw new Error(`${dataDir} holds no flagd state (no flagd.json): point at the daemon's data directory with --data-dir`)
-  const store = await openJsonFileStore({ dataDir, auditRetentionMs: 0 })
+  const store = await openJsonFileStore({ dataDir, now, auditRetentionMs: 0 })
   const sql = new SQL({ url, max: 2, connectionTimeout: 10 })
   try {
     await migrate(sql)

@@ -36,7 +36,7 @@ function after(items: readonly IndexItem[], id: number): number {
 }
 
 /** The audit log over `journal`, hiding entries older than `retentionMs` (0: keep all). */
-export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, now: () => number = Date.now): AuditLog {
+export function fileAuditLog(journal: AuditJournal, retentionMs: () => number, now: () => number): AuditLog {
   const floor = () => (retentionMs() > 0 ? now() - retentionMs() : Number.NEGATIVE_INFINITY)
   return {
     async query(q) {

@@ -8,6 +8,7 @@
  */
 
 import { auditEntriesOf } from '../domain/audit-entry.ts'
+import type { Clock } from '../domain/clock.ts'
 import type { StagedFile } from '../io/atomic-write.ts'
 import type { AuditJournal } from './audit-journal.ts'
 import { writeBackup } from './backup-store.ts'
@@ -54,13 +55,14 @@ export class FileBatchWriter {
     private readonly journal: AuditJournal,
     private readonly usage: UsageTimes,
     private readonly dataDir: string,
+    private readonly now: Clock,
     private readonly writer?: FileWriter,
   ) {}
 
   /** Writes the batch's backups, audit entries and staged state; on failure nothing of it remains. */
   async prepare(draft: Draft, entries: readonly BatchEntry[]): Promise<PreparedBatch> {
     const started = performance.now()
-    const at = new Date().toISOString()
+    const at = this.now().toISOString()
     const names: string[][] = []
     for (const entry of entries) {
       const written: string[] = []

@@ -15,6 +15,7 @@
 
 import { join } from 'node:path'
 import { Low } from 'lowdb'
+import type { Clock } from '../domain/clock.ts'
 import { UnavailableError } from '../domain/errors.ts'
 import { removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
 import { AuditJournal } from './audit-journal.ts'
@@ -34,6 +35,8 @@ import { UsageTimes } from './usage-times.ts'
 /** Options of `openJsonFileStore`. */
 export interface FileStoreOptions {
   dataDir: string
+  /** The process's clock: audit entries are stamped and pruned by it (docs/development.md#time). */
+  now: Clock
   /** Replaces the durable writer; tests use it to simulate a full disk. */
   writer?: FileWriter
   /** Called after each durable write with its duration and the number of transactions it carried. */
@@ -129,8 +132,12 @@ class JsonFileStore implements Store {
   ) {
     this.current = initial
     this.snapshot = new MemorySnapshot(initial)
-    this.audit = fileAuditLog(journal, () => options.auditRetentionMs ?? 365 * 86_400_000)
-    this.writer = new FileBatchWriter(file, journal, this.usage, options.dataDir, options.writer)
+    this.audit = fileAuditLog(
+      journal,
+      () => options.auditRetentionMs ?? 365 * 86_400_000,
+      () => options.now().getTime(),
+    )
+    this.writer = new FileBatchWriter(file, journal, this.usage, options.dataDir, options.now, options.writer)
     this.pipeline = new GroupCommit<Batch, PreparedBatch>({
       take: () => this.take(),
       prepare: (batch) => {

@@ -5,6 +5,7 @@
  */
 
 import type { Config } from '../config.ts'
+import type { Clock } from '../domain/clock.ts'
 import type { FileWriter } from './durable-text-file.ts'
 import { fileUsageLog } from './file-usage-log.ts'
 import { openJsonFileStore } from './json-file-store.ts'
@@ -41,6 +42,8 @@ export interface Storage {
 
 /** How opening reports. */
 export interface StorageHooks {
+  /** The process's clock (docs/development.md#time). */
+  now: Clock
   /** What an operator should act on (an upgraded file, a lost database). */
   log(line: string): void
   /** What is good to know (the database is back, leadership moved). */
@@ -58,6 +61,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
     const store = await openPostgresStore({
       url: config.storage.postgresUrl as string,
       dataDir: config.dataDir,
+      now: hooks.now,
       auditRetentionMs,
       log: hooks.log,
       ...(hooks.info ? { info: hooks.info } : {}),
@@ -75,6 +79,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
   }
   const store = await openJsonFileStore({
     dataDir: config.dataDir,
+    now: hooks.now,
     auditRetentionMs,
     log: hooks.log,
     ...(hooks.onWrite ? { onWrite: hooks.onWrite } : {}),

@@ -25,7 +25,7 @@ export function auditRow(stored: StoredAuditEntry) {
 }
 
 /** The audit log in `sql`'s database, hiding entries older than `retentionMs()` (0: keep all). */
-export function postgresAuditLog(sql: SQL, retentionMs: () => number, now: () => number = Date.now): AuditLog {
+export function postgresAuditLog(sql: SQL, retentionMs: () => number, now: () => number): AuditLog {
   const floor = () => (retentionMs() > 0 ? new Date(now() - retentionMs()).toISOString() : null)
   return {
     async query(q: AuditQuery): Promise<AuditPage> {

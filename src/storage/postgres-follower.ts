@@ -34,6 +34,8 @@ export class PostgresFollower {
   private unlisten: (() => Promise<void>) | undefined
   private checking = false
   private polls = 0
+  /** Notifications heard: how other replicas' commits arrive, unless one was lost (then the poll). */
+  heard = 0
 
   constructor(
     private readonly host: FollowerHost,
@@ -60,7 +62,10 @@ export class PostgresFollower {
 
   private async subscribe(): Promise<void> {
     const previous = this.unlisten
-    const subscription = await this.host.sql.listen('flagd_commits', () => void this.host.catchUp().catch(() => {}))
+    const subscription = await this.host.sql.listen('flagd_commits', () => {
+      this.heard++
+      void this.host.catchUp().catch(() => {})
+    })
     this.unlisten = () => subscription.unlisten()
     await previous?.().catch(() => {})
   }

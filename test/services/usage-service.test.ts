@@ -34,9 +34,16 @@ function slowLog(ms: number) {
 
 test('a read during a slow write counts each evaluation once; a failed write keeps its counts', async () => {
   const { log, state } = slowLog(50)
-  const counter = new UsageCounter()
+  const counter = new UsageCounter(() => Date.parse('2026-12-01T00:00:00Z'))
   const errors: unknown[] = []
-  const usage = createUsageService({ store, log, counter, staleDays: 30, onFlushError: (e) => errors.push(e) })
+  const usage = createUsageService({
+    store,
+    log,
+    counter,
+    staleDays: 30,
+    now: () => Date.parse('2026-12-01T00:00:00Z'),
+    onFlushError: (e) => errors.push(e),
+  })
   const cli = systemPrincipal('cli')
   try {
     for (let i = 0; i < 4; i++) counter.count(flag, 'value', 'STATIC')

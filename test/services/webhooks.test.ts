@@ -70,27 +70,26 @@ const until = async (check: () => boolean, ms = 5000) => {
   }
 }
 
-test('webhooks named like built-in properties of objects each deliver from their own cursor, kept across a restart', async () => {
-  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty']
+test('webhooks named like built-in properties of objects go on from their own cursors, or start at the present', async () => {
   const r = receiver()
   const dir = tempDir()
   dirs.push(dir)
   try {
+    const first = await createTestApp({}, { dataDir: dir })
+    await first.req('POST', '/api/flags', { token: first.adminToken, body: { name: 'named/one', type: 'INTEGER' } })
+    const delivered = first.app.store.committed().revision
+    await first.close()
+    apps.splice(apps.indexOf(first), 1)
+    // two of them delivered up to named/one in an earlier run; the other two are new
+    writeFileSync(join(dir, 'webhooks.json'), JSON.stringify({ ['__proto__']: delivered, toString: delivered }))
+    const names = ['__proto__', 'toString', 'constructor', 'hasOwnProperty']
     const hooks = names.map((name) => ({ name, url: `${r.url}?${name}`, events: ['flag.*'], secret: SECRET }))
-    const env = { FLAGD_WEBHOOKS: JSON.stringify(hooks) }
-    const a = await createTestApp(env, { dataDir: dir, webhookRetryDelaysMs: [20] })
-    apps.push(a)
-    await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'named/one', type: 'INTEGER' } })
-    await until(() => r.got.length >= names.length)
-    await a.close()
-    apps.splice(apps.indexOf(a), 1)
-    const again = await createTestApp(env, { dataDir: dir, ownsDataDir: false, webhookRetryDelaysMs: [20] })
+    const again = await createTestApp({ FLAGD_WEBHOOKS: JSON.stringify(hooks) }, { dataDir: dir, webhookRetryDelaysMs: [20] })
     apps.push(again)
     await again.req('POST', '/api/flags', { token: again.adminToken, body: { name: 'named/two', type: 'INTEGER' } })
-    await until(() => r.got.length >= 2 * names.length)
-    const per = (flag: string) => r.got.filter((g) => g.body.target.name === flag).length
-    // each once: none lost its cursor to an object's built-in property, none started over after the restart
-    expect([per('named/one'), per('named/two')]).toEqual([names.length, names.length])
+    // each hook delivers in order: once all have delivered named/two, anything before it has arrived too
+    await until(() => r.got.filter((g) => g.body.target.name === 'named/two').length >= names.length)
+    expect(r.got.map((g) => g.body.target.name)).toEqual(names.map(() => 'named/two'))
   } finally {
     r.stop()
   }

@@ -6,10 +6,11 @@
 import type { Flag } from '../../src/domain/flag.ts'
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string
-const store = await openJsonFileStore({ dataDir: dir })
+const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
 const meta = { principal: systemPrincipal('cli'), source: 'cli' as const, requestId: 'audit-crash' }
 const ids = Array.from({ length: 10 }, (_, i) => `flg_crash${i}`)
 let n = 0

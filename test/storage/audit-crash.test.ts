@@ -9,6 +9,7 @@ import { expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { runAndKill } from '../helpers/kill-child.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -20,7 +21,7 @@ test(`state and audit log agree after SIGKILL at any moment (${ROUNDS} rounds)`,
   try {
     for (let round = 0; round < ROUNDS; round++) {
       acknowledged.push(...(await runAndKill([join(import.meta.dir, 'audit-crash-child.ts'), dir])))
-      const store = await openJsonFileStore({ dataDir: dir })
+      const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
       try {
         const snapshot = store.committed()
         const entries = await store.audit.query({ limit: 1_000_000, afterId: 0 }) // oldest first

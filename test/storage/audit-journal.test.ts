@@ -89,7 +89,11 @@ test('pruning deletes whole segments older than the cut-off, never the current o
   ) // a segment per entry
   expect(readdirSync(join(dir, 'audit'))).toHaveLength(4)
   const j = await AuditJournal.open(dir, 10, undefined, 100)
-  const log = fileAuditLog(j, () => 0)
+  const log = fileAuditLog(
+    j,
+    () => 0,
+    () => 0,
+  )
   expect(await log.prune(Date.parse('2026-02-15T00:00:00.000Z'))).toBe(2)
   expect(readdirSync(join(dir, 'audit'))).toHaveLength(2)
   expect((await log.query({ limit: 10 })).map((e) => e.id)).toEqual([4, 3])

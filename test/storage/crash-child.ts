@@ -2,11 +2,12 @@
 
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string
 const start = Number(process.argv[3] ?? 0)
-const store = await openJsonFileStore({ dataDir: dir })
+const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
 let next = start
 const meta = { principal: systemPrincipal('cli'), source: 'cli' as const, requestId: 'crash' }
 async function writer(): Promise<never> {

@@ -8,6 +8,7 @@ import { expect, test } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore, stateFilePath } from '../../src/storage/json-file-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { runAndKill } from '../helpers/kill-child.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { readStateFile } from '../helpers/state-file.ts'
@@ -27,7 +28,7 @@ test(`every acknowledged change survives SIGKILL (${ROUNDS} rounds)`, async () =
       for (const key of all) expect(state.flags.get(key)).toEqual(sampleFlag(key, 'x'.repeat(200)))
     }
     expect(all.length).toBeGreaterThan(ROUNDS)
-    const store = await openJsonFileStore({ dataDir: dir })
+    const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
     expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
     await store.close()
   } finally {

@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs'
 import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { tempDir } from '../helpers/test-app.ts'
 import { describeAuditContract } from './audit-contract.ts'
 import { describeStoreContract } from './store-contract.ts'
@@ -19,7 +20,7 @@ describeStoreContract(
     }
     return {
       dataDir,
-      open: () => openJsonFileStore({ dataDir, writer }),
+      open: () => openJsonFileStore({ now: systemClock, dataDir, writer }),
       destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
       failWrites: () => {
         failing = true
@@ -32,7 +33,7 @@ describeStoreContract(
 describeAuditContract('JSON file', async () => {
   const dataDir = tempDir()
   return {
-    open: (options) => openJsonFileStore({ dataDir, ...options }),
+    open: (options) => openJsonFileStore({ now: systemClock, dataDir, ...options }),
     destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
   }
 })

@@ -13,6 +13,7 @@ import { openJsonFileStore, stateFilePath, v1BackupPath } from '../../src/storag
 import { repairShadowedSegments } from '../../src/storage/shadowed-segments.ts'
 import { CorruptStateError } from '../../src/storage/state-file-format.ts'
 import type { Store } from '../../src/storage/store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { fixturePath } from '../helpers/fixtures.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { readStateFile } from '../helpers/state-file.ts'
@@ -27,7 +28,7 @@ afterEach(async () => {
 })
 async function open(writer?: (p: string, c: string) => Promise<void>, dir = tempDir()) {
   dirs.push(dir)
-  const store = await openJsonFileStore({ dataDir: dir, ...(writer ? { writer } : {}) })
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir, ...(writer ? { writer } : {}) })
   stores.push(store)
   return { store, dir }
 }
@@ -92,13 +93,13 @@ describe('open', () => {
     const dir = tempDir()
     dirs.push(dir)
     writeFileSync(stateFilePath(dir), text)
-    const err = await openJsonFileStore({ dataDir: dir }).catch((e) => e)
+    const err = await openJsonFileStore({ now: systemClock, dataDir: dir }).catch((e) => e)
     expect(err).toBeInstanceOf(CorruptStateError)
     expect(err.message).toContain(problem)
     expect(readFileSync(stateFilePath(dir), 'utf8')).toBe(text)
     // the lock was released: a later open with a repaired file works
     writeFileSync(stateFilePath(dir), JSON.stringify(EMPTY_STATE))
-    stores.push(await openJsonFileStore({ dataDir: dir }))
+    stores.push(await openJsonFileStore({ now: systemClock, dataDir: dir }))
   })
 
   test('removes temp files a crashed writer left behind', async () => {
@@ -131,7 +132,7 @@ describe('segments stored twice under one name by an earlier flagd', () => {
     }
     writeFileSync(stateFilePath(dir), JSON.stringify(state))
     const told: string[] = []
-    let store = await openJsonFileStore({ dataDir: dir })
+    let store = await openJsonFileStore({ now: systemClock, dataDir: dir })
     expect(store.committed().segments.get('ys1')?.description).toBe('newer')
     expect(
       store
@@ -145,7 +146,7 @@ describe('segments stored twice under one name by an earlier flagd', () => {
     expect(await store.audit.query({ limit: 1 })).toEqual([]) // maintenance: no row anybody could see changed
     await store.transact(meta, (tx) => tx.delete('segments', 'seg_new'))
     await store.close()
-    store = await openJsonFileStore({ dataDir: dir })
+    store = await openJsonFileStore({ now: systemClock, dataDir: dir })
     stores.push(store)
     expect(store.committed().segments.size).toBe(0) // the older row does not come back
     expect(await repairShadowedSegments(store, (line) => told.push(line))).toBe(0)
@@ -170,7 +171,7 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const text = JSON.stringify({ ...v2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
     writeFileSync(stateFilePath(dir), text)
     const told: string[] = []
-    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
     expect(told).toEqual([expect.stringContaining('from schema version 2 to 5; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v2.json'), 'utf8')).toBe(text)
@@ -201,7 +202,7 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const text = JSON.stringify({ ...v3, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
     writeFileSync(stateFilePath(dir), text)
     const told: string[] = []
-    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
     expect(told).toEqual([expect.stringContaining('from schema version 3 to 5; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v3.json'), 'utf8')).toBe(text)
@@ -223,7 +224,7 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const text = JSON.stringify({ ...v4, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
     writeFileSync(stateFilePath(dir), text)
     const told: string[] = []
-    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
     expect(told).toEqual([expect.stringContaining('from schema version 4 to 5; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v4.json'), 'utf8')).toBe(text)
@@ -239,7 +240,7 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const v1 = JSON.parse(original)
     copyFileSync(fixturePath('state/v1-release.json'), stateFilePath(dir))
     const told: string[] = []
-    const store = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
     expect(told).toEqual([expect.stringContaining('from schema version 1 to 5; the original is kept as')])
     expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
@@ -261,7 +262,7 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     await store.close()
     stores.splice(0)
     told.length = 0
-    const again = await openJsonFileStore({ dataDir: dir, log: (line) => told.push(line) })
+    const again = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(again)
     expect(told).toEqual([])
     expect([...again.committed().flags.values()].map((f) => f.id)).toEqual([...s.flags.values()].map((f) => f.id))
@@ -344,7 +345,7 @@ describe('writes', () => {
         .filter(Boolean),
     )
     expect(lines.length).toBe(3) // kept, lost, also-lost
-    const reopened = await openJsonFileStore({ dataDir: dir })
+    const reopened = await openJsonFileStore({ now: systemClock, dataDir: dir })
     stores.push(reopened)
     expect((await reopened.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
     expect([...reopened.committed().flags.keys()]).toEqual(['kept'])

@@ -11,6 +11,7 @@ import { emptyStateData, stateFromRows } from '../../src/storage/memory-state.ts
 import { applyCommits, commitsSince, loadState, pruneFeed } from '../../src/storage/postgres-rows.ts'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import type { Commit, CommitMeta } from '../../src/storage/store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -63,7 +64,7 @@ test.skipIf(!bin)("a feed pruned past a replica's revision is reported, so it re
   const url = await server!.freshDatabase()
   const dataDir = tempDir()
   dirs.push(dataDir)
-  const store = await openPostgresStore({ url, dataDir })
+  const store = await openPostgresStore({ now: systemClock, url, dataDir })
   try {
     for (const name of ['a', 'b', 'c']) await store.transact(meta, (tx) => tx.put('flags', sampleFlag(name)))
     const commits = await commitsSince(store.sql, 0, 3)
@@ -87,14 +88,14 @@ test.skipIf(!bin)('a database written by a newer flagd is refused with a sentenc
   const url = await server!.freshDatabase()
   const dataDir = tempDir()
   dirs.push(dataDir)
-  const first = await openPostgresStore({ url, dataDir })
+  const first = await openPostgresStore({ now: systemClock, url, dataDir })
   await first.sql`UPDATE flagd_schema SET version = 1`
   await first.sql`DROP TABLE flagd_replicas`
   await first.close()
-  const upgraded = await openPostgresStore({ url, dataDir }) // schema 1 → current: the missing table is made
+  const upgraded = await openPostgresStore({ now: systemClock, url, dataDir }) // schema 1 → current: the missing table is made
   expect((await upgraded.sql`SELECT version FROM flagd_schema`)[0].version).toBeGreaterThan(1)
   expect((await upgraded.sql`SELECT to_regclass('flagd_replicas') IS NOT NULL AS present`)[0].present).toBe(true)
   await upgraded.sql`UPDATE flagd_schema SET version = 99`
   await upgraded.close()
-  await expect(openPostgresStore({ url, dataDir })).rejects.toThrow('newer than this flagd understands')
+  await expect(openPostgresStore({ now: systemClock, url, dataDir })).rejects.toThrow('newer than this flagd understands')
 })

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 import { describeAuditContract } from './audit-contract.ts'
@@ -26,9 +27,9 @@ if (bin) {
       const url = await server!.freshDatabase()
       return {
         dataDir,
-        open: () => openPostgresStore({ url, dataDir }),
+        open: () => openPostgresStore({ now: systemClock, url, dataDir }),
         destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
-        replica: () => openPostgresStore({ url, dataDir }),
+        replica: () => openPostgresStore({ now: systemClock, url, dataDir }),
       }
     },
     { replicas: true },
@@ -37,7 +38,7 @@ if (bin) {
     const dataDir = tempDir()
     const url = await server!.freshDatabase()
     return {
-      open: (options) => openPostgresStore({ url, dataDir, ...options }),
+      open: (options) => openPostgresStore({ now: systemClock, url, dataDir, ...options }),
       destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
     }
   })

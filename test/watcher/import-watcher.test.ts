@@ -178,6 +178,7 @@ test('the rescan alone finds files: events are only hints', async () => {
   await prepareDropFolder(dir)
   // never started: no chokidar, no timers; only explicit scans, as the periodic rescan would run them
   const watcher = createImportWatcher(t.app.services.migrations, {
+    now: () => new Date('2026-12-01T00:00:00Z'),
     watchDir: dir,
     settleMs: 0,
     rescanMs: 60_000,

@@ -37,12 +37,12 @@ export interface RuleRun {
   segments: Map<string, unknown> | undefined
 }
 
-/** A new evaluation of `flagKey` for `context` at `timestamp` (Unix seconds; now when absent). */
-export function newRun(context: unknown, flagKey: string, trace = false, limit = RULE_STEP_LIMIT, timestamp?: number): RuleRun {
+/** A new evaluation of `flagKey` for `context` at `timestamp` (Unix seconds, from the caller's clock). */
+export function newRun(context: unknown, flagKey: string, timestamp: number, trace = false, limit = RULE_STEP_LIMIT): RuleRun {
   return {
     root: context,
     flagKey,
-    timestamp: timestamp ?? Math.floor(Date.now() / 1000),
+    timestamp,
     steps: 0,
     limit,
     trace: trace ? [] : undefined,

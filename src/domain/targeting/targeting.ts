@@ -32,16 +32,16 @@ export function ruleShapeProblems(rule: unknown, field: string): FieldProblem[] 
   return []
 }
 
-/** What a rule run may be told: trace it, its budget, and the time it sees (Unix seconds; now when absent). */
+/** What a rule run is told: the time it sees (Unix seconds, from the caller's clock), whether to trace it, its budget. */
 export interface RunOptions {
   trace?: boolean
   limit?: number
-  timestamp?: number
+  timestamp: number
 }
 
 /** Runs a compiled rule for `context` as flag `flagKey`. */
-export function runRule(expr: Expr, context: unknown, flagKey: string, options: RunOptions = {}): RuleOutcome {
-  const run = newRun(context, flagKey, options.trace === true, options.limit ?? RULE_STEP_LIMIT, options.timestamp)
+export function runRule(expr: Expr, context: unknown, flagKey: string, options: RunOptions): RuleOutcome {
+  const run = newRun(context, flagKey, options.timestamp, options.trace === true, options.limit ?? RULE_STEP_LIMIT)
   const trace = run.trace ? { trace: run.trace } : {}
   let result: unknown
   try {

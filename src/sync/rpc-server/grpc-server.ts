@@ -127,8 +127,8 @@ export function listenGrpc(
       clearInterval(keepalive)
       listener.stop(false)
       for (const c of connections) c.h2.goAway()
-      const until = Date.now() + 2000
-      while ([...connections].some((c) => c.h2.openStreams > 0) && Date.now() < until) await Bun.sleep(10)
+      const until = performance.now() + 2000
+      while ([...connections].some((c) => c.h2.openStreams > 0) && performance.now() < until) await Bun.sleep(10)
       for (const c of connections) c.sink.end()
       listener.stop(true)
       await http1.stop(true)

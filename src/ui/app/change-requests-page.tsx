@@ -60,14 +60,15 @@ function RequestDetail({
   const approver = request.approvals.some((a) => a.by.id === me)
   const mayApprove = pending && !author && !approver && grants(permissions, 'flag:approve', request.environment)
   const act = async (action: 'approve' | 'reject' | 'apply' | 'cancel') => {
-    const body = action === 'approve' ? (comment ? { comment } : {}) : action === 'reject' ? { comment } : undefined
-    const { data, error } = await api.POST(
-      `/api/change-requests/{id}/${action}` as '/api/change-requests/{id}/approve',
-      {
-        params: { path: { id } },
-        ...(body ? { body } : {}),
-      } as never,
-    )
+    const params = { path: { id } }
+    const { data, error } =
+      action === 'approve'
+        ? await api.POST('/api/change-requests/{id}/approve', { params, body: comment ? { comment } : {} })
+        : action === 'reject'
+          ? await api.POST('/api/change-requests/{id}/reject', { params, body: { comment } })
+          : action === 'apply'
+            ? await api.POST('/api/change-requests/{id}/apply', { params })
+            : await api.POST('/api/change-requests/{id}/cancel', { params })
     const did = { approve: 'approved', reject: 'rejected', apply: 'applied', cancel: 'cancelled' }[action]
     setMessage(data ? done(`${did}: the request is ${(data as Request).state} now`) : refused(error))
     setComment('')

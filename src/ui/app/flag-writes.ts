@@ -10,6 +10,7 @@ import { REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
 import { grants } from '../../domain/permission.ts'
 import { api } from './api.ts'
 import { current, useEnvironments } from './environment-choice.ts'
+import type { components } from './generated/api-types.ts'
 
 const REQUESTABLE: ReadonlySet<string> = new Set(REQUESTABLE_FIELDS)
 
@@ -34,7 +35,8 @@ export async function writeFlag(
   const put = async (patch: Record<string, unknown>, revision: unknown): Promise<WriteOutcome> => {
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
       params: { path: { flagName: name }, header: { 'If-Match': `"${revision}"` } },
-      body: patch as never,
+      // the page builds the patch from the fields it shows; the server validates it whole
+      body: patch as components['schemas']['FlagUpdate'],
     })
     return data ? { saved: (data as { revision: number }).revision } : { error }
   }

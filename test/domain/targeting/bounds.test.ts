@@ -43,8 +43,8 @@ describe('segments written out', () => {
     const rules = chain(40)
     const { expr, problems } = compileRule({ if: [{ $ref: 's39' }, 'on', 'off'] }, { segments: rules, variants: new Set(['on', 'off']) })
     expect(problems).toEqual([])
-    expect(runRule(expr, { x: 2 }, 'f')).toEqual({ kind: 'variant', variant: 'off' })
-    expect(runRule(expr, { x: 1 }, 'f')).toEqual({ kind: 'variant', variant: 'on' })
+    expect(runRule(expr, { x: 2 }, 'f', { timestamp: 0 })).toEqual({ kind: 'variant', variant: 'off' })
+    expect(runRule(expr, { x: 1 }, 'f', { timestamp: 0 })).toEqual({ kind: 'variant', variant: 'on' })
   })
 
   test('the flagd export leaves out (and names) a stored segment too large written out; the others have no $ref', () => {
@@ -89,7 +89,7 @@ describe('copies of the whole context', () => {
     const rule = { cat: Array.from({ length: 5000 }, () => ({ var: '' })) }
     const { expr, problems } = compileRule(rule, { segments: new Map() })
     expect(problems).toEqual([])
-    const outcome = runRule(expr, context, 'f')
+    const outcome = runRule(expr, context, 'f', { timestamp: 0 })
     expect(outcome).toMatchObject({ kind: 'error', message: expect.stringContaining('steps of work') })
   })
 })
@@ -101,7 +101,7 @@ describe('splits inside list operators', () => {
     const { expr, problems } = compileRule(rule, { segments: new Map() })
     expect(problems).toEqual([])
     const list = Array.from({ length: 5000 }, (_, i) => i)
-    const outcome = runRule(expr, { list }, 'f')
+    const outcome = runRule(expr, { list }, 'f', { timestamp: 0 })
     expect(outcome).toMatchObject({ kind: 'error', message: expect.stringContaining('steps of work') })
   })
 })

@@ -11,10 +11,12 @@ const env = (variants = ['on', 'off'], segments: Record<string, unknown> = {}): 
   variants: new Set(variants),
 })
 const problems = (rule: unknown, e = env()) => compileRule(rule, e).problems
+// the moment every rule here runs at: no outcome depends on today's date
+const AT = Date.parse('2026-12-01T00:00:00Z') / 1000
 const evaluate = (rule: unknown, context: Record<string, unknown>, e = env()) => {
   const { expr, problems: found } = compileRule(rule, e)
   expect(found).toEqual([])
-  return runRule(expr, context, 'flag-key', { trace: true })
+  return runRule(expr, context, 'flag-key', { trace: true, timestamp: AT })
 }
 
 describe('validation names the place of every problem', () => {
@@ -188,8 +190,8 @@ describe('operators', () => {
     expect(evaluate({ if: [{ '==': [{ var: '$flagd.flagKey' }, 'flag-key'] }, 'on', 'off'] }, { $flagd: { flagKey: 'x' } })).toMatchObject({
       variant: 'on',
     })
-    const now = Math.floor(Date.now() / 1000)
-    expect(evaluate({ if: [{ '>=': [{ var: '$flagd.timestamp' }, now] }, 'on', 'off'] }, {})).toMatchObject({ variant: 'on' })
+    expect(evaluate({ if: [{ '>=': [{ var: '$flagd.timestamp' }, AT] }, 'on', 'off'] }, {})).toMatchObject({ variant: 'on' })
+    expect(evaluate({ if: [{ '>': [{ var: '$flagd.timestamp' }, AT] }, 'on', 'off'] }, {})).toMatchObject({ variant: 'off' })
   })
 
   test('a result that is no variant name is an error; null is the default; true is "true"', () => {
@@ -208,12 +210,10 @@ describe('bounded work', () => {
       'a long list searched for every item of another',
       { some: [{ var: 'list' }, { in: [{ '+': [{ var: '' }, 100_000] }, { merge: [list, list] }] }] },
     ],
-  ])('%s stops at the budget, quickly, as an error', (_, condition) => {
-    const started = performance.now()
+  ])('%s stops at the budget as an error', (_, condition) => {
     const outcome = evaluate({ if: [condition, 'on', 'off'] }, { list })
     expect(outcome.kind).toBe('error')
     expect((outcome as { message: string }).message).toContain('more than 200000 steps')
-    expect(performance.now() - started).toBeLessThan(2000)
   })
 
   test('ordinary rules over ordinary contexts stay far below it', () => {
