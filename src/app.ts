@@ -6,6 +6,7 @@
 
 import { join } from 'node:path'
 import { type Config, ConfigError } from './config.ts'
+import { redirectUriFor } from './config-oidc.ts'
 import type { Clock } from './domain/clock.ts'
 import { newId } from './domain/new-id.ts'
 import { systemPrincipal } from './domain/principal.ts'
@@ -99,7 +100,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const sessionTokens = createSessionTokenCodec(secret, services.cache, () => now().getTime())
     // single sign-on (docs/single-sign-on.md): its provider is looked up in the background, never waited for
     const oidcSettings = config.auth.oidc
-    const oidc = oidcSettings && createOidcService({ config: oidcSettings, store, auth: services.auth, secret, now })
+    const oidc =
+      oidcSettings &&
+      createOidcService({
+        config: oidcSettings,
+        store,
+        auth: services.auth,
+        secret,
+        redirect: redirectUriFor(oidcSettings, config.host, config.port),
+        now,
+      })
     const http = createHttpApp({
       config,
       now,

@@ -331,7 +331,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     default: undefined,
     parse: parseOidcConfig,
     sensitive: true,
-    doc: 'Single sign-on for the web UI: {issuer, clientId, clientSecret, scopes?, usernameClaim?, groupsClaim?, groupPermissions?, defaultPermissions?, label?} (JSON in FLAGD_AUTH_OIDC).',
+    doc: 'Single sign-on for the web UI: {issuer, clientId, clientSecret, redirectUri?, scopes?, usernameClaim?, groupsClaim?, groupPermissions?, defaultPermissions?, label?} (JSON in FLAGD_AUTH_OIDC).',
   },
   { path: 'limits.bodyBytes', default: 1 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest request body on every route but import.' },
   { path: 'limits.importBytes', default: 16 * MiB, parse: integer(1024, 1024 * MiB), doc: 'Largest body of PUT /api/migrations.' },

@@ -27,7 +27,8 @@ async function descend(root: AnyCommand, rawArgs: string[]): Promise<{ chain: An
     const index = rest.findIndex((a) => !a.startsWith('-'))
     if (!subs || index === -1) return { chain, rest }
     const name = rest[index] as string
-    const sub = (subs as Record<string, AnyCommand>)[name]
+    // an own entry only: `flagd toString` names no command, not an object's built-in
+    const sub = Object.hasOwn(subs, name) ? (subs as Record<string, AnyCommand>)[name] : undefined
     if (!sub) throw new UsageError(`unknown command "${name}"; try --help`)
     chain.push((await resolve(sub as never)) as unknown as AnyCommand)
     rest = [...rest.slice(0, index), ...rest.slice(index + 1)]

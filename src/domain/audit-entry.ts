@@ -10,6 +10,7 @@ import { type StoredToken, toPublicToken } from './api-token.ts'
 import { type ChangeRequest, changeRequestAction } from './change-request.ts'
 import { type Environment, stateOf, withState } from './environment.ts'
 import { type Flag, toFlagResource } from './flag.ts'
+import { ownValue } from './own-property.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
 import { type Segment, toSegmentResource } from './segment.ts'
 import type { StoredSession } from './session.ts'
@@ -141,7 +142,7 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
       const isFlag = c.table === 'flags'
       // a flag as the environment written sees it (its state, when it is not the rows' own)
       const seen = (f: Flag) => {
-        const state = environment === undefined ? undefined : f.states?.[environment]
+        const state = environment === undefined ? undefined : ownValue(f.states, environment)
         return state === undefined ? f : withState(f, state)
       }
       const environmentMoved = (before: Flag | null, after: Flag | null): string | null => {

@@ -6,6 +6,7 @@
  */
 
 import type { Flag, FlagValue, JsonObject } from './flag.ts'
+import { ownValue, setOwn } from './own-property.ts'
 import type { Rollout } from './rollout.ts'
 import { VARIANT_NAME } from './variant-name.ts'
 
@@ -77,12 +78,12 @@ export function withState(flag: Flag, state: FlagState): Flag {
 
 /** The state environment `env` has in row `row` (`home`: the row's own fields). */
 function stateIn(row: Flag, env: string, home: string): FlagState | undefined {
-  return env === home ? stateOf(row) : row.states?.[env]
+  return env === home ? stateOf(row) : ownValue(row.states, env)
 }
 
 /** The revision `env` last saw `row` change at. */
 export function servedRevisionOf(row: Flag, env: string): number {
-  return row.servedRevisions?.[env] ?? row.revision
+  return ownValue(row.servedRevisions, env) ?? row.revision
 }
 
 /**
@@ -99,7 +100,7 @@ export function stampServed(previous: Flag | undefined, next: Flag, home: string
   const kept: Record<string, number> = {}
   for (const env of [home, ...Object.keys(next.states)]) {
     const same = JSON.stringify(stateIn(previous, env, home)) === JSON.stringify(stateIn(next, env, home))
-    if (same) kept[env] = servedRevisionOf(previous, env)
+    if (same) setOwn(kept, env, servedRevisionOf(previous, env))
   }
   return Object.keys(kept).length === 0 ? (bare as Flag) : ({ ...bare, servedRevisions: kept } as Flag)
 }

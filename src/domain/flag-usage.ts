@@ -4,6 +4,8 @@
  * hourly buckets for {@link USAGE_RETENTION_DAYS} days; a bucket is one flag, hour, variant and reason.
  */
 
+import { ownValue, setOwn } from './own-property.ts'
+
 /** How long hourly buckets are kept. */
 export const USAGE_RETENTION_DAYS = 30
 
@@ -71,7 +73,7 @@ export function flagUsageOf(
   for (const b of buckets) {
     total += b.count
     if (lastEvaluatedAt === null || b.lastAt > lastEvaluatedAt) lastEvaluatedAt = b.lastAt
-    if (b.variant !== '') variants[b.variant] = (variants[b.variant] ?? 0) + b.count
+    if (b.variant !== '') setOwn(variants, b.variant, (ownValue(variants, b.variant) ?? 0) + b.count)
     hours.set(b.hour, (hours.get(b.hour) ?? 0) + b.count)
   }
   const ordered = [...hours].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([at, count]) => ({ at, count }))

@@ -9,6 +9,7 @@ import type { ChangeRequest } from '../domain/change-request.ts'
 import { servedRevisionOf } from '../domain/environment.ts'
 import type { FieldProblem } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
+import { ownValue } from '../domain/own-property.ts'
 import type { Tx } from '../storage/store.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
 
@@ -25,7 +26,7 @@ export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): 
       failure = `flag ${change.flag} no longer exists`
       break
     }
-    const base = request.baseRevisions[change.flag]
+    const base = ownValue(request.baseRevisions, change.flag)
     const now = servedRevisionOf(current, request.environment)
     if (base !== undefined && now !== base) {
       failure = `flag ${change.flag} changed in ${request.environment} since the request was made (revision ${base}, now ${now})`

@@ -12,6 +12,7 @@ import type { Clock } from '../domain/clock.ts'
 import { servedRevisionOf } from '../domain/environment.ts'
 import { AppError, ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
+import { setOwn } from '../domain/own-property.ts'
 import { type Actor, actorOf, type Caller, type Principal, type SystemName, systemPrincipal } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { applyInTransaction } from './change-request-apply.ts'
@@ -92,7 +93,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
         problems.push({ field: `changes[${i}].flag`, reason: `no flag named ${JSON.stringify(change.flag)}` })
         continue
       }
-      baseRevisions[change.flag] = servedRevisionOf(current, env)
+      setOwn(baseRevisions, change.flag, servedRevisionOf(current, env))
       const made = withEnvironmentFields(snapshot, current, env, change.set, at, `changes[${i}].set.`)
       if ('problems' in made) problems.push(...made.problems)
     }

@@ -17,6 +17,7 @@ import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } fro
 import type { Flag } from '../domain/flag.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
 import { isJsonObject } from '../domain/json-object.ts'
+import { ownValue } from '../domain/own-property.ts'
 import { namingEnvironment } from '../domain/permission.ts'
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store, Tx } from '../storage/store.ts'
@@ -97,7 +98,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
   /** Drops every flag's state of `name` (rows keep their revision). */
   const dropStates = (tx: Tx, name: string) => {
     for (const row of tx.read.flags.values()) {
-      if (row.states?.[name] === undefined) continue
+      if (row.states === undefined || ownValue(row.states, name) === undefined) continue
       const { [name]: _gone, ...rest } = row.states
       const { states: _states, servedRevisions, ...own } = row
       const { [name]: _seen, ...served } = servedRevisions ?? {}
@@ -108,7 +109,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
   /** Moves `to`'s states into the rows' own fields, keeping the old home's as a state (then dropped). */
   const rehome = (tx: Tx, from: string, to: string) => {
     for (const row of tx.read.flags.values()) {
-      const target = row.states?.[to]
+      const target = ownValue(row.states, to)
       if (target === undefined) continue
       const { [to]: _moved, ...rest } = row.states ?? {}
       const base: Record<string, unknown> = { ...row }

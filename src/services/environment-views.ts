@@ -8,6 +8,7 @@
 
 import { withState } from '../domain/environment.ts'
 import type { Flag } from '../domain/flag.ts'
+import { ownValue } from '../domain/own-property.ts'
 import type { Snapshot } from '../storage/store.ts'
 
 const views = new WeakMap<Flag, Map<string, Flag>>()
@@ -32,11 +33,11 @@ export function flagView(row: Flag, env: string, home: string | undefined): Flag
   let known = views.get(row)
   const kept = known?.get(env)
   if (kept !== undefined) return kept
-  const state = env === home || home === undefined ? undefined : row.states?.[env]
+  const state = env === home || home === undefined ? undefined : ownValue(row.states, env)
   const { states: _states, ...own } = row
   const made = state === undefined ? (own as Flag) : withState(row, state)
   // the revision this environment last saw the flag change at, when a later change was another's
-  const served = row.servedRevisions?.[env]
+  const served = ownValue(row.servedRevisions, env)
   const view = Object.freeze(served === undefined ? made : { ...made, servedRevision: served }) as Flag
   if (state !== undefined) viewEnvironments.set(view, env)
   if (known === undefined) views.set(row, (known = new Map()))

@@ -10,6 +10,7 @@
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import { sharedOf, stateOf } from '../domain/environment.ts'
 import type { Flag } from '../domain/flag.ts'
+import { ownValue } from '../domain/own-property.ts'
 import { type Actor, actorOf } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import type { Commit, Store } from '../storage/store.ts'
@@ -109,7 +110,7 @@ function changedEnvironments(before: Flag, after: Flag, home: string): string[] 
   const names = new Set([...Object.keys(before.states ?? {}), ...Object.keys(after.states ?? {})])
   if (shared(before) !== shared(after)) return [home, ...names]
   const out = own(before) !== own(after) ? [home] : []
-  for (const env of names) if (JSON.stringify(before.states?.[env]) !== JSON.stringify(after.states?.[env])) out.push(env)
+  for (const env of names) if (JSON.stringify(ownValue(before.states, env)) !== JSON.stringify(ownValue(after.states, env))) out.push(env)
   // a new revision that moved nothing of the row: a segment it uses changed, which every environment sees
   return out.length === 0 ? undefined : out
 }

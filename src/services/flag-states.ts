@@ -11,6 +11,7 @@ import { type FlagState, stampServed, stateOf, withState } from '../domain/envir
 import { ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
+import { setOwn } from '../domain/own-property.ts'
 import type { Snapshot } from '../storage/store.ts'
 import { flagView, homeOf } from './environment-views.ts'
 
@@ -45,11 +46,11 @@ function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written
   for (const env of others) {
     const before = previous === undefined ? undefined : flagView(previous, env, home)
     if (before === undefined) {
-      states[env] = stateOf(next)
+      setOwn(states, env, stateOf(next))
       continue
     }
     if (before.type !== next.type) {
-      states[env] = { valueExists: false, enabled: true }
+      setOwn(states, env, { valueExists: false, enabled: true })
       continue
     }
     const view = { ...definitionOf(next), ...stateOf(before) }
@@ -58,7 +59,7 @@ function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written
       segments: read.segmentRules(),
     })
     if (!checked.ok) problems.push(...checked.problems)
-    else states[env] = stateOf(before)
+    else setOwn(states, env, stateOf(before))
   }
   if (problems.length > 0) throw new ValidationFailedError(problems)
   return { ...withoutStates(next), states }
@@ -71,8 +72,8 @@ function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written
 function bornIn(read: Snapshot, made: Flag, env: string, home: string): Flag {
   const blank = withState(made, { valueExists: false, enabled: true })
   const states: Record<string, FlagState> = {}
-  for (const other of read.environments.keys()) if (other !== home) states[other] = stateOf(blank)
-  states[env] = stateOf(made)
+  for (const other of read.environments.keys()) if (other !== home) setOwn(states, other, stateOf(blank))
+  setOwn(states, env, stateOf(made))
   return { ...blank, states }
 }
 

@@ -10,7 +10,9 @@
  * Between start and callback the browser carries `state`, the PKCE verifier and the nonce in a
  * short-lived, HttpOnly, path-limited cookie, signed with the daemon's secret, so any replica can
  * finish what another started. The one-time code names a pending session, stored like any other and
- * claimed once in a transaction (auth-service.ts), so any replica can exchange it too.
+ * claimed once in a transaction (auth-service.ts), so any replica can exchange it too; it is bound
+ * to the browser of that cookie, whose exchange must carry it (docs/single-sign-on.md#what-happens-at-sign-in).
+ * The redirect URI comes from the configuration, never from a request.
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
@@ -26,21 +28,13 @@ import { checkUsername, type StoredUser } from '../domain/user.ts'
 import type { Store } from '../storage/store.ts'
 import type { AuthService, LoginResult } from './auth-service.ts'
 import { commitMeta } from './commit-meta.ts'
+import { OidcFailure, sentenceOf } from './oidc-failure.ts'
+import { boundedFetch } from './oidc-fetch.ts'
 import { findUserByName } from './user-service.ts'
-
-/** A sign-in that failed: `sentence` is for the person, `reason` for the log. */
-export class OidcFailure extends Error {
-  constructor(
-    readonly sentence: string,
-    readonly reason: string,
-  ) {
-    super(sentence)
-  }
-}
 
 /** Where the provider stands, for `/health`. */
 export interface OidcStatus {
-  status: 'ok' | 'unavailable'
+  status: 'ok' | 'unavailable' | 'misconfigured'
   issuer: string
   reason?: string
 }
@@ -50,39 +44,46 @@ export interface OidcService {
   readonly label: string
   status(): OidcStatus
   /** Where to send the browser, and the cookie to set (`OidcFailure` when the provider cannot be reached). */
-  start(origin: string): Promise<{ location: string; cookie: string }>
-  /** Finishes the flow the provider sent back to; answers a one-time code for the UI. */
-  callback(url: URL, origin: string, cookieHeader: string | null): Promise<string>
-  /** Exchanges a one-time code for a flagd session (`401` for an unknown, used or expired one). */
-  exchange(code: string, requestId: string): Promise<LoginResult>
+  start(): Promise<{ location: string; cookie: string }>
+  /** Finishes the flow the provider sent back to; answers a one-time code for the UI, bound to this browser's cookie. */
+  callback(url: URL, cookieHeader: string | null): Promise<string>
+  /** Exchanges a one-time code for a flagd session (`401` for an unknown, used or expired one, or one from another browser). */
+  exchange(code: string, cookieHeader: string | null, requestId: string): Promise<LoginResult>
 }
 
 export const OIDC_COOKIE = 'flagd_oidc'
+/** The `Set-Cookie` that removes the flow cookie (once its code is exchanged). */
+export const OIDC_COOKIE_CLEARED = `${OIDC_COOKIE}=; Path=/api/auth/oidc; Max-Age=0; HttpOnly; SameSite=Lax`
 const COOKIE_PATH = '/api/auth/oidc'
 const FLOW_SECONDS = 600
 
-/** What openid-client's refusals mean to a person (its codes and messages name the check that failed). */
-function sentenceOf(err: unknown): OidcFailure {
-  const e = err as { code?: string; message?: string; error?: string; cause?: unknown }
-  const cause = e.cause as { message?: string; code?: string } | undefined
-  // the check that failed is often named by the cause ("unexpected "state" response parameter value")
-  const text = `${e.code ?? ''} ${e.error ?? ''} ${e.message ?? ''} ${cause?.code ?? ''} ${cause?.message ?? ''}`
-  const reason = text.replace(/\s+/g, ' ').trim()
-  if (/invalid_grant/i.test(text)) return new OidcFailure('The sign-in code was already used or has expired: sign in again.', reason)
-  if (/nonce/i.test(text)) return new OidcFailure('The identity token was not issued for this sign-in (nonce): sign in again.', reason)
-  if (/state/i.test(text))
-    return new OidcFailure('The answer of the identity provider does not belong to this sign-in (state): sign in again.', reason)
-  if (/aud/i.test(text)) return new OidcFailure('The identity token was issued for another application (audience).', reason)
-  if (/exp|too old|iat/i.test(text)) return new OidcFailure('The identity token has expired: sign in again.', reason)
-  if (/signature|JWS|JWK|key/i.test(text)) return new OidcFailure('The identity token’s signature could not be verified.', reason)
-  if (/fetch|ECONN|network|timed? ?out|socket/i.test(text))
-    return new OidcFailure('The identity provider cannot be reached: try again later.', reason)
-  return new OidcFailure('The identity provider’s answer could not be used: sign in again, or ask an administrator.', reason)
+/** What the flow cookie carries from start to callback and on to the code's exchange; `browser` binds the code. */
+interface Flow {
+  state: string
+  verifier: string
+  nonce: string
+  browser: string
+  exp: number
 }
 
-/** Creates the service; `secret` signs the flow cookie; `allowHttp` lets an http:// issuer be used (tests, local providers). */
-export function createOidcService(deps: { config: OidcConfig; store: Store; auth: AuthService; secret: string; now: Clock }): OidcService {
+/** A claim the token or userinfo itself holds (never an object's built-in property of that name). */
+const claimOf = (claims: Record<string, unknown>, name: string): unknown => (Object.hasOwn(claims, name) ? claims[name] : undefined)
+
+/**
+ * Creates the service; `secret` signs the flow cookie and the codes; `redirect` is the configured
+ * redirect URI, or why there is none (then only `/health` and a sentence at start speak of it).
+ */
+export function createOidcService(deps: {
+  config: OidcConfig
+  store: Store
+  auth: AuthService
+  secret: string
+  redirect: { uri: string } | { problem: string }
+  now: Clock
+}): OidcService {
   const { config: cfg, store, auth } = deps
+  const redirectUri = 'uri' in deps.redirect ? deps.redirect.uri : undefined
+  const misconfigured = 'problem' in deps.redirect ? deps.redirect.problem : undefined
   const now = deps.now
   let discovered: client.Configuration | undefined
   let problem: string | undefined
@@ -97,7 +98,8 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
         cfg.clientId,
         cfg.clientSecret,
         undefined,
-        insecure ? { execute: [client.allowInsecureRequests], timeout: 10 } : { timeout: 10 },
+        // every answer of the provider is read at most up to a cap (oidc-fetch.ts)
+        { ...(insecure ? { execute: [client.allowInsecureRequests] } : {}), timeout: 10, [client.customFetch]: boundedFetch() },
       )
       // the ID token's signature is checked against the provider's keys too, though it came over TLS
       client.enableNonRepudiationChecks(discovered)
@@ -109,12 +111,12 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
     }
   }
   // found out at start, never waited for: an unreachable provider does not hold the daemon up
-  void discover().catch(() => {})
+  if (!misconfigured) void discover().catch(() => {})
 
   const sign = (payload: string) => createHmac('sha256', deps.secret).update(`flagd oidc flow\n${payload}`).digest('base64url')
 
   /** The flow the browser's cookie carries, checked. */
-  const flowOf = (cookieHeader: string | null): { state: string; verifier: string; nonce: string } => {
+  const flowOf = (cookieHeader: string | null): Flow => {
     const raw = cookieHeader
       ?.split(';')
       .map((c) => c.trim())
@@ -126,15 +128,18 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
     const expected = Buffer.from(sign(body))
     const given = Buffer.from(mac)
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw fail()
-    const flow = JSON.parse(Buffer.from(body, 'base64url').toString()) as { state: string; verifier: string; nonce: string; exp: number }
-    if (flow.exp < now().getTime()) throw fail()
+    const flow = JSON.parse(Buffer.from(body, 'base64url').toString()) as Flow
+    if (flow.exp < now().getTime() || typeof flow.browser !== 'string') throw fail()
     return flow
   }
 
   /** The user this person is, made or brought up to date from their claims. */
   const userOf = async (claims: Record<string, unknown>): Promise<StoredUser> => {
     const subject = claims.sub
-    const name = cfg.usernameClaim !== undefined ? claims[cfg.usernameClaim] : (claims.preferred_username ?? claims.email)
+    const name =
+      cfg.usernameClaim !== undefined
+        ? claimOf(claims, cfg.usernameClaim)
+        : (claimOf(claims, 'preferred_username') ?? claimOf(claims, 'email'))
     if (typeof subject !== 'string' || subject === '')
       throw new OidcFailure('The identity provider did not say who you are (no subject).', 'missing claim sub')
     if (typeof name !== 'string' || name === '')
@@ -147,8 +152,10 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
     } catch {
       throw new OidcFailure(`Your username from the identity provider, ${JSON.stringify(name)}, is not one flagd can use.`, 'bad username')
     }
-    const groups = Array.isArray(claims[cfg.groupsClaim]) ? (claims[cfg.groupsClaim] as unknown[]).filter((g) => typeof g === 'string') : []
-    const grants = groups.flatMap((g) => (cfg.groupPermissions[g as string] ? [cfg.groupPermissions[g as string]] : []))
+    const listed = claimOf(claims, cfg.groupsClaim)
+    const groups = Array.isArray(listed) ? listed.filter((g): g is string => typeof g === 'string') : []
+    // a map: a group named "constructor" or "__proto__" is only a name (docs/single-sign-on.md#configuration)
+    const grants = groups.flatMap((g) => cfg.groupPermissions.get(g) ?? [])
     const environments = store.committed().environments
     let permissions: StoredUser['permissions']
     let flagPrefixes: string[]
@@ -193,17 +200,30 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
 
   return {
     label: cfg.label,
-    status: () =>
-      discovered
+    status: () => {
+      if (misconfigured) return { status: 'misconfigured', issuer: cfg.issuer, reason: misconfigured }
+      return discovered
         ? { status: 'ok', issuer: cfg.issuer }
-        : { status: 'unavailable', issuer: cfg.issuer, reason: problem ?? 'not reached yet' },
+        : { status: 'unavailable', issuer: cfg.issuer, reason: problem ?? 'not reached yet' }
+    },
 
-    async start(origin) {
+    async start() {
+      if (redirectUri === undefined)
+        throw new OidcFailure(
+          'Single sign-on is misconfigured on this flagd (auth.oidc.redirectUri): sign in with a password, or ask an administrator.',
+          misconfigured ?? 'no redirect URI',
+        )
       const config = await discover()
       const verifier = client.randomPKCECodeVerifier()
-      const flow = { state: client.randomState(), verifier, nonce: client.randomNonce(), exp: now().getTime() + FLOW_SECONDS * 1000 }
+      const flow: Flow = {
+        state: client.randomState(),
+        verifier,
+        nonce: client.randomNonce(),
+        browser: randomBytes(16).toString('base64url'),
+        exp: now().getTime() + FLOW_SECONDS * 1000,
+      }
       const location = client.buildAuthorizationUrl(config, {
-        redirect_uri: `${origin}${COOKIE_PATH}/callback`,
+        redirect_uri: redirectUri,
         scope: cfg.scopes,
         code_challenge: await client.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
@@ -211,12 +231,12 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
         nonce: flow.nonce,
       })
       const body = Buffer.from(JSON.stringify(flow)).toString('base64url')
-      const secure = origin.startsWith('https:') ? '; Secure' : ''
+      const secure = redirectUri.startsWith('https:') ? '; Secure' : ''
       const cookie = `${OIDC_COOKIE}=${body}.${sign(body)}; Path=${COOKIE_PATH}; Max-Age=${FLOW_SECONDS}; HttpOnly; SameSite=Lax${secure}`
       return { location: location.href, cookie }
     },
 
-    async callback(url, origin, cookieHeader) {
+    async callback(url, cookieHeader) {
       const providerError = url.searchParams.get('error')
       if (providerError !== null)
         throw new OidcFailure(
@@ -224,11 +244,14 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
           `provider error ${providerError}: ${url.searchParams.get('error_description') ?? ''}`,
         )
       const flow = flowOf(cookieHeader)
+      if (redirectUri === undefined)
+        throw new OidcFailure('Single sign-on is misconfigured on this flagd.', misconfigured ?? 'no redirect URI')
       const config = await discover()
       let claims: Record<string, unknown>
       try {
-        // the URL as the provider sent it back, at the address it was sent to
-        const current = new URL(`${origin}${COOKIE_PATH}/callback${url.search}`)
+        // the URL as the provider sent it back, at the configured address it was sent to
+        const current = new URL(redirectUri)
+        current.search = url.search
         const tokens = await client.authorizationCodeGrant(config, current, {
           pkceCodeVerifier: flow.verifier,
           expectedState: flow.state,
@@ -237,7 +260,7 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
         })
         claims = { ...(tokens.claims() ?? {}) }
         const needed = [cfg.usernameClaim ?? 'preferred_username', cfg.groupsClaim]
-        if (needed.some((c) => claims[c] === undefined) && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
+        if (needed.some((c) => claimOf(claims, c) === undefined) && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
           // what the ID token leaves out, userinfo may say (it checks the subject is the same)
           const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub as string)
           claims = { ...info, ...claims }
@@ -249,16 +272,23 @@ export function createOidcService(deps: { config: OidcConfig; store: Store; auth
       const user = await userOf(claims)
       // a pending session, stored (so any replica can claim it), named by a signed code
       const { session } = await auth.openSession(user, newId('sso'))
+      // signed together with this browser's flow: only the browser that started the sign-in can exchange it
       const payload = `${session.id}.${randomBytes(16).toString('base64url')}`
-      return `${payload}.${sign(`code ${payload}`)}`
+      return `${payload}.${sign(`code ${payload} ${flow.browser}`)}`
     },
 
-    async exchange(code, requestId) {
+    async exchange(code, cookieHeader, requestId) {
+      const refused = () => new UnauthorizedError('this sign-in code is unknown, used, expired or from another browser: sign in again')
+      let browser: string
+      try {
+        browser = flowOf(cookieHeader).browser
+      } catch {
+        throw refused()
+      }
       const [sessionId, nonce, mac] = code.split('.')
-      const expected = Buffer.from(sign(`code ${sessionId}.${nonce}`))
+      const expected = Buffer.from(sign(`code ${sessionId}.${nonce} ${browser}`))
       const given = Buffer.from(mac ?? '')
-      if (!sessionId || !nonce || expected.length !== given.length || !timingSafeEqual(expected, given))
-        throw new UnauthorizedError('this sign-in code is unknown, used or expired: sign in again')
+      if (!sessionId || !nonce || expected.length !== given.length || !timingSafeEqual(expected, given)) throw refused()
       return auth.claimSession(sessionId, requestId)
     },
   }

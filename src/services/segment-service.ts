@@ -17,6 +17,7 @@ import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
 import { segmentRuleProblems } from '../domain/flag-targeting-fields.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
+import { ownValue } from '../domain/own-property.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import { referencedSegments, SEGMENTS_REACH, type Segment } from '../domain/segment.ts'
 import { VARIANT_NAME } from '../domain/variant-name.ts'
@@ -47,7 +48,7 @@ export interface SegmentService {
  */
 export function rulesOf(row: Flag, env?: string, home?: string): JsonObject[] {
   if (env !== undefined && env !== home) {
-    const state = row.states?.[env]
+    const state = ownValue(row.states, env)
     return state?.targeting ? [state.targeting] : []
   }
   const own = row.targeting ? [row.targeting] : []

@@ -96,7 +96,8 @@ export function deliveryBody(entry: AuditEntry, environment: string): string {
 /** Starts delivering for every configured webhook. */
 export function createWebhookDispatcher(store: Store, options: DispatcherOptions): WebhookDispatcher {
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
-  const cursors: Record<string, number> = {}
+  // keyed by the configured names: no prototype, so a webhook named constructor or __proto__ has a cursor like any other
+  const cursors: Record<string, number> = Object.create(null)
   let stopped = false
   let commits = 0
   const wakers = new Set<() => void>()
@@ -204,7 +205,7 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
         Object.assign(cursors, saved)
         // a webhook without a name was once keyed by its URL: it goes on from that cursor
         for (const hook of options.webhooks) {
-          if (cursors[hook.name] === undefined && saved[hook.url] !== undefined) cursors[hook.name] = saved[hook.url] as number
+          if (cursors[hook.name] === undefined && Object.hasOwn(saved, hook.url)) cursors[hook.name] = saved[hook.url] as number
           delete cursors[hook.url]
         }
         // a webhook seen for the first time starts at the present, not at the beginning of the log

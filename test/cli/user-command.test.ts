@@ -63,6 +63,11 @@ test.each([
   [['user', 'add', 'carl', '--pasword-stdin'], undefined, 2, 'unknown option'],
   [['user', 'remove', 'carl'], undefined, 2, 'unknown command'],
   [['frobnicate'], undefined, 2, 'unknown command'],
+  // command words named like built-in properties of objects are unknown commands too
+  [['toString'], undefined, 2, 'unknown command "toString"'],
+  [['constructor'], undefined, 2, 'unknown command "constructor"'],
+  [['user', 'hasOwnProperty'], undefined, 2, 'unknown command "hasOwnProperty"'],
+  [['user', '__proto__'], undefined, 2, 'unknown command "__proto__"'],
   [['user'], undefined, 2, 'missing command'],
 ])('%j fails with the right exit code', async (args, stdin, code, text) => {
   const res = await runFlagd(args, { cwd, stdin })

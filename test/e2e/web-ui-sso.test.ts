@@ -2,7 +2,7 @@
  * docs/single-sign-on.md in Chromium: a person signs in through a real OpenID provider (on
  * 127.0.0.1) with the button the configuration names, lands in the UI signed in as flagd's own
  * user, sees only the flags their group confines them to, and signs out; a refused sign-in ends on
- * the sign-in page with a sentence.
+ * the sign-in page with a sentence, and so does a code that another browser's sign-in produced.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
@@ -100,6 +100,26 @@ test.skipIf(!chromium)('a sign-in that fails ends on the sign-in page with a sen
     await p.goto(`${(d as Daemon).url}/api/auth/oidc/callback?error=access_denied&state=x`)
     await waitForText(p, 'The identity provider refused the sign-in (access_denied).')
     expect(await bodyText(p)).toContain('Sign in with Example')
+  } finally {
+    await p.close()
+  }
+})
+
+test.skipIf(!chromium)('a sign-in code from another browser signs no one in (login CSRF)', async () => {
+  // the attacker's own sign-in, outside this browser: its code, without this browser's cookie
+  const start = await fetch(`${(d as Daemon).url}/api/auth/oidc/start`, { redirect: 'manual' })
+  const cookie = (start.headers.get('set-cookie') as string).split(';')[0] as string
+  const back = await (provider as TestProvider).signIn(start.headers.get('location') as string, 'u-ada')
+  const callback = await fetch(back, { headers: { cookie }, redirect: 'manual' })
+  const code = /#oidc-code=(.+)$/.exec(callback.headers.get('location') as string)?.[1]
+  expect(code).toBeDefined()
+  const p = await (browser as Browser).newPage()
+  try {
+    await p.goto(`${(d as Daemon).url}/ui/#oidc-code=${code}`)
+    await waitForText(p, 'another browser')
+    const text = await bodyText(p)
+    expect(text).toContain('Sign in with Example')
+    expect(text).not.toContain('Sign out')
   } finally {
     await p.close()
   }

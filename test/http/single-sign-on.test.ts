@@ -23,13 +23,19 @@ afterEach(async () => {
 
 const people: Account[] = [
   { sub: 'u-ada', preferred_username: 'ada', email: 'ada@example.test', groups: ['mobile-team'] },
+  // group names that are also the names of every object's built-in properties
+  ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((g) => ({
+    sub: `u-${g}`,
+    preferred_username: `m${g.replace(/_/g, '')}`,
+    groups: ['mobile-team', g],
+  })),
   { sub: 'u-bob', preferred_username: 'bob', groups: ['admins', 'mobile-team'] },
   { sub: 'u-eve', email: 'eve@example.test' },
   { sub: 'u-root', preferred_username: 'admin' },
   { sub: 'u-anon' },
 ]
 
-async function setUp(settings: Record<string, unknown> = {}) {
+async function setUp(settings: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   const provider = await startProvider([CALLBACK], people)
   providers.push(provider)
   const oidc = {
@@ -42,25 +48,36 @@ async function setUp(settings: Record<string, unknown> = {}) {
       admins: ['flag:read', 'flag:write', 'user:read'],
     },
     label: 'Sign in with Example',
+    redirectUri: CALLBACK,
     ...settings,
   }
-  const a = await createTestApp({ FLAGD_AUTH_OIDC: JSON.stringify(oidc) })
+  const a = await createTestApp({ FLAGD_AUTH_OIDC: JSON.stringify(oidc), ...env })
   apps.push(a)
   return { a, provider }
 }
 
-/** The browser's way through: start, the provider, the callback; answers where the callback sent it. */
-async function signIn(a: TestApp, provider: TestProvider, login: string, tamper?: (callback: URL) => URL) {
+/** The browser's way through: start, the provider, the callback; answers where the callback sent it, and the browser's cookie. */
+async function browse(a: TestApp, provider: TestProvider, login: string, tamper?: (callback: URL) => URL) {
   const start = await a.req('GET', '/api/auth/oidc/start')
   expect(start.status).toBe(302)
   const cookie = (start.headers.get('set-cookie') as string).split(';')[0] as string
   const location = start.headers.get('location') as string
-  if (location.startsWith('/ui/')) return location
+  if (location.startsWith('/ui/')) return { location, cookie }
   let back = await provider.signIn(location, login)
   if (tamper) back = tamper(back)
   const callback = await a.req('GET', `${back.pathname}${back.search}`, { headers: { cookie } })
   expect(callback.status).toBe(302)
-  return callback.headers.get('location') as string
+  return { location: callback.headers.get('location') as string, cookie }
+}
+
+/** Where the callback sent the browser. */
+const signIn = async (a: TestApp, provider: TestProvider, login: string, tamper?: (callback: URL) => URL) =>
+  (await browse(a, provider, login, tamper)).location
+
+/** A whole sign-in in one browser: the session exchange carries the cookie `start` set. */
+async function sessionOf(a: TestApp, provider: TestProvider, login: string) {
+  const { location, cookie } = await browse(a, provider, login)
+  return a.req('POST', '/api/auth/oidc/session', { body: { code: codeOf(location) }, headers: { cookie } })
 }
 
 const codeOf = (location: string) => /#oidc-code=(.+)$/.exec(location)?.[1]
@@ -70,16 +87,16 @@ test('a person signs in through the provider and becomes a user of source oidc, 
   const { a, provider } = await setUp()
   expect((await a.req('GET', '/api/auth/oidc')).body).toEqual({ enabled: true, label: 'Sign in with Example' })
   expect((await a.req('GET', '/health')).body.oidc).toMatchObject({ status: 'ok', issuer: provider.issuer })
-  const location = await signIn(a, provider, 'u-ada')
+  const { location, cookie } = await browse(a, provider, 'u-ada')
   const code = codeOf(location)
   expect(code, location).toBeDefined()
-  const session = await a.req('POST', '/api/auth/oidc/session', { body: { code } })
+  const session = await a.req('POST', '/api/auth/oidc/session', { body: { code }, headers: { cookie } })
   expect(session.status).toBe(200)
   expect(session.body.user).toMatchObject({ username: 'ada', permissions: ['flag:read', 'flag:write'] })
   const me = await a.req('GET', '/api/me', { token: session.body.token })
   expect(me.body).toMatchObject({ username: 'ada', source: 'oidc', flagPrefixes: ['mobile/'] })
   // the code works once
-  expect((await a.req('POST', '/api/auth/oidc/session', { body: { code } })).status).toBe(401)
+  expect((await a.req('POST', '/api/auth/oidc/session', { body: { code }, headers: { cookie } })).status).toBe(401)
   // such a person has no password here
   expect((await a.req('POST', '/api/login', { body: { username: 'ada', password: 'anything-at-all' } })).status).toBe(401)
   // and the provider's own tokens are nobody's credential
@@ -88,16 +105,91 @@ test('a person signs in through the provider and becomes a user of source oidc, 
 
 test('permissions come from the groups at every sign-in; one unconfined group unconfines; matched by subject, not name', async () => {
   const { a, provider } = await setUp()
-  const first = await a.req('POST', '/api/auth/oidc/session', { body: { code: codeOf(await signIn(a, provider, 'u-bob')) } })
+  const first = await sessionOf(a, provider, 'u-bob')
   expect(first.body.user.permissions).toEqual(['flag:read', 'flag:write', 'user:read'])
   const bob = (await a.req('GET', '/api/me', { token: first.body.token })).body
   expect(bob).toMatchObject({ source: 'oidc', flagPrefixes: [] })
   // an admin's change is replaced at the next sign-in
   expect((await a.req('PUT', `/api/users/${bob.id}`, { token: a.adminToken, body: { permissions: ['flag:read'] } })).status).toBe(200)
-  const again = await a.req('POST', '/api/auth/oidc/session', { body: { code: codeOf(await signIn(a, provider, 'u-bob')) } })
+  const again = await sessionOf(a, provider, 'u-bob')
   expect(again.body.user).toMatchObject({ id: bob.id, permissions: ['flag:read', 'flag:write', 'user:read'] })
   const users = (await a.req('GET', '/api/users', { token: a.adminToken })).body as { username: string; source: string }[]
   expect(users.filter((u) => u.username === 'bob')).toEqual([expect.objectContaining({ source: 'oidc' })])
+})
+
+test('a group named like a built-in property of objects (constructor, __proto__, toString, hasOwnProperty) grants nothing and unconfines no one', async () => {
+  const { a, provider } = await setUp()
+  for (const group of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    const session = await sessionOf(a, provider, `u-${group}`)
+    expect(session.status, group).toBe(200)
+    const me = (await a.req('GET', '/api/me', { token: session.body.token })).body
+    expect(me, group).toMatchObject({ source: 'oidc', permissions: ['flag:read', 'flag:write'], flagPrefixes: ['mobile/'] })
+  }
+})
+
+test('a sign-in code signs in only the browser that started the sign-in (login CSRF)', async () => {
+  const { a, provider } = await setUp()
+  // the attacker signs in to their own account, and sends the code to someone else's browser
+  const attacker = await browse(a, provider, 'u-ada')
+  const code = codeOf(attacker.location)
+  expect(code).toBeDefined()
+  const victimsOwn = ((await a.req('GET', '/api/auth/oidc/start')).headers.get('set-cookie') as string).split(';')[0] as string
+  const browsers: Record<string, string>[] = [{}, { cookie: victimsOwn }, { cookie: 'flagd_oidc=forged.cookie' }]
+  for (const headers of browsers) {
+    const refused = await a.req('POST', '/api/auth/oidc/session', { body: { code }, headers })
+    expect(refused.status, JSON.stringify(headers)).toBe(401)
+    expect(refused.body.error.message).toContain('another browser')
+  }
+  // in the browser that started it, the code still works, once; the cookie is cleared
+  const own = await a.req('POST', '/api/auth/oidc/session', { body: { code }, headers: { cookie: attacker.cookie } })
+  expect(own.status).toBe(200)
+  expect(own.headers.get('set-cookie')).toContain('flagd_oidc=;')
+  expect((await a.req('POST', '/api/auth/oidc/session', { body: { code }, headers: { cookie: attacker.cookie } })).status).toBe(401)
+})
+
+test('the redirect URI comes from the configuration, never from the Host a request names', async () => {
+  const redirectOf = async (a: TestApp) => {
+    const start = await a.req('GET', '/api/auth/oidc/start', { host: 'evil.example', headers: { host: 'evil.example' } })
+    return new URL(start.headers.get('location') as string).searchParams.get('redirect_uri')
+  }
+  const { a, provider } = await setUp()
+  expect(await redirectOf(a)).toBe(CALLBACK)
+  // without redirectUri: the address flagd is configured to listen on
+  const { a: b } = await setUp({ redirectUri: undefined }, { FLAGD_HOST: '127.0.0.1', FLAGD_PORT: '18080' })
+  expect(await redirectOf(b)).toBe('http://127.0.0.1:18080/api/auth/oidc/callback')
+  const { a: c } = await setUp({ redirectUri: undefined }, { FLAGD_HOST: '::1', FLAGD_PORT: '18081' })
+  expect(await redirectOf(c)).toBe('http://[::1]:18081/api/auth/oidc/callback')
+  expect(provider.issuer).toBeDefined()
+})
+
+test('a redirectUri that is no http(s) address without query or fragment stops start-up naming the key', async () => {
+  const provider = await startProvider([CALLBACK], people)
+  providers.push(provider)
+  for (const redirectUri of [
+    'ftp://flags.example/api/auth/oidc/callback',
+    'https://flags.example/cb#x',
+    'https://flags.example/cb?x=1',
+    'not a url',
+    42,
+  ]) {
+    const oidc = { issuer: provider.issuer, clientId: 'flagd', clientSecret: 'secret', redirectUri }
+    const made = createTestApp({ FLAGD_AUTH_OIDC: JSON.stringify(oidc) })
+    await expect(made, String(redirectUri)).rejects.toThrow('auth.oidc redirectUri must be')
+  }
+})
+
+test('with a wildcard listen address and no redirectUri, SSO is misconfigured: /health names auth.oidc.redirectUri, passwords still work', async () => {
+  const listens: Record<string, string>[] = [{ FLAGD_HOST: '0.0.0.0' }, { FLAGD_HOST: '::' }, { FLAGD_HOST: '127.0.0.1', FLAGD_PORT: '0' }]
+  for (const listen of listens) {
+    const host = JSON.stringify(listen)
+    const { a } = await setUp({ redirectUri: undefined }, listen)
+    const health = await a.req('GET', '/health')
+    expect(health.status, host).toBe(200)
+    expect(health.body.oidc, host).toMatchObject({ status: 'misconfigured', reason: expect.stringContaining('auth.oidc.redirectUri') })
+    const start = await a.req('GET', '/api/auth/oidc/start')
+    expect(errorOf(start.headers.get('location') as string), host).toContain('misconfigured')
+    expect((await a.req('POST', '/api/login', { body: { username: 'admin', password: 'admin-password' } })).status).toBe(200)
+  }
 })
 
 test('every failure ends on the sign-in page with a sentence, and changes nothing', async () => {
@@ -157,7 +249,9 @@ test('an ID token signed with an unpublished key, issued for another client, or 
     const cases: [Misdeed, string][] = [
       ['foreign-key', 'signature could not be verified'],
       ['other-audience', 'another application'],
-      ['expired', 'expired'],
+      ['expired', 'has expired'],
+      ['other-issuer', 'another identity provider'],
+      ['endless-userinfo', 'too large'],
     ]
     for (const [misdeed, sentence] of cases) {
       rogue.misdeed = misdeed

@@ -70,6 +70,31 @@ const until = async (check: () => boolean, ms = 5000) => {
   }
 }
 
+test('webhooks named like built-in properties of objects go on from their own cursors, or start at the present', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const first = await createTestApp({}, { dataDir: dir })
+    await first.req('POST', '/api/flags', { token: first.adminToken, body: { name: 'named/one', type: 'INTEGER' } })
+    const delivered = first.app.store.committed().revision
+    await first.close()
+    apps.splice(apps.indexOf(first), 1)
+    // two of them delivered up to named/one in an earlier run; the other two are new
+    writeFileSync(join(dir, 'webhooks.json'), JSON.stringify({ ['__proto__']: delivered, toString: delivered }))
+    const names = ['__proto__', 'toString', 'constructor', 'hasOwnProperty']
+    const hooks = names.map((name) => ({ name, url: `${r.url}?${name}`, events: ['flag.*'], secret: SECRET }))
+    const again = await createTestApp({ FLAGD_WEBHOOKS: JSON.stringify(hooks) }, { dataDir: dir, webhookRetryDelaysMs: [20] })
+    apps.push(again)
+    await again.req('POST', '/api/flags', { token: again.adminToken, body: { name: 'named/two', type: 'INTEGER' } })
+    // each hook delivers in order: once all have delivered named/two, anything before it has arrived too
+    await until(() => r.got.filter((g) => g.body.target.name === 'named/two').length >= names.length)
+    expect(r.got.map((g) => g.body.target.name)).toEqual(names.map(() => 'named/two'))
+  } finally {
+    r.stop()
+  }
+})
+
 test('signed deliveries of matching entries, in order, with the payload of docs/api.md#webhooks', async () => {
   const r = receiver()
   const dir = tempDir()

@@ -158,7 +158,8 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', wi
       if (op === 'var') return compileVar(walk, argsNode, at)
       if (op === '$ref') return compileRef(walk, argsNode, at, result)
       if (STRUCTURAL_OPERATORS.includes(op)) return compileStructural(walk, op, argsNode, at, result)
-      const operator = VALUE_OPERATORS[op]
+      // an own entry only: an operator named toString or valueOf is unknown, not an object's built-in
+      const operator = Object.hasOwn(VALUE_OPERATORS, op) ? VALUE_OPERATORS[op] : undefined
       if (!operator) {
         walk.problems.push({ field: path, reason: `unknown operator "${op}" (flagd's operators: ${RULE_OPERATORS.join(' ')})` })
         return constant(null)

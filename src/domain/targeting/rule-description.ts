@@ -58,7 +58,8 @@ export function describeRule(node: unknown): string {
   const op = keys[0] as string
   const raw = (node as Record<string, unknown>)[op]
   const args = Array.isArray(raw) ? raw : [raw]
-  if (op in COMPARISONS) {
+  // an own entry only: a rule's operator named toString is no comparison
+  if (Object.hasOwn(COMPARISONS, op)) {
     if (args.length === 3 && (op === '<' || op === '<='))
       return `${operand(args[1])} is between ${operand(args[0])} and ${operand(args[2])}${op === '<' ? ' (exclusive)' : ''}`
     if (args.length === 2) return `${operand(args[0])} ${COMPARISONS[op]} ${operand(args[1])}`
@@ -77,7 +78,7 @@ export function describeRule(node: unknown): string {
       if (args.length === 2) return `${operand(args[0])} ${op === 'starts_with' ? 'starts' : 'ends'} with ${operand(args[1])}`
       break
     case 'sem_ver':
-      if (args.length === 3 && typeof args[1] === 'string' && args[1] in SEMVER)
+      if (args.length === 3 && typeof args[1] === 'string' && Object.hasOwn(SEMVER, args[1]))
         return `${operand(args[0])} ${SEMVER[args[1]]} ${operand(args[2])} (semantic version)`
       break
     case '!':

@@ -7,9 +7,10 @@
  */
 
 import { t } from 'elysia'
+import { OidcFailure } from '../../services/oidc-failure.ts'
 import type { OidcService } from '../../services/oidc-service.ts'
-import { OidcFailure } from '../../services/oidc-service.ts'
-import { customAnswer } from '../answers.ts'
+import { OIDC_COOKIE_CLEARED } from '../../services/oidc-service.ts'
+import { customAnswer, jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 import { LoginResponse } from '../schemas/user-schemas.ts'
@@ -25,9 +26,6 @@ export interface OidcRouteDeps {
 }
 
 const SessionBody = t.Object({ code: t.String({ description: 'The one-time code of the callback' }) }, { additionalProperties: false })
-
-/** The origin a request came to (the redirect URI is built from it). */
-const originOf = (request: Request) => new URL(request.url).origin
 
 /** The documented answer of a route that only redirects the browser (an empty body). */
 const redirect = (description: string, location: string) => ({
@@ -76,7 +74,7 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
       async handle(c) {
         if (!deps.oidc) return back(c.id, `oidc-error=${encodeURIComponent('Single sign-on is not configured on this flagd.')}`)
         try {
-          const { location, cookie } = await deps.oidc.start(originOf(c.request))
+          const { location, cookie } = await deps.oidc.start()
           return customAnswer(c.id, null, 302, { location, 'set-cookie': cookie, 'cache-control': 'no-store' })
         } catch (err) {
           return failed(c.id, err)
@@ -101,9 +99,9 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
       async handle(c) {
         if (!deps.oidc) return back(c.id, `oidc-error=${encodeURIComponent('Single sign-on is not configured on this flagd.')}`)
         try {
-          const code = await deps.oidc.callback(new URL(c.request.url), originOf(c.request), c.request.headers.get('cookie'))
-          // the flow cookie has done its work
-          return back(c.id, `oidc-code=${code}`, { 'set-cookie': 'flagd_oidc=; Path=/api/auth/oidc; Max-Age=0; HttpOnly; SameSite=Lax' })
+          // the flow cookie stays: the code's exchange must come with it (docs/single-sign-on.md#what-happens-at-sign-in)
+          const code = await deps.oidc.callback(new URL(c.request.url), c.request.headers.get('cookie'))
+          return back(c.id, `oidc-code=${code}`)
         } catch (err) {
           return failed(c.id, err)
         }
@@ -127,14 +125,18 @@ export function oidcRoutes(deps: OidcRouteDeps): RouteSpec[] {
       body: { limit: deps.bodyLimit, schema: SessionBody },
       async handle(c) {
         if (!deps.oidc) return back(c.id, 'oidc-error')
-        return loginAnswer(deps.sessionTokens, await deps.oidc.exchange((c.body as { code: string }).code, c.id))
+        const signedIn = await deps.oidc.exchange((c.body as { code: string }).code, c.request.headers.get('cookie'), c.id)
+        // the flow cookie has done its work
+        const answer = JSON.stringify(await loginAnswer(deps.sessionTokens, signedIn))
+        return jsonAnswer(c.id, answer, 200, { 'set-cookie': OIDC_COOKIE_CLEARED })
       },
       docs: {
         summary: 'Exchange a sign-in code for a session',
         operationId: 'oidcSession',
         tag: 'auth',
         access: 'login',
-        description: 'Answers like POST /api/login; an unknown, used or expired code is 401. Each code works once, for 60 s.',
+        description:
+          'Answers like POST /api/login; an unknown, used or expired code is 401, and so is a code without the cookie `start` set in the same browser (the sign-in is bound to it). Each code works once, for 60 s.',
         body: SessionBody,
         success: { status: 200, schema: LoginResponse, description: 'Token and the user it belongs to' },
         errors: [400, 401, 413, 415],

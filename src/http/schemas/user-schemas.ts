@@ -102,7 +102,7 @@ export const HealthSchema = t.Object({
   oidc: t.Optional(
     t.Object(
       {
-        status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
+        status: t.Union([t.Literal('ok'), t.Literal('unavailable'), t.Literal('misconfigured')]),
         issuer: t.String(),
         reason: t.Optional(t.String({ description: 'Why the identity provider cannot be used' })),
       },

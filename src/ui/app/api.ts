@@ -66,16 +66,6 @@ export function messageOf(error: unknown, fallback = 'the request failed'): stri
   return e?.error?.message ?? fallback
 }
 
-/** Field → reason from a service error (its `details.errors`, or `details.field`). */
-export function fieldErrors(problem: unknown): Record<string, string> {
-  const details = (problem as { error?: { details?: { field?: string; reason?: string; errors?: { field: string; reason: string }[] } } })
-    ?.error?.details
-  const out: Record<string, string> = {}
-  for (const e of details?.errors ?? []) out[e.field] ??= e.reason
-  if (details?.field && details.reason) out[details.field] ??= details.reason
-  return out
-}
-
 /** The caller as `GET /api/me` describes it: a user, or an API token. */
 export type Me = operations['getMe']['responses'][200]['content']['application/json']
 

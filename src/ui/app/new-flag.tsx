@@ -1,7 +1,8 @@
 /** Creating a flag (docs/ui.md): the type first, then its name and fields. */
 
 import { useState } from 'preact/hooks'
-import { api, fieldErrors, messageOf } from './api.ts'
+import { api, messageOf } from './api.ts'
+import { fieldErrors } from './field-errors.ts'
 import { type Draft, FlagFields, type FlagType, newFlagOf, shownByFlagFields, TypeOptions } from './flag-fields.tsx'
 import { navigate } from './router.ts'
 

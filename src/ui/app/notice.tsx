@@ -4,7 +4,8 @@
  */
 
 import { useState } from 'preact/hooks'
-import { fieldErrors, messageOf } from './api.ts'
+import { messageOf } from './api.ts'
+import { fieldErrors } from './field-errors.ts'
 
 export type Notice = { text: string; bad: boolean } | null
 

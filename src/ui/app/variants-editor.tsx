@@ -7,7 +7,8 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { builtInVariants, type FlagType } from '../../domain/flag.ts'
-import { api, fieldErrors } from './api.ts'
+import { api } from './api.ts'
+import { fieldErrors } from './field-errors.ts'
 import { type Draft, draftOf, ValueInput } from './flag-fields.tsx'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 

@@ -101,7 +101,7 @@ export interface paths {
          * Exchange a sign-in code for a session
          * @description No authentication (this is how a token is obtained).
          *
-         *     Answers like POST /api/login; an unknown, used or expired code is 401. Each code works once, for 60 s.
+         *     Answers like POST /api/login; an unknown, used or expired code is 401, and so is a code without the cookie `start` set in the same browser (the sign-in is bound to it). Each code works once, for 60 s.
          */
         post: operations["oidcSession"];
         delete?: never;
@@ -3026,7 +3026,7 @@ export interface operations {
                         /** @description With single sign-on configured: whether its identity provider answers */
                         oidc?: {
                             /** @enum {string} */
-                            status: "ok" | "unavailable";
+                            status: "ok" | "unavailable" | "misconfigured";
                             issuer: string;
                             /** @description Why the identity provider cannot be used */
                             reason?: string;
@@ -3056,7 +3056,7 @@ export interface operations {
                         /** @description With single sign-on configured: whether its identity provider answers */
                         oidc?: {
                             /** @enum {string} */
-                            status: "ok" | "unavailable";
+                            status: "ok" | "unavailable" | "misconfigured";
                             issuer: string;
                             /** @description Why the identity provider cannot be used */
                             reason?: string;
