@@ -43,6 +43,19 @@ test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no d
   expect(() => readFileSync(join(cwd, 'data', 'flagd.json'))).toThrow()
 })
 
+test('validate and import refuse a file nested deeper than 32 levels, before parsing it', async () => {
+  const deep = join(cwd, 'deep.json')
+  writeFileSync(deep, `{"environment":"x","flags":{},"pad":${'['.repeat(1024 * 1024)}`)
+  for (const args of [
+    ['validate', deep],
+    ['import', deep],
+  ]) {
+    const refused = await runFlagd(args, { cwd })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`${deep} is nested deeper than 32 levels`)
+  }
+})
+
 test('admin commands refuse a data directory that does not exist, creating nothing', async () => {
   const elsewhere = tempDir()
   try {
