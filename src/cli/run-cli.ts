@@ -9,6 +9,7 @@
 import { type ArgsDef, type CommandDef, renderUsage, runCommand } from 'citty'
 import { ConfigError } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
+import { closestSpelling } from '../domain/spelling-suggestion.ts'
 import { UsageError } from './usage-error.ts'
 
 type AnyCommand = CommandDef<ArgsDef>
@@ -87,7 +88,10 @@ async function checkFlags(chain: AnyCommand[], rest: string[]): Promise<void> {
     if (arg === '--') break
     if (!arg.startsWith('-') || arg === '-') continue
     const name = arg.replace(/^--?/, '').split('=')[0] as string
-    if (!known.has(name)) throw new UsageError(`unknown option "${arg.split('=')[0]}"; try --help`)
+    if (!known.has(name)) {
+      const closest = closestSpelling(name, known)
+      throw new UsageError(`unknown option "${arg.split('=')[0]}"; ${closest === undefined ? 'try --help' : `did you mean --${closest}?`}`)
+    }
   }
   const subs = await resolve(command.subCommands)
   if (subs && !command.run) throw new UsageError(`missing command: one of ${Object.keys(subs).join(', ')}`, chain)
