@@ -29,7 +29,10 @@ async function descend(root: AnyCommand, rawArgs: string[]): Promise<{ chain: An
     if (!subs || index === -1) return { chain, rest }
     const name = rest[index] as string
     const sub = (subs as Record<string, AnyCommand>)[name]
-    if (!sub) throw new UsageError(`unknown command "${name}"; try --help`)
+    if (!sub) {
+      const closest = closestSpelling(name, Object.keys(subs))
+      throw new UsageError(`unknown command "${name}"; ${closest === undefined ? 'try --help' : `did you mean ${closest}?`}`)
+    }
     chain.push((await resolve(sub as never)) as unknown as AnyCommand)
     rest = [...rest.slice(0, index), ...rest.slice(index + 1)]
   }

@@ -63,7 +63,8 @@ test.each([
   [['user', 'add', 'carl', '--pasword-stdin'], undefined, 2, 'unknown option "--pasword-stdin"; did you mean --password-stdin?'],
   [['user', 'add', 'carl', '--permisions', 'none'], undefined, 2, 'unknown option "--permisions"; did you mean --permissions?'],
   [['user', 'remove', 'carl'], undefined, 2, 'unknown command'],
-  [['frobnicate'], undefined, 2, 'unknown command'],
+  [['frobnicate'], undefined, 2, 'unknown command "frobnicate"; try --help'],
+  [['usr', 'list'], undefined, 2, 'unknown command "usr"; did you mean user?'],
   [['user'], undefined, 2, 'missing command'],
 ])('%j fails with the right exit code', async (args, stdin, code, text) => {
   const res = await runFlagd(args, { cwd, stdin })
