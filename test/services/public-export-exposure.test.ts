@@ -1,25 +1,26 @@
 /** docs/operations.md#the-public-export: a warning at start when the open export undoes confinement. */
 
 import { afterEach, expect, test } from 'bun:test'
-import { publicExportExposure } from '../../src/services/public-export-exposure.ts'
+import type { HeldPermission } from '../../src/domain/permission.ts'
+import { type ConfinementState, publicExportExposure } from '../../src/services/public-export-exposure.ts'
 import { capturedLogger } from '../helpers/captured-logger.ts'
 import { createTestApp, SYSTEM, type TestApp, tempDir } from '../helpers/test-app.ts'
 
-const user = (permissions: string[], flagPrefixes: string[] = []) => ({ permissions, flagPrefixes })
-const token = (permissions: string[], flagPrefixes: string[] = [], environment: string | null = null) => ({
-  permissions,
-  flagPrefixes,
+type Row = { permissions: HeldPermission[]; flagPrefixes: string[]; environment?: string | null }
+const user = (permissions: string[], flagPrefixes: string[] = []): Row => ({ permissions: permissions as HeldPermission[], flagPrefixes })
+const token = (permissions: string[], flagPrefixes: string[] = [], environment: string | null = null): Row => ({
+  ...user(permissions, flagPrefixes),
   environment,
 })
-const state = (users: object[], tokens: object[] = []) => ({
+const state = (users: Row[], tokens: Row[] = []): ConfinementState => ({
   users: new Map(users.map((u, i) => [`u${i}`, u])),
   tokens: new Map(tokens.map((t, i) => [`t${i}`, t])),
 })
 const ON = { publicExport: true, singleSignOn: false }
 
 test('nothing to say while nobody is confined, or when the public export is off', () => {
-  expect(publicExportExposure(state([user(['flag:read', 'flag:write'])], [token(['flag:evaluate'])]) as never, ON)).toBeUndefined()
-  expect(publicExportExposure(state([user(['flag:read'], ['team-a/'])]) as never, { ...ON, publicExport: false })).toBeUndefined()
+  expect(publicExportExposure(state([user(['flag:read', 'flag:write'])], [token(['flag:evaluate'])]), ON)).toBeUndefined()
+  expect(publicExportExposure(state([user(['flag:read'], ['team-a/'])]), { ...ON, publicExport: false })).toBeUndefined()
 })
 
 test('a confined user or token, or single sign-on, is named in the warning', () => {
@@ -29,7 +30,7 @@ test('a confined user or token, or single sign-on, is named in the warning', () 
     [state([], [token(['flag:evaluate'], [], 'production'), token(['flag:evaluate'], ['app/'])]), false, '2 API tokens'],
     [state([]), true, 'single sign-on'],
   ] as const) {
-    const warning = publicExportExposure(s as never, { publicExport: true, singleSignOn: sso })
+    const warning = publicExportExposure(s, { publicExport: true, singleSignOn: sso })
     expect(warning).toContain('GET /migration/export')
     expect(warning).toContain(what)
     expect(warning).toContain('publicExport: false')
