@@ -33,11 +33,17 @@ export async function openServices(config: Config): Promise<{ services: Services
 /**
  * Admin commands never create a data directory or an empty state by accident (docs/operations.md): they
  * refuse a directory that does not exist or holds no state file, naming it and how to point at the
- * right one. `mayInitialise` (only `flagd user add`) allows an existing, empty directory, and says so.
+ * right one. `mayInitialise` (only `flagd user add`, the first step of a new install) allows an
+ * empty directory, or one that does not exist yet, which opening the store then creates as `serve`
+ * does; either way it says so.
  */
 function checkExistingState(dataDir: string, mayInitialise: boolean): void {
   const how =
     "point at the daemon's data directory with --data-dir or --config (or FLAGD_DATA_DIR), or run commands from the directory that holds flagd.config.ts"
+  if (mayInitialise && !existsSync(dataDir)) {
+    console.error(`flagd: creating the data directory ${dataDir} with a new, empty flagd state`)
+    return
+  }
   if (!existsSync(dataDir)) throw new Error(`no flagd data directory at ${dataDir} (it does not exist); ${how}`)
   if (existsSync(stateFilePath(dataDir))) return
   // a fresh clone's data/ holds only .gitkeep: dotfiles do not make a directory non-empty

@@ -19,6 +19,7 @@ import { createMetrics, type Metrics } from './observability/metrics.ts'
 import { startChangeSchedule } from './services/change-schedule.ts'
 import { startHousekeeping } from './services/housekeeping.ts'
 import { createOidcService } from './services/oidc-service.ts'
+import { publicExportExposure } from './services/public-export-exposure.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
@@ -95,6 +96,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       throw new ConfigError(
         `import.environment names ${JSON.stringify(dropInto)}, which is no environment (make it with flagd env add ${dropInto}, or change the key)`,
       )
+    const exposure = publicExportExposure(store.committed(), { publicExport: config.publicExport, singleSignOn: !!config.auth.oidc })
+    if (exposure) logger.warn(exposure)
     if (config.metrics.perFlag) metrics.countPendingEvaluations(() => services.usage.pendingCounts())
     metrics.measureCache(() => services.cache.size().bytes)
     const sessionTokens = createSessionTokenCodec(secret, services.cache, () => now().getTime())

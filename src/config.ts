@@ -18,6 +18,7 @@ import { deepFreeze } from './domain/deep-freeze.ts'
 export type { Config, WebhookConfig } from './config-schema.ts'
 
 import type { WebhookConfig } from './config-schema.ts'
+import { closestSpelling } from './domain/spelling-suggestion.ts'
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
 
@@ -84,18 +85,6 @@ const PROVIDER_VARIABLES = new Set([
   'FLAGD_TLS',
 ])
 
-/** Edit distance, to name the key a misspelt variable probably meant. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
-    row = next
-  }
-  return row[b.length] as number
-}
-
 /** Warnings for FLAGD_* variables that configure nothing (a typo such as FLAGD_PROT must not pass silently). */
 export function unknownVariables(env: Record<string, string | undefined>): string[] {
   const known = [...CONFIG_KEYS.map((k) => envName(k.path)), ...OTHER_VARIABLES, ...PROVIDER_VARIABLES]
@@ -103,8 +92,8 @@ export function unknownVariables(env: Record<string, string | undefined>): strin
     .filter((name) => name.startsWith('FLAGD_') && !known.includes(name))
     .sort()
     .map((name) => {
-      const closest = known.reduce((best, k) => (distance(name, k) < distance(name, best) ? k : best))
-      return `environment variable ${name} is not a flagd setting and is ignored; did you mean ${closest}?`
+      const closest = closestSpelling(name, known, { anyDistance: true })
+      return `environment variable ${name} is not a flagd setting and is ignored${closest === undefined ? '' : `; did you mean ${closest}?`}`
     })
 }
 
@@ -165,8 +154,12 @@ async function readConfigFile(path: string): Promise<Map<string, unknown>> {
   const entries = flatten(value as Record<string, unknown>)
   for (const key of entries.keys()) {
     if (!CONFIG_KEYS.some((k) => k.path === key)) {
-      const closest = CONFIG_KEYS.map((k) => k.path).reduce((best, k) => (distance(key, k) < distance(key, best) ? k : best))
-      throw new ConfigError(`unknown configuration key "${key}" in ${path}; did you mean "${closest}"?`)
+      const closest = closestSpelling(
+        key,
+        CONFIG_KEYS.map((k) => k.path),
+        { anyDistance: true },
+      )
+      throw new ConfigError(`unknown configuration key "${key}" in ${path}${closest === undefined ? '' : `; did you mean "${closest}"?`}`)
     }
   }
   return entries

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { defineCommand } from 'citty'
+import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError, type FieldProblem } from '../domain/errors.ts'
 import { exportText, parseImportDocument } from '../domain/migration-document.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
@@ -25,17 +26,17 @@ function validSummary(d: {
 
 /** Reads and parses a JSON file, with errors a person can act on. */
 async function readJsonFile(path: string): Promise<unknown> {
-  let text: string
+  let bytes: Uint8Array
   try {
-    text = await readFile(path, 'utf8')
+    bytes = await readFile(path)
   } catch (err) {
     throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
   }
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new Error(`${path} is not valid JSON`)
-  }
+  // the depth bound of every imported document, checked before parsing (docs/api.md#conventions)
+  const read = readBoundedJson(bytes)
+  if (read.ok) return read.value
+  if (read.problem === 'too-deep') throw new Error(`${path} is nested deeper than ${MAX_JSON_DEPTH} levels`)
+  throw new Error(read.problem === 'not-utf8' ? `${path} is not valid UTF-8` : `${path} is not valid JSON`)
 }
 
 function problemLines(problems: readonly FieldProblem[]): string {

@@ -9,6 +9,7 @@
 import { type ArgsDef, type CommandDef, renderUsage, runCommand } from 'citty'
 import { ConfigError } from '../config.ts'
 import { AppError } from '../domain/errors.ts'
+import { closestSpelling } from '../domain/spelling-suggestion.ts'
 import { UsageError } from './usage-error.ts'
 
 type AnyCommand = CommandDef<ArgsDef>
@@ -29,7 +30,10 @@ async function descend(root: AnyCommand, rawArgs: string[]): Promise<{ chain: An
     const name = rest[index] as string
     // an own entry only: `flagd toString` names no command, not an object's built-in
     const sub = Object.hasOwn(subs, name) ? (subs as Record<string, AnyCommand>)[name] : undefined
-    if (!sub) throw new UsageError(`unknown command "${name}"; try --help`)
+    if (!sub) {
+      const closest = closestSpelling(name, Object.keys(subs))
+      throw new UsageError(`unknown command "${name}"; ${closest === undefined ? 'try --help' : `did you mean ${closest}?`}`)
+    }
     chain.push((await resolve(sub as never)) as unknown as AnyCommand)
     rest = [...rest.slice(0, index), ...rest.slice(index + 1)]
   }
@@ -88,7 +92,10 @@ async function checkFlags(chain: AnyCommand[], rest: string[]): Promise<void> {
     if (arg === '--') break
     if (!arg.startsWith('-') || arg === '-') continue
     const name = arg.replace(/^--?/, '').split('=')[0] as string
-    if (!known.has(name)) throw new UsageError(`unknown option "${arg.split('=')[0]}"; try --help`)
+    if (!known.has(name)) {
+      const closest = closestSpelling(name, known)
+      throw new UsageError(`unknown option "${arg.split('=')[0]}"; ${closest === undefined ? 'try --help' : `did you mean --${closest}?`}`)
+    }
   }
   const subs = await resolve(command.subCommands)
   if (subs && !command.run) throw new UsageError(`missing command: one of ${Object.keys(subs).join(', ')}`, chain)

@@ -29,10 +29,19 @@ export interface Environment {
   updatedAt: string
 }
 
-/** Why `name` cannot name an environment (the rule of variant names), or `undefined`. */
+/** Words that are routes of their own under `/api/environments/`, so no environment can be named by them there. */
+const ROUTE_WORDS = new Set(['compare'])
+
+/**
+ * Why `name` cannot name an environment, or `undefined`: the rule of variant names, and none of the
+ * API's own path words (docs/environments.md#managing-environments), so every environment the CLI or the config
+ * creates can be read, protected and removed through the API too.
+ */
 export function environmentNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string') return 'must be a string'
-  return VARIANT_NAME.test(name) ? undefined : 'must be 1-64 of A-Z a-z 0-9 . _ -'
+  if (!VARIANT_NAME.test(name)) return 'must be 1-64 of A-Z a-z 0-9 . _ -'
+  if (ROUTE_WORDS.has(name)) return `is a word of the API (/api/environments/${name}); choose another name`
+  return undefined
 }
 
 /** The fields of a flag that each environment has of its own; every other field is shared. */

@@ -25,6 +25,7 @@ import { checkTargetingFields } from './flag-targeting-fields.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
 import { compileJsonSchema, jsonSchemaProblem } from './json-schema.ts'
 import { type CheckBudget, compilePattern, newCheckBudget, PATTERN_MAX, patternMatches } from './regex-pattern.ts'
+import { unknownFieldReason } from './spelling-suggestion.ts'
 
 export const STRING_VALUE_MAX = 65_536
 export const DESCRIPTION_MAX = 4_096
@@ -211,7 +212,10 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   const known = new Set<string>([...COMMON_FIELDS, ...TYPE_CONSTRAINTS[flagType], ...TARGETING_FIELDS, ...(options.ignoreFields ?? [])])
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue
-    problem(key, (CONSTRAINT_FIELDS as readonly string[]).includes(key) ? `is not a field of ${flagType} flags` : 'unknown field')
+    problem(
+      key,
+      (CONSTRAINT_FIELDS as readonly string[]).includes(key) ? `is not a field of ${flagType} flags` : unknownFieldReason(key, known),
+    )
   }
   let description = ''
   if (has(input, 'description')) {

@@ -14,6 +14,7 @@ import { parseIsoInstant } from './iso-instant.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
 import { newCheckBudget } from './regex-pattern.ts'
 import type { Segment } from './segment.ts'
+import { unknownFieldReason } from './spelling-suggestion.ts'
 import { utcStamp } from './utc-stamp.ts'
 import { VARIANT_NAME } from './variant-name.ts'
 
@@ -164,7 +165,7 @@ export function fromFlagFlow(
 
 /** The top-level checks of a migration file (environment, version, createdAt, unknown fields). */
 function checkMigrationHead(raw: Record<string, unknown>, problem: (field: string, reason: string) => void): void {
-  for (const key of Object.keys(raw)) if (!TOP_LEVEL.includes(key)) problem(key, 'unknown field')
+  for (const key of Object.keys(raw)) if (!TOP_LEVEL.includes(key)) problem(key, unknownFieldReason(key, TOP_LEVEL))
   for (const key of ['environment', 'version', 'createdAt'] as const) {
     if (!Object.hasOwn(raw, key)) problem(key, 'required')
     else if (typeof raw[key] !== 'string') problem(key, 'must be a string')
@@ -212,7 +213,8 @@ function parseSegments(
         problem(at, 'must be {description?, rule}')
         continue
       }
-      for (const key of Object.keys(value)) if (key !== 'description' && key !== 'rule') problem(`${at}.${key}`, 'unknown field')
+      for (const key of Object.keys(value))
+        if (key !== 'description' && key !== 'rule') problem(`${at}.${key}`, unknownFieldReason(key, ['description', 'rule']))
       if (typeof description !== 'string') problem(`${at}.description`, 'must be a string')
     }
     const others = new Map(rules)

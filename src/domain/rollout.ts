@@ -16,6 +16,7 @@ import type { FieldProblem } from './errors.ts'
 import type { Flag, JsonObject } from './flag.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { isJsonObject } from './json-object.ts'
+import { unknownFieldReason } from './spelling-suggestion.ts'
 
 /** A rollout as a flag's state holds it. */
 export interface Rollout {
@@ -149,7 +150,7 @@ export function rolloutProblems(input: unknown, variants: ReadonlySet<string>): 
     problem('', 'must be {variant, start, end, fromPercent, toPercent, by?}')
     return { problems }
   }
-  for (const key of Object.keys(input)) if (!FIELDS.has(key)) problem(key, 'unknown field')
+  for (const key of Object.keys(input)) if (!FIELDS.has(key)) problem(key, unknownFieldReason(key, FIELDS))
   const { variant, start, end, fromPercent, toPercent, by } = input
   if (variants.size === 0) problem('', 'a rollout serves one of the flag’s variants, and this flag has none')
   else if (typeof variant !== 'string' || !variants.has(variant))

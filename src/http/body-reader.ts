@@ -2,15 +2,14 @@
  * Reads a JSON request body under the rules of docs/api.md#conventions: JSON content type or 415, no content
  * coding (a gzip body would otherwise fail as "not valid UTF-8", and a mislabelled plain one pass) or 415, size limit
  * or 413 (counted while streaming, so a lying or absent Content-Length cannot get past it), valid
- * UTF-8 and JSON or 400, nesting at most 32 levels or 400, no `__proto__`, `constructor` or
- * `prototype` key anywhere or 400.
+ * UTF-8 and JSON or 400, nesting at most 32 levels or 400 (measured on the bytes before a value is
+ * built), no `__proto__`, `constructor` or `prototype` key anywhere or 400.
  */
 
+import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError, InvalidError, ValidationFailedError } from '../domain/errors.ts'
-import { forbiddenKeys, nestingExceeds } from '../domain/json-object.ts'
+import { forbiddenKeys } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
-
-export const MAX_JSON_DEPTH = 32
 
 /** True for `application/json`, with or without parameters such as charset. */
 export function isJsonContentType(value: string | null): boolean {
@@ -35,8 +34,6 @@ export function contentCodingOf(headers: Headers): string | undefined {
 function tooLarge(limit: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { limit })
 }
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /**
  * A smaller limit for a route whose valid bodies are always small (login): a body over `bytes` is
@@ -75,6 +72,14 @@ async function readSmall(stream: ReadableStream<Uint8Array> | null, small: Small
   return kept
 }
 
+const bodyProblem = {
+  'too-deep': () =>
+    new InvalidError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'body', `nested deeper than ${MAX_JSON_DEPTH} levels`),
+  'not-utf8': () => new InvalidError('request body is not valid UTF-8', 'body', 'not valid UTF-8'),
+  empty: () => new InvalidError('request body is empty; send a JSON object', 'body', 'required'),
+  'not-json': () => new InvalidError('request body is not valid JSON', 'body', 'not valid JSON'),
+}
+
 /** Reads and parses the body (see module comment). */
 export async function readJsonBody(request: Request, limit: number, small?: SmallBodyLimit): Promise<unknown> {
   if (!isJsonContentType(request.headers.get('content-type'))) {
@@ -102,27 +107,9 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
     small && small.bytes < limit
       ? await readSmall(request.body, small, limit)
       : await readLimited(request.body, limit, () => tooLarge(limit))
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    throw new InvalidError('request body is not valid UTF-8', 'body', 'not valid UTF-8')
-  }
-  if (text.trim() === '') throw new InvalidError('request body is empty; send a JSON object', 'body', 'required')
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw new InvalidError('request body is not valid JSON', 'body', 'not valid JSON')
-  }
-  // the one depth check, on the parsed value (JSON.parse takes any depth without recursion)
-  if (nestingExceeds(body, MAX_JSON_DEPTH)) {
-    throw new InvalidError(
-      `request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
-      'body',
-      `nested deeper than ${MAX_JSON_DEPTH} levels`,
-    )
-  }
+  const read = readBoundedJson(bytes)
+  if (!read.ok) throw bodyProblem[read.problem]()
+  const body = read.value
   const forbidden = forbiddenKeys(body)
   if (forbidden.length > 0)
     throw new ValidationFailedError(forbidden.slice(0, 1000).map((field) => ({ field, reason: 'this key is not allowed' })))

@@ -7,6 +7,7 @@
 
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, type ErrorCode, type FieldProblem, NotFoundError } from '../domain/errors.ts'
+import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import { EvaluationFailed } from '../services/flag-evaluator.ts'
 
 /** Status of every error code (docs/api.md#conventions). */
@@ -120,15 +121,18 @@ interface TypeBoxError {
   type: number
   path: string
   message: string
-  schema?: { enum?: unknown[] } | object
+  schema?: { enum?: unknown[] } | { properties?: object } | object
 }
 
 function reasonFor(e: TypeBoxError, where: string): string {
   switch (e.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return 'required'
-    case ValueErrorType.ObjectAdditionalProperties:
-      return where === 'query' ? 'unknown query parameter' : 'unknown field'
+    case ValueErrorType.ObjectAdditionalProperties: {
+      // the field it probably meant, from the object's own schema (docs/api.md#conventions)
+      const known = e.schema && 'properties' in e.schema && e.schema.properties ? Object.keys(e.schema.properties) : []
+      return unknownFieldReason(e.path.split('/').pop() ?? '', known, where === 'query' ? 'unknown query parameter' : 'unknown field')
+    }
     case ValueErrorType.String:
       return 'must be a string'
     case ValueErrorType.Boolean:
@@ -168,7 +172,10 @@ export function validationProblem(all: readonly TypeBoxError[], where: string): 
 /** The message for a field problem, phrased as a sentence. */
 export function problemMessage(p: FieldProblem): string {
   if (p.reason === 'required') return `${p.field} is required`
-  if (p.reason.startsWith('unknown')) return `${p.reason} "${p.field}"`
+  if (p.reason.startsWith('unknown')) {
+    const [what, suggestion] = p.reason.split('; ', 2)
+    return `${what} "${p.field}"${suggestion ? `; ${suggestion}` : ''}`
+  }
   if (p.field === 'body') return `request body ${p.reason}`
   return `${p.field} ${p.reason}`
 }

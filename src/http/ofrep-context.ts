@@ -5,11 +5,12 @@
  * OFREP's own error body `{key?, errorCode, errorDetails}` instead of the error envelope (docs/api.md#conventions).
  */
 
+import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError } from '../domain/errors.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
 import { forbiddenKeys, isJsonObject, nestingExceeds } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
-import { contentCodingOf, MAX_JSON_DEPTH } from './body-reader.ts'
+import { contentCodingOf } from './body-reader.ts'
 import { OfrepProblem } from './error-handler.ts'
 
 /** The largest evaluation context, serialized (docs/targeting.md#rules). */
@@ -40,6 +41,12 @@ export function contextProblem(context: Record<string, unknown>, bodyText?: stri
   return undefined
 }
 
+const ofrepProblem = {
+  'too-deep': `the body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+  'not-utf8': 'the body is not valid UTF-8',
+  'not-json': 'the body is not valid JSON',
+}
+
 /** Reads the evaluation context of an OFREP request (see module comment), as the pipeline's body step of OFREP's routes. Over `limit`: 413 (docs/api.md#conventions). */
 export async function readEvaluationContext(request: Request, limit: number): Promise<EvaluationContext> {
   const declared = request.headers.get('content-length')
@@ -49,18 +56,15 @@ export async function readEvaluationContext(request: Request, limit: number): Pr
   if (coding !== undefined)
     throw new OfrepProblem(400, 'PARSE_ERROR', `the body must not be compressed (Content-Encoding: ${coding}); send the JSON as it is`)
   // with a declared length Bun has the body already and holds it to that length; otherwise count
-  const text =
-    declared !== null ? await request.text() : new TextDecoder().decode(await readLimited(request.body, limit, () => tooLarge(limit)))
-  if (text.trim() === '') return {}
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw new OfrepProblem(400, 'PARSE_ERROR', 'the body is not valid JSON')
+  const bytes =
+    declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit, () => tooLarge(limit))
+  // any JSON body, OFREP's too, is refused past 32 levels before it is parsed (docs/api.md#conventions), ignored fields included
+  const read = readBoundedJson(bytes)
+  if (!read.ok) {
+    if (read.problem === 'empty') return {}
+    throw new OfrepProblem(400, 'PARSE_ERROR', ofrepProblem[read.problem])
   }
-  // any JSON body, OFREP's too, is refused past 32 levels (docs/api.md#conventions), ignored fields included
-  if (nestingExceeds(body, MAX_JSON_DEPTH))
-    throw new OfrepProblem(400, 'PARSE_ERROR', `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+  const { value: body, text } = read
   if (!isJsonObject(body)) throw new OfrepProblem(400, 'INVALID_CONTEXT', 'the body must be a JSON object: {"context": {...}}')
   const context = body.context
   if (context === undefined || context === null) return {}

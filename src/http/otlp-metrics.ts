@@ -10,6 +10,7 @@
 
 import { createHash } from 'node:crypto'
 import protobuf from 'protobufjs'
+import { type JsonProblem, MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import type { ReportedPoint } from '../services/in-process-usage.ts'
 import protoText from './otlp-metrics.proto' with { type: 'text' }
 
@@ -47,11 +48,25 @@ const digest = (...parts: string[]) => {
   return hash.digest('base64')
 }
 
+const JSON_PROBLEMS: Record<JsonProblem, string> = {
+  'too-deep': `nested deeper than ${MAX_JSON_DEPTH} levels`,
+  'not-utf8': 'not valid UTF-8',
+  empty: 'an empty body',
+  'not-json': 'not valid JSON',
+}
+
+/** The JSON of an OTLP body, refused past the depth of every JSON body before it is built (docs/api.md#conventions). */
+function parsedJson(body: Uint8Array): unknown {
+  const read = readBoundedJson(body)
+  if (read.ok) return read.value
+  throw new Error(JSON_PROBLEMS[read.problem])
+}
+
 /** Decodes a request body; `rejected` counts the counter's points that are malformed. */
 export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: ReportedPoint[]; rejected: number } {
   let decoded: Decoded
   try {
-    const message = json ? Request.fromObject(JSON.parse(new TextDecoder().decode(body))) : Request.decode(body)
+    const message = json ? Request.fromObject(parsedJson(body) as Record<string, unknown>) : Request.decode(body)
     decoded = Request.toObject(message, { longs: String, enums: Number }) as Decoded
   } catch (err) {
     throw new Error(`not an OTLP metrics request: ${(err as Error).message}`)

@@ -28,6 +28,7 @@ import { newId } from '../domain/new-id.ts'
 import { normalizePermissions, splitPermission } from '../domain/permission.ts'
 import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../domain/principal.ts'
 import { RequestCache } from '../domain/request-cache.ts'
+import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { homeOf } from './environment-views.ts'
@@ -154,7 +155,10 @@ export function createApiTokenService(store: Store, now: Clock, cache: RequestCa
       requirePermission(creator, 'token:write')
       const body = requireJsonObject(input)
       const unknown = Object.keys(body).find((k) => !FIELDS.has(k))
-      if (unknown !== undefined) throw new InvalidError(`unknown field ${JSON.stringify(unknown)}`, unknown, 'unknown field')
+      if (unknown !== undefined) {
+        const reason = unknownFieldReason(unknown, FIELDS)
+        throw new InvalidError(`unknown field ${JSON.stringify(unknown)}${reason.slice('unknown field'.length)}`, unknown, reason)
+      }
       const name = checkTokenName(body.name)
       if (!Array.isArray(body.permissions) || !body.permissions.every((p) => typeof p === 'string')) {
         throw new InvalidError(

@@ -11,6 +11,7 @@ import { type FieldProblem, InvalidError, ValidationFailedError } from '../domai
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
 import { parseIsoInstant } from '../domain/iso-instant.ts'
 import { isJsonObject } from '../domain/json-object.ts'
+import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 
 /** At most this many flags in one request. */
 export const MAX_REQUESTED_CHANGES = 1000
@@ -31,7 +32,7 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
   if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
   const problems: FieldProblem[] = []
   const known = ['title', 'description', 'changes', 'scheduledAt', ...(withEnvironment ? ['environment'] : [])]
-  for (const key of Object.keys(input)) if (!known.includes(key)) problems.push({ field: key, reason: 'unknown field' })
+  for (const key of Object.keys(input)) if (!known.includes(key)) problems.push({ field: key, reason: unknownFieldReason(key, known) })
   const { environment, title, description = '', changes, scheduledAt = null } = input
   if (withEnvironment && typeof environment !== 'string')
     problems.push({ field: 'environment', reason: environment === undefined ? 'required' : 'must be an environment name' })
@@ -57,7 +58,7 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
         continue
       }
       for (const key of Object.keys(change))
-        if (key !== 'flag' && key !== 'set') problems.push({ field: `${at}.${key}`, reason: 'unknown field' })
+        if (key !== 'flag' && key !== 'set') problems.push({ field: `${at}.${key}`, reason: unknownFieldReason(key, ['flag', 'set']) })
       const { flag, set } = change
       if (typeof flag !== 'string' || flag === '') problems.push({ field: `${at}.flag`, reason: 'required: a flag name' })
       else if (seen.has(flag)) problems.push({ field: `${at}.flag`, reason: `${flag} is changed twice; one change per flag` })
@@ -90,7 +91,10 @@ export function parseComment(input: unknown, required: boolean): string | undefi
   const body = input === undefined || input === null ? {} : input
   if (!isJsonObject(body)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
   const unknown = Object.keys(body).find((k) => k !== 'comment')
-  if (unknown !== undefined) throw new InvalidError(`unknown field ${JSON.stringify(unknown)}`, unknown, 'unknown field')
+  if (unknown !== undefined) {
+    const reason = unknownFieldReason(unknown, ['comment'])
+    throw new InvalidError(`unknown field ${JSON.stringify(unknown)}${reason.slice('unknown field'.length)}`, unknown, reason)
+  }
   const { comment } = body
   if (comment === undefined && !required) return undefined
   if (typeof comment !== 'string' || (required && comment.trim() === '') || codePointCount(comment, DESCRIPTION_MAX) > DESCRIPTION_MAX)

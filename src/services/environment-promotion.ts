@@ -13,6 +13,7 @@ import { InvalidError, NotFoundError, ValidationFailedError } from '../domain/er
 import type { Flag } from '../domain/flag.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import type { Caller } from '../domain/principal.ts'
+import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { bypassesProtection, mayBypass, requireIn } from './environment-access.ts'
@@ -56,8 +57,8 @@ function differences(a: FlagState, b: FlagState): Record<string, { a: unknown; b
 function parsePromotion(input: unknown): { from: string; flags?: string[]; prefix?: string; dryRun: boolean } {
   if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
   const problems: { field: string; reason: string }[] = []
-  for (const key of Object.keys(input))
-    if (!['from', 'flags', 'prefix', 'dryRun'].includes(key)) problems.push({ field: key, reason: 'unknown field' })
+  const known = ['from', 'flags', 'prefix', 'dryRun']
+  for (const key of Object.keys(input)) if (!known.includes(key)) problems.push({ field: key, reason: unknownFieldReason(key, known) })
   const { from, flags, prefix, dryRun } = input
   if (typeof from !== 'string') problems.push({ field: 'from', reason: from === undefined ? 'required' : 'must be an environment name' })
   if (flags !== undefined && !(Array.isArray(flags) && flags.every((f) => typeof f === 'string')))

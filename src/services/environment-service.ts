@@ -20,6 +20,7 @@ import { isJsonObject } from '../domain/json-object.ts'
 import { ownValue } from '../domain/own-property.ts'
 import { namingEnvironment } from '../domain/permission.ts'
 import type { Caller } from '../domain/principal.ts'
+import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { readableEnvironments } from './environment-access.ts'
@@ -58,7 +59,7 @@ const FIELDS = new Set(['description', 'protected', 'requiredApprovals', 'copyFr
 function parseInput(input: unknown): EnvironmentInput {
   if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
   const problems: { field: string; reason: string }[] = []
-  for (const key of Object.keys(input)) if (!FIELDS.has(key)) problems.push({ field: key, reason: 'unknown field' })
+  for (const key of Object.keys(input)) if (!FIELDS.has(key)) problems.push({ field: key, reason: unknownFieldReason(key, FIELDS) })
   const { description, protected: guarded, requiredApprovals, copyFrom } = input
   if (description !== undefined && (typeof description !== 'string' || codePointCount(description, DESCRIPTION_MAX) > DESCRIPTION_MAX))
     problems.push({ field: 'description', reason: `must be a string of at most ${DESCRIPTION_MAX} characters` })

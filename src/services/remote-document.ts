@@ -9,6 +9,7 @@
 
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError, InvalidError } from '../domain/errors.ts'
 import { readLimited } from '../io/read-limited.ts'
 import { bareHost, isAllowedHost, nonPublicRange } from './address-policy.ts'
@@ -98,12 +99,16 @@ export async function fetchRemoteDocument(url: string, options: RemoteFetchOptio
       const bytes = await readLimited(response.body, options.maxBytes, () =>
         upstream(`the remote document is larger than ${options.maxBytes} bytes`),
       )
-      const text = Buffer.from(bytes).toString('utf8')
-      try {
-        return JSON.parse(text)
-      } catch {
-        throw upstream('the remote document is not valid JSON')
-      }
+      // a valid JSON document nested too deep is the document's fault, as any invalid document (docs/migrations.md)
+      const read = readBoundedJson(bytes)
+      if (read.ok) return read.value
+      if (read.problem === 'too-deep')
+        throw new InvalidError(
+          `the document at url is nested deeper than ${MAX_JSON_DEPTH} levels`,
+          'url',
+          `nested deeper than ${MAX_JSON_DEPTH} levels`,
+        )
+      throw upstream('the remote document is not valid JSON')
     }
   } catch (err) {
     if (err instanceof AppError) throw err

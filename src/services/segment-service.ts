@@ -20,6 +20,7 @@ import { newId } from '../domain/new-id.ts'
 import { ownValue } from '../domain/own-property.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
 import { referencedSegments, SEGMENTS_REACH, type Segment } from '../domain/segment.ts'
+import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import { VARIANT_NAME } from '../domain/variant-name.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -108,7 +109,8 @@ function parseBody(name: string, input: unknown, snapshot: Snapshot): { descript
   const problems: { field: string; reason: string }[] = []
   if (!VARIANT_NAME.test(name)) problems.push({ field: 'name', reason: 'a segment name is 1 to 64 of A-Z a-z 0-9 . _ -' })
   if (!isJsonObject(input)) throw new ValidationFailedError([{ field: 'body', reason: 'must be a JSON object: {description?, rule}' }])
-  for (const key of Object.keys(input)) if (key !== 'description' && key !== 'rule') problems.push({ field: key, reason: 'unknown field' })
+  for (const key of Object.keys(input))
+    if (key !== 'description' && key !== 'rule') problems.push({ field: key, reason: unknownFieldReason(key, ['description', 'rule']) })
   const description = input.description ?? ''
   if (typeof description !== 'string') problems.push({ field: 'description', reason: 'must be a string' })
   else if (codePointCount(description, DESCRIPTION_MAX) > DESCRIPTION_MAX)

@@ -11,6 +11,12 @@ import type { FlagsRequest } from './sync-protocol.ts'
 /** A gRPC error as a handler emits it (grpc-js's shape, which the evaluation service's server reads too). */
 export const failure = (code: status, details: string) => ({ code, details, message: details })
 
+/**
+ * The longest selector taken (docs/openfeature.md#in-process): `token=` and an API token fit many times over, and a
+ * longer one is refused before it is split, so an unauthenticated caller cannot make the daemon work on megabytes.
+ */
+export const MAX_SELECTOR_LENGTH = 1024
+
 /** The API token a request carries, from its metadata (grpc-js's, or anything that reads a key alike) or its selector. */
 export function secretOf(metadata: Pick<Metadata, 'get'> | { get(key: string): string[] }, request: FlagsRequest): string | undefined {
   const auth = metadata.get('authorization')[0]
@@ -20,7 +26,9 @@ export function secretOf(metadata: Pick<Metadata, 'get'> | { get(key: string): s
     return match[1]
   }
   // flagd's selectors are comma-separated key=value pairs; this flagd knows one key, `token`
-  const selector = String(metadata.get('flagd-selector')[0] ?? request.selector ?? '').trim()
+  const raw = String(metadata.get('flagd-selector')[0] ?? request.selector ?? '')
+  if (raw.length > MAX_SELECTOR_LENGTH) throw failure(status.INVALID_ARGUMENT, `the selector is at most ${MAX_SELECTOR_LENGTH} characters`)
+  const selector = raw.trim()
   if (selector === '') return undefined
   const pairs = selector.split(',').map((pair) => pair.trim().split('='))
   const token = pairs.find(([key]) => key === 'token')?.[1]

@@ -10,6 +10,7 @@
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type FSWatcher, watch } from 'chokidar'
+import { type JsonProblem, MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import type { Clock } from '../domain/clock.ts'
 import { AppError } from '../domain/errors.ts'
 import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
@@ -53,7 +54,12 @@ interface Seen {
 }
 
 const RESERVED_DIRS = new Set(['processed', 'failed'])
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
+const FILE_PROBLEMS: Record<JsonProblem, string> = {
+  'too-deep': `the file is nested deeper than ${MAX_JSON_DEPTH} levels`,
+  'not-utf8': 'the file is not valid UTF-8',
+  empty: 'the file is not valid JSON',
+  'not-json': 'the file is not valid JSON',
+}
 
 function errorReport(err: unknown): { code: string; message: string; details?: Record<string, unknown> } {
   if (err instanceof AppError) return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
@@ -91,21 +97,18 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
   }
 
   async function importFile(name: string): Promise<void> {
-    let raw: unknown
+    let bytes: Uint8Array
     try {
-      const bytes = await readDroppedFile(join(options.watchDir, name), options.maxBytes)
-      let text: string
-      try {
-        text = UTF8.decode(bytes)
-      } catch {
-        return refuse(name, 'INVALID_REQUEST', 'the file is not valid UTF-8')
-      }
-      raw = JSON.parse(text)
+      bytes = await readDroppedFile(join(options.watchDir, name), options.maxBytes)
     } catch (err) {
       if (err instanceof RefusedFile)
         return refuse(name, err.message.includes('larger') ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST', err.message)
       return refuse(name, 'INVALID_REQUEST', 'the file is not valid JSON')
     }
+    // depth is checked on the bytes before parsing, as for an upload (docs/api.md#conventions)
+    const read = readBoundedJson(bytes)
+    if (!read.ok) return refuse(name, 'INVALID_REQUEST', FILE_PROBLEMS[read.problem])
+    const raw = read.value
     let result: ImportResult
     try {
       const caller = { principal: systemPrincipal('drop-folder'), requestId: newId('drop') }

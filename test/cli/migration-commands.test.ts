@@ -1,7 +1,7 @@
 /** `flagd export`, `flagd import`, `flagd validate` as processes. */
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { FIXTURES } from '../helpers/fixtures.ts'
@@ -43,6 +43,19 @@ test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no d
   expect(() => readFileSync(join(cwd, 'data', 'flagd.json'))).toThrow()
 })
 
+test('validate and import refuse a file nested deeper than 32 levels, before parsing it', async () => {
+  const deep = join(cwd, 'deep.json')
+  writeFileSync(deep, `{"environment":"x","flags":{},"pad":${'['.repeat(1024 * 1024)}`)
+  for (const args of [
+    ['validate', deep],
+    ['import', deep],
+  ]) {
+    const refused = await runFlagd(args, { cwd })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`${deep} is nested deeper than 32 levels`)
+  }
+})
+
 test('admin commands refuse a data directory that does not exist, creating nothing', async () => {
   const elsewhere = tempDir()
   try {
@@ -65,6 +78,20 @@ test('admin commands refuse a data directory that does not exist, creating nothi
     expect(readdirSync(join(elsewhere, 'data'))).toEqual(['notes.txt'])
   } finally {
     rmSync(elsewhere, { recursive: true, force: true })
+  }
+})
+
+test('user add creates a data directory that does not exist yet (0700), as serve does, and says so', async () => {
+  const fresh = tempDir()
+  try {
+    const res = await runFlagd(['user', 'add', 'first', '--password-stdin'], { cwd: fresh, stdin: 'first-password' })
+    expect(res.stderr).toContain(`creating the data directory ${join(fresh, 'data')} with a new, empty flagd state`)
+    expect(res.code).toBe(0)
+    expect(statSync(join(fresh, 'data')).mode & 0o777).toBe(0o700)
+    const listed = await runFlagd(['user', 'list', '--json'], { cwd: fresh })
+    expect(JSON.parse(listed.stdout).map((u: { username: string }) => u.username)).toEqual(['first'])
+  } finally {
+    rmSync(fresh, { recursive: true, force: true })
   }
 })
 

@@ -60,9 +60,11 @@ test.each([
   [['user', 'add'], undefined, 2, 'missing <username>: usage is flagd user add <username> [options]'],
   [['user', 'add', '--permissions', 'none'], undefined, 2, 'missing <username>'],
   [[], undefined, 2, 'missing command: one of serve, user'],
-  [['user', 'add', 'carl', '--pasword-stdin'], undefined, 2, 'unknown option'],
+  [['user', 'add', 'carl', '--pasword-stdin'], undefined, 2, 'unknown option "--pasword-stdin"; did you mean --password-stdin?'],
+  [['user', 'add', 'carl', '--permisions', 'none'], undefined, 2, 'unknown option "--permisions"; did you mean --permissions?'],
   [['user', 'remove', 'carl'], undefined, 2, 'unknown command'],
-  [['frobnicate'], undefined, 2, 'unknown command'],
+  [['frobnicate'], undefined, 2, 'unknown command "frobnicate"; try --help'],
+  [['usr', 'list'], undefined, 2, 'unknown command "usr"; did you mean user?'],
   // command words named like built-in properties of objects are unknown commands too
   [['toString'], undefined, 2, 'unknown command "toString"'],
   [['constructor'], undefined, 2, 'unknown command "constructor"'],

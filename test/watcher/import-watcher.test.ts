@@ -225,6 +225,15 @@ test('a file that is not valid UTF-8 fails like invalid JSON, nothing applied, a
   expect((await t.req('GET', '/metrics')).text).toContain('flagd_imports_total{source="drop-folder",outcome="invalid"} 1')
 })
 
+test('a file nested deeper than 32 levels fails naming the depth before it is parsed; nothing applied', async () => {
+  const { t, dir } = await started()
+  writeFileSync(join(dir, 'deep.json'), `{"environment":"x","flags":{"deep/f":{"type":"STRING"}},"pad":${'['.repeat(1024 * 1024)}`)
+  await until(() => list(dir, 'failed').length === 2)
+  const report = JSON.parse(readFileSync(join(dir, 'failed', list(dir, 'failed').find((n) => n.endsWith('.error.json')) as string), 'utf8'))
+  expect(report.error).toEqual({ code: 'INVALID_REQUEST', message: 'the file is nested deeper than 32 levels' })
+  expect((await t.req('GET', '/api/flags/deep/f', { token: t.adminToken })).status).toBe(404)
+})
+
 test('folders are 0700 and moved files 0600, even when the folder existed with 0755', async () => {
   const { dir } = await started({}, (d) => {
     chmodSync(d, 0o755)
