@@ -15,7 +15,7 @@ import {
   exportFlagsText,
   exportTextWithFlags,
 } from '../domain/migration-document.ts'
-import type { Principal } from '../domain/principal.ts'
+import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
@@ -26,7 +26,10 @@ export type ExportAudience = Principal | 'public'
 
 /** The export use cases. */
 export interface MigrationExport {
-  /** `env` (docs/environments.md): whose states the file carries, and the name it gives (default: the default environment). */
+  /**
+   * `env` (docs/environments.md#export-and-import): whose states the file carries, and the name it
+   * gives; without it, a token's own environment, else the default one.
+   */
   exportDocument(audience: ExportAudience, env?: string): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience, env?: string): { text: string; fileName: string }
@@ -66,8 +69,12 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
   }
   let flagsText: { revision: number; env: string; text: string } | undefined
   let flagdText: { etag: string; text: string; flags: number } | undefined
-  /** The environment asked for (404 when unknown), its name, and its flags in name order. */
-  const inEnvironment = (snapshot: Snapshot, env: string | undefined) => {
+  /**
+   * The environment asked for (404 when unknown), else the audience's own (a token bound to one),
+   * its name, and its flags in name order.
+   */
+  const inEnvironment = (snapshot: Snapshot, audience: ExportAudience, asked: string | undefined) => {
+    const env = asked ?? (audience === 'public' ? undefined : environmentOf(audience))
     if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
     const home = homeOf(snapshot)
     const seen = env ?? home
@@ -81,7 +88,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       authorize(audience)
       const at = now()
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, env)
+      const chosen = inEnvironment(snapshot, audience, env)
       return {
         document: buildExportDocument(chosen.flags(), chosen.name, at, sortedSegments(snapshot)),
         fileName: exportFileName(chosen.name, at),
@@ -91,7 +98,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
     exportFile(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, env)
+      const chosen = inEnvironment(snapshot, audience, env)
       const revision = snapshot.revisionOf('flags')
       if (flagsText?.revision !== revision || flagsText.env !== chosen.name)
         flagsText = { revision, env: chosen.name, text: exportFlagsText(chosen.flags()) }
@@ -105,7 +112,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
     exportFlagd(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, env)
+      const chosen = inEnvironment(snapshot, audience, env)
       const etag = `"flagd-${chosen.name}-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
       if (flagdText?.etag !== etag) {
         const document = buildFlagdDocument(chosen.flags(), sortedSegments(snapshot), chosen.name)
