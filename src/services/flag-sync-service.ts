@@ -123,7 +123,8 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
           for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
           segments = segments.filter((s) => used.has(s.name))
         }
-        return JSON.stringify(buildFlagdDocument(flags, segments, environment))
+        // named after the environment it serves, as the flagd export is (docs/environments.md#evaluation)
+        return JSON.stringify(buildFlagdDocument(flags, segments, env ?? environment))
       })
     },
 
