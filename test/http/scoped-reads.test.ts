@@ -21,6 +21,12 @@ async function app(env: Record<string, string> = {}): Promise<TestApp> {
   return a
 }
 
+/** What a flagd document's flag serves without a rule: its default variant's value. */
+const servedBy = (doc: { flags: Record<string, { variants: Record<string, unknown>; defaultVariant: string }> }, name: string) => {
+  const flag = doc.flags[name] as { variants: Record<string, unknown>; defaultVariant: string }
+  return flag.variants[flag.defaultVariant]
+}
+
 /** Makes an API token and answers its secret. */
 async function tokenOf(a: TestApp, body: Record<string, unknown>): Promise<string> {
   const made = await a.req('POST', '/api/tokens', { token: a.adminToken, body: { name: `t${Math.random()}`.slice(0, 20), ...body } })
@@ -41,4 +47,61 @@ test('a token confined to mobile/ listing ?prefix=web/ gets [] after an unconfin
   // its own flags still listed, and nothing of another's
   const own = await a.req('GET', '/api/flags', { token: mobile })
   expect(own.body.map((f: { name: string }) => f.name)).toEqual(['mobile/a', 'mobile/b'])
+})
+
+test("a token bound to staging downloads staging's rules in the flagd format, named so", async () => {
+  const a = await app()
+  const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await admin('POST', '/api/flags', { name: 'checkout', type: 'BOOLEAN', value: false })).status).toBe(201)
+  expect((await admin('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await admin('PUT', '/api/flags/checkout?environment=staging', { value: true })).status).toBe(200)
+  // the default environment's document first, so a memo of it would be at hand
+  const production = await admin('GET', '/api/migrations/export?format=flagd')
+  expect(servedBy(production.body, 'checkout')).toBe(false)
+  const staging = await tokenOf(a, { permissions: ['flag:read', 'migration:read'], environment: 'staging' })
+  const served = await a.req('GET', '/api/migrations/export?format=flagd', { token: staging })
+  expect(served.status).toBe(200)
+  expect(servedBy(served.body, 'checkout')).toBe(true)
+  expect(served.body.metadata.environment).toBe('staging')
+  expect(served.headers.get('content-disposition')).toContain('flagd_flags_staging_')
+  // the migration file follows the token's environment alike; an explicit ?environment= is taken as asked
+  const file = await a.req('GET', '/api/migrations/export', { token: staging })
+  expect(file.body.environment).toBe('staging')
+  expect(file.body.flags.checkout.value).toBe(true)
+  const asked = await a.req('GET', '/api/migrations/export?format=flagd&environment=development', { token: staging })
+  expect(asked.body.metadata.environment).toBe('development')
+  expect(servedBy(asked.body, 'checkout')).toBe(false)
+})
+
+test('DELETE /api/flags/{name}?environment= deletes the flag as a whole; an unknown environment is 404 and deletes nothing', async () => {
+  const a = await app()
+  const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await admin('PUT', '/api/environments/staging', {})).status).toBe(201)
+  expect((await admin('POST', '/api/flags', { name: 'web/old', type: 'BOOLEAN' })).status).toBe(201)
+  const unknown = await admin('DELETE', '/api/flags/web/old?environment=nowhere')
+  expect(unknown.status).toBe(404)
+  expect((await admin('GET', '/api/flags/web/old')).status).toBe(200)
+  const deleted = await admin('DELETE', '/api/flags/web/old?environment=staging')
+  expect(deleted.status).toBe(200)
+  expect(deleted.body).toEqual({ deleted: true, name: 'web/old' })
+  expect((await admin('GET', '/api/flags/web/old')).status).toBe(404)
+  expect((await admin('GET', '/api/flags/web/old?environment=staging')).status).toBe(404)
+})
+
+test('GET /api/flags/{name}/environments takes ?environment= too (404 when unknown)', async () => {
+  const a = await app()
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'f', type: 'BOOLEAN' } })).status).toBe(201)
+  expect((await a.req('GET', '/api/flags/f/environments?environment=development', { token: a.adminToken })).status).toBe(200)
+  expect((await a.req('GET', '/api/flags/f/environments?environment=nowhere', { token: a.adminToken })).status).toBe(404)
+})
+
+test('the sync document of a token bound to staging names staging, after the default one was built', async () => {
+  const a = await app()
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'f', type: 'BOOLEAN', value: true } })).status).toBe(201)
+  expect((await a.req('PUT', '/api/environments/staging', { token: a.adminToken, body: {} })).status).toBe(201)
+  const secret = await tokenOf(a, { permissions: ['flag:evaluate'], environment: 'staging' })
+  const sync = a.app.services.sync
+  expect(JSON.parse(sync.documentFor({ kind: 'anonymous' })).metadata.environment).toBe('development')
+  const caller = await sync.callerOf(secret)
+  expect(JSON.parse(sync.documentFor(caller)).metadata.environment).toBe('staging')
 })
