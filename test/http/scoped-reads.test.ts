@@ -105,3 +105,37 @@ test('the sync document of a token bound to staging names staging, after the def
   const caller = await sync.callerOf(secret)
   expect(JSON.parse(sync.documentFor(caller)).metadata.environment).toBe('staging')
 })
+
+test('every flag route takes ?environment=: an unknown one is 404, never a 400 for the parameter', async () => {
+  const a = await app()
+  const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  expect((await admin('PUT', '/api/environments/staging', {})).status).toBe(201)
+  const document = (await admin('GET', '/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> }
+  const operations = Object.entries(document.paths)
+    .filter(([path]) => path === '/api/flags' || path.startsWith('/api/flags/'))
+    .flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path] as const))
+  expect(operations.map(([m, p]) => `${m} ${p}`).sort()).toContainValues([
+    'DELETE /api/flags/{flagName}',
+    'GET /api/flags/{flagName}/environments',
+    'GET /api/flags/{flagName}/usage',
+    'POST /api/flags/{flagName}/evaluate',
+  ])
+  let made = 0
+  for (const [method, template] of operations) {
+    const path = template.replace('{flagName}', 'f')
+    const body = () =>
+      method === 'POST' && path === '/api/flags' ? { name: `new${++made}`, type: 'BOOLEAN' } : method === 'GET' ? undefined : {}
+    // a flag to act on, made anew for each (a DELETE takes it away)
+    if ((await admin('GET', '/api/flags/f')).status === 404)
+      expect((await admin('POST', '/api/flags', { name: 'f', type: 'BOOLEAN' })).status).toBe(201)
+    const unknown = await admin(method, `${path}?environment=nowhere`, body())
+    expect([method, template, unknown.status, unknown.body?.error?.message]).toEqual([
+      method,
+      template,
+      404,
+      'no environment named "nowhere"',
+    ])
+    const known = await admin(method, `${path}?environment=staging`, body())
+    expect([method, template, known.status]).toEqual([method, template, known.status < 300 ? known.status : 200])
+  }
+})
