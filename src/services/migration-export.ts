@@ -26,14 +26,15 @@ export type ExportAudience = Principal | 'public'
 
 /** The export use cases. */
 export interface MigrationExport {
-  /**
-   * `env` (docs/environments.md#export-and-import): whose states the file carries, and the name it
-   * gives; without it, a token's own environment, else the default one.
-   */
+  /** `env` (docs/environments.md): whose states the file carries, and the name it gives (default: the default environment). */
   exportDocument(audience: ExportAudience, env?: string): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience, env?: string): { text: string; fileName: string }
-  /** OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format). */
+  /**
+   * OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format):
+   * of `env`, else of the environment a token asking evaluates (what in-process providers read,
+   * docs/environments.md#export-and-import), else of the default one.
+   */
   exportFlagd(audience: ExportAudience, env?: string): { text: string; fileName: string; etag: string; flags: number }
 }
 
@@ -69,12 +70,8 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
   }
   let flagsText: { revision: number; env: string; text: string } | undefined
   let flagdText: { etag: string; text: string; flags: number } | undefined
-  /**
-   * The environment asked for (404 when unknown), else the audience's own (a token bound to one),
-   * its name, and its flags in name order.
-   */
-  const inEnvironment = (snapshot: Snapshot, audience: ExportAudience, asked: string | undefined) => {
-    const env = asked ?? (audience === 'public' ? undefined : environmentOf(audience))
+  /** The environment asked for (404 when unknown), its name, and its flags in name order. */
+  const inEnvironment = (snapshot: Snapshot, env: string | undefined) => {
     if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
     const home = homeOf(snapshot)
     const seen = env ?? home
@@ -88,7 +85,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       authorize(audience)
       const at = now()
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, audience, env)
+      const chosen = inEnvironment(snapshot, env)
       return {
         document: buildExportDocument(chosen.flags(), chosen.name, at, sortedSegments(snapshot)),
         fileName: exportFileName(chosen.name, at),
@@ -98,7 +95,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
     exportFile(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, audience, env)
+      const chosen = inEnvironment(snapshot, env)
       const revision = snapshot.revisionOf('flags')
       if (flagsText?.revision !== revision || flagsText.env !== chosen.name)
         flagsText = { revision, env: chosen.name, text: exportFlagsText(chosen.flags()) }
@@ -112,7 +109,8 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
     exportFlagd(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, audience, env)
+      // the flagd format is read by providers to evaluate: a token's environment, as OFREP and the sync protocol serve it
+      const chosen = inEnvironment(snapshot, env ?? (audience === 'public' ? undefined : environmentOf(audience)))
       const etag = `"flagd-${chosen.name}-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
       if (flagdText?.etag !== etag) {
         const document = buildFlagdDocument(chosen.flags(), sortedSegments(snapshot), chosen.name)

@@ -64,10 +64,11 @@ test("a token bound to staging downloads staging's rules in the flagd format, na
   expect(servedBy(served.body, 'checkout')).toBe(true)
   expect(served.body.metadata.environment).toBe('staging')
   expect(served.headers.get('content-disposition')).toContain('flagd_flags_staging_')
-  // the migration file follows the token's environment alike; an explicit ?environment= is taken as asked
+  // the migration file is a management read: the default environment unless ?environment= names one;
+  // an explicit ?environment= is taken as asked in both formats
   const file = await a.req('GET', '/api/migrations/export', { token: staging })
-  expect(file.body.environment).toBe('staging')
-  expect(file.body.flags.checkout.value).toBe(true)
+  expect(file.body.environment).toBe('development')
+  expect(file.body.flags.checkout.value).toBe(false)
   const asked = await a.req('GET', '/api/migrations/export?format=flagd&environment=development', { token: staging })
   expect(asked.body.metadata.environment).toBe('development')
   expect(servedBy(asked.body, 'checkout')).toBe(false)
