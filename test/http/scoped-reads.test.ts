@@ -140,3 +140,62 @@ test('every flag route takes ?environment=: an unknown one is 404, never a 400 f
     expect([method, template, known.status]).toEqual([method, template, known.status < 300 ? known.status : 200])
   }
 })
+
+/** An open event stream read as a client reads it: the text so far, and a wait for what must come. */
+async function openStream(a: TestApp, path: string, token: string) {
+  const res = await a.app.http.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${token}` } }))
+  expect(res.status).toBe(200)
+  const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
+  const decoder = new TextDecoder()
+  let text = ''
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+      if (done) break
+      text += decoder.decode(value)
+    }
+  })()
+  return {
+    get text() {
+      return text
+    },
+    async until(part: string): Promise<void> {
+      const deadline = Date.now() + 10_000
+      while (!text.includes(part)) {
+        if (Date.now() > deadline) throw new Error(`not received: ${part}; got ${JSON.stringify(text)}`)
+        await Bun.sleep(5)
+      }
+    },
+    close: () => reader.cancel().catch(() => {}),
+  }
+}
+
+test.each([['the confined person first'], ['the unconfined one first']])(
+  'the management stream renders a confined person’s events for their prefixes, whoever else listens (%s)',
+  async (order) => {
+    const a = await app()
+    const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+    const made = await admin('POST', '/api/users', {
+      username: 'mobile-dev',
+      password: 'mobile-dev-password',
+      permissions: ['flag:read'],
+      flagPrefixes: ['mobile/'],
+    })
+    expect(made.status).toBe(201)
+    const session = await a.login('mobile-dev', 'mobile-dev-password')
+    // streams hear a change in the order they opened
+    const confinedFirst = order === 'the confined person first'
+    const early = await openStream(a, '/api/events', confinedFirst ? session : a.adminToken)
+    const late = await openStream(a, '/api/events', confinedFirst ? a.adminToken : session)
+    const [confined, everyone] = confinedFirst ? [early, late] : [late, early]
+    expect((await admin('POST', '/api/flags', { name: 'web/secret', type: 'BOOLEAN' })).status).toBe(201)
+    expect((await admin('POST', '/api/flags', { name: 'mobile/own', type: 'BOOLEAN' })).status).toBe(201)
+    // the second change reaches both; the first was sent before it, to whoever may see it
+    await confined.until('mobile/own')
+    await everyone.until('mobile/own')
+    expect(everyone.text).toContain('web/secret')
+    expect(confined.text).not.toContain('web/secret')
+    await confined.close()
+    await everyone.close()
+  },
+)
