@@ -199,3 +199,31 @@ test.each([['the confined person first'], ['the unconfined one first']])(
     await everyone.close()
   },
 )
+
+test("a session evaluating staging over OFREP is pointed at, and hears, staging's event stream", async () => {
+  const a = await app()
+  const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
+  for (const name of ['f', 'g']) expect((await admin('POST', '/api/flags', { name, type: 'BOOLEAN', value: false })).status).toBe(201)
+  expect((await admin('PUT', '/api/environments/staging', {})).status).toBe(201)
+  const bulk = await admin('POST', '/ofrep/v1/evaluate/flags?environment=staging', {})
+  expect(bulk.status).toBe(200)
+  const uri = bulk.body.eventStreams[0].endpoint.requestUri as string
+  expect(uri).toContain('environment=staging')
+  // the advertised stream, opened as a browser's EventSource does: by its ticket alone
+  const res = await a.app.http.handle(new Request(`http://localhost${uri}`))
+  expect(res.status).toBe(200)
+  const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
+  let text = ''
+  const events = async (count: number) => {
+    while ((text.match(/refetchEvaluation/g) ?? []).length < count) text += new TextDecoder().decode((await reader.read()).value)
+  }
+  // a change of the default environment's state first: no event for staging; then one of staging's
+  expect((await admin('PUT', '/api/flags/f', { value: true })).status).toBe(200)
+  const stagingChange = await admin('PUT', '/api/flags/g?environment=staging', { value: true })
+  expect(stagingChange.status).toBe(200)
+  await events(1)
+  const received = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
+  const [newest] = (await admin('GET', '/api/audit?flag=g&environment=staging')).body
+  expect(received).toEqual([newest.id])
+  await reader.cancel()
+})
