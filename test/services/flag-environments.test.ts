@@ -1,6 +1,7 @@
 /**
- * Deleting a flag in an environment (docs/environments.md#flags-in-an-environment): the flag goes
- * as a whole, from every environment; the environment named must exist, else nothing is deleted.
+ * Flag writes in an environment (docs/environments.md#flags-in-an-environment): a delete takes the
+ * flag as a whole, from every environment, and the environment named must exist, else nothing is
+ * deleted; a value set in one environment leaves the others' states as they were.
  */
 
 import { expect, test } from 'bun:test'
@@ -36,4 +37,17 @@ test('an unknown environment is 404 and deletes nothing', async () => {
   await expect(flags.remove(SYSTEM, 'web/old', undefined, 'nowhere')).rejects.toThrow('no environment named "nowhere"')
   expect(store.committed().flags.has('web/old')).toBe(true)
   expect(store.committed().revisionOf('flags')).toBe(before)
+})
+
+test('a value set in one environment leaves another that has none as it was', async () => {
+  const store = await stores.open()
+  const environments = createEnvironmentService(store, 'development', now)
+  await environments.ensureDefault(SYSTEM)
+  const flags = createFlagService(store, 1000, now)
+  await flags.create(SYSTEM, { name: 'f', type: 'BOOLEAN' })
+  await environments.put(SYSTEM, 'staging', {})
+  expect((await flags.update(SYSTEM, 'f', { value: true })).value).toBe(true)
+  expect(flags.get(SYSTEM.principal, 'f', 'staging')).toMatchObject({ valueExists: false })
+  expect((await flags.update(SYSTEM, 'f', { value: false }, undefined, undefined, 'staging')).value).toBe(false)
+  expect(flags.get(SYSTEM.principal, 'f')).toMatchObject({ valueExists: true, value: true })
 })
