@@ -41,6 +41,14 @@ export interface CacheRegion<V> {
   delete(key: string): void
 }
 
+/**
+ * The key of what one scope is served: the environment (`undefined`: the default one) and the
+ * flag-name prefixes, written so that no two scopes share a key. `[]` and `['']` differ: as a
+ * list's prefixes the first is no flag at all (a confined caller whose scope misses the query),
+ * the second every flag (docs/architecture.md#caching).
+ */
+export const scopeKey = (env: string | undefined, prefixes: readonly string[]): string => JSON.stringify([env ?? null, prefixes])
+
 /** The estimated bytes of a string. */
 export const textBytes = (text: string): number => 2 * text.length
 

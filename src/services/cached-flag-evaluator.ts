@@ -17,7 +17,7 @@ import { flagScopeOf } from '../domain/access-policy.ts'
 import type { EvaluationContext } from '../domain/evaluation.ts'
 import type { Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
-import { type RequestCache, textBytes } from '../domain/request-cache.ts'
+import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import { servedTargeting } from '../domain/rollout.ts'
 import type { Snapshot } from '../storage/store.ts'
 import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
@@ -76,7 +76,7 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
   }
 
   const templateOf = (principal: Principal, snapshot: Snapshot): Template =>
-    templates.through(`${environmentOf(principal) ?? ''}\u0001${flagScopeOf(principal).join('\n')}`, snapshot.revisionOf('flags'), () => {
+    templates.through(scopeKey(environmentOf(principal), flagScopeOf(principal)), snapshot.revisionOf('flags'), () => {
       const parts: (string | Flag)[] = []
       const fixedOnes: CountedTemplate['fixed'][number][] = []
       let run: string[] = []
@@ -111,10 +111,12 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
     all(principal, context, snapshot, timestamp, etag) {
       const revision = snapshot.revisionOf('flags')
       const template = templateOf(principal, snapshot)
-      const kept = answers.get(etag, revision)
+      // the scope in full beside the ETag, whose digest of it is only a hash
+      const key = `${scopeKey(environmentOf(principal), flagScopeOf(principal))}${etag}`
+      const kept = answers.get(key, revision)
       if (kept !== undefined) return { flags: kept.flags, counts: { templates: [template.counted, kept.outcomes], answers: [] } }
-      const keep = seen.get(etag, revision) !== undefined
-      seen.set(etag, revision, true)
+      const keep = seen.get(key, revision) !== undefined
+      seen.set(key, revision, true)
       const items: string[] = []
       const evaluated: [Flag, Answer][] = []
       for (const part of template.parts) {
@@ -129,7 +131,7 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
       const flags = `[${items.join(',')}]`
       if (keep) {
         const ruledOnes = evaluated.map(([flag, a]) => ({ flag, variant: a.variant, reason: a.reason }))
-        answers.set(etag, revision, { flags, outcomes: ruledOnes.length === 0 ? NOTHING_RULED : { fixed: ruledOnes } })
+        answers.set(key, revision, { flags, outcomes: ruledOnes.length === 0 ? NOTHING_RULED : { fixed: ruledOnes } })
       }
       return { flags, counts: { templates: [template.counted], answers: evaluated } }
     },

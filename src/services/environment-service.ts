@@ -43,8 +43,11 @@ export interface EnvironmentService extends PromotionService {
   list(caller: Caller): EnvironmentResource[]
   put(caller: Caller, name: string, input: unknown): Promise<{ environment: EnvironmentResource; created: boolean }>
   remove(caller: Caller, name: string): Promise<void>
-  /** A flag's state in every environment, in the order they were made (`404` when it does not exist for the caller). */
-  statesOf(caller: Caller, name: string): Record<string, FlagState>
+  /**
+   * A flag's state in every environment the caller may read, in the order they were made (`404`
+   * when it does not exist for the caller, or `env` names no environment).
+   */
+  statesOf(caller: Caller, name: string, env?: string): Record<string, FlagState>
   /** Makes the default environment at start when it is missing (the first one is the home one). */
   ensureDefault(caller: Caller): Promise<void>
   /** The default environment's name (config `environment`). */
@@ -194,9 +197,10 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       })
     },
 
-    statesOf(caller, name) {
+    statesOf(caller, name, env) {
       requirePermissionSomewhere(caller.principal, 'flag:read')
       const snapshot = store.committed()
+      if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
       const row = canSeeFlag(caller.principal, name) ? snapshot.flags.get(name) : undefined
       if (row === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       const home = homeOf(snapshot)

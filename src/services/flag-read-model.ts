@@ -8,7 +8,7 @@
  */
 
 import { type Flag, toFlagResource } from '../domain/flag.ts'
-import { type RequestCache, textBytes } from '../domain/request-cache.ts'
+import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
 import { flagsIn, homeOf } from './environment-views.ts'
 
@@ -94,12 +94,15 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   }
 }
 
-/** `model` with its rendered lists kept in `cache`, by their prefixes, for the flags' revision (pollers ask the same ones). */
+/**
+ * `model` with its rendered lists kept in `cache`, by their environment and prefixes, for the
+ * flags' revision (pollers ask the same ones). The key tells no prefixes (`[]`: nothing visible)
+ * from the empty prefix (every flag), so a confined caller never gets a list made for another.
+ */
 export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): FlagReadModel {
   const lists = cache.region<string>('flag-lists', textBytes)
   return {
     ...model,
-    listJson: (prefixes, env) =>
-      lists.through(`${env ?? ''}\u0001${prefixes.join('\n')}`, model.revision(), () => model.listJson(prefixes, env)),
+    listJson: (prefixes, env) => lists.through(scopeKey(env, prefixes), model.revision(), () => model.listJson(prefixes, env)),
   }
 }

@@ -57,7 +57,11 @@ export interface FlagService {
    * fields change; shared fields change every environment. Answers the flag as `env` sees it.
    */
   update(caller: Caller, name: string, patch: Record<string, unknown>, ifMatch?: IfMatch, source?: Source, env?: string): Promise<Flag>
-  remove(caller: Caller, name: string, ifMatch?: IfMatch): Promise<void>
+  /**
+   * Deletes the flag as a whole, from every environment; `env` only has to name one (`404`
+   * otherwise), since every flag route takes `?environment=` (docs/environments.md#flags-in-an-environment).
+   */
+  remove(caller: Caller, name: string, ifMatch?: IfMatch, env?: string): Promise<void>
 }
 
 const notFound = (name: string) => new NotFoundError(`no flag named ${JSON.stringify(name)}`)
@@ -243,10 +247,11 @@ export function createFlagService(
       return out.result
     },
 
-    async remove(caller, name, ifMatch) {
+    async remove(caller, name, ifMatch, env) {
       requirePermission(caller.principal, 'flag:write')
       requireFlagInScope(caller.principal, name)
       await store.transact(commitMeta(caller), (tx) => {
+        if (env !== undefined) knownEnvironment(tx.read, env)
         const current = findIn(tx.read, name)
         expectRevision(tx, current, ifMatch)
         tx.delete('flags', current.id)

@@ -53,7 +53,8 @@ function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written
       setOwn(states, env, { valueExists: false, enabled: true })
       continue
     }
-    const view = { ...definitionOf(next), ...stateOf(before) }
+    // the environment's own state in place of the written one's: a value it lacks must not remain
+    const view = definitionOf(withState(next, stateOf(before)))
     const checked = validateDefinition(view as unknown as Record<string, unknown>, {
       prefix: `environments.${env}.`,
       segments: read.segmentRules(),

@@ -15,7 +15,7 @@ import { can, canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
 import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import { environmentOf, type Principal, type TokenPrincipal } from '../domain/principal.ts'
-import { type RequestCache, textBytes } from '../domain/request-cache.ts'
+import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import type { ApiTokenService } from './api-token-service.ts'
@@ -135,7 +135,7 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     const snapshot = store.committed()
     const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
     const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
-    return documents.through(`${env ?? ''}\u0001${scope.join('\n')}`, documentRevision(snapshot), () => {
+    return documents.through(scopeKey(env, scope), documentRevision(snapshot), () => {
       // views, the default environment's too: a change confined to another environment leaves the text as it was
       const home = homeOf(snapshot)
       const seen = env ?? home
@@ -154,7 +154,8 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
         for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
         segments = segments.filter((s) => used.has(s.name))
       }
-      const document = buildFlagdDocument(flags, segments, environment)
+      // named after the environment it serves, as the flagd export is (docs/environments.md#evaluation)
+      const document = buildFlagdDocument(flags, segments, env ?? environment)
       // the flags it carries: what usage counts as served (a TAG flag, left out, is not)
       const names = new Set(Object.keys(document.flags))
       return {

@@ -16,7 +16,7 @@ import {
   exportFlagsText,
   exportTextWithFlags,
 } from '../domain/migration-document.ts'
-import type { Principal } from '../domain/principal.ts'
+import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
@@ -31,7 +31,11 @@ export interface MigrationExport {
   exportDocument(audience: ExportAudience, env?: string): { document: ExportDocument; fileName: string }
   /** The export as file text, the flags part cached by the flags' revision (it is public and big). */
   exportFile(audience: ExportAudience, env?: string): { text: string; fileName: string }
-  /** OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format). */
+  /**
+   * OpenFeature flagd's document of every flag and segment, with its ETag (docs/targeting.md#flagd-format):
+   * of `env`, else of the environment a token asking evaluates (what in-process providers read,
+   * docs/environments.md#export-and-import), else of the default one.
+   */
   exportFlagd(audience: ExportAudience, env?: string): { text: string; fileName: string; etag: string; flags: number }
 }
 
@@ -106,7 +110,8 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
     exportFlagd(audience, env) {
       authorize(audience)
       const snapshot = store.committed()
-      const chosen = inEnvironment(snapshot, env)
+      // the flagd format is read by providers to evaluate: a token's environment, as OFREP and the sync protocol serve it
+      const chosen = inEnvironment(snapshot, env ?? (audience === 'public' ? undefined : environmentOf(audience)))
       const etag = `"flagd-${chosen.name}-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
       if (flagdText?.etag !== etag) {
         const document = buildFlagdDocument(chosen.flags(), sortedSegments(snapshot), chosen.name)

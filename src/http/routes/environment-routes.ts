@@ -6,7 +6,7 @@ import { InvalidError, NotFoundError } from '../../domain/errors.ts'
 import type { EnvironmentService } from '../../services/environment-service.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { NoQuery } from '../schemas/common-schemas.ts'
+import { EnvironmentQuery, NoQuery } from '../schemas/common-schemas.ts'
 import { FLAG_NAME, flagNameFromPath } from './flag-routes.ts'
 
 /** Dependencies of the environment routes. */
@@ -114,9 +114,15 @@ export function environmentRoutes(deps: EnvironmentRouteDeps): RouteSpec[] {
       // a flag named …/environments is read instead (a flag and its …/environments cannot both exist)
       when: (path) => path.endsWith(STATES) && !flagNamed(path),
       permission: 'flag:read',
-      query: NoQuery,
+      // ?environment= as on every flag route: it must name one; the answer is every readable one
+      query: EnvironmentQuery,
       label: '/api/flags/{flagName}/environments',
-      handle: (c) => environments.statesOf(c.caller, flagNameFromPath((c.params['*'] ?? '').slice(0, -STATES.length))),
+      handle: (c) =>
+        environments.statesOf(
+          c.caller,
+          flagNameFromPath((c.params['*'] ?? '').slice(0, -STATES.length)),
+          (c.query as { environment?: string }).environment,
+        ),
       docs: {
         summary: "A flag's state in every environment",
         operationId: 'getFlagEnvironments',

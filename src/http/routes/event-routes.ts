@@ -1,15 +1,16 @@
 /**
  * GET /api/events (docs/openfeature.md#ofrep): the management stream of committed flag changes, one event per
- * change, numbered by the change (audit entry) id, with catch-up from `Last-Event-ID`. A token
- * confined to flagPrefixes sees only its flags: a flag renamed into its scope appears as created,
+ * change, numbered by the change (audit entry) id, with catch-up from `Last-Event-ID`. A token or
+ * user confined to flagPrefixes sees only its flags: a flag renamed into its scope appears as created,
  * one renamed out of it as deleted. With `?segments=true` the stream also tells of segment changes
  * (`segment.created|updated|deleted`, the same data): the web UI's segments page follows them. Off
  * by default, so a client written to docs/openfeature.md#ofrep sees exactly its events.
  */
 
 import { t } from 'elysia'
-import { canSeeFlag } from '../../domain/access-policy.ts'
+import { canSeeFlag, flagScopeOf } from '../../domain/access-policy.ts'
 import type { Principal } from '../../domain/principal.ts'
+import { scopeKey } from '../../domain/request-cache.ts'
 import type { FlagChange, FlagChangeFeed } from '../../services/flag-change-feed.ts'
 import type { StreamHub } from '../event-stream.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -85,18 +86,18 @@ export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
   changeFeed.subscribe(({ changes, segments }) => {
     // with segments, in commit order: a segment change and the flags it moved share a commit
     const both = segments.length === 0 ? changes : [...changes, ...segments].sort((a, b) => a.id - b.id)
-    const unscoped = new Map<string, string>()
+    // rendered once per kind of stream and flag scope (a confined user's or token's, or none): the
+    // key names the scope in full, so no listener gets the events rendered for another
+    // (docs/architecture.md#caching)
+    const rendered = new Map<string, string>()
     streams.broadcast((stream) => {
       if (stream.kind !== 'changes' && stream.kind !== 'changes+segments') return undefined
       const list = stream.kind === 'changes' ? changes : both
       if (list.length === 0) return undefined
       const p = stream.principal
-      let text: string | undefined
-      if (p.kind === 'token' && p.flagPrefixes.length > 0) text = render(p, list)
-      else {
-        text = unscoped.get(stream.kind)
-        if (text === undefined) unscoped.set(stream.kind, (text = render(p, list)))
-      }
+      const key = `${stream.kind}${scopeKey(undefined, flagScopeOf(p))}`
+      let text = rendered.get(key)
+      if (text === undefined) rendered.set(key, (text = render(p, list)))
       return text === '' ? undefined : text
     })
   })

@@ -14,7 +14,7 @@ import { explainAnswer } from '../evaluation-explained.ts'
 import { noneMatch, parseIfMatch } from '../if-match.ts'
 import type { RequestContext } from '../request-context.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { ENVIRONMENT_PARAM, EnvironmentQuery, NoQuery } from '../schemas/common-schemas.ts'
+import { ENVIRONMENT_PARAM, EnvironmentQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 
 /** Dependencies of the flag routes. */
@@ -235,10 +235,12 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       method: 'DELETE',
       path: '/api/flags/*',
       permission: 'flag:write',
-      query: NoQuery,
+      // as on every flag route; the flag goes from every environment (docs/environments.md#flags-in-an-environment)
+      query: EnvironmentQuery,
       async handle(c) {
         const name = flagNameFromPath(c.params['*'])
-        await flags.remove(c.caller, name, parseIfMatch(c.request.headers.get('if-match')))
+        const env = (c.query as { environment?: string }).environment
+        await flags.remove(c.caller, name, parseIfMatch(c.request.headers.get('if-match')), env)
         return { deleted: true, name }
       },
       docs: {
@@ -246,6 +248,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
         operationId: 'deleteFlag',
         tag: 'flags',
         access: 'flag:write',
+        description: 'The flag goes from every environment; ?environment= is taken as on every flag route (404 when unknown).',
         wildcard: FLAG_NAME,
         headers: IF_MATCH,
         success: { status: 200, schema: ref('FlagDeleted'), description: 'The flag was deleted' },

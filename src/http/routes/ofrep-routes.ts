@@ -56,7 +56,10 @@ export function evaluateAllAnswer(
   const answer = deps.evaluations.bulk(principal, context, (etag) => noneMatch(ifNoneMatch, etag, false))
   if (answer.unchanged) return notModifiedAnswer(requestId, answer.etag)
   const { etag, flags } = answer
-  const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
+  // a session's environment goes along: the stream tells of the environment these answers are of
+  const env =
+    principal.kind === 'user' && principal.environment !== undefined ? `&environment=${encodeURIComponent(principal.environment)}` : ''
+  const stream = `[{"type":"sse","endpoint":{"requestUri":"/ofrep/v1/events?ticket=${deps.streamCredentials.ticketFor(principal)}${env}"},"inactivityDelaySec":${INACTIVITY_DELAY_SEC}}]`
   return taggedAnswer(requestId, `{"flags":${flags},"eventStreams":${stream}}`, etag)
 }
 
@@ -139,7 +142,8 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
         return authenticate(deps, headers)
       },
       handle(c) {
-        const principal = c.auth
+        // a session's ?environment= as on the evaluation routes (docs/environments.md#evaluation)
+        const principal = evaluating(c)
         const env = environmentOf(principal) ?? deps.environments.defaultName
         if (!can(principal, 'flag:evaluate')) requirePermission(principal, 'flag:evaluate', env)
         c.keepOpen()

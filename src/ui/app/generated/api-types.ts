@@ -285,6 +285,8 @@ export interface paths {
         /**
          * Delete a flag
          * @description Requires permission `flag:write`.
+         *
+         *     The flag goes from every environment; ?environment= is taken as on every flag route (404 when unknown).
          */
         delete: operations["deleteFlag"];
         options?: never;
@@ -3872,7 +3874,9 @@ export interface operations {
     };
     deleteFlag: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: {
                 /** @description Apply only if the flag is at this revision ("4"); otherwise 412 */
                 "If-Match"?: string;
@@ -4073,7 +4077,9 @@ export interface operations {
     };
     getFlagEnvironments: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: string;
+            };
             header?: never;
             path: {
                 /**
