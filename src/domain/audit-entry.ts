@@ -59,8 +59,8 @@ export interface ChangeContext {
   requestId: string
   /** The environment a flag write acted in, by name. */
   environment?: string
-  /** A protected environment's state changed by `flag:bypass`. */
-  bypass?: boolean
+  /** The rows whose change moved what a protected environment serves, by `flag:bypass`. */
+  bypassed?: readonly string[]
   /** The change request a write applies (its flag entries name it). */
   changeRequest?: string
   /** A scheduled change applied this many seconds late. */
@@ -155,7 +155,7 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
         const moved = environmentMoved(before, after)
         return {
           environment: moved,
-          ...(moved !== null && context.bypass === true ? { bypass: true as const } : {}),
+          ...(context.bypassed?.includes(((after ?? before) as Flag).id) ? { bypass: true as const } : {}),
           ...(context.changeRequest !== undefined ? { changeRequest: context.changeRequest } : {}),
           ...(context.lateSeconds !== undefined ? { lateSeconds: context.lateSeconds } : {}),
         }

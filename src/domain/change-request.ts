@@ -24,10 +24,13 @@ export const CHANGE_REQUEST_STATES: readonly ChangeRequestState[] = [
 /** The states a request may still be reviewed, edited, cancelled or applied in. */
 export const PENDING_STATES: ReadonlySet<ChangeRequestState> = new Set(['open', 'approved', 'scheduled'])
 
-/** One flag's new per-environment fields. */
+/** One flag's new fields (per-environment, or shared ones that change what it serves), or its deletion. */
 export interface RequestedChange {
   flag: string
+  /** The fields to set (empty for a deletion). */
   set: Record<string, unknown>
+  /** Deletes the flag, in every environment (docs/change-control.md#shared-fields-and-deletion). */
+  delete?: true
 }
 
 /** One person's (or token's) verdict, with their words. */
@@ -63,6 +66,17 @@ export interface ChangeRequest {
 
 /** The per-environment fields a change request may set. */
 export const REQUESTABLE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB', 'rollout'] as const
+
+/**
+ * The shared fields a change request may set too: those that change what a protected environment
+ * serves (docs/change-control.md#shared-fields-and-deletion); they change every environment when applied.
+ */
+export const SHARED_REQUESTABLE_FIELDS = ['type', 'defaultValue', 'variants'] as const
+
+/** Whether `change` reaches beyond its environment (a shared field or a deletion): it needs the unscoped `flag:write`. */
+export function reachesEveryEnvironment(change: RequestedChange): boolean {
+  return change.delete === true || SHARED_REQUESTABLE_FIELDS.some((field) => Object.hasOwn(change.set, field))
+}
 
 /** The audit action of a request's change from `before` to `after` (docs/change-control.md#audit). */
 export function changeRequestAction(before: ChangeRequest | null, after: ChangeRequest | null): string {

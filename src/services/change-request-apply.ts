@@ -19,6 +19,7 @@ export type ApplyOutcome = { request: ChangeRequest; failureReason?: string }
 /** Applies `request` (read from `tx`) at time `at`; the request row is updated either way. */
 export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): ApplyOutcome {
   const rows: Flag[] = []
+  const gone: string[] = []
   let failure: string | undefined
   for (const [i, change] of request.changes.entries()) {
     const current = tx.read.flags.get(change.flag)
@@ -32,6 +33,10 @@ export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): 
       failure = `flag ${change.flag} changed in ${request.environment} since the request was made (revision ${base}, now ${now})`
       break
     }
+    if (change.delete === true) {
+      gone.push(current.id)
+      continue
+    }
     const made = withEnvironmentFields(tx.read, current, request.environment, change.set, at, `changes[${i}].set.`)
     if ('problems' in made) {
       failure = `the change of ${change.flag} is no longer valid: ${describe(made.problems)}`
@@ -39,15 +44,19 @@ export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): 
     }
     rows.push(made.row)
   }
-  if (failure !== undefined) {
-    const failed: ChangeRequest = { ...request, state: 'failed', failureReason: failure, updatedAt: at, revision: request.revision + 1 }
-    tx.put('changeRequests', failed)
-    return { request: failed, failureReason: failure }
-  }
+  if (failure !== undefined) return failInTransaction(tx, request, at, failure)
   for (const row of rows) tx.put('flags', row)
+  for (const id of gone) tx.delete('flags', id)
   const applied: ChangeRequest = { ...request, state: 'applied', appliedAt: at, updatedAt: at, revision: request.revision + 1 }
   tx.put('changeRequests', applied)
   return { request: applied }
+}
+
+/** Marks `request` failed at time `at` for `reason`; nothing of it is applied. */
+export function failInTransaction(tx: Tx, request: ChangeRequest, at: string, reason: string): ApplyOutcome {
+  const failed: ChangeRequest = { ...request, state: 'failed', failureReason: reason, updatedAt: at, revision: request.revision + 1 }
+  tx.put('changeRequests', failed)
+  return { request: failed, failureReason: reason }
 }
 
 function describe(problems: readonly FieldProblem[]): string {

@@ -5,7 +5,7 @@
  * service against the newest state, with the same field names.
  */
 
-import { REQUESTABLE_FIELDS, type RequestedChange } from '../domain/change-request.ts'
+import { REQUESTABLE_FIELDS, type RequestedChange, SHARED_REQUESTABLE_FIELDS } from '../domain/change-request.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { type FieldProblem, InvalidError, ValidationFailedError } from '../domain/errors.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
@@ -16,7 +16,8 @@ import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 /** At most this many flags in one request. */
 export const MAX_REQUESTED_CHANGES = 1000
 const TITLE_MAX = 200
-const REQUESTABLE: ReadonlySet<string> = new Set(REQUESTABLE_FIELDS)
+const REQUESTABLE: ReadonlySet<string> = new Set([...REQUESTABLE_FIELDS, ...SHARED_REQUESTABLE_FIELDS])
+const SETTABLE = [...REQUESTABLE_FIELDS, ...SHARED_REQUESTABLE_FIELDS].join(', ')
 
 /** A checked create or edit body. */
 export interface RequestInput {
@@ -58,20 +59,28 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
         continue
       }
       for (const key of Object.keys(change))
-        if (key !== 'flag' && key !== 'set') problems.push({ field: `${at}.${key}`, reason: unknownFieldReason(key, ['flag', 'set']) })
+        if (key !== 'flag' && key !== 'set' && key !== 'delete')
+          problems.push({ field: `${at}.${key}`, reason: unknownFieldReason(key, ['flag', 'set', 'delete']) })
       const { flag, set } = change
       if (typeof flag !== 'string' || flag === '') problems.push({ field: `${at}.flag`, reason: 'required: a flag name' })
       else if (seen.has(flag)) problems.push({ field: `${at}.flag`, reason: `${flag} is changed twice; one change per flag` })
       else seen.add(flag)
+      // a deletion: {flag, delete: true}, nothing to set
+      if (change.delete !== undefined) {
+        if (change.delete !== true) problems.push({ field: `${at}.delete`, reason: 'must be true (or left out)' })
+        else if (set !== undefined) problems.push({ field: `${at}.set`, reason: 'a deletion sets nothing: {flag, delete: true}' })
+        else if (typeof flag === 'string') parsed.push({ flag, set: {}, delete: true })
+        continue
+      }
       if (!isJsonObject(set) || Object.keys(set).length === 0) {
-        problems.push({ field: `${at}.set`, reason: `required: an object of ${REQUESTABLE_FIELDS.join(', ')}` })
+        problems.push({ field: `${at}.set`, reason: `required: an object of ${SETTABLE} (or delete: true)` })
         continue
       }
       for (const key of Object.keys(set))
         if (!REQUESTABLE.has(key))
           problems.push({
             field: `${at}.set.${key}`,
-            reason: `not a per-environment field (a request sets ${REQUESTABLE_FIELDS.join(', ')}; shared fields change with PUT /api/flags/{name})`,
+            reason: `not a field a request sets (${SETTABLE}); other shared fields change with PUT /api/flags/{name}`,
           })
       if (typeof flag === 'string') parsed.push({ flag, set })
     }

@@ -6,16 +6,24 @@
  * (exactly once across replicas: applying re-reads the request in its transaction).
  */
 
-import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
-import { CHANGE_REQUEST_STATES, type ChangeRequest, type ChangeRequestState, PENDING_STATES } from '../domain/change-request.ts'
+import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
+import { isTokenExpired } from '../domain/api-token.ts'
+import {
+  CHANGE_REQUEST_STATES,
+  type ChangeRequest,
+  type ChangeRequestState,
+  PENDING_STATES,
+  reachesEveryEnvironment,
+} from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
 import { servedRevisionOf } from '../domain/environment.ts'
 import { AppError, ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { setOwn } from '../domain/own-property.ts'
 import { type Actor, actorOf, type Caller, type Principal, type SystemName, systemPrincipal } from '../domain/principal.ts'
+import { requireMayApply } from '../domain/write-guard.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
-import { applyInTransaction } from './change-request-apply.ts'
+import { applyInTransaction, failInTransaction } from './change-request-apply.ts'
 import { parseComment, parseRequestInput, type RequestInput } from './change-request-input.ts'
 import { commitMeta } from './commit-meta.ts'
 import { canIn, requireIn } from './environment-access.ts'
@@ -56,12 +64,54 @@ export interface ScheduledOutcome {
   failureReason?: string
 }
 
-/** The principal a scheduled apply acts as: the request's author (as audit entries show actors). */
-function principalOfActor(actor: Actor): Principal {
-  if (actor.type === 'user')
-    return { kind: 'user', userId: actor.id, username: actor.name, sessionId: '', permissions: [], flagPrefixes: [] }
-  if (actor.type === 'token') return { kind: 'token', tokenId: actor.id, name: actor.name, permissions: [], flagPrefixes: [] }
+/**
+ * The principal a scheduled apply acts as: the request's author with the permissions it holds now
+ * (docs/change-control.md#who-applies); one deleted, revoked or expired since holds none.
+ */
+function principalOfActor(snapshot: Snapshot, actor: Actor, at: number): Principal {
+  if (actor.type === 'user') {
+    const user = snapshot.users.get(actor.id)
+    const permissions = user?.permissions ?? []
+    return { kind: 'user', userId: actor.id, username: actor.name, sessionId: '', permissions, flagPrefixes: user?.flagPrefixes ?? [] }
+  }
+  if (actor.type === 'token') {
+    const token = snapshot.tokens.get(actor.id)
+    const live = token !== undefined && !isTokenExpired(token, at)
+    return {
+      kind: 'token',
+      tokenId: actor.id,
+      name: actor.name,
+      permissions: live ? token.permissions : [],
+      flagPrefixes: token?.flagPrefixes ?? [],
+    }
+  }
   return systemPrincipal(actor.id as SystemName)
+}
+
+/** Why the author of a scheduled request may not apply it now, or `undefined` (docs/change-control.md#who-applies). */
+function authorProblem(snapshot: Snapshot, request: ChangeRequest, principal: Principal): string | undefined {
+  const { author } = request
+  if (author.type === 'user' && !snapshot.users.has(author.id)) return `its author ${author.name} no longer exists`
+  if (author.type === 'token' && !snapshot.tokens.has(author.id)) return `its author, token ${author.name}, was revoked`
+  try {
+    requireMayApply(principal, request)
+    return undefined
+  } catch (err) {
+    return `its author ${author.name} may no longer make it: ${(err as Error).message}`
+  }
+}
+
+/**
+ * Whether `p` counts as the author of `r` (docs/change-control.md#approvals): the author itself, or an
+ * API token the author created (directly, or through tokens it created).
+ */
+function actsForAuthor(snapshot: Snapshot, p: Principal, r: ChangeRequest): boolean {
+  let actor: Actor | undefined = actorOf(p)
+  for (let hops = 0; actor !== undefined && hops < 20; hops++) {
+    if (actor.type === r.author.type && actor.id === r.author.id) return true
+    actor = actor.type === 'token' ? snapshot.tokens.get(actor.id)?.createdBy : undefined
+  }
+  return false
 }
 
 const view = ({ revision: _r, ...request }: ChangeRequest): ChangeRequestView => request
@@ -94,6 +144,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
         continue
       }
       setOwn(baseRevisions, change.flag, servedRevisionOf(current, env))
+      if (change.delete === true) continue
       const made = withEnvironmentFields(snapshot, current, env, change.set, at, `changes[${i}].set.`)
       if ('problems' in made) problems.push(...made.problems)
     }
@@ -108,6 +159,9 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const request = find(tx.read, id)
       // applied by another replica, or by another request, a moment ago: nothing to do
       if (request.state !== 'approved' && request.state !== 'scheduled') return { request, skipped: true }
+      // the schedule acts for the author as the author stands now: one who may no longer fails it
+      const problem = source === 'schedule' ? authorProblem(tx.read, request, caller.principal) : undefined
+      if (problem !== undefined) return { ...failInTransaction(tx, request, now().toISOString(), problem), skipped: false }
       return { ...applyInTransaction(tx, request, now().toISOString()), skipped: false }
     })
     return result as { request: ChangeRequest; failureReason?: string; skipped: boolean }
@@ -117,13 +171,14 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       throw new ConflictError(`change request ${r.id} is ${r.state}; it can no longer be ${what}`, { state: r.state })
   }
   const isAuthor = (p: Principal, r: ChangeRequest) => actorOf(p).id === r.author.id
+  const scheduler = (r: ChangeRequest): Caller => ({
+    principal: principalOfActor(store.committed(), r.author, now().getTime()),
+    requestId: newId('sched'),
+  })
   /** After a request becomes due while approved (scheduled in the past), it is applied at once. */
   const dueNow = (r: ChangeRequest) => r.state === 'scheduled' && r.scheduledAt !== null && Date.parse(r.scheduledAt) <= now().getTime()
   // recorded as the schedule's, by the author, as any scheduled apply is
-  const settle = async (r: ChangeRequest) =>
-    dueNow(r)
-      ? view((await applyNow({ principal: principalOfActor(r.author), requestId: newId('sched') }, r.id, 'schedule')).request)
-      : view(r)
+  const settle = async (r: ChangeRequest) => (dueNow(r) ? view((await applyNow(scheduler(r), r.id, 'schedule')).request) : view(r))
 
   return {
     async create(caller, input) {
@@ -133,6 +188,8 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       if (!store.committed().environments.has(env))
         throw new InvalidError(`no environment named ${JSON.stringify(env)}`, 'environment', 'unknown environment')
       requireIn(caller.principal, 'flag:write', store.committed(), env)
+      // shared fields and deletions change every environment: the unscoped permission, as a PUT or DELETE needs
+      if (body.changes.some(reachesEveryEnvironment)) requirePermission(caller.principal, 'flag:write')
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const baseRevisions = checked(tx.read, caller.principal, env, body)
         const at = now().toISOString()
@@ -159,6 +216,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
 
     async edit(caller, id, input) {
       const body = parseRequestInput(input, false)
+      if (body.changes.some(reachesEveryEnvironment)) requirePermission(caller.principal, 'flag:write')
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = find(tx.read, id)
         if (!isAuthor(caller.principal, request)) throw new AppError('FORBIDDEN', 'only the author edits a change request')
@@ -214,6 +272,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
         const row = snapshot.flags.get(c.flag)
         const current = row && (flagView(row, request.environment, home) as unknown as Record<string, unknown>)
         const diff: Record<string, { before: unknown; after: unknown }> = {}
+        if (c.delete === true) diff.exists = { before: row !== undefined, after: false }
         for (const [field, after] of Object.entries(c.set)) {
           const before = current?.[field] ?? null
           if (JSON.stringify(before) !== JSON.stringify(after)) diff[field] = { before, after }
@@ -228,7 +287,8 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = find(tx.read, id)
         requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
-        if (isAuthor(caller.principal, request)) throw new AppError('FORBIDDEN', 'the author cannot approve their own change request')
+        if (actsForAuthor(tx.read, caller.principal, request))
+          throw new AppError('FORBIDDEN', 'the author cannot approve their own change request (nor can a token the author created)')
         pending(request, 'approved')
         const by = actorOf(caller.principal)
         if (request.approvals.some((a) => a.by.id === by.id)) throw new ConflictError(`${by.name} approved this change request already`)
@@ -251,7 +311,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = find(tx.read, id)
         requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
-        if (isAuthor(caller.principal, request))
+        if (actsForAuthor(tx.read, caller.principal, request))
           throw new AppError('FORBIDDEN', 'the author does not reject their own change request: cancel it (POST …/cancel)')
         pending(request, 'rejected')
         const at = now().toISOString()
@@ -286,6 +346,8 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       // the command line (whoever controls the data directory) may apply what others approved
       if (caller.principal.kind !== 'system' && !isAuthor(caller.principal, request) && !request.approvals.some((a) => a.by.id === by.id))
         throw new AppError('FORBIDDEN', 'only the author or an approver of a change request applies it')
+      // with the rights the applier holds now: an author reduced to reading applies nothing
+      requireMayApply(caller.principal, request)
       if (request.state !== 'approved' && request.state !== 'scheduled')
         throw new ConflictError(`change request ${id} is ${request.state}: only an approved or scheduled one is applied`, {
           state: request.state,
@@ -307,8 +369,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       for (const request of due.sort((a, b) => ((a.scheduledAt as string) < (b.scheduledAt as string) ? -1 : 1))) {
         const lateMs = now().getTime() - Date.parse(request.scheduledAt as string)
         const late = lateMs >= 2000 ? Math.round(lateMs / 1000) : undefined
-        const caller = { principal: principalOfActor(request.author), requestId: newId('sched') }
-        const outcome = await applyNow(caller, request.id, 'schedule', late)
+        const outcome = await applyNow(scheduler(request), request.id, 'schedule', late)
         if (outcome.skipped) continue
         out.push({
           request: view(outcome.request),

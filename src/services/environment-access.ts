@@ -7,7 +7,6 @@
  */
 
 import { can, requirePermission } from '../domain/access-policy.ts'
-import { ChangeRequestRequiredError } from '../domain/errors.ts'
 import { type Permission, splitPermission } from '../domain/permission.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Snapshot } from '../storage/store.ts'
@@ -36,27 +35,4 @@ export function readableEnvironments(p: Principal): ReadonlySet<string> | undefi
     if (permission === 'flag:read' && env !== undefined) out.add(env)
   }
   return out
-}
-
-/**
- * Whether a direct change of environment `env`'s state by `p` bypasses its protection
- * (docs/change-control.md#protected-environments): `false` in an unprotected environment; `true` when
- * it is protected and `p` holds `flag:bypass` for it (the audit entry says so); otherwise refused
- * with `CHANGE_REQUEST_REQUIRED`. The CLI and the drop folder hold no bypass: a protected
- * environment changes through change requests, whoever asks.
- */
-export function bypassesProtection(p: Principal, snapshot: Snapshot, env: string | undefined): boolean {
-  const name = env ?? homeOf(snapshot)
-  if (name === undefined || snapshot.environments.get(name)?.protected !== true) return false
-  if (p.kind !== 'system' && (can(p, 'flag:bypass') || can(p, 'flag:bypass', name))) return true
-  throw new ChangeRequestRequiredError(name)
-}
-
-/** Whether `p` would bypass environment `env`'s protection (it is protected, and `p` holds `flag:bypass` for it). */
-export function mayBypass(p: Principal, snapshot: Snapshot, env: string | undefined): boolean {
-  try {
-    return bypassesProtection(p, snapshot, env)
-  } catch {
-    return false
-  }
 }

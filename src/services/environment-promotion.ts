@@ -16,7 +16,7 @@ import type { Caller } from '../domain/principal.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { bypassesProtection, mayBypass, requireIn } from './environment-access.ts'
+import { requireIn } from './environment-access.ts'
 import { flagView, homeOf } from './environment-views.ts'
 
 /** A flag whose state differs between two environments: each differing field with its two values. */
@@ -142,12 +142,10 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
         unchanged: p.unchanged,
       })
       if (body.dryRun) return answer(plan(committed), true)
-      // audited as changes of the target environment (its view before and after)
-      const meta = { ...commitMeta(caller, 'api', to), bypass: mayBypass(caller.principal, committed, to) }
-      const { result } = await store.transact(meta, (tx) => {
+      // audited as changes of the target environment (its view before and after); a protected
+      // target takes promotions as change requests: the store refuses them (docs/change-control.md#one-check-for-every-path)
+      const { result } = await store.transact(commitMeta(caller, 'api', to), (tx) => {
         const p = plan(tx.read)
-        // a protected target takes promotions as change requests (docs/change-control.md#protected-environments)
-        if (p.changes.length > 0) bypassesProtection(caller.principal, tx.read, to)
         for (const c of p.changes) tx.put('flags', c.next)
         return p
       })

@@ -24,9 +24,10 @@ import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
+import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { bypassesProtection, mayBypass, requireIn } from './environment-access.ts'
+import { requireIn } from './environment-access.ts'
 import { flagView, homeOf } from './environment-views.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { carryStates } from './flag-states.ts'
@@ -174,7 +175,8 @@ export function createFlagService(
           const home = homeOf(tx.read)
           const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
           // the named environment gets the body's state; every other one the type's defaults
-          const flag = carryStates(tx.read, made, undefined, target)
+          // a protected environment gets it disabled, with no value (docs/change-control.md#protected-environments)
+          const flag = sealedForProtected(carryStates(tx.read, made, undefined, target), tx.read.environments, caller.principal)
           tx.put('flags', flag)
           return target === undefined ? flag : flagView(flag, target, home)
         })
@@ -201,9 +203,7 @@ export function createFlagService(
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
         const homeNow = homeOf(store.committed())
-        // whether this write may change a protected environment's state, for its audit entries
-        const meta = { ...commitMeta(caller, source, env ?? homeNow), bypass: mayBypass(caller.principal, store.committed(), env) }
-        pending = store.transact(meta, (tx) => {
+        pending = store.transact(commitMeta(caller, source, env ?? homeNow), (tx) => {
           const current = findIn(tx.read, name)
           expectRevision(tx, current, ifMatch)
           const problems: FieldProblem[] = []
@@ -224,8 +224,8 @@ export function createFlagService(
           const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
           const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
           if (sharedMoves) requirePermission(caller.principal, 'flag:write')
-          // a protected environment's state changes through change requests
-          if (stateMoves) bypassesProtection(caller.principal, tx.read, target ?? home)
+          // a protected environment changes through change requests: the store refuses the write
+          // otherwise, whatever path makes it (docs/change-control.md#one-check-for-every-path)
           if (!sharedMoves && !stateMoves) return seen
           if (newName !== name) checkFreeName(tx.read, newName as string, name)
           const written: Flag = {

@@ -12,7 +12,9 @@ import type { Flag } from '../domain/flag.ts'
 import type { ExportedSegment } from '../domain/migration-document.ts'
 import { applyPlan, type ImportPlan, type PlannedSegmentChange } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
+import type { Principal } from '../domain/principal.ts'
 import { referencedSegments, type Segment } from '../domain/segment.ts'
+import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Tx } from '../storage/store.ts'
 import { flagsIn } from './environment-views.ts'
 import { carryStates } from './flag-states.ts'
@@ -28,7 +30,8 @@ export function applyImport(
   segmentPlan: readonly PlannedSegmentChange[],
   segments: ReadonlyMap<string, ExportedSegment>,
   at: string,
-  env?: string,
+  env: string | undefined,
+  principal: Principal,
 ): void {
   const replaced = new Set<string>()
   for (const change of segmentPlan) {
@@ -51,7 +54,12 @@ export function applyImport(
   }
   const rows = applyPlan(env === undefined ? tx.read.flags : flagsIn(tx.read, env), flagPlan, at, () => newId('flg'))
   for (const id of rows.deleteIds) tx.delete('flags', id)
-  for (const flag of rows.put) tx.put('flags', carryStates(tx.read, flag, tx.read.row('flags', flag.id), env))
+  for (const flag of rows.put) {
+    const previous = tx.read.row('flags', flag.id)
+    const row = carryStates(tx.read, flag, previous, env)
+    // a new flag starts disabled, with no value, in a protected environment (docs/change-control.md#protected-environments)
+    tx.put('flags', previous === undefined ? sealedForProtected(row, tx.read.environments, principal) : row)
+  }
   const written = new Set(rows.put.map((f) => f.id))
   const bumped = new Map<string, Flag>()
   for (const name of replaced)

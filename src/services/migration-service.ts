@@ -9,7 +9,6 @@
 
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
-import { STATE_FIELDS } from '../domain/environment.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { buildExportDocument, type DocumentSource, exportFileName, exportText, parseImportDocument } from '../domain/migration-document.ts'
 import {
@@ -25,7 +24,6 @@ import {
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { bypassesProtection, mayBypass } from './environment-access.ts'
 import { flagsIn, flagView, homeOf } from './environment-views.ts'
 import { flagLimitMessage } from './flag-service.ts'
 import { applyImport } from './migration-apply.ts'
@@ -33,8 +31,6 @@ import { createMigrationExport, type MigrationExport, sortedFlags, sortedSegment
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
-
-const STATE_FIELD_NAMES: ReadonlySet<string> = new Set(STATE_FIELDS)
 
 /** Import options (query parameters of PUT/PATCH, config for the watcher). */
 export interface ImportOptions {
@@ -170,12 +166,9 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     return env === homeOf(current) ? undefined : env
   }
 
-  /** The commit meta of an import: its environment, and whether it may bypass that one's protection. */
-  const importMeta = (caller: Caller, source: ImportSource, options: ImportOptions) => {
-    const committed = store.committed()
-    const env = options.environment ?? homeOf(committed)
-    return { ...commitMeta(caller, source, env), bypass: mayBypass(caller.principal, committed, env) }
-  }
+  /** The commit meta of an import: its environment (the store decides whether it may change a protected one). */
+  const importMeta = (caller: Caller, source: ImportSource, options: ImportOptions) =>
+    commitMeta(caller, source, options.environment ?? homeOf(store.committed()))
 
   // parsing and planning check patterns (each bounded): they take turns with flag writes' checks
   const gate = deps.patternGate ?? createPatternGate()
@@ -227,9 +220,6 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const out = await gated(() =>
         store.transact(importMeta(caller, source, options), (tx) => {
           const planned = plan(tx.read, incoming, options)
-          // a protected environment's state changes through change requests: an import that would move it is refused
-          if (planned.changes.some((c) => c.action === 'update' && c.fields.some((f) => STATE_FIELD_NAMES.has(f))))
-            bypassesProtection(caller.principal, tx.read, targetOf(tx.read, options))
           const segmentChanges = segmentPlan(tx.read)
           if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()
@@ -239,7 +229,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
           const home = homeOf(tx.read)
           const before = target === undefined ? sortedFlags(tx.read) : sortedFlags(tx.read).map((f) => flagView(f, target, home))
           tx.backup(exportFileName(name, at), exportText(buildExportDocument(before, name, at, sortedSegments(tx.read))))
-          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), target)
+          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), target, caller.principal)
           return { planned, segmentChanges }
         }),
       )

@@ -178,8 +178,10 @@ class JsonFileStore implements Store {
     const batch = (this.open ??= this.newBatch())
     const tx = new DraftTx(batch.draft)
     let result: T
+    let recorded: CommitMeta
     try {
       result = work(tx)
+      recorded = tx.guarded(meta)
     } catch (err) {
       tx.rollback()
       throw err
@@ -189,7 +191,7 @@ class JsonFileStore implements Store {
       await this.settled() // its answer may rest on changes still being written
       return { result, revision: batch.draft.revision, changes, backups: [] }
     }
-    const entry: Entry = { meta, changes, backups: [...tx.backups], written: deferred() }
+    const entry: Entry = { meta: recorded, changes, backups: [...tx.backups], written: deferred() }
     batch.entries.push(entry)
     void this.pipeline.kick()
     const backups = await entry.written.promise

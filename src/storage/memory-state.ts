@@ -10,7 +10,8 @@ import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import type { Segment } from '../domain/segment.ts'
-import { type Change, type Rows, type Snapshot, TABLES, type Table, type Tx } from './store.ts'
+import { guardWrite } from '../domain/write-guard.ts'
+import { type Change, type CommitMeta, type Rows, type Snapshot, TABLES, type Table, type Tx } from './store.ts'
 
 type TableMaps = { [T in Table]: Map<string, Rows[T]> }
 
@@ -263,6 +264,17 @@ export class DraftTx implements Tx {
 
   backup(fileName: string, text: string): void {
     this.backups.push({ fileName, text })
+  }
+
+  /**
+   * Checks the flag and segment writes against who makes them and every protected environment
+   * (`guardWrite`: the one check no path can forget) and answers `meta` as the commit records it,
+   * naming the rows whose change bypassed a protection. Throws as the work would (call `rollback`).
+   */
+  guarded(meta: CommitMeta): CommitMeta {
+    const bypassed = guardWrite(meta, this.read, [...this.pending.values()])
+    const { bypassed: _claimed, ...rest } = meta
+    return bypassed.length > 0 ? { ...rest, bypassed } : rest
   }
 
   /** Undoes every change (the work threw). */

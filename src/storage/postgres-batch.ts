@@ -28,6 +28,8 @@ export interface Pending {
 /** What one transaction of the batch did. */
 export interface Ran {
   p: Pending
+  /** The commit meta as recorded (`DraftTx.guarded`). */
+  meta: CommitMeta
   result: unknown
   changes: readonly Change[]
   backups: string[]
@@ -71,7 +73,8 @@ export async function commitBatch(
       const tx = new DraftTx(draft)
       try {
         const result = p.work(tx)
-        ran.push({ p, result, changes: tx.finish(), backups: [] })
+        const meta = tx.guarded(p.meta)
+        ran.push({ p, meta, result, changes: tx.finish(), backups: [] })
         requests.set(p, [...tx.backups])
       } catch (err) {
         tx.rollback()
@@ -83,7 +86,7 @@ export async function commitBatch(
     for (const r of ran) for (const b of requests.get(r.p) ?? []) r.backups.push(await writeBackup(host.dataDir, b.fileName, b.text, 50))
     await writeCommits(
       q,
-      ran.filter((r) => r.changes.length > 0).map((r) => ({ meta: r.p.meta, changes: r.changes })),
+      ran.filter((r) => r.changes.length > 0).map((r) => ({ meta: r.meta, changes: r.changes })),
       draft.seal(),
       at,
     )

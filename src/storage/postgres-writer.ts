@@ -108,7 +108,7 @@ export class PostgresWriter {
       this.abandon = undefined
     }
     if (outcome.state) this.host.adopted(outcome.state, (performance.now() - started) / 1000, outcome.ran.length)
-    for (const r of outcome.ran) if (r.changes.length > 0) this.host.publish({ meta: r.p.meta, changes: r.changes, at })
+    for (const r of outcome.ran) if (r.changes.length > 0) this.host.publish({ meta: r.meta, changes: r.changes, at })
     const revision = this.host.revision()
     const answer = () => {
       for (const r of outcome.ran)

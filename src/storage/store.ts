@@ -6,6 +6,9 @@
  * - Readers get `committed()`: an immutable snapshot of state that is durable. A change becomes
  *   visible to readers only once it is on disk (or in the database), so no request ever sees a
  *   change that a failing commit later reverts.
+ * - Every transaction's flag and segment writes pass one check before they commit
+ *   (`domain/write-guard.ts`): the permissions of `meta.principal` and the protection of
+ *   environments, whatever service made them.
  * - Writers call `transact(meta, work)`. `work` runs synchronously against the newest state (which
  *   may include earlier changes still being written; if those fail, this one fails too), must be
  *   pure over `tx`, and may be run again by a store that needs to retry. A thrown error undoes all of
@@ -107,8 +110,11 @@ export interface CommitMeta {
    * the flags as it sees them. Absent: a write of every environment (create, delete, import of shared fields).
    */
   environment?: string
-  /** The write changed a protected environment's state by `flag:bypass` (its audit entries say `bypass: true`). */
-  bypass?: boolean
+  /**
+   * Set by the store, never by a caller: the rows whose change moved what a protected environment
+   * serves by `flag:bypass` (their audit entries say `bypass: true`; docs/change-control.md#protected-environments).
+   */
+  bypassed?: readonly string[]
   /** The change request the write applies (docs/change-control.md#audit). */
   changeRequest?: string
   /** A scheduled change applied late, by this many seconds. */

@@ -1,8 +1,8 @@
 /**
  * Protected environments (docs/change-control.md#protected-environments): their flags' state changes
  * only through change requests, from every path (flag writes, promotion, import, rollback), except
- * for holders of `flag:bypass`, whose bypass the audit log shows; shared fields, creating and
- * deleting flags stay open to `flag:write`.
+ * for holders of `flag:bypass`, whose bypass the audit log shows; shared fields that change nothing
+ * it serves stay open to `flag:write`, and a flag created meanwhile starts there disabled.
  */
 
 import { afterEach, expect, test } from 'bun:test'
@@ -33,13 +33,16 @@ test("a protected environment's state is not changed directly: 409 CHANGE_REQUES
   expect(refused.body.error).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
   expect(refused.body.error.message).toContain('production')
   expect((await as('PUT', '/api/flags/f', { enabled: false })).status).toBe(409)
-  // other environments, shared fields, creating and deleting flags stay open
+  // other environments, shared fields that serve nothing and creating flags stay open; a new flag
+  // starts disabled with no value in production, and deleting one is a change request
   expect((await as('PUT', '/api/flags/f?environment=staging', { value: 5 })).status).toBe(200)
   expect((await as('PUT', '/api/flags/f', { description: 'shared' })).status).toBe(200)
   expect((await as('POST', '/api/flags', { name: 'g', type: 'BOOLEAN', value: true })).status).toBe(201)
-  expect((await as('DELETE', '/api/flags/g')).status).toBe(200)
+  expect((await as('GET', '/api/flags/g')).body).toMatchObject({ valueExists: false, enabled: false })
+  expect((await as('GET', '/api/flags/g?environment=staging')).body).toMatchObject({ value: true, enabled: true })
+  expect((await as('DELETE', '/api/flags/g')).status).toBe(409)
   // promotion into it: the dry run shows the diff; the promotion is refused
-  expect((await as('POST', '/api/environments/production/promote', { from: 'staging', dryRun: true })).body.changes).toHaveLength(1)
+  expect((await as('POST', '/api/environments/production/promote', { from: 'staging', dryRun: true })).body.changes).toHaveLength(2)
   const promotion = await as('POST', '/api/environments/production/promote', { from: 'staging' })
   expect(promotion.status).toBe(409)
   expect(promotion.body.error.code).toBe('CHANGE_REQUEST_REQUIRED')
@@ -67,4 +70,38 @@ test('a holder of flag:bypass changes it directly, and the audit entry says so',
   // bypass for staging does not reach production
   const other = await a.userWith(['flag:read', 'flag:write', 'flag:bypass@staging'])
   expect((await a.req('PUT', '/api/flags/f', { token: other.token, body: { value: 3 } })).status).toBe(409)
+})
+
+test('no way around it: deleting and making the flag again, or changing its type or default value, is refused too', async () => {
+  const { a, as } = await protectedProduction()
+  const served = async (name: string) => (await as('POST', `/ofrep/v1/evaluate/flags/${name}`, { context: {} })).body
+  expect((await as('PUT', '/api/flags/f', { value: 666 })).status).toBe(409)
+  // the flag deleted and made again with the value wanted
+  const deleted = await as('DELETE', '/api/flags/f')
+  expect(deleted.status).toBe(409)
+  expect(deleted.body.error).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
+  expect((await as('POST', '/api/flags', { name: 'f', type: 'STRING', value: 'EVIL' })).status).toBe(409)
+  expect(await served('f')).toMatchObject({ value: 1 })
+  // shared fields that change what production serves
+  for (const body of [{ type: 'STRING', value: 'EVIL' }, { defaultValue: 666 }]) {
+    const refused = await as('PUT', '/api/flags/f', body)
+    expect(refused.status).toBe(409)
+    expect(refused.body.error.code).toBe('CHANGE_REQUEST_REQUIRED')
+  }
+  expect((await as('GET', '/api/flags/f')).body).toMatchObject({ type: 'INTEGER', defaultValue: 0, value: 1 })
+  // a new flag answers nothing in production: disabled, no value, whatever the body said
+  expect((await as('POST', '/api/flags', { name: 'evil', type: 'STRING', value: 'EVIL' })).status).toBe(201)
+  expect(await served('evil')).toMatchObject({ reason: 'DISABLED' })
+  expect((await served('evil')).value).not.toBe('EVIL')
+  // the same changes go through a change request, approved by someone else
+  const lead = await a.userWith(['flag:read', 'flag:approve@production'])
+  const made = await as('POST', '/api/change-requests', {
+    environment: 'production',
+    title: 'retire f',
+    changes: [{ flag: 'f', delete: true }],
+  })
+  expect(made.status).toBe(201)
+  expect((await a.req('POST', `/api/change-requests/${made.body.id}/approve`, { token: lead.token, body: {} })).status).toBe(200)
+  expect((await as('POST', `/api/change-requests/${made.body.id}/apply`)).body.state).toBe('applied')
+  expect((await as('GET', '/api/flags/f')).status).toBe(404)
 })

@@ -20,8 +20,16 @@ export interface AuditHarness {
   destroy(): Promise<void>
 }
 
-const alice: Principal = { kind: 'user', userId: 'usr_alice', username: 'alice', sessionId: 'ses_a', permissions: [], flagPrefixes: [] }
-const ci: Principal = { kind: 'token', tokenId: 'tok_ci', name: 'ci', permissions: [], flagPrefixes: [] }
+// the store checks that whoever writes flags may (src/domain/write-guard.ts)
+const alice: Principal = {
+  kind: 'user',
+  userId: 'usr_alice',
+  username: 'alice',
+  sessionId: 'ses_a',
+  permissions: ['flag:write'],
+  flagPrefixes: [],
+}
+const ci: Principal = { kind: 'token', tokenId: 'tok_ci', name: 'ci', permissions: ['flag:write'], flagPrefixes: [] }
 const as = (principal: Principal, requestId: string, environment?: string): CommitMeta => ({
   principal,
   source: 'api',

@@ -160,7 +160,8 @@ export function describeStoreContract(
         tx.put('environments', env('development', { home: true as const }))
         tx.put('environments', env('production', { protected: true, requiredApprovals: 1 }))
       })
-      const flag = { ...sampleFlag('a'), states: { production: { valueExists: true, value: 'prod', enabled: false } } }
+      // a flag made while production is protected starts there disabled, with no value (the store refuses more)
+      const flag = { ...sampleFlag('a'), states: { production: { valueExists: false, enabled: false } } }
       await store.transact(meta, (tx) => tx.put('flags', flag))
       const s = store.committed()
       expect([s.revisionOf('environments'), s.revisionOf('flags')]).toEqual([2, 3])

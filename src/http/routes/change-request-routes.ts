@@ -1,7 +1,7 @@
 /** /api/change-requests (docs/change-control.md#change-requests): changes of an environment's flag states, reviewed before they land. */
 
 import { t } from 'elysia'
-import { CHANGE_REQUEST_STATES, REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
+import { CHANGE_REQUEST_STATES, REQUESTABLE_FIELDS, SHARED_REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
 import { NotFoundError } from '../../domain/errors.ts'
 import type { ChangeRequestService } from '../../services/change-request-service.ts'
 import { jsonAnswer } from '../answers.ts'
@@ -19,7 +19,7 @@ const Actor = t.Object({ type: t.String(), id: t.String(), name: t.String() })
 const Review = t.Object({ by: Actor, at: t.String({ format: 'date-time' }), comment: t.Optional(t.String()) })
 
 const FieldsToSet = t.Record(t.String(), t.Unknown(), {
-  description: `The per-environment fields to set: ${REQUESTABLE_FIELDS.join(', ')} (as a flag PUT takes them)`,
+  description: `The fields to set: ${[...REQUESTABLE_FIELDS, ...SHARED_REQUESTABLE_FIELDS].join(', ')} (as a flag PUT takes them; the shared ones change every environment)`,
   example: { value: true },
 })
 
@@ -28,10 +28,20 @@ const RequestBody = t.Object(
     environment: t.String({ description: 'The environment whose flag states change', example: 'production' }),
     title: t.String({ minLength: 1, maxLength: 200, example: 'Turn on the new checkout' }),
     description: t.Optional(t.String({ maxLength: 4096 })),
-    changes: t.Array(t.Object({ flag: t.String({ example: 'checkout/new_flow' }), set: FieldsToSet }, { additionalProperties: false }), {
-      minItems: 1,
-      maxItems: 1000,
-    }),
+    changes: t.Array(
+      t.Object(
+        {
+          flag: t.String({ example: 'checkout/new_flow' }),
+          set: t.Optional(FieldsToSet),
+          delete: t.Optional(t.Literal(true, { description: 'Deletes the flag in every environment (instead of set)' })),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        minItems: 1,
+        maxItems: 1000,
+      },
+    ),
     scheduledAt: t.Optional(
       t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'Apply it at this time once approved (null: when applied)' }),
     ),
@@ -55,6 +65,7 @@ const ChangeRequest = t.Object({
     t.Object({
       flag: t.String(),
       set: FieldsToSet,
+      delete: t.Optional(t.Literal(true)),
       diff: t.Optional(
         t.Record(t.String(), t.Object({ before: t.Unknown(), after: t.Unknown() }), {
           description: 'A single read: each field that would change, from what the environment serves now',

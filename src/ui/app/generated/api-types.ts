@@ -4409,7 +4409,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4417,6 +4417,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -4491,14 +4493,19 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
                          */
-                        set: {
+                        set?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description Deletes the flag in every environment (instead of set)
+                         * @enum {boolean}
+                         */
+                        delete?: true;
                     }[];
                     /**
                      * Format: date-time
@@ -4536,7 +4543,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4544,6 +4551,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -4634,7 +4643,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4642,6 +4651,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -4713,14 +4724,19 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
                          */
-                        set: {
+                        set?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description Deletes the flag in every environment (instead of set)
+                         * @enum {boolean}
+                         */
+                        delete?: true;
                     }[];
                     /**
                      * Format: date-time
@@ -4756,7 +4772,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4764,6 +4780,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -4866,7 +4884,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4874,6 +4892,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -4976,7 +4996,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4984,6 +5004,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -5080,7 +5102,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -5088,6 +5110,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -5184,7 +5208,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The per-environment fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout (as a flag PUT takes them)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -5192,6 +5216,8 @@ export interface operations {
                             set: {
                                 [key: string]: unknown;
                             };
+                            /** @enum {boolean} */
+                            delete?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {

@@ -1,0 +1,228 @@
+/**
+ * The rules every write of flags and segments obeys, whatever path makes it (docs/change-control.md#one-check-for-every-path):
+ * the store runs `guardWrite` on each transaction's changes before it commits, knowing who acts and
+ * whether an approved change request is being applied. A flag's state in an environment changes
+ * only with `flag:write` there; creating, deleting and shared fields need the unscoped `flag:write`;
+ * segments need it too, unconfined. Whatever would change what a protected environment serves
+ * (its state, deleting the flag, its type, default value, a variant's value, its name, or a
+ * segment its rules use) needs `flag:bypass` there or an approved change request; a flag created
+ * there must start disabled with no value (`sealedState`).
+ */
+
+import { can, requireFlagInScope, requirePermission, requireUnscoped } from './access-policy.ts'
+import { type ChangeRequest, reachesEveryEnvironment } from './change-request.ts'
+import { type Environment, type FlagState, sharedOf, stateOf } from './environment.ts'
+import { ChangeRequestRequiredError, ForbiddenError } from './errors.ts'
+import type { Flag } from './flag.ts'
+import { actorOf, type Principal } from './principal.ts'
+import { referencedSegments, SEGMENTS_REACH, type Segment } from './segment.ts'
+
+/** The state a flag gets in a protected environment when it is created there without `flag:bypass`. */
+export const SEALED_STATE: FlagState = Object.freeze({ valueExists: false, enabled: false })
+
+/** One changed row as the guard sees it (the store's pending change). */
+export interface GuardedChange {
+  table: string
+  before: unknown
+  after: unknown
+}
+
+/** The state a transaction ends with (the store's live snapshot fits). */
+export interface GuardedState {
+  readonly environments: ReadonlyMap<string, Environment>
+  readonly flags: ReadonlyMap<string, Flag>
+  readonly segments: ReadonlyMap<string, Segment>
+}
+
+/** Who writes, through what, and the change request being applied, if any. */
+export interface WriteAuthority {
+  principal: Principal
+  /** An import (`import-upload`, `import-url`) writes flags by `migration:write` (docs/api.md#permissions). */
+  source: string
+  changeRequest?: string
+}
+
+/** Throws `ForbiddenError` unless `who` may write flags: in `env` when given, else unscoped (shared fields, create, delete). */
+function requireFlagWrite(who: WriteAuthority, env?: string): void {
+  const p = who.principal
+  if ((who.source === 'import-upload' || who.source === 'import-url') && can(p, 'migration:write')) return
+  requirePermission(p, 'flag:write', env)
+}
+
+/** Whether `p` may change protected environment `env` directly: `flag:bypass` there (the CLI and the drop folder never may). */
+export function canBypass(p: Principal, env: string): boolean {
+  return p.kind !== 'system' && (can(p, 'flag:bypass') || can(p, 'flag:bypass', env))
+}
+
+/** Environment `env`'s state in `row` (`home`: the one the row's own fields hold). */
+function stateIn(row: Flag, env: string, home: string | undefined): FlagState {
+  return stateOf(env === home ? row : (row.states?.[env] ?? row))
+}
+
+const json = (v: unknown) => JSON.stringify(v ?? null)
+
+/** A state that serves nothing: disabled, no value, no rule, no rollout (an A/B share alone answers nothing). */
+function isSealed(s: FlagState): boolean {
+  return !s.valueExists && s.enabled === false && s.targeting === undefined && s.rollout === undefined
+}
+
+/** Whether what `env` serves of the flag moved from `before` to `after` (both present). */
+function servedMoved(before: Flag, after: Flag, env: string, homes: [string | undefined, string | undefined]): boolean {
+  if (json(stateIn(before, env, homes[0])) !== json(stateIn(after, env, homes[1]))) return true
+  if (before.name !== after.name || before.type !== after.type || json(before.defaultValue) !== json(after.defaultValue)) return true
+  const variants = after.variants ?? {}
+  return Object.entries(before.variants ?? {}).some(([name, value]) => json(value) !== json(variants[name]))
+}
+
+/** The home environment of `environments`. */
+function homeIn(environments: ReadonlyMap<string, Environment>): string | undefined {
+  for (const env of environments.values()) if (env.home) return env.name
+  return undefined
+}
+
+/** The approved (or scheduled) change request `id` when this transaction applies it. */
+function appliedRequest(changes: readonly GuardedChange[], id: string | undefined): ChangeRequest | undefined {
+  if (id === undefined) return undefined
+  for (const c of changes) {
+    if (c.table !== 'changeRequests') continue
+    const [before, after] = [c.before as ChangeRequest | null, c.after as ChangeRequest | null]
+    if (after?.id === id && after.state === 'applied' && (before?.state === 'approved' || before?.state === 'scheduled')) return before
+  }
+  return undefined
+}
+
+/**
+ * Throws `ForbiddenError` unless `p` may apply `request` now (docs/change-control.md#who-applies), with
+ * the permissions it holds at this moment: its author needs `flag:write` in the request's
+ * environment (unscoped when it sets shared fields or deletes), an approver of it `flag:approve`
+ * there; the command line may apply what others approved.
+ */
+export function requireMayApply(p: Principal, request: ChangeRequest): void {
+  if (p.kind === 'system') return
+  const me = actorOf(p).id
+  if (me === request.author.id) {
+    requirePermission(p, 'flag:write', request.environment)
+    if (request.changes.some(reachesEveryEnvironment)) requirePermission(p, 'flag:write')
+    for (const c of request.changes) requireFlagInScope(p, c.flag)
+  } else if (request.approvals.some((a) => a.by.id === me)) requirePermission(p, 'flag:approve', request.environment)
+  else throw new ForbiddenError('flag:write', request.environment)
+}
+
+/** Segments whose rule changed or that went, and every segment that refers to them, through any chain. */
+function changedSegments(changes: readonly GuardedChange[], state: GuardedState): Set<string> {
+  const affected = new Set<string>()
+  const rules: unknown[] = [...state.segments.values()]
+  for (const c of changes) {
+    if (c.table !== 'segments') continue
+    const [before, after] = [c.before as Segment | null, c.after as Segment | null]
+    if (before !== null) rules.push(before)
+    if (before !== null && (after === null || json(before.rule) !== json(after.rule))) affected.add(before.name)
+  }
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const s of rules as Segment[])
+      if (!affected.has(s.name) && referencedSegments(s.rule).some((r) => affected.has(r))) {
+        affected.add(s.name)
+        grew = true
+      }
+  }
+  return affected
+}
+
+/**
+ * Checks a transaction's `changes` (the state it ends with: `state`) against `who`'s permissions and
+ * every protected environment (see module comment); throws `ForbiddenError`, `OutOfScopeError` or
+ * `ChangeRequestRequiredError` naming the environment. Answers the ids of the rows whose change
+ * bypassed a protection (`flag:bypass`), for their audit entries.
+ */
+export function guardWrite(who: WriteAuthority, state: GuardedState, changes: readonly GuardedChange[]): string[] {
+  const flagChanges = changes.filter((c) => c.table === 'flags')
+  const segmentChanges = changes.filter((c) => c.table === 'segments')
+  if (flagChanges.length === 0 && segmentChanges.length === 0) return []
+  const p = who.principal
+  // an approved change request: its author's or approver's rights now, and no protection to bypass
+  const request = appliedRequest(changes, who.changeRequest)
+  if (request !== undefined) {
+    requireMayApply(p, request)
+    return []
+  }
+  const before = new Map(state.environments)
+  for (const c of changes) {
+    if (c.table !== 'environments') continue
+    const [was, is] = [c.before as Environment | null, c.after as Environment | null]
+    if (was === null && is !== null) before.delete(is.name)
+    else if (was !== null) before.set(was.name, was)
+  }
+  const homes: [string | undefined, string | undefined] = [homeIn(before), homeIn(state.environments)]
+  // environments that exist on both sides: creating or removing one moves no flag of its own
+  const lasting = [...state.environments.keys()].filter((env) => before.has(env))
+  const guarded = lasting.filter((env) => state.environments.get(env)?.protected === true)
+  // protected environment -> ids of the rows whose change moves what it serves
+  const touched = new Map<string, Set<string>>()
+  const touch = (env: string, id: string) => {
+    const ids = touched.get(env) ?? new Set()
+    ids.add(id)
+    touched.set(env, ids)
+  }
+  for (const c of flagChanges) {
+    const [was, is] = [c.before as Flag | null, c.after as Flag | null]
+    const row = (is ?? was) as Flag
+    const sharedMoved = was === null || is === null || was.name !== is.name || json(sharedOf(was)) !== json(sharedOf(is))
+    const moved = lasting.filter(
+      (env) => was === null || is === null || json(stateIn(was, env, homes[0])) !== json(stateIn(is, env, homes[1])),
+    )
+    if (!sharedMoved && moved.length === 0) continue
+    for (const name of new Set([was?.name, is?.name])) if (name !== undefined) requireFlagInScope(p, name)
+    if (sharedMoved) requireFlagWrite(who)
+    else for (const env of moved) requireFlagWrite(who, env)
+    for (const env of guarded) {
+      if (was === null && is !== null && isSealed(stateIn(is, env, homes[1]))) continue
+      if (was === null || is === null || servedMoved(was, is, env, homes)) touch(env, row.id)
+    }
+  }
+  if (segmentChanges.length > 0) {
+    requireFlagWrite(who)
+    requireUnscoped(p, SEGMENTS_REACH)
+    const affected = changedSegments(changes, state)
+    const uses = (row: Flag, env: string, home: string | undefined) =>
+      referencedSegments(stateIn(row, env, home).targeting ?? null).some((name) => affected.has(name))
+    if (affected.size > 0)
+      for (const env of guarded)
+        for (const row of state.flags.values())
+          if (uses(row, env, homes[1])) {
+            touch(env, row.id)
+            for (const c of segmentChanges) touch(env, ((c.after ?? c.before) as Segment).id)
+          }
+  }
+  if (touched.size === 0) return []
+  const bypassed = new Set<string>()
+  for (const env of guarded) {
+    const ids = touched.get(env)
+    if (ids === undefined) continue
+    if (!canBypass(p, env)) throw new ChangeRequestRequiredError(env)
+    for (const id of ids) bypassed.add(id)
+  }
+  return [...bypassed]
+}
+
+/**
+ * `row` (a new flag) with the state `SEALED_STATE` in every protected environment of `environments`
+ * where `p` holds no `flag:bypass` (docs/change-control.md#protected-environments): a flag created
+ * while an environment is protected starts there disabled, with no value, whatever the body says.
+ */
+export function sealedForProtected(row: Flag, environments: ReadonlyMap<string, Environment>, p: Principal): Flag {
+  const home = homeIn(environments)
+  let out = row
+  for (const env of environments.values()) {
+    if (!env.protected || canBypass(p, env.name)) continue
+    if (env.name === home || home === undefined) {
+      const own: Record<string, unknown> = { ...out }
+      for (const field of ['value', 'targeting', 'rollout']) delete own[field]
+      out = { ...own, ...SEALED_STATE } as Flag
+    } else {
+      const { value: _v, targeting: _t, rollout: _r, ...kept } = out.states?.[env.name] ?? stateOf(out)
+      out = { ...out, states: { ...(out.states ?? {}), [env.name]: { ...kept, ...SEALED_STATE } } }
+    }
+  }
+  return out
+}

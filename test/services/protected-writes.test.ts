@@ -1,0 +1,237 @@
+/**
+ * Protection and permission are properties of the write itself (docs/change-control.md#one-check-for-every-path):
+ * every service method that writes flag rows or segments is listed here, and each is refused in a
+ * protected environment without `flag:bypass` (nothing changes), goes through with it (audited
+ * `bypass: true`) and through an approved change request. The list is checked against the
+ * services' source, so a new write site cannot be forgotten.
+ */
+
+import { afterEach, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Caller, Principal, SystemName } from '../../src/domain/principal.ts'
+import type { Services } from '../../src/services/services.ts'
+import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
+
+let apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps) await a.close()
+  apps = []
+})
+
+const user = (id: string, permissions: string[], via?: 'ui'): Caller => ({
+  principal: { kind: 'user', userId: id, username: id, sessionId: `ses_${id}`, permissions, flagPrefixes: [] } as Principal,
+  requestId: `req_${id}`,
+  ...(via ? { via } : {}),
+})
+const system = (name: SystemName): Caller => ({ principal: { kind: 'system', name }, requestId: `req_${name}` })
+const WRITER = ['flag:read', 'flag:write', 'migration:write']
+const dev = user('usr_dev', WRITER)
+const bypasser = user('usr_bypass', [...WRITER, 'flag:bypass@production'])
+const lead = user('usr_lead', ['flag:read', 'flag:approve@production'])
+
+/**
+ * production (protected, one approval, the default) and staging; segment `beta`; flag `f` (INTEGER,
+ * variants low/high, a rule on `beta`) at 3 in production after 1, 7 in staging.
+ */
+async function world(): Promise<{ a: TestApp; s: Services; served: () => string }> {
+  const a = await createTestApp({ FLAGD_ENVIRONMENT: 'production' })
+  apps.push(a)
+  const s = a.app.services
+  await s.environments.put(SYSTEM, 'staging', {})
+  await s.segments.put(SYSTEM, 'beta', { rule: { in: [{ var: 'plan' }, ['beta']] } })
+  await s.segments.put(SYSTEM, 'unused', { rule: { in: [{ var: 'plan' }, ['x']] } })
+  await s.flags.create(SYSTEM, {
+    name: 'f',
+    type: 'INTEGER',
+    value: 1,
+    variants: { low: 1, high: 9 },
+    targeting: { if: [{ $ref: 'beta' }, 'high', 'low'] },
+  })
+  await s.flags.update(SYSTEM, 'f', { value: 3 })
+  await s.flags.update(SYSTEM, 'f', { value: 7 }, undefined, undefined, 'staging')
+  await s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
+  // what production serves: its flags as it sees them, and the segments
+  const served = () =>
+    JSON.stringify({ flags: s.flags.list(SYSTEM.principal, '', 'production'), segments: s.segments.list(SYSTEM.principal) })
+  return { a, s, served }
+}
+
+/** The import of `f` at value 5 into production (a state change), as a document. */
+function importDocument(s: Services): unknown {
+  const { document } = s.migrations.exportDocument(SYSTEM.principal, 'production')
+  const doc = JSON.parse(JSON.stringify(document))
+  doc.flags.f.value = 5
+  return doc
+}
+
+interface WritePath {
+  name: string
+  /** The service file whose transaction writes the rows. */
+  file: string
+  write(s: Services, as: Caller): Promise<unknown>
+  /** The same change as a change request (`undefined`: the path is not a flag change, e.g. a segment). */
+  requested?: { flag: string; set?: Record<string, unknown>; delete?: true }
+}
+
+const PATHS: WritePath[] = [
+  {
+    name: 'API: PUT a state',
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { value: 2 }),
+    requested: { flag: 'f', set: { value: 2 } },
+  },
+  {
+    name: 'UI: switch it off',
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update({ ...as, via: 'ui' }, 'f', { enabled: false }),
+    requested: { flag: 'f', set: { enabled: false } },
+  },
+  {
+    name: 'API: PUT the default value (shared)',
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { defaultValue: 4 }),
+    requested: { flag: 'f', set: { defaultValue: 4 } },
+  },
+  {
+    name: 'API: PUT the type (shared)',
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { type: 'NUMBER' }),
+    requested: { flag: 'f', set: { type: 'NUMBER' } },
+  },
+  {
+    name: "API: PUT a variant's value (shared)",
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { variants: { low: 1, high: 10 } }),
+    requested: { flag: 'f', set: { variants: { low: 1, high: 10 } } },
+  },
+  {
+    name: 'API: DELETE the flag',
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.remove(as, 'f'),
+    requested: { flag: 'f', delete: true },
+  },
+  {
+    name: 'rollback to revision 1',
+    file: 'flag-service.ts',
+    write: (s, as) => s.audit.rollback(as, 'f', 1),
+    requested: { flag: 'f', set: { value: 1 } },
+  },
+  {
+    name: 'promotion from staging',
+    file: 'environment-promotion.ts',
+    write: (s, as) => s.environments.promote(as, 'production', { from: 'staging' }),
+    requested: { flag: 'f', set: { value: 7 } },
+  },
+  {
+    name: 'import upload',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(as, importDocument(s), { mode: 'merge', values: 'overwrite', dryRun: false }, 'import-upload'),
+    requested: { flag: 'f', set: { value: 5 } },
+  },
+  {
+    name: 'segment change that its rule uses',
+    file: 'segment-service.ts',
+    write: (s, as) => s.segments.put(as, 'beta', { rule: { in: [{ var: 'plan' }, ['beta', 'gamma']] } }),
+  },
+]
+
+/** The change request of `change` in production, by `dev`, approved by `lead`, applied by `dev`. */
+async function throughRequest(s: Services, change: NonNullable<WritePath['requested']>) {
+  const made = await s.changeRequests.create(dev, { environment: 'production', title: 'reviewed', changes: [change] })
+  await s.changeRequests.approve(lead, made.id, {})
+  return s.changeRequests.apply(dev, made.id)
+}
+
+test('the list of write paths covers every service file that writes flag rows or segments', () => {
+  const dir = join(import.meta.dir, '../../src/services')
+  const writers = readdirSync(dir).filter((file) => /tx\.(put|delete)\('(flags|segments)'/.test(readFileSync(join(dir, file), 'utf8')))
+  // environment-service copies and drops states of environments being made or removed: never a served change
+  // change-request-apply writes what an approved request says: the allowed path of every row below
+  const covered = new Set([...PATHS.map((p) => p.file), 'environment-service.ts', 'change-request-apply.ts', 'migration-apply.ts'])
+  expect(writers.filter((file) => !covered.has(file))).toEqual([])
+})
+
+for (const path of PATHS) {
+  test(`${path.name}: refused in a protected environment without flag:bypass, nothing changed; done with it, audited`, async () => {
+    const { s, served } = await world()
+    const before = served()
+    const refused = await path.write(s, dev).catch((err) => err)
+    expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
+    expect(served()).toBe(before)
+    await path.write(s, bypasser)
+    expect(served()).not.toBe(before)
+    const { entries } = await s.audit.list(SYSTEM.principal, { limit: 20 })
+    expect(entries.some((e) => e.bypass === true && e.actor.id === 'usr_bypass')).toBe(true)
+  })
+  const change = path.requested
+  if (change !== undefined)
+    test(`${path.name}: allowed through an approved change request`, async () => {
+      const { s, served } = await world()
+      const before = served()
+      expect((await throughRequest(s, change)).state).toBe('applied')
+      expect(served()).not.toBe(before)
+    })
+}
+
+test('the drop folder and the command line hold no bypass: an import moving production is refused', async () => {
+  const { s, served } = await world()
+  const before = served()
+  for (const name of ['drop-folder', 'cli'] as const) {
+    const refused = await s.migrations
+      .importDocument(system(name), importDocument(s), { mode: 'merge', values: 'overwrite', dryRun: false }, name)
+      .catch((err) => err)
+    expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
+  }
+  expect(served()).toBe(before)
+})
+
+test('a flag created while production is protected starts there disabled with no value, whatever the path, unless by flag:bypass', async () => {
+  const { s } = await world()
+  const doc = (name: string) => {
+    const d = JSON.parse(JSON.stringify(s.migrations.exportDocument(SYSTEM.principal, 'production').document))
+    d.flags = { [name]: { type: 'STRING', value: 'EVIL', description: '' } }
+    return d
+  }
+  await s.flags.create(dev, { name: 'api', type: 'STRING', value: 'EVIL' })
+  await s.migrations.importDocument(dev, doc('upload'), { mode: 'merge', values: 'overwrite', dryRun: false }, 'import-upload')
+  await s.migrations.importDocument(
+    system('drop-folder'),
+    doc('dropped'),
+    { mode: 'merge', values: 'overwrite', dryRun: false },
+    'drop-folder',
+  )
+  for (const name of ['api', 'upload', 'dropped']) {
+    expect(s.flags.get(SYSTEM.principal, name, 'production')).toMatchObject({ valueExists: false, enabled: false })
+    expect(s.flags.get(SYSTEM.principal, name, 'staging')).toMatchObject({ value: 'EVIL', enabled: true })
+  }
+  await s.flags.create(bypasser, { name: 'bypassed', type: 'STRING', value: 'ok' })
+  expect(s.flags.get(SYSTEM.principal, 'bypassed', 'production')).toMatchObject({ value: 'ok', enabled: true })
+})
+
+test('writes that change nothing production serves need no bypass: shared descriptions, staging, unused segments, environments', async () => {
+  const { s } = await world()
+  const answer = () => {
+    const { type, defaultValue, variants, valueExists, value, enabled, targeting } = s.flags.get(SYSTEM.principal, 'f', 'production')
+    return { type, defaultValue, variants, valueExists, value, enabled, targeting }
+  }
+  const before = answer()
+  const admin = user('usr_env', ['environment:write'])
+  await s.flags.update(dev, 'f', { description: 'shared words' })
+  await s.flags.update(dev, 'f', { value: 8 }, undefined, undefined, 'staging')
+  await s.segments.put(dev, 'unused', { rule: { in: [{ var: 'plan' }, ['y']] } })
+  await s.segments.remove(dev, 'unused')
+  await s.environments.put(admin, 'qa', {})
+  await s.environments.remove(admin, 'qa')
+  expect(answer()).toEqual(before)
+  expect(s.flags.get(SYSTEM.principal, 'f', 'production').description).toBe('shared words')
+})
+
+test('permissions are checked by the write too: a writer of staging alone cannot reach production through any path', async () => {
+  const { s, served } = await world()
+  const before = served()
+  const stagingOnly = user('usr_staging', ['flag:read', 'flag:write@staging', 'flag:bypass'])
+  for (const path of PATHS.slice(0, 2)) expect(await path.write(s, stagingOnly).catch((err) => err)).toMatchObject({ code: 'FORBIDDEN' })
+  expect(served()).toBe(before)
+})
