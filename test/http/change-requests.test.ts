@@ -188,3 +188,37 @@ test('scheduled: approved with a time, applied by the schedule at that time as i
   expect((await lead('POST', `/api/change-requests/${past}/approve`, {})).body.state).toBe('applied')
   expect((await admin('GET', '/api/flags/f')).body.value).toBe(10)
 })
+
+test('an author cannot approve their own request through an API token they minted with flag:approve (403)', async () => {
+  const { a, admin } = await setUp()
+  const author = await a.userWith(['flag:read', 'flag:write', 'flag:approve@production', 'token:write'], 'author')
+  const as = (method: string, path: string, body?: unknown) => a.req(method, path, { token: author.token, body })
+  const id = (await as('POST', '/api/change-requests', request({ value: 5 }))).body.id
+  const minted = await as('POST', '/api/tokens', { name: 'my approver', permissions: ['flag:read', 'flag:approve@production'] })
+  expect(minted.status).toBe(201)
+  const approval = await a.req('POST', `/api/change-requests/${id}/approve`, { headers: { 'x-api-key': minted.body.token }, body: {} })
+  expect(approval.status).toBe(403)
+  expect((await admin('GET', `/api/change-requests/${id}`)).body).toMatchObject({ state: 'open', approvals: [] })
+})
+
+test('an author reduced to flag:read cannot apply their approved request (403, as a direct PUT); a scheduled one then fails, saying why', async () => {
+  const { a, admin, dev, lead, clock, ms } = await setUp()
+  const id = (await dev('POST', '/api/change-requests', request({ value: 5 }))).body.id
+  const later = (await dev('POST', '/api/change-requests', request({ value: 6 }, { scheduledAt: new Date(ms() + 60_000).toISOString() })))
+    .body.id
+  expect((await lead('POST', `/api/change-requests/${id}/approve`, {})).body.state).toBe('approved')
+  expect((await lead('POST', `/api/change-requests/${later}/approve`, {})).body.state).toBe('scheduled')
+  const devId = (await admin('GET', '/api/users')).body.find((u: { username: string }) => u.username === 'dev').id
+  expect((await admin('PUT', `/api/users/${devId}`, { permissions: ['flag:read'] })).status).toBe(200)
+  expect((await dev('PUT', '/api/flags/f', { value: 5 })).status).toBe(403)
+  expect((await dev('POST', `/api/change-requests/${id}/apply`)).status).toBe(403)
+  expect((await admin('GET', '/api/flags/f')).body.value).toBe(1)
+  clock.advance(61_000)
+  const [failed] = await a.app.services.changeRequests.applyDue()
+  expect(failed?.failureReason).toContain('dev')
+  expect((await admin('GET', `/api/change-requests/${later}`)).body).toMatchObject({
+    state: 'failed',
+    failureReason: failed?.failureReason,
+  })
+  expect((await admin('GET', '/api/flags/f')).body.value).toBe(1)
+})
