@@ -1,11 +1,12 @@
 /**
- * `flagd change-request list|show|approve|apply` (docs/change-control.md#from-a-shell): change requests
+ * `flagd change-request create|list|show|approve|apply` (docs/change-control.md#from-a-shell): change requests
  * for scripted releases, whether the daemon runs or not. An approval from here counts as the system
  * actor `cli`, never as the request's author.
  */
 
 import { defineCommand } from 'citty'
 import type { ChangeRequestView } from '../services/change-request-service.ts'
+import { changeRequestCreateCommand } from './change-request-create.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { textTable } from './text-table.ts'
 
@@ -81,6 +82,6 @@ const applyCommand = defineCommand({
 })
 
 export const changeRequestCommand = defineCommand({
-  meta: { name: 'change-request', description: 'Change requests: list, show, approve and apply them (docs/change-control.md)' },
-  subCommands: { list: listCommand, show: showCommand, approve: approveCommand, apply: applyCommand },
+  meta: { name: 'change-request', description: 'Change requests: create, list, show, approve and apply them (docs/change-control.md)' },
+  subCommands: { create: changeRequestCreateCommand, list: listCommand, show: showCommand, approve: approveCommand, apply: applyCommand },
 })

@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 6
+export const CONTROL_PROTOCOL = 7
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -69,6 +69,8 @@ export const CONTROL_ARGUMENTS = {
   promote: T.Tuple([Text, T.Object({ from: Text, flags: Optional(T.Array(Text)), prefix: Optional(Text), dryRun: Optional(T.Boolean()) })]),
   listChangeRequests: T.Tuple([T.Object({ state: Optional(Text), environment: Optional(Text), flag: Optional(Text) })]),
   showChangeRequest: T.Tuple([Text]),
+  // the body is checked by the change-request service, as it is for POST /api/change-requests
+  createChangeRequest: T.Tuple([T.Unknown()]),
   approveChangeRequest: T.Tuple([Text, T.Union([Text, T.Null()])]),
   applyChangeRequest: T.Tuple([Text]),
 } satisfies Record<keyof AdminApi, TSchema>
@@ -98,6 +100,7 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   promote: true,
   listChangeRequests: true,
   showChangeRequest: true,
+  createChangeRequest: true,
   approveChangeRequest: true,
   applyChangeRequest: true,
 }

@@ -105,7 +105,7 @@ export class ChangeRequestRequiredError extends AppError {
   constructor(env: string) {
     super(
       'CHANGE_REQUEST_REQUIRED',
-      `environment ${env} is protected: its flags' state changes through a change request (POST /api/change-requests), or by someone holding flag:bypass@${env}`,
+      `environment ${env} is protected: what it serves changes through a change request (POST /api/change-requests, or flagd change-request create), or by someone holding flag:bypass@${env}`,
       { environment: env },
     )
   }

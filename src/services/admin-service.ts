@@ -64,6 +64,8 @@ export interface AdminApi {
   listChangeRequests(filter: ChangeRequestFilter): Promise<ChangeRequestView[]>
   /** One change request with its diff (`flagd change-request show`). */
   showChangeRequest(id: string): Promise<ChangeRequestView>
+  /** Opens a change request as the system actor `cli`; the body of `POST /api/change-requests` (`flagd change-request create`). */
+  createChangeRequest(input: unknown): Promise<ChangeRequestView>
   /** Approves as the system actor `cli`, never the author (`flagd change-request approve`). */
   approveChangeRequest(id: string, comment: string | null): Promise<ChangeRequestView>
   /** Applies an approved or scheduled request now (`flagd change-request apply`). */
@@ -112,6 +114,7 @@ export function createAdminService(services: Services): AdminApi {
     promote: (to, input) => services.environments.promote(command(), to, input),
     listChangeRequests: async (filter) => services.changeRequests.list(cli, filter),
     showChangeRequest: async (id) => services.changeRequests.get(cli, id),
+    createChangeRequest: (input) => services.changeRequests.create(command(), input),
     approveChangeRequest: (id, comment) => services.changeRequests.approve(command(), id, comment === null ? {} : { comment }),
     applyChangeRequest: (id) => services.changeRequests.apply(command(), id),
   }

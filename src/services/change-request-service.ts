@@ -32,7 +32,7 @@ import { flagView, homeOf } from './environment-views.ts'
 
 /** A request as the API shows it; a single read adds each change's diff against the current state. */
 export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes'> & {
-  changes: { flag: string; set: Record<string, unknown>; diff?: Record<string, { before: unknown; after: unknown }> }[]
+  changes: { flag: string; set: Record<string, unknown>; delete?: true; diff?: Record<string, { before: unknown; after: unknown }> }[]
 }
 
 /** The filters of a list (absent: every state and environment). */
