@@ -7,7 +7,6 @@
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
-import { isTokenExpired } from '../domain/api-token.ts'
 import {
   CHANGE_REQUEST_STATES,
   type ChangeRequest,
@@ -20,10 +19,11 @@ import { servedRevisionOf } from '../domain/environment.ts'
 import { AppError, ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { setOwn } from '../domain/own-property.ts'
-import { type Actor, actorOf, type Caller, type Principal, type SystemName, systemPrincipal } from '../domain/principal.ts'
+import { actorOf, type Caller, type Principal } from '../domain/principal.ts'
 import { requireMayApply } from '../domain/write-guard.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { applyInTransaction, failInTransaction } from './change-request-apply.ts'
+import { actsForAuthor, authorProblem, principalOfActor } from './change-request-authority.ts'
 import { parseComment, parseRequestInput, type RequestInput } from './change-request-input.ts'
 import { commitMeta } from './commit-meta.ts'
 import { canIn, requireIn } from './environment-access.ts'
@@ -62,56 +62,6 @@ export interface ScheduledOutcome {
   request: ChangeRequestView
   lateSeconds?: number
   failureReason?: string
-}
-
-/**
- * The principal a scheduled apply acts as: the request's author with the permissions it holds now
- * (docs/change-control.md#who-applies); one deleted, revoked or expired since holds none.
- */
-function principalOfActor(snapshot: Snapshot, actor: Actor, at: number): Principal {
-  if (actor.type === 'user') {
-    const user = snapshot.users.get(actor.id)
-    const permissions = user?.permissions ?? []
-    return { kind: 'user', userId: actor.id, username: actor.name, sessionId: '', permissions, flagPrefixes: user?.flagPrefixes ?? [] }
-  }
-  if (actor.type === 'token') {
-    const token = snapshot.tokens.get(actor.id)
-    const live = token !== undefined && !isTokenExpired(token, at)
-    return {
-      kind: 'token',
-      tokenId: actor.id,
-      name: actor.name,
-      permissions: live ? token.permissions : [],
-      flagPrefixes: token?.flagPrefixes ?? [],
-    }
-  }
-  return systemPrincipal(actor.id as SystemName)
-}
-
-/** Why the author of a scheduled request may not apply it now, or `undefined` (docs/change-control.md#who-applies). */
-function authorProblem(snapshot: Snapshot, request: ChangeRequest, principal: Principal): string | undefined {
-  const { author } = request
-  if (author.type === 'user' && !snapshot.users.has(author.id)) return `its author ${author.name} no longer exists`
-  if (author.type === 'token' && !snapshot.tokens.has(author.id)) return `its author, token ${author.name}, was revoked`
-  try {
-    requireMayApply(principal, request)
-    return undefined
-  } catch (err) {
-    return `its author ${author.name} may no longer make it: ${(err as Error).message}`
-  }
-}
-
-/**
- * Whether `p` counts as the author of `r` (docs/change-control.md#approvals): the author itself, or an
- * API token the author created (directly, or through tokens it created).
- */
-function actsForAuthor(snapshot: Snapshot, p: Principal, r: ChangeRequest): boolean {
-  let actor: Actor | undefined = actorOf(p)
-  for (let hops = 0; actor !== undefined && hops < 20; hops++) {
-    if (actor.type === r.author.type && actor.id === r.author.id) return true
-    actor = actor.type === 'token' ? snapshot.tokens.get(actor.id)?.createdBy : undefined
-  }
-  return false
 }
 
 const view = ({ revision: _r, ...request }: ChangeRequest): ChangeRequestView => request
