@@ -1,8 +1,9 @@
 /**
  * `flagd change-request create` (docs/change-control.md#from-a-shell): opens a change request from a
  * shell, where a protected environment's `409 CHANGE_REQUEST_REQUIRED` sends its user, whether the
- * daemon runs or not. It is made by the system actor `cli`, so anyone with a `flag:approve` there
- * (or `flagd change-request approve`) may approve it.
+ * daemon runs or not. Its author is the system actor `cli`: someone holding `flag:approve` there
+ * approves it (not `flagd change-request approve`, which would be its author approving), and the
+ * command line may then apply it.
  */
 
 import { defineCommand } from 'citty'

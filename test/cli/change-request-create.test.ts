@@ -63,6 +63,10 @@ test('with the daemon stopped: opens a request over the data directory, which th
   expect(id).toBeDefined()
   const shown = JSON.parse((await flagd(['show', id, '--data-dir', dir, '--json'])).out)
   expect(shown).toMatchObject({ state: 'open', author: { name: 'cli' }, changes: [{ flag: 'f', set: { value: 5 } }] })
+  // the command line is its author: it does not approve it too
+  const own = await flagd(['approve', id, '--data-dir', dir])
+  expect(own.code).toBe(1)
+  expect(own.err).toContain('author')
 })
 
 test('with the daemon running: through its control socket; several changes as JSON; a deletion', async () => {
