@@ -114,9 +114,12 @@ function changedSegments(changes: readonly GuardedChange[], state: GuardedState)
   const rules: unknown[] = [...state.segments.values()]
   for (const c of changes) {
     if (c.table !== 'segments') continue
-    const [before, after] = [c.before as Segment | null, c.after as Segment | null]
-    if (before !== null) rules.push(before)
-    if (before !== null && (after === null || json(before.rule) !== json(after.rule))) affected.add(before.name)
+    const before = c.before as Segment | null
+    if (before === null) continue
+    rules.push(before)
+    // what its name stands for now (a row hidden by a newer one of the same name may go: nothing moves)
+    const now = (c.after as Segment | null) ?? state.segments.get(before.name)
+    if (now === undefined || json(before.rule) !== json(now.rule)) affected.add(before.name)
   }
   for (let grew = true; grew; ) {
     grew = false
