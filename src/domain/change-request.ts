@@ -29,7 +29,7 @@ export interface RequestedChange {
   flag: string
   /** The fields to set (empty for a deletion). */
   set: Record<string, unknown>
-  /** Deletes the flag, in every environment (docs/change-control.md#shared-fields-and-deletion). */
+  /** Deletes the flag, in every environment (docs/change-control.md#change-requests). */
   delete?: true
 }
 
@@ -69,7 +69,7 @@ export const REQUESTABLE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting
 
 /**
  * The shared fields a change request may set too: those that change what a protected environment
- * serves (docs/change-control.md#shared-fields-and-deletion); they change every environment when applied.
+ * serves (docs/change-control.md#change-requests); they change every environment when applied.
  */
 export const SHARED_REQUESTABLE_FIELDS = ['type', 'defaultValue', 'variants'] as const
 
