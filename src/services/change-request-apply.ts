@@ -1,5 +1,5 @@
 /**
- * Applying a change request inside one transaction (docs/change-control.md#applying): every change
+ * Applying a change request inside one transaction (docs/change-control.md#change-requests): every change
  * or none. Each flag must still be at the revision the request was made on, as its environment
  * sees it (a change confined to another environment does not count), and each change must still
  * be valid; otherwise nothing of it is written and the request becomes `failed` with the reason.
