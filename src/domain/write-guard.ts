@@ -143,12 +143,15 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
   const segmentChanges = changes.filter((c) => c.table === 'segments')
   if (flagChanges.length === 0 && segmentChanges.length === 0) return []
   const p = who.principal
-  // an approved change request: its author's or approver's rights now, and no protection to bypass
+  // an approved change request: its author's or approver's rights now instead of flag:write, and,
+  // approved in a protected environment, no protection to bypass; a request of an unprotected
+  // environment waives no other environment's protection (its shared fields reach them all)
   const request = appliedRequest(changes, who.changeRequest)
   if (request !== undefined) {
     requireMayApply(p, request)
-    return []
+    if (state.environments.get(request.environment)?.protected === true) return []
   }
+  const checkRights = request === undefined
   const before = new Map(state.environments)
   for (const c of changes) {
     if (c.table !== 'environments') continue
@@ -175,9 +178,11 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
       (env) => was === null || is === null || json(stateIn(was, env, homes[0])) !== json(stateIn(is, env, homes[1])),
     )
     if (!sharedMoved && moved.length === 0) continue
-    for (const name of new Set([was?.name, is?.name])) if (name !== undefined) requireFlagInScope(p, name)
-    if (sharedMoved) requireFlagWrite(who)
-    else for (const env of moved) requireFlagWrite(who, env)
+    if (checkRights) {
+      for (const name of new Set([was?.name, is?.name])) if (name !== undefined) requireFlagInScope(p, name)
+      if (sharedMoved) requireFlagWrite(who)
+      else for (const env of moved) requireFlagWrite(who, env)
+    }
     for (const env of guarded) {
       if (was === null && is !== null && isSealed(stateIn(is, env, homes[1]))) continue
       if (was === null || is === null || servedMoved(was, is, env, homes)) touch(env, row.id)

@@ -16,7 +16,15 @@ import {
 } from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
 import { servedRevisionOf } from '../domain/environment.ts'
-import { AppError, ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
+import {
+  AppError,
+  ChangeRequestRequiredError,
+  ConflictError,
+  type FieldProblem,
+  InvalidError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import { setOwn } from '../domain/own-property.ts'
 import { actorOf, type Caller, type Principal } from '../domain/principal.ts'
@@ -62,6 +70,16 @@ export interface ScheduledOutcome {
   request: ChangeRequestView
   lateSeconds?: number
   failureReason?: string
+}
+
+/**
+ * Shared fields and deletions change every environment: a request of an unprotected environment
+ * may not carry them while another is protected; it is made there (docs/change-control.md#change-requests).
+ */
+function reachesProtected(snapshot: Snapshot, env: string, body: RequestInput): void {
+  if (!body.changes.some(reachesEveryEnvironment) || snapshot.environments.get(env)?.protected === true) return
+  const guarded = [...snapshot.environments.values()].find((e) => e.protected)
+  if (guarded !== undefined) throw new ChangeRequestRequiredError(guarded.name)
 }
 
 const view = ({ revision: _r, ...request }: ChangeRequest): ChangeRequestView => request
@@ -141,6 +159,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       // shared fields and deletions change every environment: the unscoped permission, as a PUT or DELETE needs
       if (body.changes.some(reachesEveryEnvironment)) requirePermission(caller.principal, 'flag:write')
       const { result } = await store.transact(commitMeta(caller), (tx) => {
+        reachesProtected(tx.read, env, body)
         const baseRevisions = checked(tx.read, caller.principal, env, body)
         const at = now().toISOString()
         const request: ChangeRequest = {
@@ -171,6 +190,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
         const request = find(tx.read, id)
         if (!isAuthor(caller.principal, request)) throw new AppError('FORBIDDEN', 'only the author edits a change request')
         pending(request, 'edited')
+        reachesProtected(tx.read, request.environment, body)
         const baseRevisions = checked(tx.read, caller.principal, request.environment, body)
         const next: ChangeRequest = {
           ...request,

@@ -112,3 +112,16 @@ test('an approved change request applies as its author holds rights now, with no
     guardWrite({ principal: reduced, source: 'api', changeRequest: 'cr_1' }, state(), [...update({ value: 2 }), applied(request)]),
   ).toThrow('flag:write')
 })
+
+test('a request of an unprotected environment waives no protection: a deletion it carries is refused', () => {
+  const request = {
+    id: 'cr_2',
+    environment: 'staging',
+    state: 'approved',
+    author: { type: 'user', id: 'usr_w', name: 'w' },
+    changes: [{ flag: 'f', set: {}, delete: true }],
+    approvals: [],
+  } as unknown as ChangeRequest
+  const applied: GuardedChange = { table: 'changeRequests', before: request, after: { ...request, state: 'applied' } }
+  expect(guard([{ table: 'flags', before: flag, after: null }, applied], state(), 'cr_2')).toBe('CHANGE_REQUEST_REQUIRED')
+})

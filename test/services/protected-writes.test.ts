@@ -235,3 +235,21 @@ test('permissions are checked by the write too: a writer of staging alone cannot
   for (const path of PATHS.slice(0, 2)) expect(await path.write(s, stagingOnly).catch((err) => err)).toMatchObject({ code: 'FORBIDDEN' })
   expect(served()).toBe(before)
 })
+
+test('a request of an unprotected environment carries no shared field or deletion past a protected one', async () => {
+  const { s, served } = await world()
+  const before = served()
+  for (const change of [
+    { flag: 'f', delete: true },
+    { flag: 'f', set: { defaultValue: 4 } },
+  ]) {
+    const refused = await s.changeRequests.create(dev, { environment: 'staging', title: 'around', changes: [change] }).catch((err) => err)
+    expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
+  }
+  // staging's own state still goes through its requests, applied by an approver with flag:approve alone
+  const made = await s.changeRequests.create(dev, { environment: 'staging', title: 'own', changes: [{ flag: 'f', set: { value: 8 } }] })
+  expect(made.state).toBe('approved')
+  expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
+  expect(served()).not.toBe(before)
+  expect(s.flags.get(SYSTEM.principal, 'f', 'production').value).toBe(3)
+})
