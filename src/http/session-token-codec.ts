@@ -19,7 +19,8 @@ export interface TokenClaims {
 
 /** Token minting and checking. */
 export interface SessionTokenCodec {
-  sign(userId: string, sessionId: string, expiresAt: Date): Promise<string>
+  /** A token issued at `issuedAt` (one reading of the clock with `expiresAt`'s, so `exp - iat` is the lifetime exactly). */
+  sign(userId: string, sessionId: string, issuedAt: Date, expiresAt: Date): Promise<string>
   /** The claims of a valid, unexpired token, or `undefined`. */
   verify(token: string): Promise<TokenClaims | undefined>
   /** The claims of a token verified before and still unexpired, without a signature check; else `undefined`. */
@@ -36,11 +37,11 @@ export function createSessionTokenCodec(secret: string, cache: RequestCache, now
   const key = new TextEncoder().encode(secret)
   const verified = cache.region<TokenClaims>('verified-sessions', (c) => 2 * (c.sub.length + c.sid.length) + 32)
   return {
-    sign: (sub, sid, expiresAt) =>
+    sign: (sub, sid, issuedAt, expiresAt) =>
       new SignJWT({ sid })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(sub)
-        .setIssuedAt(Math.floor(now() / 1000))
+        .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
         .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
         .sign(key),
 

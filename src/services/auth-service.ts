@@ -24,6 +24,8 @@ import { findUserByName } from './user-service.ts'
 export interface LoginResult {
   session: StoredSession
   user: PublicUser
+  /** The moment its lifetime starts (the token's `iat`): `expiresAt` is this plus the lifetime, exactly. */
+  issuedAt: Date
 }
 
 /** The authentication use cases. */
@@ -104,7 +106,7 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
       // deleted, or given a new password, while we checked the old one: no session from it
       if (!current || !stillValid(current)) throw new UnauthorizedError(BAD_CREDENTIALS)
       tx.put('sessions', session)
-      return { session, user: toPublicUser(current) }
+      return { session, user: toPublicUser(current), issuedAt: started }
     })
     return out.result
   }
@@ -162,9 +164,10 @@ export function createAuthService(store: Store, hasher: PasswordHasher, throttle
         const owner = current && tx.read.users.get(current.userId)
         if (!current?.pendingCode || !owner || isExpired(current, now().getTime())) throw refused()
         const { pendingCode: _claimed, ...rest } = current
-        const session: StoredSession = { ...rest, expiresAt: new Date(now().getTime() + options.tokenTtlSeconds * 1000).toISOString() }
+        const issuedAt = now()
+        const session: StoredSession = { ...rest, expiresAt: new Date(issuedAt.getTime() + options.tokenTtlSeconds * 1000).toISOString() }
         tx.put('sessions', session)
-        return { session, user: toPublicUser(owner) }
+        return { session, user: toPublicUser(owner), issuedAt }
       })
       return out.result
     },

@@ -2,7 +2,7 @@
  * docs/openfeature.md#ofrep (with CORS, docs/api.md#conventions) in a real browser: a page on another origin (with `cors.origins` set) evaluates a
  * flag with the OpenFeature web SDK and the OFREP web provider through Chromium's own fetch and
  * EventSource, CORS and all, and sees a change pushed over the event stream (polling is set far out
- * of reach). Needs Debian's `chromium`; `.ci/run` installs it and sets FLAGD_REQUIRE_BROWSER=1, so in
+ * of reach). Needs Debian's `chromium`; `.ci/run` installs it and sets TEST_REQUIRE_BROWSER=1, so in
  * CI a missing browser is a failure, not a skip.
  */
 
@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
 const chromium = Bun.which('chromium') ?? Bun.which('chromium-browser') ?? Bun.which('google-chrome')
-if (!chromium && process.env.FLAGD_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
+if (!chromium && process.env.TEST_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
 
 const cwd = tempDir()
 let d: Daemon

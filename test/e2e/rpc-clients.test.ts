@@ -2,7 +2,7 @@
  * The evaluation service against gRPC's C core (Python's grpcio, what the Python, PHP, Ruby and C++
  * flagd providers are built on), a second HTTP/2 implementation beside grpc-js: v1 and v2 answers
  * with a token in the metadata, UNAUTHENTICATED without one, and an EventStream told of a change.
- * Debian's `python3-grpcio` is needed; `.ci/run` installs it and sets FLAGD_REQUIRE_GRPCIO=1.
+ * Debian's `python3-grpcio` is needed; `.ci/run` installs it and sets TEST_REQUIRE_GRPCIO=1.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
@@ -17,8 +17,8 @@ setDefaultTimeout(30_000)
 // the system's Python, where Debian's package puts grpcio
 const PYTHON = '/usr/bin/python3'
 const hasGrpcio = Bun.spawnSync([PYTHON, '-c', 'import grpc'], { stdout: 'ignore', stderr: 'ignore' }).exitCode === 0
-if (!hasGrpcio && process.env.FLAGD_REQUIRE_GRPCIO === '1')
-  throw new Error('python3-grpcio is required here (FLAGD_REQUIRE_GRPCIO=1): apt-get install python3-grpcio')
+if (!hasGrpcio && process.env.TEST_REQUIRE_GRPCIO === '1')
+  throw new Error('python3-grpcio is required here (TEST_REQUIRE_GRPCIO=1): apt-get install python3-grpcio')
 
 /** Calls `method` with `request` over grpcio and prints one JSON line per answer: hex, or the status. */
 const CLIENT = `

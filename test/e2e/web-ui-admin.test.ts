@@ -2,7 +2,7 @@
  * docs/ui.md in Chromium, the administration pages: API tokens (secret once, copy, revoke), users
  * and the permission-aware navigation, import with its preview, the export download, the evaluate
  * console, sessions, the audit log with filters, one's own password; and axe-core on every page at
- * both viewports. With FLAGD_UPDATE_SCREENSHOTS=1 the README's screenshots are written to docs/.
+ * both viewports. With TEST_UPDATE_SCREENSHOTS=1 the README's screenshots are written to docs/.
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
@@ -282,7 +282,7 @@ const TOUR = [
 
 test.skipIf(!chromium)('every page: no serious accessibility problem (axe-core), no sideways scrolling on a phone', async () => {
   const docs = join(import.meta.dir, '../../docs/screenshots')
-  const update = process.env.FLAGD_UPDATE_SCREENSHOTS === '1'
+  const update = process.env.TEST_UPDATE_SCREENSHOTS === '1'
   await api('POST', '/api/tokens', { name: 'ci deploy', permissions: ['flag:read', 'flag:write'] })
   await api('POST', '/api/tokens', {
     name: 'mobile app',

@@ -257,8 +257,8 @@ test.skipIf(!chromium)('segments: created with the builder, used by a flag, its 
 })
 
 test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, no sideways scrolling on a phone', async () => {
-  // with FLAGD_UPDATE_SCREENSHOTS=1 the README's pictures of these pages are taken at desktop width
-  const docs = process.env.FLAGD_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dir, '../../docs/screenshots') : undefined
+  // with TEST_UPDATE_SCREENSHOTS=1 the README's pictures of these pages are taken at desktop width
+  const docs = process.env.TEST_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dir, '../../docs/screenshots') : undefined
   for (const viewport of [
     { width: 1280, height: 800 },
     { width: 390, height: 844 },

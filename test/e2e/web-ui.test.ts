@@ -3,7 +3,7 @@
  * daemon, signed into with the labelled fields, a flag toggled with its switch, a teammate's change
  * appearing live, sign-out, the phone viewport, and the page's own headers (CSP, no-store, cacheable
  * assets under 300 KB gzipped). Screenshots land in a temp directory when a test fails. In CI
- * (FLAGD_REQUIRE_BROWSER=1) a missing browser is a failure.
+ * (TEST_REQUIRE_BROWSER=1) a missing browser is a failure.
  */
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'

@@ -2,7 +2,7 @@
  * A real PostgreSQL server for tests: Debian's `postgresql` binaries (`initdb`, `pg_ctl`), a cluster
  * in a temp directory listening on 127.0.0.1 only, run as an unprivileged user because PostgreSQL
  * refuses root (the package's `postgres` user, else one created for the tests). One server per test
- * file; each test takes a fresh database. In CI (FLAGD_REQUIRE_POSTGRES=1) missing binaries are a
+ * file; each test takes a fresh database. In CI (TEST_REQUIRE_POSTGRES=1) missing binaries are a
  * failure, elsewhere the tests that need them skip.
  */
 
@@ -23,8 +23,7 @@ export function findPostgresBin(): string | null {
         .sort((a, b) => Number(b) - Number(a))
     : []
   const found = versions[0] ? join(root, versions[0], 'bin') : null
-  if (!found && process.env.FLAGD_REQUIRE_POSTGRES === '1')
-    throw new Error('no PostgreSQL binaries: install Debian\'s package "postgresql"')
+  if (!found && process.env.TEST_REQUIRE_POSTGRES === '1') throw new Error('no PostgreSQL binaries: install Debian\'s package "postgresql"')
   return found
 }
 

@@ -28,10 +28,10 @@ declare const document: {
 declare const location: { pathname: string }
 declare const navigator: { clipboard: { readText(): Promise<string> } }
 
-/** The Chromium on the PATH; in CI (FLAGD_REQUIRE_BROWSER=1) a missing browser is a failure, not a skip. */
+/** The Chromium on the PATH; in CI (TEST_REQUIRE_BROWSER=1) a missing browser is a failure, not a skip. */
 export function findChromium(): string | null {
   const found = Bun.which('chromium') ?? Bun.which('chromium-browser') ?? Bun.which('google-chrome')
-  if (!found && process.env.FLAGD_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
+  if (!found && process.env.TEST_REQUIRE_BROWSER === '1') throw new Error('no chromium on the PATH: install Debian\'s package "chromium"')
   return found
 }
 
@@ -190,10 +190,10 @@ export async function screenshotTo(p: Page, path: string): Promise<void> {
 
 /**
  * The end of a browser test file's scratch directory (screenshots of every test's last screen, files
- * it uploaded or downloaded): kept and its path printed with FLAGD_KEEP_SCREENSHOTS=1, to look at a
+ * it uploaded or downloaded): kept and its path printed with TEST_KEEP_SCREENSHOTS=1, to look at a
  * failure; otherwise removed, so runs do not pile up in the temp directory.
  */
 export function releaseScratch(dir: string): void {
-  if (process.env.FLAGD_KEEP_SCREENSHOTS === '1') console.log(`web UI screenshots: ${dir}`)
+  if (process.env.TEST_KEEP_SCREENSHOTS === '1') console.log(`web UI screenshots: ${dir}`)
   else rmSync(dir, { recursive: true, force: true })
 }

@@ -97,8 +97,8 @@ async function freshCredentials() {
   const signer = createSessionTokenCodec(SECRET, new RequestCache(1 << 20), clock)
   const sessions: { id: string; secret: string }[] = []
   for (const u of users) {
-    const { session } = await t.app.services.auth.login(u.username, u.password, '127.0.0.1', 'test')
-    sessions.push({ id: session.id, secret: await signer.sign(u.id, session.id, new Date(session.expiresAt)) })
+    const { session, issuedAt } = await t.app.services.auth.login(u.username, u.password, '127.0.0.1', 'test')
+    sessions.push({ id: session.id, secret: await signer.sign(u.id, session.id, issuedAt, new Date(session.expiresAt)) })
   }
   const tokens: { id: string; secret: string }[] = []
   const bodies = [

@@ -1,6 +1,6 @@
 /**
  * Load: mixed reads and writes at 64 connections for LOAD_SECONDS (3 by default, 30 when .ci/run
- * sets FLAGD_FULL_RELIABILITY) against the daemon as a separate process: zero 5xx, zero socket
+ * sets TEST_FULL_RELIABILITY) against the daemon as a separate process: zero 5xx, zero socket
  * errors, and memory back near where it started once the load is over (waited for, up to 10 s).
  * Throughput and latency goals live in `bun run bench`, not here.
  */
@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/test-app.ts'
 
 afterEach(killLiveDaemons) // a failed test leaves no daemon running
 
-const SECONDS = Number(process.env.LOAD_SECONDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 3))
+const SECONDS = Number(process.env.LOAD_SECONDS ?? (process.env.TEST_FULL_RELIABILITY ? 30 : 3))
 const CONNECTIONS = 64
 setDefaultTimeout((SECONDS + 60) * 1000)
 

@@ -13,7 +13,7 @@ import { systemClock } from '../../src/system-clock.ts'
 import { runAndKill } from '../helpers/kill-child.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 8))
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 30 : 8))
 
 test(`state and audit log agree after SIGKILL at any moment (${ROUNDS} rounds)`, async () => {
   const dir = tempDir()

@@ -14,8 +14,8 @@ import { sampleFlag } from '../helpers/sample-flag.ts'
 import { readStateFile } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
-// 10 rounds by default keep `bun test` quick; .ci/run sets FLAGD_FULL_RELIABILITY for the full 30.
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.FLAGD_FULL_RELIABILITY ? 30 : 10))
+// 10 rounds by default keep `bun test` quick; .ci/run sets TEST_FULL_RELIABILITY for the full 30.
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 30 : 10))
 
 test(`every acknowledged change survives SIGKILL (${ROUNDS} rounds)`, async () => {
   const dir = tempDir()

@@ -28,8 +28,8 @@ export interface AuthRouteDeps {
 const LOGIN_BODY = { bytes: 64 * 1024, error: () => new UnauthorizedError('invalid username or password') }
 
 /** What a sign-in answers (POST /api/login, and single sign-on's code exchange): the session as a token, who, until when. */
-export async function loginAnswer(sessionTokens: SessionTokenCodec, { session, user }: LoginResult) {
-  const token = await sessionTokens.sign(user.id, session.id, new Date(session.expiresAt))
+export async function loginAnswer(sessionTokens: SessionTokenCodec, { session, user, issuedAt }: LoginResult) {
+  const token = await sessionTokens.sign(user.id, session.id, issuedAt, new Date(session.expiresAt))
   return { token, user: { id: user.id, username: user.username, permissions: user.permissions }, expiresAt: session.expiresAt }
 }
 
