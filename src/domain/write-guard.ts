@@ -13,7 +13,7 @@ import { can, requireFlagInScope, requirePermission, requireUnscoped } from './a
 import { type ChangeRequest, reachesEveryEnvironment } from './change-request.ts'
 import { type Environment, type FlagState, sharedOf, stateOf } from './environment.ts'
 import { ChangeRequestRequiredError, ForbiddenError } from './errors.ts'
-import type { Flag } from './flag.ts'
+import { allVariants, type Flag } from './flag.ts'
 import { actorOf, type Principal } from './principal.ts'
 import { referencedSegments, SEGMENTS_REACH, type Segment } from './segment.ts'
 
@@ -70,8 +70,10 @@ function isSealed(s: FlagState): boolean {
 function servedMoved(before: Flag, after: Flag, env: string, homes: [string | undefined, string | undefined]): boolean {
   if (json(stateIn(before, env, homes[0])) !== json(stateIn(after, env, homes[1]))) return true
   if (before.name !== after.name || before.type !== after.type || json(before.defaultValue) !== json(after.defaultValue)) return true
-  const variants = after.variants ?? {}
-  return Object.entries(before.variants ?? {}).some(([name, value]) => json(value) !== json(variants[name]))
+  // every variant a rule may name, the built-in ones included (BOOLEAN true/false, an ENUM's values):
+  // listing `{"true": false}` re-points a built-in name as surely as changing a listed one
+  const served = allVariants(after)
+  return Object.entries(allVariants(before)).some(([name, value]) => !Object.hasOwn(served, name) || json(value) !== json(served[name]))
 }
 
 /** The home environment of `environments`. */

@@ -1,7 +1,8 @@
 /**
  * Who a change request acts for (docs/change-control.md#who-applies): the principal a scheduled
  * apply acts as (its author, with the rights the author holds now), why that author may no longer
- * apply it, and whether an approver counts as the author (the author, or a token the author made).
+ * apply it, and the person behind an actor (a token stands for whoever made it), by whom approvals
+ * are counted and the author is recognised.
  */
 
 import { isTokenExpired } from '../domain/api-token.ts'
@@ -48,14 +49,28 @@ export function authorProblem(snapshot: Snapshot, request: ChangeRequest, princi
 }
 
 /**
- * Whether `p` counts as the author of `r` (docs/change-control.md#approvals): the author itself, or an
- * API token the author created (directly, or through tokens it created).
+ * The person behind an actor (docs/change-control.md#approvals): a user is their own; an API token is
+ * the person who created it, through tokens that created tokens; a token whose creator is gone, or a
+ * system actor, stands for itself. Approvals are counted, and the author is recognised, by person, so
+ * one person's session and tokens are one voice and never the author's second pair of eyes.
  */
-export function actsForAuthor(snapshot: Snapshot, p: Principal, r: ChangeRequest): boolean {
-  let actor: Actor | undefined = actorOf(p)
-  for (let hops = 0; actor !== undefined && hops < 20; hops++) {
-    if (actor.type === r.author.type && actor.id === r.author.id) return true
-    actor = actor.type === 'token' ? snapshot.tokens.get(actor.id)?.createdBy : undefined
+export function personOf(snapshot: Snapshot, actor: Actor): string {
+  let current: Actor = actor
+  for (let hops = 0; current.type === 'token' && hops < 20; hops++) {
+    const creator = snapshot.tokens.get(current.id)?.createdBy
+    if (creator === undefined) break
+    current = creator
   }
-  return false
+  return `${current.type}:${current.id}`
+}
+
+/** Whether `p` counts as the author of `r`: the same person (the author, their tokens, or the author's creator). */
+export function actsForAuthor(snapshot: Snapshot, p: Principal, r: ChangeRequest): boolean {
+  return personOf(snapshot, actorOf(p)) === personOf(snapshot, r.author)
+}
+
+/** Whether the person behind `p` has approved `r` already (with a session or any of their tokens). */
+export function approvedBySamePerson(snapshot: Snapshot, p: Principal, r: ChangeRequest): boolean {
+  const person = personOf(snapshot, actorOf(p))
+  return r.approvals.some((a) => personOf(snapshot, a.by) === person)
 }

@@ -31,7 +31,7 @@ import { actorOf, type Caller, type Principal } from '../domain/principal.ts'
 import { requireMayApply } from '../domain/write-guard.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { applyInTransaction, failInTransaction } from './change-request-apply.ts'
-import { actsForAuthor, authorProblem, principalOfActor } from './change-request-authority.ts'
+import { actsForAuthor, approvedBySamePerson, authorProblem, principalOfActor } from './change-request-authority.ts'
 import { parseComment, parseRequestInput, type RequestInput } from './change-request-input.ts'
 import { commitMeta } from './commit-meta.ts'
 import { canIn, requireIn } from './environment-access.ts'
@@ -258,10 +258,12 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
         const request = find(tx.read, id)
         requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
         if (actsForAuthor(tx.read, caller.principal, request))
-          throw new AppError('FORBIDDEN', 'the author cannot approve their own change request (nor can a token the author created)')
+          throw new AppError('FORBIDDEN', 'the author cannot approve their own change request (nor can a token of the same person)')
         pending(request, 'approved')
         const by = actorOf(caller.principal)
-        if (request.approvals.some((a) => a.by.id === by.id)) throw new ConflictError(`${by.name} approved this change request already`)
+        // one person, one approval: their session and each of their tokens are the same voice
+        if (approvedBySamePerson(tx.read, caller.principal, request))
+          throw new ConflictError(`${by.name} approved this change request already (as themselves or through a token of theirs)`)
         const approvals = [...request.approvals, { by, at: now().toISOString(), ...(comment !== undefined ? { comment } : {}) }]
         const next: ChangeRequest = {
           ...request,

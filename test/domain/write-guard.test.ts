@@ -81,6 +81,36 @@ const CASES: [string, GuardedChange[], string | string[]][] = [
     [],
   ],
 ]
+// built-in variants a rule names: a BOOLEAN's true/false and an ENUM's values, re-pointed by listing them
+const boolFlag: Flag = {
+  ...flag,
+  id: 'flg_b',
+  name: 'b',
+  type: 'BOOLEAN',
+  defaultValue: false,
+  value: true,
+  variants: undefined,
+  targeting: { if: [{ '==': [{ var: 'u' }, 'vip'] }, 'true', 'false'] },
+}
+const enumFlag: Flag = {
+  ...flag,
+  id: 'flg_e',
+  name: 'e',
+  type: 'ENUM',
+  enumValues: ['blue', 'red'],
+  defaultValue: 'red',
+  value: 'blue',
+  variants: undefined,
+  targeting: { if: [true, 'blue'] },
+}
+const reList = (f: Flag, variants: Record<string, unknown>): GuardedChange[] => [
+  { table: 'flags', before: f, after: { ...f, variants, revision: 2 } as Flag },
+]
+CASES.push(
+  ["a BOOLEAN's built-in variants re-pointed by listing them", reList(boolFlag, { true: false, false: true }), 'CHANGE_REQUEST_REQUIRED'],
+  ["an ENUM value's variant re-pointed", reList(enumFlag, { blue: 'red' }), 'CHANGE_REQUEST_REQUIRED'],
+  ['a BOOLEAN given a new variant name', reList(boolFlag, { maybe: true }), []],
+)
 for (const [what, changes, expected] of CASES)
   test(`${what}: ${expected === 'CHANGE_REQUEST_REQUIRED' ? 'needs a change request' : 'passes'}`, () => {
     expect(guard(changes)).toEqual(expected)

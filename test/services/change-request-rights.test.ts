@@ -117,3 +117,36 @@ test('a scheduled request whose author still may is applied at its time, as the 
   expect(outcome?.request.state).toBe('applied')
   expect(value(t.a)).toBe(2)
 })
+
+test("a request made through a token is its maker's: they approve it neither themselves nor through a sibling token", async () => {
+  const { s, as, author, lead } = await world()
+  const maker = await s.apiTokens.create(as(author), {
+    name: 'ci',
+    permissions: ['flag:read', 'flag:write', 'flag:approve@production'],
+  })
+  const sibling = await s.apiTokens.create(as(author), { name: 'approver', permissions: ['flag:approve@production'] })
+  const viaToken: Caller = { principal: s.apiTokens.principalById(maker.id), requestId: 'req_ci' }
+  const { id } = await s.changeRequests.create(viaToken, {
+    environment: 'production',
+    title: 'raise f',
+    changes: [{ flag: 'f', set: { value: 2 } }],
+  })
+  expect(await s.changeRequests.approve(as(author), id, {}).catch((err) => err)).toMatchObject({ code: 'FORBIDDEN' })
+  const viaSibling: Caller = { principal: s.apiTokens.principalById(sibling.id), requestId: 'req_sibling' }
+  expect(await s.changeRequests.approve(viaSibling, id, {}).catch((err) => err)).toMatchObject({ code: 'FORBIDDEN' })
+  expect(s.changeRequests.get(SYSTEM.principal, id)).toMatchObject({ state: 'open', approvals: [] })
+  expect((await s.changeRequests.approve(as(lead), id, {})).state).toBe('approved')
+})
+
+test('one person is one approval: their tokens do not count as a second approver', async () => {
+  const { s, as, lead, request } = await world()
+  await s.environments.put(SYSTEM, 'production', { requiredApprovals: 2 })
+  await s.users.update(SYSTEM, lead, { permissions: ['flag:read', 'flag:approve@production', 'token:write'] })
+  const id = await request()
+  expect((await s.changeRequests.approve(as(lead), id, {})).state).toBe('open')
+  const second = await s.apiTokens.create(as(lead), { name: 'second voice', permissions: ['flag:approve@production'] })
+  const viaToken: Caller = { principal: s.apiTokens.principalById(second.id), requestId: 'req_second' }
+  expect(await s.changeRequests.approve(viaToken, id, {}).catch((err) => err)).toMatchObject({ code: 'CONFLICT' })
+  expect(s.changeRequests.get(SYSTEM.principal, id)).toMatchObject({ state: 'open' })
+  expect(s.changeRequests.get(SYSTEM.principal, id).approvals).toHaveLength(1)
+})
