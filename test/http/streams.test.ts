@@ -236,3 +236,22 @@ test('closing the streams (shutdown) ends every open stream', async () => {
     await c.close()
   }
 })
+
+test('management stream: a reader of one environment hears no change confined to another, whoever listened first', async () => {
+  for (const name of ['staging-ev', 'production-ev'])
+    expect((await t.req('PUT', `/api/environments/${name}`, { token: t.adminToken, body: {} })).status).toBe(201)
+  const staging = await makeToken({ name: 'staging reader', permissions: ['flag:read@staging-ev'], environment: 'staging-ev' })
+  // an unconfined listener first, so its rendering exists before the confined one's is asked for
+  const admin = await open('/api/events', { authorization: `Bearer ${t.adminToken}` })
+  const reader = await open('/api/events', { 'x-api-key': staging.token })
+  expect(reader.res.status).toBe(200)
+  expect((await t.req('PUT', '/api/flags/s/a?environment=production-ev', { token: t.adminToken, body: { value: true } })).status).toBe(200)
+  expect((await t.req('PUT', '/api/flags/s/b?environment=staging-ev', { token: t.adminToken, body: { value: true } })).status).toBe(200)
+  await admin.until('"name":"s/b"')
+  expect(admin.text).toContain('"name":"s/a"')
+  // the stream is in commit order: once s/b's event is here, s/a's would have come before it
+  await reader.until('"name":"s/b"')
+  expect(reader.text).not.toContain('"name":"s/a"')
+  await admin.close()
+  await reader.close()
+})

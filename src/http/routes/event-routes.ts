@@ -8,7 +8,7 @@
  */
 
 import { t } from 'elysia'
-import { canSeeFlag, flagScopeOf } from '../../domain/access-policy.ts'
+import { can, canSeeFlag, flagScopeOf } from '../../domain/access-policy.ts'
 import type { Principal } from '../../domain/principal.ts'
 import { scopeKey } from '../../domain/request-cache.ts'
 import type { FlagChange, FlagChangeFeed } from '../../services/flag-change-feed.ts'
@@ -31,8 +31,12 @@ export interface EventRouteDeps {
   streamCredentials: StreamCredentials
 }
 
-/** A change as `principal` sees it, or `undefined` when it concerns no flag it can see. */
+/**
+ * A change as `principal` sees it, or `undefined` when it concerns no flag it can see, or only
+ * environments it may not read (docs/environments.md#permissions).
+ */
 export function visibleChange(principal: Principal, c: FlagChange): FlagChange | undefined {
+  if (c.environments !== undefined && !c.environments.some((env) => can(principal, 'flag:read', env))) return undefined
   const now = canSeeFlag(principal, c.name)
   const before = c.previousName === undefined ? now : canSeeFlag(principal, c.previousName)
   if (now && before) return c
@@ -86,16 +90,20 @@ export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
   changeFeed.subscribe(({ changes, segments }) => {
     // with segments, in commit order: a segment change and the flags it moved share a commit
     const both = segments.length === 0 ? changes : [...changes, ...segments].sort((a, b) => a.id - b.id)
-    // rendered once per kind of stream and flag scope (a confined user's or token's, or none): the
-    // key names the scope in full, so no listener gets the events rendered for another
+    // rendered once per kind of stream, flag scope (a confined user's or token's, or none) and the
+    // environments it may read: the key names them in full, so no listener gets the events rendered
+    // for another
     // (docs/architecture.md#caching)
     const rendered = new Map<string, string>()
+    const mentioned = [...new Set(both.flatMap((c) => c.environments ?? []))].sort()
     streams.broadcast((stream) => {
       if (stream.kind !== 'changes' && stream.kind !== 'changes+segments') return undefined
       const list = stream.kind === 'changes' ? changes : both
       if (list.length === 0) return undefined
       const p = stream.principal
-      const key = `${stream.kind}${scopeKey(undefined, flagScopeOf(p))}`
+      // and by the environments among these changes' that it may read
+      const readable = mentioned.filter((env) => can(p, 'flag:read', env))
+      const key = `${stream.kind}${scopeKey(undefined, flagScopeOf(p))}${JSON.stringify(readable)}`
       let text = rendered.get(key)
       if (text === undefined) rendered.set(key, (text = render(p, list)))
       return text === '' ? undefined : text
