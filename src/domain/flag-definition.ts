@@ -25,7 +25,7 @@ import { checkTargetingFields } from './flag-targeting-fields.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
 import { compileJsonSchema, jsonSchemaProblem } from './json-schema.ts'
 import { type CheckBudget, compilePattern, newCheckBudget, PATTERN_MAX, patternMatches } from './regex-pattern.ts'
-import { unknownFieldReason } from './spelling-suggestion.ts'
+import { closestSpelling, unknownFieldReason } from './spelling-suggestion.ts'
 
 export const STRING_VALUE_MAX = 65_536
 export const DESCRIPTION_MAX = 4_096
@@ -204,8 +204,11 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   const problems: FieldProblem[] = []
   const problem = (field: string, reason: string) => problems.push({ field: `${prefix}${field}`, reason })
   const type = input.type
-  if (!has(input, 'type')) problem('type', 'required')
-  else if (!isFlagType(type)) problem('type', `must be one of ${FLAG_TYPES.join(', ')}`)
+  if (!has(input, 'type')) {
+    // a misspelt type ({"tpye": …}) is named with the field it meant
+    const typo = Object.keys(input).find((key) => closestSpelling(key, ['type']) === 'type')
+    problem(typo ?? 'type', typo === undefined ? 'required' : unknownFieldReason(typo, ['type']))
+  } else if (!isFlagType(type)) problem('type', `must be one of ${FLAG_TYPES.join(', ')}`)
   if (problems.length > 0) return { ok: false, problems }
   const flagType = type as FlagType
 

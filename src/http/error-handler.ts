@@ -7,7 +7,7 @@
 
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, type ErrorCode, type FieldProblem, NotFoundError } from '../domain/errors.ts'
-import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
+import { closestSpelling, unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import { EvaluationFailed } from '../services/flag-evaluator.ts'
 
 /** Status of every error code (docs/api.md#conventions). */
@@ -161,10 +161,29 @@ function reasonFor(e: TypeBoxError, where: string): string {
   }
 }
 
+const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/'))
+const lastOf = (path: string) => path.slice(path.lastIndexOf('/') + 1)
+
+/** The unknown field of the same object that is a near spelling of the missing one `missing` names. */
+function typoOf(missing: TypeBoxError, all: readonly TypeBoxError[]): TypeBoxError | undefined {
+  const name = lastOf(missing.path)
+  return all.find(
+    (e) =>
+      e.type === ValueErrorType.ObjectAdditionalProperties &&
+      parentOf(e.path) === parentOf(missing.path) &&
+      closestSpelling(lastOf(e.path), [name]) === name,
+  )
+}
+
 /** Translates a TypeBox validation failure into the API's `{field, reason}` (docs/api.md#errors). */
 export function validationProblem(all: readonly TypeBoxError[], where: string): FieldProblem {
   const first = all[0]
   if (!first) return { field: where, reason: 'is invalid' }
+  // a required field missing beside an unknown one spelt like it ({"tpye": …}): name the typo
+  if (first.type === ValueErrorType.ObjectRequiredProperty) {
+    const typo = typoOf(first, all)
+    if (typo) return validationProblem([typo], where)
+  }
   const field = first.path.split('/').filter(Boolean).join('.') || (where === 'body' ? 'body' : where)
   return { field, reason: reasonFor(first, where) }
 }

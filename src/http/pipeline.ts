@@ -69,9 +69,11 @@ function checkerOf(schema: TSchema): Checker {
   return checker
 }
 
-/** Problems with a schema, as the API's 400 (docs/api.md#errors) (the first one, with its field). */
+/** Problems with a schema, as the API's 400 (docs/api.md#errors): the first one (a few are read, to name a typo). */
 function schemaFailure(checker: Checker, value: unknown, where: 'body' | 'query'): AppError {
-  const problem = validationProblem([...checker.Errors(value)].slice(0, 1), where)
+  const errors = []
+  for (const e of checker.Errors(value)) if (errors.push(e) >= 16) break
+  const problem = validationProblem(errors, where)
   return new AppError('INVALID_REQUEST', problemMessage(problem), { ...problem })
 }
 

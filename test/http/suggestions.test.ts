@@ -33,3 +33,15 @@ test('a field close to none is refused without a guess', async () => {
   const res = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'shop/on', type: 'BOOLEAN', colour: 'red' } })
   expect(res.body.error.message).toBe('colour: unknown field')
 })
+
+test('a misspelt required field is named as the typo it is, not only as missing', async () => {
+  const flag = await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'shop/typo', tpye: 'BOOLEAN' } })
+  expect(flag.status).toBe(400)
+  expect(flag.body.error.message).toBe('tpye: unknown field; did you mean "type"?')
+  const user = await t.req('POST', '/api/users', { token: t.adminToken, body: { usernme: 'dora', password: 'dora-password' } })
+  expect(user.status).toBe(400)
+  expect(user.body.error.message).toBe('unknown field "usernme"; did you mean "username"?')
+  // missing with nothing like it: plainly required
+  const bare = await t.req('POST', '/api/users', { token: t.adminToken, body: { password: 'dora-password' } })
+  expect(bare.body.error.message).toBe('username is required')
+})
