@@ -198,3 +198,17 @@ test('a flag an in-process provider holds is not stale, though its evaluations a
   now += 21 * 86_400_000
   expect(await staleness()).toEqual({ 'held/a': true, 'lonely/b': true })
 })
+
+test("a reader of one environment reads a flag's usage there (the route no longer reads the default environment first)", async () => {
+  const a = await app()
+  expect((await a.req('PUT', '/api/environments/staging', { token: a.adminToken, body: {} })).status).toBe(201)
+  expect((await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'u/env', type: 'BOOLEAN', value: true } })).status).toBe(
+    201,
+  )
+  const reader = await a.userWith(['flag:read@staging'], 'staging-reader')
+  const usage = await a.req('GET', '/api/flags/u/env/usage?environment=staging', { token: reader.token })
+  expect(usage.status).toBe(200)
+  expect(usage.body.name).toBe('u/env')
+  // and the default environment's stays closed to it
+  expect((await a.req('GET', '/api/flags/u/env/usage', { token: reader.token })).status).toBe(403)
+})

@@ -44,13 +44,14 @@ export function usageRoutes(deps: UsageRouteDeps): RouteSpec[] {
       label: '/api/flags/{flagName}/usage',
       handle(c) {
         const raw = c.params['*'] ?? ''
-        // a flag named …/usage is read, not counted (a flag and its …/usage cannot both exist)
+        const { since, environment } = c.query as { since?: string; environment?: string }
+        // a flag named …/usage is read, not counted (a flag and its …/usage cannot both exist); in the
+        // asked environment, so a reader of that one environment reaches the usage
         try {
-          return readFlagAnswer(deps.flags, c.auth, raw, c.request.headers.get('if-none-match'), c.id)
+          return readFlagAnswer(deps.flags, c.auth, raw, c.request.headers.get('if-none-match'), c.id, environment)
         } catch (err) {
           if (!(err instanceof NotFoundError)) throw err
         }
-        const { since, environment } = c.query as { since?: string; environment?: string }
         return deps.usage.flagUsage(c.auth, flagNameFromPath(raw.slice(0, -SUFFIX.length)), since, environment)
       },
       docs: {
