@@ -83,10 +83,11 @@ export function decodeOtlpMetrics(body: Uint8Array, json: boolean): { points: Re
         const cumulative = metric.sum.aggregationTemporality === 2
         for (const point of metric.sum.dataPoints ?? []) {
           const attrs = attributes(point.attributes)
-          const value = point.asInt !== undefined ? Number(point.asInt) : point.asDouble
+          // proto3 leaves a zero out: a point with neither field is 0 (a counter that restarted)
+          const value = point.asInt !== undefined ? Number(point.asInt) : (point.asDouble ?? 0)
           const flag = attrs['feature_flag.key']
           // an evaluation counter counts whole evaluations: a fraction or a negative number is malformed
-          if (!flag || value === undefined || !Number.isSafeInteger(value) || value < 0) {
+          if (!flag || !Number.isSafeInteger(value) || value < 0) {
             rejected++
             continue
           }
