@@ -14,7 +14,6 @@
  * than the document being written: documents it missed meanwhile are replaced by the newest.
  */
 
-import { chmodSync, rmSync } from 'node:fs'
 import {
   type Metadata,
   Server,
@@ -24,13 +23,15 @@ import {
   type sendUnaryData,
   status,
 } from '@grpc/grpc-js'
-import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
+import { AppError } from '../domain/errors.ts'
 import { RequestCache } from '../domain/request-cache.ts'
+import { grpcStatusOf } from '../http/error-handler.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
 import { createFanOutPacer } from './fan-out-pacer.ts'
-import { bindServer, shutDownServers, tcpAddress } from './grpc-listeners.ts'
+import { type FrontOptions, GRPC_SERVER_OPTIONS, type GrpcFront, listenGrpc, shutDownServers } from './grpc-listeners.ts'
 import { createOversizeWatch } from './oversize-watch.ts'
 import { failure, secretOf } from './secret-of.ts'
+import { createStreamBudget, type StreamLimits } from './stream-budget.ts'
 import { encodeSyncDocument, type FlagsRequest, type FlagsResponse, flagSyncService, type MetadataResponse } from './sync-protocol.ts'
 
 /** After a fan-out, changes wait this many milliseconds and then go out as one document. */
@@ -46,6 +47,10 @@ export interface SyncOptions {
   host: string
   socket: string | undefined
   anonymous: boolean
+  /** Open `SyncFlags` streams per token, in total, and unread document bytes (docs/openfeature.md#in-process); defaults otherwise. */
+  limits?: Partial<StreamLimits>
+  /** The front's connection limits (tests lower them). */
+  front?: Omit<FrontOptions, 'http1'>
 }
 
 /** What the transport reports (a log line per stream opened and closed, the open-stream count). */
@@ -54,6 +59,8 @@ export interface SyncTelemetry {
   closed(caller: string, peer: string, why: string): void
   /** A change was written to every open stream in `seconds` (its documents built, encoded and written). */
   fannedOut?(seconds: number, streams: number): void
+  /** A call failed with an internal error (a bug). */
+  failed?(err: unknown): void
   /** A caller was sent a document larger than gRPC clients accept by default (once per document). */
   oversized?(caller: string, bytes: number): void
 }
@@ -80,6 +87,10 @@ interface OpenStream {
   ended: boolean
   /** Tells usage the stream's flags are no longer held (see `SyncAudience`). */
   release: () => void
+  /** Gives back the stream's place in the budget. */
+  leave: () => void
+  /** Octets of the document written and not yet drained (0 when not blocked). */
+  unread: number
 }
 
 /**
@@ -98,15 +109,15 @@ export async function startSyncServer(
   const encodings = (timing.cache ?? new RequestCache(16 * 2 ** 20)).region<Buffer>('sync-encodings', (b) => b.length)
   const definition = flagSyncService((text) => encodings.through(text, service.revision(), () => encodeSyncDocument(text)))
   const streams = new Set<OpenStream>()
+  const budget = createStreamBudget(options.limits)
+  const logError = (err: unknown) => telemetry.failed?.(err)
 
   const admit = async (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): Promise<SyncCaller> => {
     let caller: SyncCaller
     try {
       caller = await service.callerOf(secretOf(metadata, request))
     } catch (err) {
-      if (err instanceof UnauthorizedError) throw failure(status.UNAUTHENTICATED, err.message)
-      if (err instanceof ForbiddenError) throw failure(status.PERMISSION_DENIED, err.message)
-      throw err
+      throw grpcStatusOf(err, logError)
     }
     if (caller.kind === 'anonymous' && !anonymousAllowed)
       throw failure(
@@ -121,6 +132,9 @@ export async function startSyncServer(
     s.ended = true
     streams.delete(s)
     s.release()
+    s.leave()
+    budget.drained(s.unread)
+    s.unread = 0
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
     else s.call.end()
@@ -134,8 +148,17 @@ export async function startSyncServer(
     oversize.check(s.name, text)
     s.sent = text
     if (!s.call.write({ flagConfiguration: text })) {
+      // a client that does not read: its document waits, counted; past the budget its connection is closed
       s.blocked = true
+      s.unread = text.length
+      if (!budget.blocked(s.unread)) {
+        end(s, 'the client does not read', failure(status.RESOURCE_EXHAUSTED, 'the client does not read its stream'))
+        for (const front of fronts) front.closePeer(s.peer)
+        return
+      }
       s.call.once('drain', () => {
+        budget.drained(s.unread)
+        s.unread = 0
         s.blocked = false
         send(s)
       })
@@ -196,6 +219,16 @@ export async function startSyncServer(
         call.end() // the daemon began stopping while the caller was being admitted
         return
       }
+      // streams per token and in total are capped (per connection, by HTTP/2's concurrent streams)
+      const leave = budget.join(caller.kind === 'token' ? caller.principal.tokenId : undefined)
+      if (leave === undefined) {
+        const err = new AppError(
+          'TOO_MANY_REQUESTS',
+          `too many open sync streams${caller.kind === 'token' ? ' for this token' : ''}; close some first`,
+        )
+        call.emit('error', grpcStatusOf(err, logError))
+        return
+      }
       // the handler is async (admitting may wait for the store to catch up with another replica):
       // nothing may escape it as an unhandled rejection
       try {
@@ -208,6 +241,8 @@ export async function startSyncServer(
           blocked: false,
           ended: false,
           release: service.held(caller),
+          leave,
+          unread: 0,
         }
         streams.add(s)
         telemetry.opened(s.name, s.peer)
@@ -235,29 +270,25 @@ export async function startSyncServer(
   })
 
   const servers: Server[] = []
+  const fronts: GrpcFront[] = []
   let closing = false
-  const bind = bindServer
   let port: number | undefined
+  const serve = async (where: { host: string; port: number } | { socket: string }, anonymousAllowed: boolean) => {
+    const server = new Server(GRPC_SERVER_OPTIONS)
+    server.addService(definition, handlers(anonymousAllowed))
+    servers.push(server)
+    const front = await listenGrpc(server, where, options.front ?? {})
+    fronts.push(front)
+    return front
+  }
   try {
-    if (options.port !== undefined) {
-      const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
-      tcp.addService(definition, handlers(options.anonymous))
-      servers.push(tcp)
-      port = await bind(tcp, tcpAddress(options.host, options.port))
-    }
-    if (options.socket !== undefined) {
-      rmSync(options.socket, { force: true }) // a socket file left by an earlier run
-      const local = new Server()
-      local.addService(definition, handlers(true))
-      servers.push(local)
-      await bind(local, `unix:${options.socket}`)
-      chmodSync(options.socket, 0o660)
-    }
+    if (options.port !== undefined) port = (await serve({ host: options.host, port: options.port }, options.anonymous)).port
+    if (options.socket !== undefined) await serve({ socket: options.socket }, true)
   } catch (err) {
     stopListening()
     pacer.stop()
     clearInterval(sweep)
-    for (const s of servers) s.forceShutdown()
+    await shutDownServers(servers, fronts)
     throw new Error(`cannot serve the sync protocol: ${(err as Error).message}`)
   }
 
@@ -270,8 +301,7 @@ export async function startSyncServer(
       clearInterval(sweep)
       pacer.stop()
       for (const s of [...streams]) end(s, 'shutdown')
-      await shutDownServers(servers)
-      if (options.socket !== undefined) rmSync(options.socket, { force: true })
+      await shutDownServers(servers, fronts)
     },
   }
 }
