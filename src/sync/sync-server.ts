@@ -11,7 +11,10 @@
  * else. Over TCP a caller without one is refused unless `sync.anonymous`; on the unix socket, whose
  * file mode (0660) decides who may connect, none is needed. A stream whose token is revoked or
  * expires is closed at the next change or within {@link RECHECK_MS}. A slow reader never holds more
- * than the document being written: documents it missed meanwhile are replaced by the newest.
+ * than the document being written: documents it missed meanwhile are replaced by the newest; one
+ * that leaves a document unread for a whole sweep ({@link RECHECK_MS}), or while newer documents
+ * pile past the unread budget, has its stream ended (RESOURCE_EXHAUSTED) and its connection closed.
+ * Streams are capped per connection (HTTP/2), per token and in total (stream-budget.ts).
  */
 
 import {
@@ -82,14 +85,18 @@ interface OpenStream {
   peer: string
   /** The document last written. */
   sent: string
-  /** A write has not drained yet: the newest document waits for it. */
+  /** A write has not been taken by the connection yet: the newest document waits for it. */
   blocked: boolean
+  /** The sweep during which the write in flight began. */
+  blockedAt: number
+  /** A newer document is due while one is in flight: the in-flight one counts against the unread budget. */
+  stalled: boolean
   ended: boolean
   /** Tells usage the stream's flags are no longer held (see `SyncAudience`). */
   release: () => void
   /** Gives back the stream's place in the budget. */
   leave: () => void
-  /** Octets of the document written and not yet drained (0 when not blocked). */
+  /** Octets of the document in flight (0 when none). */
   unread: number
 }
 
@@ -133,7 +140,8 @@ export async function startSyncServer(
     streams.delete(s)
     s.release()
     s.leave()
-    budget.drained(s.unread)
+    if (s.stalled) budget.drained(s.unread)
+    s.stalled = false
     s.unread = 0
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
@@ -141,28 +149,37 @@ export async function startSyncServer(
   }
 
   const oversize = createOversizeWatch((caller, bytes) => telemetry.oversized?.(caller, bytes))
+  /** Ends a stream whose client does not read, and closes its connection (whose buffers hold what it did not read). */
+  const cutSlowReader = (s: OpenStream) => {
+    end(s, 'the client does not read', failure(status.RESOURCE_EXHAUSTED, 'the client does not read its stream'))
+    for (const front of fronts) front.closePeer(s.peer)
+  }
+  // one document at most is in flight per stream (written, not yet taken by the connection); a
+  // newer one waits unbuilt, and only the newest goes once the client has read
   const send = (s: OpenStream) => {
-    if (s.ended || s.blocked) return
+    if (s.ended) return
+    if (s.blocked) {
+      // a document is due while the last one is still unread: that one counts against the budget
+      if (!s.stalled && s.sent !== service.documentFor(s.caller)) {
+        s.stalled = true
+        if (!budget.blocked(s.unread)) cutSlowReader(s)
+      }
+      return
+    }
     const text = service.documentFor(s.caller)
     if (text === s.sent) return
     oversize.check(s.name, text)
     s.sent = text
-    if (!s.call.write({ flagConfiguration: text })) {
-      // a client that does not read: its document waits, counted; past the budget its connection is closed
-      s.blocked = true
-      s.unread = text.length
-      if (!budget.blocked(s.unread)) {
-        end(s, 'the client does not read', failure(status.RESOURCE_EXHAUSTED, 'the client does not read its stream'))
-        for (const front of fronts) front.closePeer(s.peer)
-        return
-      }
-      s.call.once('drain', () => {
-        budget.drained(s.unread)
-        s.unread = 0
-        s.blocked = false
-        send(s)
-      })
-    }
+    s.blocked = true
+    s.blockedAt = sweeps
+    s.unread = text.length
+    s.call.write({ flagConfiguration: text }, () => {
+      if (s.stalled) budget.drained(s.unread)
+      s.stalled = false
+      s.unread = 0
+      s.blocked = false
+      send(s)
+    })
   }
 
   /** Checks each stream's token again (once per token for all its streams); ends those no longer valid. */
@@ -197,7 +214,12 @@ export async function startSyncServer(
     slice()
   }, timing.quietMs ?? QUIET_MS)
   const stopListening = service.onChange(() => pacer.notify())
-  const sweep = setInterval(recheckAll, timing.recheckMs ?? RECHECK_MS)
+  // each sweep checks tokens again, and cuts the clients that left a document unread a whole sweep
+  let sweeps = 0
+  const sweep = setInterval(() => {
+    sweeps++
+    for (const s of recheckAll()) if (s.blocked && s.blockedAt < sweeps - 1) cutSlowReader(s)
+  }, timing.recheckMs ?? RECHECK_MS)
   sweep.unref?.()
 
   const handlers = (anonymousAllowed: boolean) => ({
@@ -239,6 +261,8 @@ export async function startSyncServer(
           peer: call.getPeer(),
           sent: '',
           blocked: false,
+          blockedAt: 0,
+          stalled: false,
           ended: false,
           release: service.held(caller),
           leave,
