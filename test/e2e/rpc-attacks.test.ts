@@ -1,5 +1,5 @@
 /**
- * The limits of the evaluation and sync ports (docs/openfeature.md#rpc-limits) against a running
+ * The limits of the evaluation and sync ports (docs/openfeature.md#limits) against a running
  * daemon: each attack of one unauthenticated client (test/helpers/rpc-attacks.ts) ends with its
  * connection closed or its call refused with the right status, while `/health` and a well-behaved
  * gRPC client started during the attack are answered, and the daemon's peak memory grows by less

@@ -1,6 +1,6 @@
 /**
  * The attacks of one unauthenticated client on the evaluation and sync ports
- * (docs/openfeature.md#rpc-limits), each driven to its end: what the attacker saw (its connection
+ * (docs/openfeature.md#limits), each driven to its end: what the attacker saw (its connection
  * closed, a GOAWAY or RST_STREAM, a status) is answered for the test to judge. The tests
  * (test/e2e/rpc-attacks.test.ts) and the bench (bench/rpc-attacks.ts) run the same attacks, the
  * tests asserting the outcome, the bench measuring memory and /health meanwhile.
