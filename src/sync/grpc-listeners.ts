@@ -50,7 +50,7 @@ export interface GrpcFront {
   readonly port: number | undefined
   /** Closes the connection of a call's peer (grpc-js's `getPeer()`); false when none is open. */
   closePeer(peer: string): boolean
-  /** Stops accepting; with `force`, closes every connection it handed on too. */
+  /** Stops accepting; with `force`, also closes every connection it handed on. */
   close(force: boolean): Promise<void>
 }
 
@@ -121,7 +121,8 @@ export function listenGrpc(server: Server, where: { host: string; port: number }
           return socket !== undefined
         },
         async close(force) {
-          await new Promise<void>((done) => front.close(() => done()))
+          // stop accepting at once (the server's own callback would wait for every connection to end)
+          if (front.listening) front.close()
           if ('socket' in where) rmSync(where.socket, { force: true })
           if (!force) return
           injector.destroy()
