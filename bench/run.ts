@@ -22,6 +22,7 @@ import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, wait
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
 import { rpcRows } from './rpc.ts'
+import { rpcAttackRows } from './rpc-attacks.ts'
 import { scheduleRow } from './schedule.ts'
 import { fetchAllRow, syncStreamsRow } from './sync.ts'
 import { inProcessRow, rolloutRow, targetingScenarios } from './targeting.ts'
@@ -327,6 +328,7 @@ async function main() {
   await environmentRows(BINARY, work, row)
   await scheduleRow(BINARY, work, row)
   await rpcRows(BINARY, work, row)
+  await rpcAttackRows(BINARY, work, row)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',

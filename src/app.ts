@@ -113,10 +113,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         redirect: redirectUriFor(oidcSettings, config.host, config.port),
         now,
       })
+    // flagd's evaluation service (docs/openfeature.md#rpc), when its port is on: its Connect calls are
+    // routes of the HTTP app, its gRPC calls the evaluation port's (loaded only then: protobufjs and gRPC)
+    const evaluationOn = config.evaluation.port !== undefined || config.evaluation.socket !== undefined
+    const evaluationRpc = evaluationOn
+      ? (await import('./sync/evaluation-rpc.ts')).createEvaluationRpc({
+          evaluations: services.evaluations,
+          sync: services.sync,
+          changeFeed: services.changeFeed,
+          defaultEnvironment: config.environment,
+        })
+      : undefined
     const http = createHttpApp({
       config,
       now,
       ...services,
+      ...(evaluationRpc ? { evaluationRpc } : {}),
       ...(oidc ? { oidc } : {}),
       logOidc: (reason) => logger.warn({ reason }, 'a single sign-on failed'),
       sessionTokens,
@@ -176,17 +188,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     let evaluationServer: EvaluationRpcServer | undefined
     const sync = {
       async start() {
-        if (config.evaluation.port !== undefined || config.evaluation.socket !== undefined) {
+        if (evaluationRpc !== undefined) {
           // flagd's evaluation service for providers in RPC mode (docs/openfeature.md#rpc)
           const { startEvaluationServer } = await import('./sync/evaluation-server.ts')
           evaluationServer = await startEvaluationServer(
-            {
-              evaluations: services.evaluations,
-              sync: services.sync,
-              changeFeed: services.changeFeed,
-              defaultEnvironment: config.environment,
-            },
-            { ...config.evaluation, corsOrigins: config.cors.origins },
+            evaluationRpc,
+            config.evaluation,
+            (request) => http.handle(request),
+            (err) => logger.error({ err }, 'an RPC call failed with an internal error'),
           )
           logger.info({ port: evaluationServer.port, socket: config.evaluation.socket }, "flagd's evaluation service (RPC) listening")
         }

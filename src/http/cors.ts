@@ -23,8 +23,10 @@ export interface CorsVocabulary {
 /** The REST API's and OFREP's. */
 const REST: CorsVocabulary = {
   methods: 'GET, POST, PUT, PATCH, DELETE',
-  allowHeaders: 'Authorization, Content-Type, If-None-Match, If-Match, X-API-Key, X-Request-Id, Last-Event-ID',
-  exposeHeaders: 'ETag, Location, X-Request-Id, Retry-After',
+  // the Connect protocol's too (the evaluation service's Connect routes, docs/openfeature.md#connect)
+  allowHeaders:
+    'Authorization, Content-Type, If-None-Match, If-Match, X-API-Key, X-Request-Id, Last-Event-ID, Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Content-Encoding, Connect-Accept-Encoding, Content-Encoding, Accept-Encoding, X-User-Agent, Flagd-Selector',
+  exposeHeaders: 'ETag, Location, X-Request-Id, Retry-After, Content-Encoding, Connect-Content-Encoding',
 }
 const MAX_AGE = '600'
 

@@ -28,6 +28,59 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   UNAVAILABLE: 503,
 }
 
+/** gRPC's status codes by name (the numbers grpc-js and every gRPC implementation use). */
+export const GRPC_CODE = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const
+
+/** The gRPC status of every error code, for the evaluation port's gRPC and Connect calls alike (docs/openfeature.md#rpc). */
+export const GRPC_STATUS_OF: Record<ErrorCode, number> = {
+  INVALID_REQUEST: GRPC_CODE.INVALID_ARGUMENT,
+  UNAUTHORIZED: GRPC_CODE.UNAUTHENTICATED,
+  FORBIDDEN: GRPC_CODE.PERMISSION_DENIED,
+  NOT_FOUND: GRPC_CODE.NOT_FOUND,
+  METHOD_NOT_ALLOWED: GRPC_CODE.UNIMPLEMENTED,
+  CONFLICT: GRPC_CODE.ABORTED,
+  CHANGE_REQUEST_REQUIRED: GRPC_CODE.FAILED_PRECONDITION,
+  PRECONDITION_FAILED: GRPC_CODE.FAILED_PRECONDITION,
+  PAYLOAD_TOO_LARGE: GRPC_CODE.RESOURCE_EXHAUSTED,
+  UNSUPPORTED_MEDIA_TYPE: GRPC_CODE.UNIMPLEMENTED,
+  TOO_MANY_REQUESTS: GRPC_CODE.RESOURCE_EXHAUSTED,
+  INTERNAL: GRPC_CODE.INTERNAL,
+  UPSTREAM_ERROR: GRPC_CODE.UNAVAILABLE,
+  UNAVAILABLE: GRPC_CODE.UNAVAILABLE,
+}
+
+/** A gRPC status and its message. */
+export interface GrpcStatus {
+  code: number
+  details: string
+}
+
+/**
+ * The gRPC status of anything an RPC handler threw: an AppError through the table, a rule that
+ * cannot decide `UNKNOWN` (flagd's `GENERAL`); anything else is a bug, reported by `logError` and
+ * answered `INTERNAL` without its message.
+ */
+export function grpcStatusOf(err: unknown, logError: (err: unknown) => void): GrpcStatus {
+  if (err instanceof AppError) return { code: GRPC_STATUS_OF[err.code], details: err.message }
+  if (err instanceof EvaluationFailed) return { code: GRPC_CODE.UNKNOWN, details: err.message }
+  logError(err)
+  return { code: GRPC_CODE.INTERNAL, details: 'internal error' }
+}
+
 /** The wire shape of every error. */
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> }

@@ -25,6 +25,7 @@ import { type AuthDeps, authenticate } from './authenticate.ts'
 import { readJsonBody } from './body-reader.ts'
 import type { ClientAddressOf } from './client-address.ts'
 import { codingFor, compressed } from './compression.ts'
+import { connectErrorAnswer } from './connect-protocol.ts'
 import type { Cors } from './cors.ts'
 import { createCredentialCache } from './credential-cache.ts'
 import { ofrepErrorAnswer, problemMessage, thrownAnswer, validationProblem } from './error-handler.ts'
@@ -159,10 +160,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return authenticate(deps, c.request.headers).then((p) => withCaller(c, p))
       }
 
-      // what was thrown, as the error envelope, or in OFREP's shape on OFREP's routes
+      // what was thrown, as the error envelope, or in OFREP's or Connect's shape on their routes
       const ofrep = spec.ofrep
+      const connect = spec.connect
       const failed = (err: unknown, c: RequestContext): Response =>
-        (ofrep && ofrepErrorAnswer(err, c.id, ofrep.key && keyOf(ofrep.key, c))) || thrownAnswer(err, c.id, logError)
+        (ofrep && ofrepErrorAnswer(err, c.id, ofrep.key && keyOf(ofrep.key, c))) ||
+        (connect && connectErrorAnswer(err, c.request, c.id, connect.streaming, logError)) ||
+        thrownAnswer(err, c.id, logError)
 
       const finish = (c: RequestContext, response: Response, startedAt: number): Response | Promise<Response> => {
         const coding = spec.compress && response.status === 200 ? codingFor(c.request.headers.get('accept-encoding')) : undefined

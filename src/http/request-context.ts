@@ -20,6 +20,21 @@ export class LocalRequest extends Request {
   }
 }
 
+/**
+ * A request that came through the evaluation port's HTTP/1.1 side (docs/openfeature.md#connect): its
+ * peer, and whether that listener takes calls without a credential (`evaluation.anonymous`, or the
+ * unix socket).
+ */
+export class RpcPortRequest extends LocalRequest {
+  constructor(
+    request: Request,
+    peerAddress: string,
+    readonly anonymousAllowed: boolean,
+  ) {
+    super(request, peerAddress)
+  }
+}
+
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/
 // Request ids made here: a random per-process prefix and a counter, unique without a UUID per request.
 const ID_PREFIX = crypto.randomUUID().slice(0, 18)

@@ -62,6 +62,8 @@ export interface RouteSpec {
   body?: BodySpec
   /** OFREP's routes: their evaluation problems are answered in OFREP's shape (error-handler.ts). */
   ofrep?: OfrepErrors
+  /** The evaluation service's Connect routes: errors in Connect's shape, a stream's in its end-of-stream envelope (connect-protocol.ts). */
+  connect?: { streaming: boolean }
   /** Its OpenAPI documentation; none for routes the document leaves out (the UI, the explorer, fallbacks). */
   docs?: RouteDoc
   /** The metrics label, when not the documented path (the 404/405 fallbacks count as `unmatched`). */

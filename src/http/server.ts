@@ -26,6 +26,7 @@ import type { SegmentService } from '../services/segment-service.ts'
 import type { SessionService } from '../services/session-service.ts'
 import type { UsageService } from '../services/usage-service.ts'
 import type { UserService } from '../services/user-service.ts'
+import type { EvaluationRpc } from '../sync/evaluation-rpc.ts'
 import { createClientAddress } from './client-address.ts'
 import { createCors } from './cors.ts'
 import { MethodNotAllowedError } from './error-handler.ts'
@@ -38,6 +39,7 @@ import { createRouter } from './router.ts'
 import { auditRoutes } from './routes/audit-routes.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { changeRequestRoutes } from './routes/change-request-routes.ts'
+import { connectRoutes } from './routes/connect-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
 import { environmentRoutes } from './routes/environment-routes.ts'
 import { eventRoutes } from './routes/event-routes.ts'
@@ -90,6 +92,8 @@ export interface HttpDeps {
   logError?: (requestId: string, err: unknown) => void
   /** Called once per answered request (logs and metrics). */
   onRequest?: (event: RequestEvent) => void
+  /** flagd's evaluation service, when the evaluation port is on: its Connect routes (docs/openfeature.md#connect). */
+  evaluationRpc?: EvaluationRpc
   /** Prometheus text for GET /metrics; no route when absent. */
   metrics?: { contentType: string; render(): Promise<string> }
 }
@@ -98,7 +102,7 @@ export interface HttpDeps {
 export interface HttpApp {
   /** Every route the API serves, documented or not (the OpenAPI document is built from it). */
   readonly routes: readonly RouteSpec[]
-  /** Answers a request in-process, as if it came from `peerAddress` (tests, tools). */
+  /** Answers a request in-process, as if it came from `peerAddress` (tests, tools; a LocalRequest keeps its own peer). */
   handle(request: Request, peerAddress?: string): Promise<Response>
   /** Bun.serve's `fetch`: answers a request that came through the listener given to `attach`. */
   fetch(request: Request): Response | Promise<Response>
@@ -133,6 +137,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...usageRoutes({ usage: deps.usage, flags: deps.flags }),
     ...uiRoutes(),
     ...metricsRoutes(deps.metrics),
+    ...(deps.evaluationRpc ? connectRoutes({ rpc: deps.evaluationRpc, anonymous: deps.config.evaluation.anonymous }) : []),
     ...migrationRoutes({
       migrations: deps.migrations,
       bodyLimit,
@@ -200,7 +205,8 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   let server: Server<undefined> | null = null
   return {
     routes,
-    handle: async (request, peerAddress = '127.0.0.1') => router(new LocalRequest(request, peerAddress), null),
+    handle: async (request, peerAddress = '127.0.0.1') =>
+      router(request instanceof LocalRequest ? request : new LocalRequest(request, peerAddress), null),
     closeStreams: () => deps.streams.closeAll(),
     fetch: (request) => router(request, server),
     attach(listening) {

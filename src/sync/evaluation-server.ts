@@ -1,32 +1,29 @@
 /**
- * flagd's evaluation service over gRPC (docs/openfeature.md#rpc), so OpenFeature's flagd providers
- * in their default RPC mode work unchanged: `ResolveBoolean|String|Float|Int|Object` (v1 and v2),
- * `ResolveAll` (v1) and `EventStream` (`provider_ready` at once, `configuration_change` with the
- * changed flag keys after every commit). Every answer is OFREP's (the same evaluation service: value,
- * variant, reason, metadata), in the token's environment; errors carry flagd's gRPC codes.
- * Credentials as the sync protocol's (`secret-of.ts`): an API token in `authorization` metadata or
- * the selector; `evaluation.anonymous` or the unix socket for providers that send none.
+ * The evaluation port (docs/openfeature.md#rpc): flagd's evaluation service (evaluation-rpc.ts)
+ * over gRPC on `@grpc/grpc-js` with the limits every gRPC server here has (grpc-listeners.ts), and
+ * on the same port the Connect protocol over HTTP/1.1, whose connections go to the REST API's one
+ * pipeline (its Connect routes) and nowhere else. Credentials as the sync protocol's (`secret-of.ts`):
+ * an API token in `authorization` metadata or the selector; `evaluation.anonymous` or the unix
+ * socket for providers that send none. Errors carry the gRPC status of the one table
+ * (http/error-handler.ts).
  */
 
-import { chmodSync, rmSync } from 'node:fs'
-import { status } from '@grpc/grpc-js'
-import { canSeeFlag } from '../domain/access-policy.ts'
-import { AppError, ForbiddenError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
-import { environmentOf, type Principal, systemPrincipal } from '../domain/principal.ts'
-import type { EvaluationService } from '../services/evaluation-service.ts'
-import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
-import { EvaluationFailed } from '../services/flag-evaluator.ts'
-import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
-import { evaluationMethods, fromStruct, RESOLVERS, type Resolver, toStruct } from './evaluation-protocol.ts'
 import {
-  type GrpcFailure,
-  type GrpcListener,
-  type GrpcMetadata,
-  type GrpcMethod,
-  type GrpcWriter,
-  listenGrpc,
-} from './rpc-server/grpc-server.ts'
-import { failure, secretOf } from './secret-of.ts'
+  type Metadata,
+  Server,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  type sendUnaryData,
+} from '@grpc/grpc-js'
+import { InvalidError } from '../domain/errors.ts'
+import type { Principal } from '../domain/principal.ts'
+import { grpcStatusOf } from '../http/error-handler.ts'
+import { createNodeBridge } from '../http/node-request-bridge.ts'
+import type { RpcPortRequest } from '../http/request-context.ts'
+import type { EvaluationRpc, RpcMethod } from './evaluation-rpc.ts'
+import { type FrontOptions, GRPC_SERVER_OPTIONS, type GrpcFront, listenGrpc, shutDownServers } from './grpc-listeners.ts'
+import { secretOf } from './secret-of.ts'
 
 /** Where and how the service is served (config `evaluation`). */
 export interface EvaluationRpcOptions {
@@ -34,18 +31,8 @@ export interface EvaluationRpcOptions {
   host: string
   socket: string | undefined
   anonymous: boolean
-  /** Origins whose web pages may call the Connect side (config `cors.origins`, as for OFREP). */
-  corsOrigins?: readonly string[]
-}
-
-/** What the service answers with. */
-export interface EvaluationRpcDeps {
-  evaluations: EvaluationService
-  /** Credentials, as the sync protocol checks them. */
-  sync: FlagSyncService
-  changeFeed: FlagChangeFeed
-  /** The default environment's name (a token of none evaluates it). */
-  defaultEnvironment: string
+  /** The front's connection limits (tests lower them). */
+  front?: Omit<FrontOptions, 'http1'>
 }
 
 /** A running evaluation listener. */
@@ -54,212 +41,156 @@ export interface EvaluationRpcServer {
   close(): Promise<void>
 }
 
-/** The flag types each resolver answers (INTEGER answers ResolveFloat too; TAG none). */
-const TYPES: Record<Resolver, readonly string[]> = {
-  ResolveBoolean: ['BOOLEAN'],
-  ResolveString: ['STRING', 'ENUM', 'AB-TEST'],
-  ResolveFloat: ['NUMBER', 'INTEGER'],
-  ResolveInt: ['INTEGER'],
-  ResolveObject: ['OBJECT'],
-}
-/** proto3's zero value of each resolver's answer, for answers without a value (DISABLED, no default). */
-const ZERO: Record<Resolver, unknown> = {
-  ResolveBoolean: false,
-  ResolveString: '',
-  ResolveFloat: 0,
-  ResolveInt: 0,
-  ResolveObject: { fields: {} },
+/** Messages an `EventStream` may have waiting for a client that does not read before it is ended. */
+export const MAX_UNREAD_EVENTS = 256
+
+const SPEAKS =
+  "This port serves flagd's evaluation service: gRPC over HTTP/2 (prior knowledge), or the Connect protocol over HTTP/1.1 (POST /flagd.evaluation.v1.Service/<Method>, application/proto or application/json)."
+
+/** A request that could not be decoded: the handler refuses it with INVALID_ARGUMENT. */
+class Undecodable {
+  constructor(readonly reason: string) {}
 }
 
-// an anonymous caller (allowed by config, or on the socket) evaluates every flag of the default environment
-const ANONYMOUS: Principal = systemPrincipal('anonymous')
-
-/** OFREP's answer as the service gives it, parsed. */
-type Answer = { key: string; value?: unknown; reason: string; variant?: string; metadata?: Record<string, unknown> }
-
-/** The gRPC status of a refusal (flagd's mapping). */
-function statusOf(err: unknown): GrpcFailure {
-  if (err instanceof EvaluationFailed) return failure(status.UNKNOWN, err.message)
-  if (err instanceof NotFoundError) return failure(status.NOT_FOUND, err.message)
-  if (err instanceof UnauthorizedError) return failure(status.UNAUTHENTICATED, err.message)
-  if (err instanceof ForbiddenError) return failure(status.PERMISSION_DENIED, err.message)
-  if (err instanceof AppError) return failure(err.code === 'NOT_FOUND' ? status.NOT_FOUND : status.INVALID_ARGUMENT, err.message)
-  if (typeof (err as GrpcFailure)?.code === 'number') return err as GrpcFailure
-  return failure(status.INTERNAL, String((err as Error)?.message ?? err))
-}
-
-/** Starts the listeners; throws naming the address when one cannot be bound. */
-export async function startEvaluationServer(deps: EvaluationRpcDeps, options: EvaluationRpcOptions): Promise<EvaluationRpcServer> {
-  const principalOf = (metadata: GrpcMetadata, anonymousAllowed: boolean): Principal | Promise<Principal> => {
-    const caller = deps.sync.callerOf(secretOf(metadata, { providerId: '', selector: '' }))
-    return caller instanceof Promise ? caller.then((c) => principalFrom(c, anonymousAllowed)) : principalFrom(caller, anonymousAllowed)
+/** The grpc-js definition of every method, each handled with the caller its metadata names. */
+function grpcService(rpc: EvaluationRpc, anonymousAllowed: boolean, logError: (err: unknown) => void) {
+  const definition: Record<string, ServiceDefinition[string]> = {}
+  const handlers: Record<string, (...args: never[]) => void> = {}
+  const principalOf = (metadata: Metadata): Principal | Promise<Principal> =>
+    rpc.principalOf(secretOf(metadata, { providerId: '', selector: '' }), anonymousAllowed)
+  const requestOf = (request: object) => {
+    if (request instanceof Undecodable) throw new InvalidError(`the request is not a valid message: ${request.reason}`)
+    return request
   }
-  const principalFrom = (caller: SyncCaller, anonymousAllowed: boolean): Principal => {
-    if (caller.kind === 'token') return caller.principal
-    if (!anonymousAllowed)
-      throw failure(
-        status.UNAUTHENTICATED,
-        'an API token is needed: authorization metadata "Bearer <token>", or the selector "token=<token>"',
-      )
-    return ANONYMOUS
-  }
-
-  // OFREP's answer, read into the resolver's message; the flag counts as served (docs/openfeature.md#in-process-usage)
-  const resolve = (resolver: Resolver, principal: Principal, key: string, context: Record<string, unknown>) => {
-    const answer = build(resolver, key, JSON.parse(deps.evaluations.oneJson(principal, key, context)) as Answer)
-    deps.sync.answered(principal, [key])
-    return answer
-  }
-  const build = (resolver: Resolver, key: string, answer: Answer) => {
-    const type = String(answer.metadata?.type ?? '')
-    if (!TYPES[resolver].includes(type))
-      throw failure(
-        status.INVALID_ARGUMENT,
-        `flag ${key} is of type ${type}; ${resolver} answers ${TYPES[resolver].join(' or ') || 'none'}`,
-      )
-    const value =
-      answer.value === undefined
-        ? ZERO[resolver]
-        : resolver === 'ResolveObject'
-          ? toStruct(answer.value as Record<string, unknown>)
-          : answer.value
-    return { value, reason: answer.reason, variant: answer.variant ?? '', metadata: toStruct(answer.metadata ?? {}) }
-  }
-
-  const streams = new Set<{ principal: Principal; call: GrpcWriter }>()
-  const stopFeed = deps.changeFeed.subscribe((batch) => {
-    for (const s of streams) {
-      const env = environmentOf(s.principal) ?? deps.defaultEnvironment
-      const keys = batch.changes
-        .filter((c) => (c.environments === undefined || c.environments.includes(env)) && canSeeFlag(s.principal, c.name))
-        .map((c) => c.name)
-      if (keys.length === 0) continue
-      s.call.write({ type: 'configuration_change', data: toStruct({ flags: Object.fromEntries(keys.map((k) => [k, {}])) }) })
-    }
-  })
-
-  /** Runs `then` with the caller's principal: at once when the token is known, else once it is looked up. */
-  const withPrincipal = <T>(metadata: GrpcMetadata, anonymousAllowed: boolean, then: (p: Principal) => T): T | Promise<T> => {
-    const caller = principalOf(metadata, anonymousAllowed)
-    return caller instanceof Promise ? caller.then(then) : then(caller)
-  }
-
-  const resolveAll = (principal: Principal, context: Record<string, unknown>) => {
-    const bulk = deps.evaluations.bulk(principal, context, () => false)
-    const items = bulk.unchanged ? [] : (JSON.parse(bulk.flags) as (Answer & { errorCode?: string })[])
-    const flags: Record<string, unknown> = {}
-    for (const item of items) {
-      if (item.errorCode !== undefined) continue // ResolveAll holds the successes, as flagd's does
-      // a TAG flag (a list) is served by no resolver: left out like any flag it cannot serve (docs/openfeature.md#rpc)
-      if (Array.isArray(item.value) || item.metadata?.type === 'TAG') continue
-      const v = item.value
-      const value =
-        typeof v === 'boolean'
-          ? { boolValue: v }
-          : typeof v === 'string'
-            ? { stringValue: v }
-            : typeof v === 'number'
-              ? { doubleValue: v }
-              : v !== undefined && v !== null && typeof v === 'object' && !Array.isArray(v)
-                ? { objectValue: toStruct(v as Record<string, unknown>) }
-                : {}
-      flags[item.key] = { reason: item.reason, variant: item.variant ?? '', ...value, metadata: toStruct(item.metadata ?? {}) }
-    }
-    deps.sync.answered(principal, Object.keys(flags))
-    return { flags, metadata: toStruct({}) }
-  }
-
-  /** A unary handler whose refusals carry flagd's statuses, thrown or rejected. */
-  const mapped =
-    <R>(handle: (request: R, metadata: GrpcMetadata) => object | Promise<object>) =>
-    (request: object, metadata: GrpcMetadata): object | Promise<object> => {
-      try {
-        const answer = handle(request as R, metadata)
-        return answer instanceof Promise ? answer.catch((err) => Promise.reject(statusOf(err))) : answer
-      } catch (err) {
-        throw statusOf(err)
-      }
-    }
-
-  /** Every method of both versions, keyed by path, for one listener. */
-  const methodsFor = (anonymousAllowed: boolean): Map<string, GrpcMethod> => {
-    const methods = new Map<string, GrpcMethod>()
-    for (const version of ['v1', 'v2'] as const)
-      for (const m of evaluationMethods(version)) {
-        const codec = {
-          decode: m.decodeRequest,
-          encode: m.encodeResponse,
-          decodeJson: m.decodeRequestJson,
-          encodeJson: m.encodeResponseJson,
+  for (const method of rpc.methods.values()) {
+    const key = method.path
+    definition[key] = {
+      path: method.path,
+      requestStream: false,
+      responseStream: method.kind === 'stream',
+      requestDeserialize: (b: Buffer) => {
+        try {
+          return method.decodeRequest(b)
+        } catch (err) {
+          return new Undecodable((err as Error).message)
         }
-        type Request = { flagKey?: string; context?: object }
-        const context = (r: Request) => fromStruct(r.context as never)
-        if ((RESOLVERS as readonly string[]).includes(m.name)) {
-          const resolver = m.name as Resolver
-          methods.set(m.path, {
-            ...codec,
-            kind: 'unary',
-            handle: mapped((r: Request, metadata) =>
-              withPrincipal(metadata, anonymousAllowed, (p) => resolve(resolver, p, r.flagKey ?? '', context(r))),
-            ),
-          })
-        } else if (m.name === 'ResolveAll') {
-          methods.set(m.path, {
-            ...codec,
-            kind: 'unary',
-            handle: mapped((r: Request, metadata) => withPrincipal(metadata, anonymousAllowed, (p) => resolveAll(p, context(r)))),
-          })
-        } else if (m.name === 'EventStream') {
-          methods.set(m.path, {
-            ...codec,
-            kind: 'stream',
-            handle: (_r, metadata, call) => {
-              const open = (principal: Principal) => {
-                const s = { principal, call }
-                streams.add(s)
-                call.onClose(() => streams.delete(s))
-                call.write({ type: 'provider_ready', data: toStruct({}) })
-              }
-              try {
-                const opened = withPrincipal(metadata, anonymousAllowed, open)
-                if (opened instanceof Promise) opened.catch((err) => call.fail(statusOf(err)))
-              } catch (err) {
-                call.fail(statusOf(err))
-              }
-            },
-          })
-        }
-      }
-    return methods
+      },
+      requestSerialize: (r: object) => Buffer.from(method.encodeRequest(r)),
+      responseSerialize: (r: object) => Buffer.from(method.encodeResponse(r)),
+      responseDeserialize: (b: Buffer) => method.decodeResponse(b),
+    }
+    handlers[key] =
+      method.kind === 'unary' ? unary(method, principalOf, requestOf, logError) : stream(method, principalOf, requestOf, logError)
   }
+  return { definition: definition as ServiceDefinition, handlers }
+}
 
-  const listeners: GrpcListener[] = []
+type PrincipalOf = (metadata: Metadata) => Principal | Promise<Principal>
+type RequestOf = (request: object) => object
+
+function unary(
+  method: Extract<RpcMethod, { kind: 'unary' }>,
+  principalOf: PrincipalOf,
+  requestOf: RequestOf,
+  logError: (err: unknown) => void,
+) {
+  return (call: ServerUnaryCall<object, object>, done: sendUnaryData<object>) => {
+    const fail = (err: unknown) => done(grpcStatusOf(err, logError))
+    try {
+      const request = requestOf(call.request)
+      const principal = principalOf(call.metadata)
+      if (principal instanceof Promise) principal.then((p) => done(null, method.handle(request, p))).catch(fail)
+      else done(null, method.handle(request, principal))
+    } catch (err) {
+      fail(err)
+    }
+  }
+}
+
+function stream(
+  method: Extract<RpcMethod, { kind: 'stream' }>,
+  principalOf: PrincipalOf,
+  requestOf: RequestOf,
+  logError: (err: unknown) => void,
+) {
+  return (call: ServerWritableStream<object, object>) => {
+    const fail = (err: unknown) => call.emit('error', grpcStatusOf(err, logError))
+    let over = false
+    const listeners: (() => void)[] = []
+    const closed = () => {
+      if (over) return
+      over = true
+      for (const l of listeners.splice(0)) l()
+    }
+    call.on('cancelled', closed)
+    call.on('close', closed)
+    call.on('finish', closed)
+    const open = (principal: Principal, request: object) =>
+      method.handle(request, principal, {
+        write(message) {
+          if (over) return
+          // a client that does not read holds at most MAX_UNREAD_EVENTS messages here: then its call ends
+          if (call.writableLength >= MAX_UNREAD_EVENTS) {
+            closed()
+            call.emit('error', { code: 8, details: 'the client does not read its event stream' })
+            return
+          }
+          call.write(message)
+        },
+        end() {
+          if (over) return
+          closed()
+          call.end()
+        },
+        onClose: (listener) => (over ? listener() : listeners.push(listener)),
+      })
+    try {
+      const request = requestOf(call.request)
+      const principal = principalOf(call.metadata)
+      if (principal instanceof Promise) principal.then((p) => open(p, request)).catch(fail)
+      else open(principal, request)
+    } catch (err) {
+      fail(err)
+    }
+  }
+}
+
+/**
+ * Starts the listeners; `http1` is the REST API's pipeline, which answers the Connect routes.
+ * Throws naming the address when one cannot be bound.
+ */
+export async function startEvaluationServer(
+  rpc: EvaluationRpc,
+  options: EvaluationRpcOptions,
+  http1: (request: RpcPortRequest) => Promise<Response>,
+  logError: (err: unknown) => void,
+): Promise<EvaluationRpcServer> {
+  const accepts = (method: string, path: string) => (method === 'POST' || method === 'OPTIONS') && rpc.methods.has(path)
+  const servers: Server[] = []
+  const fronts: GrpcFront[] = []
+  const serve = async (where: { host: string; port: number } | { socket: string }, anonymousAllowed: boolean) => {
+    const server = new Server(GRPC_SERVER_OPTIONS)
+    const { definition, handlers } = grpcService(rpc, anonymousAllowed, logError)
+    server.addService(definition, handlers as never)
+    servers.push(server)
+    const http1Bridge = createNodeBridge({ accepts, answer: http1, anonymousAllowed, speaks: SPEAKS })
+    const front = await listenGrpc(server, where, { ...options.front, http1: http1Bridge })
+    fronts.push(front)
+    return front
+  }
   let port: number | undefined
   try {
-    if (options.port !== undefined) {
-      const tcp = listenGrpc({ hostname: options.host, port: options.port }, methodsFor(options.anonymous), {
-        corsOrigins: options.corsOrigins ?? [],
-      })
-      listeners.push(tcp)
-      port = tcp.port
-    }
-    if (options.socket !== undefined) {
-      rmSync(options.socket, { force: true })
-      listeners.push(listenGrpc({ unix: options.socket }, methodsFor(true), { corsOrigins: options.corsOrigins ?? [] }))
-      chmodSync(options.socket, 0o660)
-    }
+    if (options.port !== undefined) port = (await serve({ host: options.host, port: options.port }, options.anonymous)).port
+    if (options.socket !== undefined) await serve({ socket: options.socket }, true)
   } catch (err) {
-    stopFeed()
-    await Promise.all(listeners.map((l) => l.close()))
+    await shutDownServers(servers, fronts)
     throw new Error(`cannot serve flagd's evaluation service: ${(err as Error).message}`)
   }
   return {
     port,
     async close() {
-      stopFeed()
-      for (const s of streams) s.call.end()
-      streams.clear()
-      await Promise.all(listeners.map((l) => l.close()))
+      rpc.close()
+      await shutDownServers(servers, fronts)
     },
   }
 }

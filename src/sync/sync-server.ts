@@ -11,10 +11,12 @@
  * else. Over TCP a caller without one is refused unless `sync.anonymous`; on the unix socket, whose
  * file mode (0660) decides who may connect, none is needed. A stream whose token is revoked or
  * expires is closed at the next change or within {@link RECHECK_MS}. A slow reader never holds more
- * than the document being written: documents it missed meanwhile are replaced by the newest.
+ * than the document being written: documents it missed meanwhile are replaced by the newest; one
+ * that leaves a document unread for a whole sweep ({@link RECHECK_MS}), or while newer documents
+ * pile past the unread budget, has its stream ended (RESOURCE_EXHAUSTED) and its connection closed.
+ * Streams are capped per connection (HTTP/2), per token and in total (stream-budget.ts).
  */
 
-import { chmodSync, rmSync } from 'node:fs'
 import {
   type Metadata,
   Server,
@@ -24,13 +26,15 @@ import {
   type sendUnaryData,
   status,
 } from '@grpc/grpc-js'
-import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
+import { AppError } from '../domain/errors.ts'
 import { RequestCache } from '../domain/request-cache.ts'
+import { grpcStatusOf } from '../http/error-handler.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
 import { createFanOutPacer } from './fan-out-pacer.ts'
-import { bindServer, shutDownServers, tcpAddress } from './grpc-listeners.ts'
+import { type FrontOptions, GRPC_SERVER_OPTIONS, type GrpcFront, listenGrpc, shutDownServers } from './grpc-listeners.ts'
 import { createOversizeWatch } from './oversize-watch.ts'
 import { failure, secretOf } from './secret-of.ts'
+import { createStreamBudget, type StreamLimits } from './stream-budget.ts'
 import { encodeSyncDocument, type FlagsRequest, type FlagsResponse, flagSyncService, type MetadataResponse } from './sync-protocol.ts'
 
 /** After a fan-out, changes wait this many milliseconds and then go out as one document. */
@@ -46,6 +50,10 @@ export interface SyncOptions {
   host: string
   socket: string | undefined
   anonymous: boolean
+  /** Open `SyncFlags` streams per token, in total, and unread document bytes (docs/openfeature.md#in-process); defaults otherwise. */
+  limits?: Partial<StreamLimits>
+  /** The front's connection limits (tests lower them). */
+  front?: Omit<FrontOptions, 'http1'>
 }
 
 /** What the transport reports (a log line per stream opened and closed, the open-stream count). */
@@ -54,6 +62,8 @@ export interface SyncTelemetry {
   closed(caller: string, peer: string, why: string): void
   /** A change was written to every open stream in `seconds` (its documents built, encoded and written). */
   fannedOut?(seconds: number, streams: number): void
+  /** A call failed with an internal error (a bug). */
+  failed?(err: unknown): void
   /** A caller was sent a document larger than gRPC clients accept by default (once per document). */
   oversized?(caller: string, bytes: number): void
 }
@@ -75,11 +85,19 @@ interface OpenStream {
   peer: string
   /** The document last written. */
   sent: string
-  /** A write has not drained yet: the newest document waits for it. */
+  /** A write has not been taken by the connection yet: the newest document waits for it. */
   blocked: boolean
+  /** The sweep during which the write in flight began. */
+  blockedAt: number
+  /** A newer document is due while one is in flight: the in-flight one counts against the unread budget. */
+  stalled: boolean
   ended: boolean
   /** Tells usage which flags the stream holds, and when it holds none (see `SyncAudience`). */
   holding: { sent(caller: SyncCaller): void; release(): void }
+  /** Gives back the stream's place in the budget. */
+  leave: () => void
+  /** Octets of the document in flight (0 when none). */
+  unread: number
 }
 
 /**
@@ -98,15 +116,15 @@ export async function startSyncServer(
   const encodings = (timing.cache ?? new RequestCache(16 * 2 ** 20)).region<Buffer>('sync-encodings', (b) => b.length)
   const definition = flagSyncService((text) => encodings.through(text, service.revision(), () => encodeSyncDocument(text)))
   const streams = new Set<OpenStream>()
+  const budget = createStreamBudget(options.limits)
+  const logError = (err: unknown) => telemetry.failed?.(err)
 
   const admit = async (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): Promise<SyncCaller> => {
     let caller: SyncCaller
     try {
       caller = await service.callerOf(secretOf(metadata, request))
     } catch (err) {
-      if (err instanceof UnauthorizedError) throw failure(status.UNAUTHENTICATED, err.message)
-      if (err instanceof ForbiddenError) throw failure(status.PERMISSION_DENIED, err.message)
-      throw err
+      throw grpcStatusOf(err, logError)
     }
     if (caller.kind === 'anonymous' && !anonymousAllowed)
       throw failure(
@@ -121,26 +139,48 @@ export async function startSyncServer(
     s.ended = true
     streams.delete(s)
     s.holding.release()
+    s.leave()
+    if (s.stalled) budget.drained(s.unread)
+    s.stalled = false
+    s.unread = 0
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
     else s.call.end()
   }
 
   const oversize = createOversizeWatch((caller, bytes) => telemetry.oversized?.(caller, bytes))
+  /** Ends a stream whose client does not read, and closes its connection (whose buffers hold what it did not read). */
+  const cutSlowReader = (s: OpenStream) => {
+    end(s, 'the client does not read', failure(status.RESOURCE_EXHAUSTED, 'the client does not read its stream'))
+    for (const front of fronts) front.closePeer(s.peer)
+  }
+  // one document at most is in flight per stream (written, not yet taken by the connection); a
+  // newer one waits unbuilt, and only the newest goes once the client has read
   const send = (s: OpenStream) => {
-    if (s.ended || s.blocked) return
+    if (s.ended) return
+    if (s.blocked) {
+      // a document is due while the last one is still unread: that one counts against the budget
+      if (!s.stalled && s.sent !== service.documentFor(s.caller)) {
+        s.stalled = true
+        if (!budget.blocked(s.unread)) cutSlowReader(s)
+      }
+      return
+    }
     const text = service.documentFor(s.caller)
     if (text === s.sent) return
     oversize.check(s.name, text)
     s.sent = text
     s.holding.sent(s.caller)
-    if (!s.call.write({ flagConfiguration: text })) {
-      s.blocked = true
-      s.call.once('drain', () => {
-        s.blocked = false
-        send(s)
-      })
-    }
+    s.blocked = true
+    s.blockedAt = sweeps
+    s.unread = text.length
+    s.call.write({ flagConfiguration: text }, () => {
+      if (s.stalled) budget.drained(s.unread)
+      s.stalled = false
+      s.unread = 0
+      s.blocked = false
+      send(s)
+    })
   }
 
   /** Checks each stream's token again (once per token for all its streams); ends those no longer valid. */
@@ -175,7 +215,12 @@ export async function startSyncServer(
     slice()
   }, timing.quietMs ?? QUIET_MS)
   const stopListening = service.onChange(() => pacer.notify())
-  const sweep = setInterval(recheckAll, timing.recheckMs ?? RECHECK_MS)
+  // each sweep checks tokens again, and cuts the clients that left a document unread a whole sweep
+  let sweeps = 0
+  const sweep = setInterval(() => {
+    sweeps++
+    for (const s of recheckAll()) if (s.blocked && s.blockedAt < sweeps - 1) cutSlowReader(s)
+  }, timing.recheckMs ?? RECHECK_MS)
   sweep.unref?.()
 
   const handlers = (anonymousAllowed: boolean) => ({
@@ -197,6 +242,16 @@ export async function startSyncServer(
         call.end() // the daemon began stopping while the caller was being admitted
         return
       }
+      // streams per token and in total are capped (per connection, by HTTP/2's concurrent streams)
+      const leave = budget.join(caller.kind === 'token' ? caller.principal.tokenId : undefined)
+      if (leave === undefined) {
+        const err = new AppError(
+          'TOO_MANY_REQUESTS',
+          `too many open sync streams${caller.kind === 'token' ? ' for this token' : ''}; close some first`,
+        )
+        call.emit('error', grpcStatusOf(err, logError))
+        return
+      }
       // the handler is async (admitting may wait for the store to catch up with another replica):
       // nothing may escape it as an unhandled rejection
       try {
@@ -207,8 +262,12 @@ export async function startSyncServer(
           peer: call.getPeer(),
           sent: '',
           blocked: false,
+          blockedAt: 0,
+          stalled: false,
           ended: false,
           holding: service.held(),
+          leave,
+          unread: 0,
         }
         streams.add(s)
         telemetry.opened(s.name, s.peer)
@@ -236,29 +295,25 @@ export async function startSyncServer(
   })
 
   const servers: Server[] = []
+  const fronts: GrpcFront[] = []
   let closing = false
-  const bind = bindServer
   let port: number | undefined
+  const serve = async (where: { host: string; port: number } | { socket: string }, anonymousAllowed: boolean) => {
+    const server = new Server(GRPC_SERVER_OPTIONS)
+    server.addService(definition, handlers(anonymousAllowed))
+    servers.push(server)
+    const front = await listenGrpc(server, where, options.front ?? {})
+    fronts.push(front)
+    return front
+  }
   try {
-    if (options.port !== undefined) {
-      const tcp = new Server({ 'grpc.keepalive_time_ms': 60_000 })
-      tcp.addService(definition, handlers(options.anonymous))
-      servers.push(tcp)
-      port = await bind(tcp, tcpAddress(options.host, options.port))
-    }
-    if (options.socket !== undefined) {
-      rmSync(options.socket, { force: true }) // a socket file left by an earlier run
-      const local = new Server()
-      local.addService(definition, handlers(true))
-      servers.push(local)
-      await bind(local, `unix:${options.socket}`)
-      chmodSync(options.socket, 0o660)
-    }
+    if (options.port !== undefined) port = (await serve({ host: options.host, port: options.port }, options.anonymous)).port
+    if (options.socket !== undefined) await serve({ socket: options.socket }, true)
   } catch (err) {
     stopListening()
     pacer.stop()
     clearInterval(sweep)
-    for (const s of servers) s.forceShutdown()
+    await shutDownServers(servers, fronts)
     throw new Error(`cannot serve the sync protocol: ${(err as Error).message}`)
   }
 
@@ -271,8 +326,7 @@ export async function startSyncServer(
       clearInterval(sweep)
       pacer.stop()
       for (const s of [...streams]) end(s, 'shutdown')
-      await shutDownServers(servers)
-      if (options.socket !== undefined) rmSync(options.socket, { force: true })
+      await shutDownServers(servers, fronts)
     },
   }
 }

@@ -7,6 +7,7 @@
 
 import { afterEach, expect, setSystemTime, test } from 'bun:test'
 import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
+import { createEvaluationRpc } from '../../src/sync/evaluation-rpc.ts'
 import { startEvaluationServer } from '../../src/sync/evaluation-server.ts'
 import { oracle } from '../helpers/flagd-oracle.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -28,9 +29,9 @@ const rollout = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 
-async function app() {
+async function app(env: Record<string, string> = {}) {
   setSystemTime(new Date(START - 60_000))
-  const a = await createTestApp({})
+  const a = await createTestApp(env)
   apps.push(a)
   const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
   return { a, admin }
@@ -138,12 +139,20 @@ test('a rollout by another attribute agrees with flagd-core too; a context witho
 })
 
 test('outside the share OFREP and RPC answer as the flag without the rollout, STATIC; flagd-core says DEFAULT with the same value and variant', async () => {
-  const { a, admin } = await app()
+  // the evaluation port on: its Connect calls are routes of the app
+  const { a, admin } = await app({ FLAGD_EVALUATION_PORT: '0', FLAGD_EVALUATION_ANONYMOUS: 'true' })
   expect((await admin('POST', '/api/flags', { name: 'b', type: 'BOOLEAN', value: false, rollout: rollout() })).status).toBe(201)
   const { services } = a.app
   const rpc = await startEvaluationServer(
-    { evaluations: services.evaluations, sync: services.sync, changeFeed: services.changeFeed, defaultEnvironment: 'development' },
+    createEvaluationRpc({
+      evaluations: services.evaluations,
+      sync: services.sync,
+      changeFeed: services.changeFeed,
+      defaultEnvironment: 'development',
+    }),
     { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
+    (request) => a.app.http.handle(request),
+    () => {},
   )
   try {
     const resolve = async (context: Record<string, unknown>) =>

@@ -8,6 +8,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
+import { createEvaluationRpc } from '../../src/sync/evaluation-rpc.ts'
 import { type EvaluationRpcServer, startEvaluationServer } from '../../src/sync/evaluation-server.ts'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import type { SyncServer } from '../../src/sync/sync-server.ts'
@@ -76,7 +77,7 @@ test('only flags the document carried, in its environment, and no longer "now" o
 
 test('RPC: the flags answered count as served (ResolveAll leaves TAG flags out, so they do not)', async () => {
   let now = Date.now()
-  const a = await createTestApp({}, { now: () => new Date(now) })
+  const a = await createTestApp({ FLAGD_EVALUATION_PORT: '0', FLAGD_EVALUATION_ANONYMOUS: 'true' }, { now: () => new Date(now) })
   apps.push(a)
   const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, body })
   for (const body of [
@@ -87,8 +88,15 @@ test('RPC: the flags answered count as served (ResolveAll leaves TAG flags out, 
     expect((await admin('POST', '/api/flags', body)).status).toBe(201)
   const { services } = a.app
   const rpc = await startEvaluationServer(
-    { evaluations: services.evaluations, sync: services.sync, changeFeed: services.changeFeed, defaultEnvironment: 'development' },
+    createEvaluationRpc({
+      evaluations: services.evaluations,
+      sync: services.sync,
+      changeFeed: services.changeFeed,
+      defaultEnvironment: 'development',
+    }),
     { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
+    (request) => a.app.http.handle(request),
+    () => {},
   )
   rpcs.push(rpc)
   const call = async (method: string, version: 'v1' | 'v2', body: object) => {

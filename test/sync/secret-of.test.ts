@@ -1,4 +1,7 @@
-/** docs/openfeature.md#in-process: the credential of a sync request, and the bound on its selector. */
+/**
+ * docs/openfeature.md#in-process: the credential of a sync request, and the bound on its selector. Refusals
+ * are application errors; the one table maps INVALID_REQUEST to gRPC's INVALID_ARGUMENT.
+ */
 
 import { afterEach, expect, spyOn, test } from 'bun:test'
 import { MAX_SELECTOR_LENGTH, secretOf } from '../../src/sync/secret-of.ts'
@@ -20,7 +23,7 @@ test('a selector longer than the bound is refused first, before it is split or a
       [{ 'flagd-selector': selector }, ''],
     ] as const) {
       expect(() => secretOf(noMetadata(headers), request(body))).toThrow(
-        expect.objectContaining({ code: 3, details: `the selector is at most ${MAX_SELECTOR_LENGTH} characters` }),
+        expect.objectContaining({ code: 'INVALID_REQUEST', message: `the selector is at most ${MAX_SELECTOR_LENGTH} characters` }),
       )
     }
   }
@@ -30,5 +33,5 @@ test('a selector longer than the bound is refused first, before it is split or a
 test('a selector within the bound still carries a token', () => {
   expect(secretOf(noMetadata(), request('token=flagd_abc'))).toBe('flagd_abc')
   expect(secretOf(noMetadata(), request(''))).toBeUndefined()
-  expect(() => secretOf(noMetadata(), request('source=x'))).toThrow(expect.objectContaining({ code: 3 }))
+  expect(() => secretOf(noMetadata(), request('source=x'))).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }))
 })
