@@ -245,8 +245,10 @@ test('streams are capped per token and in total: the one past a cap is refused R
   anonymous.client.close()
 })
 
-// skipped: it passed in its first runs, then hung on this machine (the process stops answering, so
-// its own deadline never fires); to be found before it is turned on again
+// skipped: with a paused grpc-js client the server did not see the document left unread within 20 s
+// in a run of this file alone (grpc-js may keep taking bytes off the connection while the call is
+// paused), and in other runs the file hung; the cut needs a test with a raw HTTP/2 client that
+// withholds WINDOW_UPDATE before it is turned on again
 test.skip('a client that leaves its document unread for a whole sweep has its stream ended and its connection closed', async () => {
   // a document far past the 64 KiB window a client grants before it reads
   const big = JSON.stringify({ flags: {}, padding: 'x'.repeat(2 * 1024 * 1024) })
