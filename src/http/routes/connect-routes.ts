@@ -9,6 +9,7 @@
  * these routes (and nothing else); the REST port serves them too.
  */
 
+import { MAX_JSON_DEPTH, readBoundedJson } from '../../domain/bounded-json.ts'
 import { InvalidError } from '../../domain/errors.ts'
 import type { Principal } from '../../domain/principal.ts'
 import { type EvaluationRpc, MAX_RPC_MESSAGE, type RpcMethod } from '../../sync/evaluation-rpc.ts'
@@ -34,8 +35,23 @@ const metadataOf = (request: Request) => ({
 
 /** The request message, decoded by the codec its content type named. */
 function decode(method: RpcMethod, body: { codec: ConnectCodec; bytes: Uint8Array }): object {
+  if (body.codec.json) {
+    // nesting is checked on the bytes before anything is built (docs/api.md#conventions), as every body is
+    const read = readBoundedJson(body.bytes)
+    if (!read.ok)
+      throw new InvalidError(
+        read.problem === 'too-deep'
+          ? `the request is not a valid message: JSON nested deeper than ${MAX_JSON_DEPTH} levels`
+          : 'the request is not a valid message: not JSON',
+      )
+    try {
+      return method.decodeRequestJson(read.value)
+    } catch (err) {
+      throw new InvalidError(`the request is not a valid message: ${(err as Error).message}`)
+    }
+  }
   try {
-    return body.codec.json ? method.decodeRequestJson(JSON.parse(new TextDecoder().decode(body.bytes))) : method.decodeRequest(body.bytes)
+    return method.decodeRequest(body.bytes)
   } catch (err) {
     throw new InvalidError(`the request is not a valid message: ${(err as Error).message}`)
   }

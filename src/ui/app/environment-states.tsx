@@ -6,6 +6,7 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
+import { ownValue } from '../../domain/own-property.ts'
 import type { Rollout } from '../../domain/rollout.ts'
 import { api } from './api.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
@@ -49,7 +50,8 @@ export function EnvironmentStates({
       if (data) setStates(data as Record<string, State>)
     })
   }, [name, revision])
-  const shown = list.filter((e) => states?.[e.name] !== undefined)
+  // an environment's own entry only: one named like a built-in property (toString) is a name, not a method
+  const shown = list.filter((e) => ownValue(states ?? undefined, e.name) !== undefined)
   if (shown.length < 2 || !states || current === undefined) return null
   const canCopy = holdsIn(permissions, 'flag:write', current)
 
@@ -91,7 +93,7 @@ export function EnvironmentStates({
             <tr key={label}>
               <th scope="row">{label}</th>
               {shown.map((e) => (
-                <td key={e.name}>{show(states[e.name] as State)}</td>
+                <td key={e.name}>{show(ownValue(states, e.name) as State)}</td>
               ))}
             </tr>
           ))}
