@@ -5,6 +5,8 @@
  */
 
 import type { Server } from 'bun'
+import { createEvaluationRpc } from '../../src/sync/evaluation-rpc.ts'
+import { type EvaluationRpcServer, startEvaluationServer } from '../../src/sync/evaluation-server.ts'
 import type { TestApp } from './test-app.ts'
 
 /** The served app and its address. */
@@ -42,4 +44,24 @@ export async function healthWhile<T>(base: string, requests: Promise<T>[]): Prom
     if (!done) healthAnswers++
   } while (!done)
   return { answers: await all, healthAnswers }
+}
+
+/**
+ * flagd's evaluation port for `t` (anonymous callers allowed), on 127.0.0.1 and a port the kernel
+ * picks, its HTTP/1.1 calls answered by `t`'s app as the daemon's are; close it when done. `t` must be
+ * made with `FLAGD_EVALUATION_PORT` set, so that its app has the Connect routes.
+ */
+export async function serveEvaluation(t: TestApp): Promise<EvaluationRpcServer> {
+  const { services } = t.app
+  return startEvaluationServer(
+    createEvaluationRpc({
+      evaluations: services.evaluations,
+      sync: services.sync,
+      changeFeed: services.changeFeed,
+      defaultEnvironment: t.app.config.environment,
+    }),
+    { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
+    (request) => t.app.http.handle(request),
+    () => {},
+  )
 }

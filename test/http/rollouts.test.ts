@@ -7,9 +7,8 @@
 
 import { afterEach, expect, setSystemTime, test } from 'bun:test'
 import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
-import { createEvaluationRpc } from '../../src/sync/evaluation-rpc.ts'
-import { startEvaluationServer } from '../../src/sync/evaluation-server.ts'
 import { oracle } from '../helpers/flagd-oracle.ts'
+import { serveEvaluation } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let apps: TestApp[] = []
@@ -142,18 +141,7 @@ test('outside the share OFREP and RPC answer as the flag without the rollout, ST
   // the evaluation port on: its Connect calls are routes of the app
   const { a, admin } = await app({ FLAGD_EVALUATION_PORT: '0', FLAGD_EVALUATION_ANONYMOUS: 'true' })
   expect((await admin('POST', '/api/flags', { name: 'b', type: 'BOOLEAN', value: false, rollout: rollout() })).status).toBe(201)
-  const { services } = a.app
-  const rpc = await startEvaluationServer(
-    createEvaluationRpc({
-      evaluations: services.evaluations,
-      sync: services.sync,
-      changeFeed: services.changeFeed,
-      defaultEnvironment: 'development',
-    }),
-    { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
-    (request) => a.app.http.handle(request),
-    () => {},
-  )
+  const rpc = await serveEvaluation(a)
   try {
     const resolve = async (context: Record<string, unknown>) =>
       (await fetch(`http://127.0.0.1:${rpc.port}${evaluationMethod('v2', 'ResolveBoolean').path}`, {

@@ -8,10 +8,10 @@
 import { afterEach, expect, test } from 'bun:test'
 import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
-import { createEvaluationRpc } from '../../src/sync/evaluation-rpc.ts'
-import { type EvaluationRpcServer, startEvaluationServer } from '../../src/sync/evaluation-server.ts'
+import type { EvaluationRpcServer } from '../../src/sync/evaluation-server.ts'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import type { SyncServer } from '../../src/sync/sync-server.ts'
+import { serveEvaluation } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let apps: TestApp[] = []
@@ -86,18 +86,7 @@ test('RPC: the flags answered count as served (ResolveAll leaves TAG flags out, 
     { name: 'app/tags', type: 'TAG', enumValues: ['a', 'b'], value: ['a'] },
   ])
     expect((await admin('POST', '/api/flags', body)).status).toBe(201)
-  const { services } = a.app
-  const rpc = await startEvaluationServer(
-    createEvaluationRpc({
-      evaluations: services.evaluations,
-      sync: services.sync,
-      changeFeed: services.changeFeed,
-      defaultEnvironment: 'development',
-    }),
-    { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true },
-    (request) => a.app.http.handle(request),
-    () => {},
-  )
+  const rpc = await serveEvaluation(a)
   rpcs.push(rpc)
   const call = async (method: string, version: 'v1' | 'v2', body: object) => {
     const res = await fetch(`http://127.0.0.1:${rpc.port}${evaluationMethod(version, method).path}`, {
