@@ -9,7 +9,7 @@
 
 import type { NewToken, PublicToken } from '../domain/api-token.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import type { ExportDocument } from '../domain/migration-document.ts'
+import type { ExportDocument } from '../domain/export-document.ts'
 import { newId } from '../domain/new-id.ts'
 import { type Caller, systemPrincipal } from '../domain/principal.ts'
 import type { PublicUser } from '../domain/user.ts'
