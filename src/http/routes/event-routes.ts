@@ -119,7 +119,7 @@ export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
       async handle(c) {
         const principal = c.auth
         const last = Number(c.request.headers.get('last-event-id') ?? Number.NaN)
-        const withSegments = (c.query as { segments?: string }).segments === 'true'
+        const withSegments = c.query.segments === 'true'
         c.keepOpen()
         return streams.open({
           kind: withSegments ? 'changes+segments' : 'changes',
