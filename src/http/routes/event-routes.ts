@@ -77,7 +77,7 @@ function catchUp(
 ): () => Promise<string | undefined> {
   let last = after
   return async () => {
-    const page = await feed.page(last, upTo, undefined, withSegments)
+    const page = await feed.page(last, upTo, { withSegments })
     if (page.length === 0) return undefined
     last = (page.at(-1) as FlagChange).id
     return render(principal, page)
