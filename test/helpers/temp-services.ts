@@ -85,3 +85,12 @@ export async function failureOf(work: Promise<unknown> | (() => unknown)): Promi
     return err
   }
 }
+
+/**
+ * A person stored as a user of `s` (what a scheduled change request acts as), and a caller for them
+ * holding the permissions stored now, as each request resolves them.
+ */
+export async function storedUser(s: Services, username: string, permissions: readonly string[]): Promise<{ id: string; as(): Caller }> {
+  const { id } = await s.users.create(SYSTEM, { username, password: `${username}-password`, permissions })
+  return { id, as: () => userCaller(id, s.users.get(SYSTEM.principal, id).permissions) }
+}
