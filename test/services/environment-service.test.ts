@@ -218,3 +218,20 @@ test('promoting needs write in the target and read in the source', async () => {
   expect(await w.s.environments.promote(stagingWriter, 'staging', { from: 'development' })).toMatchObject({ changes: [{ name: 'f' }] })
   expect(inEnv(w.s, 'staging').value).toBe(1)
 })
+
+test('an environment with pending change requests is not removed: 409 names them, so none lands in a namesake later', async () => {
+  const w = await world()
+  w.advance(1_000)
+  await w.s.environments.put(admin, 'qa', {})
+  const made = await w.s.changeRequests.create(admin, { environment: 'qa', title: 't', changes: [{ flag: 'f', set: { value: 2 } }] })
+  expect(made.state).toBe('approved')
+  const refused = await failureOf(w.s.environments.remove(admin, 'qa'))
+  expect(refused).toMatchObject({ code: 'CONFLICT', details: { usedBy: [`change request ${made.id}`] } })
+  expect(environments(w.s)).toEqual(['development', 'staging', 'qa'])
+  // once it is settled (cancelled, rejected, applied, failed), the environment goes
+  await w.s.changeRequests.cancel(admin, made.id)
+  await w.s.environments.remove(admin, 'qa')
+  expect(environments(w.s)).toEqual(['development', 'staging'])
+  expect(await failureOf(w.s.changeRequests.apply(admin, made.id))).toMatchObject({ code: 'CONFLICT' })
+  expect(Object.keys(w.s.environments.statesOf(SYSTEM, 'f'))).toEqual(['development', 'staging'])
+})
