@@ -318,3 +318,14 @@ test('the command line approves as itself (never the author) and applies what ot
   expect((await w.s.changeRequests.apply(cli, id)).state).toBe('applied')
   expect(value(w.s)).toBe(2)
 })
+
+test('an author who may no longer write there edits nothing: an edit is a new proposal and needs what making one needs', async () => {
+  const w = await world()
+  const { id } = await w.request()
+  await w.s.users.update(SYSTEM, w.author.id, { permissions: ['flag:read'] })
+  const body = { title: 'raise f more', changes: [{ flag: 'f', set: { value: 9 } }] }
+  expect(await failureOf(w.s.changeRequests.edit(w.author.as(), id, body))).toMatchObject({ code: 'FORBIDDEN' })
+  expect(w.s.changeRequests.get(SYSTEM.principal, id)).toMatchObject({ title: 'raise f', changes: [{ flag: 'f', set: { value: 2 } }] })
+  // withdrawing stays theirs
+  expect((await w.s.changeRequests.cancel(w.author.as(), id)).state).toBe('cancelled')
+})
