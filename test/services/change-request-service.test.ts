@@ -329,3 +329,36 @@ test('an author who may no longer write there edits nothing: an edit is a new pr
   // withdrawing stays theirs
   expect((await w.s.changeRequests.cancel(w.author.as(), id)).state).toBe('cancelled')
 })
+
+test('a scheduled request cancelled before its time is never applied; one whose flag changed since fails at its time', async () => {
+  const w = await world()
+  const soon = () => new Date(w.ms() + 60_000).toISOString()
+  const cancelled = await w.request({ scheduledAt: soon() })
+  await w.s.changeRequests.approve(w.lead1.as(), cancelled.id, {})
+  await w.s.changeRequests.cancel(w.author.as(), cancelled.id)
+  const stale = await w.request({ scheduledAt: soon(), changes: [{ flag: 'g', set: { value: true } }] })
+  await w.s.changeRequests.approve(w.lead1.as(), stale.id, {})
+  await w.s.flags.update(userCaller('usr_bypass', ['flag:read', 'flag:write', 'flag:bypass']), 'g', { enabled: false })
+  w.advance(120_000)
+  const outcomes = await w.s.changeRequests.applyDue()
+  expect(outcomes.map((o) => [o.request.id, o.request.state])).toEqual([[stale.id, 'failed']])
+  expect(outcomes[0]?.failureReason).toContain('changed in production since the request was made')
+  expect(value(w.s)).toBe(1)
+  expect(w.s.flags.get(SYSTEM.principal, 'g', 'production')).toMatchObject({ value: false, enabled: false })
+  expect(await auditActions(w.s)).toContain('change-request.failed')
+})
+
+test('a rollout in a request is checked when made, each mistake named under its field', async () => {
+  const w = await world()
+  const err = await failureOf(
+    w.request({
+      changes: [
+        { flag: 'g', set: { rollout: { variant: 'true', start: 'x', end: '2026-12-02T00:00:00Z', fromPercent: 50, toPercent: 10 } } },
+      ],
+    }),
+  )
+  expect((err.details.errors as { field: string }[]).map((p) => p.field)).toEqual([
+    'changes[0].set.rollout.start',
+    'changes[0].set.rollout.toPercent',
+  ])
+})

@@ -257,3 +257,40 @@ test('an import past limits.maxFlags is refused naming the limit, and changes no
   delete doc.flags.a
   expect((await importAs(w.s, doc, { mode: 'replace' })).summary).toMatchObject({ created: 2, deleted: 1 })
 })
+
+test("values=keep into an environment keeps that environment's values; the shared fields still change everywhere", async () => {
+  const w = await world()
+  await w.s.environments.put(admin, 'staging', {})
+  await w.s.flags.update(admin, 'app/retries', { value: 2 }, undefined, undefined, 'staging')
+  const doc = JSON.parse(JSON.stringify(w.s.migrations.exportDocument(SYSTEM.principal, 'staging').document))
+  doc.flags['app/retries'] = { ...doc.flags['app/retries'], value: 9, description: 'shared words' }
+  await importAs(w.s, doc, { values: 'keep', environment: 'staging' })
+  expect(w.s.flags.get(SYSTEM.principal, 'app/retries', 'staging')).toMatchObject({ value: 2, description: 'shared words' })
+  expect(w.s.flags.get(SYSTEM.principal, 'app/retries', 'development')).toMatchObject({ value: 5, description: 'shared words' })
+})
+
+test('a diff shows values only to a caller who may read flags', async () => {
+  const w = await world()
+  const doc = exported(w.s)
+  doc.flags['app/retries'].value = 6
+  const blind = await importAs(w.s, doc, { dryRun: true, diff: true }, userCaller('usr_migrator', ['migration:write']))
+  expect(blind.changes).toEqual([{ name: 'app/retries', action: 'update', fields: ['value'] }])
+  const seeing = await importAs(w.s, doc, { dryRun: true, diff: true })
+  expect(seeing.changes[0]?.diff).toEqual({ value: { before: 5, after: 6 } })
+})
+
+test('segments travel with the file: a rule may use one the file makes, and a changed one moves the flags using it', async () => {
+  const w = await world()
+  const doc = exported(w.s)
+  doc.segments.staff = { description: '', rule: { ends_with: [{ var: 'email' }, '@example.com'] } }
+  doc.flags['app/staff_only'] = { type: 'BOOLEAN', targeting: { if: [{ $ref: 'staff' }, 'true', 'false'] } }
+  const made = await importAs(w.s, doc)
+  expect(made.summary).toMatchObject({ created: 1, unchanged: 4 })
+  expect(made.segmentChanges).toEqual([{ name: 'staff', action: 'create' }])
+  const revision = w.s.flags.get(SYSTEM.principal, 'app/staff_only').revision
+  doc.segments.staff.rule = { ends_with: [{ var: 'email' }, '@example.org'] }
+  const changed = await importAs(w.s, doc)
+  expect(changed.segmentChanges).toEqual([{ name: 'staff', action: 'update' }])
+  expect(w.s.flags.get(SYSTEM.principal, 'app/staff_only').revision).toBe(revision + 1)
+  expect(w.s.segments.get(SYSTEM.principal, 'staff').usedBy.flags).toEqual(['app/staff_only'])
+})
