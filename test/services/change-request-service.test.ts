@@ -362,3 +362,25 @@ test('a rollout in a request is checked when made, each mistake named under its 
     'changes[0].set.rollout.toPercent',
   ])
 })
+
+test('an approver who has since lost flag:approve there applies nothing; the author still may', async () => {
+  const w = await world()
+  const { id } = await w.request()
+  await w.s.changeRequests.approve(w.lead1.as(), id, {})
+  await w.s.users.update(SYSTEM, w.lead1.id, { permissions: ['flag:read'] })
+  expect(await failureOf(w.s.changeRequests.apply(w.lead1.as(), id))).toMatchObject({ code: 'FORBIDDEN' })
+  expect(stateOf(w.s, id)).toBe('approved')
+  expect((await w.s.changeRequests.apply(w.author.as(), id)).state).toBe('applied')
+})
+
+test('a dry-run promotion into a protected environment still answers; the promotion itself needs a request or a bypass', async () => {
+  const w = await world()
+  await w.s.flags.update(admin, 'f', { value: 4 }, undefined, undefined, 'staging')
+  const dry = await w.s.environments.promote(w.author.as(), 'production', { from: 'staging', dryRun: true })
+  expect(dry).toMatchObject({ dryRun: true, changes: [{ name: 'f', diff: { value: { before: 1, after: 4 } } }] })
+  expect(await failureOf(w.s.environments.promote(w.author.as(), 'production', { from: 'staging' }))).toMatchObject({
+    code: 'CHANGE_REQUEST_REQUIRED',
+    details: { environment: 'production' },
+  })
+  expect(value(w.s)).toBe(1)
+})
