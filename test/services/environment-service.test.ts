@@ -150,6 +150,14 @@ test("a flag created in one environment has the body's state there and the type'
   for (const env of ['development', 'staging']) expect(inEnv(w.s, env, 'h')).toMatchObject({ value: true })
 })
 
+test('naming the default environment on a create is naming an environment: the others start with the type defaults', async () => {
+  const w = await world()
+  const made = await w.s.flags.create(admin, { name: 'g', type: 'BOOLEAN', value: true, enabled: false }, 'development')
+  expect(made).toMatchObject({ value: true, enabled: false, revision: 1 })
+  expect(inEnv(w.s, 'development', 'g')).toMatchObject({ value: true, enabled: false })
+  expect(inEnv(w.s, 'staging', 'g')).toMatchObject({ valueExists: false, enabled: true })
+})
+
 test('an unknown environment is 404 for every flag use case, and nothing changes', async () => {
   const w = await world()
   const revision = inEnv(w.s, 'development').revision

@@ -294,3 +294,17 @@ test('segments travel with the file: a rule may use one the file makes, and a ch
   expect(w.s.flags.get(SYSTEM.principal, 'app/staff_only').revision).toBe(revision + 1)
   expect(w.s.segments.get(SYSTEM.principal, 'staff').usedBy.flags).toEqual(['app/staff_only'])
 })
+
+test('an import naming the default environment creates flags with the file state there and the type defaults elsewhere', async () => {
+  const w = await world()
+  await w.s.environments.put(admin, 'staging', {})
+  await w.s.flags.update(admin, 'app/retries', { value: 2 }, undefined, undefined, 'staging')
+  const doc = exported(w.s)
+  doc.flags['app/fresh'] = { type: 'BOOLEAN', value: true }
+  doc.flags['app/retries'].value = 6
+  await importAs(w.s, doc, { environment: 'development' })
+  expect(w.s.flags.get(SYSTEM.principal, 'app/fresh', 'development')).toMatchObject({ value: true })
+  expect(w.s.flags.get(SYSTEM.principal, 'app/fresh', 'staging')).toMatchObject({ valueExists: false, enabled: true })
+  expect(w.s.flags.get(SYSTEM.principal, 'app/retries', 'development').value).toBe(6)
+  expect(w.s.flags.get(SYSTEM.principal, 'app/retries', 'staging').value).toBe(2)
+})
