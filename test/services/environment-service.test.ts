@@ -225,6 +225,12 @@ test('promoting needs write in the target and read in the source', async () => {
   expect(inEnv(w.s, 'staging').value).toBe(2)
   expect(await w.s.environments.promote(stagingWriter, 'staging', { from: 'development' })).toMatchObject({ changes: [{ name: 'f' }] })
   expect(inEnv(w.s, 'staging').value).toBe(1)
+  // comparing needs read in both
+  expect(
+    await failureOf(() => w.s.environments.compare(userCaller('usr_sr', ['flag:read@staging']), 'staging', 'development')),
+  ).toMatchObject({
+    code: 'FORBIDDEN',
+  })
 })
 
 test('an environment with pending change requests is not removed: 409 names them, so none lands in a namesake later', async () => {

@@ -208,12 +208,14 @@ test('importing needs migration:write from an unconfined caller; exporting needs
   ])
     expect(await failureOf(importAs(w.s, doc, {}, as))).toMatchObject({ code: 'FORBIDDEN' })
   const reader = userCaller('usr_reader', ['flag:read'])
-  for (const call of [
-    () => w.s.migrations.exportDocument(reader.principal),
-    () => w.s.migrations.exportFile(reader.principal),
-    () => w.s.migrations.exportFlagd(reader.principal),
-  ])
-    expect(await failureOf(call)).toMatchObject({ code: 'FORBIDDEN' })
+  const confined = userCaller('usr_confined_reader', ['migration:read'], { flagPrefixes: ['app/'] })
+  for (const as of [reader, confined])
+    for (const call of [
+      () => w.s.migrations.exportDocument(as.principal),
+      () => w.s.migrations.exportFile(as.principal),
+      () => w.s.migrations.exportFlagd(as.principal),
+    ])
+      expect(await failureOf(call)).toMatchObject({ code: 'FORBIDDEN' })
   expect(served(w.s)).toEqual(before)
   // migration:write alone imports (flag:write is not needed)
   await importAs(w.s, doc, {}, userCaller('usr_migrator', ['migration:write']))
