@@ -210,3 +210,25 @@ test('the service holds at most limits.maxFlags flags: one more is refused namin
   expect(err.message).toContain('limits.maxFlags')
   expect(names(w.s)).toEqual(['a', 'b'])
 })
+
+test("a confined caller's list, in every environment and under every prefix, holds exactly the flags its prefixes cover", async () => {
+  const w = await worlds.open()
+  await w.s.environments.put(userCaller('usr_env', ['environment:write']), 'staging', {})
+  for (const name of ['mobile/a', 'mobiles', 'mobilex/b', 'web/c']) await w.s.flags.create(writer, { name, type: 'BOOLEAN' })
+  const all = ['mobile/a', 'mobiles', 'mobilex/b', 'web/c']
+  // a prefix ending in / covers a group; one without it names a flag or a group whole
+  const covers = (scope: string, name: string) =>
+    scope.endsWith('/') ? name.startsWith(scope) : name === scope || name.startsWith(`${scope}/`)
+  for (const scope of ['mobile/', 'mobile', 'mobiles', 'web/'])
+    for (const env of [undefined, 'staging'])
+      for (const prefix of ['', 'm', 'mobile', 'mobile/', 'web/']) {
+        const confined = userCaller('usr_c', ['flag:read'], { flagPrefixes: [scope] })
+        const listed = (JSON.parse(w.s.flags.list(confined.principal, prefix, env)) as { name: string }[]).map((f) => f.name)
+        expect({ scope, env, prefix, listed }).toEqual({
+          scope,
+          env,
+          prefix,
+          listed: all.filter((n) => covers(scope, n) && n.startsWith(prefix)),
+        })
+      }
+})
