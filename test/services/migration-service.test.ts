@@ -79,15 +79,15 @@ test("flagd's format round-trips: its export imports elsewhere as the same flags
   }
 })
 
-// Found by the test above: a flag whose answer is held by two variants (an exported BOOLEAN lists
-// `true`, `false` and `value`) answers with the first listed after an import, not the document's
-// `defaultVariant`; which one is "first" also differs by store (PostgreSQL's jsonb reorders keys).
-// Keeping the name needs the flag to store it (docs/openfeature.md#variant-names); left for the
-// flag row's new shape. Run with `bun test --todo`.
-test.todo("flagd's format round-trips the variant name of each flag's answer (defaultVariant)", async () => {
+test("flagd's format round-trips the variant name of each flag's answer (defaultVariant), a BOOLEAN's included", async () => {
   const a = await world()
   const b = await worlds.open({ env: { FLAGD_ENVIRONMENT: 'development' } })
   const flagd = a.s.migrations.exportFlagd(SYSTEM.principal)
+  // an exported BOOLEAN lists its built-in variants beside the one naming its answer ("value")
+  expect(JSON.parse(flagd.text).flags['app/checkout']).toMatchObject({
+    defaultVariant: 'value',
+    variants: { true: true, false: false, value: true },
+  })
   await importAs(b.s, JSON.parse(flagd.text))
   expect(JSON.parse(b.s.migrations.exportFlagd(SYSTEM.principal).text)).toEqual(JSON.parse(flagd.text))
 })
