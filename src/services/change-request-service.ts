@@ -189,6 +189,8 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = find(tx.read, id)
         if (!isAuthor(caller.principal, request)) throw new AppError('FORBIDDEN', 'only the author edits a change request')
+        // an edit proposes anew: the author needs now what making it needs (docs/change-control.md#change-requests)
+        requireIn(caller.principal, 'flag:write', tx.read, request.environment)
         pending(request, 'edited')
         reachesProtected(tx.read, request.environment, body)
         const baseRevisions = checked(tx.read, caller.principal, request.environment, body)
