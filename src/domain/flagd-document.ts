@@ -187,6 +187,11 @@ export function fromFlagdFlag(
   else {
     input.value = variants[dv]
     input.valueExists = true
+    // a BOOLEAN's `true`/`false` are built in: listed beside another variant naming the answer (as
+    // this export writes them), they would take its name, which must stay `defaultVariant`'s
+    // (docs/openfeature.md#variant-names)
+    if (type === 'BOOLEAN' && dv !== 'true' && dv !== 'false')
+      input.variants = Object.fromEntries(Object.entries(variants).filter(([name, value]) => String(value) !== name))
   }
   if (raw.targeting !== undefined && !(isJsonObject(raw.targeting) && Object.keys(raw.targeting).length === 0)) {
     const { rule, clamped, emptied } = clampFractionalWeights(raw.targeting)

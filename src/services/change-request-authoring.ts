@@ -101,6 +101,8 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = findRequest(tx.read, id)
         if (!isAuthor(caller.principal, request)) throw new AppError('FORBIDDEN', 'only the author edits a change request')
+        // an edit proposes anew: the author needs now what making it needs (docs/change-control.md#change-requests)
+        requireIn(caller.principal, 'flag:write', tx.read, request.environment)
         requirePending(request, 'edited')
         reachesProtected(tx.read, request.environment, body)
         const baseRevisions = checked(tx.read, caller.principal, request.environment, body)

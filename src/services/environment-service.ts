@@ -10,6 +10,7 @@
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
+import { PENDING_STATES } from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS, STATE_FIELDS, stateOf } from '../domain/environment.ts'
@@ -180,16 +181,20 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         const env = tx.read.environments.get(name)
         if (env === undefined) throw new NotFoundError(`no environment named ${JSON.stringify(name)}`)
         if (name === defaultName) throw new ConflictError(`${name} is the default environment (config environment); it cannot be removed`)
-        // a token bound to it, or a permission for it, would come back to life with a namesake: refused
+        // a token bound to it, a permission for it, or a change request still to land in it would
+        // come back to life with a namesake: refused (docs/environments.md#managing-environments)
         const holders = [
           ...[...tx.read.users.values()].filter((u) => namingEnvironment(u.permissions, name).length > 0).map((u) => `user ${u.username}`),
           ...[...tx.read.tokens.values()]
             .filter((t) => t.environment === name || namingEnvironment(t.permissions, name).length > 0)
             .map((t) => `token ${t.name}`),
+          ...[...tx.read.changeRequests.values()]
+            .filter((r) => r.environment === name && PENDING_STATES.has(r.state))
+            .map((r) => `change request ${r.id}`),
         ]
         if (holders.length > 0)
           throw new ConflictError(
-            `environment ${name} is still named by ${holders.join(', ')}: change their permissions or revoke the tokens first`,
+            `environment ${name} is still named by ${holders.join(', ')}: change their permissions, revoke the tokens, and settle the change requests first`,
             { usedBy: holders },
           )
         tx.delete('environments', name)

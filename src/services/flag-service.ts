@@ -173,12 +173,12 @@ export function createFlagService(
           const at = now().toISOString()
           const made: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
           const home = homeOf(tx.read)
-          const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
-          // the named environment gets the body's state; every other one the type's defaults
+          const target = env === undefined ? undefined : knownEnvironment(tx.read, env)
+          // the named environment (the default one too) gets the body's state; every other one the type's defaults
           // a protected environment gets it disabled, with no value (docs/change-control.md#protected-environments)
           const flag = sealedForProtected(carryStates(tx.read, made, undefined, target), tx.read.environments, caller.principal)
           tx.put('flags', flag)
-          return target === undefined ? flag : flagView(flag, target, home)
+          return target === undefined || target === home ? flag : flagView(flag, target, home)
         })
       } finally {
         release?.()

@@ -27,7 +27,7 @@ export function carryStates(read: Snapshot, next: Flag, previous: Flag | undefin
 
 function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
   const home = homeOf(read)
-  if (previous === undefined && written !== undefined && written !== home && home !== undefined) return bornIn(read, next, written, home)
+  if (previous === undefined && written !== undefined && home !== undefined) return bornIn(read, next, written, home)
   if (written !== undefined && written !== home && home !== undefined) {
     // the written environment's state goes to `states`; the home one's stays the row's own
     const homeView = carried(read, withState(next, stateOf(flagView(previous as Flag, home, home))), previous)
@@ -67,15 +67,17 @@ function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written
 }
 
 /**
- * A new flag made in environment `env` (not the home one): `env` gets its state, every other
- * environment the type's defaults (no value, enabled), as a create naming an environment does.
+ * A new flag made in environment `env` (the default one too, when named): `env` gets its state,
+ * every other environment the type's defaults (no value, enabled), as a create naming an
+ * environment does (docs/environments.md#flags-in-an-environment).
  */
 function bornIn(read: Snapshot, made: Flag, env: string, home: string): Flag {
   const blank = withState(made, { valueExists: false, enabled: true })
   const states: Record<string, FlagState> = {}
-  for (const other of read.environments.keys()) if (other !== home) setOwn(states, other, stateOf(blank))
-  setOwn(states, env, stateOf(made))
-  return { ...blank, states }
+  for (const other of read.environments.keys()) if (other !== home && other !== env) setOwn(states, other, stateOf(blank))
+  if (env !== home) setOwn(states, env, stateOf(made))
+  const row = env === home ? withoutStates(made) : blank
+  return Object.keys(states).length === 0 ? row : { ...row, states }
 }
 
 function withoutStates(flag: Flag): Flag {

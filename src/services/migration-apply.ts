@@ -21,8 +21,10 @@ import { carryStates } from './flag-states.ts'
 import { flagsDependingOn, rulesOf } from './segment-service.ts'
 
 /**
- * Applies a planned import to `tx` at time `at`; `env`: the environment (not the home one) whose
- * state the plan's per-environment fields set, the plan having been made against its views.
+ * Applies a planned import to `tx` at time `at`; `env`: the environment named (the default one
+ * too) whose state the plan's per-environment fields set, the plan having been made against its
+ * views; a flag the plan creates gets the defaults of its type elsewhere. Absent: every environment
+ * starts with the file's state (docs/environments.md#export-and-import).
  */
 export function applyImport(
   tx: Tx,

@@ -230,7 +230,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
           const home = homeOf(tx.read)
           const before = target === undefined ? sortedFlags(tx.read) : sortedFlags(tx.read).map((f) => flagView(f, target, home))
           tx.backup(exportFileName(name, at), exportText(buildExportDocument(before, name, at, sortedSegments(tx.read))))
-          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), target, caller.principal)
+          // the environment named, the default one too: a flag the file creates gets its state there only
+          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), options.environment, caller.principal)
           return { planned, segmentChanges }
         }),
       )
