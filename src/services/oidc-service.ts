@@ -42,6 +42,7 @@ export interface OidcService {
   exchange(code: string, cookieHeader: string | null, requestId: string): Promise<LoginResult>
 }
 
+/** The name of the cookie that carries a sign-in's flow from start to the code's exchange. */
 export const OIDC_COOKIE = 'flagd_oidc'
 /** The `Set-Cookie` that removes the flow cookie (once its code is exchanged). */
 export const OIDC_COOKIE_CLEARED = `${OIDC_COOKIE}=; Path=/api/auth/oidc; Max-Age=0; HttpOnly; SameSite=Lax`
