@@ -5,7 +5,7 @@
  */
 
 import { defineCommand } from 'citty'
-import type { ChangeRequestView } from '../services/change-request-service.ts'
+import type { ChangeRequestView } from '../services/change-request-deps.ts'
 import { changeRequestCreateCommand } from './change-request-create.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { textTable } from './text-table.ts'

@@ -59,14 +59,14 @@ export function pathOf(url: string): string {
   return url.slice(start, stop)
 }
 
-/** One request as the pipeline and the handler see it. */
-export class RequestContext {
+/** One request as the pipeline and the handler see it; `Query` is the route's query type (route-spec.ts). */
+export class RequestContext<Query = Record<string, string>> {
   /** The request path (no query), as sent. */
   readonly path: string
   /** Path parameters: `*` for a wildcard route's rest, `userId` for `/api/users/:userId`. */
   params: Record<string, string> = {}
-  /** The query, checked against the route's schema. */
-  query: Record<string, string> = {}
+  /** The query, checked against the route's schema (the pipeline sets it before the handler runs). */
+  query: Query = {} as Query
   /** The JSON body, read and checked after authentication (routes that take one). */
   body: unknown = undefined
   /** The authenticated caller (routes behind authentication). */

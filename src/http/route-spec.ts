@@ -5,7 +5,7 @@
  * authentication order, limits and documentation cannot drift apart between routes.
  */
 
-import type { TObject, TSchema } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { Permission } from '../domain/permission.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { SmallBodyLimit } from './body-reader.ts'
@@ -35,8 +35,16 @@ export interface OfrepErrors {
   key?: (c: RequestContext) => string
 }
 
-/** One route (see module comment). */
-export interface RouteSpec {
+/** A query value as it arrives: the schema checks it but nothing converts it, so a number is its digits and a boolean `true` or `false`. */
+type WireValue<T> = T extends number ? string : T extends boolean ? 'true' | 'false' : T
+
+/** The query a handler reads: its route's TypeBox schema's type as the wire carries it, or string parameters when it declares none. */
+export type QueryOf<Q extends TObject | undefined> = Q extends TObject
+  ? { [K in keyof Static<Q>]: WireValue<Static<Q>[K]> }
+  : Record<string, string>
+
+/** One route (see module comment); `Q` is its query schema, whose type its handler reads `c.query` as. */
+export interface RouteSpec<Q extends TObject | undefined = TObject | undefined> {
   method: RouteMethod
   /** `/api/users/:userId` (a parameter) or a trailing `*` for the rest of the path, only in the last segment (router.ts). */
   path: string
@@ -58,7 +66,7 @@ export interface RouteSpec {
   /** A permission check that depends on the path (e.g. "your own user, or user:write"). */
   authorize?: (principal: Principal, params: Record<string, string>) => void
   /** The query it takes, checked with TypeBox (an object schema; `additionalProperties: false` refuses others). */
-  query?: TObject
+  query?: Q
   body?: BodySpec
   /** OFREP's routes: their evaluation problems are answered in OFREP's shape (error-handler.ts). */
   ofrep?: OfrepErrors
@@ -75,11 +83,11 @@ export interface RouteSpec {
    */
   when?: (path: string) => boolean
   /** The answer: data (sent as JSON `200`), or a Response made with `answers.ts`. */
-  handle(c: RequestContext): unknown
+  handle(c: RequestContext<QueryOf<Q>>): unknown
 }
 
-/** Checks a route literal's type where it is written. */
-export const route = (spec: RouteSpec): RouteSpec => spec
+/** Checks a route literal's type where it is written; its handler reads `c.query` as its `query` schema's type. */
+export const route = <Q extends TObject | undefined = undefined>(spec: RouteSpec<Q>): RouteSpec => spec as RouteSpec
 
 /** The path as the OpenAPI document and the metrics write it: `/api/users/{userId}`, `/api/flags/{flagName}`. */
 export function documentedPath(spec: Pick<RouteSpec, 'path' | 'docs'>): string {

@@ -1,28 +1,23 @@
 /**
  * API tokens (docs/api.md#api-tokens): made, listed and revoked by principals holding `token:*`, and turned
- * back into a principal on every request that presents one. A secret is hashed and looked up in an
- * index of the committed tokens, rebuilt only when the tokens table changes, so a request that uses
- * a token costs one SHA-256 and a map lookup; revocation and expiry hold from the very next request
- * because the index always reflects the committed snapshot.
+ * back into a principal on every request that presents one (api-token-authenticator.ts, the hot path).
  */
 
-import { canSeeFlag, flagScopeOf, holds, requirePermission } from '../domain/access-policy.ts'
+import { holds, requirePermission } from '../domain/access-policy.ts'
 import {
   checkTokenName,
   hashTokenSecret,
-  isTokenExpired,
   type NewToken,
   newTokenSecret,
   normalizeExpiry,
   normalizeFlagPrefixes,
   type PublicToken,
   type StoredToken,
-  sameHash,
   toPublicToken,
 } from '../domain/api-token.ts'
 import type { Clock } from '../domain/clock.ts'
 import { compareCodePoints } from '../domain/code-point-order.ts'
-import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError, UnauthorizedError } from '../domain/errors.ts'
+import { AppError, ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../domain/errors.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions, splitPermission } from '../domain/permission.ts'
@@ -30,6 +25,8 @@ import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../do
 import { RequestCache } from '../domain/request-cache.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Store } from '../storage/store.ts'
+import { createApiTokenAuthenticator } from './api-token-authenticator.ts'
+import { checkNarrower, descendantsOf } from './api-token-lineage.ts'
 import { commitMeta } from './commit-meta.ts'
 import { homeOf } from './environment-views.ts'
 
@@ -51,102 +48,16 @@ export interface ApiTokenService {
 }
 
 const FIELDS = new Set(['name', 'permissions', 'expiresAt', 'flagPrefixes', 'environment'])
-const LAST_USED_PRECISION_MS = 60_000
-const MAX_SECRET_LENGTH = 256
-
-/**
- * No escalation through a token: a token made by a token is confined to prefixes inside its
- * creator's and may not outlive it (permissions are checked against the creator by the caller).
- */
-function checkNarrower(
-  p: Principal,
-  prefixes: readonly string[],
-  expiresAt: string | null,
-  creatorExpiry: string | null,
-  act: 'create' | 'revoke' = 'create',
-): void {
-  const verb = act === 'create' ? 'a token it creates must be too' : 'it can revoke only such tokens'
-  const scope = flagScopeOf(p)
-  if (scope.length > 0) {
-    const wider = prefixes.length === 0 ? '(every flag)' : prefixes.find((prefix) => !canSeeFlag(p, prefix))
-    if (wider !== undefined) {
-      throw new AppError('FORBIDDEN', `this token is confined to ${scope.join(', ')}; ${verb} (${wider} is not)`, {
-        field: 'flagPrefixes',
-      })
-    }
-  }
-  if (creatorExpiry !== null && (expiresAt === null || expiresAt > creatorExpiry)) {
-    const what = act === 'create' ? 'a token it creates may not outlive it' : 'it cannot revoke a token that outlives it'
-    throw new AppError('FORBIDDEN', `this token expires at ${creatorExpiry}; ${what}`, { field: 'expiresAt' })
-  }
-}
-
-/** The ids of every token made by token `id`, by those tokens, and so on. */
-function descendantsOf(tokens: ReadonlyMap<string, StoredToken>, id: string): string[] {
-  const out: string[] = []
-  const parents = [id]
-  while (parents.length > 0) {
-    const parent = parents.pop() as string
-    for (const t of tokens.values()) {
-      if (t.createdBy.type === 'token' && t.createdBy.id === parent && !out.includes(t.id)) {
-        out.push(t.id)
-        parents.push(t.id)
-      }
-    }
-  }
-  return out
-}
 
 /** Creates the service; verified secrets are kept in `cache` (a small one of its own by default). */
 export function createApiTokenService(store: Store, now: Clock, cache: RequestCache = new RequestCache(4 * 2 ** 20)): ApiTokenService {
-  let index = new Map<string, StoredToken>()
-  let indexedAt = -1
-  const principals = new WeakMap<StoredToken, TokenPrincipal>()
-  const lastTouch = new WeakMap<StoredToken, number>()
+  const authenticator = createApiTokenAuthenticator(store, now, cache)
   const defaultEnvironment = () => homeOf(store.committed()) ?? ''
-  // Secrets already checked, and the row each one matched: the hot path skips the hash. Kept in the
-  // request cache for the tokens' revision, holding only secrets that clients sent anyway
-  const verified = cache.region<StoredToken>('verified-api-tokens', () => 256)
-  const tokensRevision = () => store.committed().revisionOf('tokens')
-
-  const byHash = (hash: string): StoredToken | undefined => {
-    const snapshot = store.committed()
-    const at = snapshot.revisionOf('tokens')
-    if (at !== indexedAt) {
-      index = new Map([...snapshot.tokens.values()].map((t) => [t.secretHash, t]))
-      indexedAt = at
-    }
-    return index.get(hash)
-  }
   const shown = (t: StoredToken) => toPublicToken(t, store.lastUsed('tokens', t))
   const stored = (tokenId: string) => {
     const t = store.committed().tokens.get(tokenId)
     if (!t) throw new NotFoundError(`no token with id ${JSON.stringify(tokenId)}`)
     return t
-  }
-
-  /** The principal of a committed token row: refused when expired; its use is noted (in memory). */
-  const principalOf = (t: StoredToken): TokenPrincipal => {
-    const at = now().getTime()
-    if (isTokenExpired(t, at)) throw new UnauthorizedError(`API token ${t.name} expired at ${t.expiresAt}`)
-    const used = lastTouch.get(t)
-    if (used === undefined || at - used >= LAST_USED_PRECISION_MS) {
-      store.touch('tokens', t.id, new Date(at).toISOString())
-      lastTouch.set(t, at)
-    }
-    let principal = principals.get(t)
-    if (!principal) {
-      principal = Object.freeze({
-        kind: 'token',
-        tokenId: t.id,
-        name: t.name,
-        permissions: t.permissions,
-        flagPrefixes: t.flagPrefixes,
-        ...(t.environment ? { environment: t.environment } : {}),
-      }) as TokenPrincipal
-      principals.set(t, principal)
-    }
-    return principal
   }
 
   return {
@@ -254,27 +165,8 @@ export function createApiTokenService(store: Store, now: Clock, cache: RequestCa
       return t && shown(t)
     },
 
-    authenticate(secret) {
-      const revision = tokensRevision()
-      let t = verified.get(secret, revision)
-      // a verified secret still names that very row: anything else (revoked, changed) checks afresh
-      if (t === undefined || store.committed().tokens.get(t.id) !== t) {
-        verified.delete(secret)
-        const hash = secret.length <= MAX_SECRET_LENGTH ? hashTokenSecret(secret) : ''
-        t = hash === '' ? undefined : byHash(hash)
-        // A lookup keyed by the hash tells an observer nothing about the secret; the final
-        // comparison is constant-time anyway, as docs/api.md#tokens says.
-        if (!t || !sameHash(t.secretHash, hash)) throw new UnauthorizedError('invalid or revoked API token')
-        verified.set(secret, revision, t)
-      }
-      return principalOf(t)
-    },
-
-    principalById(tokenId) {
-      const t = store.committed().tokens.get(tokenId)
-      if (!t) throw new UnauthorizedError('invalid or revoked API token')
-      return principalOf(t)
-    },
+    authenticate: (secret) => authenticator.authenticate(secret),
+    principalById: (tokenId) => authenticator.principalById(tokenId),
 
     me: (principal) => shown(stored(principal.tokenId)),
   }

@@ -61,9 +61,10 @@ export interface FlagChangeFeed {
   /**
    * One page of the flag changes after `afterId` and up to `upTo`, oldest first, from the audit
    * log: at most `limit` changes and about {@link CATCH_UP_PAGE_BYTES} of stored entries, so a
-   * client catching up over a large journal is fed in pieces as it reads. Empty when none are left.
+   * client catching up over a large journal is fed in pieces as it reads (segment changes too with
+   * `withSegments`). Empty when none are left.
    */
-  page(afterId: number, upTo: number, limit?: number, withSegments?: boolean): Promise<FlagChange[]>
+  page(afterId: number, upTo: number, options?: { limit?: number; withSegments?: boolean }): Promise<FlagChange[]>
   /** Stops listening to the store. */
   close(): void
 }
@@ -163,7 +164,7 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
     get delivered() {
       return delivered
     },
-    async page(afterId, upTo, limit = CATCH_UP_PAGE, withSegments = false) {
+    async page(afterId, upTo, { limit = CATCH_UP_PAGE, withSegments = false } = {}) {
       if (afterId >= upTo) return []
       const actionPrefix = withSegments ? ['flag.', 'segment.'] : 'flag.'
       const entries = await store.audit.query({ afterId, actionPrefix, limit, maxBytes: CATCH_UP_PAGE_BYTES })

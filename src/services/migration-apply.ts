@@ -8,8 +8,8 @@
 
 import { revisedEverywhere } from '../domain/environment.ts'
 import { InvalidError } from '../domain/errors.ts'
+import type { ExportedSegment } from '../domain/export-document.ts'
 import type { Flag } from '../domain/flag.ts'
-import type { ExportedSegment } from '../domain/migration-document.ts'
 import { applyPlan, type ImportPlan, type PlannedSegmentChange } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Principal } from '../domain/principal.ts'

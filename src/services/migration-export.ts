@@ -7,15 +7,15 @@
 import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
-import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import {
   buildExportDocument,
   type ExportDocument,
   exportFileName,
   exportFlagsText,
   exportTextWithFlags,
-} from '../domain/migration-document.ts'
+} from '../domain/export-document.ts'
+import type { Flag } from '../domain/flag.ts'
+import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import { utcStamp } from '../domain/utc-stamp.ts'

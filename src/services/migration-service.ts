@@ -10,7 +10,8 @@
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import { buildExportDocument, type DocumentSource, exportFileName, exportText, parseImportDocument } from '../domain/migration-document.ts'
+import { buildExportDocument, exportFileName, exportText } from '../domain/export-document.ts'
+import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
   type ImportMode,
   type ImportPlan,

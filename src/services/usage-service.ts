@@ -91,7 +91,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
     return run
   }
 
-  const syncedAt = (name: string, env: string | undefined): string | null => {
+  // when a stream last held the flag in `env`, or in any environment when none is given
+  const syncedAt = (name: string, env?: string): string | null => {
     const at = deps.lastHeldAt?.(env, name)
     return at === undefined ? null : new Date(at).toISOString()
   }
@@ -199,7 +200,7 @@ export function createUsageService(deps: UsageDeps): UsageService {
             lastServedInProcessAt: lastSyncedAt,
             heldInProcess: deps.heldNow?.(key ?? '', f.name) ?? false,
             // served in-process in any environment counts as used, as an evaluation anywhere does
-            stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, syncedAt(f.name, undefined)),
+            stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, syncedAt(f.name)),
           }
         })
     },

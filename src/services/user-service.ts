@@ -83,14 +83,14 @@ function checkNoStrongerThanToken(
   p: Principal,
   permissions: readonly HeldPermission[],
   act: 'create' | 'change',
-  tokenExpiresAt: string | null | undefined,
+  options: { tokenExpiresAt?: string | null | undefined } = {},
 ): void {
   const whom = act === 'create' ? 'create a user' : 'change this user'
   // a confined caller (token or person) manages no one: it could make an account wider than itself
   if (flagScopeOf(p).length > 0)
     throw new AppError('FORBIDDEN', `a caller confined to flag prefixes cannot ${whom} (ask someone who is not confined)`)
   if (p.kind !== 'token') return
-  if (tokenExpiresAt) throw new AppError('FORBIDDEN', `a token that expires cannot ${whom}: a user never expires`)
+  if (options.tokenExpiresAt) throw new AppError('FORBIDDEN', `a token that expires cannot ${whom}: a user never expires`)
   const missing = permissions.find((x) => !holds(p, x))
   if (missing !== undefined) {
     throw new AppError('FORBIDDEN', `this token cannot ${whom} with ${missing}, which the token itself does not hold`, {
@@ -134,7 +134,7 @@ export function createUserService(
       checkPassword(input.password)
       const permissions = normalizePermissions(input.permissions ?? [], 'permissions', (e) => store.committed().environments.has(e))
       const flagPrefixes = normalizeFlagPrefixes(input.flagPrefixes)
-      checkNoStrongerThanToken(caller.principal, permissions, 'create', tokenExpiry(caller.principal))
+      checkNoStrongerThanToken(caller.principal, permissions, 'create', { tokenExpiresAt: tokenExpiry(caller.principal) })
       if (findUserByName(store.committed(), input.username)) throw taken(input.username)
       const passwordHash = await hasher.hash(input.password)
       const out = await store.transact(commitMeta(caller), (tx) => {
@@ -169,11 +169,11 @@ export function createUserService(
         patch.permissions && normalizePermissions(patch.permissions, 'permissions', (e) => store.committed().environments.has(e))
       // a token may change a user only within what it holds itself: never grant more, never take over a stronger account
       if (!isSelf(p, id) || permissions !== undefined || flagPrefixes !== undefined) {
-        if (flagScopeOf(p).length > 0) checkNoStrongerThanToken(p, current.permissions, 'change', undefined)
+        if (flagScopeOf(p).length > 0) checkNoStrongerThanToken(p, current.permissions, 'change')
       }
       if (p.kind === 'token') {
-        checkNoStrongerThanToken(p, current.permissions, 'change', tokenExpiry(p))
-        if (permissions) checkNoStrongerThanToken(p, permissions, 'change', tokenExpiry(p))
+        checkNoStrongerThanToken(p, current.permissions, 'change', { tokenExpiresAt: tokenExpiry(p) })
+        if (permissions) checkNoStrongerThanToken(p, permissions, 'change', { tokenExpiresAt: tokenExpiry(p) })
       }
       const self = isSelf(p, id)
       if (self && patch.password !== undefined) {

@@ -30,7 +30,7 @@ const entryText = new WeakMap<object, string>()
 const touchedText = new WeakMap<object, { at: string; text: string }>()
 
 /** A row's member of its table object, cached with the row (and with its last use, if touched). */
-function member(id: string, row: object, touched: string | undefined): string {
+function member(id: string, row: object, touched?: string): string {
   if (touched !== undefined) {
     const hit = touchedText.get(row)
     if (hit?.at === touched) return hit.text
@@ -103,7 +103,7 @@ export class StateText {
     const position = new Map<string, number>()
     for (const [id, row] of rows) {
       position.set(id, members.length)
-      members.push(member(id, row, undefined))
+      members.push(member(id, row))
     }
     this.written.set(table, { rows, members, position })
     return members
@@ -125,7 +125,7 @@ function replaceChanged(last: WrittenTable, table: Table, rows: ReadonlyMap<stri
     if (index === undefined || row === undefined) return false
     at.push([index, change.id, row])
   }
-  for (const [index, id, row] of at) last.members[index] = member(id, row, undefined)
+  for (const [index, id, row] of at) last.members[index] = member(id, row)
   last.rows = rows
   return true
 }

@@ -1,7 +1,8 @@
 /** parseImportDocument (docs/migrations.md): every problem at once, FlagFlow's names, forbidden keys. */
 
 import { expect, test } from 'bun:test'
-import { buildExportDocument, exportFileName, parseImportDocument } from '../../src/domain/migration-document.ts'
+import { buildExportDocument, exportFileName } from '../../src/domain/export-document.ts'
+import { parseImportDocument } from '../../src/domain/import-document.ts'
 
 const doc = (flags: unknown, extra: Record<string, unknown> = {}) => ({
   environment: 'e',

@@ -6,7 +6,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { exportText } from '../../src/domain/migration-document.ts'
+import { exportText } from '../../src/domain/export-document.ts'
 import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 

@@ -20,8 +20,8 @@ export type { Expr, RuleEnv }
 /** Every operator a rule may use. */
 export const RULE_OPERATORS: readonly string[] = [...Object.keys(VALUE_OPERATORS), ...STRUCTURAL_OPERATORS, 'var', '$ref'].sort()
 
-/** `$flagd` as the rule sees it at the top level. */
-function flagdProperty(run: RuleRun, key: string | undefined): unknown {
+/** `$flagd` as the rule sees it at the top level: one of its properties, or all of it when no `key` is given. */
+function flagdProperty(run: RuleRun, key?: string): unknown {
   if (key === undefined) return { flagKey: run.flagKey, timestamp: run.timestamp }
   return key === 'flagKey' ? run.flagKey : key === 'timestamp' ? run.timestamp : undefined
 }
@@ -42,7 +42,7 @@ function wholeData(data: unknown, run: RuleRun): unknown {
   if (data !== run.root || data === null || typeof data !== 'object') return data
   // a copy of the context each time: charged before it is made, so thousands of them cannot pile up
   spend(run, valueSize(data))
-  return { ...(data as object), $flagd: flagdProperty(run, undefined) }
+  return { ...(data as object), $flagd: flagdProperty(run) }
 }
 
 function compileVar(walk: Walk, node: unknown, path: string): Expr {

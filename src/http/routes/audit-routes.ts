@@ -84,7 +84,7 @@ export function auditRoutes(deps: AuditRouteDeps): RouteSpec[] {
       body: { limit: deps.bodyLimit, schema: RollbackBody },
       async handle(c) {
         const b = c.body as { name: string; revision: number }
-        const env = (c.query as { environment?: string }).environment
+        const env = c.query.environment
         const flag = await deps.audit.rollback(c.caller, b.name, b.revision, parseIfMatch(c.request.headers.get('if-match')), env)
         const { json, etag } = deps.flags.read.text(flag)
         return jsonAnswer(c.id, json, 200, { etag })

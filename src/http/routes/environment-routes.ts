@@ -117,12 +117,7 @@ export function environmentRoutes(deps: EnvironmentRouteDeps): RouteSpec[] {
       // ?environment= as on every flag route: it must name one; the answer is every readable one
       query: EnvironmentQuery,
       label: '/api/flags/{flagName}/environments',
-      handle: (c) =>
-        environments.statesOf(
-          c.caller,
-          flagNameFromPath((c.params['*'] ?? '').slice(0, -STATES.length)),
-          (c.query as { environment?: string }).environment,
-        ),
+      handle: (c) => environments.statesOf(c.caller, flagNameFromPath((c.params['*'] ?? '').slice(0, -STATES.length)), c.query.environment),
       docs: {
         summary: "A flag's state in every environment",
         operationId: 'getFlagEnvironments',
@@ -139,7 +134,7 @@ export function environmentRoutes(deps: EnvironmentRouteDeps): RouteSpec[] {
       permission: 'flag:read',
       query: CompareQuery,
       handle(c) {
-        const { from, to, prefix } = c.query as { from?: string; to?: string; prefix?: string }
+        const { from, to, prefix } = c.query
         for (const [field, value] of [
           ['from', from],
           ['to', to],

@@ -77,7 +77,7 @@ function catchUp(
 ): () => Promise<string | undefined> {
   let last = after
   return async () => {
-    const page = await feed.page(last, upTo, undefined, withSegments)
+    const page = await feed.page(last, upTo, { withSegments })
     if (page.length === 0) return undefined
     last = (page.at(-1) as FlagChange).id
     return render(principal, page)
@@ -119,7 +119,7 @@ export function eventRoutes(deps: EventRouteDeps): RouteSpec[] {
       async handle(c) {
         const principal = c.auth
         const last = Number(c.request.headers.get('last-event-id') ?? Number.NaN)
-        const withSegments = (c.query as { segments?: string }).segments === 'true'
+        const withSegments = c.query.segments === 'true'
         c.keepOpen()
         return streams.open({
           kind: withSegments ? 'changes+segments' : 'changes',

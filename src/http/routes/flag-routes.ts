@@ -122,7 +122,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       query: EnvironmentQuery,
       body: { limit: deps.bodyLimit },
       async handle(c) {
-        const flag = await flags.create(c.caller, c.body, (c.query as { environment?: string }).environment)
+        const flag = await flags.create(c.caller, c.body, c.query.environment)
         return flagAnswer(c, flag, 201, { location: flagLocation(flag.name) })
       },
       docs: {
@@ -147,15 +147,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       path: '/api/flags/*',
       permission: 'flag:read',
       query: EnvironmentQuery,
-      handle: (c) =>
-        readFlagAnswer(
-          flags,
-          c.auth,
-          c.params['*'],
-          c.request.headers.get('if-none-match'),
-          c.id,
-          (c.query as { environment?: string }).environment,
-        ),
+      handle: (c) => readFlagAnswer(flags, c.auth, c.params['*'], c.request.headers.get('if-none-match'), c.id, c.query.environment),
       docs: {
         summary: 'Get a flag',
         operationId: 'getFlag',
@@ -188,7 +180,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
             updateBody(c.body),
             parseIfMatch(c.request.headers.get('if-match')),
             undefined,
-            (c.query as { environment?: string }).environment,
+            c.query.environment,
           ),
         ),
       docs: {
@@ -215,7 +207,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
         const raw = c.params['*'] ?? ''
         // only …/evaluate takes a POST under a flag's path
         if (!raw.endsWith('/evaluate')) throw new MethodNotAllowedError('POST', c.path, ['GET', 'PUT', 'DELETE'])
-        const env = (c.query as { environment?: string }).environment
+        const env = c.query.environment
         return explainAnswer(deps.evaluations, c.auth, flagNameFromPath(raw.slice(0, -'/evaluate'.length)), c.body, env)
       },
       docs: {
@@ -239,7 +231,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       query: EnvironmentQuery,
       async handle(c) {
         const name = flagNameFromPath(c.params['*'])
-        const env = (c.query as { environment?: string }).environment
+        const env = c.query.environment
         await flags.remove(c.caller, name, parseIfMatch(c.request.headers.get('if-match')), env)
         return { deleted: true, name }
       },

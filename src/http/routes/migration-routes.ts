@@ -8,7 +8,7 @@ import { JSON_TYPE } from '../error-handler.ts'
 import { noneMatch } from '../if-match.ts'
 import type { RequestContext } from '../request-context.ts'
 import type { RouteDoc } from '../route-docs.ts'
-import { type RouteSpec, route } from '../route-spec.ts'
+import { type QueryOf, type RouteSpec, route } from '../route-spec.ts'
 import {
   ExportDocumentSchema,
   FlagdDocumentSchema,
@@ -26,15 +26,7 @@ export interface MigrationRouteDeps {
   publicExport: boolean
 }
 
-type Query = {
-  mode?: 'merge' | 'replace'
-  values?: 'overwrite' | 'keep'
-  dryRun?: 'true' | 'false'
-  diff?: 'true' | 'false'
-  environment?: string
-}
-
-const optionsOf = (q: Query): ImportOptions => ({
+const optionsOf = (q: QueryOf<typeof ImportQuery>): ImportOptions => ({
   mode: q.mode ?? 'merge',
   values: q.values ?? 'overwrite',
   dryRun: q.dryRun === 'true',
@@ -81,8 +73,8 @@ const ExportQuery = t.Object(
 /** The migration routes. */
 export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
   const { migrations } = deps
-  const exportAnswer = (c: RequestContext, audience: ExportAudience) => {
-    const { format, environment } = c.query as { format?: string; environment?: string }
+  const exportAnswer = (c: RequestContext<QueryOf<typeof ExportQuery>>, audience: ExportAudience) => {
+    const { format, environment } = c.query
     if (format === 'flagd') {
       const { text, fileName, etag } = migrations.exportFlagd(audience, environment)
       if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
@@ -109,7 +101,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
       unscoped: true,
       query: ImportQuery,
       body: { limit: deps.importLimit },
-      handle: (c) => migrations.importDocument(c.caller, c.body, optionsOf(c.query as Query), 'import-upload'),
+      handle: (c) => migrations.importDocument(c.caller, c.body, optionsOf(c.query), 'import-upload'),
       docs: {
         summary: 'Import a migration file',
         operationId: 'importMigration',
@@ -130,7 +122,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
       unscoped: true,
       query: ImportQuery,
       body: { limit: deps.bodyLimit, schema: UrlImportBody },
-      handle: (c) => migrations.importFromUrl(c.caller, (c.body as Static<typeof UrlImportBody>).url, optionsOf(c.query as Query)),
+      handle: (c) => migrations.importFromUrl(c.caller, (c.body as Static<typeof UrlImportBody>).url, optionsOf(c.query)),
       docs: {
         summary: 'Import a migration file from a URL',
         operationId: 'importMigrationFromUrl',

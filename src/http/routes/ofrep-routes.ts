@@ -21,7 +21,7 @@ import type { StreamHub } from '../event-stream.ts'
 import { noneMatch } from '../if-match.ts'
 import { readEvaluationContext } from '../ofrep-context.ts'
 import type { RequestContext } from '../request-context.ts'
-import { type RouteSpec, route } from '../route-spec.ts'
+import { type QueryOf, type RouteSpec, route } from '../route-spec.ts'
 import type { StreamCredentials } from '../stream-credentials.ts'
 import { flagNameFromPath } from './flag-routes.ts'
 import { ofrepDocs } from './ofrep-docs.ts'
@@ -75,8 +75,8 @@ const OfrepQuery = t.Object(
 export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
   const { streams, streamCredentials } = deps
   /** The caller as it evaluates: a session with `?environment=` evaluates that one (404 when unknown); a token, its own. */
-  const evaluating = (c: RequestContext): Principal => {
-    const env = (c.query as { environment?: string }).environment
+  const evaluating = (c: RequestContext<QueryOf<typeof OfrepQuery>>): Principal => {
+    const env = c.query.environment
     const p = c.auth
     if (env === undefined || p.kind !== 'user') return p
     // the envelope's 404 (an AppError, not NotFoundError, which OFREP's error table reads as FLAG_NOT_FOUND)
@@ -131,7 +131,8 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
       method: 'GET',
       path: '/ofrep/v1/events',
       permission: 'flag:evaluate',
-      query: t.Object({ ticket: t.Optional(t.String()) }, { additionalProperties: true }),
+      // a session's ?environment= as on the evaluation routes, declared so the handler reads it typed
+      query: t.Object({ ticket: t.Optional(t.String()), ...OfrepQuery.properties }, { additionalProperties: true }),
       // the credential headers as everywhere, or else the ticket (what a browser's EventSource can send)
       authenticate(c) {
         const headers = c.request.headers

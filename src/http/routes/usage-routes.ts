@@ -44,7 +44,7 @@ export function usageRoutes(deps: UsageRouteDeps): RouteSpec[] {
       label: '/api/flags/{flagName}/usage',
       handle(c) {
         const raw = c.params['*'] ?? ''
-        const { since, environment } = c.query as { since?: string; environment?: string }
+        const { since, environment } = c.query
         // a flag named …/usage is read, not counted (a flag and its …/usage cannot both exist); in the
         // asked environment, so a reader of that one environment reaches the usage
         try {

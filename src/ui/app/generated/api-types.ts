@@ -5890,6 +5890,7 @@ export interface operations {
         parameters: {
             query?: {
                 ticket?: string;
+                environment?: string;
             };
             header?: never;
             path?: never;

@@ -1,45 +1,24 @@
 /**
- * The migration file (docs/migrations.md): building the export document from
- * an allow-list of flag fields, and parsing an import document, FlagFlow 1.7 files included, into
- * validated definitions while collecting every problem at once.
+ * The import document (docs/migrations.md, docs/targeting.md#flagd-format): parsing a migration file,
+ * FlagFlow 1.7 files included, or an OpenFeature flagd document into validated definitions while
+ * collecting every problem at once.
  */
 
 import type { FieldProblem } from './errors.ts'
-import { definitionOf, type Flag, type FlagDefinition, type JsonObject } from './flag.ts'
+import type { ExportedSegment } from './export-document.ts'
+import type { FlagDefinition, JsonObject } from './flag.ts'
 import { validateDefinition } from './flag-definition.ts'
 import { indexNames, nameProblem } from './flag-name.ts'
 import { segmentRuleProblems } from './flag-targeting-fields.ts'
 import { flagdDocumentWarnings, fromFlagdFlag, isFlagdDocument } from './flagd-document.ts'
+import { fromFlagFlow } from './flagflow-flag.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
 import { newCheckBudget } from './regex-pattern.ts'
-import type { Segment } from './segment.ts'
 import { unknownFieldReason } from './spelling-suggestion.ts'
-import { utcStamp } from './utc-stamp.ts'
 import { VARIANT_NAME } from './variant-name.ts'
 
-export const EXPORT_VERSION = '1.0.0'
 const TOP_LEVEL = ['environment', 'version', 'createdAt', 'flags', 'segments']
-const FLAGFLOW_FIELDS = ['regExp', 'tagValues', 'chanceBPercent', 'allowEmpty', 'isKillSwitch']
-
-/** One flag as it appears in an export file. */
-export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type'] }
-
-/** The export document. */
-export interface ExportDocument {
-  environment: string
-  version: string
-  createdAt: string
-  flags: Record<string, ExportedFlag>
-  /** Only when there are any (docs/targeting.md#rules). */
-  segments?: Record<string, ExportedSegment>
-}
-
-/** A segment as it appears in an export file. */
-export interface ExportedSegment {
-  description: string
-  rule: JsonObject
-}
 
 /** Where an imported document says it came from. */
 export interface DocumentSource {
@@ -62,105 +41,6 @@ export interface ParsedDocument {
 export interface ParseOptions {
   /** Segment rules the flags may refer to besides the document's own (merge keeps them). */
   knownSegments?: ReadonlyMap<string, unknown>
-}
-
-/** One flag in export order: description, type, defaultValue, valueExists, value, constraints. */
-export function exportFlag(f: FlagDefinition): ExportedFlag {
-  const { type, description, ...rest } = definitionOf(f)
-  return { description, type, ...rest }
-}
-
-/** The export document of `flags` and `segments` (given in name order). Nothing but flags and segments ever goes into it. */
-export function buildExportDocument(
-  flags: readonly Flag[],
-  environment: string,
-  now: Date,
-  segments: readonly Segment[] = [],
-): ExportDocument {
-  const doc: ExportDocument = { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: exportedFlags(flags) }
-  if (segments.length > 0) doc.segments = exportedSegments(segments)
-  return doc
-}
-
-/** The `segments` member of an export. */
-export function exportedSegments(segments: readonly Segment[]): Record<string, ExportedSegment> {
-  return Object.fromEntries(segments.map((s) => [s.name, { description: s.description, rule: s.rule }]))
-}
-
-/** The `flags` member of an export: each flag by name, in the given order. */
-function exportedFlags(flags: readonly Flag[]): Record<string, ExportedFlag> {
-  const out: Record<string, ExportedFlag> = {}
-  for (const f of flags) out[f.name] = exportFlag(f)
-  return out
-}
-
-/** The export document as file text: indented for people and diffs, ending in a newline. */
-export function exportText(document: ExportDocument): string {
-  return `${JSON.stringify(document, null, 2)}\n`
-}
-
-/** The `flags` member of an export's file text, indented as `exportText` places it. */
-export function exportFlagsText(flags: readonly Flag[]): string {
-  return JSON.stringify(exportedFlags(flags), null, 2).replaceAll('\n', '\n  ')
-}
-
-/** The same text as `exportText`, around a `flags` part made once by `exportFlagsText` (and the segments, if any). */
-export function exportTextWithFlags(environment: string, at: Date, flagsText: string, segments: readonly Segment[] = []): string {
-  const head = JSON.stringify({ environment, version: EXPORT_VERSION, createdAt: at.toISOString() }, null, 2)
-  const tail =
-    segments.length === 0 ? '' : `,\n  "segments": ${JSON.stringify(exportedSegments(segments), null, 2).replaceAll('\n', '\n  ')}`
-  return `${head.slice(0, -2)},\n  "flags": ${flagsText}${tail}\n}\n`
-}
-
-/** `flagd_migration_<ENVIRONMENT>_<YYYYMMDD-HHMMSS>.json` (UTC). */
-export function exportFileName(environment: string, at: Date): string {
-  return `flagd_migration_${environment}_${utcStamp(at)}.json`
-}
-
-/** Rewrites a flag written with FlagFlow's own field names into flagd's (docs/migrations.md). */
-export function fromFlagFlow(
-  raw: Record<string, unknown>,
-  problem: (field: string, reason: string) => void,
-  warning: (field: string, reason: string) => void = () => {},
-): Record<string, unknown> {
-  if (!FLAGFLOW_FIELDS.some((k) => Object.hasOwn(raw, k))) return raw
-  const out: Record<string, unknown> = { ...raw }
-  const rename = (from: string, to: string) => {
-    if (!Object.hasOwn(out, from)) return
-    if (Object.hasOwn(out, to)) problem(from, `cannot be given together with ${to}`)
-    else {
-      out[to] = out[from]
-      warning(from, `FlagFlow's ${from}, read as ${to}`)
-    }
-    delete out[from]
-  }
-  rename('regExp', 'regexPattern')
-  rename('tagValues', 'enumValues')
-  rename('chanceBPercent', 'chancePercentB')
-  if (out.regexPattern === '') {
-    delete out.regexPattern
-    warning('regExp', 'an empty FlagFlow pattern means no pattern; dropped')
-  }
-  for (const key of ['maxLength', 'minCount', 'maxCount']) {
-    if (out[key] !== 0) continue
-    delete out[key]
-    warning(key, 'FlagFlow writes 0 for "no bound"; dropped')
-  }
-  if (out.type === 'AB-TEST' && !Object.hasOwn(out, 'defaultValue') && !Object.hasOwn(out, 'valueExists')) {
-    out.defaultValue = 'A'
-    out.valueExists = false
-    warning('defaultValue', 'FlagFlow A/B test without a default: defaultValue "A", no value')
-  }
-  if (Object.hasOwn(out, 'allowEmpty')) warning('allowEmpty', 'FlagFlow field flagd does not have; dropped')
-  if (Object.hasOwn(out, 'isKillSwitch')) {
-    warning(
-      'isKillSwitch',
-      `FlagFlow kill-switch marker (${JSON.stringify(out.isKillSwitch)}) dropped: flagd has no kill switches; the flag imports as a plain ${String(out.type)}`,
-    )
-  }
-  delete out.allowEmpty
-  delete out.isKillSwitch
-  return out
 }
 
 /** The top-level checks of a migration file (environment, version, createdAt, unknown fields). */
