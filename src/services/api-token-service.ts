@@ -27,11 +27,10 @@ import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions, splitPermission } from '../domain/permission.ts'
 import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../domain/principal.ts'
-import { RequestCache } from '../domain/request-cache.ts'
+import type { RequestCache } from '../domain/request-cache.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { homeOf } from './environment-views.ts'
 
 /** The API token use cases. */
 export interface ApiTokenService {
@@ -97,13 +96,16 @@ function descendantsOf(tokens: ReadonlyMap<string, StoredToken>, id: string): st
   return out
 }
 
-/** Creates the service; verified secrets are kept in `cache` (a small one of its own by default). */
-export function createApiTokenService(store: Store, now: Clock, cache: RequestCache = new RequestCache(4 * 2 ** 20)): ApiTokenService {
+/**
+ * Creates the service; verified secrets are kept in `cache`; `environment`: the default one (a token
+ * confined to none evaluates it).
+ */
+export function createApiTokenService(store: Store, now: Clock, cache: RequestCache, environment: string): ApiTokenService {
   let index = new Map<string, StoredToken>()
   let indexedAt = -1
   const principals = new WeakMap<StoredToken, TokenPrincipal>()
   const lastTouch = new WeakMap<StoredToken, number>()
-  const defaultEnvironment = () => homeOf(store.committed()) ?? ''
+  const defaultEnvironment = () => environment
   // Secrets already checked, and the row each one matched: the hot path skips the hash. Kept in the
   // request cache for the tokens' revision, holding only secrets that clients sent anyway
   const verified = cache.region<StoredToken>('verified-api-tokens', () => 256)

@@ -15,7 +15,6 @@ import {
   reachesEveryEnvironment,
 } from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
-import { servedRevisionOf } from '../domain/environment.ts'
 import {
   AppError,
   ChangeRequestRequiredError,
@@ -25,6 +24,7 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../domain/errors.ts'
+import { servedRevisionOf } from '../domain/flag-row.ts'
 import { newId } from '../domain/new-id.ts'
 import { setOwn } from '../domain/own-property.ts'
 import { actorOf, type Caller, type Principal } from '../domain/principal.ts'
@@ -36,7 +36,7 @@ import { parseComment, parseRequestInput, type RequestInput } from './change-req
 import { commitMeta } from './commit-meta.ts'
 import { canIn, requireIn } from './environment-access.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
-import { flagView, homeOf } from './environment-views.ts'
+import { flagView } from './environment-views.ts'
 
 /** A request as the API shows it; a single read adds each change's diff against the current state. */
 export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes'> & {
@@ -92,8 +92,8 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
     return request
   }
   /** A request `principal` may see: flag:read in its environment, and every flag it changes in scope. */
-  const visible = (principal: Principal, snapshot: Snapshot, r: ChangeRequest) =>
-    canIn(principal, 'flag:read', snapshot, r.environment) && r.changes.every((c) => canSeeFlag(principal, c.flag))
+  const visible = (principal: Principal, r: ChangeRequest) =>
+    canIn(principal, 'flag:read', r.environment) && r.changes.every((c) => canSeeFlag(principal, c.flag))
   /** The state a request reaches with `approvals` in its environment, at its time. */
   const stateWith = (snapshot: Snapshot, r: Pick<ChangeRequest, 'environment' | 'scheduledAt'>, approvals: number): ChangeRequestState => {
     const needed = snapshot.environments.get(r.environment)?.requiredApprovals ?? 0
@@ -155,7 +155,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const env = body.environment as string
       if (!store.committed().environments.has(env))
         throw new InvalidError(`no environment named ${JSON.stringify(env)}`, 'environment', 'unknown environment')
-      requireIn(caller.principal, 'flag:write', store.committed(), env)
+      requireIn(caller.principal, 'flag:write', env)
       // shared fields and deletions change every environment: the unscoped permission, as a PUT or DELETE needs
       if (body.changes.some(reachesEveryEnvironment)) requirePermission(caller.principal, 'flag:write')
       const { result } = await store.transact(commitMeta(caller), (tx) => {
@@ -224,7 +224,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
             (state === undefined || r.state === state) &&
             (environment === undefined || r.environment === environment) &&
             (flag === undefined || r.changes.some((c) => c.flag === flag)) &&
-            visible(principal, snapshot, r),
+            visible(principal, r),
         )
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
         .map(view)
@@ -234,13 +234,12 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       requirePermissionSomewhere(principal, 'flag:read')
       const snapshot = store.committed()
       const request = find(snapshot, id)
-      if (!visible(principal, snapshot, request)) throw new NotFoundError(`no change request with id ${JSON.stringify(id)}`)
-      const home = homeOf(snapshot)
+      if (!visible(principal, request)) throw new NotFoundError(`no change request with id ${JSON.stringify(id)}`)
       const shown = view(request)
       // each change's difference from what the environment serves now
       shown.changes = request.changes.map((c) => {
         const row = snapshot.flags.get(c.flag)
-        const current = row && (flagView(row, request.environment, home) as unknown as Record<string, unknown>)
+        const current = row && (flagView(row, request.environment) as unknown as Record<string, unknown>)
         const diff: Record<string, { before: unknown; after: unknown }> = {}
         if (c.delete === true) diff.exists = { before: row !== undefined, after: false }
         for (const [field, after] of Object.entries(c.set)) {
@@ -256,7 +255,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const comment = parseComment(input, false)
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = find(tx.read, id)
-        requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
+        requireIn(caller.principal, 'flag:approve', request.environment)
         if (actsForAuthor(tx.read, caller.principal, request))
           throw new AppError('FORBIDDEN', 'the author cannot approve their own change request (nor can a token of the same person)')
         pending(request, 'approved')
@@ -282,7 +281,7 @@ export function createChangeRequestService(store: Store, now: Clock): ChangeRequ
       const comment = parseComment(input, true) as string
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = find(tx.read, id)
-        requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
+        requireIn(caller.principal, 'flag:approve', request.environment)
         if (actsForAuthor(tx.read, caller.principal, request))
           throw new AppError('FORBIDDEN', 'the author does not reject their own change request: cancel it (POST …/cancel)')
         pending(request, 'rejected')
