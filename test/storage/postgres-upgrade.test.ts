@@ -30,7 +30,7 @@ afterAll(async () => {
 /** A database as flagd of schema version 5 left it, holding the fixture's rows. */
 async function version5Database(): Promise<{ url: string; v5: Record<string, Record<string, Record<string, unknown>>> }> {
   const url = await (server as PostgresServer).freshDatabase()
-  const v5 = JSON.parse(readFileSync(fixturePath('state/v5-environments.json'), 'utf8'))
+  const v5 = JSON.parse(readFileSync(fixturePath('state/v5-environments/flagd.json'), 'utf8'))
   const sql = new SQL({ url, max: 1 })
   try {
     await migrate(sql)

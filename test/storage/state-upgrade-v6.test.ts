@@ -6,7 +6,7 @@
  */
 
 import { afterEach, expect, test } from 'bun:test'
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore, stateFilePath, upgradeBackupPath } from '../../src/storage/json-file-store.ts'
 import type { Store } from '../../src/storage/store.ts'
@@ -23,11 +23,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
 
-/** A data directory holding the version-5 fixture. */
+/** A data directory holding the version-5 fixture: its state file and its audit journal. */
 function v5Directory(): { dir: string; original: string } {
   const dir = tempDir()
   dirs.push(dir)
-  copyFileSync(fixturePath('state/v5-environments.json'), stateFilePath(dir))
+  cpSync(fixturePath('state/v5-environments'), dir, { recursive: true })
   return { dir, original: readFileSync(stateFilePath(dir), 'utf8') }
 }
 
@@ -87,6 +87,23 @@ test('an upgraded directory serves each environment as before: values, revisions
   const writer = await t.userWith(['flag:read', 'flag:write'])
   const put = await t.req('PUT', '/api/flags/web/limit', { token: writer.token, body: { value: 4 } })
   expect(put.body.error).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED' })
+})
+
+test('audit entries written before the upgrade (views, not rows) still roll back, each in its environment', async () => {
+  const { dir } = v5Directory()
+  const t = await createTestApp({ FLAGD_ENVIRONMENT: 'production' }, { dataDir: dir })
+  apps.push(t)
+  const s = t.app.services
+  await s.environments.put(SYSTEM, 'production', { protected: false })
+  // revision 3 was staging's value 7 (an entry naming staging); staging moves on, then back
+  await s.flags.update(SYSTEM, 'web/limit', { value: 8 }, undefined, undefined, 'staging')
+  const back = await s.audit.rollback(SYSTEM, 'web/limit', 3)
+  expect(back).toMatchObject({ value: 7 })
+  expect(s.flags.get(SYSTEM.principal, 'web/limit')).toMatchObject({ value: 3 })
+  // revision 1 (the create, production's view): production's value 1 again, staging's kept
+  await s.audit.rollback(SYSTEM, 'web/limit', 1)
+  expect(s.flags.get(SYSTEM.principal, 'web/limit')).toMatchObject({ value: 1 })
+  expect(s.flags.get(SYSTEM.principal, 'web/limit', 'staging')).toMatchObject({ value: 7 })
 })
 
 test("a file from before environments gives every flag's state to the configured default environment", async () => {
