@@ -82,7 +82,7 @@ export async function openAdmin(
 /** Copies a stopped data directory into an empty PostgreSQL database at `url`. */
 export async function copyDataDirToPostgres(config: Config, url: string): Promise<CopySummary> {
   try {
-    return await copyToPostgres(config.dataDir, url, systemClock)
+    return await copyToPostgres(config.dataDir, url, systemClock, config.environment)
   } catch (err) {
     if (err instanceof DirectoryInUseError)
       throw new Error(`a daemon is running on ${config.dataDir}: stop it first, so that nothing changes during the copy`)

@@ -89,7 +89,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...(config.metrics.perFlag ? { onCounted: (rows: Parameters<typeof metrics.evaluations>[0]) => metrics.evaluations(rows) } : {}),
     })
     // the default environment (config environment) exists before anything is served; on a data
-    // directory from before environments it becomes the home one, holding every flag's state
+    // directory from before environments the storage upgrade gave it every flag's state already
     await services.environments.ensureDefault({ principal: systemPrincipal('bootstrap'), requestId: newId('bootstrap') })
     const dropInto = config.import.environment
     if (dropInto !== undefined && !services.environments.has(dropInto))

@@ -7,7 +7,7 @@
 import ipaddr from 'ipaddr.js'
 import { type OidcConfig, parseOidcConfig } from './config-oidc.ts'
 import { AUDIT_ENTITY } from './domain/audit-entry.ts'
-import { environmentNameProblem } from './domain/environment.ts'
+import { DEFAULT_ENVIRONMENT, environmentNameProblem } from './domain/environment.ts'
 
 /** The validated configuration the daemon and the CLI run with. */
 export interface Config {
@@ -264,7 +264,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   },
   {
     path: 'environment',
-    default: 'development',
+    default: DEFAULT_ENVIRONMENT,
     parse: (raw) => {
       const checked = text(1, 64, /^[A-Za-z0-9._-]+$/, 'may contain only A-Z a-z 0-9 . _ -')(raw)
       const why = checked.ok ? environmentNameProblem(raw) : undefined

@@ -8,9 +8,9 @@
 
 import { type StoredToken, toPublicToken } from './api-token.ts'
 import { type ChangeRequest, changeRequestAction } from './change-request.ts'
-import { type Environment, stateOf, withState } from './environment.ts'
-import { type Flag, toFlagResource } from './flag.ts'
-import { ownValue } from './own-property.ts'
+import type { Environment } from './environment.ts'
+import { toFlagResource } from './flag.ts'
+import { type FlagRow, flagIn, stateIn } from './flag-row.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
 import { type Segment, toSegmentResource } from './segment.ts'
 import type { StoredSession } from './session.ts'
@@ -59,6 +59,8 @@ export interface ChangeContext {
   requestId: string
   /** The environment a flag write acted in, by name. */
   environment?: string
+  /** A write of every environment: the one whose view its flag entries show. */
+  shownIn?: string
   /** The rows whose change moved what a protected environment serves, by `flag:bypass`. */
   bypassed?: readonly string[]
   /** The change request a write applies (its flag entries name it). */
@@ -107,7 +109,8 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
     const action = `${AUDIT_ENTITY[c.table]}.${verb(c.before, c.after)}`
     // a flag row rewritten at its revision only gained or lost another environment's copy of its
     // state: the environment's own entry records that
-    if (c.table === 'flags' && c.before !== null && c.after !== null && (c.before as Flag).revision === (c.after as Flag).revision) continue
+    if (c.table === 'flags' && c.before !== null && c.after !== null && (c.before as FlagRow).revision === (c.after as FlagRow).revision)
+      continue
     if (c.table === 'changeRequests') {
       const before = c.before as ChangeRequest | null
       const after = c.after as ChangeRequest | null
@@ -140,28 +143,26 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
     } else if (c.table === 'segments' || c.table === 'flags') {
       // named and revised rows: the resource before and after, at the row's revision
       const isFlag = c.table === 'flags'
-      // a flag as the environment written sees it (its state, when it is not the rows' own)
-      const seen = (f: Flag) => {
-        const state = environment === undefined ? undefined : ownValue(f.states, environment)
-        return state === undefined ? f : withState(f, state)
-      }
-      const environmentMoved = (before: Flag | null, after: Flag | null): string | null => {
+      // a flag as the environment written sees it (docs/environments.md#audit): the audit log keeps
+      // views, never rows, so an entry reads the same whatever the rows' shape
+      const seen = (f: FlagRow) => flagIn(f, environment ?? context.shownIn ?? Object.keys(f.states)[0] ?? '')
+      const environmentMoved = (before: FlagRow | null, after: FlagRow | null): string | null => {
         if (environment === undefined) return null
-        const state = (f: Flag | null) => (f === null ? undefined : JSON.stringify(stateOf(seen(f))))
+        const state = (f: FlagRow | null) => (f === null ? undefined : JSON.stringify(stateIn(f, environment)))
         return state(before) === state(after) ? null : environment
       }
       // the environment whose state moved, and whether a protection was bypassed to move it
-      const flagContext = (before: Flag | null, after: Flag | null) => {
+      const flagContext = (before: FlagRow | null, after: FlagRow | null) => {
         const moved = environmentMoved(before, after)
         return {
           environment: moved,
-          ...(context.bypassed?.includes(((after ?? before) as Flag).id) ? { bypass: true as const } : {}),
+          ...(context.bypassed?.includes(((after ?? before) as FlagRow).id) ? { bypass: true as const } : {}),
           ...(context.changeRequest !== undefined ? { changeRequest: context.changeRequest } : {}),
           ...(context.lateSeconds !== undefined ? { lateSeconds: context.lateSeconds } : {}),
         }
       }
-      const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as Flag)) : toSegmentResource(row as Segment))
-      const row = (c.after ?? c.before) as Flag | Segment
+      const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as FlagRow)) : toSegmentResource(row as Segment))
+      const row = (c.after ?? c.before) as FlagRow | Segment
       out.push({
         entry: {
           ...base(c.seq),
@@ -169,7 +170,7 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
           target: { type: isFlag ? 'flag' : 'segment', name: row.name },
           revision: row.revision,
           // the environment whose state moved; null when only shared fields did (docs/environments.md#audit)
-          ...(isFlag ? flagContext(c.before as Flag | null, c.after as Flag | null) : {}),
+          ...(isFlag ? flagContext(c.before as FlagRow | null, c.after as FlagRow | null) : {}),
           before: c.before === null ? null : resource(c.before),
           after: c.after === null ? null : resource(c.after),
         },

@@ -6,14 +6,16 @@
  */
 
 import type { Flag, FlagValue, JsonObject } from './flag.ts'
-import { ownValue, setOwn } from './own-property.ts'
 import type { Rollout } from './rollout.ts'
 import { VARIANT_NAME } from './variant-name.ts'
+
+/** The default environment's name when the config names none (config `environment`). */
+export const DEFAULT_ENVIRONMENT = 'development'
 
 /** At most this many environments (a 21st is refused). */
 export const MAX_ENVIRONMENTS = 20
 
-/** A stored environment. `home` marks the one whose state flag rows hold in their own fields. */
+/** A stored environment. Every environment's flag states are stored alike (docs/environments.md#how-flags-are-stored). */
 export interface Environment {
   /** The name is the id: environments are not renamed. */
   id: string
@@ -23,8 +25,6 @@ export interface Environment {
   protected: boolean
   /** Approvals a change request into it needs. */
   requiredApprovals: number
-  /** True for exactly one environment: flag rows keep its state in their own fields. */
-  home?: true
   createdAt: string
   updatedAt: string
 }
@@ -47,6 +47,9 @@ export function environmentNameProblem(name: unknown): string | undefined {
 /** The fields of a flag that each environment has of its own; every other field is shared. */
 export const STATE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB', 'rollout'] as const
 
+/** One of `STATE_FIELDS`. */
+export type StateField = (typeof STATE_FIELDS)[number]
+
 /** One environment's state of a flag. */
 export interface FlagState {
   valueExists: boolean
@@ -58,7 +61,7 @@ export interface FlagState {
 }
 
 /** The state a flag view holds (absent fields left out, so states compare by their JSON). */
-export function stateOf(flag: Pick<Flag, (typeof STATE_FIELDS)[number]>): FlagState {
+export function stateOf(flag: Pick<Flag, StateField>): FlagState {
   const state: FlagState = { valueExists: flag.valueExists }
   if (flag.value !== undefined) state.value = flag.value
   if (flag.enabled !== undefined) state.enabled = flag.enabled
@@ -77,45 +80,10 @@ export function sharedOf(definition: object): Record<string, unknown> {
   return shared
 }
 
-/** `flag` (a row, or a view of it) with `state` in place of its own: the view of another environment. */
+/** View `flag` with `state` in place of its own: the same flag as another environment sees it. */
 export function withState(flag: Flag, state: FlagState): Flag {
   const view: Record<string, unknown> = { ...flag }
   for (const field of STATE_FIELDS) delete view[field]
-  delete view.states
+  delete view.servedRevision
   return Object.freeze({ ...view, ...state }) as Flag
-}
-
-/** The state environment `env` has in row `row` (`home`: the row's own fields). */
-function stateIn(row: Flag, env: string, home: string): FlagState | undefined {
-  return env === home ? stateOf(row) : ownValue(row.states, env)
-}
-
-/** The revision `env` last saw `row` change at. */
-export function servedRevisionOf(row: Flag, env: string): number {
-  return ownValue(row.servedRevisions, env) ?? row.revision
-}
-
-/**
- * `next` (a new revision of `previous`) with `servedRevisions` saying which environments' views it
- * moved (docs/environments.md#revisions): a shared field or a rename moves every one; a state only
- * its own environment. The others keep the revision they last changed at. Without `previous` (a new
- * flag) or a home, every view is new.
- */
-export function stampServed(previous: Flag | undefined, next: Flag, home: string | undefined): Flag {
-  const { servedRevisions: _old, ...bare } = next
-  if (previous === undefined || home === undefined || next.states === undefined) return bare as Flag
-  const sharedMoved = previous.name !== next.name || JSON.stringify(sharedOf(previous)) !== JSON.stringify(sharedOf(bare))
-  if (sharedMoved) return bare as Flag
-  const kept: Record<string, number> = {}
-  for (const env of [home, ...Object.keys(next.states)]) {
-    const same = JSON.stringify(stateIn(previous, env, home)) === JSON.stringify(stateIn(next, env, home))
-    if (same) setOwn(kept, env, servedRevisionOf(previous, env))
-  }
-  return Object.keys(kept).length === 0 ? (bare as Flag) : ({ ...bare, servedRevisions: kept } as Flag)
-}
-
-/** `row` at a new revision that every environment sees (a segment it uses changed): no view is older. */
-export function revisedEverywhere(row: Flag, at: string): Flag {
-  const { servedRevisions: _old, ...bare } = row
-  return { ...bare, updatedAt: at, revision: row.revision + 1 } as Flag
 }

@@ -3,7 +3,6 @@
  * the type's zero value. Validation lives in `flag-definition.ts`.
  */
 
-import type { FlagState } from './environment.ts'
 import type { Rollout } from './rollout.ts'
 
 export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
@@ -57,7 +56,7 @@ export interface FlagDefinition extends FlagConstraints, TargetingFields {
   value?: FlagValue
 }
 
-/** A stored flag. Objects are never changed in place: an update stores a new object. */
+/** A flag as one environment sees it (a view of a stored `FlagRow`). Objects are never changed in place. */
 export interface Flag extends FlagDefinition {
   /** Stable internal id (`flg_…`): survives renames, so history can follow a flag. Never shown. */
   id: string
@@ -65,18 +64,7 @@ export interface Flag extends FlagDefinition {
   createdAt: string
   updatedAt: string
   revision: number
-  /**
-   * The state of every environment but the home one (whose state is the row's own fields), by
-   * environment name (docs/environments.md). Absent while only the home environment exists.
-   */
-  states?: Readonly<Record<string, FlagState>>
-  /**
-   * The revision at which each environment's view of the flag last changed, for the environments
-   * where that is older than `revision` (a later change was confined to other environments). What
-   * OFREP shows as `metadata.revision` and bulk ETags move with (docs/environments.md#revisions).
-   */
-  servedRevisions?: Readonly<Record<string, number>>
-  /** On a view of one environment: its entry of `servedRevisions`, when older than `revision`. */
+  /** The revision this environment last saw the flag change at, when older than `revision` (docs/environments.md#revisions). */
   servedRevision?: number
 }
 
@@ -153,7 +141,7 @@ export function builtInVariants(type: FlagType, enumValues?: readonly string[]):
 }
 
 /** Every variant of a flag: the built-in ones, replaced or joined by those it lists. */
-export function allVariants(f: FlagDefinition): Record<string, FlagValue> {
+export function allVariants(f: Pick<FlagDefinition, 'type' | 'enumValues' | 'variants'>): Record<string, FlagValue> {
   const builtIn = builtInVariants(f.type, f.enumValues)
   return f.variants ? { ...builtIn, ...f.variants } : builtIn
 }

@@ -13,7 +13,8 @@ import { can, requireFlagInScope, requirePermission, requireUnscoped } from './a
 import { type ChangeRequest, reachesEveryEnvironment } from './change-request.ts'
 import { type Environment, type FlagState, sharedOf, stateOf } from './environment.ts'
 import { ChangeRequestRequiredError, ForbiddenError } from './errors.ts'
-import { allVariants, type Flag } from './flag.ts'
+import { allVariants } from './flag.ts'
+import { type FlagRow, stateIn, withStateIn } from './flag-row.ts'
 import { actorOf, type Principal } from './principal.ts'
 import { referencedSegments, SEGMENTS_REACH, type Segment } from './segment.ts'
 
@@ -30,7 +31,7 @@ export interface GuardedChange {
 /** The state a transaction ends with (the store's live snapshot fits). */
 export interface GuardedState {
   readonly environments: ReadonlyMap<string, Environment>
-  readonly flags: ReadonlyMap<string, Flag>
+  readonly flags: ReadonlyMap<string, FlagRow>
   readonly segments: ReadonlyMap<string, Segment>
 }
 
@@ -54,11 +55,6 @@ export function canBypass(p: Principal, env: string): boolean {
   return p.kind !== 'system' && (can(p, 'flag:bypass') || can(p, 'flag:bypass', env))
 }
 
-/** Environment `env`'s state in `row` (`home`: the one the row's own fields hold). */
-function stateIn(row: Flag, env: string, home: string | undefined): FlagState {
-  return stateOf(env === home ? row : (row.states?.[env] ?? row))
-}
-
 const json = (v: unknown) => JSON.stringify(v ?? null)
 
 /** A state that serves nothing: disabled, no value, no rule, no rollout (an A/B share alone answers nothing). */
@@ -67,19 +63,13 @@ function isSealed(s: FlagState): boolean {
 }
 
 /** Whether what `env` serves of the flag moved from `before` to `after` (both present). */
-function servedMoved(before: Flag, after: Flag, env: string, homes: [string | undefined, string | undefined]): boolean {
-  if (json(stateIn(before, env, homes[0])) !== json(stateIn(after, env, homes[1]))) return true
+function servedMoved(before: FlagRow, after: FlagRow, env: string): boolean {
+  if (json(stateIn(before, env)) !== json(stateIn(after, env))) return true
   if (before.name !== after.name || before.type !== after.type || json(before.defaultValue) !== json(after.defaultValue)) return true
   // every variant a rule may name, the built-in ones included (BOOLEAN true/false, an ENUM's values):
   // listing `{"true": false}` re-points a built-in name as surely as changing a listed one
   const served = allVariants(after)
   return Object.entries(allVariants(before)).some(([name, value]) => !Object.hasOwn(served, name) || json(value) !== json(served[name]))
-}
-
-/** The home environment of `environments`. */
-function homeIn(environments: ReadonlyMap<string, Environment>): string | undefined {
-  for (const env of environments.values()) if (env.home) return env.name
-  return undefined
 }
 
 /** The approved (or scheduled) change request `id` when this transaction applies it. */
@@ -161,7 +151,6 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
     if (was === null && is !== null) before.delete(is.name)
     else if (was !== null) before.set(was.name, was)
   }
-  const homes: [string | undefined, string | undefined] = [homeIn(before), homeIn(state.environments)]
   // environments that exist on both sides: creating or removing one moves no flag of its own
   const lasting = [...state.environments.keys()].filter((env) => before.has(env))
   const guarded = lasting.filter((env) => state.environments.get(env)?.protected === true)
@@ -173,12 +162,10 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
     touched.set(env, ids)
   }
   for (const c of flagChanges) {
-    const [was, is] = [c.before as Flag | null, c.after as Flag | null]
-    const row = (is ?? was) as Flag
+    const [was, is] = [c.before as FlagRow | null, c.after as FlagRow | null]
+    const row = (is ?? was) as FlagRow
     const sharedMoved = was === null || is === null || was.name !== is.name || json(sharedOf(was)) !== json(sharedOf(is))
-    const moved = lasting.filter(
-      (env) => was === null || is === null || json(stateIn(was, env, homes[0])) !== json(stateIn(is, env, homes[1])),
-    )
+    const moved = lasting.filter((env) => was === null || is === null || json(stateIn(was, env)) !== json(stateIn(is, env)))
     if (!sharedMoved && moved.length === 0) continue
     if (checkRights) {
       for (const name of new Set([was?.name, is?.name])) if (name !== undefined) requireFlagInScope(p, name)
@@ -186,20 +173,19 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
       else for (const env of moved) requireFlagWrite(who, env)
     }
     for (const env of guarded) {
-      if (was === null && is !== null && isSealed(stateIn(is, env, homes[1]))) continue
-      if (was === null || is === null || servedMoved(was, is, env, homes)) touch(env, row.id)
+      if (was === null && is !== null && isSealed(stateIn(is, env))) continue
+      if (was === null || is === null || servedMoved(was, is, env)) touch(env, row.id)
     }
   }
   if (segmentChanges.length > 0) {
     requireFlagWrite(who)
     requireUnscoped(p, SEGMENTS_REACH)
     const affected = changedSegments(changes, state)
-    const uses = (row: Flag, env: string, home: string | undefined) =>
-      referencedSegments(stateIn(row, env, home).targeting ?? null).some((name) => affected.has(name))
+    const uses = (row: FlagRow, env: string) => referencedSegments(stateIn(row, env).targeting ?? null).some((name) => affected.has(name))
     if (affected.size > 0)
       for (const env of guarded)
         for (const row of state.flags.values())
-          if (uses(row, env, homes[1])) {
+          if (uses(row, env)) {
             touch(env, row.id)
             for (const c of segmentChanges) touch(env, ((c.after ?? c.before) as Segment).id)
           }
@@ -220,19 +206,12 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
  * where `p` holds no `flag:bypass` (docs/change-control.md#protected-environments): a flag created
  * while an environment is protected starts there disabled, with no value, whatever the body says.
  */
-export function sealedForProtected(row: Flag, environments: ReadonlyMap<string, Environment>, p: Principal): Flag {
-  const home = homeIn(environments)
+export function sealedForProtected(row: FlagRow, environments: ReadonlyMap<string, Environment>, p: Principal): FlagRow {
   let out = row
   for (const env of environments.values()) {
     if (!env.protected || canBypass(p, env.name)) continue
-    if (env.name === home || home === undefined) {
-      const own: Record<string, unknown> = { ...out }
-      for (const field of ['value', 'targeting', 'rollout']) delete own[field]
-      out = { ...own, ...SEALED_STATE } as Flag
-    } else {
-      const { value: _v, targeting: _t, rollout: _r, ...kept } = out.states?.[env.name] ?? stateOf(out)
-      out = { ...out, states: { ...(out.states ?? {}), [env.name]: { ...kept, ...SEALED_STATE } } }
-    }
+    const { value: _v, targeting: _t, rollout: _r, ...kept } = stateIn(out, env.name)
+    out = withStateIn(out, env.name, stateOf({ ...kept, ...SEALED_STATE }))
   }
   return out
 }

@@ -22,13 +22,12 @@ import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { normalizePermissions, splitPermission } from '../domain/permission.ts'
 import { actorOf, type Caller, type Principal, type TokenPrincipal } from '../domain/principal.ts'
-import { RequestCache } from '../domain/request-cache.ts'
+import type { RequestCache } from '../domain/request-cache.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Store } from '../storage/store.ts'
 import { createApiTokenAuthenticator } from './api-token-authenticator.ts'
 import { checkNarrower, descendantsOf } from './api-token-lineage.ts'
 import { commitMeta } from './commit-meta.ts'
-import { homeOf } from './environment-views.ts'
 
 /** The API token use cases. */
 export interface ApiTokenService {
@@ -49,10 +48,13 @@ export interface ApiTokenService {
 
 const FIELDS = new Set(['name', 'permissions', 'expiresAt', 'flagPrefixes', 'environment'])
 
-/** Creates the service; verified secrets are kept in `cache` (a small one of its own by default). */
-export function createApiTokenService(store: Store, now: Clock, cache: RequestCache = new RequestCache(4 * 2 ** 20)): ApiTokenService {
+/**
+ * Creates the service; verified secrets are kept in `cache`; `environment`: the default one (a token
+ * confined to none evaluates it).
+ */
+export function createApiTokenService(store: Store, now: Clock, cache: RequestCache, environment: string): ApiTokenService {
   const authenticator = createApiTokenAuthenticator(store, now, cache)
-  const defaultEnvironment = () => homeOf(store.committed()) ?? ''
+  const defaultEnvironment = () => environment
   const shown = (t: StoredToken) => toPublicToken(t, store.lastUsed('tokens', t))
   const stored = (tokenId: string) => {
     const t = store.committed().tokens.get(tokenId)

@@ -104,7 +104,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       const env = filter.environment
       if (env !== undefined && !store.committed().environments.has(env))
         throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-      if (asReader && env !== undefined) requireIn(principal, 'flag:read', store.committed(), env)
+      if (asReader && env !== undefined) requireIn(principal, 'flag:read', env)
       const readable = asReader ? readableEnvironments(principal) : undefined
       const limit = integerIn(filter.limit, 'limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT
       const query: AuditQuery = { limit: limit + 1 }

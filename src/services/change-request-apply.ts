@@ -6,9 +6,8 @@
  */
 
 import type { ChangeRequest } from '../domain/change-request.ts'
-import { servedRevisionOf } from '../domain/environment.ts'
 import type { FieldProblem } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type FlagRow, servedRevisionOf } from '../domain/flag-row.ts'
 import { ownValue } from '../domain/own-property.ts'
 import type { Tx } from '../storage/store.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
@@ -18,7 +17,7 @@ export type ApplyOutcome = { request: ChangeRequest; failureReason?: string }
 
 /** Applies `request` (read from `tx`) at time `at`; the request row is updated either way. */
 export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): ApplyOutcome {
-  const rows: Flag[] = []
+  const rows: FlagRow[] = []
   const gone: string[] = []
   let failure: string | undefined
   for (const [i, change] of request.changes.entries()) {

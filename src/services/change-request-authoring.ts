@@ -6,8 +6,8 @@
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { type ChangeRequest, reachesEveryEnvironment } from '../domain/change-request.ts'
-import { servedRevisionOf } from '../domain/environment.ts'
 import { AppError, ChangeRequestRequiredError, type FieldProblem, InvalidError, ValidationFailedError } from '../domain/errors.ts'
+import { servedRevisionOf } from '../domain/flag-row.ts'
 import { newId } from '../domain/new-id.ts'
 import { setOwn } from '../domain/own-property.ts'
 import { actorOf, type Caller, type Principal } from '../domain/principal.ts'
@@ -67,7 +67,7 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
       const env = body.environment as string
       if (!store.committed().environments.has(env))
         throw new InvalidError(`no environment named ${JSON.stringify(env)}`, 'environment', 'unknown environment')
-      requireIn(caller.principal, 'flag:write', store.committed(), env)
+      requireIn(caller.principal, 'flag:write', env)
       // shared fields and deletions change every environment: the unscoped permission, as a PUT or DELETE needs
       if (body.changes.some(reachesEveryEnvironment)) requirePermission(caller.principal, 'flag:write')
       const { result } = await store.transact(commitMeta(caller), (tx) => {
@@ -102,7 +102,7 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
         const request = findRequest(tx.read, id)
         if (!isAuthor(caller.principal, request)) throw new AppError('FORBIDDEN', 'only the author edits a change request')
         // an edit proposes anew: the author needs now what making it needs (docs/change-control.md#change-requests)
-        requireIn(caller.principal, 'flag:write', tx.read, request.environment)
+        requireIn(caller.principal, 'flag:write', request.environment)
         requirePending(request, 'edited')
         reachesProtected(tx.read, request.environment, body)
         const baseRevisions = checked(tx.read, caller.principal, request.environment, body)

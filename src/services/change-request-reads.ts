@@ -8,10 +8,9 @@ import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.
 import { CHANGE_REQUEST_STATES, type ChangeRequest } from '../domain/change-request.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import type { Principal } from '../domain/principal.ts'
-import type { Snapshot } from '../storage/store.ts'
 import { type ChangeRequestDeps, type ChangeRequestView, findRequest, viewOf } from './change-request-deps.ts'
 import { canIn } from './environment-access.ts'
-import { flagView, homeOf } from './environment-views.ts'
+import { flagView } from './environment-views.ts'
 
 /** The filters of a list (absent: every state and environment). */
 export interface ChangeRequestFilter {
@@ -24,8 +23,8 @@ export interface ChangeRequestFilter {
 export function createChangeRequestReads(deps: Pick<ChangeRequestDeps, 'store'>) {
   const { store } = deps
   /** A request `principal` may see: flag:read in its environment, and every flag it changes in scope. */
-  const visible = (principal: Principal, snapshot: Snapshot, r: ChangeRequest) =>
-    canIn(principal, 'flag:read', snapshot, r.environment) && r.changes.every((c) => canSeeFlag(principal, c.flag))
+  const visible = (principal: Principal, r: ChangeRequest) =>
+    canIn(principal, 'flag:read', r.environment) && r.changes.every((c) => canSeeFlag(principal, c.flag))
 
   return {
     list(principal: Principal, filter: ChangeRequestFilter): ChangeRequestView[] {
@@ -42,7 +41,7 @@ export function createChangeRequestReads(deps: Pick<ChangeRequestDeps, 'store'>)
             (state === undefined || r.state === state) &&
             (environment === undefined || r.environment === environment) &&
             (flag === undefined || r.changes.some((c) => c.flag === flag)) &&
-            visible(principal, snapshot, r),
+            visible(principal, r),
         )
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
         .map(viewOf)
@@ -52,13 +51,12 @@ export function createChangeRequestReads(deps: Pick<ChangeRequestDeps, 'store'>)
       requirePermissionSomewhere(principal, 'flag:read')
       const snapshot = store.committed()
       const request = findRequest(snapshot, id)
-      if (!visible(principal, snapshot, request)) throw new NotFoundError(`no change request with id ${JSON.stringify(id)}`)
-      const home = homeOf(snapshot)
+      if (!visible(principal, request)) throw new NotFoundError(`no change request with id ${JSON.stringify(id)}`)
       const shown = viewOf(request)
       // each change's difference from what the environment serves now
       shown.changes = request.changes.map((c) => {
         const row = snapshot.flags.get(c.flag)
-        const current = row && (flagView(row, request.environment, home) as unknown as Record<string, unknown>)
+        const current = row && (flagView(row, request.environment) as unknown as Record<string, unknown>)
         const diff: Record<string, { before: unknown; after: unknown }> = {}
         if (c.delete === true) diff.exists = { before: row !== undefined, after: false }
         for (const [field, after] of Object.entries(c.set)) {

@@ -29,7 +29,7 @@ export function createChangeRequestReview(deps: ChangeRequestDeps & { settle: Se
       const comment = parseComment(input, false)
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = findRequest(tx.read, id)
-        requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
+        requireIn(caller.principal, 'flag:approve', request.environment)
         if (actsForAuthor(tx.read, caller.principal, request))
           throw new AppError('FORBIDDEN', 'the author cannot approve their own change request (nor can a token of the same person)')
         requirePending(request, 'approved')
@@ -55,7 +55,7 @@ export function createChangeRequestReview(deps: ChangeRequestDeps & { settle: Se
       const comment = parseComment(input, true) as string
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         const request = findRequest(tx.read, id)
-        requireIn(caller.principal, 'flag:approve', tx.read, request.environment)
+        requireIn(caller.principal, 'flag:approve', request.environment)
         if (actsForAuthor(tx.read, caller.principal, request))
           throw new AppError('FORBIDDEN', 'the author does not reject their own change request: cancel it (POST …/cancel)')
         requirePending(request, 'rejected')

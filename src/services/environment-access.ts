@@ -9,17 +9,15 @@
 import { can, requirePermission } from '../domain/access-policy.ts'
 import { type Permission, splitPermission } from '../domain/permission.ts'
 import type { Principal } from '../domain/principal.ts'
-import type { Snapshot } from '../storage/store.ts'
-import { homeOf } from './environment-views.ts'
 
-/** True when `p` holds `permission` in environment `env` (`undefined`: the default one). */
-export function canIn(p: Principal, permission: Permission, snapshot: Snapshot, env: string | undefined): boolean {
-  return can(p, permission) || can(p, permission, env ?? homeOf(snapshot))
+/** True when `p` holds `permission` in environment `env`. */
+export function canIn(p: Principal, permission: Permission, env: string): boolean {
+  return can(p, permission) || can(p, permission, env)
 }
 
 /** Throws `ForbiddenError` naming the permission and the environment unless `canIn`. */
-export function requireIn(p: Principal, permission: Permission, snapshot: Snapshot, env: string | undefined): void {
-  if (!can(p, permission)) requirePermission(p, permission, env ?? homeOf(snapshot))
+export function requireIn(p: Principal, permission: Permission, env: string): void {
+  if (!can(p, permission)) requirePermission(p, permission, env)
 }
 
 /**

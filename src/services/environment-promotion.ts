@@ -8,16 +8,15 @@
 
 import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
-import { type FlagState, STATE_FIELDS, stampServed, stateOf, withState } from '../domain/environment.ts'
+import { type FlagState, STATE_FIELDS } from '../domain/environment.ts'
 import { InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type FlagRow, stampServed, stateIn, withStateIn } from '../domain/flag-row.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import type { Caller } from '../domain/principal.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
-import { flagView, homeOf } from './environment-views.ts'
 
 /** A flag whose state differs between two environments: each differing field with its two values. */
 export interface FlagDifference {
@@ -82,13 +81,12 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
       const snapshot = store.committed()
       for (const env of [from, to])
         if (!snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-      for (const env of [from, to]) requireIn(caller.principal, 'flag:read', snapshot, env)
-      const home = homeOf(snapshot)
+      for (const env of [from, to]) requireIn(caller.principal, 'flag:read', env)
       const out: FlagDifference[] = []
       for (const name of [...snapshot.flags.keys()].sort()) {
         if (!name.startsWith(prefix) || !canSeeFlag(caller.principal, name)) continue
-        const row = snapshot.flags.get(name) as Flag
-        const fields = differences(stateOf(flagView(row, from, home)), stateOf(flagView(row, to, home)))
+        const row = snapshot.flags.get(name) as FlagRow
+        const fields = differences(stateIn(row, from), stateIn(row, to))
         if (Object.keys(fields).length > 0)
           out.push({ name, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.a, to: v.b }])) })
       }
@@ -103,34 +101,26 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
       if (!committed.environments.has(body.from))
         throw new InvalidError(`no environment named ${JSON.stringify(body.from)} to promote from`, 'from', 'unknown environment')
       // writing the target's states, having read the source's
-      requireIn(caller.principal, 'flag:write', committed, to)
-      requireIn(caller.principal, 'flag:read', committed, body.from)
+      requireIn(caller.principal, 'flag:write', to)
+      requireIn(caller.principal, 'flag:read', body.from)
       const plan = (read: Snapshot) => {
-        const home = homeOf(read)
         const chosen = body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '')).sort()
-        const changes: { row: Flag; next: Flag; diff: Promotion['changes'][number]['diff'] }[] = []
+        const changes: { row: FlagRow; next: FlagRow; diff: Promotion['changes'][number]['diff'] }[] = []
         let unchanged = 0
         for (const name of chosen) {
           const row = read.flags.get(name)
           if (row === undefined || !canSeeFlag(caller.principal, name))
             throw new InvalidError(`no flag named ${JSON.stringify(name)}`, 'flags', 'unknown flag')
-          const wanted = stateOf(flagView(row, body.from, home))
-          const fields = differences(stateOf(flagView(row, to, home)), wanted)
+          const wanted = stateIn(row, body.from)
+          const fields = differences(stateIn(row, to), wanted)
           if (Object.keys(fields).length === 0) {
             unchanged++
             continue
           }
-          const moved = to === home ? withState(row, wanted) : row
-          const next: Flag = {
-            ...moved,
-            ...(to === home ? {} : { states: { ...row.states, [to]: wanted } }),
-            ...(to === home && row.states ? { states: row.states } : {}),
-            updatedAt: now().toISOString(),
-            revision: row.revision + 1,
-          }
+          const next: FlagRow = { ...withStateIn(row, to, wanted), updatedAt: now().toISOString(), revision: row.revision + 1 }
           changes.push({
             row,
-            next: stampServed(row, next, home),
+            next: stampServed(row, next),
             diff: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { before: v.a, after: v.b }])),
           })
         }

@@ -3,20 +3,19 @@
  * changed and removed with `environment:write`. A new environment starts with every flag's state
  * copied from the default environment, or from `copyFrom`, in the same durable commit; removing one
  * drops its states. Neither changes any flag's revision: what each environment serves is unchanged.
- * The default environment (config `environment`) cannot be removed, and it is always the home
- * environment, whose state flag rows hold in their own fields: a request that names no environment
- * reads the rows as they are. A default named anew in the config starts as a copy of the old one and
- * becomes the home at once (the old one's states move into `states`).
+ * The default environment (config `environment`) is the one a request naming none acts in, and it
+ * cannot be removed; its states are stored like every other's. A default named anew in the config
+ * starts as a copy of the environment made first (docs/environments.md#the-default-environment).
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { PENDING_STATES } from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
-import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS, STATE_FIELDS, stateOf } from '../domain/environment.ts'
+import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS } from '../domain/environment.ts'
 import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
+import { type FlagRow, stateIn, withStateIn } from '../domain/flag-row.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import { ownValue } from '../domain/own-property.ts'
 import { namingEnvironment } from '../domain/permission.ts'
@@ -26,7 +25,6 @@ import type { Snapshot, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { readableEnvironments } from './environment-access.ts'
 import { createPromotionService, type PromotionService } from './environment-promotion.ts'
-import { flagView, homeOf } from './environment-views.ts'
 
 /** What `PUT /api/environments/{name}` takes. */
 export interface EnvironmentInput {
@@ -37,7 +35,7 @@ export interface EnvironmentInput {
 }
 
 /** An environment as the API shows it. */
-export type EnvironmentResource = Omit<Environment, 'id' | 'home'> & { default: boolean }
+export type EnvironmentResource = Omit<Environment, 'id'> & { default: boolean }
 
 /** The environment use cases; compare and promote come from `environment-promotion.ts`. */
 export interface EnvironmentService extends PromotionService {
@@ -49,7 +47,7 @@ export interface EnvironmentService extends PromotionService {
    * when it does not exist for the caller, or `env` names no environment).
    */
   statesOf(caller: Caller, name: string, env?: string): Record<string, FlagState>
-  /** Makes the default environment at start when it is missing (the first one is the home one). */
+  /** Makes the default environment at start when it is missing (a copy of the one made first, if any). */
   ensureDefault(caller: Caller): Promise<void>
   /** The default environment's name (config `environment`). */
   readonly defaultName: string
@@ -94,33 +92,17 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
 
   /** Gives every flag `name`'s state, copied from `from` (rows keep their revision). */
   const copyStates = (tx: Tx, name: string, from: string) => {
-    const home = homeOf(tx.read)
-    for (const row of tx.read.flags.values()) {
-      const state = stateOf(flagView(row, from, home))
-      tx.put('flags', { ...row, states: { ...row.states, [name]: state } })
-    }
+    for (const row of tx.read.flags.values()) tx.put('flags', withStateIn(row, name, stateIn(row, from)))
   }
   /** Drops every flag's state of `name` (rows keep their revision). */
   const dropStates = (tx: Tx, name: string) => {
     for (const row of tx.read.flags.values()) {
-      if (row.states === undefined || ownValue(row.states, name) === undefined) continue
-      const { [name]: _gone, ...rest } = row.states
-      const { states: _states, servedRevisions, ...own } = row
+      if (ownValue(row.states, name) === undefined) continue
+      const { [name]: _gone, ...states } = row.states
+      const { servedRevisions, ...rest } = row
       const { [name]: _seen, ...served } = servedRevisions ?? {}
-      const kept = Object.keys(rest).length === 0 ? (own as Flag) : { ...own, states: rest }
-      tx.put('flags', Object.keys(rest).length === 0 || Object.keys(served).length === 0 ? kept : { ...kept, servedRevisions: served })
-    }
-  }
-  /** Moves `to`'s states into the rows' own fields, keeping the old home's as a state (then dropped). */
-  const rehome = (tx: Tx, from: string, to: string) => {
-    for (const row of tx.read.flags.values()) {
-      const target = ownValue(row.states, to)
-      if (target === undefined) continue
-      const { [to]: _moved, ...rest } = row.states ?? {}
-      const base: Record<string, unknown> = { ...row }
-      for (const field of STATE_FIELDS) delete base[field]
-      const next = { ...base, ...target, states: { ...rest, [from]: stateOf(row) } } as Flag & { states: Record<string, FlagState> }
-      tx.put('flags', next)
+      const kept: FlagRow = { ...rest, states }
+      tx.put('flags', Object.keys(served).length === 0 ? kept : { ...kept, servedRevisions: served })
     }
   }
 
@@ -208,13 +190,12 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
       const row = canSeeFlag(caller.principal, name) ? snapshot.flags.get(name) : undefined
       if (row === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
-      const home = homeOf(snapshot)
       // only the environments the caller may read
       const readable = readableEnvironments(caller.principal)
       return Object.fromEntries(
         ordered(snapshot)
           .filter((e) => readable === undefined || readable.has(e.name))
-          .map((e) => [e.name, stateOf(flagView(row, e.name, home))]),
+          .map((e) => [e.name, stateIn(row, e.name)]),
       )
     },
 
@@ -223,29 +204,20 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       const at = now().toISOString()
       await store.transact(commitMeta(caller), (tx) => {
         if (tx.read.environments.has(defaultName)) return
-        const previous = homeOf(tx.read)
+        const first = ordered(tx.read)[0]
         const made: Environment = {
           id: defaultName,
           name: defaultName,
           description: '',
           protected: false,
           requiredApprovals: 0,
-          home: true,
           createdAt: at,
           updatedAt: at,
         }
-        if (previous === undefined) {
-          tx.put('environments', made)
-          return
-        }
-        // a default named anew (config changed) starts as a copy of the old home, and becomes the home
-        const { home: _home, ...notYetHome } = made
-        tx.put('environments', notYetHome)
-        copyStates(tx, defaultName, previous)
-        rehome(tx, previous, defaultName)
-        const { home: _was, ...old } = tx.read.environments.get(previous) as Environment
-        tx.put('environments', old)
         tx.put('environments', made)
+        // a default named anew (config changed) starts as a copy of the environment made first; on
+        // a data directory from before environments the rows hold its states already
+        if (first !== undefined) copyStates(tx, defaultName, first.name)
       })
     },
   }

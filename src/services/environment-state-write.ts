@@ -8,23 +8,22 @@
 import type { FieldProblem } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
+import type { FlagRow } from '../domain/flag-row.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
 import type { Snapshot } from '../storage/store.ts'
-import { flagView, homeOf } from './environment-views.ts'
+import { flagView } from './environment-views.ts'
 import { carryStates } from './flag-states.ts'
 
 /** The row after setting `set` in environment `env` of `current` at time `at`, or the problems (fields prefixed with `prefix`). */
 export function withEnvironmentFields(
   read: Snapshot,
-  current: Flag,
+  current: FlagRow,
   env: string,
   set: Record<string, unknown>,
   at: string,
   prefix: string,
-): { row: Flag; before: Flag; after: Flag } | { problems: FieldProblem[] } {
-  const home = homeOf(read)
-  const target = env === home ? undefined : env
-  const seen = target === undefined ? current : flagView(current, target, home)
+): { row: FlagRow; before: Flag; after: Flag } | { problems: FieldProblem[] } {
+  const seen = flagView(current, env)
   const result = validateDefinition(mergeUpdate(seen, set), { ignoreFields: ['name'], segments: read.segmentRules() })
   if (!result.ok) return { problems: result.problems.map((p) => ({ field: `${prefix}${p.field}`, reason: p.reason })) }
   const written: Flag = {
@@ -36,8 +35,8 @@ export function withEnvironmentFields(
     revision: current.revision + 1,
   }
   try {
-    const row = carryStates(read, written, current, target)
-    return { row, before: seen, after: target === undefined ? row : flagView(row, target, home) }
+    const row = carryStates(read, written, current, env)
+    return { row, before: seen, after: flagView(row, env) }
   } catch (err) {
     const problems = (err as { details?: { errors?: FieldProblem[] } }).details?.errors
     if (problems) return { problems: problems.map((p) => ({ field: `${prefix}${p.field}`, reason: p.reason })) }

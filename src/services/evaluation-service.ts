@@ -19,7 +19,7 @@ import { servedTargeting } from '../domain/rollout.ts'
 import { readsClock } from '../domain/targeting/clock-use.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
-import { flagsIn, homeOf } from './environment-views.ts'
+import { flagsIn } from './environment-views.ts'
 import type { BulkCounts, FlagEvaluator } from './flag-evaluator.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
@@ -56,31 +56,30 @@ export function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`
 }
 
-/** The environment a principal evaluates (`undefined`: the default one, whose state the rows hold). */
+/** The environment a principal evaluates (`undefined`: the default one). */
 const envOf = environmentOf
 
 /**
- * The flags as `env` sees them (`undefined`: the default environment). The rows themselves while
- * no flag has states of another environment; else views, which carry the revision each one last
- * saw the flag change at (`metadata.revision`).
+ * The flags as `env` sees them (`undefined`: the default environment, `fallback`): views, which
+ * carry the revision each one last saw the flag change at (`metadata.revision`).
  */
-const flagsOf = (snapshot: Snapshot, env: string | undefined) => flagsIn(snapshot, env ?? homeOf(snapshot) ?? '')
+const flagsOf = (snapshot: Snapshot, env: string | undefined, fallback: string) => flagsIn(snapshot, env ?? fallback)
 
 // per view map (one per snapshot and environment): what its bulk ETags start with
 const servedTags = new WeakMap<ReadonlyMap<string, Flag>, string>()
 
 /**
  * What an environment's bulk ETags start with (docs/environments.md#revisions): the flags' revision
- * while no flag has states of other environments (one environment: every change is its own);
+ * while there is one environment (every change is its own);
  * otherwise a tag of what the environment serves (how many flags, the newest revision it saw change,
  * and a digest of each flag's id and that revision), so a change confined to another environment
  * leaves it, and every replica computes the same one from the same rows.
  */
-function servedTag(snapshot: Snapshot, env: string | undefined): string {
-  const views = flagsOf(snapshot, env)
+function servedTag(snapshot: Snapshot, env: string | undefined, fallback: string): string {
+  const views = flagsOf(snapshot, env, fallback)
   let tag = servedTags.get(views)
   if (tag !== undefined) return tag
-  if (views === snapshot.flags) tag = String(snapshot.revisionOf('flags'))
+  if (snapshot.environments.size <= 1) tag = String(snapshot.revisionOf('flags'))
   else {
     let newest = 0
     let digest = 0
@@ -97,13 +96,15 @@ function servedTag(snapshot: Snapshot, env: string | undefined): string {
 
 /**
  * Creates the service over the store and an evaluator (the cached one in production); `clock`
- * (milliseconds) is the time rules see as `$flagd.timestamp`.
+ * (milliseconds) is the time rules see as `$flagd.timestamp`; `environment`: the default one, which
+ * a caller not confined to an environment evaluates.
  */
 export function createEvaluationService(
   store: Store,
   evaluator: FlagEvaluator,
   counter: UsageCounter | undefined,
   clock: () => number,
+  environment: string,
 ): EvaluationService {
   // whether any flag has a rule, per flags revision (then the whole context counts for the ETag),
   // and which read the clock (then the second counts too: their answers move with time)
@@ -120,7 +121,7 @@ export function createEvaluationService(
       let any = false
       const clocked = new Set<string>()
       const segments = snapshot.segmentRules()
-      for (const flag of flagsOf(snapshot, env).values()) {
+      for (const flag of flagsOf(snapshot, env, environment).values()) {
         const rule = servedTargeting(flag)
         if (rule !== undefined) {
           any = true
@@ -139,7 +140,7 @@ export function createEvaluationService(
     return undefined
   }
   const tagOf = (principal: Principal, context: EvaluationContext, snapshot: Snapshot, second: number | undefined): string => {
-    const revision = servedTag(snapshot, envOf(principal))
+    const revision = servedTag(snapshot, envOf(principal), environment)
     const scope = flagScopeOf(principal)
     const env = envOf(principal)
     const whole = targetingOf(snapshot, env).any
@@ -152,7 +153,7 @@ export function createEvaluationService(
     return `"${revision}-${digest}${at}"`
   }
   const visibleFlag = (principal: Principal, key: string, snapshot: Snapshot, env = envOf(principal)): Flag => {
-    const flag = canSeeFlag(principal, key) ? flagsOf(snapshot, env).get(key) : undefined
+    const flag = canSeeFlag(principal, key) ? flagsOf(snapshot, env, environment).get(key) : undefined
     if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(key)}`)
     return flag
   }
@@ -166,7 +167,7 @@ export function createEvaluationService(
   return {
     oneJson(principal, key, context) {
       const snapshot = store.committed()
-      requireIn(principal, 'flag:evaluate', snapshot, envOf(principal))
+      requireIn(principal, 'flag:evaluate', envOf(principal) ?? environment)
       const flag = visibleFlag(principal, key, snapshot)
       const answer = evaluator.one(flag, context, snapshot)
       counter?.countAnswer(flag, answer)
@@ -177,13 +178,13 @@ export function createEvaluationService(
     explain(principal, key, context, env = envOf(principal)) {
       const snapshot = store.committed()
       if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-      requireIn(principal, 'flag:read', snapshot, env)
+      requireIn(principal, 'flag:read', env ?? environment)
       return evaluator.explain(visibleFlag(principal, key, snapshot, env), context, snapshot)
     },
 
     bulk(principal, context, current) {
       const snapshot = store.committed()
-      requireIn(principal, 'flag:evaluate', snapshot, envOf(principal))
+      requireIn(principal, 'flag:evaluate', envOf(principal) ?? environment)
       // one second for the ETag and every rule of the answer, so the answer is the one its ETag names
       const second = clockOf(principal, snapshot)
       const etag = tagOf(principal, context, snapshot, second)

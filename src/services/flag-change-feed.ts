@@ -8,13 +8,12 @@
  */
 
 import type { AuditEntry } from '../domain/audit-entry.ts'
-import { sharedOf, stateOf } from '../domain/environment.ts'
-import type { Flag } from '../domain/flag.ts'
+import { sharedOf } from '../domain/environment.ts'
+import type { FlagRow } from '../domain/flag-row.ts'
 import { ownValue } from '../domain/own-property.ts'
 import { type Actor, actorOf } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import type { Commit, Store } from '../storage/store.ts'
-import { homeOf } from './environment-views.ts'
 
 /** One committed change to one flag (or, for the streams that ask for them, to one segment). */
 export interface FlagChange {
@@ -103,33 +102,32 @@ export function segmentChangesOf(commit: Commit): FlagChange[] {
   return out
 }
 
-/** The environments whose view a change of `before` into `after` changed, or `undefined` when neither has states. */
-function changedEnvironments(before: Flag, after: Flag, home: string): string[] | undefined {
-  if (before.states === undefined && after.states === undefined) return undefined
-  const shared = (f: Flag) => f.name + JSON.stringify(sharedOf(f))
-  const own = (f: Flag) => JSON.stringify(stateOf(f))
-  const names = new Set([...Object.keys(before.states ?? {}), ...Object.keys(after.states ?? {})])
-  if (shared(before) !== shared(after)) return [home, ...names]
-  const out = own(before) !== own(after) ? [home] : []
+/** The environments whose view a change of `before` into `after` changed, or `undefined` for every one (or the only one). */
+function changedEnvironments(before: FlagRow, after: FlagRow): string[] | undefined {
+  const names = new Set([...Object.keys(before.states), ...Object.keys(after.states)])
+  if (names.size <= 1) return undefined
+  const shared = (f: FlagRow) => f.name + JSON.stringify(sharedOf(f))
+  if (shared(before) !== shared(after)) return [...names]
+  const out: string[] = []
   for (const env of names) if (JSON.stringify(ownValue(before.states, env)) !== JSON.stringify(ownValue(after.states, env))) out.push(env)
   // a new revision that moved nothing of the row: a segment it uses changed, which every environment sees
   return out.length === 0 ? undefined : out
 }
 
 /** The flag changes of one commit. */
-export function flagChangesOf(commit: Commit, home = ''): FlagChange[] {
+export function flagChangesOf(commit: Commit): FlagChange[] {
   const actor = actorOf(commit.meta.principal)
   const out: FlagChange[] = []
   for (const change of commit.changes) {
     if (change.table !== 'flags') continue
-    const before = change.before as Flag | null
-    const after = change.after as Flag | null
+    const before = change.before as FlagRow | null
+    const after = change.after as FlagRow | null
     const base = { id: change.seq, actor, at: commit.at }
     // a row rewritten at the same revision only gained or lost another environment's copy of its
     // state (an environment created or removed): no flag changed (docs/environments.md)
     if (before && after && before.revision === after.revision) continue
     if (before && after) {
-      const environments = changedEnvironments(before, after, home)
+      const environments = changedEnvironments(before, after)
       out.push({
         ...base,
         ...(environments === undefined ? {} : { environments }),
@@ -150,7 +148,7 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
   let delivered = store.committed().revision
   const unsubscribe = store.onCommit((commit) => {
     for (const change of commit.changes) if (change.seq > delivered) delivered = change.seq
-    const changes = flagChangesOf(commit, homeOf(store.committed()) ?? '')
+    const changes = flagChangesOf(commit)
     const segments = segmentChangesOf(commit)
     if (changes.length === 0 && segments.length === 0) return
     const batch = { changes, segments, revision: store.committed().revisionOf('flags') }

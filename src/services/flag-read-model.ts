@@ -10,7 +10,7 @@
 import { type Flag, toFlagResource } from '../domain/flag.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
-import { flagsIn, homeOf } from './environment-views.ts'
+import { flagsIn } from './environment-views.ts'
 
 /** A flag's API resource as JSON text, and the ETag of that revision (`"4"`). */
 export interface FlagText {
@@ -29,10 +29,12 @@ export interface FlagReadModel {
    * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
    */
   listJson(prefixes: readonly string[], env?: string): string
-  /** The flags under `prefixes` (same rules as `listJson`), in name order; `env`: as that environment sees them (default: the rows). */
+  /** The flags under `prefixes` (same rules as `listJson`), in name order; `env`: as that environment sees them (default: the default one). */
   list(prefixes: readonly string[], env?: string): Flag[]
   /** The flags' revision the views are of. */
   revision(): number
+  /** The environment a read naming none sees (config `environment`). */
+  readonly defaultEnvironment: string
 }
 
 function lowerBound(names: readonly string[], prefix: string): number {
@@ -46,8 +48,8 @@ function lowerBound(names: readonly string[], prefix: string): number {
   return lo
 }
 
-/** Creates the read model over a store. */
-export function createFlagReadModel(store: Store): FlagReadModel {
+/** Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees. */
+export function createFlagReadModel(store: Store, defaultEnvironment: string): FlagReadModel {
   const texts = new WeakMap<Flag, FlagText>()
   let sorted: string[] = []
   let sortedAt = -1
@@ -80,8 +82,7 @@ export function createFlagReadModel(store: Store): FlagReadModel {
   // views run synchronously, so names() and rows() always see the same committed snapshot
   const rows = (list: string[], env: string | undefined) => {
     const snapshot = store.committed()
-    // the default environment's views too: they carry the revision it last saw each flag change at
-    const flags = flagsIn(snapshot, env ?? homeOf(snapshot) ?? '')
+    const flags = flagsIn(snapshot, env ?? defaultEnvironment)
     return list.map((n) => flags.get(n) as Flag)
   }
   const under = (prefixes: readonly string[]) => (prefixes.length === 1 ? matching(prefixes[0] as string) : prefixes.flatMap(matching))
@@ -91,6 +92,7 @@ export function createFlagReadModel(store: Store): FlagReadModel {
     list: (prefixes, env) => rows(under(prefixes), env),
     listJson: (prefixes, env) => `[${rows(under(prefixes), env).map(json).join(',')}]`,
     revision: () => store.committed().revisionOf('flags'),
+    defaultEnvironment,
   }
 }
 

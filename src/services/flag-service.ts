@@ -20,6 +20,7 @@ import { ConflictError, type FieldProblem, InvalidError, NotFoundError, Validati
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
 import { nameCollision, nameProblem } from '../domain/flag-name.ts'
+import type { FlagRow } from '../domain/flag-row.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
@@ -28,9 +29,9 @@ import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
-import { flagView, homeOf } from './environment-views.ts'
+import { flagView } from './environment-views.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
-import { carryStates } from './flag-states.ts'
+import { bornIn, carryStates } from './flag-states.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 
 /** `If-Match` as the HTTP layer parsed it: any revision (`*`), or a list of revisions. */
@@ -73,14 +74,14 @@ function knownEnvironment(snapshot: Snapshot, env: string): string {
   return env
 }
 
-function findIn(snapshot: Snapshot, name: string): Flag {
+function findIn(snapshot: Snapshot, name: string): FlagRow {
   const flag = snapshot.flags.get(name)
   if (!flag) throw notFound(name)
   return flag
 }
 
 /** States the `If-Match` precondition on `flag` inside a transaction (412 when it does not hold). */
-function expectRevision(tx: Tx, flag: Flag, ifMatch: IfMatch | undefined): void {
+function expectRevision(tx: Tx, flag: FlagRow, ifMatch: IfMatch | undefined): void {
   if (ifMatch === undefined || ifMatch === '*') return
   const wanted = ifMatch.includes(flag.revision) ? flag.revision : (ifMatch[0] ?? 0)
   tx.expect('flags', flag.id, wanted, `flag ${flag.name}`)
@@ -103,13 +104,17 @@ export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string)
   }
 }
 
-/** Creates the flag service over a store and its read model (the cached one in production). */
+/**
+ * Creates the flag service over a store and its read model (the cached one in production);
+ * `environment`: the default one, which a call naming none acts in (config `environment`).
+ */
 export function createFlagService(
   store: Store,
   maxFlags: number,
   now: Clock,
+  environment: string,
   gate: PatternGate = createPatternGate(),
-  read: FlagReadModel = createFlagReadModel(store),
+  read: FlagReadModel = createFlagReadModel(store, environment),
 ): FlagService {
   return {
     read,
@@ -120,15 +125,14 @@ export function createFlagService(
       if (!canSeeFlag(principal, name)) throw notFound(name)
       const snapshot = store.committed()
       if (env !== undefined) knownEnvironment(snapshot, env)
-      requireIn(principal, 'flag:read', snapshot, env)
-      const row = findIn(snapshot, name)
-      return env === undefined ? row : flagView(row, knownEnvironment(snapshot, env), homeOf(snapshot))
+      requireIn(principal, 'flag:read', env ?? environment)
+      return flagView(findIn(snapshot, name), env ?? environment)
     },
 
     list(principal, prefix, env) {
       requirePermissionSomewhere(principal, 'flag:read')
       if (env !== undefined) knownEnvironment(store.committed(), env)
-      requireIn(principal, 'flag:read', store.committed(), env)
+      requireIn(principal, 'flag:read', env ?? environment)
       const scope = flagScopeOf(principal)
       // a prefix without the "/" is a whole name (that flag or its group): the list is filtered by name
       if (scope.some((s) => !s.endsWith('/')))
@@ -162,7 +166,8 @@ export function createFlagService(
       const release = body.regexPattern !== undefined || body.jsonSchema !== undefined ? await gate.enter() : undefined
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
-        pending = store.transact(commitMeta(caller), (tx) => {
+        // its audit entry shows the flag as the environment it was made in sees it
+        pending = store.transact({ ...commitMeta(caller), shownIn: env ?? environment }, (tx) => {
           const result = validateDefinition(body, { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) throw new ValidationFailedError([...problems, ...result.problems])
           if (problems.length > 0) throw new ValidationFailedError(problems)
@@ -172,13 +177,14 @@ export function createFlagService(
           checkFreeName(tx.read, name)
           const at = now().toISOString()
           const made: Flag = { id: newId('flg'), name, ...result.definition, createdAt: at, updatedAt: at, revision: 1 }
-          const home = homeOf(tx.read)
-          const target = env === undefined ? undefined : knownEnvironment(tx.read, env)
-          // the named environment (the default one too) gets the body's state; every other one the type's defaults
-          // a protected environment gets it disabled, with no value (docs/change-control.md#protected-environments)
-          const flag = sealedForProtected(carryStates(tx.read, made, undefined, target), tx.read.environments, caller.principal)
+          const target = env === undefined ? environment : knownEnvironment(tx.read, env)
+          // the named environment (the default one too) gets the body's state, every other one the
+          // type's defaults; unnamed, every environment gets it; a protected environment gets it
+          // disabled, with no value (docs/change-control.md#protected-environments)
+          const row = env === undefined ? carryStates(tx.read, made, undefined, target) : bornIn(tx.read, made, target)
+          const flag = sealedForProtected(row, tx.read.environments, caller.principal)
           tx.put('flags', flag)
-          return target === undefined || target === home ? flag : flagView(flag, target, home)
+          return flagView(flag, target)
         })
       } finally {
         release?.()
@@ -202,8 +208,7 @@ export function createFlagService(
       const release = costly ? await gate.enter() : undefined
       let pending: ReturnType<typeof store.transact<Flag>>
       try {
-        const homeNow = homeOf(store.committed())
-        pending = store.transact(commitMeta(caller, source, env ?? homeNow), (tx) => {
+        pending = store.transact(commitMeta(caller, source, env ?? environment), (tx) => {
           const current = findIn(tx.read, name)
           expectRevision(tx, current, ifMatch)
           const problems: FieldProblem[] = []
@@ -211,11 +216,10 @@ export function createFlagService(
           const whyName = nameProblem(newName)
           if (whyName) problems.push({ field: 'name', reason: whyName })
           // the environment written: its view is what the patch applies to
-          const home = homeOf(tx.read)
-          const target = env === undefined || env === home ? undefined : knownEnvironment(tx.read, env)
-          const seen = target === undefined ? current : flagView(current, target, home)
+          const target = env === undefined ? environment : knownEnvironment(tx.read, env)
+          const seen = flagView(current, target)
           // any write acts in an environment: its permission first, even for a change that moves nothing
-          requireIn(caller.principal, 'flag:write', tx.read, target ?? home)
+          requireIn(caller.principal, 'flag:write', target)
           const result = validateDefinition(mergeUpdate(seen, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
@@ -238,7 +242,7 @@ export function createFlagService(
           }
           const next = carryStates(tx.read, written, current, target)
           tx.put('flags', next)
-          return target === undefined ? next : flagView(next, target, home)
+          return flagView(next, target)
         })
       } finally {
         release?.()
@@ -250,7 +254,7 @@ export function createFlagService(
     async remove(caller, name, ifMatch, env) {
       requirePermission(caller.principal, 'flag:write')
       requireFlagInScope(caller.principal, name)
-      await store.transact(commitMeta(caller), (tx) => {
+      await store.transact({ ...commitMeta(caller), shownIn: env ?? environment }, (tx) => {
         if (env !== undefined) knownEnvironment(tx.read, env)
         const current = findIn(tx.read, name)
         expectRevision(tx, current, ifMatch)

@@ -1,56 +1,44 @@
 /**
  * What a write does to the other environments' states of a flag (docs/environments.md). A write
- * is made as one environment sees the flag (the home one by default): its result holds the shared
- * fields and that environment's state; the states of the others are carried over: a new flag starts with the same state everywhere; a changed flag keeps every other
- * environment's state, checked against the new shared fields (a state that breaks them is refused,
- * naming the environment), except after a change of type, which resets them to the type's
- * defaults (no value, enabled, no rule), since their values were of the old type.
+ * is made as one environment sees the flag: its result holds the shared fields and that
+ * environment's state; the states of the others are carried over. A new flag starts with the same
+ * state everywhere (or, made in a named environment, with the type's defaults elsewhere); a changed
+ * flag keeps every other environment's state, checked against the new shared fields (a state that
+ * breaks them is refused, naming the environment), except after a change of type, which resets
+ * them to the type's defaults (no value, enabled, no rule), since their values were of the old type.
  */
 
-import { type FlagState, stampServed, stateOf, withState } from '../domain/environment.ts'
-import { ValidationFailedError } from '../domain/errors.ts'
+import { type FlagState, stateOf, withState } from '../domain/environment.ts'
+import { type FieldProblem, ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
+import { BLANK_STATE, type FlagRow, flagIn, rowEverywhere, rowOf, stampServed } from '../domain/flag-row.ts'
 import { setOwn } from '../domain/own-property.ts'
 import type { Snapshot } from '../storage/store.ts'
-import { flagView, homeOf } from './environment-views.ts'
+
+/** Every environment a row written in `written` holds a state for: those of `read`, and `written`. */
+function environmentsOf(read: Snapshot, written: string): string[] {
+  const names = [...read.environments.keys()]
+  return names.includes(written) ? names : [...names, written]
+}
 
 /**
  * The row to store after a write: `next` is the flag as environment `written` sees it after the
- * write (the home one when absent); every other environment's state is carried from `previous`
- * (see module comment).
+ * write; every other environment's state is carried from `previous`, and `servedRevisions` says
+ * which environments' views moved (see module comment, docs/environments.md#revisions).
  */
-export function carryStates(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
-  // and which environments' views the write moved (docs/environments.md#revisions)
-  return stampServed(previous, carried(read, next, previous, written), homeOf(read))
-}
-
-function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written?: string): Flag {
-  const home = homeOf(read)
-  if (previous === undefined && written !== undefined && home !== undefined) return bornIn(read, next, written, home)
-  if (written !== undefined && written !== home && home !== undefined) {
-    // the written environment's state goes to `states`; the home one's stays the row's own
-    const homeView = carried(read, withState(next, stateOf(flagView(previous as Flag, home, home))), previous)
-    const checked = validateDefinition(definitionOf(homeView) as unknown as Record<string, unknown>, {
-      prefix: `environments.${home}.`,
-      segments: read.segmentRules(),
-    })
-    if (!checked.ok) throw new ValidationFailedError(checked.problems)
-    const kept = { ...(homeView.states ?? {}), [written]: stateOf(next) }
-    return { ...homeView, states: kept }
-  }
-  const others = [...read.environments.keys()].filter((env) => env !== home && env !== written)
-  if (others.length === 0) return withoutStates(next)
+export function carryStates(read: Snapshot, next: Flag, previous: FlagRow | undefined, written: string): FlagRow {
+  if (previous === undefined) return rowEverywhere(next, environmentsOf(read, written))
   const states: Record<string, FlagState> = {}
-  const problems: { field: string; reason: string }[] = []
-  for (const env of others) {
-    const before = previous === undefined ? undefined : flagView(previous, env, home)
-    if (before === undefined) {
+  const problems: FieldProblem[] = []
+  for (const env of environmentsOf(read, written)) {
+    if (env === written) {
       setOwn(states, env, stateOf(next))
       continue
     }
+    const before = flagIn(previous, env)
     if (before.type !== next.type) {
-      setOwn(states, env, { valueExists: false, enabled: true })
+      setOwn(states, env, BLANK_STATE)
       continue
     }
     // the environment's own state in place of the written one's: a value it lacks must not remain
@@ -63,25 +51,16 @@ function carried(read: Snapshot, next: Flag, previous: Flag | undefined, written
     else setOwn(states, env, stateOf(before))
   }
   if (problems.length > 0) throw new ValidationFailedError(problems)
-  return { ...withoutStates(next), states }
+  return stampServed(previous, rowOf(next, states))
 }
 
 /**
- * A new flag made in environment `env` (the default one too, when named): `env` gets its state,
- * every other environment the type's defaults (no value, enabled), as a create naming an
- * environment does (docs/environments.md#flags-in-an-environment).
+ * A new flag made in environment `env` (the default one too, when named), as a create naming an
+ * environment makes it: `env` gets its state, every other environment the type's defaults (no
+ * value, enabled; docs/environments.md#flags-in-an-environment).
  */
-function bornIn(read: Snapshot, made: Flag, env: string, home: string): Flag {
-  const blank = withState(made, { valueExists: false, enabled: true })
+export function bornIn(read: Snapshot, made: Flag, env: string): FlagRow {
   const states: Record<string, FlagState> = {}
-  for (const other of read.environments.keys()) if (other !== home && other !== env) setOwn(states, other, stateOf(blank))
-  if (env !== home) setOwn(states, env, stateOf(made))
-  const row = env === home ? withoutStates(made) : blank
-  return Object.keys(states).length === 0 ? row : { ...row, states }
-}
-
-function withoutStates(flag: Flag): Flag {
-  if (flag.states === undefined) return flag
-  const { states: _states, ...rest } = flag
-  return rest as Flag
+  for (const other of environmentsOf(read, env)) setOwn(states, other, other === env ? stateOf(made) : BLANK_STATE)
+  return rowOf(made, states)
 }

@@ -19,7 +19,6 @@ import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.
 import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import type { ApiTokenService } from './api-token-service.ts'
-import { flagView, homeOf } from './environment-views.ts'
 import type { FlagChangeFeed } from './flag-change-feed.ts'
 import { sortedFlags, sortedSegments } from './migration-export.ts'
 import type { AudienceStream, HeldFlags, SyncAudience } from './sync-audience.ts'
@@ -73,9 +72,9 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
   // each document with the flags it carries (their names are in its text too: twice its bytes)
   const documents = deps.cache.region<{ text: string; flags: HeldFlags }>('sync-documents', (d) => 2 * textBytes(d.text))
   /** The environment usage counts a principal's in (`''`: the default one). */
-  const usageEnv = (principal: Principal | undefined, snapshot: Snapshot) => {
+  const usageEnv = (principal: Principal | undefined) => {
     const env = principal === undefined ? undefined : environmentOf(principal)
-    return env === undefined || env === homeOf(snapshot) ? '' : env
+    return env === undefined || env === environment ? '' : env
   }
 
   const check = (principal: TokenPrincipal): SyncCaller => {
@@ -127,7 +126,7 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
       deps.audience?.served(flags.env, flags.names)
     },
     answered(principal, flags) {
-      deps.audience?.served(usageEnv(principal, store.committed()), flags)
+      deps.audience?.served(usageEnv(principal), flags)
     },
   }
 
@@ -137,9 +136,8 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
     return documents.through(scopeKey(env, scope), documentRevision(snapshot), () => {
       // views, the default environment's too: a change confined to another environment leaves the text as it was
-      const home = homeOf(snapshot)
-      const seen = env ?? home
-      let flags = seen === undefined ? sortedFlags(snapshot) : sortedFlags(snapshot).map((f) => flagView(f, seen, home))
+      const seen = env ?? environment
+      let flags = sortedFlags(snapshot, seen)
       let segments = sortedSegments(snapshot)
       if (caller.kind === 'token' && scope.length > 0) {
         flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
@@ -160,7 +158,7 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
       const names = new Set(Object.keys(document.flags))
       return {
         text: JSON.stringify(document),
-        flags: { env: usageEnv(caller.kind === 'token' ? caller.principal : undefined, snapshot), names },
+        flags: { env: usageEnv(caller.kind === 'token' ? caller.principal : undefined), names },
       }
     })
   }

@@ -17,7 +17,7 @@ import { allVariants, type Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
-import { flagsIn, homeOf } from './environment-views.ts'
+import { flagsIn } from './environment-views.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
 /** One data point of an evaluation counter, as the transport decoded it. */
@@ -76,7 +76,8 @@ export interface InProcessUsage {
   stored(): { series: number; bytes: number }
 }
 
-export function createInProcessUsage(store: Store, counter: UsageCounter | undefined): InProcessUsage {
+/** Creates the service; `environment`: the default one, which a caller not confined to an environment reports for. */
+export function createInProcessUsage(store: Store, counter: UsageCounter | undefined, environment: string): InProcessUsage {
   // the last value of each cumulative series, by reporter and series (insertion order: oldest first)
   const seen = new Map<string, { start: string; value: number }>()
   let bytes = 0
@@ -98,9 +99,9 @@ export function createInProcessUsage(store: Store, counter: UsageCounter | undef
     ingest(principal, points) {
       requirePermissionSomewhere(principal, 'flag:evaluate')
       const snapshot = store.committed()
-      const env = environmentOf(principal)
-      requireIn(principal, 'flag:evaluate', snapshot, env) // flag:read grants it too
-      const flags = flagsIn(snapshot, env ?? homeOf(snapshot) ?? '')
+      const env = environmentOf(principal) ?? environment
+      requireIn(principal, 'flag:evaluate', env) // flag:read grants it too
+      const flags = flagsIn(snapshot, env)
       let counted = 0
       for (const point of points) {
         // checked before anything is kept: a point that cannot count leaves no trace

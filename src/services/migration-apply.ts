@@ -6,25 +6,24 @@
  * against the segments the transaction ends with, so no flag is left with a dangling reference.
  */
 
-import { revisedEverywhere } from '../domain/environment.ts'
 import { InvalidError } from '../domain/errors.ts'
 import type { ExportedSegment } from '../domain/export-document.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type FlagRow, revisedEverywhere } from '../domain/flag-row.ts'
 import { applyPlan, type ImportPlan, type PlannedSegmentChange } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Principal } from '../domain/principal.ts'
 import { referencedSegments, type Segment } from '../domain/segment.ts'
 import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Tx } from '../storage/store.ts'
-import { flagsIn } from './environment-views.ts'
-import { carryStates } from './flag-states.ts'
+import { flagsInDraft } from './environment-views.ts'
+import { bornIn, carryStates } from './flag-states.ts'
 import { flagsDependingOn, rulesOf } from './segment-service.ts'
 
 /**
- * Applies a planned import to `tx` at time `at`; `env`: the environment named (the default one
- * too) whose state the plan's per-environment fields set, the plan having been made against its
- * views; a flag the plan creates gets the defaults of its type elsewhere. Absent: every environment
- * starts with the file's state (docs/environments.md#export-and-import).
+ * Applies a planned import to `tx` at time `at`; `env`: the environment whose state the plan's
+ * per-environment fields set, the plan having been made against its views; `onlyThere`: a new flag
+ * gets that state there only, the type's defaults elsewhere (an import naming an environment, the
+ * default one too), else everywhere (docs/environments.md#export-and-import).
  */
 export function applyImport(
   tx: Tx,
@@ -32,7 +31,8 @@ export function applyImport(
   segmentPlan: readonly PlannedSegmentChange[],
   segments: ReadonlyMap<string, ExportedSegment>,
   at: string,
-  env: string | undefined,
+  env: string,
+  onlyThere: boolean,
   principal: Principal,
 ): void {
   const replaced = new Set<string>()
@@ -54,16 +54,16 @@ export function applyImport(
     tx.put('segments', segment)
     if (current && JSON.stringify(current.rule) !== JSON.stringify(wanted.rule)) replaced.add(change.name)
   }
-  const rows = applyPlan(env === undefined ? tx.read.flags : flagsIn(tx.read, env), flagPlan, at, () => newId('flg'))
+  const rows = applyPlan(flagsInDraft(tx.read, env), flagPlan, at, () => newId('flg'))
   for (const id of rows.deleteIds) tx.delete('flags', id)
   for (const flag of rows.put) {
     const previous = tx.read.row('flags', flag.id)
-    const row = carryStates(tx.read, flag, previous, env)
+    const row = previous === undefined && onlyThere ? bornIn(tx.read, flag, env) : carryStates(tx.read, flag, previous, env)
     // a new flag starts disabled, with no value, in a protected environment (docs/change-control.md#protected-environments)
     tx.put('flags', previous === undefined ? sealedForProtected(row, tx.read.environments, principal) : row)
   }
   const written = new Set(rows.put.map((f) => f.id))
-  const bumped = new Map<string, Flag>()
+  const bumped = new Map<string, FlagRow>()
   for (const name of replaced)
     for (const flag of flagsDependingOn(tx.read, name))
       if (!written.has(flag.id) && !bumped.has(flag.id)) bumped.set(flag.id, revisedEverywhere(flag, at))

@@ -20,7 +20,7 @@ import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
-import { flagView, homeOf } from './environment-views.ts'
+import { flagView } from './environment-views.ts'
 
 /** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
 export type ExportAudience = Principal | 'public'
@@ -52,9 +52,10 @@ export function sortedSegments(snapshot: Snapshot): Segment[] {
   return [...snapshot.segments.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-/** The flags of a snapshot in name order. */
-export function sortedFlags(snapshot: Snapshot): Flag[] {
-  return [...snapshot.flags.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+/** The flags of a snapshot in name order, as environment `env` sees them. */
+export function sortedFlags(snapshot: Snapshot, env: string): Flag[] {
+  const rows = [...snapshot.flags.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return rows.map((row) => flagView(row, env))
 }
 
 /** Creates the export use cases over a store. */
@@ -74,11 +75,9 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
   /** The environment asked for (404 when unknown), its name, and its flags in name order. */
   const inEnvironment = (snapshot: Snapshot, env: string | undefined) => {
     if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-    const home = homeOf(snapshot)
-    const seen = env ?? home
-    // views, the default environment's too: they carry the revision each one last saw a flag change at
-    if (seen === undefined) return { name: environment, flags: () => sortedFlags(snapshot) }
-    return { name: env ?? environment, flags: () => sortedFlags(snapshot).map((f) => flagView(f, seen, home)) }
+    const seen = env ?? environment
+    // views carry the revision each one last saw a flag change at
+    return { name: seen, flags: () => sortedFlags(snapshot, seen) }
   }
 
   return {

@@ -25,7 +25,7 @@ import {
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
-import { flagsIn, flagView, homeOf } from './environment-views.ts'
+import { flagsInDraft } from './environment-views.ts'
 import { flagLimitMessage } from './flag-service.ts'
 import { applyImport } from './migration-apply.ts'
 import { createMigrationExport, type MigrationExport, sortedFlags, sortedSegments } from './migration-export.ts'
@@ -159,17 +159,17 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
-  /** The environment an import writes, as views name it: `undefined` for the default (home) one; `404` when unknown. */
-  const targetOf = (current: Snapshot, options: ImportOptions): string | undefined => {
+  /** The environment an import writes (the default one when it names none); `404` when unknown. */
+  const targetOf = (current: Snapshot, options: ImportOptions): string => {
     const env = options.environment
-    if (env === undefined) return undefined
+    if (env === undefined) return environment
     if (!current.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-    return env === homeOf(current) ? undefined : env
+    return env
   }
 
   /** The commit meta of an import: its environment (the store decides whether it may change a protected one). */
   const importMeta = (caller: Caller, source: ImportSource, options: ImportOptions) =>
-    commitMeta(caller, source, options.environment ?? homeOf(store.committed()))
+    commitMeta(caller, source, options.environment ?? environment)
 
   // parsing and planning check patterns (each bounded): they take turns with flag writes' checks
   const gate = deps.patternGate ?? createPatternGate()
@@ -182,10 +182,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
-  /** The flags as the import's environment sees them (`undefined`: the default one, the rows as they are). */
-  const flagsOf = (current: Snapshot, env: string | undefined) => (env === undefined ? current.flags : flagsIn(current, env))
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
-    const planned = planImport(flagsOf(current, targetOf(current, options)), incoming, options.mode, options.values)
+    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted
@@ -226,12 +224,10 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
           const at = now()
           // the backup is the environment imported into, as its export would be
           const target = targetOf(tx.read, options)
-          const name = options.environment ?? environment
-          const home = homeOf(tx.read)
-          const before = target === undefined ? sortedFlags(tx.read) : sortedFlags(tx.read).map((f) => flagView(f, target, home))
-          tx.backup(exportFileName(name, at), exportText(buildExportDocument(before, name, at, sortedSegments(tx.read))))
+          const before = sortedFlags(tx.read, target)
+          tx.backup(exportFileName(target, at), exportText(buildExportDocument(before, target, at, sortedSegments(tx.read))))
           // the environment named, the default one too: a flag the file creates gets its state there only
-          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), options.environment, caller.principal)
+          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), target, options.environment !== undefined, caller.principal)
           return { planned, segmentChanges }
         }),
       )

@@ -10,10 +10,10 @@
 import { canSeeFlag, requirePermission, requirePermissionSomewhere, requireUnscoped } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
-import { revisedEverywhere } from '../domain/environment.ts'
 import { AppError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import type { Flag, JsonObject } from '../domain/flag.ts'
+import type { JsonObject } from '../domain/flag.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
+import { type FlagRow, revisedEverywhere } from '../domain/flag-row.ts'
 import { segmentRuleProblems } from '../domain/flag-targeting-fields.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
@@ -25,7 +25,6 @@ import { VARIANT_NAME } from '../domain/variant-name.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
-import { homeOf } from './environment-views.ts'
 
 /** Where a segment is used: the flags and segments whose rules refer to it. */
 export interface SegmentUse {
@@ -44,17 +43,15 @@ export interface SegmentService {
 }
 
 /**
- * The rules of a flag row: the home environment's and every other one's (docs/environments.md), or
- * only environment `env`'s (a name, the home one's included) when given.
+ * The rules of a flag row: every environment's (docs/environments.md), or only environment `env`'s
+ * when given.
  */
-export function rulesOf(row: Flag, env?: string, home?: string): JsonObject[] {
-  if (env !== undefined && env !== home) {
+export function rulesOf(row: FlagRow, env?: string): JsonObject[] {
+  if (env !== undefined) {
     const state = ownValue(row.states, env)
     return state?.targeting ? [state.targeting] : []
   }
-  const own = row.targeting ? [row.targeting] : []
-  if (env !== undefined || row.states === undefined) return own
-  return [...own, ...Object.values(row.states).flatMap((s) => (s.targeting ? [s.targeting] : []))]
+  return Object.values(row.states).flatMap((s) => (s.targeting ? [s.targeting] : []))
 }
 
 /**
@@ -63,16 +60,15 @@ export function rulesOf(row: Flag, env?: string, home?: string): JsonObject[] {
  */
 export function usesOf(snapshot: Snapshot, name: string, env?: string): SegmentUse {
   const flags: string[] = []
-  const home = homeOf(snapshot)
   for (const flag of snapshot.flags.values())
-    if (rulesOf(flag, env, home).some((rule) => referencedSegments(rule).includes(name))) flags.push(flag.name)
+    if (rulesOf(flag, env).some((rule) => referencedSegments(rule).includes(name))) flags.push(flag.name)
   const segments: string[] = []
   for (const segment of snapshot.segments.values()) if (referencedSegments(segment.rule).includes(name)) segments.push(segment.name)
   return { flags: flags.sort(), segments: segments.sort() }
 }
 
 /** Every flag whose answers depend on segment `name`, through any chain of segments. */
-export function flagsDependingOn(snapshot: Snapshot, name: string): Flag[] {
+export function flagsDependingOn(snapshot: Snapshot, name: string): FlagRow[] {
   const affected = new Set([name])
   for (let grew = true; grew; ) {
     grew = false
@@ -95,11 +91,11 @@ function visibleUse(principal: Principal, use: SegmentUse): SegmentUse {
  * The environment whose uses a read shows (`env`, else the default one), checked: `404` when
  * unknown, `403` when `principal` may not read it (segments themselves are shared).
  */
-function environmentRead(principal: Principal, snapshot: Snapshot, env: string | undefined): string | undefined {
+function environmentRead(principal: Principal, snapshot: Snapshot, env: string | undefined, fallback: string): string {
   requirePermissionSomewhere(principal, 'flag:read')
   if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-  requireIn(principal, 'flag:read', snapshot, env)
-  return env ?? homeOf(snapshot)
+  requireIn(principal, 'flag:read', env ?? fallback)
+  return env ?? fallback
 }
 
 const notFound = (name: string) => new NotFoundError(`no segment named ${JSON.stringify(name)}`)
@@ -125,8 +121,8 @@ function parseBody(name: string, input: unknown, snapshot: Snapshot): { descript
   return { description: description as string, rule: input.rule as JsonObject }
 }
 
-/** Creates the segment service over a store. */
-export function createSegmentService(store: Store, now: Clock): SegmentService {
+/** Creates the segment service over a store; `environment`: the default one, whose uses a read naming none shows. */
+export function createSegmentService(store: Store, now: Clock, environment: string): SegmentService {
   const find = (snapshot: Snapshot, name: string): Segment => {
     const segment = snapshot.segments.get(name)
     if (!segment) throw notFound(name)
@@ -135,7 +131,7 @@ export function createSegmentService(store: Store, now: Clock): SegmentService {
   return {
     list(principal, env) {
       const snapshot = store.committed()
-      const where = environmentRead(principal, snapshot, env)
+      const where = environmentRead(principal, snapshot, env, environment)
       return [...snapshot.segments.values()]
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         .map((segment) => ({ segment, usedBy: visibleUse(principal, usesOf(snapshot, segment.name, where)) }))
@@ -143,14 +139,14 @@ export function createSegmentService(store: Store, now: Clock): SegmentService {
 
     get(principal, name, env) {
       const snapshot = store.committed()
-      const where = environmentRead(principal, snapshot, env)
+      const where = environmentRead(principal, snapshot, env, environment)
       return { segment: find(snapshot, name), usedBy: visibleUse(principal, usesOf(snapshot, name, where)) }
     },
 
     async put(caller, name, input) {
       requirePermission(caller.principal, 'flag:write')
       requireUnscoped(caller.principal, SEGMENTS_REACH)
-      const out = await store.transact(commitMeta(caller), (tx) => {
+      const out = await store.transact({ ...commitMeta(caller), shownIn: environment }, (tx) => {
         const { description, rule } = parseBody(name, input, tx.read)
         const current = tx.read.segments.get(name)
         const at = now().toISOString()
@@ -164,7 +160,7 @@ export function createSegmentService(store: Store, now: Clock): SegmentService {
           for (const flag of flagsDependingOn(tx.read, name)) tx.put('flags', revisedEverywhere(flag, at))
         return { segment, created: current === undefined }
       })
-      return { ...out.result, usedBy: usesOf(store.committed(), name, homeOf(store.committed())) }
+      return { ...out.result, usedBy: usesOf(store.committed(), name, environment) }
     },
 
     async remove(caller, name) {

@@ -94,22 +94,24 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   )
   // one gate for every write that may check patterns: flag writes, rollbacks and imports take turns
   const patternGate = createPatternGate()
-  const read = cachedFlagReadModel(createFlagReadModel(store), cache)
-  const flags = createFlagService(store, config.limits.maxFlags, now, patternGate, read)
-  const apiTokens = createApiTokenService(store, now, cache)
+  // the environment a request naming none acts in (docs/environments.md#the-default-environment)
+  const environment = config.environment
+  const read = cachedFlagReadModel(createFlagReadModel(store, environment), cache)
+  const flags = createFlagService(store, config.limits.maxFlags, now, environment, patternGate, read)
+  const apiTokens = createApiTokenService(store, now, cache, environment)
   const changeFeed = createFlagChangeFeed(store)
   const clockMs = () => now().getTime()
-  const counter = new UsageCounter(clockMs)
+  const counter = new UsageCounter(clockMs, environment)
   const audience = createSyncAudience(clockMs)
   const evaluator = cachedFlagEvaluator(createFlagEvaluator(read, clockMs), cache)
   return {
     cache,
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
     flags,
-    segments: createSegmentService(store, now),
+    segments: createSegmentService(store, now, environment),
     environments: createEnvironmentService(store, config.environment, now),
     changeRequests: createChangeRequestService(store, now),
-    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined),
+    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, environment),
     migrations: createMigrationService({
       store,
       now,
@@ -123,7 +125,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     auth: createAuthService(store, hasher, throttle, { tokenTtlSeconds: config.auth.tokenTtl, now, telemetry: options.telemetry }),
     sessions: createSessionService(store, now),
     apiTokens,
-    evaluations: createEvaluationService(store, evaluator, config.usage.count ? counter : undefined, clockMs),
+    evaluations: createEvaluationService(store, evaluator, config.usage.count ? counter : undefined, clockMs, environment),
     audit: createAuditService(store, flags),
     changeFeed,
     sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience, cache }),
@@ -131,6 +133,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       store,
       log: options.usageLog,
       counter,
+      environment,
       staleDays: config.usage.staleDays,
       lastHeldAt: audience.lastHeldAt,
       heldNow: audience.heldNow,

@@ -53,7 +53,11 @@ export class UsageCounter {
   private finished: Hour[] = []
   private readonly tick: ReturnType<typeof setInterval>
 
-  constructor(private readonly clock: () => number) {
+  /** `clock` in milliseconds; `environment`: the default one, counted under the bare flag id (see `usageKey`). */
+  constructor(
+    private readonly clock: () => number,
+    private readonly environment: string,
+  ) {
     this.now = clock()
     this.current = emptyHour(this.now)
     this.tick = setInterval(() => this.advance(), 1000)
@@ -122,12 +126,12 @@ export class UsageCounter {
     const hours = [...this.finished, this.current]
     this.finished = []
     this.current = emptyHour(this.now)
-    return bucketsOf(hours)
+    return bucketsOf(hours, this.environment)
   }
 
   /** Everything counted so far, as buckets, kept. */
   peek(): UsageBucket[] {
-    return bucketsOf([...this.finished, this.current])
+    return bucketsOf([...this.finished, this.current], this.environment)
   }
 
   /** Stops the clock. */
@@ -137,11 +141,12 @@ export class UsageCounter {
 }
 
 /** Hours of counts as buckets, one per flag id, hour, variant and reason. */
-function bucketsOf(hours: readonly Hour[]): UsageBucket[] {
+function bucketsOf(hours: readonly Hour[], environment: string): UsageBucket[] {
   const buckets = new Map<string, UsageBucket>()
   const add = (hour: string, flag: Flag, variant: string, reason: string, cell: Cell) => {
     // each environment's view is its own flag object: counted under its own key
-    const flagId = usageKey(flag.id, environmentOfView(flag))
+    const env = environmentOfView(flag)
+    const flagId = usageKey(flag.id, env === environment ? undefined : env)
     const key = `${flagId}\u0000${hour}\u0000${variant}\u0000${reason}`
     const lastAt = new Date(cell.last).toISOString()
     const known = buckets.get(key)

@@ -23,7 +23,6 @@ import type { Principal } from '../domain/principal.ts'
 import type { UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
-import { homeOf } from './environment-views.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
 /** How often counts are written. */
@@ -66,6 +65,8 @@ export interface UsageDeps {
   store: Store
   log: UsageLog
   counter: UsageCounter
+  /** The default environment (config `environment`): a read naming none shows its usage. */
+  environment: string
   staleDays: number
   now: () => number
   /** A failed write is reported, and its counts kept for the next one. */
@@ -143,8 +144,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
     requirePermissionSomewhere(principal, 'flag:read')
     const snapshot = store.committed()
     if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-    requireIn(principal, 'flag:read', snapshot, env)
-    return env === undefined || env === homeOf(snapshot) ? undefined : env
+    requireIn(principal, 'flag:read', env ?? deps.environment)
+    return env === undefined || env === deps.environment ? undefined : env
   }
 
   return {

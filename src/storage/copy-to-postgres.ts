@@ -30,11 +30,14 @@ export interface CopySummary {
   revision: number
 }
 
-/** Copies `dataDir` into the empty database at `url` (see module comment). */
-export async function copyToPostgres(dataDir: string, url: string, now: Clock): Promise<CopySummary> {
+/**
+ * Copies `dataDir` into the empty database at `url` (see module comment); `environment`: the default
+ * one (config `environment`), whose state the flags of a state file from before environments become.
+ */
+export async function copyToPostgres(dataDir: string, url: string, now: Clock, environment: string): Promise<CopySummary> {
   if (!existsSync(stateFilePath(dataDir)))
     throw new Error(`${dataDir} holds no flagd state (no flagd.json): point at the daemon's data directory with --data-dir`)
-  const store = await openJsonFileStore({ dataDir, now, auditRetentionMs: 0 })
+  const store = await openJsonFileStore({ dataDir, now, auditRetentionMs: 0, environment })
   const sql = new SQL({ url, max: 2, connectionTimeout: 10 })
   try {
     await migrate(sql)

@@ -47,6 +47,8 @@ export interface FileStoreOptions {
   log?: (line: string) => void
   /** Audit entries older than this are pruned and never read (0: keep everything); default 365 days. */
   auditRetentionMs?: number
+  /** The default environment (config `environment`): flags of a file from before environments get their state there. */
+  environment?: string
 }
 
 /** The state file's path inside a data directory. */
@@ -78,7 +80,7 @@ interface Batch extends PipelineBatch {
 /**
  * Opens a data directory: takes its lock (throws `DirectoryInUseError` when another process holds
  * it), removes temp files a crash left, loads the state file (a damaged one throws
- * `CorruptStateError`), upgrades a version-1 file (keeping its original as `flagd.v1.json`), or
+ * `CorruptStateError`), upgrades an older file (keeping its original as `flagd.v<version>.json`, `flagd.v5.json` for the last), or
  * creates an empty one.
  */
 export async function openJsonFileStore(options: FileStoreOptions): Promise<Store> {
@@ -94,7 +96,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       db.data = emptyStateText()
       await db.write()
     }
-    const loaded = parseStateFile(path, db.data)
+    const loaded = parseStateFile(path, db.data, options.environment)
     if (loaded.fromVersion < SCHEMA_VERSION) {
       // the original stays beside it: the flagd that wrote it cannot read the new version
       const original = upgradeBackupPath(options.dataDir, loaded.fromVersion)

@@ -8,7 +8,7 @@
 
 import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
+import type { FlagRow } from '../domain/flag-row.ts'
 import type { Segment } from '../domain/segment.ts'
 import { guardWrite } from '../domain/write-guard.ts'
 import { type Change, type CommitMeta, type Rows, type Snapshot, TABLES, type Table, type Tx } from './store.ts'
@@ -18,7 +18,7 @@ type TableMaps = { [T in Table]: Map<string, Rows[T]> }
 /** The data of one state: tables by id, flags by name, revisions. */
 export interface StateData {
   readonly tables: TableMaps
-  readonly flagsByName: Map<string, Flag>
+  readonly flagsByName: Map<string, FlagRow>
   /** Segments by name; kept by the draft like `flagsByName`, never derived from a table's identity. */
   readonly segmentsByName: Map<string, Segment>
   readonly revision: number
@@ -96,7 +96,7 @@ export class MemorySnapshot implements Snapshot {
   row<T extends Table>(table: T, id: string): Rows[T] | undefined {
     return this.data.tables[table].get(id) as Rows[T] | undefined
   }
-  get flags(): ReadonlyMap<string, Flag> {
+  get flags(): ReadonlyMap<string, FlagRow> {
     return this.data.flagsByName
   }
   get users() {
@@ -134,7 +134,7 @@ export class MemorySnapshot implements Snapshot {
 /** State being changed by one batch of transactions (see module comment). */
 export class Draft implements StateData {
   tables: TableMaps
-  flagsByName: Map<string, Flag>
+  flagsByName: Map<string, FlagRow>
   segmentsByName: Map<string, Segment>
   revision: number
   revisions: Record<Table, number>
@@ -159,7 +159,7 @@ export class Draft implements StateData {
   }
 
   /** The name index of `table`, when it has one. */
-  private byName(table: Table): Map<string, Flag | Segment> | undefined {
+  private byName(table: Table): Map<string, FlagRow | Segment> | undefined {
     return table === 'flags' ? this.flagsByName : table === 'segments' ? this.segmentsByName : undefined
   }
 
@@ -167,18 +167,18 @@ export class Draft implements StateData {
   set<T extends Table>(table: T, row: Rows[T]): void {
     const named = this.byName(table)
     if (named) {
-      const { name } = row as Flag | Segment
+      const { name } = row as FlagRow | Segment
       const holder = named.get(name)
       if (holder && holder.id !== row.id) throw new Error(`store invariant: ${table.slice(0, -1)} name ${name} is held by ${holder.id}`)
     }
     const map = this.own(table)
-    const before = map.get(row.id) as Flag | Segment | undefined
+    const before = map.get(row.id) as FlagRow | Segment | undefined
     const frozen = deepFreeze(row)
     map.set(row.id, frozen)
     const index = this.byName(table) // own() may have copied it
     if (index) {
       if (before && index.get(before.name) === before) index.delete(before.name)
-      index.set((frozen as Flag | Segment).name, frozen as Flag | Segment)
+      index.set((frozen as FlagRow | Segment).name, frozen as FlagRow | Segment)
     }
   }
 
@@ -191,7 +191,7 @@ export class Draft implements StateData {
 
   /** Deletes a row if present. */
   remove(table: Table, id: string): void {
-    const before = this.tables[table].get(id) as Flag | Segment | undefined
+    const before = this.tables[table].get(id) as FlagRow | Segment | undefined
     if (!before) return
     this.own(table).delete(id)
     const index = this.byName(table)

@@ -14,13 +14,18 @@
  * - `flagd_login_failures`: login throttling counts shared by every replica.
  * - `flagd_replicas`: live replicas and the revision each has applied (revocations wait for them).
  * - `flagd_usage`: flag usage counts in hourly buckets (docs/api.md#usage); every replica adds to them.
- * Every statement is idempotent, so an older schema is upgraded by running them all again.
+ * Every statement is idempotent, so an older schema is upgraded by running them all again. Version 6
+ * stores every environment's state of a flag alike (docs/environments.md#how-flags-are-stored): its
+ * upgrade rewrites the flag and environment rows of `flagd_rows`, keeping the originals in
+ * `flagd_rows_v5`.
  */
 
 import type { SQL } from 'bun'
+import { DEFAULT_ENVIRONMENT } from '../domain/environment.ts'
+import { homeOfOldRows, upgradeEnvironmentRow, upgradeFlagRow } from './flag-row-upgrade.ts'
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** The advisory lock key of schema changes (any constant; "flagd" in ASCII). */
 const SCHEMA_LOCK = 0x666c616764
@@ -92,10 +97,33 @@ CREATE TABLE IF NOT EXISTS flagd_schema (
 `
 
 /**
- * Creates or upgrades the tables; throws when the database was written by a newer flagd. Safe when
- * several replicas start at once: they take the same advisory lock in turn.
+ * Rewrites the flag rows of a database from before version 6 (see module comment), inside the
+ * schema transaction; the originals are kept in `flagd_rows_v5` (made once: a second run finds the
+ * rows upgraded and the backup there).
  */
-export async function migrate(sql: SQL): Promise<void> {
+async function upgradeRows(tx: SQL, environment: string): Promise<void> {
+  const [any] = await tx`SELECT 1 AS one FROM flagd_rows WHERE tbl IN ('flags', 'environments') LIMIT 1`
+  if (any === undefined) return
+  await tx`CREATE TABLE IF NOT EXISTS flagd_rows_v5 AS SELECT * FROM flagd_rows WHERE tbl IN ('flags', 'environments')`
+  const envs = await tx`SELECT id, body FROM flagd_rows WHERE tbl = 'environments'`
+  const home = homeOfOldRows(
+    envs.map((r: { body: unknown }) => r.body),
+    environment,
+  )
+  const rows: { tbl: string; id: string; body: unknown }[] = []
+  for (const r of envs) rows.push({ tbl: 'environments', id: r.id, body: upgradeEnvironmentRow(r.body) })
+  for (const r of await tx`SELECT id, body FROM flagd_rows WHERE tbl = 'flags'`)
+    rows.push({ tbl: 'flags', id: r.id, body: upgradeFlagRow(r.body, home) })
+  await tx`UPDATE flagd_rows SET body = r.body FROM jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) AS r(tbl text, id text, body jsonb)
+    WHERE flagd_rows.tbl = r.tbl AND flagd_rows.id = r.id`
+}
+
+/**
+ * Creates or upgrades the tables; throws when the database was written by a newer flagd. Safe when
+ * several replicas start at once: they take the same advisory lock in turn. `environment`: the
+ * default one (config `environment`), whose state flags stored before environments get.
+ */
+export async function migrate(sql: SQL, environment = DEFAULT_ENVIRONMENT): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`
     const [exists] = await tx`SELECT to_regclass('flagd_schema') IS NOT NULL AS present`
@@ -109,6 +137,7 @@ export async function migrate(sql: SQL): Promise<void> {
       if (row && row.version === SCHEMA_VERSION) return
     }
     await tx.unsafe(TABLES)
+    await upgradeRows(tx, environment)
     await tx`INSERT INTO flagd_schema (id, version) VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version`
   })
 }

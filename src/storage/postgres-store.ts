@@ -48,6 +48,8 @@ export interface PostgresStoreOptions {
   log?: (line: string) => void
   /** Told when it is back. */
   info?: (line: string) => void
+  /** The default environment (config `environment`): flags stored before environments get their state there. */
+  environment?: string
 }
 
 /** Connects, creates or upgrades the tables, loads the state and starts following other replicas. */
@@ -57,7 +59,7 @@ export async function openPostgresStore(
   await prepareDataDir(options.dataDir)
   const sql = new SQL({ url: options.url, max: 8, connectionTimeout: 5, idleTimeout: 60 })
   try {
-    await migrate(sql)
+    await migrate(sql, options.environment)
     const store = new PostgresStore(sql, await loadState(sql), options)
     await store.follow()
     return store

@@ -5,12 +5,16 @@
  *
  * Version 2: `{schemaVersion, revision, revisions, flags, users, sessions, tokens}`, every table an
  * object keyed by row id. Version 1 (the first release) keyed flags by name, had no flag ids, no
- * tokens and no revisions; it is upgraded on open (see `openJsonFileStore`).
+ * tokens and no revisions; it is upgraded on open (see `openJsonFileStore`). Version 6 stores every
+ * environment's state of a flag alike, in `states` (docs/environments.md#how-flags-are-stored).
  */
 
+import { DEFAULT_ENVIRONMENT } from '../domain/environment.ts'
 import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
+import { setOwn } from '../domain/own-property.ts'
+import { homeOfOldRows, upgradeEnvironmentRow, upgradeFlagRow } from './flag-row-upgrade.ts'
 import { emptyStateData, type StateData, stateFromRows } from './memory-state.ts'
 import { type LastUsed, SCHEMA_VERSION, StateText } from './state-text-builder.ts'
 import { type Rows, TABLES, type Table } from './store.ts'
@@ -36,7 +40,8 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     name: (v) => nameProblem(v) === undefined,
     type: isText,
     description: isText,
-    valueExists: (v) => typeof v === 'boolean',
+    // every environment's state (docs/environments.md#how-flags-are-stored)
+    states: (v) => isPlainObject(v) && Object.values(v).every((s) => isPlainObject(s) && typeof s.valueExists === 'boolean'),
     defaultValue: (v) => v !== undefined, // null: no default (docs/targeting.md#flagd-format)
     createdAt: isTime,
     updatedAt: isTime,
@@ -118,14 +123,24 @@ function upgradeFromV1(path: string, raw: Record<string, unknown>): Record<strin
   }
 }
 
+/** `table` with each object row passed through `upgrade` (other values left for the checks to name). */
+function mapRows(table: Record<string, unknown>, upgrade: (row: Record<string, unknown>) => Record<string, unknown>) {
+  const out: Record<string, unknown> = {}
+  for (const [id, row] of Object.entries(table)) setOwn(out, id, isPlainObject(row) ? upgrade(row) : row)
+  return out
+}
+
 /** A loaded state file: its data, and the version it was written in (1 means: upgrade it). */
 export interface LoadedState {
   data: StateData
   fromVersion: number
 }
 
-/** Parses and checks a state file's text; throws `CorruptStateError` naming the problem. */
-export function parseStateFile(path: string, text: string): LoadedState {
+/**
+ * Parses and checks a state file's text; throws `CorruptStateError` naming the problem.
+ * `environment`: the default one, whose state the flags of a file from before environments become.
+ */
+export function parseStateFile(path: string, text: string, environment = DEFAULT_ENVIRONMENT): LoadedState {
   let raw: unknown
   try {
     raw = JSON.parse(text)
@@ -146,7 +161,7 @@ export function parseStateFile(path: string, text: string): LoadedState {
     if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, segments: 0 }
   }
   // version 4 added environments (docs/environments.md): older files have none; the daemon makes
-  // the home one at start, holding the state every flag row already has
+  // the default one at start
   if (version < 4 && v2.environments === undefined) {
     v2.environments = {}
     if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, environments: 0 }
@@ -155,6 +170,13 @@ export function parseStateFile(path: string, text: string): LoadedState {
   if (version < 5 && v2.changeRequests === undefined) {
     v2.changeRequests = {}
     if (isPlainObject(v2.revisions)) v2.revisions = { ...v2.revisions, changeRequests: 0 }
+  }
+  // version 6 stores every environment's state alike: the own fields of a row become the state of
+  // the environment marked home (of the default one, in a file from before environments)
+  if (version < 6 && isPlainObject(v2.flags) && isPlainObject(v2.environments)) {
+    const home = homeOfOldRows(Object.values(v2.environments), environment)
+    v2.environments = mapRows(v2.environments, upgradeEnvironmentRow)
+    v2.flags = mapRows(v2.flags, (row) => upgradeFlagRow(row, home))
   }
   const revisions = v2.revisions as Record<Table, number> | undefined
   const counters = [v2.revision, ...TABLES.map((t) => revisions?.[t])]

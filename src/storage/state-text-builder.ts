@@ -21,7 +21,7 @@ import type { StateData } from './memory-state.ts'
 import { type Change, TABLES, type Table, USAGE_TABLES, type UsageTable } from './store.ts'
 
 /** The schema version this build writes; files with a higher one were written by a newer flagd. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** The in-memory last use of a session or token, when newer than its row says. */
 export type LastUsed = (table: UsageTable, id: string) => string | undefined

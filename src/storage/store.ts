@@ -26,7 +26,7 @@ import type { StoredToken } from '../domain/api-token.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
 import type { ChangeRequest } from '../domain/change-request.ts'
 import type { Environment } from '../domain/environment.ts'
-import type { Flag } from '../domain/flag.ts'
+import type { FlagRow } from '../domain/flag-row.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import type { StoredSession } from '../domain/session.ts'
@@ -34,7 +34,7 @@ import type { StoredUser } from '../domain/user.ts'
 
 /** The row type of each table. Every row has a stable `id`. */
 export interface Rows {
-  flags: Flag
+  flags: FlagRow
   users: StoredUser
   sessions: StoredSession
   tokens: StoredToken
@@ -80,7 +80,7 @@ export interface Snapshot {
   /** A row by id. */
   row<T extends Table>(table: T, id: string): Rows[T] | undefined
   /** Flags by name (the name is unique; the id survives renames). */
-  readonly flags: ReadonlyMap<string, Flag>
+  readonly flags: ReadonlyMap<string, FlagRow>
   /** Users, sessions and tokens by id. */
   readonly users: ReadonlyMap<string, StoredUser>
   readonly sessions: ReadonlyMap<string, StoredSession>
@@ -110,6 +110,11 @@ export interface CommitMeta {
    * the flags as it sees them. Absent: a write of every environment (create, delete, import of shared fields).
    */
   environment?: string
+  /**
+   * A write of every environment: the one whose view its audit entries show (the default one). Absent
+   * with `environment`: the first environment a row holds a state for.
+   */
+  shownIn?: string
   /**
    * Set by the store, never by a caller: the rows whose change moved what a protected environment
    * serves by `flag:bypass` (their audit entries say `bypass: true`; docs/change-control.md#protected-environments).

@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test'
 import type { ChangeRequest } from '../../src/domain/change-request.ts'
 import type { Environment } from '../../src/domain/environment.ts'
-import type { Flag } from '../../src/domain/flag.ts'
+import type { FlagRow } from '../../src/domain/flag-row.ts'
 import type { Principal } from '../../src/domain/principal.ts'
 import type { Segment } from '../../src/domain/segment.ts'
 import { type GuardedChange, guardWrite } from '../../src/domain/write-guard.ts'
@@ -23,33 +23,31 @@ const env = (name: string, extra: Partial<Environment> = {}): Environment => ({
   ...extra,
 })
 const environments = new Map([
-  ['production', env('production', { home: true, protected: true })],
+  ['production', env('production', { protected: true })],
   ['staging', env('staging')],
 ])
 const segment = (rule: unknown, id = 'seg_beta'): Segment =>
   ({ id, name: 'beta', description: '', rule, createdAt: at, updatedAt: at, revision: 1 }) as Segment
-const flag: Flag = {
+const production = { valueExists: true, value: 1, targeting: { if: [{ $ref: 'beta' }, 'high', 'low'] } }
+const flag: FlagRow = {
   id: 'flg_f',
   name: 'f',
   type: 'INTEGER',
   description: '',
   defaultValue: 0,
-  valueExists: true,
-  value: 1,
   variants: { low: 1, high: 9 },
-  targeting: { if: [{ $ref: 'beta' }, 'high', 'low'] },
-  states: { staging: { valueExists: true, value: 7 } },
+  states: { production, staging: { valueExists: true, value: 7 } },
   createdAt: at,
   updatedAt: at,
   revision: 1,
 }
 const writer: Principal = { kind: 'user', userId: 'usr_w', username: 'w', sessionId: 's', permissions: ['flag:write'], flagPrefixes: [] }
-const state = (flags: Flag[] = [flag], segments: Segment[] = [segment({ in: [1, [1]] })]) => ({
+const state = (flags: FlagRow[] = [flag], segments: Segment[] = [segment({ in: [1, [1]] })]) => ({
   environments,
   flags: new Map(flags.map((f) => [f.name, f])),
   segments: new Map(segments.map((s) => [s.name, s])),
 })
-const update = (patch: Partial<Flag>): GuardedChange[] => [{ table: 'flags', before: flag, after: { ...flag, ...patch, revision: 2 } }]
+const update = (patch: Partial<FlagRow>): GuardedChange[] => [{ table: 'flags', before: flag, after: { ...flag, ...patch, revision: 2 } }]
 const guard = (changes: GuardedChange[], s = state(), changeRequest?: string) =>
   (() => {
     try {
@@ -62,8 +60,8 @@ const guard = (changes: GuardedChange[], s = state(), changeRequest?: string) =>
 const CASES: [string, GuardedChange[], string | string[]][] = [
   ['a description', update({ description: 'words' }), []],
   ['a new variant', update({ variants: { low: 1, high: 9, mid: 5 } }), []],
-  ["staging's state", update({ states: { staging: { valueExists: true, value: 8 } } }), []],
-  ["production's value", update({ value: 2 }), 'CHANGE_REQUEST_REQUIRED'],
+  ["staging's state", update({ states: { production, staging: { valueExists: true, value: 8 } } }), []],
+  ["production's value", update({ states: { ...flag.states, production: { ...production, value: 2 } } }), 'CHANGE_REQUEST_REQUIRED'],
   ["a variant's value", update({ variants: { low: 1, high: 10 } }), 'CHANGE_REQUEST_REQUIRED'],
   ['the default value', update({ defaultValue: 3 }), 'CHANGE_REQUEST_REQUIRED'],
   ['the name', update({ name: 'g' }), 'CHANGE_REQUEST_REQUIRED'],
@@ -75,36 +73,34 @@ const CASES: [string, GuardedChange[], string | string[]][] = [
       {
         table: 'flags',
         before: null,
-        after: { ...flag, id: 'flg_g', name: 'g', valueExists: false, value: undefined, enabled: false, targeting: undefined },
+        after: { ...flag, id: 'flg_g', name: 'g', states: { ...flag.states, production: { valueExists: false, enabled: false } } },
       },
     ],
     [],
   ],
 ]
 // built-in variants a rule names: a BOOLEAN's true/false and an ENUM's values, re-pointed by listing them
-const boolFlag: Flag = {
+const boolFlag: FlagRow = {
   ...flag,
   id: 'flg_b',
   name: 'b',
   type: 'BOOLEAN',
   defaultValue: false,
-  value: true,
   variants: undefined,
-  targeting: { if: [{ '==': [{ var: 'u' }, 'vip'] }, 'true', 'false'] },
+  states: { production: { valueExists: true, value: true, targeting: { if: [{ '==': [{ var: 'u' }, 'vip'] }, 'true', 'false'] } } },
 }
-const enumFlag: Flag = {
+const enumFlag: FlagRow = {
   ...flag,
   id: 'flg_e',
   name: 'e',
   type: 'ENUM',
   enumValues: ['blue', 'red'],
   defaultValue: 'red',
-  value: 'blue',
   variants: undefined,
-  targeting: { if: [true, 'blue'] },
+  states: { production: { valueExists: true, value: 'blue', targeting: { if: [true, 'blue'] } } },
 }
-const reList = (f: Flag, variants: Record<string, unknown>): GuardedChange[] => [
-  { table: 'flags', before: f, after: { ...f, variants, revision: 2 } as Flag },
+const reList = (f: FlagRow, variants: Record<string, unknown>): GuardedChange[] => [
+  { table: 'flags', before: f, after: { ...f, variants, revision: 2 } as FlagRow },
 ]
 CASES.push(
   ["a BOOLEAN's built-in variants re-pointed by listing them", reList(boolFlag, { true: false, false: true }), 'CHANGE_REQUEST_REQUIRED'],
@@ -134,12 +130,19 @@ test('an approved change request applies as its author holds rights now, with no
     approvals: [],
   } as unknown as ChangeRequest
   const applied = (r: ChangeRequest): GuardedChange => ({ table: 'changeRequests', before: r, after: { ...r, state: 'applied' } })
-  expect(guard([...update({ value: 2 }), applied(request)], state(), 'cr_1')).toEqual([])
+  expect(
+    guard([...update({ states: { ...flag.states, production: { ...production, value: 2 } } }), applied(request)], state(), 'cr_1'),
+  ).toEqual([])
   // a request not being applied in this transaction waives nothing
-  expect(guard(update({ value: 2 }), state(), 'cr_1')).toBe('CHANGE_REQUEST_REQUIRED')
+  expect(guard(update({ states: { ...flag.states, production: { ...production, value: 2 } } }), state(), 'cr_1')).toBe(
+    'CHANGE_REQUEST_REQUIRED',
+  )
   const reduced = { ...writer, permissions: ['flag:read'] } as Principal
   expect(() =>
-    guardWrite({ principal: reduced, source: 'api', changeRequest: 'cr_1' }, state(), [...update({ value: 2 }), applied(request)]),
+    guardWrite({ principal: reduced, source: 'api', changeRequest: 'cr_1' }, state(), [
+      ...update({ states: { ...flag.states, production: { ...production, value: 2 } } }),
+      applied(request),
+    ]),
   ).toThrow('flag:write')
 })
 

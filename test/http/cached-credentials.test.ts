@@ -31,7 +31,7 @@ function side(cache: RequestCache) {
   const deps: AuthDeps = {
     sessionTokens: createSessionTokenCodec(SECRET, cache, clock),
     auth: t.app.services.auth,
-    apiTokens: createApiTokenService(t.app.store, now, cache),
+    apiTokens: createApiTokenService(t.app.store, now, cache, 'development'),
   }
   return { deps, credentials: createCredentialCache(deps, cache) }
 }

@@ -53,7 +53,9 @@ test('a new environment starts with every flag as the default serves it; no revi
   expect(made.body).toMatchObject({ name: 'staging', description: 'before production', default: false, protected: false })
   const row = a.app.store.committed().flags.get('app/on')
   expect(row?.revision).toBe(1)
-  expect(row?.states).toEqual({ staging: { valueExists: true, value: true, enabled: true, targeting: flag.targeting } })
+  // every environment's state stored alike: the new one's a copy of the default's
+  const state = { valueExists: true, value: true, enabled: true, targeting: flag.targeting }
+  expect(row?.states).toEqual({ development: state, staging: state })
   expect((await a.req('GET', '/api/flags/app/on', { token: a.adminToken })).body.revision).toBe(1)
   const audit = (await a.req('GET', '/api/audit?limit=100', { token: a.adminToken })).body
   expect(audit.length).toBe(auditBefore + 1)
@@ -104,7 +106,7 @@ test('removing one drops its states; the default cannot be removed; writing need
   expect(removed.status).toBe(200)
   expect(removed.body).toEqual({ deleted: true, name: 'staging' })
   const row = a.app.store.committed().flags.get('f')
-  expect(row?.states).toBeUndefined()
+  expect(Object.keys(row?.states ?? {})).toEqual(['development'])
   expect(row?.revision).toBe(1)
 })
 
@@ -122,9 +124,10 @@ test('environments survive a restart; a default named anew starts as the old one
   ])
   expect((await second.req('DELETE', '/api/environments/dev', { token: second.adminToken })).status).toBe(200)
   const s = second.app.store.committed()
-  expect([...s.environments.values()].map((e) => [e.name, e.home])).toEqual([['prod', true]])
-  expect(s.flags.get('f')).toMatchObject({ value: 7, valueExists: true, revision: 1 })
-  expect(s.flags.get('f')?.states).toBeUndefined()
+  expect([...s.environments.keys()]).toEqual(['prod'])
+  // every environment's state is stored alike: the new default's is a copy, the old one's went with it
+  expect(s.flags.get('f')).toMatchObject({ states: { prod: { value: 7, valueExists: true } }, revision: 1 })
+  expect(Object.keys(s.flags.get('f')?.states ?? {})).toEqual(['prod'])
   expect((await second.req('GET', '/api/flags/f', { token: second.adminToken })).body).toMatchObject({ value: 7, revision: 1 })
 })
 

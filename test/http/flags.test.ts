@@ -277,7 +277,7 @@ test('a restart keeps every flag byte for byte', async () => {
   const again = await app.restart()
   try {
     expect((await again.req('GET', '/api/flags', { token: again.adminToken })).text).toBe(before)
-    expect(readStateFile(stateFilePath(again.dataDir)).flags.get('keep/tag')?.value).toEqual(['ü😀'])
+    expect(readStateFile(stateFilePath(again.dataDir)).flags.get('keep/tag')?.states.development?.value).toEqual(['ü😀'])
   } finally {
     await again.close()
   }

@@ -51,12 +51,18 @@ let plain: Side
 /** A cached side with nothing kept yet: one small request cache for all, as the app shares one. */
 function cachedSide(): Side {
   const cache = new RequestCache(64 * 1024)
-  const read = cachedFlagReadModel(createFlagReadModel(store), cache)
+  const read = cachedFlagReadModel(createFlagReadModel(store, 'development'), cache)
   const sync = syncOver(cache)
   const exports = exportsOver()
   return {
-    flags: createFlagService(store, 1000, now, createPatternGate(), read),
-    evaluations: createEvaluationService(store, cachedFlagEvaluator(createFlagEvaluator(read, clock), cache), undefined, clock),
+    flags: createFlagService(store, 1000, now, 'development', createPatternGate(), read),
+    evaluations: createEvaluationService(
+      store,
+      cachedFlagEvaluator(createFlagEvaluator(read, clock), cache),
+      undefined,
+      clock,
+      'development',
+    ),
     sync: () => sync,
     exports: () => exports,
   }
@@ -92,10 +98,10 @@ beforeAll(async () => {
   const late = { targeting: { if: [{ '>=': [{ var: '$flagd.timestamp' }, LAUNCH] }, 'on', 'off'] } }
   await admin('PUT', '/api/flags/web/late?environment=production', late, 200)
 
-  const bare = createFlagReadModel(store)
+  const bare = createFlagReadModel(store, 'development')
   plain = {
-    flags: createFlagService(store, 1000, now, createPatternGate(), bare),
-    evaluations: createEvaluationService(store, createFlagEvaluator(bare, clock), undefined, clock),
+    flags: createFlagService(store, 1000, now, 'development', createPatternGate(), bare),
+    evaluations: createEvaluationService(store, createFlagEvaluator(bare, clock), undefined, clock, 'development'),
     sync: () => syncOver(new RequestCache(1 << 20)),
     exports: exportsOver,
   }

@@ -19,7 +19,7 @@ async function twoEnvironments() {
   const environments = createEnvironmentService(store, 'development', now)
   await environments.ensureDefault(SYSTEM)
   await environments.put(SYSTEM, 'staging', {})
-  const flags = createFlagService(store, 1000, now)
+  const flags = createFlagService(store, 1000, now, 'development')
   await flags.create(SYSTEM, { name: 'web/old', type: 'BOOLEAN', value: true })
   return { store, flags }
 }
@@ -43,7 +43,7 @@ test('a value set in one environment leaves another that has none as it was', as
   const store = await stores.open()
   const environments = createEnvironmentService(store, 'development', now)
   await environments.ensureDefault(SYSTEM)
-  const flags = createFlagService(store, 1000, now)
+  const flags = createFlagService(store, 1000, now, 'development')
   await flags.create(SYSTEM, { name: 'f', type: 'BOOLEAN' })
   await environments.put(SYSTEM, 'staging', {})
   expect((await flags.update(SYSTEM, 'f', { value: true })).value).toBe(true)

@@ -9,7 +9,7 @@ import { tempFileStores } from '../helpers/temp-store.ts'
 import { SYSTEM } from '../helpers/test-app.ts'
 
 const stores = tempFileStores()
-const flagService = async () => createFlagService(await stores.open(), 1000, () => new Date('2026-12-01T00:00:00Z'))
+const flagService = async () => createFlagService(await stores.open(), 1000, () => new Date('2026-12-01T00:00:00Z'), 'development')
 
 test('text() is the resource as JSON with the ETag of its revision, made once per stored row', async () => {
   const flags = await flagService()

@@ -65,6 +65,14 @@ function importDocument(s: Services): unknown {
   return doc
 }
 
+/** An import into staging that changes `f`'s default value (a shared field: production serves it too). */
+function stagingDocument(s: Services): unknown {
+  const { document } = s.migrations.exportDocument(SYSTEM.principal, 'staging')
+  const doc = JSON.parse(JSON.stringify(document))
+  doc.flags.f.defaultValue = 5
+  return doc
+}
+
 interface WritePath {
   name: string
   /** The service file whose transaction writes the rows. */
@@ -110,6 +118,24 @@ const PATHS: WritePath[] = [
     file: 'flag-service.ts',
     write: (s, as) => s.flags.remove(as, 'f'),
     requested: { flag: 'f', delete: true },
+  },
+  {
+    name: "API: PUT a variant's value named through staging (shared)",
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { variants: { low: 1, high: 11 } }, undefined, undefined, 'staging'),
+    requested: { flag: 'f', set: { variants: { low: 1, high: 11 } } },
+  },
+  {
+    name: 'import into staging changing the default value (shared)',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(
+        as,
+        stagingDocument(s),
+        { mode: 'merge', values: 'overwrite', dryRun: false, environment: 'staging' },
+        'import-upload',
+      ),
+    requested: { flag: 'f', set: { defaultValue: 5 } },
   },
   {
     name: 'rollback to revision 1',

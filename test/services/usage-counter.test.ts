@@ -2,11 +2,11 @@
 
 import { expect, test } from 'bun:test'
 import { UsageCounter } from '../../src/services/usage-counter.ts'
-import { sampleFlag } from '../helpers/sample-flag.ts'
+import { sampleView as sampleFlag } from '../helpers/sample-flag.ts'
 
 test('the last evaluation is stamped when it happened, not at the last tick (nor before the flag existed)', () => {
   let now = Date.parse('2026-11-27T10:00:00.000Z')
-  const counter = new UsageCounter(() => now)
+  const counter = new UsageCounter(() => now, 'development')
   try {
     const flag = sampleFlag('a')
     now += 700 // between two ticks

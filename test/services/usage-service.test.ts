@@ -34,12 +34,13 @@ function slowLog(ms: number) {
 
 test('a read during a slow write counts each evaluation once; a failed write keeps its counts', async () => {
   const { log, state } = slowLog(50)
-  const counter = new UsageCounter(() => Date.parse('2026-12-01T00:00:00Z'))
+  const counter = new UsageCounter(() => Date.parse('2026-12-01T00:00:00Z'), 'development')
   const errors: unknown[] = []
   const usage = createUsageService({
     store,
     log,
     counter,
+    environment: 'development',
     staleDays: 30,
     now: () => Date.parse('2026-12-01T00:00:00Z'),
     onFlushError: (e) => errors.push(e),

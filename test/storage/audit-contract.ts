@@ -40,7 +40,14 @@ const as = (principal: Principal, requestId: string, environment?: string): Comm
 /** The history the suite reads: creations, updates, a rename, a delete, users, by three actors. */
 async function writeHistory(store: Store): Promise<void> {
   const put = (meta: CommitMeta, name: string, value: string, revision: number, id?: string) =>
-    store.transact(meta, (tx) => tx.put('flags', { ...sampleFlag(name, value, revision), valueExists: true, value, ...(id ? { id } : {}) }))
+    store.transact(meta, (tx) =>
+      tx.put('flags', {
+        ...sampleFlag(name, value, revision),
+        // the same state in every environment the history names: a write's own moves it
+        states: Object.fromEntries(['development', 'staging', 'production'].map((env) => [env, { valueExists: true, value }])),
+        ...(id ? { id } : {}),
+      }),
+    )
   await put(as(alice, 'r1'), 'app/a', 'one', 1)
   await put(as(ci, 'r2'), 'app/b', 'one', 1)
   // a change of one environment's state names it (docs/environments.md#audit)

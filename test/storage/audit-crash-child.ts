@@ -3,7 +3,7 @@
  * a new revision, sometimes a rename) and print each acknowledged change as "<id> <name> <revision>".
  */
 
-import type { Flag } from '../../src/domain/flag.ts'
+import type { FlagRow } from '../../src/domain/flag-row.ts'
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { systemClock } from '../../src/system-clock.ts'
@@ -20,7 +20,7 @@ async function writer(): Promise<never> {
     const out = await store.transact(meta, (tx) => {
       const current = tx.read.row('flags', id)
       const name = `crash/${id}/${n % 3 === 0 ? 'renamed' : 'plain'}`
-      const next: Flag = current
+      const next: FlagRow = current
         ? { ...current, name, description: `change ${n}`, revision: current.revision + 1 }
         : { ...sampleFlag(name, 'x'), id }
       tx.put('flags', next)

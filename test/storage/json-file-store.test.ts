@@ -45,8 +45,14 @@ function canMakeImmutable(): boolean {
     rmSync(probe, { recursive: true, force: true })
   }
 }
+/** `sampleFlag(name)` as files before version 6 stored it: the state in the row's own fields. */
+function oldRow(name: string): Record<string, unknown> {
+  const { states, ...shared } = sampleFlag(name)
+  return { ...shared, ...states.development }
+}
+
 const EMPTY_STATE = {
-  schemaVersion: 5,
+  schemaVersion: 6,
   revision: 0,
   revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0, changeRequests: 0 },
   flags: {},
@@ -59,7 +65,7 @@ const EMPTY_STATE = {
 }
 
 describe('open', () => {
-  test('creates an empty version-5 state file, mode 0600', async () => {
+  test('creates an empty version-6 state file, mode 0600', async () => {
     const { dir } = await open()
     const path = stateFilePath(dir)
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_STATE)
@@ -168,16 +174,16 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
       revisions: { flags: 1, users: 0, sessions: 0, tokens: 0 },
       revision: 1,
     }
-    const text = JSON.stringify({ ...v2, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
+    const text = JSON.stringify({ ...v2, flags: { flg_a: { ...oldRow('a'), id: 'flg_a' } } })
     writeFileSync(stateFilePath(dir), text)
     const told: string[] = []
     const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 2 to 5; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 2 to 6; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v2.json'), 'utf8')).toBe(text)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
     expect(upgraded).toMatchObject({
-      schemaVersion: 5,
+      schemaVersion: 6,
       segments: {},
       environments: {},
       changeRequests: {},
@@ -199,15 +205,15 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
       revisions: { flags: 1, users: 0, sessions: 0, tokens: 0, segments: 0 },
       revision: 1,
     }
-    const text = JSON.stringify({ ...v3, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
+    const text = JSON.stringify({ ...v3, flags: { flg_a: { ...oldRow('a'), id: 'flg_a' } } })
     writeFileSync(stateFilePath(dir), text)
     const told: string[] = []
     const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 3 to 5; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 3 to 6; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v3.json'), 'utf8')).toBe(text)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded).toMatchObject({ schemaVersion: 5, environments: {}, revisions: { flags: 1, environments: 0 } })
+    expect(upgraded).toMatchObject({ schemaVersion: 6, environments: {}, revisions: { flags: 1, environments: 0 } })
     expect(store.committed().flags.get('a')).toEqual({ ...sampleFlag('a'), id: 'flg_a' } as never)
     expect(store.committed().environments.size).toBe(0)
   })
@@ -221,15 +227,15 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
       revisions: { flags: 1, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0 },
       revision: 1,
     }
-    const text = JSON.stringify({ ...v4, flags: { flg_a: { ...sampleFlag('a'), id: 'flg_a' } } })
+    const text = JSON.stringify({ ...v4, flags: { flg_a: { ...oldRow('a'), id: 'flg_a' } } })
     writeFileSync(stateFilePath(dir), text)
     const told: string[] = []
     const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 4 to 5; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 4 to 6; the original is kept as')])
     expect(readFileSync(join(dir, 'flagd.v4.json'), 'utf8')).toBe(text)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded).toMatchObject({ schemaVersion: 5, changeRequests: {}, revisions: { flags: 1, changeRequests: 0 } })
+    expect(upgraded).toMatchObject({ schemaVersion: 6, changeRequests: {}, revisions: { flags: 1, changeRequests: 0 } })
     expect(store.committed().changeRequests.size).toBe(0)
   })
 
@@ -242,18 +248,22 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
     const told: string[] = []
     const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => told.push(line) })
     stores.push(store)
-    expect(told).toEqual([expect.stringContaining('from schema version 1 to 5; the original is kept as')])
+    expect(told).toEqual([expect.stringContaining('from schema version 1 to 6; the original is kept as')])
     expect(readFileSync(v1BackupPath(dir), 'utf8')).toBe(original)
     const upgraded = JSON.parse(readFileSync(stateFilePath(dir), 'utf8'))
-    expect(upgraded.schemaVersion).toBe(5)
+    expect(upgraded.schemaVersion).toBe(6)
     expect(upgraded.segments).toEqual({})
     expect(upgraded.environments).toEqual({})
     expect(upgraded.tokens).toEqual({})
     const s = store.committed()
     expect([...s.flags.keys()].sort()).toEqual(Object.keys(v1.flags).sort())
+    // a file from before environments: each flag's state becomes the default environment's
     for (const [name, flag] of Object.entries(v1.flags)) {
       const now = s.flags.get(name)
-      expect(now).toEqual({ ...(flag as object), id: expect.stringMatching(/^flg_[A-Za-z0-9_-]{22}$/) } as never)
+      const { valueExists, value, enabled, targeting, chancePercentB, ...shared } = flag as Record<string, unknown>
+      const own = { valueExists, value, enabled, targeting, chancePercentB }
+      const state = Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined))
+      expect(now).toEqual({ ...shared, states: { development: state }, id: expect.stringMatching(/^flg_[A-Za-z0-9_-]{22}$/) } as never)
     }
     expect(new Set([...s.flags.values()].map((f) => f.id)).size).toBe(s.flags.size)
     expect([...s.users.values()]).toEqual(Object.values(v1.users))
