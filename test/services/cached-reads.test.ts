@@ -24,6 +24,7 @@ import { createFlagService, type FlagService } from '../../src/services/flag-ser
 import { createFlagSyncService, type FlagSyncService } from '../../src/services/flag-sync-service.ts'
 import { createMigrationExport, type ExportAudience, type MigrationExport } from '../../src/services/migration-export.ts'
 import { createPatternGate } from '../../src/services/pattern-gate.ts'
+import { createServedSnapshots, type ServedSnapshots } from '../../src/services/served-snapshot.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
 
@@ -52,23 +53,25 @@ let plain: Side
 function cachedSide(): Side {
   const cache = new RequestCache(64 * 1024)
   const read = cachedFlagReadModel(createFlagReadModel(store), cache)
-  const sync = syncOver(cache)
+  const snapshots = createServedSnapshots()
+  const sync = syncOver(cache, snapshots)
   const exports = exportsOver()
   return {
     flags: createFlagService(store, 1000, now, createPatternGate(), read),
-    evaluations: createEvaluationService(store, cachedFlagEvaluator(createFlagEvaluator(read, clock), cache), undefined, clock),
+    evaluations: createEvaluationService(store, cachedFlagEvaluator(createFlagEvaluator(snapshots, clock), cache), undefined, clock),
     sync: () => sync,
     exports: () => exports,
   }
 }
 
-const syncOver = (cache: RequestCache) =>
+const syncOver = (cache: RequestCache, snapshots: ServedSnapshots) =>
   createFlagSyncService({
     store,
     apiTokens: {} as ApiTokenService,
     changeFeed: {} as FlagChangeFeed,
     environment: 'development',
     cache,
+    snapshots,
   })
 const exportsOver = () => createMigrationExport({ store, environment: 'development', publicExport: true, now })
 
@@ -95,8 +98,8 @@ beforeAll(async () => {
   const bare = createFlagReadModel(store)
   plain = {
     flags: createFlagService(store, 1000, now, createPatternGate(), bare),
-    evaluations: createEvaluationService(store, createFlagEvaluator(bare, clock), undefined, clock),
-    sync: () => syncOver(new RequestCache(1 << 20)),
+    evaluations: createEvaluationService(store, createFlagEvaluator(createServedSnapshots({ keep: false }), clock), undefined, clock),
+    sync: () => syncOver(new RequestCache(1 << 20), createServedSnapshots({ keep: false })),
     exports: exportsOver,
   }
 })
@@ -202,7 +205,7 @@ function ask(side: Side, action: Exclude<Action, { kind: 'write' | 'tick' }>, po
       return outcome(() => side.evaluations.bulk(as(action.who), action.context, () => false))
     case 'one': {
       const who = as(action.who)
-      return [...store.committed().flags.keys()].map((name) => outcome(() => side.evaluations.oneJson(who, name, action.context)))
+      return [...store.committed().flags.keys()].map((name) => outcome(() => side.evaluations.one(who, name, action.context).text))
     }
     case 'sync': {
       const caller = action.who === 'anonymous' ? { kind: 'anonymous' as const } : tokenCaller(as(action.who))
