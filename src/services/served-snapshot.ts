@@ -97,6 +97,7 @@ export function createServedSnapshots(options: ServedSnapshotOptions = {}): Serv
 interface Parts {
   readonly rules: Map<Flag, Expr | undefined>
   readonly answers: Map<Flag, Map<string, unknown>>
+  readonly encodings: Map<string, FlagdEncodings>
 }
 
 function buildServed(snapshot: Snapshot, env: string | undefined, previous: (ServedSnapshot & Parts) | undefined): ServedSnapshot & Parts {
@@ -111,17 +112,19 @@ function buildServed(snapshot: Snapshot, env: string | undefined, previous: (Ser
     targeted = true
     if (readsClock(rule, segments)) clocked.add(flag.name)
   }
+  const tag = servedTag(snapshot, flags)
   const rules = new Map<Flag, Expr | undefined>()
   const answers = new Map<Flag, Map<string, unknown>>()
+  // the documents carry over while the environment serves the same flags and segments (its tag says so)
+  const sameSegments = previous?.snapshot.revisionOf('segments') === snapshot.revisionOf('segments')
+  const encodings = previous !== undefined && sameSegments && previous.tag === tag ? previous.encodings : new Map<string, FlagdEncodings>()
   if (previous !== undefined) {
     // an unchanged flag is the same object: its compiled parts carry over (a rule using segments only
     // while they are unchanged too)
-    const sameSegments = previous.snapshot.revisionOf('segments') === snapshot.revisionOf('segments')
     for (const [flag, expr] of previous.rules)
       if (flags.get(flag.name) === flag && (sameSegments || referencedSegments(servedTargeting(flag)).length === 0)) rules.set(flag, expr)
     for (const [flag, kept] of previous.answers) if (flags.get(flag.name) === flag) answers.set(flag, kept)
   }
-  const encodings = new Map<string, FlagdEncodings>()
   const matching = (prefix: string): Flag[] => {
     const out: Flag[] = []
     for (let i = lowerBound(names, prefix); i < names.length && (names[i] as string).startsWith(prefix); i++)
@@ -133,11 +136,12 @@ function buildServed(snapshot: Snapshot, env: string | undefined, previous: (Ser
     environment: env,
     flags,
     names,
-    tag: servedTag(snapshot, flags),
+    tag,
     targeted,
     clocked,
     rules,
     answers,
+    encodings,
     under: (prefixes: readonly string[]) => prefixes.flatMap(matching),
     rule(flag: Flag) {
       if (rules.has(flag)) return rules.get(flag)
