@@ -10,6 +10,7 @@
 
 import type { Flag } from '../domain/flag.ts'
 import { buildFlagdDocument, type FlagdDocument } from '../domain/flagd-document.ts'
+import { exportFlagsText } from '../domain/migration-document.ts'
 import { servedTargeting } from '../domain/rollout.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import { compileServedRule } from '../domain/served-rule.ts'
@@ -53,6 +54,8 @@ export interface ServedSnapshot {
   answer<T>(flag: Flag, outcome: string, make: () => T, keep: (made: T) => boolean): T
   /** The flagd document of every flag and segment, named `name` (docs/targeting.md#flagd-format). */
   flagd(name: string): FlagdEncodings
+  /** The `flags` member of the migration export's file text (docs/migrations.md), made on first use. */
+  exportFlags(): string
 }
 
 /** The served snapshots of a store, newest per environment. */
@@ -125,6 +128,8 @@ function buildServed(snapshot: Snapshot, env: string | undefined, previous: (Ser
       if (flags.get(flag.name) === flag && (sameSegments || referencedSegments(servedTargeting(flag)).length === 0)) rules.set(flag, expr)
     for (const [flag, kept] of previous.answers) if (flags.get(flag.name) === flag) answers.set(flag, kept)
   }
+  const inOrder = () => names.map((n) => flags.get(n) as Flag)
+  let exported: string | undefined
   const matching = (prefix: string): Flag[] => {
     const out: Flag[] = []
     for (let i = lowerBound(names, prefix); i < names.length && (names[i] as string).startsWith(prefix); i++)
@@ -161,15 +166,15 @@ function buildServed(snapshot: Snapshot, env: string | undefined, previous: (Ser
     flagd(name: string): FlagdEncodings {
       let made = encodings.get(name)
       if (made === undefined) {
-        const document = buildFlagdDocument(
-          names.map((n) => flags.get(n) as Flag),
-          sortedSegments(snapshot),
-          name,
-        )
+        const document = buildFlagdDocument(inOrder(), sortedSegments(snapshot), name)
         made = flagdEncodings(document)
         encodings.set(name, made)
       }
       return made
+    },
+    exportFlags() {
+      exported ??= exportFlagsText(inOrder())
+      return exported
     },
   })
 }

@@ -120,6 +120,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       publicExport: config.publicExport,
       maxFlags: config.limits.maxFlags,
       patternGate,
+      snapshots,
       telemetry: options.telemetry,
       remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
     }),
