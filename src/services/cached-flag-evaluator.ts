@@ -54,7 +54,7 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
     const make = () => plain.answerFrom(flag, context, outcome)
     if (key === undefined) return make()
     // only the flag's own outcomes are kept: a rule may return any text of the context, an error
-    return served.answer(flag, key, make, (answer) => answer.failure === undefined)
+    return served.part(flag, key, make, (answer) => answer.failure === undefined)
   }
 
   const one = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
@@ -62,7 +62,7 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
       if (servedTargeting(flag) !== undefined) return ruled(flag, context, served, timestamp)
       return plain.one(flag, context, served, timestamp)
     }
-    return served.answer(
+    return served.part(
       flag,
       '',
       () => plain.one(flag, {}, served, timestamp),

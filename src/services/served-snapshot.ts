@@ -2,7 +2,8 @@
  * One served snapshot per committed revision and environment (docs/architecture.md#snapshots,
  * docs/decisions/0007-one-snapshot-per-revision.md): the flags as the environment serves them, in
  * name order, what its bulk ETags start with, which flags have rules and which read the clock, each
- * rule compiled once, the answers that are the same for every context of an outcome, and the flagd
+ * rule compiled once, the answers that are the same for every context of an outcome, each flag's
+ * variant names (in-process usage checks reports against them), and the flagd
  * document with its two encodings (sync and export). Every transport reads it; it is built the first
  * time a revision and environment is asked for, and takes over the compiled parts of the flags the
  * previous one of that environment shared with it. Only the newest of each environment is kept.
@@ -50,8 +51,11 @@ export interface ServedSnapshot {
   under(prefixes: readonly string[]): Flag[]
   /** The flag's rule compiled (once per flag), `undefined` when it has none. */
   rule(flag: Flag): Expr | undefined
-  /** The answer of `flag` for `outcome`, made by `make` the first time (`undefined`: not kept). */
-  answer<T>(flag: Flag, outcome: string, make: () => T, keep: (made: T) => boolean): T
+  /**
+   * A part of `flag` made once per snapshot, by `make` the first time, kept when `keep` says so: its
+   * answer per outcome (keys `''`, `d`, `v\0variant`), its variant names (`variant-names`).
+   */
+  part<T>(flag: Flag, key: string, make: () => T, keep: (made: T) => boolean): T
   /** The flagd document of every flag and segment, named `name` (docs/targeting.md#flagd-format). */
   flagd(name: string): FlagdEncodings
   /** The `flags` member of the migration export's file text (docs/migrations.md), made on first use. */
@@ -154,13 +158,13 @@ function buildServed(snapshot: Snapshot, env: string | undefined, previous: (Ser
       rules.set(flag, expr)
       return expr
     },
-    answer<T>(flag: Flag, outcome: string, make: () => T, keep: (made: T) => boolean): T {
+    part<T>(flag: Flag, key: string, make: () => T, keep: (made: T) => boolean): T {
       let known = answers.get(flag)
-      if (known?.has(outcome)) return known.get(outcome) as T
+      if (known?.has(key)) return known.get(key) as T
       const answer = make()
       if (!keep(answer)) return answer
       if (known === undefined) answers.set(flag, (known = new Map()))
-      known.set(outcome, answer)
+      known.set(key, answer)
       return answer
     },
     flagd(name: string): FlagdEncodings {

@@ -112,7 +112,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     segments: createSegmentService(store, now),
     environments: createEnvironmentService(store, config.environment, now),
     changeRequests: createChangeRequestService(store, now),
-    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined),
+    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, snapshots),
     migrations: createMigrationService({
       store,
       now,

@@ -17,7 +17,9 @@ import type { FlagChangeFeed } from '../../src/services/flag-change-feed.ts'
 import { createFlagEvaluator } from '../../src/services/flag-evaluator.ts'
 import { createFlagService } from '../../src/services/flag-service.ts'
 import { createFlagSyncService } from '../../src/services/flag-sync-service.ts'
+import { createInProcessUsage } from '../../src/services/in-process-usage.ts'
 import { createServedSnapshots, type ServedSnapshot } from '../../src/services/served-snapshot.ts'
+import { UsageCounter } from '../../src/services/usage-counter.ts'
 import { tempFileStores } from '../helpers/temp-store.ts'
 import { SYSTEM } from '../helpers/test-app.ts'
 
@@ -63,11 +65,14 @@ test('built once per revision and environment, however often and by whichever re
     cache: new RequestCache(1 << 20),
     snapshots,
   })
+  const usage = createInProcessUsage(store, new UsageCounter(clock), snapshots)
+  const point = { series: 's', flag: 'web/plain', variant: 'true', reason: 'STATIC', value: 1, cumulative: false, start: '' }
   for (let i = 0; i < 5; i++) {
     evaluations.one(token([]), 'web/plain', { targetingKey: `u${i}` })
     evaluations.bulk(token([]), { plan: i % 2 ? 'pro' : 'free' }, () => false)
     evaluations.all(token(['web/']), {})
     sync.documentFor({ kind: 'anonymous' })
+    expect(usage.ingest(token([]), [point])).toBe(1)
   }
   expect(built.map((s) => [s.snapshot.revision, s.environment])).toEqual([[store.committed().revision, undefined]])
   for (let i = 0; i < 3; i++) evaluations.bulk(token([], 'staging'), {}, () => false)
@@ -78,7 +83,7 @@ test('a commit builds anew on next use; unchanged flags keep their compiled rule
   const { store, flags, snapshots, built } = await setUp()
   const first = snapshots.of(store.committed(), undefined)
   const rule = first.rule(first.flags.get('web/ruled') as never)
-  const answer = first.answer(
+  const answer = first.part(
     first.flags.get('web/plain') as never,
     '',
     () => ({ made: 1 }),
@@ -91,7 +96,7 @@ test('a commit builds anew on next use; unchanged flags keep their compiled rule
   expect(second).not.toBe(first)
   expect(second.rule(second.flags.get('web/ruled') as never)).toBe(rule as never)
   expect(
-    second.answer(
+    second.part(
       second.flags.get('web/plain') as never,
       '',
       () => ({ made: 2 }),
