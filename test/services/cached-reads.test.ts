@@ -95,7 +95,7 @@ beforeAll(async () => {
   const late = { targeting: { if: [{ '>=': [{ var: '$flagd.timestamp' }, LAUNCH] }, 'on', 'off'] } }
   await admin('PUT', '/api/flags/web/late?environment=production', late, 200)
 
-  const bare = createFlagReadModel(store)
+  const bare = createFlagReadModel(store, { keep: false })
   plain = {
     flags: createFlagService(store, 1000, now, createPatternGate(), bare),
     evaluations: createEvaluationService(store, createFlagEvaluator(createServedSnapshots({ keep: false }), clock), undefined, clock),
