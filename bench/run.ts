@@ -7,7 +7,7 @@
  *
  * BENCH_SECONDS (default 2) sets each wrk run of a ratio, BENCH_ROUNDS (default 9) its rounds: on a
  * shared VM whose speed drifts over seconds, many short alternations give a steadier median than a
- * few long ones (3 × 5 s ranged over ±20% on a bad day). Every ratio starts with a warm-up of both
+ * few long ones (docs/performance.md#goals-and-measurements). Every ratio starts with a warm-up of both
  * servers. The throughput scenarios that are not ratios (writes, logins) run LOAD_SECONDS (5).
  * BENCH_ONLY=evaluation runs only the `/health`, OFREP single and OFREP bulk rows (a before/after
  * comparison of the evaluation path) and writes no results.json.
