@@ -15,6 +15,8 @@ export interface BenchContext {
   scenario: Scenario
   row: Row
   rssMb: (pid: number) => number
+  /** Only the two throughput ratios, not the SSE row (`BENCH_ONLY=evaluation`). */
+  onlyRatios?: boolean
 }
 
 const SSE_CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 1000)
@@ -91,6 +93,7 @@ export async function ofrepScenarios(c: BenchContext): Promise<void> {
     '{"context":{"targetingKey":"user-42"}}',
   )
 
+  if (c.onlyRatios) return
   // 1,000 SSE clients: RSS they cost, and the time from an acknowledged change to the last arrival
   const before = c.rssMb(c.pid)
   const streams = await openStreams(c.url, app, SSE_CLIENTS)

@@ -7,8 +7,10 @@
  *
  * BENCH_SECONDS (default 2) sets each wrk run of a ratio, BENCH_ROUNDS (default 9) its rounds: on a
  * shared VM whose speed drifts over seconds, many short alternations give a steadier median than a
- * few long ones (3 × 5 s ranged over ±20% on a bad day). Every ratio starts with a warm-up of both
+ * few long ones (docs/performance.md#goals-and-measurements). Every ratio starts with a warm-up of both
  * servers. The throughput scenarios that are not ratios (writes, logins) run LOAD_SECONDS (5).
+ * BENCH_ONLY=evaluation runs only the `/health`, OFREP single and OFREP bulk rows (a before/after
+ * comparison of the evaluation path) and writes no results.json.
  */
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -34,6 +36,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
 const LOAD_SECONDS = Math.max(SECONDS, 5)
 const BINARY = join(ROOT, 'dist/flagd')
+const ONLY_EVALUATION = process.env.BENCH_ONLY === 'evaluation'
 const work = mkdtempSync(join(tmpdir(), 'flagd-bench-'))
 const PASSWORD = 'bench-password'
 
@@ -230,7 +233,7 @@ async function main() {
   // cold start and idle memory: a plain start, no first-user bootstrap (its argon2 hash would add 19 MiB)
   const colds: number[] = []
   let idle = 0
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < (ONLY_EVALUATION ? 0 : 5); i++) {
     const d = await startFlagd(mkdtempSync(join(work, 'cold-')), false)
     colds.push(d.startMs)
     if (i === 4) {
@@ -241,20 +244,22 @@ async function main() {
     await d.proc.exited
   }
   const cold = spread(colds)
-  row('cold start of dist/flagd to first 200', `${cold.median.toFixed(1)} ms (median of 5)`, '< 100 ms', cold.median < 100, colds)
+  if (!ONLY_EVALUATION)
+    row('cold start of dist/flagd to first 200', `${cold.median.toFixed(1)} ms (median of 5)`, '< 100 ms', cold.median < 100, colds)
 
   // start-up must not read the audit history
   const emptyDir = mkdtempSync(join(work, 'empty-'))
   const historyDir = mkdtempSync(join(work, 'history-'))
   auditHistoryDir(historyDir)
-  await auditHistoryRow(row, emptyDir, historyDir, async (dir) => {
-    const d = await startFlagd(dir, false)
-    await Bun.sleep(1000)
-    const idleMb = rssMb(d.proc.pid)
-    d.proc.kill('SIGTERM')
-    await d.proc.exited
-    return { startMs: d.startMs, idleMb }
-  })
+  if (!ONLY_EVALUATION)
+    await auditHistoryRow(row, emptyDir, historyDir, async (dir) => {
+      const d = await startFlagd(dir, false)
+      await Bun.sleep(1000)
+      const idleMb = rssMb(d.proc.pid)
+      d.proc.kill('SIGTERM')
+      await d.proc.exited
+      return { startMs: d.startMs, idleMb }
+    })
 
   const mainDir = mkdtempSync(join(work, 'main-'))
   const flagd = await startFlagd(mainDir, true, true) // with the sync protocol served (it loads gRPC)
@@ -318,7 +323,15 @@ async function main() {
     5,
   )
   await scenario('GET /health, 32 connections', '/health', {}, 0.8, '')
-  await ofrepScenarios({ url: flagd.url, pid: flagd.proc.pid, auth, scenario, row, rssMb })
+  await ofrepScenarios({ url: flagd.url, pid: flagd.proc.pid, auth, scenario, row, rssMb, onlyRatios: ONLY_EVALUATION })
+  if (ONLY_EVALUATION) {
+    flagd.proc.kill('SIGTERM')
+    await flagd.proc.exited
+    rmSync(work, { recursive: true, force: true })
+    console.log('\n| scenario | result | goal | met |\n|---|---|---|---|')
+    for (const r of rows) console.log(`| ${r.scenario} | ${r.result} | ${r.goal} | ${r.met ? 'yes' : '**no**'} |`)
+    return
+  }
   inProcessRow(row)
   rolloutRow(row)
   await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })

@@ -2,11 +2,11 @@
  * The caching decorator of the evaluator (docs/architecture.md#caching): the same interface as the
  * plain one, the same answers, less work.
  *
- * - Per stored row (a row never changes, so these are never stale and go with the row): a flag
- *   whose answer is the same for every context is serialised once; a rule's answer is kept per
- *   outcome (the variant it chose, or the default), since every context reaching that outcome gets
- *   the same text. Answers that depend on the targeting key (an A/B split) and errors are made each
- *   time, so a flag keeps at most one answer per variant, plus its default.
+ * - In the served snapshot (`served-snapshot.ts`, one per revision and environment, so never stale):
+ *   a flag whose answer is the same for every context is serialised once; a rule's answer is kept
+ *   per outcome (the variant it chose, or the default), since every context reaching that outcome
+ *   gets the same text. Answers that depend on the targeting key (an A/B split) and errors are made
+ *   each time, so a flag keeps at most one answer per variant, plus its default.
  * - In the request cache, under its budget and for the flags' revision: each scope's bulk
  *   template (the fixed answers joined into runs, the flags to evaluate between), and whole bulk
  *   answers by ETag, kept from the second time an ETag is asked for (pollers repeat theirs; one-off
@@ -19,8 +19,8 @@ import type { Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import { servedTargeting } from '../domain/rollout.ts'
-import type { Snapshot } from '../storage/store.ts'
 import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
+import type { ServedSnapshot } from './served-snapshot.ts'
 import type { CountedTemplate } from './usage-counter.ts'
 
 /** A scope's bulk answer without a context: the fixed answers in runs, the flags to evaluate between. */
@@ -43,47 +43,42 @@ const NOTHING_RULED: CountedTemplate = { fixed: [] }
 
 /** Wraps `plain` (see module comment); `cache` holds what is keyed by request data. */
 export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCache): FlagEvaluator {
-  const fixed = new WeakMap<Flag, Answer>()
-  const outcomes = new WeakMap<Flag, Map<string, Answer>>()
   const templates = cache.region<Template>('bulk-templates', (t) => 2 * t.chars + 16 * t.parts.length)
   const answers = cache.region<KeptBulk>('bulk-answers', (k) => textBytes(k.flags) + 48 * k.outcomes.fixed.length)
   const seen = cache.region<true>('bulk-seen', () => 0)
 
-  const ruled = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
-    const outcome = plain.outcome(flag, context, snapshot, timestamp)
+  const ruled = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
+    const outcome = plain.outcome(flag, context, served, timestamp)
     const key =
       outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
-    let known = outcomes.get(flag)
-    const kept = key === undefined ? undefined : known?.get(key)
-    if (kept !== undefined) return kept
-    const answer = plain.answerFrom(flag, context, outcome)
+    const make = () => plain.answerFrom(flag, context, outcome)
+    if (key === undefined) return make()
     // only the flag's own outcomes are kept: a rule may return any text of the context, an error
-    if (key !== undefined && answer.failure === undefined) {
-      if (!known) outcomes.set(flag, (known = new Map()))
-      known.set(key, answer)
-    }
-    return answer
+    return served.part(flag, key, make, (answer) => answer.failure === undefined)
   }
 
-  const one = (flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer => {
+  const one = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
     if (!fixedAnswer(flag)) {
-      if (servedTargeting(flag) !== undefined) return ruled(flag, context, snapshot, timestamp)
-      return plain.one(flag, context, snapshot, timestamp)
+      if (servedTargeting(flag) !== undefined) return ruled(flag, context, served, timestamp)
+      return plain.one(flag, context, served, timestamp)
     }
-    let answer = fixed.get(flag)
-    if (answer === undefined) fixed.set(flag, (answer = plain.one(flag, {}, snapshot, timestamp)))
-    return answer
+    return served.part(
+      flag,
+      '',
+      () => plain.one(flag, {}, served, timestamp),
+      () => true,
+    )
   }
 
-  const templateOf = (principal: Principal, snapshot: Snapshot): Template =>
-    templates.through(scopeKey(environmentOf(principal), flagScopeOf(principal)), snapshot.revisionOf('flags'), () => {
+  const templateOf = (principal: Principal, served: ServedSnapshot): Template =>
+    templates.through(scopeKey(environmentOf(principal), flagScopeOf(principal)), served.snapshot.revisionOf('flags'), () => {
       const parts: (string | Flag)[] = []
       const fixedOnes: CountedTemplate['fixed'][number][] = []
       let run: string[] = []
       let chars = 0
-      for (const flag of plain.visible(principal)) {
+      for (const flag of plain.visible(principal, served)) {
         if (fixedAnswer(flag)) {
-          const answer = one(flag, {}, snapshot)
+          const answer = one(flag, {}, served)
           run.push(answer.text)
           fixedOnes.push({ flag, variant: answer.variant, reason: answer.reason })
           chars += answer.text.length
@@ -98,19 +93,22 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
     })
 
   return {
+    served: plain.served,
     one,
     explain: plain.explain,
-    asked(principal, snapshot) {
-      const template = templateOf(principal, snapshot)
+    answers: (principal, context, served, timestamp) =>
+      plain.visible(principal, served).map((flag): [Flag, Answer] => [flag, one(flag, context, served, timestamp)]),
+    asked(principal, served) {
+      const template = templateOf(principal, served)
       if (template.asked === undefined) {
         const flags = template.parts.flatMap((p) => (typeof p === 'string' ? [] : [p])).concat(template.counted.fixed.map((f) => f.flag))
         template.asked = { fixed: flags.map((flag) => ({ flag, variant: '', reason: 'NOT_MODIFIED' })) }
       }
       return template.asked
     },
-    all(principal, context, snapshot, timestamp, etag) {
-      const revision = snapshot.revisionOf('flags')
-      const template = templateOf(principal, snapshot)
+    all(principal, context, served, timestamp, etag) {
+      const revision = served.snapshot.revisionOf('flags')
+      const template = templateOf(principal, served)
       // the scope in full beside the ETag, whose digest of it is only a hash
       const key = `${scopeKey(environmentOf(principal), flagScopeOf(principal))}${etag}`
       const kept = answers.get(key, revision)
@@ -124,7 +122,7 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
           items.push(part)
           continue
         }
-        const answer = one(part, context, snapshot, timestamp)
+        const answer = one(part, context, served, timestamp)
         evaluated.push([part, answer])
         items.push(bulkItem(answer))
       }

@@ -1,25 +1,20 @@
 /**
- * The plain evaluator (docs/architecture.md#caching): a committed snapshot's definitions and a
- * context in, answers out, with nothing kept from one request for the next. The caching decorator
+ * The plain evaluator (docs/architecture.md#caching): a served snapshot's flags and a context in,
+ * answers out, with nothing kept from one request for the next. The caching decorator
  * (`cached-flag-evaluator.ts`) wraps it with the same interface; tests hold the two to the same
- * answers.
- *
- * What it does keep is each rule compiled, once per stored row: a row never changes (a new revision
- * is a new row, and a segment's change gives every flag using it one), so the compiled rule is part
- * of the definition, like its parsed JSON, and goes when the row does.
+ * answers. Each rule is compiled once, by the served snapshot (`served-snapshot.ts`): the compiled
+ * rule is part of what a revision serves, like its parsed JSON.
  */
 
 import { canSeeFlag, flagScopeOf, visiblePrefixes } from '../domain/access-policy.ts'
-import { answerFor, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
-import { type Flag, isEnabled, type JsonObject } from '../domain/flag.ts'
-import { environmentOf, type Principal } from '../domain/principal.ts'
+import { answerFor, type Evaluation, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
+import { type Flag, isEnabled } from '../domain/flag.ts'
+import type { Principal } from '../domain/principal.ts'
 import { rolloutAt, servedTargeting } from '../domain/rollout.ts'
-import { inRollout } from '../domain/rollout-bucket.ts'
-import { RuleFault } from '../domain/targeting/json-logic-values.ts'
-import { compileRule, type Expr } from '../domain/targeting/rule-compiler.ts'
+import type { Expr } from '../domain/targeting/rule-compiler.ts'
 import { type RuleOutcome, runRule } from '../domain/targeting/targeting.ts'
 import type { Snapshot } from '../storage/store.ts'
-import type { FlagReadModel } from './flag-read-model.ts'
+import type { ServedSnapshot, ServedSnapshots } from './served-snapshot.ts'
 import type { CountableAnswer, CountedTemplate } from './usage-counter.ts'
 
 /** A flag's rule could not decide for this context (OFREP `GENERAL`). */
@@ -32,8 +27,13 @@ export class EvaluationFailed extends Error {
   }
 }
 
-/** An answer as JSON text with what usage counts of it; a rule's failure is thrown where text is wanted. */
+/**
+ * An answer: the evaluation (a domain result, for transports that encode it their own way), its OFREP
+ * JSON text (encoded once, for those that send it as is) and what usage counts of it; a rule's
+ * failure instead of both, thrown where an answer is wanted.
+ */
 export interface Answer extends CountableAnswer {
+  result?: Evaluation
   text: string
   failure?: EvaluationFailed
 }
@@ -52,33 +52,37 @@ export interface BulkEvaluation {
 
 /** The evaluator's interface, plain or cached. */
 export interface FlagEvaluator {
+  /** What environment `env` (`undefined`: the default one) serves at `snapshot`. */
+  served(snapshot: Snapshot, env: string | undefined): ServedSnapshot
   /** One flag's answer; `timestamp` (Unix seconds) is read from the clock when a rule needs it and none is given. */
-  one(flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): Answer
+  one(flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer
   /**
    * Every flag `principal` sees, answered for `context` at `timestamp`. `etag` names this very
    * answer (revision, scope, context, second), so a cache may key it by that.
    */
-  all(principal: Principal, context: EvaluationContext, snapshot: Snapshot, timestamp: number | undefined, etag: string): BulkEvaluation
+  all(principal: Principal, context: EvaluationContext, served: ServedSnapshot, timestamp: number | undefined, etag: string): BulkEvaluation
+  /** Every flag `principal` sees with its answer for `context` at `timestamp`, in name order. */
+  answers(principal: Principal, context: EvaluationContext, served: ServedSnapshot, timestamp: number | undefined): [Flag, Answer][]
   /** What a `304` counts: every flag `principal` sees, as asked for without a known variant. */
-  asked(principal: Principal, snapshot: Snapshot): CountedTemplate
+  asked(principal: Principal, served: ServedSnapshot): CountedTemplate
   /** One flag evaluated with the trace of its rule. */
-  explain(flag: Flag, context: EvaluationContext, snapshot: Snapshot): EvaluationResult
+  explain(flag: Flag, context: EvaluationContext, served: ServedSnapshot): EvaluationResult
 }
 
 /** The parts of the plain evaluator a caching decorator builds on. */
 export interface PlainFlagEvaluator extends FlagEvaluator {
   /** What the flag's rule decides for `context` (the flag has a rule). */
-  outcome(flag: Flag, context: EvaluationContext, snapshot: Snapshot, timestamp?: number): RuleOutcome
+  outcome(flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): RuleOutcome
   /** The answer that follows from an outcome (never running the rule again). */
   answerFrom(flag: Flag, context: EvaluationContext, outcome: RuleOutcome): Answer
   /** The flags `principal` sees, in name order. */
-  visible(principal: Principal): Flag[]
+  visible(principal: Principal, served: ServedSnapshot): Flag[]
 }
 
 /** The answer of an evaluation result. */
 export function answerOf(r: EvaluationResult): Answer {
   if (isFailure(r)) return { text: '', variant: '', reason: 'ERROR', failure: new EvaluationFailed(r.key, r.errorDetails) }
-  return { text: JSON.stringify(r), variant: r.variant ?? '', reason: r.reason }
+  return { result: r, text: JSON.stringify(r), variant: r.variant ?? '', reason: r.reason }
 }
 
 /** An answer as an item of OFREP's bulk `flags` array (a failure as an error item). */
@@ -91,53 +95,29 @@ export const bulkItem = (answer: Answer): string =>
 export const fixedAnswer = (flag: Flag): boolean =>
   !isEnabled(flag) || (servedTargeting(flag) === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
 
-/** Creates the plain evaluator over the flags' read model; `clock` (ms) is the time rules see. */
-export function createFlagEvaluator(read: FlagReadModel, clock: () => number): PlainFlagEvaluator {
-  const rules = new WeakMap<Flag, Expr>()
+/** Creates the plain evaluator over served snapshots; `clock` (ms) is the time rules see. */
+export function createFlagEvaluator(snapshots: ServedSnapshots, clock: () => number): PlainFlagEvaluator {
   const seconds = () => Math.floor(clock() / 1000)
-
-  const ruleOf = (flag: Flag, snapshot: Snapshot): Expr | undefined => {
-    // the flag's rule, with its rollout in front when it has one (rollout.ts)
-    const rule = servedTargeting(flag)
-    if (rule === undefined) return undefined
-    let expr = rules.get(flag)
-    if (!expr) {
-      const compile = (r: JsonObject) => {
-        // validated at write, so problems here mean a segment went missing since: evaluation fails
-        const compiled = compileRule(r, { segments: snapshot.segmentRules() })
-        return compiled.problems.length === 0 ? compiled.expr : failing(compiled.problems.map((p) => `${p.field}: ${p.reason}`).join('; '))
-      }
-      const rollout = flag.rollout
-      // a rollout by targetingKey decides natively what its rule decides (tests hold the two together)
-      if (rollout !== undefined && rollout.by === undefined) {
-        const rest = flag.targeting === undefined ? undefined : compile(flag.targeting)
-        expr = (data, run) => {
-          const key = (data as { targetingKey?: unknown }).targetingKey
-          if (inRollout(rollout, key ? `${run.flagKey}${String(key)}` : undefined, run.timestamp)) return rollout.variant
-          return rest === undefined ? null : rest(data, run)
-        }
-      } else expr = compile(rule)
-      rules.set(flag, expr)
-    }
-    return expr
-  }
-
   const evaluator: PlainFlagEvaluator = {
-    one: (flag, context, snapshot, timestamp) =>
-      answerOf(evaluate(flag, context, ruleOf(flag, snapshot), { timestamp: timestamp ?? seconds() })),
-    outcome: (flag, context, snapshot, timestamp) =>
-      runRule(ruleOf(flag, snapshot) as Expr, context, flag.name, { timestamp: timestamp ?? seconds() }),
+    served: snapshots.of,
+    one: (flag, context, served, timestamp) => answerOf(evaluate(flag, context, served.rule(flag), { timestamp: timestamp ?? seconds() })),
+    outcome: (flag, context, served, timestamp) =>
+      runRule(served.rule(flag) as Expr, context, flag.name, { timestamp: timestamp ?? seconds() }),
     answerFrom: (flag, context, outcome) => answerOf(answerFor(flag, context, outcome)),
-    visible: (principal) =>
-      read.list(visiblePrefixes(flagScopeOf(principal), ''), environmentOf(principal)).filter((flag) => canSeeFlag(principal, flag.name)),
-    all(principal, context, snapshot, timestamp) {
-      const answers = evaluator.visible(principal).map((flag): [Flag, Answer] => [flag, evaluator.one(flag, context, snapshot, timestamp)])
+    visible: (principal, served) =>
+      served.under(visiblePrefixes(flagScopeOf(principal), '')).filter((flag) => canSeeFlag(principal, flag.name)),
+    answers: (principal, context, served, timestamp) =>
+      evaluator.visible(principal, served).map((flag): [Flag, Answer] => [flag, evaluator.one(flag, context, served, timestamp)]),
+    all(principal, context, served, timestamp) {
+      const answers = evaluator.answers(principal, context, served, timestamp)
       return { flags: `[${answers.map(([, a]) => bulkItem(a)).join(',')}]`, counts: { templates: [], answers } }
     },
-    asked: (principal) => ({ fixed: evaluator.visible(principal).map((flag) => ({ flag, variant: '', reason: 'NOT_MODIFIED' })) }),
-    explain(flag, context, snapshot) {
+    asked: (principal, served) => ({
+      fixed: evaluator.visible(principal, served).map((flag) => ({ flag, variant: '', reason: 'NOT_MODIFIED' })),
+    }),
+    explain(flag, context, served) {
       const at = seconds()
-      const result = evaluate(flag, context, ruleOf(flag, snapshot), { trace: true, timestamp: at })
+      const result = evaluate(flag, context, served.rule(flag), { trace: true, timestamp: at })
       if (flag.rollout === undefined || !isEnabled(flag)) return result
       // where the rollout stands, in front of the steps of its rule
       const { percent, step, steps } = rolloutAt(flag.rollout, at)
@@ -145,11 +125,4 @@ export function createFlagEvaluator(read: FlagReadModel, clock: () => number): P
     },
   }
   return evaluator
-}
-
-/** A rule that always fails with `message` (a flag whose rule no longer compiles). */
-function failing(message: string): Expr {
-  return () => {
-    throw new RuleFault(message)
-  }
 }

@@ -4,7 +4,8 @@
  * once per stored row (rows are frozen, so the text is part of the row, and goes with it). A list
  * or prefix query joins those strings instead of re-serialising; a prefix is found by binary
  * search, since names are ASCII and sort by code point. Rendered lists are kept by the caching
- * decorator, `cachedFlagReadModel`, in the request cache (docs/architecture.md#caching).
+ * decorator, `cachedFlagReadModel`, in the request cache (docs/architecture.md#caching). With
+ * `keep: false` nothing is kept: the plain twin the property test of cached reads compares with.
  */
 
 import { type Flag, toFlagResource } from '../domain/flag.ts'
@@ -48,9 +49,15 @@ function lowerBound(names: readonly string[], prefix: string): number {
   return lo
 }
 
+/** Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare with). */
+export interface FlagReadModelOptions {
+  keep?: boolean
+}
+
 /** Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees. */
-export function createFlagReadModel(store: Store, defaultEnvironment: string): FlagReadModel {
+export function createFlagReadModel(store: Store, defaultEnvironment: string, options: FlagReadModelOptions = {}): FlagReadModel {
   const texts = new WeakMap<Flag, FlagText>()
+  const keep = options.keep !== false
   let sorted: string[] = []
   let sortedAt = -1
 
@@ -67,7 +74,7 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string): F
     let made = texts.get(flag)
     if (made === undefined) {
       made = { json: JSON.stringify(toFlagResource(flag)), etag: `"${flag.revision}"` }
-      texts.set(flag, made)
+      if (keep) texts.set(flag, made)
     }
     return made
   }

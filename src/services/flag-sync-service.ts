@@ -6,13 +6,16 @@
  * A caller is an API token with `flag:evaluate` (or `flag:read`); its `flagPrefixes` limit the flags
  * sent, and the segments sent are those the sent flags use, so a scoped token learns nothing of
  * other flags. Without a credential a caller is anonymous, allowed only where the transport says so
- * (the unix socket, guarded by the file system, or `sync.anonymous: true`). Documents are kept per
- * scope in the request cache (docs/architecture.md#caching), for the revision of flags and
- * segments: a change builds each scope's document once, whatever the number of streams.
+ * (the unix socket, guarded by the file system, or `sync.anonymous: true`). An environment's whole
+ * document is its served snapshot's (`served-snapshot.ts`, encoded once per revision); a document
+ * confined to flag prefixes is kept per scope in the request cache (docs/architecture.md#caching),
+ * for the revision of flags and segments: a change builds each scope's document once, whatever the
+ * number of streams.
  */
 
 import { can, canSeeFlag, flagScopeOf } from '../domain/access-policy.ts'
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts'
+import type { Flag } from '../domain/flag.ts'
 import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import { environmentOf, type Principal, type TokenPrincipal } from '../domain/principal.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
@@ -20,7 +23,8 @@ import { referencedSegments } from '../domain/segment.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import type { ApiTokenService } from './api-token-service.ts'
 import type { FlagChangeFeed } from './flag-change-feed.ts'
-import { sortedFlags, sortedSegments } from './migration-export.ts'
+import { sortedSegments } from './migration-export.ts'
+import { createServedSnapshots, flagdEncodings, type ServedSnapshots } from './served-snapshot.ts'
 import type { AudienceStream, HeldFlags, SyncAudience } from './sync-audience.ts'
 
 /** Who receives flags: an API token, or nobody in particular (where the transport allows it). */
@@ -62,6 +66,8 @@ export interface FlagSyncDeps {
   audience?: SyncAudience
   /** Where each scope's document is kept between streams. */
   cache: RequestCache
+  /** What each environment serves, shared with evaluation (default: the service's own). */
+  snapshots?: ServedSnapshots
 }
 
 /** The revision of what a flagd document is made of. */
@@ -69,6 +75,7 @@ const documentRevision = (snapshot: Snapshot) => Math.max(snapshot.revisionOf('f
 
 export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
   const { store, apiTokens, changeFeed, environment } = deps
+  const snapshots = deps.snapshots ?? createServedSnapshots()
   // each document with the flags it carries (their names are in its text too: twice its bytes)
   const documents = deps.cache.region<{ text: string; flags: HeldFlags }>('sync-documents', (d) => 2 * textBytes(d.text))
   /** The environment usage counts a principal's in (`''`: the default one). */
@@ -134,32 +141,30 @@ export function createFlagSyncService(deps: FlagSyncDeps): FlagSyncService {
     const snapshot = store.committed()
     const scope = caller.kind === 'anonymous' ? [] : flagScopeOf(caller.principal)
     const env = caller.kind === 'token' ? environmentOf(caller.principal) : undefined
+    // views, the default environment's too: a change confined to another environment leaves the text as it was
+    const served = snapshots.of(snapshot, env ?? environment)
+    // named after the environment it serves, as the flagd export is (docs/environments.md#evaluation)
+    const name = env ?? environment
+    const usage = usageEnv(caller.kind === 'token' ? caller.principal : undefined)
+    if (caller.kind === 'anonymous' || scope.length === 0) {
+      const whole = served.flagd(name)
+      return { text: whole.sync, flags: { env: usage, names: whole.names } }
+    }
     return documents.through(scopeKey(env, scope), documentRevision(snapshot), () => {
-      // views, the default environment's too: a change confined to another environment leaves the text as it was
-      const seen = env ?? environment
-      let flags = sortedFlags(snapshot, seen)
-      let segments = sortedSegments(snapshot)
-      if (caller.kind === 'token' && scope.length > 0) {
-        flags = flags.filter((f) => canSeeFlag(caller.principal, f.name))
-        // only the segments these flags use, and those they use in turn
-        const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
-        const used = new Set<string>()
-        const visit = (name: string) => {
-          if (used.has(name)) return
-          used.add(name)
-          for (const next of referencedSegments(rules.get(name))) visit(next)
-        }
-        for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
-        segments = segments.filter((s) => used.has(s.name))
+      const flags: Flag[] = served.names.map((n) => served.flags.get(n) as Flag).filter((f) => canSeeFlag(caller.principal, f.name))
+      // only the segments these flags use, and those they use in turn
+      const rules = new Map([...snapshot.segments.values()].map((s) => [s.name, s.rule as unknown]))
+      const used = new Set<string>()
+      const visit = (name: string) => {
+        if (used.has(name)) return
+        used.add(name)
+        for (const next of referencedSegments(rules.get(name))) visit(next)
       }
-      // named after the environment it serves, as the flagd export is (docs/environments.md#evaluation)
-      const document = buildFlagdDocument(flags, segments, env ?? environment)
+      for (const f of flags) for (const name of referencedSegments(f.targeting)) visit(name)
+      const segments = sortedSegments(snapshot).filter((s) => used.has(s.name))
       // the flags it carries: what usage counts as served (a TAG flag, left out, is not)
-      const names = new Set(Object.keys(document.flags))
-      return {
-        text: JSON.stringify(document),
-        flags: { env: usageEnv(caller.kind === 'token' ? caller.principal : undefined), names },
-      }
+      const made = flagdEncodings(buildFlagdDocument(flags, segments, name))
+      return { text: made.sync, flags: { env: usage, names: made.names } }
     })
   }
 }

@@ -17,7 +17,7 @@ import { allVariants, type Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
-import { flagsIn } from './environment-views.ts'
+import { createServedSnapshots, type ServedSnapshot, type ServedSnapshots } from './served-snapshot.ts'
 import type { UsageCounter } from './usage-counter.ts'
 
 /** One data point of an evaluation counter, as the transport decoded it. */
@@ -53,19 +53,26 @@ export const OPENFEATURE_REASONS: ReadonlySet<string> = new Set([
   'ERROR',
 ])
 
-// each flag row's variant names, made once (rows never change): a report may name a flag many times
-const variantNames = new WeakMap<Flag, ReadonlySet<string>>()
+/** The variants an in-process provider can answer for `flag`: those it lists, its built-in ones, and its answer's. */
+export function variantNamesOf(flag: Flag): ReadonlySet<string> {
+  const answer = answerVariant(flag)?.variant
+  return new Set([...Object.keys(allVariants(flag)), ...(answer === undefined ? [] : [answer])])
+}
 
-/** True when an in-process provider can answer `variant` for `flag`: a variant it lists, its built-in ones, or its answer's. */
-export function isVariantOf(flag: Flag, variant: string): boolean {
+/**
+ * True when an in-process provider can answer `variant` for `flag`, by the names the served snapshot
+ * made once (a report may name a flag many times).
+ */
+function isVariantOf(served: ServedSnapshot, flag: Flag, variant: string): boolean {
   if (variant === '') return true // an answer without a variant (a disabled flag, no default)
-  let names = variantNames.get(flag)
-  if (names === undefined) {
-    const answer = answerVariant(flag)?.variant
-    names = new Set([...Object.keys(allVariants(flag)), ...(answer === undefined ? [] : [answer])])
-    variantNames.set(flag, names)
-  }
-  return names.has(variant)
+  return served
+    .part(
+      flag,
+      'variant-names',
+      () => variantNamesOf(flag),
+      () => true,
+    )
+    .has(variant)
 }
 
 /** The use case. */
@@ -76,8 +83,13 @@ export interface InProcessUsage {
   stored(): { series: number; bytes: number }
 }
 
-/** Creates the service; `environment`: the default one, which a caller not confined to an environment reports for. */
-export function createInProcessUsage(store: Store, counter: UsageCounter | undefined, environment: string): InProcessUsage {
+/** Creates the use case over the store's served snapshots (`snapshots`: shared with evaluation); `environment`: the default one, which a caller not confined to an environment reports for. */
+export function createInProcessUsage(
+  store: Store,
+  counter: UsageCounter | undefined,
+  environment: string,
+  snapshots: ServedSnapshots = createServedSnapshots(),
+): InProcessUsage {
   // the last value of each cumulative series, by reporter and series (insertion order: oldest first)
   const seen = new Map<string, { start: string; value: number }>()
   let bytes = 0
@@ -101,13 +113,14 @@ export function createInProcessUsage(store: Store, counter: UsageCounter | undef
       const snapshot = store.committed()
       const env = environmentOf(principal) ?? environment
       requireIn(principal, 'flag:evaluate', env) // flag:read grants it too
-      const flags = flagsIn(snapshot, env)
+      const served = snapshots.of(snapshot, env)
+      const flags = served.flags
       let counted = 0
       for (const point of points) {
         // checked before anything is kept: a point that cannot count leaves no trace
         const flag = canSeeFlag(principal, point.flag) ? flags.get(point.flag) : undefined
         const reason = point.reason === '' ? 'UNKNOWN' : point.reason
-        if (!flag || !OPENFEATURE_REASONS.has(reason) || !isVariantOf(flag, point.variant)) continue
+        if (!flag || !OPENFEATURE_REASONS.has(reason) || !isVariantOf(served, flag, point.variant)) continue
         if (!Number.isSafeInteger(point.value) || point.value < 0) continue
         let increase = point.value
         if (point.cumulative) {

@@ -1,26 +1,20 @@
 /**
  * The exports (docs/migrations.md, docs/targeting.md#flagd-format): the migration document, and OpenFeature flagd's document of
- * every flag and segment. Both are built from one committed snapshot; their texts are cached by the
- * revisions they depend on, since they are big and may be public.
+ * every flag and segment. Both are built from one committed snapshot; the flags' texts (big, and
+ * maybe public) are encoded once, by the environment's served snapshot (`served-snapshot.ts`).
  */
 
 import { requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
 import { NotFoundError } from '../domain/errors.ts'
-import {
-  buildExportDocument,
-  type ExportDocument,
-  exportFileName,
-  exportFlagsText,
-  exportTextWithFlags,
-} from '../domain/export-document.ts'
+import { buildExportDocument, type ExportDocument, exportFileName, exportTextWithFlags } from '../domain/export-document.ts'
 import type { Flag } from '../domain/flag.ts'
-import { buildFlagdDocument } from '../domain/flagd-document.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import type { Segment } from '../domain/segment.ts'
 import { utcStamp } from '../domain/utc-stamp.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { flagView } from './environment-views.ts'
+import { createServedSnapshots, type ServedSnapshots } from './served-snapshot.ts'
 
 /** Who may download the export: a principal with `migration:read`, or anyone on the public route. */
 export type ExportAudience = Principal | 'public'
@@ -45,6 +39,8 @@ export interface MigrationExportDeps {
   environment: string
   publicExport: boolean
   now: Clock
+  /** What each environment serves, shared with evaluation and sync (default: the exports' own). */
+  snapshots?: ServedSnapshots
 }
 
 /** The segments of a snapshot in name order. */
@@ -70,8 +66,7 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       requireUnscoped(audience)
     }
   }
-  let flagsText: { revision: number; env: string; text: string } | undefined
-  let flagdText: { etag: string; text: string; flags: number } | undefined
+  const snapshots = deps.snapshots ?? createServedSnapshots()
   /** The environment asked for (404 when unknown), its name, and its flags in name order. */
   const inEnvironment = (snapshot: Snapshot, env: string | undefined) => {
     if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
@@ -96,12 +91,10 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       authorize(audience)
       const snapshot = store.committed()
       const chosen = inEnvironment(snapshot, env)
-      const revision = snapshot.revisionOf('flags')
-      if (flagsText?.revision !== revision || flagsText.env !== chosen.name)
-        flagsText = { revision, env: chosen.name, text: exportFlagsText(chosen.flags()) }
+      const flags = snapshots.of(snapshot, chosen.name).exportFlags()
       const at = now()
       return {
-        text: exportTextWithFlags(chosen.name, at, flagsText.text, sortedSegments(snapshot)),
+        text: exportTextWithFlags(chosen.name, at, flags, sortedSegments(snapshot)),
         fileName: exportFileName(chosen.name, at),
       }
     },
@@ -110,13 +103,11 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       authorize(audience)
       const snapshot = store.committed()
       // the flagd format is read by providers to evaluate: a token's environment, as OFREP and the sync protocol serve it
-      const chosen = inEnvironment(snapshot, env ?? (audience === 'public' ? undefined : environmentOf(audience)))
+      const seen = env ?? (audience === 'public' ? undefined : environmentOf(audience))
+      const chosen = inEnvironment(snapshot, seen)
       const etag = `"flagd-${chosen.name}-${snapshot.revisionOf('flags')}-${snapshot.revisionOf('segments')}"`
-      if (flagdText?.etag !== etag) {
-        const document = buildFlagdDocument(chosen.flags(), sortedSegments(snapshot), chosen.name)
-        flagdText = { etag, text: `${JSON.stringify(document, null, 2)}\n`, flags: Object.keys(document.flags).length }
-      }
-      return { text: flagdText.text, etag, flags: flagdText.flags, fileName: `flagd_flags_${chosen.name}_${utcStamp(now())}.json` }
+      const flagd = snapshots.of(snapshot, chosen.name).flagd(chosen.name)
+      return { text: flagd.file, etag, flags: flagd.names.size, fileName: `flagd_flags_${chosen.name}_${utcStamp(now())}.json` }
     },
   }
 }

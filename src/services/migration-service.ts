@@ -31,6 +31,7 @@ import { applyImport } from './migration-apply.ts'
 import { createMigrationExport, type MigrationExport, sortedFlags, sortedSegments } from './migration-export.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
+import type { ServedSnapshots } from './served-snapshot.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
 
 /** Import options (query parameters of PUT/PATCH, config for the watcher). */
@@ -103,6 +104,8 @@ export interface MigrationDeps {
   telemetry?: Telemetry
   /** Turns for pattern checks, shared with flag writes (docs/api.md#flags across requests). */
   patternGate?: PatternGate
+  /** What each environment serves, shared with evaluation and sync (the exports read it). */
+  snapshots?: ServedSnapshots
 }
 
 function resultOf(

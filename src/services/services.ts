@@ -27,6 +27,7 @@ import { createMigrationService, type MigrationService } from './migration-servi
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createPatternGate } from './pattern-gate.ts'
 import { createSegmentService, type SegmentService } from './segment-service.ts'
+import { createServedSnapshots } from './served-snapshot.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
 import { createSyncAudience } from './sync-audience.ts'
 import type { Telemetry } from './telemetry.ts'
@@ -103,7 +104,9 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const clockMs = () => now().getTime()
   const counter = new UsageCounter(clockMs, environment)
   const audience = createSyncAudience(clockMs)
-  const evaluator = cachedFlagEvaluator(createFlagEvaluator(read, clockMs), cache)
+  // what each environment serves at the committed revision, built once (docs/architecture.md#snapshots)
+  const snapshots = createServedSnapshots()
+  const evaluator = cachedFlagEvaluator(createFlagEvaluator(snapshots, clockMs), cache)
   return {
     cache,
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
@@ -111,7 +114,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     segments: createSegmentService(store, now, environment),
     environments: createEnvironmentService(store, config.environment, now),
     changeRequests: createChangeRequestService(store, now),
-    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, environment),
+    inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, environment, snapshots),
     migrations: createMigrationService({
       store,
       now,
@@ -119,6 +122,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       publicExport: config.publicExport,
       maxFlags: config.limits.maxFlags,
       patternGate,
+      snapshots,
       telemetry: options.telemetry,
       remote: { allowedHosts: config.import.allowedHosts, timeoutMs: config.import.urlTimeoutMs, maxBytes: config.import.urlMaxBytes },
     }),
@@ -128,7 +132,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     evaluations: createEvaluationService(store, evaluator, config.usage.count ? counter : undefined, clockMs, environment),
     audit: createAuditService(store, flags),
     changeFeed,
-    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience, cache }),
+    sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience, cache, snapshots }),
     usage: createUsageService({
       store,
       log: options.usageLog,

@@ -11,6 +11,7 @@
 
 import { canSeeFlag } from '../domain/access-policy.ts'
 import { InvalidError, UnauthorizedError } from '../domain/errors.ts'
+import type { Evaluation } from '../domain/evaluation.ts'
 import { environmentOf, type Principal, systemPrincipal } from '../domain/principal.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
@@ -76,8 +77,6 @@ const ZERO: Record<Resolver, unknown> = {
 const ANONYMOUS: Principal = systemPrincipal('anonymous')
 const NEEDS_TOKEN = 'an API token is needed: authorization metadata "Bearer <token>", or the selector "token=<token>"'
 
-/** OFREP's answer as the service gives it, parsed. */
-type Answer = { key: string; value?: unknown; reason: string; variant?: string; metadata?: Record<string, unknown> }
 type Request = { flagKey?: string; context?: object }
 
 /** Builds the service (see module comment). */
@@ -88,7 +87,7 @@ export function createEvaluationRpc(deps: EvaluationRpcDeps): EvaluationRpc {
     return ANONYMOUS
   }
 
-  const build = (resolver: Resolver, key: string, answer: Answer) => {
+  const build = (resolver: Resolver, key: string, answer: Evaluation) => {
     const type = String(answer.metadata?.type ?? '')
     if (!TYPES[resolver].includes(type))
       throw new InvalidError(`flag ${key} is of type ${type}; ${resolver} answers ${TYPES[resolver].join(' or ') || 'none'}`)
@@ -102,11 +101,10 @@ export function createEvaluationRpc(deps: EvaluationRpcDeps): EvaluationRpc {
   }
 
   const resolveAll = (principal: Principal, context: Record<string, unknown>) => {
-    const bulk = deps.evaluations.bulk(principal, context, () => false)
-    const items = bulk.unchanged ? [] : (JSON.parse(bulk.flags) as (Answer & { errorCode?: string })[])
     const flags: Record<string, unknown> = {}
-    for (const item of items) {
-      if (item.errorCode !== undefined) continue // ResolveAll holds the successes, as flagd's does
+    for (const [, answer] of deps.evaluations.all(principal, context)) {
+      const item = answer.result
+      if (item === undefined) continue // ResolveAll holds the successes, as flagd's does
       // a TAG flag (a list) is served by no resolver: left out like any flag it cannot serve (docs/openfeature.md#rpc)
       if (Array.isArray(item.value) || item.metadata?.type === 'TAG') continue
       const v = item.value
@@ -150,7 +148,7 @@ export function createEvaluationRpc(deps: EvaluationRpcDeps): EvaluationRpc {
           kind: 'unary',
           handle: (r: Request, p) => {
             const key = r.flagKey ?? ''
-            const answer = build(resolver, key, JSON.parse(deps.evaluations.oneJson(p, key, context(r))) as Answer)
+            const answer = build(resolver, key, deps.evaluations.one(p, key, context(r)).result)
             // the flag counts as served (docs/openfeature.md#in-process-usage)
             deps.sync.answered(p, [key])
             return answer

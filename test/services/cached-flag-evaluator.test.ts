@@ -11,6 +11,7 @@ import { RequestCache } from '../../src/domain/request-cache.ts'
 import { cachedFlagEvaluator } from '../../src/services/cached-flag-evaluator.ts'
 import { flagsIn } from '../../src/services/environment-views.ts'
 import { createFlagEvaluator, type FlagEvaluator } from '../../src/services/flag-evaluator.ts'
+import { createServedSnapshots } from '../../src/services/served-snapshot.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -63,9 +64,9 @@ beforeAll(async () => {
     variants: { on: true, off: false },
     targeting: { if: [{ '>': [{ var: '$flagd.timestamp' }, 1_795_000_000] }, 'on', 'off'] },
   })
-  const read = t.app.services.flags.read
-  plain = createFlagEvaluator(read, clock)
-  cached = cachedFlagEvaluator(createFlagEvaluator(read, clock), new RequestCache(1 << 20))
+  // the plain twin builds a served snapshot on every call, keeping nothing
+  plain = createFlagEvaluator(createServedSnapshots({ keep: false }), clock)
+  cached = cachedFlagEvaluator(createFlagEvaluator(createServedSnapshots(), clock), new RequestCache(1 << 20))
 })
 afterAll(async () => {
   await t?.close()
@@ -85,9 +86,9 @@ test('one flag: the same answer for any context, asked any number of times', () 
     fc.property(contexts, fc.integer({ min: 1, max: 3 }), (context, times) => {
       const snapshot = t.app.store.committed()
       for (const flag of flagsIn(snapshot, 'development').values()) {
-        const want = plain.one(flag, context, snapshot)
+        const want = plain.one(flag, context, plain.served(snapshot, 'development'))
         for (let i = 0; i < times; i++) {
-          const got = cached.one(flag, context, snapshot)
+          const got = cached.one(flag, context, cached.served(snapshot, 'development'))
           expect(got.text).toBe(want.text)
           expect(got.failure?.details).toBe(want.failure?.details)
           expect([got.variant, got.reason]).toEqual([want.variant, want.reason])
@@ -107,10 +108,13 @@ test('every flag of a scope: the same text, first asked, kept, and served from t
       (context, scope, second) => {
         const snapshot = t.app.store.committed()
         const etag = `"${snapshot.revisionOf('flags')}-${JSON.stringify([context, scope.flagPrefixes, second])}"`
-        const want = plain.all(scope, context, snapshot, second, etag).flags
-        for (let i = 0; i < 3; i++) expect(cached.all(scope, context, snapshot, second, etag).flags).toBe(want)
+        const want = plain.all(scope, context, plain.served(snapshot, 'development'), second, etag).flags
+        for (let i = 0; i < 3; i++)
+          expect(cached.all(scope, context, cached.served(snapshot, 'development'), second, etag).flags).toBe(want)
         const names = (c: { fixed: readonly { flag: { name: string } }[] }) => c.fixed.map((f) => f.flag.name).sort()
-        expect(names(cached.asked(scope, snapshot))).toEqual(names(plain.asked(scope, snapshot)))
+        expect(names(cached.asked(scope, cached.served(snapshot, 'development')))).toEqual(
+          names(plain.asked(scope, plain.served(snapshot, 'development'))),
+        )
       },
     ),
     { numRuns: 120 },
@@ -123,7 +127,10 @@ test('a change of the flags is seen at once, by a kept answer too', async () => 
   const ask = () => {
     const snapshot = t.app.store.committed()
     const etag = `"${snapshot.revisionOf('flags')}"`
-    return [plain.all(scope, context, snapshot, undefined, etag).flags, cached.all(scope, context, snapshot, undefined, etag).flags]
+    return [
+      plain.all(scope, context, plain.served(snapshot, 'development'), undefined, etag).flags,
+      cached.all(scope, context, cached.served(snapshot, 'development'), undefined, etag).flags,
+    ]
   }
   ask()
   ask() // kept from the second time

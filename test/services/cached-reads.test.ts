@@ -24,6 +24,7 @@ import { createFlagService, type FlagService } from '../../src/services/flag-ser
 import { createFlagSyncService, type FlagSyncService } from '../../src/services/flag-sync-service.ts'
 import { createMigrationExport, type ExportAudience, type MigrationExport } from '../../src/services/migration-export.ts'
 import { createPatternGate } from '../../src/services/pattern-gate.ts'
+import { createServedSnapshots, type ServedSnapshots } from '../../src/services/served-snapshot.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
 
@@ -52,13 +53,14 @@ let plain: Side
 function cachedSide(): Side {
   const cache = new RequestCache(64 * 1024)
   const read = cachedFlagReadModel(createFlagReadModel(store, 'development'), cache)
-  const sync = syncOver(cache)
+  const snapshots = createServedSnapshots()
+  const sync = syncOver(cache, snapshots)
   const exports = exportsOver()
   return {
     flags: createFlagService(store, 1000, now, 'development', createPatternGate(), read),
     evaluations: createEvaluationService(
       store,
-      cachedFlagEvaluator(createFlagEvaluator(read, clock), cache),
+      cachedFlagEvaluator(createFlagEvaluator(snapshots, clock), cache),
       undefined,
       clock,
       'development',
@@ -68,13 +70,14 @@ function cachedSide(): Side {
   }
 }
 
-const syncOver = (cache: RequestCache) =>
+const syncOver = (cache: RequestCache, snapshots: ServedSnapshots) =>
   createFlagSyncService({
     store,
     apiTokens: {} as ApiTokenService,
     changeFeed: {} as FlagChangeFeed,
     environment: 'development',
     cache,
+    snapshots,
   })
 const exportsOver = () => createMigrationExport({ store, environment: 'development', publicExport: true, now })
 
@@ -98,11 +101,17 @@ beforeAll(async () => {
   const late = { targeting: { if: [{ '>=': [{ var: '$flagd.timestamp' }, LAUNCH] }, 'on', 'off'] } }
   await admin('PUT', '/api/flags/web/late?environment=production', late, 200)
 
-  const bare = createFlagReadModel(store, 'development')
+  const bare = createFlagReadModel(store, 'development', { keep: false })
   plain = {
     flags: createFlagService(store, 1000, now, 'development', createPatternGate(), bare),
-    evaluations: createEvaluationService(store, createFlagEvaluator(bare, clock), undefined, clock, 'development'),
-    sync: () => syncOver(new RequestCache(1 << 20)),
+    evaluations: createEvaluationService(
+      store,
+      createFlagEvaluator(createServedSnapshots({ keep: false }), clock),
+      undefined,
+      clock,
+      'development',
+    ),
+    sync: () => syncOver(new RequestCache(1 << 20), createServedSnapshots({ keep: false })),
     exports: exportsOver,
   }
 })
@@ -208,7 +217,7 @@ function ask(side: Side, action: Exclude<Action, { kind: 'write' | 'tick' }>, po
       return outcome(() => side.evaluations.bulk(as(action.who), action.context, () => false))
     case 'one': {
       const who = as(action.who)
-      return [...store.committed().flags.keys()].map((name) => outcome(() => side.evaluations.oneJson(who, name, action.context)))
+      return [...store.committed().flags.keys()].map((name) => outcome(() => side.evaluations.one(who, name, action.context).text))
     }
     case 'sync': {
       const caller = action.who === 'anonymous' ? { kind: 'anonymous' as const } : tokenCaller(as(action.who))

@@ -48,7 +48,7 @@ afterAll(async () => {
 })
 
 const answer = (name: string, context: Record<string, unknown>) =>
-  JSON.parse(t.app.services.evaluations.oneJson(systemPrincipal('cli'), name, context)) as Record<string, unknown>
+  JSON.parse(t.app.services.evaluations.one(systemPrincipal('cli'), name, context).text) as Record<string, unknown>
 const core = (a: Record<string, unknown>) => ({ value: a.value, variant: a.variant, reason: a.reason })
 
 test("outside the share: the answer of the flag without the rollout, reason included; inside: the rollout's variant", () => {

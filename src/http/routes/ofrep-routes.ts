@@ -124,7 +124,7 @@ export function ofrepRoutes(deps: OfrepRouteDeps): RouteSpec[] {
       query: OfrepQuery,
       body: { limit: deps.bodyLimit, read: readEvaluationContext },
       ofrep: { key: flagKey },
-      handle: (c) => jsonAnswer(c.id, deps.evaluations.oneJson(evaluating(c), flagKey(c), c.body as EvaluationContext)),
+      handle: (c) => jsonAnswer(c.id, deps.evaluations.one(evaluating(c), flagKey(c), c.body as EvaluationContext).text),
       docs: ofrepDocs.single,
     }),
     route({
