@@ -12,9 +12,10 @@
  * file mode (0660) decides who may connect, none is needed. A stream whose token is revoked or
  * expires is closed at the next change or within {@link RECHECK_MS}. A slow reader never holds more
  * than the document being written: documents it missed meanwhile are replaced by the newest; one
- * that leaves a document unread for a whole sweep ({@link RECHECK_MS}), or while newer documents
- * pile past the unread budget, has its stream ended (RESOURCE_EXHAUSTED) and its connection closed.
- * Streams are capped per connection (HTTP/2), per token and in total (stream-budget.ts).
+ * that leaves a document unread for a whole sweep ({@link RECHECK_MS}) has its stream ended
+ * (RESOURCE_EXHAUSTED) and its connection closed. Streams are capped per connection (HTTP/2), per
+ * token and in total, and the documents in flight on all streams in octets (stream-budget.ts): a new
+ * stream whose document does not fit is refused RESOURCE_EXHAUSTED, an open one waits for room.
  */
 
 import {
@@ -89,14 +90,14 @@ interface OpenStream {
   blocked: boolean
   /** The sweep during which the write in flight began. */
   blockedAt: number
-  /** A newer document is due while one is in flight: the in-flight one counts against the unread budget. */
-  stalled: boolean
+  /** Its newer document waits for room in the budget (`waiting`). */
+  waiting: boolean
   ended: boolean
   /** Tells usage which flags the stream holds, and when it holds none (see `SyncAudience`). */
   holding: { sent(caller: SyncCaller): void; release(): void }
   /** Gives back the stream's place in the budget. */
   leave: () => void
-  /** Octets of the document in flight (0 when none). */
+  /** Octets of the document in flight, counted in the budget (0 when none). */
   unread: number
 }
 
@@ -117,6 +118,20 @@ export async function startSyncServer(
   const definition = flagSyncService((text) => encodings.through(text, service.revision(), () => encodeSyncDocument(text)))
   const streams = new Set<OpenStream>()
   const budget = createStreamBudget(options.limits)
+  // streams whose newer document waits for room in the budget, oldest first
+  const waiting = new Set<OpenStream>()
+  /** Gives back a stream's octets in flight, and lets the streams waiting for room try again. */
+  const drain = (s: OpenStream) => {
+    if (s.unread === 0) return
+    budget.drained(s.unread)
+    s.unread = 0
+    for (const w of [...waiting]) {
+      waiting.delete(w)
+      w.waiting = false
+      send(w)
+      if (w.waiting) break // no more room
+    }
+  }
   const logError = (err: unknown) => telemetry.failed?.(err)
 
   const admit = async (metadata: Metadata, request: FlagsRequest, anonymousAllowed: boolean): Promise<SyncCaller> => {
@@ -140,9 +155,8 @@ export async function startSyncServer(
     streams.delete(s)
     s.holding.release()
     s.leave()
-    if (s.stalled) budget.drained(s.unread)
-    s.stalled = false
-    s.unread = 0
+    waiting.delete(s)
+    drain(s)
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
     else s.call.end()
@@ -158,16 +172,14 @@ export async function startSyncServer(
   // newer one waits unbuilt, and only the newest goes once the client has read
   const send = (s: OpenStream) => {
     if (s.ended) return
-    if (s.blocked) {
-      // a document is due while the last one is still unread: that one counts against the budget
-      if (!s.stalled && s.sent !== service.documentFor(s.caller)) {
-        s.stalled = true
-        if (!budget.blocked(s.unread)) cutSlowReader(s)
-      }
-      return
-    }
+    if (s.blocked || s.waiting) return
     const text = service.documentFor(s.caller)
     if (text === s.sent) return
+    if (!budget.take(text.length)) {
+      s.waiting = true
+      waiting.add(s)
+      return
+    }
     oversize.check(s.name, text)
     s.sent = text
     s.holding.sent(s.caller)
@@ -175,10 +187,8 @@ export async function startSyncServer(
     s.blockedAt = sweeps
     s.unread = text.length
     s.call.write({ flagConfiguration: text }, () => {
-      if (s.stalled) budget.drained(s.unread)
-      s.stalled = false
-      s.unread = 0
       s.blocked = false
+      drain(s)
       send(s)
     })
   }
@@ -252,6 +262,14 @@ export async function startSyncServer(
         call.emit('error', grpcStatusOf(err, logError))
         return
       }
+      // a new stream whose document finds no room among those in flight is refused, not queued: the
+      // room is held by clients that do not read, and the provider retries later
+      if (!budget.fits(service.documentFor(caller).length)) {
+        leave()
+        const err = new AppError('TOO_MANY_REQUESTS', 'the sync port holds as many unread documents as it may; retry later')
+        call.emit('error', grpcStatusOf(err, logError))
+        return
+      }
       // the handler is async (admitting may wait for the store to catch up with another replica):
       // nothing may escape it as an unhandled rejection
       try {
@@ -263,7 +281,7 @@ export async function startSyncServer(
           sent: '',
           blocked: false,
           blockedAt: 0,
-          stalled: false,
+          waiting: false,
           ended: false,
           holding: service.held(),
           leave,
