@@ -357,3 +357,61 @@ export async function withheldSyncStreams(t: AttackTarget, connections: number, 
     },
   }
 }
+
+/** A frame of the wrong size, on the wrong stream, or a header list HTTP/2 calls malformed (RFC 9113 §8.2). */
+const VIOLATIONS: [string, (block: Buffer) => Buffer][] = [
+  ['HEADERS on an even (server-initiated) stream', (b) => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 2, b)],
+  ['DATA on stream 0', () => frame(FRAME.DATA, 0, 0, Buffer.alloc(8))],
+  ['DATA on a stream never opened', () => frame(FRAME.DATA, FLAG.END_STREAM, 5, Buffer.alloc(8))],
+  [
+    'an upper-case header name',
+    () => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, headerBlock(grpcHeaders(RESOLVE, [['X-Upper', '1']]))),
+  ],
+  [
+    'no :path',
+    () => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, headerBlock(grpcHeaders(RESOLVE).filter(([n]) => n !== ':path'))),
+  ],
+  [
+    'a connection-specific header',
+    () => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, headerBlock(grpcHeaders(RESOLVE, [['connection', 'keep-alive']]))),
+  ],
+  [
+    'a pseudo-header after a regular one',
+    () =>
+      frame(
+        FRAME.HEADERS,
+        FLAG.END_HEADERS | FLAG.END_STREAM,
+        1,
+        headerBlock([['te', 'trailers'], ...grpcHeaders(RESOLVE).filter(([n]) => n !== 'te')]),
+      ),
+  ],
+  ['SETTINGS_ENABLE_PUSH of 2', () => frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 2, 0, 0, 0, 2]))],
+  ['a WINDOW_UPDATE of 0', () => frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.alloc(4))],
+  [
+    'a DATA frame past the maximum frame size',
+    (b) => Buffer.concat([frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, b), frame(FRAME.DATA, 0, 1, Buffer.alloc(16_385))]),
+  ],
+]
+
+/**
+ * Each of the protocol violations above on a connection of its own: what the server did (a GOAWAY,
+ * a reset, the connection closed) and whether it answered the call as if it were well-formed
+ * (a HEADERS frame on a client stream).
+ */
+export async function protocolViolations(t: AttackTarget): Promise<{ violation: string; refused: boolean; answered: boolean }[]> {
+  const block = headerBlock(grpcHeaders(RESOLVE))
+  return Promise.all(
+    VIOLATIONS.map(async ([violation, bytes]) => {
+      const c = await RawHttp2Client.open(t.rpcPort)
+      await c.send(bytes(block))
+      const closed = await settle(
+        c,
+        (f) => f.type === FRAME.GOAWAY || f.type === FRAME.RST_STREAM || (f.type === FRAME.HEADERS && f.id % 2 === 1),
+        10_000,
+      )
+      const out = summary(c, closed)
+      c.close()
+      return { violation, refused: out.closed || out.goAway !== undefined || out.resets > 0, answered: out.answers > 0 }
+    }),
+  )
+}
