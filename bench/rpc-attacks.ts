@@ -29,6 +29,27 @@ while (open) {
 process.exit(0)
 `
 
+/** 6,000 STRING flags with values of 400 characters: a flagd document of about 3 MB. */
+function largeDocument() {
+  const flags: Record<string, unknown> = {}
+  for (let i = 0; i < 6000; i++)
+    flags[`app/g${i % 20}/f${i}`] = {
+      description: 'bench flag',
+      type: 'STRING',
+      defaultValue: 'a',
+      valueExists: true,
+      value: 'v'.repeat(400),
+    }
+  return { environment: 'bench', version: '1.0.0', createdAt: new Date().toISOString(), flags }
+}
+
+/** The streams' outcome once the attacker has held them until measured, then left. */
+async function heldThenLeft(held: Promise<attacks.WithheldStreams>) {
+  const { leave, ...outcome } = await held
+  leave()
+  return outcome
+}
+
 /** The rows (see module comment). */
 export async function rpcAttackRows(binary: string, work: string, row: Row): Promise<void> {
   const dir = mkdtempSync(join(work, 'rpc-attacks-'))
@@ -38,7 +59,13 @@ export async function rpcAttackRows(binary: string, work: string, row: Row): Pro
     const auth = await loginHeaders(url, 'admin', 'bench-password')
     const target = { rpcPort, syncPort, token: await evaluateToken({ url, auth }, 'attacks') }
     attacks.gzipBombMessage() // the attacker's own work, before anything is measured
-    const runs: [string, (t: attacks.AttackTarget) => Promise<unknown>][] = [
+    // a flagd document of about 3 MB, for the streams that grant no window: each would hold one
+    // (made before those rows, so that their memory does not count the import)
+    const large = async () => {
+      const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(largeDocument()) })
+      if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
+    }
+    const runs: [string, (t: attacks.AttackTarget) => Promise<unknown>, (() => Promise<void>)?][] = [
       ['a 64 kB HPACK block decoding to 240 MB', attacks.hpackBomb],
       ['200,000 empty CONTINUATION frames', attacks.emptyContinuationFlood],
       ['4 MB of tiny calls, answers never read', attacks.unreadAnswers],
@@ -46,9 +73,20 @@ export async function rpcAttackRows(binary: string, work: string, row: Row): Pro
       ['bodies past the flow-control window, 100 streams', attacks.bodiesPastTheWindow],
       ['1,000,000 PINGs, acknowledgements never read', attacks.pingFlood],
       ['HTTP/1.1 requests that are no Connect call', attacks.http1Probes],
-      ['1,000 SyncFlags streams of one token, never read', attacks.unreadSyncStreams],
+      ['HTTP/2 protocol violations (10 kinds, a connection each)', attacks.protocolViolations],
+      ['1,000 SyncFlags streams of one token, never read (grpc-js, paused)', attacks.unreadSyncStreams],
+      [
+        '1,000 SyncFlags streams of one token granting no window (document 3 MB), one connection',
+        (t) => heldThenLeft(attacks.withheldSyncStreams(t, 1, 1000)),
+        large,
+      ],
+      [
+        '1,000 SyncFlags streams of one token granting no window (document 3 MB), 20 on each of 50 connections',
+        (t) => heldThenLeft(attacks.withheldSyncStreams(t, 50, 20)),
+      ],
     ]
-    for (const [name, attack] of runs) {
+    for (const [name, attack, prepare] of runs) {
+      await prepare?.()
       writeFileSync(`/proc/${proc.pid}/clear_refs`, '5')
       const before = mb(proc.pid, 'VmRSS')
       const prober = Bun.spawn([process.execPath, '-e', PROBER, `${url}/health`], { stdin: 'pipe', stdout: 'pipe' })

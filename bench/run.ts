@@ -21,6 +21,7 @@ import { auditHistoryDir, auditHistoryRow } from './audit-history.ts'
 import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from './cpu-time.ts'
 import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
+import { idleRssRow } from './idle-rss.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
 import { rpcRows } from './rpc.ts'
@@ -342,6 +343,7 @@ async function main() {
   await scheduleRow(BINARY, work, row)
   await rpcRows(BINARY, work, row)
   await rpcAttackRows(BINARY, work, row)
+  await idleRssRow(BINARY, row)
   await scenario(
     'GET /api/flags?prefix= (50 of 1,000), 32 connections',
     '/api/flags?prefix=app/g07/',

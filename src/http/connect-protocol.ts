@@ -11,6 +11,9 @@ import { AppError, InvalidError } from '../domain/errors.ts'
 import { readLimited } from '../io/read-limited.ts'
 import { GRPC_CODE, grpcStatusOf, JSON_TYPE } from './error-handler.ts'
 
+/** The largest request message of a Connect call, after decompression (docs/openfeature.md#rpc). */
+export const MAX_RPC_MESSAGE = 4 * 1024 * 1024
+
 /** Connect's code names by gRPC code (the protocol's table). */
 const NAMES = [
   'ok',

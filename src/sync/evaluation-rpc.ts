@@ -18,9 +18,6 @@ import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagSyncService, SyncCaller } from '../services/flag-sync-service.ts'
 import { type EvaluationMethod, evaluationMethods, fromStruct, RESOLVERS, type Resolver, toStruct } from './evaluation-protocol.ts'
 
-/** The largest request message, after decompression (docs/openfeature.md#rpc). */
-export const MAX_RPC_MESSAGE = 4 * 1024 * 1024
-
 /** The server's side of an `EventStream` call. */
 export interface RpcStreamWriter {
   write(message: object): void

@@ -1,7 +1,8 @@
 /**
  * The budget of the sync port's open streams (docs/openfeature.md#in-process): how many one API token
  * (or the anonymous callers together) and everyone together may hold open, and how many octets of
- * documents may wait for clients that do not read. Per connection, HTTP/2's concurrent streams cap
+ * documents may be in flight (written to a stream, not yet taken by its connection: a client that
+ * grants no window holds its document there). Per connection, HTTP/2's concurrent streams cap
  * them (grpc-listeners.ts).
  */
 
@@ -11,7 +12,7 @@ export interface StreamLimits {
   perToken: number
   /** Open streams in all. */
   total: number
-  /** Octets of documents written to streams whose clients have not read them, in all. */
+  /** Octets of documents in flight on all streams (one that is larger than this still goes out alone). */
   unreadBytes: number
 }
 
@@ -22,9 +23,11 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = { perToken: 200, total: 2000,
 export interface StreamBudget {
   /** Takes a place for a stream of `key` (a token id; undefined: anonymous): its release, or undefined when there is none. */
   join(key: string | undefined): (() => void) | undefined
-  /** Counts `bytes` of a document waiting for its reader; false when that passes the bound (the caller ends the stream). */
-  blocked(bytes: number): boolean
-  /** `bytes` of waiting documents were read, or their stream ended. */
+  /** Whether `bytes` more in flight stay within the bound (always, when nothing is in flight). */
+  fits(bytes: number): boolean
+  /** Counts `bytes` of a document in flight when they fit; false (and nothing counted) when not. */
+  take(bytes: number): boolean
+  /** `bytes` in flight were taken by their connection, or their stream ended. */
   drained(bytes: number): void
 }
 
@@ -51,9 +54,13 @@ export function createStreamBudget(limits: Partial<StreamLimits> = {}): StreamBu
         else byKey.set(key, now)
       }
     },
-    blocked(bytes) {
+    fits(bytes) {
+      return unread === 0 || unread + bytes <= unreadBytes
+    },
+    take(bytes) {
+      if (!this.fits(bytes)) return false
       unread += bytes
-      return unread <= unreadBytes
+      return true
     },
     drained(bytes) {
       unread = Math.max(0, unread - bytes)

@@ -20,6 +20,8 @@ export interface SyncAdmission {
   budgetKey(caller: SyncCaller): string | undefined
   /** The gRPC error of a caller refused a stream because the budget is full. */
   tooManyStreams(caller: SyncCaller): GrpcStatus
+  /** The refusal of a new stream whose document finds no room among the documents in flight. */
+  noRoom(): GrpcStatus
 }
 
 /** Creates the admission over the sync service; `logError` hears of internal errors (bugs). */
@@ -47,6 +49,10 @@ export function createSyncAdmission(service: Pick<FlagSyncService, 'callerOf'>, 
         'TOO_MANY_REQUESTS',
         `too many open sync streams${caller.kind === 'token' ? ' for this token' : ''}; close some first`,
       )
+      return grpcStatusOf(err, logError)
+    },
+    noRoom() {
+      const err = new AppError('TOO_MANY_REQUESTS', 'the sync port holds as many unread documents as it may; retry later')
       return grpcStatusOf(err, logError)
     },
   }

@@ -7,7 +7,9 @@
  * over TCP only with `sync.anonymous`, on the unix socket, whose file mode (0660) decides who may
  * connect, always), what a caller receives the sync service's. A stream whose token is revoked or
  * expires is closed at the next change or within {@link RECHECK_MS}.
- * Streams are capped per connection (HTTP/2), per token and in total (stream-budget.ts).
+ * Streams are capped per connection (HTTP/2), per token and in total, and the documents in flight
+ * on all streams in octets (stream-budget.ts): a new stream whose document does not fit is refused
+ * RESOURCE_EXHAUSTED, an open one waits for room (sync-streams.ts).
  */
 
 import { Server, type ServerUnaryCall, type ServerWritableStream, type ServiceError, type sendUnaryData, status } from '@grpc/grpc-js'
@@ -72,7 +74,7 @@ export async function startSyncServer(
   const definition = flagSyncService((text) => encodings.through(text, service.revision(), () => encodeSyncDocument(text)))
   const budget = createStreamBudget(options.limits)
   const logError = (err: unknown) => telemetry.failed?.(err)
-  const { admit, budgetKey, tooManyStreams } = createSyncAdmission(service, logError)
+  const { admit, budgetKey, tooManyStreams, noRoom } = createSyncAdmission(service, logError)
   const oversize = createOversizeWatch((caller, bytes) => telemetry.oversized?.(caller, bytes))
   const streams = createSyncStreams({
     documents: service,
@@ -109,6 +111,13 @@ export async function startSyncServer(
       const leave = budget.join(budgetKey(caller))
       if (leave === undefined) {
         call.emit('error', tooManyStreams(caller))
+        return
+      }
+      // a new stream whose document finds no room among those in flight is refused, not queued: the
+      // room is held by clients that do not read, and the provider retries later
+      if (!budget.fits(service.documentFor(caller).length)) {
+        leave()
+        call.emit('error', noRoom())
         return
       }
       // the handler is async (admitting may wait for the store to catch up with another replica):

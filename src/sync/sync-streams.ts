@@ -4,8 +4,9 @@
  * a fan-out merged into one message, see `fan-out-pacer.ts`), at most one document in flight per
  * stream, and tokens checked again at every change and every sweep. A slow reader never holds more
  * than the document being written: documents it missed meanwhile are replaced by the newest; one
- * that leaves a document unread for a whole sweep, or while newer documents pile past the unread
- * budget, has its stream ended (RESOURCE_EXHAUSTED) and its connection closed.
+ * that leaves a document unread for a whole sweep has its stream ended (RESOURCE_EXHAUSTED) and its
+ * connection closed. Every document in flight counts against the budget's octets from the first
+ * one (stream-budget.ts): a stream whose newer document finds no room waits for room.
  */
 
 import { type ServerWritableStream, type ServiceError, status } from '@grpc/grpc-js'
@@ -38,14 +39,14 @@ interface OpenStream {
   blocked: boolean
   /** The sweep during which the write in flight began. */
   blockedAt: number
-  /** A newer document is due while one is in flight: the in-flight one counts against the unread budget. */
-  stalled: boolean
+  /** Its newer document waits for room in the budget (`waiting`). */
+  waiting: boolean
   ended: boolean
   /** Tells usage which flags the stream holds, and when it holds none (see `SyncAudience`). */
   holding: { sent(caller: SyncCaller): void; release(): void }
   /** Gives back the stream's place in the budget. */
   leave: () => void
-  /** Octets of the document in flight (0 when none). */
+  /** Octets of the document in flight, counted in the budget (0 when none). */
   unread: number
 }
 
@@ -75,6 +76,20 @@ export function createSyncStreams(deps: {
 }): SyncStreams {
   const { documents: service, telemetry, budget, oversize } = deps
   const streams = new Set<OpenStream>()
+  // streams whose newer document waits for room in the budget, oldest first
+  const waiting = new Set<OpenStream>()
+  /** Gives back a stream's octets in flight, and lets the streams waiting for room try again. */
+  const drain = (s: OpenStream) => {
+    if (s.unread === 0) return
+    budget.drained(s.unread)
+    s.unread = 0
+    for (const w of [...waiting]) {
+      waiting.delete(w)
+      w.waiting = false
+      send(w)
+      if (w.waiting) break // no more room
+    }
+  }
 
   const end = (s: OpenStream, why: string, error?: Partial<ServiceError>) => {
     if (s.ended) return
@@ -82,9 +97,8 @@ export function createSyncStreams(deps: {
     streams.delete(s)
     s.holding.release()
     s.leave()
-    if (s.stalled) budget.drained(s.unread)
-    s.stalled = false
-    s.unread = 0
+    waiting.delete(s)
+    drain(s)
     telemetry.closed(s.name, s.peer, why)
     if (error) s.call.emit('error', error)
     else s.call.end()
@@ -98,16 +112,14 @@ export function createSyncStreams(deps: {
   // newer one waits unbuilt, and only the newest goes once the client has read
   const send = (s: OpenStream) => {
     if (s.ended) return
-    if (s.blocked) {
-      // a document is due while the last one is still unread: that one counts against the budget
-      if (!s.stalled && s.sent !== service.documentFor(s.caller)) {
-        s.stalled = true
-        if (!budget.blocked(s.unread)) cutSlowReader(s)
-      }
-      return
-    }
+    if (s.blocked || s.waiting) return
     const text = service.documentFor(s.caller)
     if (text === s.sent) return
+    if (!budget.take(text.length)) {
+      s.waiting = true
+      waiting.add(s)
+      return
+    }
     oversize.check(s.name, text)
     s.sent = text
     s.holding.sent(s.caller)
@@ -115,10 +127,8 @@ export function createSyncStreams(deps: {
     s.blockedAt = sweeps
     s.unread = text.length
     s.call.write({ flagConfiguration: text }, () => {
-      if (s.stalled) budget.drained(s.unread)
-      s.stalled = false
-      s.unread = 0
       s.blocked = false
+      drain(s)
       send(s)
     })
   }
@@ -173,7 +183,7 @@ export function createSyncStreams(deps: {
         sent: '',
         blocked: false,
         blockedAt: 0,
-        stalled: false,
+        waiting: false,
         ended: false,
         holding: service.held(),
         leave,

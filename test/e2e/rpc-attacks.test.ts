@@ -154,3 +154,9 @@ test('1,000 SyncFlags streams of one token, never read: 200 open (the token’s 
   expect(r.outcome.codes).toEqual([8])
   healthy(r)
 })
+
+test('HTTP/2 protocol violations (frames on the wrong stream or of the wrong size, malformed header lists) are refused, never answered', async () => {
+  const r = await underAttack(attacks.protocolViolations)
+  for (const v of r.outcome) expect({ ...v, refused: true, answered: false }).toEqual(v)
+  healthy(r)
+})

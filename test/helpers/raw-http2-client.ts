@@ -17,6 +17,8 @@ export interface Frame {
 
 /** Frame types. */
 export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 } as const
+/** SETTINGS identifiers (RFC 9113 §6.5.2). */
+export const SETTING = { MAX_CONCURRENT_STREAMS: 3, INITIAL_WINDOW_SIZE: 4 } as const
 /** Frame flags. */
 export const FLAG = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4 } as const
 
@@ -100,8 +102,11 @@ export class RawHttp2Client {
     socket.on('data', (d: Buffer) => this.receive(d))
   }
 
-  /** Connects; with `preface`, sends the client preface and empty SETTINGS. */
-  static async open(port: number, preface = true): Promise<RawHttp2Client> {
+  /**
+   * Connects; with `preface`, sends the client preface and SETTINGS (`settings`: identifier → value,
+   * e.g. {@link SETTING}.INITIAL_WINDOW_SIZE 0 for a client that grants no stream any window).
+   */
+  static async open(port: number, preface = true, settings: Record<number, number> = {}): Promise<RawHttp2Client> {
     const socket = connect({ host: '127.0.0.1', port })
     socket.on('error', () => {})
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
@@ -110,7 +115,15 @@ export class RawHttp2Client {
       socket.once('error', reject)
     })
     const c = new RawHttp2Client(socket, closed)
-    if (preface) c.send(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0)]))
+    if (preface) {
+      const pairs = Object.entries(settings).map(([id, value]) => {
+        const pair = Buffer.alloc(6)
+        pair.writeUInt16BE(Number(id), 0)
+        pair.writeUInt32BE(value, 2)
+        return pair
+      })
+      c.send(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0, Buffer.concat(pairs))]))
+    }
     return c
   }
 
@@ -170,6 +183,27 @@ export class RawHttp2Client {
       if (found || !open) return found
       await new Promise<void>((resolve) => this.waiters.push(resolve))
     }
+  }
+
+  /** Resolves when more octets arrive or the connection closes. */
+  more(): Promise<void> {
+    if (!this.open) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      this.waiters.push(resolve)
+      void this.closed.then(resolve)
+    })
+  }
+
+  /** Streams whose answer began (HEADERS without END_STREAM), and those refused (trailers only, or RST_STREAM). */
+  streamOutcomes(): { opened: number[]; refused: number[] } {
+    const opened = new Set<number>()
+    const refused = new Set<number>()
+    for (const f of this.frames) {
+      if (f.id === 0) continue
+      if (f.type === FRAME.HEADERS && (f.flags & FLAG.END_STREAM) === 0) opened.add(f.id)
+      else if ((f.type === FRAME.HEADERS || f.type === FRAME.RST_STREAM) && !opened.has(f.id)) refused.add(f.id)
+    }
+    return { opened: [...opened], refused: [...refused] }
   }
 
   /** Closes the connection. */

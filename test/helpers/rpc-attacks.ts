@@ -21,6 +21,7 @@ import {
   indexed,
   indexedHeaderBlock,
   RawHttp2Client,
+  SETTING,
 } from './raw-http2-client.ts'
 
 /** Where the attacks go, and the token the sync attack holds (an evaluate token). */
@@ -295,4 +296,122 @@ export async function unreadSyncStreams(t: AttackTarget): Promise<{ opened: numb
   for (const call of calls) call.cancel()
   for (const client of clients) client.close()
   return result
+}
+
+/** What a client that grants no window saw of its SyncFlags streams, with its connections still open. */
+export interface WithheldStreams {
+  /** Streams whose answer began (the server holds a document for each). */
+  opened: number
+  /** Streams refused: trailers only (a gRPC status) or RST_STREAM. */
+  refused: number
+  /** Streams neither opened nor refused when the wait ended. */
+  unanswered: number
+  /** Connections the server closed. */
+  closed: number
+  /** Closes every connection (the attacker leaves). */
+  leave(): void
+}
+
+/**
+ * `connections` connections that each open `streams` SyncFlags streams with `token` and grant no
+ * window (SETTINGS_INITIAL_WINDOW_SIZE 0, never a WINDOW_UPDATE): the server can send headers but
+ * not one octet of a document, so whatever it writes waits in its own memory. Frames are read (a
+ * client that stops reading the socket is `unreadAnswers`). Waits until every stream is opened or
+ * refused, or its connection closed; the connections stay open until `leave()`.
+ */
+export async function withheldSyncStreams(t: AttackTarget, connections: number, streams: number): Promise<WithheldStreams> {
+  const block = headerBlock(grpcHeaders('/flagd.sync.v1.FlagSyncService/SyncFlags', [['authorization', `Bearer ${t.token}`]]))
+  const emptyRequest = Buffer.alloc(5) // an uncompressed message of no octets: SyncFlagsRequest with every field unset
+  const clients = await Promise.all(
+    Array.from({ length: connections }, () => RawHttp2Client.open(t.syncPort, true, { [SETTING.INITIAL_WINDOW_SIZE]: 0 })),
+  )
+  await Promise.all(
+    clients.map(async (c) => {
+      await c.next((f) => f.type === FRAME.SETTINGS && (f.flags & FLAG.ACK) === 0)
+      await c.send(frame(FRAME.SETTINGS, FLAG.ACK, 0))
+      for (let s = 0; s < streams && c.open; s++) {
+        const id = 1 + 2 * s
+        await c.send(
+          Buffer.concat([frame(FRAME.HEADERS, FLAG.END_HEADERS, id, block), frame(FRAME.DATA, FLAG.END_STREAM, id, emptyRequest)]),
+        )
+      }
+      const answered = () => {
+        const o = c.streamOutcomes()
+        return o.opened.length + o.refused.length >= streams
+      }
+      // a generous bound, so that a server that answers some streams never ends the wait
+      const deadline = Bun.sleep(20_000).then(() => 'late' as const)
+      while (c.open && !answered()) if ((await Promise.race([c.more(), deadline])) === 'late') break
+    }),
+  )
+  const outcomes = clients.map((c) => c.streamOutcomes())
+  const opened = outcomes.reduce((n, o) => n + o.opened.length, 0)
+  const refused = outcomes.reduce((n, o) => n + o.refused.length, 0)
+  return {
+    opened,
+    refused,
+    unanswered: connections * streams - opened - refused,
+    closed: clients.filter((c) => !c.open).length,
+    leave: () => {
+      for (const c of clients) c.close()
+    },
+  }
+}
+
+/** A frame of the wrong size, on the wrong stream, or a header list HTTP/2 calls malformed (RFC 9113 §8.2). */
+const VIOLATIONS: [string, (block: Buffer) => Buffer][] = [
+  ['HEADERS on an even (server-initiated) stream', (b) => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 2, b)],
+  ['DATA on stream 0', () => frame(FRAME.DATA, 0, 0, Buffer.alloc(8))],
+  ['DATA on a stream never opened', () => frame(FRAME.DATA, FLAG.END_STREAM, 5, Buffer.alloc(8))],
+  [
+    'an upper-case header name',
+    () => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, headerBlock(grpcHeaders(RESOLVE, [['X-Upper', '1']]))),
+  ],
+  [
+    'no :path',
+    () => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, headerBlock(grpcHeaders(RESOLVE).filter(([n]) => n !== ':path'))),
+  ],
+  [
+    'a connection-specific header',
+    () => frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, headerBlock(grpcHeaders(RESOLVE, [['connection', 'keep-alive']]))),
+  ],
+  [
+    'a pseudo-header after a regular one',
+    () =>
+      frame(
+        FRAME.HEADERS,
+        FLAG.END_HEADERS | FLAG.END_STREAM,
+        1,
+        headerBlock([['te', 'trailers'], ...grpcHeaders(RESOLVE).filter(([n]) => n !== 'te')]),
+      ),
+  ],
+  ['SETTINGS_ENABLE_PUSH of 2', () => frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 2, 0, 0, 0, 2]))],
+  ['a WINDOW_UPDATE of 0', () => frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.alloc(4))],
+  [
+    'a DATA frame past the maximum frame size',
+    (b) => Buffer.concat([frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, b), frame(FRAME.DATA, 0, 1, Buffer.alloc(16_385))]),
+  ],
+]
+
+/**
+ * Each of the protocol violations above on a connection of its own: what the server did (a GOAWAY,
+ * a reset, the connection closed) and whether it answered the call as if it were well-formed
+ * (a HEADERS frame on a client stream).
+ */
+export async function protocolViolations(t: AttackTarget): Promise<{ violation: string; refused: boolean; answered: boolean }[]> {
+  const block = headerBlock(grpcHeaders(RESOLVE))
+  return Promise.all(
+    VIOLATIONS.map(async ([violation, bytes]) => {
+      const c = await RawHttp2Client.open(t.rpcPort)
+      await c.send(bytes(block))
+      const closed = await settle(
+        c,
+        (f) => f.type === FRAME.GOAWAY || f.type === FRAME.RST_STREAM || (f.type === FRAME.HEADERS && f.id % 2 === 1),
+        10_000,
+      )
+      const out = summary(c, closed)
+      c.close()
+      return { violation, refused: out.closed || out.goAway !== undefined || out.resets > 0, answered: out.answers > 0 }
+    }),
+  )
 }
