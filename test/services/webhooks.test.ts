@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { deliveryBody, matchesEvents, signature } from '../../src/services/webhook-dispatcher.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
 const SECRET = 'receiver-shared-secret'
@@ -62,13 +63,7 @@ async function app(dataDir: string, url: string, delays = [20, 40, 80]) {
   return a
 }
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out')
-    await Bun.sleep(10)
-  }
-}
+const until = (check: () => boolean, ms = 20_000) => eventually(check, { within: ms })
 
 test('webhooks named like built-in properties of objects go on from their own cursors, or start at the present', async () => {
   const r = receiver()
