@@ -43,3 +43,17 @@ export async function eventually<T>(
     unsubscribe()
   }
 }
+
+/** An event source for `wakeOn`: call `fire()` wherever what a test awaits may have happened. */
+export function wakeSignal(): { fire(): void; wakeOn(wake: () => void): () => void } {
+  const waiting = new Set<() => void>()
+  return {
+    fire: () => {
+      for (const wake of waiting) wake()
+    },
+    wakeOn: (wake) => {
+      waiting.add(wake)
+      return () => waiting.delete(wake)
+    },
+  }
+}
