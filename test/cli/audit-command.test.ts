@@ -7,7 +7,8 @@
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { FIXTURES, fixtureText } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -34,7 +35,7 @@ test('who changed what: API, CLI import, upload and drop folder, read with flagd
     })
 
   expect((await api('POST', '/api/flags', { name: 'app/limit', type: 'INTEGER', value: 1 }, { 'x-request-id': 'by-api' })).status).toBe(201)
-  expect((await runFlagd(['import', join(FIXTURES, 'valid-merge.json')], { cwd })).code).toBe(0)
+  expect((await runFlagdInProcess(['import', join(FIXTURES, 'valid-merge.json')], { cwd })).code).toBe(0)
   const upload = { environment: 'x', version: '1.0.0', createdAt: new Date().toISOString(), flags: { 'up/one': { type: 'BOOLEAN' } } }
   expect((await api('PUT', '/api/migrations', upload)).status).toBe(200)
   const drop = join(cwd, 'data', 'import')
@@ -43,7 +44,7 @@ test('who changed what: API, CLI import, upload and drop folder, read with flagd
   const deadline = Date.now() + 10_000
   while (readdirSync(join(drop, 'processed')).length < 2 && Date.now() < deadline) await Bun.sleep(50)
 
-  const running = await runFlagd(['audit', '--json', '--limit', '1000'], { cwd })
+  const running = await runFlagdInProcess(['audit', '--json', '--limit', '1000'], { cwd })
   expect(running.code).toBe(0)
   const entries = JSON.parse(running.stdout) as {
     id: number
@@ -71,11 +72,11 @@ test('who changed what: API, CLI import, upload and drop folder, read with flagd
   // the daemon stops; a change is made meanwhile; the stream catches up from the log after the restart
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
-  const stopped = await runFlagd(['audit', '--flag', 'app/limit'], { cwd })
+  const stopped = await runFlagdInProcess(['audit', '--flag', 'app/limit'], { cwd })
   expect(stopped.code).toBe(0)
   expect(stopped.stdout).toContain('flag.created')
   expect(stopped.stdout).toContain('app/limit')
-  expect((await runFlagd(['import', join(FIXTURES, 'valid-tighter-constraints.json'), '--mode', 'replace'], { cwd })).code).toBe(0)
+  expect((await runFlagdInProcess(['import', join(FIXTURES, 'valid-tighter-constraints.json'), '--mode', 'replace'], { cwd })).code).toBe(0)
 
   d = await startDaemon(cwd, [], ENV)
   const again = await fetch(`${d.url}/api/login`, {

@@ -5,7 +5,8 @@
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -38,23 +39,26 @@ test('list, show, approve (as cli, never the author) and apply, while the daemon
   })
   const id = made.id as string
 
-  const listed = await runFlagd(['change-request', 'list', '--state', 'open'], { cwd })
+  const listed = await runFlagdInProcess(['change-request', 'list', '--state', 'open'], { cwd })
   expect(listed.stdout).toContain(id)
   expect(listed.stdout).toContain('raise the limit')
-  expect((await runFlagd(['change-request', 'show', id], { cwd })).stdout).toContain('shop/limit: value 1 → 5')
-  const approved = await runFlagd(['change-request', 'approve', id, '--comment', 'release 42'], { cwd })
+  expect((await runFlagdInProcess(['change-request', 'show', id], { cwd })).stdout).toContain('shop/limit: value 1 → 5')
+  const approved = await runFlagdInProcess(['change-request', 'approve', id, '--comment', 'release 42'], { cwd })
   expect(approved.stdout).toContain('now approved')
   expect(((await api('GET', `/api/change-requests/${id}`)).approvals as { by: { name: string } }[])[0]?.by.name).toBe('cli')
-  expect((await runFlagd(['change-request', 'apply', id], { cwd })).stdout).toContain(`applied ${id} in prod: shop/limit`)
+  expect((await runFlagdInProcess(['change-request', 'apply', id], { cwd })).stdout).toContain(`applied ${id} in prod: shop/limit`)
   expect((await api('GET', '/api/flags/shop/limit')).value).toBe(5)
-  const again = await runFlagd(['change-request', 'apply', id], { cwd })
+  const again = await runFlagdInProcess(['change-request', 'apply', id], { cwd })
   expect(again.code).toBe(1)
   expect(again.stderr).toContain('applied')
 
   // stopped: in-process over the data directory
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
-  const json = JSON.parse((await runFlagd(['change-request', 'list', '--json'], { cwd })).stdout) as { id: string; state: string }[]
+  const json = JSON.parse((await runFlagdInProcess(['change-request', 'list', '--json'], { cwd })).stdout) as {
+    id: string
+    state: string
+  }[]
   expect(json).toEqual([expect.objectContaining({ id, state: 'applied' })])
-  expect((await runFlagd(['change-request', 'show', 'cr_nothing'], { cwd })).code).toBe(1)
+  expect((await runFlagdInProcess(['change-request', 'show', 'cr_nothing'], { cwd })).code).toBe(1)
 })

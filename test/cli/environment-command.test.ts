@@ -5,7 +5,8 @@
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -30,26 +31,26 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   expect((await api('POST', '/api/flags', { name: 'shop/limit', type: 'INTEGER', value: 1 })).status).toBe(201)
 
   // running: through the control socket
-  expect((await runFlagd(['env', 'add', 'staging', '--description', 'before prod'], { cwd })).stdout).toContain(
+  expect((await runFlagdInProcess(['env', 'add', 'staging', '--description', 'before prod'], { cwd })).stdout).toContain(
     'created environment staging',
   )
-  expect((await runFlagd(['env', 'add', 'prod'], { cwd })).code).toBe(0)
-  const listed = JSON.parse((await runFlagd(['env', 'list', '--json'], { cwd })).stdout) as { name: string; default: boolean }[]
+  expect((await runFlagdInProcess(['env', 'add', 'prod'], { cwd })).code).toBe(0)
+  const listed = JSON.parse((await runFlagdInProcess(['env', 'list', '--json'], { cwd })).stdout) as { name: string; default: boolean }[]
   expect(listed.map((e) => [e.name, e.default])).toEqual([
     ['dev', true],
     ['staging', false],
     ['prod', false],
   ])
   expect((await api('PUT', '/api/flags/shop/limit?environment=staging', { value: 5 })).status).toBe(200)
-  const dry = await runFlagd(['promote', '--from', 'staging', '--to', 'prod', '--dry-run'], { cwd })
+  const dry = await runFlagdInProcess(['promote', '--from', 'staging', '--to', 'prod', '--dry-run'], { cwd })
   expect(dry.stdout).toContain('shop/limit: value 1 → 5')
   expect(dry.stdout).toContain('would change 1 flag(s) in prod; 0 already equal')
   expect(((await (await api('GET', '/api/flags/shop/limit?environment=prod')).json()) as { value: number }).value).toBe(1)
-  expect((await runFlagd(['promote', '--from', 'staging', '--to', 'prod', 'shop/limit'], { cwd })).stdout).toContain(
+  expect((await runFlagdInProcess(['promote', '--from', 'staging', '--to', 'prod', 'shop/limit'], { cwd })).stdout).toContain(
     'changed 1 flag(s) in prod',
   )
   expect(((await (await api('GET', '/api/flags/shop/limit?environment=prod')).json()) as { value: number }).value).toBe(5)
-  const token = await runFlagd(['token', 'add', 'app', '--permissions', 'flag:evaluate', '--environment', 'prod'], { cwd })
+  const token = await runFlagdInProcess(['token', 'add', 'app', '--permissions', 'flag:evaluate', '--environment', 'prod'], { cwd })
   const evaluated = await fetch(`${d.url}/ofrep/v1/evaluate/flags/shop/limit`, {
     method: 'POST',
     headers: { 'x-api-key': token.stdout.trim(), 'content-type': 'application/json' },
@@ -58,13 +59,13 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   expect(((await evaluated.json()) as { value: number }).value).toBe(5)
 
   // an export of one environment, through the control socket
-  const exported = JSON.parse((await runFlagd(['export', '--environment', 'prod'], { cwd })).stdout) as {
+  const exported = JSON.parse((await runFlagdInProcess(['export', '--environment', 'prod'], { cwd })).stdout) as {
     environment: string
     flags: Record<string, { value: number }>
   }
   expect(exported.environment).toBe('prod')
   expect(exported.flags['shop/limit']?.value).toBe(5)
-  expect(JSON.parse((await runFlagd(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
+  expect(JSON.parse((await runFlagdInProcess(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
 
   // an import into one environment, through the control socket
   const file = `${cwd}/release.json`
@@ -79,32 +80,32 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
       }),
     )
   await release(9)
-  expect((await runFlagd(['import', file, '--environment', 'staging'], { cwd })).code).toBe(0)
+  expect((await runFlagdInProcess(['import', file, '--environment', 'staging'], { cwd })).code).toBe(0)
   expect(((await (await api('GET', '/api/flags/shop/limit?environment=staging')).json()) as { value: number }).value).toBe(9)
   expect(((await (await api('GET', '/api/flags/shop/limit')).json()) as { value: number }).value).toBe(1)
-  const nowhere = await runFlagd(['import', file, '--environment', 'nowhere'], { cwd })
+  const nowhere = await runFlagdInProcess(['import', file, '--environment', 'nowhere'], { cwd })
   expect(nowhere.code).toBe(1)
   expect(nowhere.stderr).toContain('nowhere')
 
   // mistakes: named, exit 1 (refused) or 2 (usage)
-  expect((await runFlagd(['env', 'remove', 'dev'], { cwd })).code).toBe(1)
-  expect((await runFlagd(['promote', '--from', 'staging'], { cwd })).code).toBe(2)
-  const unknown = await runFlagd(['promote', '--from', 'nowhere', '--to', 'prod'], { cwd })
+  expect((await runFlagdInProcess(['env', 'remove', 'dev'], { cwd })).code).toBe(1)
+  expect((await runFlagdInProcess(['promote', '--from', 'staging'], { cwd })).code).toBe(2)
+  const unknown = await runFlagdInProcess(['promote', '--from', 'nowhere', '--to', 'prod'], { cwd })
   expect(unknown.code).toBe(1)
   expect(unknown.stderr).toContain('nowhere')
 
   // stopped: in-process over the data directory
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
-  expect((await runFlagd(['env', 'remove', 'staging'], { cwd })).stdout).toContain('removed environment staging')
-  expect((await runFlagd(['env', 'list'], { cwd })).stdout).not.toContain('staging')
-  const flagd = JSON.parse((await runFlagd(['export', '--format', 'flagd', '--environment', 'prod'], { cwd })).stdout) as {
+  expect((await runFlagdInProcess(['env', 'remove', 'staging'], { cwd })).stdout).toContain('removed environment staging')
+  expect((await runFlagdInProcess(['env', 'list'], { cwd })).stdout).not.toContain('staging')
+  const flagd = JSON.parse((await runFlagdInProcess(['export', '--format', 'flagd', '--environment', 'prod'], { cwd })).stdout) as {
     flags: Record<string, { defaultVariant: string; variants: Record<string, number> }>
   }
   const limit = flagd.flags['shop/limit'] as { defaultVariant: string; variants: Record<string, number> }
   expect(limit.variants[limit.defaultVariant]).toBe(5)
   await release(11)
-  expect((await runFlagd(['import', file, '--environment', 'prod'], { cwd })).code).toBe(0)
-  expect(JSON.parse((await runFlagd(['export', '--environment', 'prod'], { cwd })).stdout).flags['shop/limit'].value).toBe(11)
-  expect(JSON.parse((await runFlagd(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
+  expect((await runFlagdInProcess(['import', file, '--environment', 'prod'], { cwd })).code).toBe(0)
+  expect(JSON.parse((await runFlagdInProcess(['export', '--environment', 'prod'], { cwd })).stdout).flags['shop/limit'].value).toBe(11)
+  expect(JSON.parse((await runFlagdInProcess(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
 })

@@ -3,7 +3,8 @@
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { FIXTURES } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -18,28 +19,28 @@ test('validate names a flagd document as one, with its segments; a dangling $ref
   )
   const whole = join(cwd, 'testkit.json')
   writeFileSync(whole, JSON.stringify(testkit))
-  const refused = await runFlagd(['validate', whole], { cwd })
+  const refused = await runFlagdInProcess(['validate', whole], { cwd })
   expect(refused.code).toBe(1)
   expect(refused.stderr).toContain('segment nonexistent_evaluator does not exist')
   delete testkit.flags['ref-to-nonexistent-evaluator-flag']
   writeFileSync(whole, JSON.stringify(testkit))
-  const ok = await runFlagd(['validate', whole], { cwd })
+  const ok = await runFlagdInProcess(['validate', whole], { cwd })
   expect(ok.code).toBe(0)
   expect(ok.stdout).toContain('is valid: an OpenFeature flagd document with 59 flags and 1 segment')
 })
 
 test('validate: exit 0 for a valid file, 1 listing every problem otherwise, no data dir touched', async () => {
-  const ok = await runFlagd(['validate', join(FIXTURES, 'flagflow-1.7-export.json')], { cwd })
+  const ok = await runFlagdInProcess(['validate', join(FIXTURES, 'flagflow-1.7-export.json')], { cwd })
   expect(ok.code).toBe(0)
   expect(ok.stdout).toContain('is valid: 7 flags')
-  const bad = await runFlagd(['validate', join(FIXTURES, 'invalid-three-errors.json')], { cwd })
+  const bad = await runFlagdInProcess(['validate', join(FIXTURES, 'invalid-three-errors.json')], { cwd })
   expect(bad.code).toBe(1)
   expect(bad.stderr).toContain('3 problem(s)')
   for (const field of ['flags.app/max_retries.value', 'flags.app/mode.type', 'flags.ui/banner.regexPattern'])
     expect(bad.stderr).toContain(field)
-  expect((await runFlagd(['validate', join(FIXTURES, 'not-json.json')], { cwd })).stderr).toContain('not valid JSON')
-  expect((await runFlagd(['validate', 'missing.json'], { cwd })).stderr).toContain('no such file')
-  expect((await runFlagd(['validate'], { cwd })).code).toBe(2)
+  expect((await runFlagdInProcess(['validate', join(FIXTURES, 'not-json.json')], { cwd })).stderr).toContain('not valid JSON')
+  expect((await runFlagdInProcess(['validate', 'missing.json'], { cwd })).stderr).toContain('no such file')
+  expect((await runFlagdInProcess(['validate'], { cwd })).code).toBe(2)
   expect(() => readFileSync(join(cwd, 'data', 'flagd.json'))).toThrow()
 })
 
@@ -50,7 +51,7 @@ test('validate and import refuse a file nested deeper than 32 levels, before par
     ['validate', deep],
     ['import', deep],
   ]) {
-    const refused = await runFlagd(args, { cwd })
+    const refused = await runFlagdInProcess(args, { cwd })
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`${deep} is nested deeper than 32 levels`)
   }
@@ -65,14 +66,14 @@ test('admin commands refuse a data directory that does not exist, creating nothi
       ['user', 'list'],
       ['user', 'passwd', 'x', '--password-stdin'],
     ]) {
-      const res = await runFlagd(args, { cwd: elsewhere, stdin: 'some-password' })
+      const res = await runFlagdInProcess(args, { cwd: elsewhere, stdin: 'some-password' })
       expect(res.code).toBe(1)
       expect(res.stderr).toContain(`no flagd data directory at ${join(elsewhere, 'data')}`)
       expect(res.stderr).toContain('--data-dir')
     }
     mkdirSync(join(elsewhere, 'data'))
     writeFileSync(join(elsewhere, 'data', 'notes.txt'), 'something else')
-    const notState = await runFlagd(['user', 'add', 'x', '--password-stdin'], { cwd: elsewhere, stdin: 'some-password' })
+    const notState = await runFlagdInProcess(['user', 'add', 'x', '--password-stdin'], { cwd: elsewhere, stdin: 'some-password' })
     expect(notState.code).toBe(1)
     expect(notState.stderr).toContain('holds no flagd state')
     expect(readdirSync(join(elsewhere, 'data'))).toEqual(['notes.txt'])
@@ -84,11 +85,11 @@ test('admin commands refuse a data directory that does not exist, creating nothi
 test('user add creates a data directory that does not exist yet (0700), as serve does, and says so', async () => {
   const fresh = tempDir()
   try {
-    const res = await runFlagd(['user', 'add', 'first', '--password-stdin'], { cwd: fresh, stdin: 'first-password' })
+    const res = await runFlagdInProcess(['user', 'add', 'first', '--password-stdin'], { cwd: fresh, stdin: 'first-password' })
     expect(res.stderr).toContain(`creating the data directory ${join(fresh, 'data')} with a new, empty flagd state`)
     expect(res.code).toBe(0)
     expect(statSync(join(fresh, 'data')).mode & 0o777).toBe(0o700)
-    const listed = await runFlagd(['user', 'list', '--json'], { cwd: fresh })
+    const listed = await runFlagdInProcess(['user', 'list', '--json'], { cwd: fresh })
     expect(JSON.parse(listed.stdout).map((u: { username: string }) => u.username)).toEqual(['first'])
   } finally {
     rmSync(fresh, { recursive: true, force: true })
@@ -98,44 +99,44 @@ test('user add creates a data directory that does not exist yet (0700), as serve
 test('user add initialises an existing, empty data directory (a fresh clone has data/.gitkeep), and says so', async () => {
   mkdirSync(join(cwd, 'data'))
   writeFileSync(join(cwd, 'data', '.gitkeep'), '')
-  const res = await runFlagd(['user', 'add', 'first', '--password-stdin'], { cwd, stdin: 'first-password' })
+  const res = await runFlagdInProcess(['user', 'add', 'first', '--password-stdin'], { cwd, stdin: 'first-password' })
   expect(res.code).toBe(0)
   expect(res.stderr).toContain('initialising a new, empty flagd state')
 })
 
 test('import (dry run, real, keep) and export on a stopped daemon data directory', async () => {
   const file = join(FIXTURES, 'valid-merge.json')
-  const dry = await runFlagd(['import', file, '--dry-run'], { cwd })
+  const dry = await runFlagdInProcess(['import', file, '--dry-run'], { cwd })
   expect(dry.code).toBe(0)
   expect(dry.stdout).toContain('dry run: would apply: 3 created')
-  const real = await runFlagd(['import', file, '--json'], { cwd })
+  const real = await runFlagdInProcess(['import', file, '--json'], { cwd })
   expect(JSON.parse(real.stdout).summary.created).toBe(3)
-  const again = await runFlagd(['import', file, '--mode', 'replace', '--values', 'keep'], { cwd })
+  const again = await runFlagdInProcess(['import', file, '--mode', 'replace', '--values', 'keep'], { cwd })
   expect(again.stdout).toContain('0 created, 0 updated, 0 deleted, 3 unchanged')
-  const out = await runFlagd(['export', '--out', 'out.json'], { cwd })
+  const out = await runFlagdInProcess(['export', '--out', 'out.json'], { cwd })
   expect(out.code).toBe(0)
   const exported = JSON.parse(readFileSync(join(cwd, 'out.json'), 'utf8'))
   expect(Object.keys(exported.flags)).toEqual(['app/max_retries', 'app/new_checkout', 'ui/theme'])
-  const stdout = await runFlagd(['export'], { cwd })
+  const stdout = await runFlagdInProcess(['export'], { cwd })
   expect(JSON.parse(stdout.stdout).flags).toEqual(exported.flags)
   // flagd's own format, to a file and to stdout; a valid document to import (flagd's format has no
   // descriptions or constraints, so those would change)
-  const flagd = await runFlagd(['export', '--format', 'flagd', '--out', 'flagd.json'], { cwd })
+  const flagd = await runFlagdInProcess(['export', '--format', 'flagd', '--out', 'flagd.json'], { cwd })
   expect([flagd.code, flagd.stderr]).toEqual([0, expect.stringContaining('wrote 3 flags to flagd.json')])
   const document = JSON.parse(readFileSync(join(cwd, 'flagd.json'), 'utf8'))
   expect(document.$schema).toBe('https://flagd.dev/schema/v0/flags.json')
   expect(Object.keys(document.flags)).toEqual(['app/max_retries', 'app/new_checkout', 'ui/theme'])
-  expect(JSON.parse((await runFlagd(['export', '--format', 'flagd'], { cwd })).stdout)).toEqual(document)
-  const back = await runFlagd(['import', 'flagd.json', '--dry-run'], { cwd })
+  expect(JSON.parse((await runFlagdInProcess(['export', '--format', 'flagd'], { cwd })).stdout)).toEqual(document)
+  const back = await runFlagdInProcess(['import', 'flagd.json', '--dry-run'], { cwd })
   expect([back.code, back.stdout]).toEqual([0, expect.stringContaining('0 created, 3 updated, 0 deleted')])
-  expect((await runFlagd(['export', '--format', 'yaml'], { cwd })).code).toBe(2)
+  expect((await runFlagdInProcess(['export', '--format', 'yaml'], { cwd })).code).toBe(2)
 })
 
 test('import errors: invalid document (1), bad option (2)', async () => {
-  const invalid = await runFlagd(['import', join(FIXTURES, 'invalid-enum-value.json')], { cwd })
+  const invalid = await runFlagdInProcess(['import', join(FIXTURES, 'invalid-enum-value.json')], { cwd })
   expect(invalid.code).toBe(1)
   expect(invalid.stderr).toContain('flags.ui/theme.value')
-  expect((await runFlagd(['import', join(FIXTURES, 'valid-merge.json'), '--mode', 'sideways'], { cwd })).code).toBe(2)
+  expect((await runFlagdInProcess(['import', join(FIXTURES, 'valid-merge.json'), '--mode', 'sideways'], { cwd })).code).toBe(2)
 })
 
 test('the daemon imports a file dropped into <dataDir>/import', async () => {

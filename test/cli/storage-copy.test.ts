@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -53,21 +54,21 @@ test.skipIf(!bin)('a data directory moves into PostgreSQL whole: sessions, token
     .token
   const url = (await server!.freshDatabase()).replace('flagd@', 'flagd:not-a-real-password@')
 
-  const whileRunning = await runFlagd(['storage', 'copy', '--to', url], { cwd })
+  const whileRunning = await runFlagdInProcess(['storage', 'copy', '--to', url], { cwd })
   expect(whileRunning.code).not.toBe(0)
   expect(whileRunning.stderr).toContain('stop it first')
   d.proc.kill('SIGTERM')
   await d.proc.exited
   writeFileSync(join(cwd, 'data', 'webhooks.json'), JSON.stringify({ ci: 2 })) // a webhook's delivery cursor
 
-  const copied = await runFlagd(['storage', 'copy', '--to', url], { cwd })
+  const copied = await runFlagdInProcess(['storage', 'copy', '--to', url], { cwd })
   expect(copied.stderr).toContain('copied 1 flags, 1 users, 1 sessions, 1 API tokens')
   expect(copied.code).toBe(0)
   expect(copied.stderr + copied.stdout).not.toContain('not-a-real-password')
   const db = new SQL(url)
   expect((await db`SELECT value FROM flagd_settings WHERE key = 'webhook-cursors'`)[0].value).toBe('{"ci":2}')
   await db.close()
-  const again = await runFlagd(['storage', 'copy', '--to', url], { cwd })
+  const again = await runFlagdInProcess(['storage', 'copy', '--to', url], { cwd })
   expect(again.code).not.toBe(0)
   expect(again.stderr).toContain('already holds a flagd state')
   expect(again.stderr).not.toContain('not-a-real-password')
@@ -89,10 +90,10 @@ test.skipIf(!bin)('a data directory moves into PostgreSQL whole: sessions, token
 test.skipIf(!bin)("a URL that is not PostgreSQL's is refused before anything is touched", async () => {
   const cwd = tempDir()
   dirs.push(cwd)
-  const out = await runFlagd(['storage', 'copy', '--to', 'mysql://x@y/z'], { cwd })
+  const out = await runFlagdInProcess(['storage', 'copy', '--to', 'mysql://x@y/z'], { cwd })
   expect(out.code).not.toBe(0)
   expect(out.stderr).toContain('postgres://')
-  const empty = await runFlagd(['storage', 'copy', '--to', 'postgres://flagd@127.0.0.1:1/none'], { cwd })
+  const empty = await runFlagdInProcess(['storage', 'copy', '--to', 'postgres://flagd@127.0.0.1:1/none'], { cwd })
   expect(empty.code).not.toBe(0)
   expect(empty.stderr).toContain('holds no flagd state')
 })

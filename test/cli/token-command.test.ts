@@ -4,7 +4,8 @@ import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { flagPrefixArgs, parseExpires } from '../../src/cli/token-command.ts'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -19,7 +20,7 @@ async function bootstrapped(): Promise<string> {
   const cwd = tempDir()
   dirs.push(cwd)
   mkdirSync(join(cwd, 'data'), { mode: 0o700 })
-  expect((await runFlagd(['user', 'add', 'admin', '--password-stdin'], { cwd, stdin: 'admin-password' })).code).toBe(0)
+  expect((await runFlagdInProcess(['user', 'add', 'admin', '--password-stdin'], { cwd, stdin: 'admin-password' })).code).toBe(0)
   return cwd
 }
 
@@ -28,7 +29,7 @@ const get = (url: string, token: string, init: RequestInit = {}) =>
 
 test('token add prints only the secret on stdout; the state holds only its hash', async () => {
   const cwd = await bootstrapped()
-  const res = await runFlagd(
+  const res = await runFlagdInProcess(
     [
       'token',
       'add',
@@ -52,7 +53,7 @@ test('token add prints only the secret on stdout; the state holds only its hash'
   for (const name of readdirSync(join(cwd, 'data'))) {
     if (name.endsWith('.json')) expect(readFileSync(join(cwd, 'data', name), 'utf8')).not.toContain(secret.slice(4))
   }
-  const list = await runFlagd(['token', 'list', '--json'], { cwd })
+  const list = await runFlagdInProcess(['token', 'list', '--json'], { cwd })
   const [token] = JSON.parse(list.stdout)
   expect(token).toMatchObject({
     name: 'ci deploy',
@@ -62,7 +63,7 @@ test('token add prints only the secret on stdout; the state holds only its hash'
   })
   expect(Date.parse(token.expiresAt) - Date.now()).toBeGreaterThan(89 * 86_400_000)
   expect(list.stdout).not.toContain(secret)
-  const table = await runFlagd(['token', 'list'], { cwd })
+  const table = await runFlagdInProcess(['token', 'list'], { cwd })
   expect(table.stdout).toContain('ci deploy')
   expect(table.stdout).toContain('mobile/,web/')
 })
@@ -70,7 +71,7 @@ test('token add prints only the secret on stdout; the state holds only its hash'
 test('a token made while stopped works once the daemon runs, and revoking it while running ends it at once', async () => {
   const cwd = await bootstrapped()
   const secret = (
-    await runFlagd(['token', 'add', 'deployer', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'app/'], { cwd })
+    await runFlagdInProcess(['token', 'add', 'deployer', '--permissions', 'flag:read,flag:write', '--flag-prefix', 'app/'], { cwd })
   ).stdout.trim()
   const d = await startDaemon(cwd)
   const created = await get(`${d.url}/api/flags`, secret, { method: 'POST', body: JSON.stringify({ name: 'app/x', type: 'BOOLEAN' }) })
@@ -79,7 +80,7 @@ test('a token made while stopped works once the daemon runs, and revoking it whi
   expect(outside.status).toBe(403)
   expect((await get(`${d.url}/api/flags/app/x`, secret)).status).toBe(200)
 
-  const revoked = await runFlagd(['token', 'revoke', 'deployer'], { cwd })
+  const revoked = await runFlagdInProcess(['token', 'revoke', 'deployer'], { cwd })
   expect(revoked.code).toBe(0)
   expect(revoked.stdout).toContain('revoked token deployer')
   expect((await get(`${d.url}/api/flags/app/x`, secret)).status).toBe(401)
@@ -88,16 +89,16 @@ test('a token made while stopped works once the daemon runs, and revoking it whi
 test('token add while the daemon runs goes through its control socket and works at once', async () => {
   const cwd = await bootstrapped()
   const d = await startDaemon(cwd)
-  const res = await runFlagd(['token', 'add', 'app', '--permissions', 'flag:evaluate'], { cwd })
+  const res = await runFlagdInProcess(['token', 'add', 'app', '--permissions', 'flag:evaluate'], { cwd })
   expect(res.code).toBe(0)
   const secret = res.stdout.trim()
   const me = await fetch(`${d.url}/api/me`, { headers: { 'x-api-key': secret } })
   expect(me.status).toBe(200)
   expect(((await me.json()) as { name: string }).name).toBe('app')
   expect((await get(`${d.url}/api/flags`, secret)).status).toBe(403)
-  const list = await runFlagd(['token', 'list', '--json'], { cwd })
+  const list = await runFlagdInProcess(['token', 'list', '--json'], { cwd })
   expect(JSON.parse(list.stdout)[0].lastUsedAt).toMatch(/Z$/)
-  const byId = await runFlagd(['token', 'revoke', JSON.parse(list.stdout)[0].id], { cwd })
+  const byId = await runFlagdInProcess(['token', 'revoke', JSON.parse(list.stdout)[0].id], { cwd })
   expect(byId.code).toBe(0)
   expect((await fetch(`${d.url}/api/me`, { headers: { 'x-api-key': secret } })).status).toBe(401)
 })
@@ -116,15 +117,15 @@ test('mistakes are usage errors (exit 2) or named refusals (exit 1), and create 
     [['token'], 2, 'missing command'],
   ]
   for (const [args, code, message] of cases) {
-    const res = await runFlagd(args, { cwd })
+    const res = await runFlagdInProcess(args, { cwd })
     expect(res.code, args.join(' ')).toBe(code)
     expect(res.stderr, args.join(' ')).toContain(message)
     expect(res.stdout).toBe('')
   }
-  expect(JSON.parse((await runFlagd(['token', 'list', '--json'], { cwd })).stdout)).toEqual([])
-  const dup = await runFlagd(['token', 'add', 'twice', '--permissions', 'none'], { cwd })
+  expect(JSON.parse((await runFlagdInProcess(['token', 'list', '--json'], { cwd })).stdout)).toEqual([])
+  const dup = await runFlagdInProcess(['token', 'add', 'twice', '--permissions', 'none'], { cwd })
   expect(dup.code).toBe(0)
-  const again = await runFlagd(['token', 'add', 'twice', '--permissions', 'none'], { cwd })
+  const again = await runFlagdInProcess(['token', 'add', 'twice', '--permissions', 'none'], { cwd })
   expect(again.code).toBe(1)
   expect(again.stderr).toContain('already exists')
 })
@@ -132,7 +133,7 @@ test('mistakes are usage errors (exit 2) or named refusals (exit 1), and create 
 test('token commands refuse a directory without a state, like user commands', async () => {
   const cwd = tempDir()
   dirs.push(cwd)
-  const res = await runFlagd(['token', 'list'], { cwd })
+  const res = await runFlagdInProcess(['token', 'list'], { cwd })
   expect(res.code).toBe(1)
   expect(res.stderr).toContain('--data-dir')
 })

@@ -6,7 +6,8 @@
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { type Daemon, killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { type Daemon, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -42,7 +43,7 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   await api('POST', '/api/flags', { name: 'idle', type: 'BOOLEAN' })
   for (let i = 0; i < 3; i++) expect((await api('POST', '/ofrep/v1/evaluate/flags/used', { context: {} })).status).toBe(200)
 
-  const running = await runFlagd(['usage', '--json'], { cwd })
+  const running = await runFlagdInProcess(['usage', '--json'], { cwd })
   expect(running.code).toBe(0)
   expect(JSON.parse(running.stdout)).toEqual([
     { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
@@ -56,14 +57,14 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
       stale: false,
     },
   ])
-  const table = await runFlagd(['usage'], { cwd })
+  const table = await runFlagdInProcess(['usage'], { cwd })
   expect(table.stdout).toMatch(/FLAG\s+EVALUATIONS \(30 DAYS\)\s+LAST EVALUATED\s+IN-PROCESS\s+STALE/)
   expect(table.stdout).toMatch(/idle\s+0\s+never/)
-  expect((await runFlagd(['usage', '--stale'], { cwd })).stdout.trim()).toBe('no stale flags')
+  expect((await runFlagdInProcess(['usage', '--stale'], { cwd })).stdout.trim()).toBe('no stale flags')
 
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
-  const stopped = await runFlagd(['usage', '--json'], { cwd })
+  const stopped = await runFlagdInProcess(['usage', '--json'], { cwd })
   expect(JSON.parse(stopped.stdout)).toContainEqual({
     name: 'used',
     total: 3,
@@ -74,7 +75,7 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
     stale: false,
   })
   // a flag left alone longer than usage.staleDays is stale (its last change is what counts here)
-  const later = await runFlagd(['usage', '--stale', '--json'], { cwd, env: { FLAGD_USAGE_STALE_DAYS: '1' } })
+  const later = await runFlagdInProcess(['usage', '--stale', '--json'], { cwd, env: { FLAGD_USAGE_STALE_DAYS: '1' } })
   expect(JSON.parse(later.stdout)).toEqual([])
 })
 
@@ -88,7 +89,7 @@ test('kill -9 loses at most the counts not yet written; the written ones stay wh
   // the first minute's write has not come yet: a kill -9 now loses these five, and nothing else
   d.proc.kill('SIGKILL')
   await d.proc.exited
-  const after = await runFlagd(['usage', '--json'], { cwd })
+  const after = await runFlagdInProcess(['usage', '--json'], { cwd })
   expect(after.code).toBe(0)
   const hard = (JSON.parse(after.stdout) as { name: string; total: number }[]).find((u) => u.name === 'hard')
   expect(hard?.total === 0 || hard?.total === 5).toBe(true)
@@ -97,7 +98,7 @@ test('kill -9 loses at most the counts not yet written; the written ones stay wh
   await api2('POST', '/ofrep/v1/evaluate/flags/hard', { context: {} })
   d2.proc.kill('SIGTERM')
   expect(await d2.proc.exited).toBe(0)
-  const total = (JSON.parse((await runFlagd(['usage', '--json'], { cwd })).stdout) as { name: string; total: number }[]).find(
+  const total = (JSON.parse((await runFlagdInProcess(['usage', '--json'], { cwd })).stdout) as { name: string; total: number }[]).find(
     (u) => u.name === 'hard',
   )?.total
   expect(total).toBe((hard?.total ?? 0) + 1)

@@ -4,6 +4,7 @@ import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -15,10 +16,10 @@ mkdirSync(join(cwd, 'data')) // an existing, empty data directory: `user add` ma
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
 test('user add reads the password from stdin and grants every permission by default', async () => {
-  const res = await runFlagd(['user', 'add', 'alice', '--password-stdin'], { cwd, stdin: 'alice-password\n' })
+  const res = await runFlagdInProcess(['user', 'add', 'alice', '--password-stdin'], { cwd, stdin: 'alice-password\n' })
   expect(res.code).toBe(0)
   expect(res.stdout).toContain('created user alice')
-  const list = await runFlagd(['user', 'list', '--json'], { cwd })
+  const list = await runFlagdInProcess(['user', 'list', '--json'], { cwd })
   const users = JSON.parse(list.stdout)
   expect(users).toHaveLength(1)
   expect(users[0].permissions).toEqual([...PERMISSIONS])
@@ -26,7 +27,7 @@ test('user add reads the password from stdin and grants every permission by defa
 })
 
 test('user add with a permission list, then log in with it', async () => {
-  const res = await runFlagd(['user', 'add', 'bob', '--permissions', 'flag:read,flag:write', '--password-stdin'], {
+  const res = await runFlagdInProcess(['user', 'add', 'bob', '--permissions', 'flag:read,flag:write', '--password-stdin'], {
     cwd,
     stdin: 'bob-password',
   })
@@ -38,7 +39,7 @@ test('user add with a permission list, then log in with it', async () => {
     body: '{"username":"bob","password":"bob-password"}',
   })
   expect(((await login.json()) as { user: { permissions: string[] } }).user.permissions).toEqual(['flag:read', 'flag:write'])
-  const whileRunning = await runFlagd(['user', 'list', '--json'], { cwd })
+  const whileRunning = await runFlagdInProcess(['user', 'list', '--json'], { cwd })
   expect(whileRunning.code).toBe(0)
   expect(JSON.parse(whileRunning.stdout).map((u: { username: string }) => u.username)).toEqual(['alice', 'bob'])
   d.proc.kill('SIGTERM')
@@ -46,7 +47,7 @@ test('user add with a permission list, then log in with it', async () => {
 })
 
 test('user list prints a table', async () => {
-  const res = await runFlagd(['user', 'list'], { cwd })
+  const res = await runFlagdInProcess(['user', 'list'], { cwd })
   expect(res.code).toBe(0)
   expect(res.stdout.split('\n')[0]).toMatch(/^ID\s+USERNAME\s+PERMISSIONS\s+CREATED$/)
   expect(res.stdout).toContain('alice')
@@ -72,7 +73,7 @@ test.each([
   [['user', '__proto__'], undefined, 2, 'unknown command "__proto__"'],
   [['user'], undefined, 2, 'missing command'],
 ])('%j fails with the right exit code', async (args, stdin, code, text) => {
-  const res = await runFlagd(args, { cwd, stdin })
+  const res = await runFlagdInProcess(args, { cwd, stdin })
   expect(res.code).toBe(code)
   expect(res.stderr).toStartWith('error: ')
   expect(res.stderr).toContain(text)
@@ -80,18 +81,27 @@ test.each([
 
 test('--help on every command, version', async () => {
   for (const args of [['--help'], ['serve', '--help'], ['user', '--help'], ['user', 'add', '--help'], ['user', 'list', '--help']]) {
-    const res = await runFlagd(args, { cwd })
+    const res = await runFlagdInProcess(args, { cwd })
     expect(res.code).toBe(0)
     expect(res.stdout + res.stderr).toContain('USAGE')
   }
-  const v = await runFlagd(['version'], { cwd })
+  const v = await runFlagdInProcess(['version'], { cwd })
   expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
 })
 
 test('help in a pipe carries no colour codes', async () => {
   for (const args of [['--help'], ['user', '--help'], []]) {
-    const res = await runFlagd(args, { cwd, env: { NO_COLOR: '' } })
+    const res = await runFlagdInProcess(args, { cwd, env: { NO_COLOR: '' } })
     expect(res.stdout + res.stderr).toContain('USAGE')
     expect(res.stdout + res.stderr).not.toContain('\u001b[')
   }
+})
+
+test('the spawned process exits with the code and prints what the in-process runs above show', async () => {
+  const usage = await runFlagd(['usr', 'list'], { cwd })
+  expect([usage.code, usage.stdout]).toEqual([2, ''])
+  expect(usage.stderr).toContain('error: unknown command "usr"; did you mean user?')
+  const list = await runFlagd(['user', 'list', '--json'], { cwd })
+  expect(list.code).toBe(0)
+  expect(JSON.parse(list.stdout).map((u: { username: string }) => u.username)).toEqual(['alice', 'bob'])
 })

@@ -14,6 +14,7 @@ import { FlagdProvider } from '@openfeature/flagd-provider'
 import { type Client, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { eventually, wakeSignal } from '../helpers/eventually.ts'
 import { parseFeature } from '../helpers/gherkin.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -139,23 +140,23 @@ describe('the official flagd provider, in-process', () => {
     expect(compared).toBeGreaterThan(1000)
   }, 60_000)
 
-  test('a change made through the API reaches the provider within a second', async () => {
+  test('a change made through the API is pushed to the provider, which announces it', async () => {
     await api('POST', '/api/flags', { name: 'live/switch', type: 'BOOLEAN', value: false }, admin)
     const provider = new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` })
     await OpenFeature.setProviderAndWait('live', provider)
     const client = OpenFeature.getClient('live')
     expect(await client.getBooleanValue('live/switch', true)).toBe(false)
     let changed = 0
+    const onChange = wakeSignal()
     client.addHandler(ProviderEvents.ConfigurationChanged, () => {
-      changed = performance.now()
+      changed++
+      onChange.fire()
     })
-    const sent = performance.now()
     expect((await api('PUT', '/api/flags/live/switch', { value: true }, admin)).status).toBe(200)
-    while (!(await client.getBooleanValue('live/switch', false)) && performance.now() - sent < 1000) await Bun.sleep(5)
-    expect(await client.getBooleanValue('live/switch', false)).toBe(true)
-    expect(performance.now() - sent).toBeLessThan(1000)
-    await Bun.sleep(50)
-    expect(changed).toBeGreaterThan(0)
+    // pushed over the provider's sync stream: it says so with ConfigurationChanged and the value
+    // follows; how fast is bench/sync.ts's, never asserted here (docs/development.md#time)
+    await eventually(() => client.getBooleanValue('live/switch', false), { wakeOn: onChange.wakeOn })
+    await eventually(() => changed > 0, { wakeOn: onChange.wakeOn })
   })
 
   test('the unix socket needs no token (the file system guards it)', async () => {

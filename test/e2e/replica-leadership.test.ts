@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { type Daemon, startDaemon } from '../helpers/daemon.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -52,13 +53,9 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms (delivered: ${delivered.join(',')})`)
-    await Bun.sleep(20)
-  }
-}
+/** Waits for `check` (a deadline of `ms` against a hang), naming what was delivered when it gives up. */
+const until = (check: () => boolean, ms: number) =>
+  eventually(check, { within: ms, every: 20, what: () => `delivered: ${delivered.join(',')}` })
 
 test.skipIf(!bin)('one replica delivers each entry; killed, the other takes over and delivers what follows', async () => {
   const login = await fetch(`${daemons[1]!.url}/api/login`, {

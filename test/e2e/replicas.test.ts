@@ -15,6 +15,7 @@ import { FlagdProvider } from '@openfeature/flagd-provider'
 import { OpenFeature } from '@openfeature/server-sdk'
 import { isJsonObject } from '../../src/domain/json-object.ts'
 import { type Daemon, freePort, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { eventually } from '../helpers/eventually.ts' // how fast replicas converge is bench/replicas.ts's, never asserted here
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -45,20 +46,6 @@ async function replica(env: Record<string, string> = {}): Promise<Daemon> {
   })
   daemons.push(d)
   return d
-}
-
-/**
- * Probes until `probe` answers, giving up after a generous deadline: how fast replicas converge is
- * the bench's (bench/replicas.ts), never an assertion here (docs/development.md#time).
- */
-async function eventually<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<{ value: T }> {
-  const deadline = performance.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return { value }
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms`)
-    await Bun.sleep(10)
-  }
 }
 
 beforeAll(async () => {
@@ -187,7 +174,7 @@ test.skipIf(!bin)(
       { name: 'shop/replicated', type: 'BOOLEAN', value: true },
       { authorization: `Bearer ${created.token}` },
     )
-    const seen = await eventually(async () =>
+    await eventually(async () =>
       (await fetch(`${c.url}/api/flags/shop/replicated`, { headers: { 'x-api-key': created.token } })).status === 200 ? true : undefined,
     )
     let text = ''
@@ -222,7 +209,7 @@ test.skipIf(!bin)('the database stops for a while: writes 503, reads go on, /hea
       const res = await call(a, 'PUT', '/api/flags/outage/kept', { value: 'during' })
       return res.status === 503 ? res : undefined
     })
-    expect(((await refused.value.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE')
     expect(((await (await call(b, 'GET', '/api/flags/outage/kept')).json()) as { value: string }).value).toBe('before')
     await eventually(async () => ((await fetch(`${b.url}/health`)).status === 503 ? true : undefined))
     expect(((await (await fetch(`${b.url}/health`)).json()) as { status: string }).status).toBe('degraded')
@@ -361,7 +348,7 @@ test.skipIf(!bin)('an import is one transaction; its backup is written into the 
     const both = await Promise.all(['imp/a', 'imp/b'].map(async (n) => (await call(a, 'GET', `/api/flags/${n}`)).status))
     return both.every((s) => s === 200) ? both : undefined
   })
-  expect(revisions.value).toEqual([200, 200])
+  expect(revisions).toEqual([200, 200])
 })
 
 test.skipIf(!bin)(
@@ -380,7 +367,7 @@ test.skipIf(!bin)(
       const client = OpenFeature.getClient('replicas')
       expect(await client.getStringValue('sync/across', 'none')).toBe('before')
       expect((await call(daemons[1]!, 'PUT', '/api/flags/sync/across', { value: 'after' })).status).toBe(200)
-      const seen = await eventually(async () => ((await client.getStringValue('sync/across', 'none')) === 'after' ? true : undefined))
+      await eventually(async () => ((await client.getStringValue('sync/across', 'none')) === 'after' ? true : undefined))
     } finally {
       await OpenFeature.clearProviders()
     }

@@ -35,11 +35,17 @@ export function findChromium(): string | null {
   return found
 }
 
+/**
+ * Waits whose condition reads only the document re-check it when the document changes (a
+ * MutationObserver), not on every animation frame: an event, not a poll.
+ */
+const ON_CHANGE = { polling: 'mutation' } as const
+
 /** Waits for the <label> reading `text` and answers the id of the control it labels. */
 async function controlId(p: Page, text: string): Promise<string> {
   const id = await p.waitForFunction(
     (t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false,
-    {},
+    ON_CHANGE,
     text,
   )
   return (await id.jsonValue()) as string
@@ -68,7 +74,7 @@ export async function checkByLabel(p: Page, text: string, checked: boolean): Pro
 export async function clickButton(p: Page, name: string): Promise<void> {
   const button = await p.waitForFunction(
     (n) => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false,
-    {},
+    ON_CHANGE,
     name,
   )
   await (button as unknown as { click(): Promise<void> }).click()
@@ -78,7 +84,7 @@ export async function clickButton(p: Page, name: string): Promise<void> {
 export async function clickLink(p: Page, name: string): Promise<void> {
   const link = await p.waitForFunction(
     (n) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false,
-    {},
+    ON_CHANGE,
     name,
   )
   await (link as unknown as { click(): Promise<void> }).click()
@@ -91,7 +97,7 @@ export const switchOf = (name: string) => `[role="switch"][aria-label="${name}"]
 export async function waitForSwitch(p: Page, name: string, on: boolean, timeout = 30_000): Promise<void> {
   await p.waitForFunction(
     (n, v) => document.querySelector(`[aria-label="${n}"]`)?.getAttribute('aria-checked') === v,
-    { timeout },
+    { ...ON_CHANGE, timeout },
     name,
     String(on),
   )
@@ -99,12 +105,12 @@ export async function waitForSwitch(p: Page, name: string, on: boolean, timeout 
 
 /** Waits until flag `name`'s switch is gone from the page. */
 export async function waitForNoSwitch(p: Page, name: string): Promise<void> {
-  await p.waitForFunction((n) => !document.querySelector(`[aria-label="${n}"]`), {}, name)
+  await p.waitForFunction((n) => !document.querySelector(`[aria-label="${n}"]`), ON_CHANGE, name)
 }
 
 /** Waits until the page shows `text` somewhere. */
 export async function waitForText(p: Page, text: string, timeout = 30_000): Promise<void> {
-  await p.waitForFunction((t) => document.body.textContent?.includes(t) ?? false, { timeout }, text)
+  await p.waitForFunction((t) => document.body.textContent?.includes(t) ?? false, { ...ON_CHANGE, timeout }, text)
 }
 
 /** Waits until the address bar's path is `path`. */
@@ -185,6 +191,7 @@ export const clipboardText = (p: Page) => p.evaluate(() => navigator.clipboard.r
  * is brought there first, and a tab that cannot paint within 5 s is skipped rather than waited on.
  */
 export async function screenshotTo(p: Page, path: string): Promise<void> {
+  if (process.env.TEST_KEEP_SCREENSHOTS !== '1') return // releaseScratch removes them unkept: none is taken
   await Promise.race([p.bringToFront().then(() => p.screenshot({ path })), Bun.sleep(5000)]).catch(() => {})
 }
 

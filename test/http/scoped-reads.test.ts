@@ -7,6 +7,7 @@
  */
 
 import { afterEach, expect, test } from 'bun:test'
+import { eventually, wakeSignal } from '../helpers/eventually.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let apps: TestApp[] = []
@@ -148,23 +149,25 @@ async function openStream(a: TestApp, path: string, token: string) {
   const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
   const decoder = new TextDecoder()
   let text = ''
+  const arrived = wakeSignal() // fired by each chunk: until() looks again
   void (async () => {
     for (;;) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
       if (done) break
       text += decoder.decode(value)
+      arrived.fire()
     }
   })()
   return {
     get text() {
       return text
     },
+    /** Waits until `part` has been received, looking again at each chunk (20 s against a hang). */
     async until(part: string): Promise<void> {
-      const deadline = Date.now() + 10_000
-      while (!text.includes(part)) {
-        if (Date.now() > deadline) throw new Error(`not received: ${part}; got ${JSON.stringify(text)}`)
-        await Bun.sleep(5)
-      }
+      await eventually(() => text.includes(part), {
+        wakeOn: arrived.wakeOn,
+        what: () => `not received: ${part}; got ${JSON.stringify(text)}`,
+      })
     },
     close: () => reader.cancel().catch(() => {}),
   }

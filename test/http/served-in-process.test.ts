@@ -11,6 +11,7 @@ import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
 import type { EvaluationRpcServer } from '../../src/sync/evaluation-server.ts'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import type { SyncServer } from '../../src/sync/sync-server.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { serveEvaluation } from '../helpers/served-app.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -69,7 +70,7 @@ test('only flags the document carried, in its environment, and no longer "now" o
   const leftAt = (now += 60_000)
   stream.cancel()
   client.close()
-  while (server.streamCount() > 0) await Bun.sleep(5)
+  await eventually(() => server.streamCount() === 0, { what: () => `${server.streamCount()} streams still open` }) // no event announces a stream's end
   now += 60_000
   expect(await served('staging')).toEqual({ 'app/dark': new Date(leftAt).toISOString(), 'app/tags': null })
   expect(await held()).toBe(false) // not "now" for a moment longer

@@ -1,6 +1,7 @@
 /** docs/api.md#conventions: the OFREP event stream and the management stream, read as a client reads them. */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { eventually, wakeSignal } from '../helpers/eventually.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -15,6 +16,7 @@ async function open(path: string, headers: Record<string, string> = {}) {
   const res = await t.app.http.handle(new Request(`http://localhost${path}`, { headers }))
   let text = ''
   let done = false
+  const arrived = wakeSignal() // fired by each chunk: until() looks again
   const reader = res.body?.getReader()
   const pump = (async () => {
     if (!reader) return
@@ -23,6 +25,7 @@ async function open(path: string, headers: Record<string, string> = {}) {
       const { value, done: end } = await reader.read()
       if (end) break
       text += decoder.decode(value)
+      arrived.fire()
     }
     done = true
   })()
@@ -34,13 +37,13 @@ async function open(path: string, headers: Record<string, string> = {}) {
     get done() {
       return done
     },
-    /** Waits (at most 5 s) until `pattern` has been received. */
+    /** Waits until `pattern` has been received, looking again at each chunk (20 s against a hang). */
     async until(pattern: RegExp | string): Promise<string> {
-      const deadline = Date.now() + 5000
-      while (!(typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text))) {
-        if (Date.now() > deadline) throw new Error(`not received: ${pattern}; got ${JSON.stringify(text)}`)
-        await Bun.sleep(5)
-      }
+      const seen = () => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text))
+      await eventually(seen, {
+        wakeOn: arrived.wakeOn,
+        what: () => `not received: ${pattern}; got ${JSON.stringify(text)}`,
+      })
       return text
     },
     close: () => reader?.cancel().catch(() => {}),

@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { deliveryBody, matchesEvents, signature } from '../../src/services/webhook-dispatcher.ts'
+import { eventually, wakeSignal } from '../helpers/eventually.ts'
 import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
 const SECRET = 'receiver-shared-secret'
@@ -29,6 +30,9 @@ interface Received {
 }
 
 /** A receiver that verifies signatures; `up` decides whether it answers 200 or 503. */
+/** Fired by every request a receiver gets: until() looks again then. */
+const received = wakeSignal()
+
 function receiver() {
   const got: Received[] = []
   const attempts: string[] = []
@@ -42,13 +46,17 @@ function receiver() {
       const expected = `sha256=${createHmac('sha256', SECRET).update(`${ts}.${raw}`).digest('hex')}`
       if (req.headers.get('x-flagd-signature') !== expected || Math.abs(Date.now() / 1000 - Number(ts)) > 300) state.badSignatures++
       attempts.push(`${req.headers.get('x-flagd-delivery')} ${raw}`)
-      if (!state.up) return new Response('down', { status: 503 })
+      if (!state.up) {
+        received.fire()
+        return new Response('down', { status: 503 })
+      }
       got.push({
         id: Number(req.headers.get('x-flagd-delivery')),
         event: req.headers.get('x-flagd-event') ?? '',
         body: JSON.parse(raw),
         raw,
       })
+      received.fire()
       return new Response('ok')
     },
   })
@@ -62,13 +70,7 @@ async function app(dataDir: string, url: string, delays = [20, 40, 80]) {
   return a
 }
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out')
-    await Bun.sleep(10)
-  }
-}
+const until = (check: () => boolean, ms = 20_000) => eventually(check, { within: ms, wakeOn: received.wakeOn })
 
 test('webhooks named like built-in properties of objects go on from their own cursors, or start at the present', async () => {
   const r = receiver()

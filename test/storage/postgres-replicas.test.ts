@@ -12,6 +12,7 @@ import { systemPrincipal } from '../../src/domain/principal.ts'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import type { Commit, CommitMeta, Store } from '../../src/storage/store.ts'
 import { systemClock } from '../../src/system-clock.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -50,21 +51,17 @@ async function replicas(n: number, pollMs = 1000): Promise<Replica[]> {
   return out
 }
 
-/** Waits for `check` to hold, giving up after a generous `ms` (a deadline, never an assertion on time). */
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const deadline = performance.now() + ms
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms`)
-    await Bun.sleep(5)
-  }
-}
+/** Waits for `check` to hold, re-checked at each commit `on` hears (else on a timer); `ms` is a deadline against a hang. */
+const until = (check: () => boolean, ms: number, on?: Store) =>
+  eventually(check, { within: ms, ...(on ? { wakeOn: (wake: () => void) => on.onCommit(wake) } : {}) })
 
 test.skipIf(!bin)('a commit on one replica is read on the others, and their listeners hear it', async () => {
   const [a, b, c] = await replicas(3)
   const heard: Commit[] = []
   b!.onCommit((commit) => heard.push(commit))
   await a!.transact(meta, (tx) => tx.put('flags', sampleFlag('shared', 'one')))
-  await until(() => b!.committed().flags.has('shared') && c!.committed().flags.has('shared'), 20_000)
+  await until(() => b!.committed().flags.has('shared'), 20_000, b)
+  await until(() => c!.committed().flags.has('shared'), 20_000, c)
   expect(heard).toHaveLength(1)
   expect(heard[0]!.meta).toEqual(meta)
   expect(heard[0]!.changes[0]).toMatchObject({ seq: 1, table: 'flags', after: sampleFlag('shared', 'one') })
@@ -102,7 +99,7 @@ test.skipIf(!bin)('concurrent writers on different replicas: revisions never sha
   )
   expect(new Set(seqs).size).toBe(90)
   expect(Math.max(...seqs)).toBe(90)
-  await until(() => stores.every((s) => s.committed().revision === 90), 2000)
+  await until(() => stores.every((s) => s.committed().revision === 90), 20_000)
   for (const s of stores) expect([...s.committed().flags.keys()].sort()).toEqual([...stores[0]!.committed().flags.keys()].sort())
 })
 
@@ -113,7 +110,7 @@ test.skipIf(!bin)('database outage: writes answer 503, reads go on, and the stor
   try {
     await expect(a!.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
     expect(a!.committed().flags.get('kept')?.defaultValue).toBe('before')
-    await until(() => !a!.writable, 2000)
+    await until(() => !a!.writable, 15_000)
   } finally {
     await server!.start()
   }
@@ -138,7 +135,7 @@ test.skipIf(!bin)(
     for (let i = 0; i < 5; i++) {
       const heard = b!.notificationsHeard
       await a!.transact(meta, (tx) => tx.put('flags', sampleFlag(`after/${i}`)))
-      await until(() => b!.notificationsHeard > heard && b!.committed().flags.has(`after/${i}`), 20_000)
+      await until(() => b!.notificationsHeard > heard && b!.committed().flags.has(`after/${i}`), 20_000, b)
     }
   },
 )

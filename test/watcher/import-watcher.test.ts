@@ -18,6 +18,7 @@ import {
 import { join } from 'node:path'
 import { RefusedFile, readDroppedFile } from '../../src/watcher/drop-folder.ts'
 import { capturedLogger } from '../helpers/captured-logger.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { fixture } from '../helpers/fixtures.ts'
 import { createTestApp, type TestApp, tempDir } from '../helpers/test-app.ts'
 
@@ -55,13 +56,8 @@ const list = (dir: string, sub: string) =>
         .sort()
     : []
 
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await Bun.sleep(50)
-  }
-}
+/** Waits for the watcher to have handled what `check` looks for (a deadline against a hang). */
+const until = (check: () => boolean, ms = 15_000) => eventually(check, { within: ms, every: 50 })
 
 test('50 files dropped at once all end in processed/, none lost, none applied twice', async () => {
   const { t, dir } = await started()
