@@ -19,7 +19,22 @@ import { systemClock } from './system-clock.ts'
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
   const { store, failureLedger, usage } = await openStorage(config, { now: systemClock, log: (line) => console.error(`flagd: ${line}`) })
-  const services = createServices(store, config, { failureLedger, usageLog: usage, now: systemClock })
+  // commands act in the default the daemon last served: a default named anew in the config is made
+  // (as its copy) when the daemon next starts (docs/environments.md#the-default-environment)
+  const served = [...store.committed().environments.values()].find((e) => e.default === true)?.name
+  if (served !== undefined && served !== config.environment)
+    console.error(
+      `flagd: acting in environment ${served}, the default the daemon last served; config names ${config.environment}, which becomes the default when the daemon next starts`,
+    )
+  const services = createServices(
+    store,
+    { ...config, environment: served ?? config.environment },
+    {
+      failureLedger,
+      usageLog: usage,
+      now: systemClock,
+    },
+  )
   return {
     services,
     async close() {

@@ -131,6 +131,13 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
       const env = (c.after ?? c.before) as Environment
       const shown = (e: Environment | null) =>
         e && { name: e.name, description: e.description, protected: e.protected, requiredApprovals: e.requiredApprovals }
+      // only the mark of the default moved (a new default in the config, made at start): nothing a reader sees
+      if (
+        c.before !== null &&
+        c.after !== null &&
+        JSON.stringify(shown(c.before as Environment)) === JSON.stringify(shown(c.after as Environment))
+      )
+        continue
       out.push({
         entry: {
           ...base(c.seq),

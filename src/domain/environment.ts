@@ -25,6 +25,13 @@ export interface Environment {
   protected: boolean
   /** Approvals a change request into it needs. */
   requiredApprovals: number
+  /**
+   * True for the one the daemon last served as its default (config `environment`): commands on a
+   * stopped data directory act in it, and a default named anew in the config starts as its copy
+   * (docs/environments.md#the-default-environment). A mark of identity only: its flag states are
+   * stored as every other environment's.
+   */
+  default?: true
   createdAt: string
   updatedAt: string
 }

@@ -5,7 +5,7 @@
  */
 
 import type { FieldProblem } from './errors.ts'
-import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition } from './flag.ts'
+import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition, TARGETING_FIELDS } from './flag.ts'
 import { valueProblem } from './flag-definition.ts'
 import { indexNames } from './flag-name.ts'
 import { newCheckBudget } from './regex-pattern.ts'
@@ -30,7 +30,8 @@ export interface ImportPlan {
   problems: FieldProblem[]
 }
 
-const FIELD_ORDER = ['type', 'description', 'defaultValue', 'valueExists', 'value', ...CONSTRAINT_FIELDS]
+// every field a file can set: one it changes alone (a rule, the variants) is a change too
+const FIELD_ORDER = ['type', 'description', 'defaultValue', 'valueExists', 'value', ...CONSTRAINT_FIELDS, ...TARGETING_FIELDS]
 
 /** Fields whose values differ between two definitions, in contract order. */
 export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
@@ -75,7 +76,7 @@ export function planImport(
         if (why) problems.push({ field: `flags.${name}.value`, reason: `the kept value breaks the new definition: ${why}` })
       }
     }
-    const fields = changedFields(definitionOf(existing), next)
+    const fields = changedFields(definitionOf(existing), definitionOf(next))
     if (fields.length === 0) unchanged++
     else changes.push({ name, action: 'update', fields, definition: next, previous: definitionOf(existing) })
   }

@@ -5,7 +5,8 @@
  * drops its states. Neither changes any flag's revision: what each environment serves is unchanged.
  * The default environment (config `environment`) is the one a request naming none acts in, and it
  * cannot be removed; its states are stored like every other's. A default named anew in the config
- * starts as a copy of the environment made first (docs/environments.md#the-default-environment).
+ * starts as a copy of the previous default, which the environment rows mark
+ * (docs/environments.md#the-default-environment).
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
@@ -35,7 +36,7 @@ export interface EnvironmentInput {
 }
 
 /** An environment as the API shows it. */
-export type EnvironmentResource = Omit<Environment, 'id'> & { default: boolean }
+export type EnvironmentResource = Omit<Environment, 'id' | 'default'> & { default: boolean }
 
 /** The environment use cases; compare and promote come from `environment-promotion.ts`. */
 export interface EnvironmentService extends PromotionService {
@@ -47,7 +48,7 @@ export interface EnvironmentService extends PromotionService {
    * when it does not exist for the caller, or `env` names no environment).
    */
   statesOf(caller: Caller, name: string, env?: string): Record<string, FlagState>
-  /** Makes the default environment at start when it is missing (a copy of the one made first, if any). */
+  /** Makes the default environment at start when it is missing (a copy of the previous default, if any), and marks it. */
   ensureDefault(caller: Caller): Promise<void>
   /** The default environment's name (config `environment`). */
   readonly defaultName: string
@@ -200,24 +201,36 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
     },
 
     async ensureDefault(caller) {
-      if (store.committed().environments.has(defaultName)) return
+      const current = (read: Snapshot) => read.environments.get(defaultName)?.default === true
+      if (current(store.committed())) return
       const at = now().toISOString()
       await store.transact(commitMeta(caller), (tx) => {
-        if (tx.read.environments.has(defaultName)) return
-        const first = ordered(tx.read)[0]
-        const made: Environment = {
+        if (current(tx.read)) return
+        const environments = [...tx.read.environments.values()]
+        // the default the daemon served before (else, on data from before the mark, the one made first)
+        const previous = environments.find((e) => e.default === true) ?? ordered(tx.read)[0]
+        for (const e of environments)
+          if (e.default === true) {
+            const { default: _mark, ...unmarked } = e
+            tx.put('environments', unmarked)
+          }
+        const existing = tx.read.environments.get(defaultName)
+        if (existing !== undefined) {
+          tx.put('environments', { ...existing, default: true })
+          return
+        }
+        tx.put('environments', {
           id: defaultName,
           name: defaultName,
           description: '',
           protected: false,
           requiredApprovals: 0,
+          default: true,
           createdAt: at,
           updatedAt: at,
-        }
-        tx.put('environments', made)
-        // a default named anew (config changed) starts as a copy of the environment made first; on
-        // a data directory from before environments the rows hold its states already
-        if (first !== undefined) copyStates(tx, defaultName, first.name)
+        })
+        // a default named anew (config changed) starts as a copy of the previous default
+        if (previous !== undefined) copyStates(tx, defaultName, previous.name)
       })
     },
   }

@@ -17,10 +17,13 @@ export function homeOfOldRows(environments: Iterable<unknown>, fallback: string)
   return fallback
 }
 
-/** An old environment row without its `home` mark. */
+/**
+ * An old environment row without its `home` mark; the home one was always the default, so it keeps
+ * that mark as `default` (the default the daemon last served).
+ */
 export function upgradeEnvironmentRow(row: Record<string, unknown>): Record<string, unknown> {
-  const { home: _home, ...rest } = row
-  return rest
+  const { home, ...rest } = row
+  return home === true ? { ...rest, default: true } : rest
 }
 
 /**

@@ -108,3 +108,19 @@ test('changedFields lists differing fields in contract order', () => {
     'maxValue',
   ])
 })
+
+test('a file that changes only rules, variants, metadata or the switch updates the flag: none of them imports as unchanged', () => {
+  const ruled = new Map([['r', flag('r', { variants: { low: 1, high: 9 }, targeting: { if: [true, 'high', 'low'] } })]])
+  const same = def({ variants: { low: 1, high: 9 }, targeting: { if: [true, 'high', 'low'] } })
+  expect(planImport(ruled, new Map([['r', same]]), 'merge', 'overwrite').unchanged).toBe(1)
+  const cases: [Partial<FlagDefinition>, string][] = [
+    [{ targeting: { if: [false, 'high', 'low'] } }, 'targeting'],
+    [{ variants: { low: 1, high: 8 } }, 'variants'],
+    [{ metadata: { team: 'web' } }, 'metadata'],
+    [{ enabled: false }, 'enabled'],
+  ]
+  for (const [change, field] of cases) {
+    const p = planImport(ruled, new Map([['r', { ...same, ...change }]]), 'merge', 'overwrite')
+    expect(p.changes.map((c) => [c.action, c.fields])).toEqual([['update', [field]]])
+  }
+})

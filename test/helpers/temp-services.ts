@@ -8,6 +8,7 @@ import type { HeldPermission } from '../../src/domain/permission.ts'
 import type { Caller, SystemName } from '../../src/domain/principal.ts'
 import { createServices, type Services } from '../../src/services/services.ts'
 import { fileUsageLog } from '../../src/storage/file-usage-log.ts'
+import type { Store } from '../../src/storage/store.ts'
 import { tempFileStores } from './temp-store.ts'
 import { CHEAP_HASH, SYSTEM } from './test-app.ts'
 
@@ -22,6 +23,8 @@ export interface ServiceWorld {
   advance(byMs: number): void
   /** The data directory (backups land in `backups/`). */
   dir: string
+  /** The store the services share (for what a restart would do to it). */
+  store: Store
 }
 
 /** Options of a world: `FLAGD_*` settings as the environment would give them. */
@@ -43,7 +46,7 @@ export function tempServices(): { open(options?: WorldOptions): Promise<ServiceW
       const config = await loadConfig({ cwd: dir, env: options.env ?? {}, flags: { dataDir: dir }, warn: () => {} })
       const s = createServices(store, config, { now, hashCost: CHEAP_HASH, usageLog: fileUsageLog(dir) })
       await s.environments.ensureDefault(SYSTEM)
-      return { s, dir, ms: () => at, advance: (by) => (at += by) }
+      return { s, dir, store, ms: () => at, advance: (by) => (at += by) }
     },
   }
 }

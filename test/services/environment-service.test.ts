@@ -7,6 +7,7 @@
 
 import { expect, test } from 'bun:test'
 import { toFlagResource } from '../../src/domain/flag.ts'
+import { createEnvironmentService } from '../../src/services/environment-service.ts'
 import type { Services } from '../../src/services/services.ts'
 import { failureOf, tempServices, userCaller } from '../helpers/temp-services.ts'
 import { SYSTEM } from '../helpers/test-app.ts'
@@ -248,4 +249,19 @@ test('an environment with pending change requests is not removed: 409 names them
   expect(environments(w.s)).toEqual(['development', 'staging'])
   expect(await failureOf(w.s.changeRequests.apply(admin, made.id))).toMatchObject({ code: 'CONFLICT' })
   expect(Object.keys(w.s.environments.statesOf(SYSTEM, 'f'))).toEqual(['development', 'staging'])
+})
+
+test('a default named anew in the config starts as a copy of the previous default, not of the environment made first', async () => {
+  const w = await world()
+  // what the daemon does at start with config environment `name`
+  const restartWith = (name: string) => createEnvironmentService(w.store, name, () => new Date(w.ms())).ensureDefault(SYSTEM)
+  const marked = () => [...w.store.committed().environments.values()].filter((e) => e.default === true).map((e) => e.name)
+  expect(marked()).toEqual(['development'])
+  await restartWith('staging') // an existing environment becomes the default: marked, nothing copied
+  expect(marked()).toEqual(['staging'])
+  expect((await inEnv(w.s, 'development')).value).toBe(1)
+  w.advance(60_000)
+  await restartWith('production')
+  expect(marked()).toEqual(['production'])
+  expect((await inEnv(w.s, 'production')).value).toBe(2)
 })
