@@ -108,9 +108,12 @@ export async function waitForNoSwitch(p: Page, name: string): Promise<void> {
   await p.waitForFunction((n) => !document.querySelector(`[aria-label="${n}"]`), ON_CHANGE, name)
 }
 
-/** Waits until the page shows `text` somewhere. */
+/**
+ * Waits until the page shows `text` somewhere. Checked every frame, not on DOM mutations: a text
+ * node changed in place (a button's label) is a characterData change, which mutation polling misses.
+ */
 export async function waitForText(p: Page, text: string, timeout = 30_000): Promise<void> {
-  await p.waitForFunction((t) => document.body.textContent?.includes(t) ?? false, { ...ON_CHANGE, timeout }, text)
+  await p.waitForFunction((t) => document.body.textContent?.includes(t) ?? false, { polling: 'raf', timeout }, text)
 }
 
 /** Waits until the address bar's path is `path`. */
