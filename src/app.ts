@@ -201,7 +201,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         }
         if (config.sync.port === undefined && config.sync.socket === undefined) return undefined
         // gRPC and protobufjs are loaded only when the sync protocol is served: loading them costs
-        // the daemon about 13 MB of resident memory (idle RSS 71.8 MB instead of 58.5 MB)
+        // resident memory every daemon would carry (docs/performance.md#what-start-up-does-not-load)
         const { startSyncServer } = await import('./sync/sync-server.ts')
         syncServer = await startSyncServer(
           config.sync,

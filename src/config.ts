@@ -4,8 +4,8 @@
  * with a message naming the key and where the value came from. The result is frozen.
  *
  * A JSON file holds the same object a `flagd.config.ts` default-exports. It exists for lean hosts:
- * loading TypeScript pages Bun's transpiler into the process (about 3 MB of resident memory that
- * stays), parsing JSON does not.
+ * loading TypeScript pages Bun's transpiler into the process (resident memory that stays,
+ * docs/performance.md#what-start-up-does-not-load), parsing JSON does not.
  */
 
 import { existsSync } from 'node:fs'

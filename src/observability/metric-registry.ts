@@ -1,9 +1,9 @@
 /**
  * The few metric kinds flagd keeps besides the per-request ones, rendered in the Prometheus text
  * format (0.0.4) at scrape time: counters with or without labels, histograms, and gauges read when
- * scraped. It replaces prom-client, of which flagd used only these; loading prom-client alone held
- * about 2.4 MB of an idle daemon's 60 MB (the bench measures idle memory), and the per-request
- * metrics had already left it for speed.
+ * scraped. It replaces prom-client, of which flagd used only these: loading it cost an idle daemon
+ * memory that these few kinds do not need (docs/performance.md#what-start-up-does-not-load), and
+ * the per-request metrics had already left it for speed.
  */
 
 /** The content type of the Prometheus text format. */

@@ -7,8 +7,8 @@
  *
  * The database is opened when there are counts to add, or to read or prune one an earlier run left:
  * not at start, and not for the hourly pruning of a database that does not exist. SQLite and its
- * write-ahead log cost the process 2.3 MB of memory (measured), which a daemon that serves no
- * evaluations should not carry.
+ * write-ahead log cost the process memory (docs/performance.md#what-start-up-does-not-load) that a
+ * daemon that serves no evaluations should not carry.
  */
 
 import { Database } from 'bun:sqlite'

@@ -12,9 +12,8 @@
  *
  * The text is handed out as pieces (`pieces`): strings and runs of members, in file order. Joined
  * they are the file; the store encodes them straight into a reused byte buffer (`StateBytes`), so a
- * write makes no file-sized string. Joining a table of 11,000 flags and then the file made two
- * 3.4 MB strings per write, and under sustained writes the collector let them pile up: hundreds of
- * MB of resident memory.
+ * write makes no file-sized string. Joining a table and then the file made two file-sized strings
+ * per write, and under sustained writes the collector let them pile up (docs/performance.md#what-start-up-does-not-load).
  */
 
 import type { StateData } from './memory-state.ts'

@@ -15,7 +15,7 @@ import { NoQuery } from '../schemas/common-schemas.ts'
 const LIMIT = 4 * 2 ** 20
 
 // protobufjs and the OTLP schema load with the first report, not with the daemon: they cost every
-// daemon about 5 MB of resident memory at start (63.5 MB instead of 58 MB), and most never get one
+// daemon resident memory at start (docs/performance.md#what-start-up-does-not-load), and most never get one
 let codec: Promise<typeof import('../otlp-metrics.ts')> | undefined
 const otlpCodec = () => {
   codec ??= import('../otlp-metrics.ts')
