@@ -24,7 +24,7 @@ export async function openServices(config: Config): Promise<{ services: Services
   const served = [...store.committed().environments.values()].find((e) => e.default === true)?.name
   if (served !== undefined && served !== config.environment)
     console.error(
-      `flagd: acting in environment ${served}, the default the daemon last served; config names ${config.environment}, which becomes the default when the daemon next starts`,
+      `flagd: the default environment here is ${served}, the one the daemon last served; config names ${config.environment}, which becomes the default when the daemon next starts`,
     )
   const services = createServices(
     store,

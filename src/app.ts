@@ -90,7 +90,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     })
     // the default environment (config environment) exists before anything is served; on a data
     // directory from before environments the storage upgrade gave it every flag's state already
-    await services.environments.ensureDefault({ principal: systemPrincipal('bootstrap'), requestId: newId('bootstrap') })
+    const moved = await services.environments.ensureDefault({ principal: systemPrincipal('bootstrap'), requestId: newId('bootstrap') })
+    // a changed config moves every request and token that names no environment: say so
+    if (moved !== undefined)
+      logger.warn(
+        `the default environment is now ${config.environment} (config environment); it was ${moved.previous}` +
+          (moved.made ? `, and ${config.environment} was made as its copy (its flags' states and its protection)` : '') +
+          `. Requests, tokens and commands that name no environment act in ${config.environment} from now on (docs/environments.md#the-default-environment)`,
+      )
     const dropInto = config.import.environment
     if (dropInto !== undefined && !services.environments.has(dropInto))
       throw new ConfigError(

@@ -3,7 +3,8 @@
  * document (export and in-process sync) and usage (docs/openfeature.md#variant-names). Where the
  * flag lists variants and one of them holds the answer (an imported flagd flag's `defaultVariant`),
  * that name; otherwise `value` for a set value and `default` for the default, or, should the flag
- * have a variant of that name holding something else, that name with the revision appended. An
+ * have a variant of that name holding something else, that name with the revision the environment
+ * last saw the flag change at appended (so a change confined to another environment leaves it). An
  * A/B test's answer is its built-in variant `A` or `B`, named as its value.
  */
 
@@ -21,5 +22,5 @@ export function answerVariant(flag: Flag): { value: FlagValue; variant: string }
   const base = flag.valueExists ? 'value' : 'default'
   const all = allVariants(flag)
   if (!Object.hasOwn(all, base) || same(all[base], value)) return { value, variant: base }
-  return { value, variant: `${base}-${flag.revision}` }
+  return { value, variant: `${base}-${flag.servedRevision ?? flag.revision}` }
 }

@@ -48,8 +48,12 @@ export interface EnvironmentService extends PromotionService {
    * when it does not exist for the caller, or `env` names no environment).
    */
   statesOf(caller: Caller, name: string, env?: string): Record<string, FlagState>
-  /** Makes the default environment at start when it is missing (a copy of the previous default, if any), and marks it. */
-  ensureDefault(caller: Caller): Promise<void>
+  /**
+   * Makes the default environment at start when it is missing (a copy of the previous default, if
+   * any: its flag states and its protection), and marks it; answers the previous default when the
+   * default changed, and whether the new one was made.
+   */
+  ensureDefault(caller: Caller): Promise<DefaultChange | undefined>
   /** The default environment's name (config `environment`). */
   readonly defaultName: string
   /** Whether an environment of this name exists. */
@@ -75,6 +79,12 @@ function parseInput(input: unknown): EnvironmentInput {
   if (copyFrom !== undefined && typeof copyFrom !== 'string') problems.push({ field: 'copyFrom', reason: 'must be an environment name' })
   if (problems.length > 0) throw new ValidationFailedError(problems)
   return input as EnvironmentInput
+}
+
+/** A change of the default environment at start: the one served before, and whether the new one was made as its copy. */
+export interface DefaultChange {
+  previous: string
+  made: boolean
 }
 
 /** Creates the service; `defaultName` is config `environment`; `now` stamps the rows. */
@@ -163,7 +173,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       await store.transact(commitMeta(caller), (tx) => {
         const env = tx.read.environments.get(name)
         if (env === undefined) throw new NotFoundError(`no environment named ${JSON.stringify(name)}`)
-        if (name === defaultName) throw new ConflictError(`${name} is the default environment (config environment); it cannot be removed`)
+        if (name === defaultName) throw new ConflictError(`${name} is the default environment; it cannot be removed`)
         // a token bound to it, a permission for it, or a change request still to land in it would
         // come back to life with a namesake: refused (docs/environments.md#managing-environments)
         const holders = [
@@ -202,10 +212,10 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
 
     async ensureDefault(caller) {
       const current = (read: Snapshot) => read.environments.get(defaultName)?.default === true
-      if (current(store.committed())) return
+      if (current(store.committed())) return undefined
       const at = now().toISOString()
-      await store.transact(commitMeta(caller), (tx) => {
-        if (current(tx.read)) return
+      const { result } = await store.transact(commitMeta(caller), (tx): DefaultChange | undefined => {
+        if (current(tx.read)) return undefined
         const environments = [...tx.read.environments.values()]
         // the default the daemon served before (else, on data from before the mark, the one made first)
         const previous = environments.find((e) => e.default === true) ?? ordered(tx.read)[0]
@@ -217,21 +227,25 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         const existing = tx.read.environments.get(defaultName)
         if (existing !== undefined) {
           tx.put('environments', { ...existing, default: true })
-          return
+          return previous === undefined ? undefined : { previous: previous.name, made: false }
         }
+        // a default named anew (config changed) starts as a copy of the previous default: its flag
+        // states and its protection, so a changed config does not take applications off a protected state
         tx.put('environments', {
           id: defaultName,
           name: defaultName,
           description: '',
-          protected: false,
-          requiredApprovals: 0,
+          protected: previous?.protected ?? false,
+          requiredApprovals: previous?.requiredApprovals ?? 0,
           default: true,
           createdAt: at,
           updatedAt: at,
         })
-        // a default named anew (config changed) starts as a copy of the previous default
-        if (previous !== undefined) copyStates(tx, defaultName, previous.name)
+        if (previous === undefined) return undefined
+        copyStates(tx, defaultName, previous.name)
+        return { previous: previous.name, made: true }
       })
+      return result
     },
   }
 }

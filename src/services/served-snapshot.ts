@@ -119,7 +119,7 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
     targeted = true
     if (readsClock(rule, segments)) clocked.add(flag.name)
   }
-  const tag = servedTag(snapshot, flags)
+  const tag = servedTag(snapshot, env, flags)
   const rules = new Map<Flag, Expr | undefined>()
   const answers = new Map<Flag, Map<string, unknown>>()
   // the documents carry over while the environment serves the same flags and segments (its tag says so)
@@ -201,13 +201,15 @@ export function flagdEncodings(document: FlagdDocument): FlagdEncodings {
  * The start of an environment's bulk ETags (docs/environments.md#revisions): the flags' revision
  * while there is one environment (every change is its own);
  * otherwise a tag of what the environment serves (how many flags, the newest revision it saw change,
- * and a digest of each flag's id and that revision), so a change confined to another environment
- * leaves it, and every replica computes the same one from the same rows.
+ * and a digest of each flag's id and that revision, and of when the environment was made), so a
+ * change confined to another environment leaves it, every replica computes the same one from the
+ * same rows, and an environment removed and made again under its name (its states copied anew, no
+ * revision moved) never shares a tag, nor an encoded document, with the one before.
  */
-function servedTag(snapshot: Snapshot, views: ReadonlyMap<string, Flag>): string {
+function servedTag(snapshot: Snapshot, env: string, views: ReadonlyMap<string, Flag>): string {
   if (snapshot.environments.size <= 1) return String(snapshot.revisionOf('flags'))
   let newest = 0
-  let digest = 0
+  let digest = Bun.hash.crc32(`${env}@${snapshot.environments.get(env)?.createdAt ?? ''}`)
   for (const flag of views.values()) {
     const served = flag.servedRevision ?? flag.revision
     if (served > newest) newest = served

@@ -61,7 +61,7 @@ test('with the daemon stopped: opens a request over the data directory, which th
   // the daemon that made the directory served production as its default; this shell's config names none
   expect(made.code).toBe(0)
   expect(made.err).toBe(
-    'flagd: acting in environment production, the default the daemon last served; config names development, which becomes the default when the daemon next starts',
+    'flagd: the default environment here is production, the one the daemon last served; config names development, which becomes the default when the daemon next starts',
   )
   const id = /opened (cr_\S+) in production: now open/.exec(made.out)?.[1] as string
   expect(id).toBeDefined()

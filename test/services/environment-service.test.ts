@@ -257,11 +257,16 @@ test('a default named anew in the config starts as a copy of the previous defaul
   const restartWith = (name: string) => createEnvironmentService(w.store, name, () => new Date(w.ms())).ensureDefault(SYSTEM)
   const marked = () => [...w.store.committed().environments.values()].filter((e) => e.default === true).map((e) => e.name)
   expect(marked()).toEqual(['development'])
-  await restartWith('staging') // an existing environment becomes the default: marked, nothing copied
+  // an existing environment becomes the default: marked, nothing copied
+  expect(await restartWith('staging')).toEqual({ previous: 'development', made: false })
   expect(marked()).toEqual(['staging'])
   expect((await inEnv(w.s, 'development')).value).toBe(1)
+  await w.s.environments.put(admin, 'staging', { protected: true, requiredApprovals: 1 })
   w.advance(60_000)
-  await restartWith('production')
+  // made anew: a copy of the previous default, its protection too (applications are not moved off it unguarded)
+  expect(await restartWith('production')).toEqual({ previous: 'staging', made: true })
   expect(marked()).toEqual(['production'])
   expect((await inEnv(w.s, 'production')).value).toBe(2)
+  expect(w.s.environments.list(SYSTEM).find((e) => e.name === 'production')).toMatchObject({ protected: true, requiredApprovals: 1 })
+  expect(await restartWith('production')).toBeUndefined()
 })

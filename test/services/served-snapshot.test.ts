@@ -169,3 +169,21 @@ test('scopes never leak: each caller receives only its prefixes and its environm
   expect(evaluations.one(token([]), 'web/plain', {}).result.value).toBe(true)
   expect(() => evaluations.one(token(['mobile/']), 'web/plain', {})).toThrow('no flag named')
 })
+
+test('an environment removed and made again under its name serves its new states: nothing of the old one carries over', async () => {
+  const { store, flags, snapshots } = await setUp()
+  let at = Date.parse('2026-11-27T12:00:00Z')
+  const environments = createEnvironmentService(store, 'development', () => new Date((at += 1000)))
+  await environments.put(SYSTEM, 'x', {})
+  await flags.update(SYSTEM, 'web/plain', { value: false }, undefined, undefined, 'x')
+  const before = snapshots.of(store.committed(), 'x')
+  const document = (s: ServedSnapshot) => JSON.parse(s.flagd('x').sync).flags['web/plain']
+  expect(document(before).variants[document(before).defaultVariant]).toBe(false)
+  await environments.remove(SYSTEM, 'x')
+  await environments.put(SYSTEM, 'x', {}) // a copy of development, where web/plain is true
+  const after = snapshots.of(store.committed(), 'x')
+  expect(after.flags.get('web/plain')?.value).toBe(true)
+  expect(document(after).variants[document(after).defaultVariant]).toBe(true)
+  // and bulk ETags of the old x do not name the new one's answers
+  expect(after.tag).not.toBe(before.tag)
+})
