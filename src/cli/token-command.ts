@@ -50,15 +50,16 @@ export function flagPrefixArgs(rawArgs: readonly string[]): string[] {
   return out
 }
 
-/** Tokens as an aligned table. */
+/** Tokens as an aligned table; a token of no environment evaluates the default one. */
 export function tokenTable(tokens: PublicToken[]): string {
   return textTable([
-    ['ID', 'NAME', 'PERMISSIONS', 'FLAG PREFIXES', 'EXPIRES', 'LAST USED'],
+    ['ID', 'NAME', 'PERMISSIONS', 'FLAG PREFIXES', 'ENVIRONMENT', 'EXPIRES', 'LAST USED'],
     ...tokens.map((t) => [
       t.id,
       t.name,
       t.permissions.join(',') || '-',
       t.flagPrefixes.join(',') || '(all)',
+      t.environment ?? '(default)',
       t.expiresAt ?? 'never',
       t.lastUsedAt ?? 'never',
     ]),
