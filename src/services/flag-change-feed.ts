@@ -87,7 +87,19 @@ export function flagChangeOf(entry: AuditEntry): FlagChange {
     revision: entry.revision ?? 0,
     actor: entry.actor,
     at: entry.at,
+    ...environmentsOf(entry, before, after),
   }
+}
+
+/**
+ * The environments a recorded update changed, as {@link changedEnvironments} found them live: the
+ * one written when only its state moved; every one when shared fields moved (docs/environments.md#audit).
+ */
+function environmentsOf(entry: AuditEntry, before: object | null, after: object | null): { environments?: string[] } {
+  const env = entry.environment
+  if (typeof env !== 'string' || before === null || after === null) return {}
+  const shared = (f: object) => JSON.stringify(sharedOf(f))
+  return shared(before) === shared(after) ? { environments: [env] } : {}
 }
 
 /** The segment changes of one commit. */

@@ -13,7 +13,7 @@ import { DEFAULT_ENVIRONMENT } from '../domain/environment.ts'
 import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
-import { setOwn } from '../domain/own-property.ts'
+import { ownValue, setOwn } from '../domain/own-property.ts'
 import { homeOfOldRows, upgradeEnvironmentRow, upgradeFlagRow } from './flag-row-upgrade.ts'
 import { emptyStateData, type StateData, stateFromRows } from './memory-state.ts'
 import { type LastUsed, SCHEMA_VERSION, StateText } from './state-text-builder.ts'
@@ -95,6 +95,9 @@ function checkRows(path: string, table: Table, raw: unknown): Rows[Table][] {
     const where = `${table}[${JSON.stringify(id)}]`
     if (!isPlainObject(row)) throw new CorruptStateError(path, `record ${where} is not an object`)
     if (row.id !== id) throw new CorruptStateError(path, `record ${where} has id ${JSON.stringify(row.id)}, not its key`)
+    // an environment's name is its id (docs/environments.md)
+    if (table === 'environments' && row.name !== id)
+      throw new CorruptStateError(path, `record ${where} has name ${JSON.stringify(row.name)}, not its id`)
     for (const [field, ok] of Object.entries(REQUIRED[table])) {
       if (!ok(row[field])) throw new CorruptStateError(path, `record ${where} has a missing or invalid "${field}"`)
     }
@@ -128,6 +131,47 @@ function mapRows(table: Record<string, unknown>, upgrade: (row: Record<string, u
   const out: Record<string, unknown> = {}
   for (const [id, row] of Object.entries(table)) setOwn(out, id, isPlainObject(row) ? upgrade(row) : row)
   return out
+}
+
+/**
+ * Moves the rows of a file older than version 6 to every environment's state stored alike, after
+ * checking they are in the old shape (docs/environments.md#how-flags-are-stored): one environment
+ * at most marked home, and every flag row's own state whole. The environment given the own fields
+ * is marked the default, so the daemon's start keeps that state rather than copying another's over it.
+ */
+function upgradeToV6(path: string, v2: Record<string, unknown>, environment: string): void {
+  const environments = v2.environments as Record<string, unknown>
+  const homes = Object.keys(environments).filter((id) => {
+    const row = environments[id]
+    return isPlainObject(row) && row.home === true
+  })
+  if (homes.length > 1) {
+    const [first, second] = homes.map((id) => `environments[${JSON.stringify(id)}]`)
+    throw new CorruptStateError(path, `record ${second} is marked home, as is ${first}`)
+  }
+  for (const [id, row] of Object.entries(v2.flags as Record<string, unknown>)) {
+    if (!isPlainObject(row)) continue // named by the checks
+    const where = `flags[${JSON.stringify(id)}]`
+    if (!Object.hasOwn(row, 'valueExists') || typeof row.valueExists !== 'boolean')
+      throw new CorruptStateError(path, `record ${where} has a missing or invalid "valueExists"`)
+    if (Object.hasOwn(row, 'states') && !isPlainObject(row.states))
+      throw new CorruptStateError(path, `record ${where} has a missing or invalid "states"`)
+  }
+  const home = homeOfOldRows(Object.values(environments), environment)
+  const upgraded = mapRows(environments, upgradeEnvironmentRow)
+  // no environment was home: the configured default now holds the own fields; marked so, and made if
+  // missing (as old as the oldest environment), the start does not replace its state by a copy
+  if (homes.length === 0 && Object.keys(environments).length > 0) {
+    const existing = ownValue(upgraded, home)
+    const times = Object.values(environments).flatMap((row) =>
+      isPlainObject(row) && isTime(row.createdAt) ? [row.createdAt as string] : [],
+    )
+    const at = times.sort()[0] ?? new Date(0).toISOString()
+    const base = { id: home, name: home, description: '', protected: false, requiredApprovals: 0, createdAt: at, updatedAt: at }
+    setOwn(upgraded, home, isPlainObject(existing) ? { ...existing, default: true } : { ...base, default: true })
+  }
+  v2.environments = upgraded
+  v2.flags = mapRows(v2.flags as Record<string, unknown>, (row) => upgradeFlagRow(row, home))
 }
 
 /** A loaded state file: its data, and the version it was written in (1 means: upgrade it). */
@@ -173,11 +217,7 @@ export function parseStateFile(path: string, text: string, environment = DEFAULT
   }
   // version 6 stores every environment's state alike: the own fields of a row become the state of
   // the environment marked home (of the default one, in a file from before environments)
-  if (version < 6 && isPlainObject(v2.flags) && isPlainObject(v2.environments)) {
-    const home = homeOfOldRows(Object.values(v2.environments), environment)
-    v2.environments = mapRows(v2.environments, upgradeEnvironmentRow)
-    v2.flags = mapRows(v2.flags, (row) => upgradeFlagRow(row, home))
-  }
+  if (version < 6 && isPlainObject(v2.flags) && isPlainObject(v2.environments)) upgradeToV6(path, v2, environment)
   const revisions = v2.revisions as Record<Table, number> | undefined
   const counters = [v2.revision, ...TABLES.map((t) => revisions?.[t])]
   if (!isPlainObject(revisions) || !counters.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {

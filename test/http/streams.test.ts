@@ -257,4 +257,11 @@ test('management stream: a reader of one environment hears no change confined to
   expect(reader.text).not.toContain('"name":"s/a"')
   await admin.close()
   await reader.close()
+
+  // resuming with Last-Event-ID replays from the audit log, filtered as the live stream was
+  const before = Number(/id: (\d+)\nevent: \S+\ndata: \{"name":"s\/a"/.exec(admin.text)?.[1]) - 1
+  const resumed = await open('/api/events', { 'x-api-key': staging.token, 'last-event-id': String(before) })
+  await resumed.until('"name":"s/b"')
+  expect(resumed.text).not.toContain('"name":"s/a"')
+  await resumed.close()
 })

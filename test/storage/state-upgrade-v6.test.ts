@@ -6,9 +6,11 @@
  */
 
 import { afterEach, expect, test } from 'bun:test'
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createEnvironmentService } from '../../src/services/environment-service.ts'
 import { openJsonFileStore, stateFilePath, upgradeBackupPath } from '../../src/storage/json-file-store.ts'
+import { CorruptStateError } from '../../src/storage/state-file-format.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { systemClock } from '../../src/system-clock.ts'
 import { fixturePath } from '../helpers/fixtures.ts'
@@ -137,4 +139,71 @@ test("a file from before environments gives every flag's state to the configured
   stores.push(store)
   expect(store.committed().flags.get('a')?.states).toEqual({ prod: { valueExists: true, value: 5 } })
   expect(readFileSync(join(dir, 'flagd.v3.json'), 'utf8')).toBe(JSON.stringify(v3))
+})
+
+/** The fixture's data directory with its state file changed by `edit` first. */
+function editedV5Directory(edit: (file: Record<string, any>) => void): { dir: string; text: string } {
+  const { dir, original } = v5Directory()
+  const file = JSON.parse(original)
+  edit(file)
+  const text = JSON.stringify(file)
+  writeFileSync(stateFilePath(dir), text)
+  return { dir, text }
+}
+
+/** Opening `dir` is refused with a `CorruptStateError` matching `problem`, and its file is left as it was. */
+async function refused(dir: string, text: string, problem: string | RegExp) {
+  const opening = openJsonFileStore({ now: systemClock, dataDir: dir, environment: 'production' })
+  await expect(opening).rejects.toBeInstanceOf(CorruptStateError)
+  await expect(opening).rejects.toThrow(problem)
+  expect(readFileSync(stateFilePath(dir), 'utf8')).toBe(text)
+  expect(existsSync(upgradeBackupPath(dir, 5))).toBe(false)
+}
+
+const LIMIT = 'flg_KoadPh2dnGpCpBT44EMaBA'
+
+test('a version-5 file with two environments marked home is refused, naming the second', async () => {
+  const { dir, text } = editedV5Directory((f) => {
+    f.environments.staging.home = true
+  })
+  await refused(dir, text, 'record environments["staging"] is marked home, as is environments["production"]')
+})
+
+test('a version-5 flag row without a boolean valueExists of its own is refused, not taken as upgraded', async () => {
+  for (const valueExists of [undefined, 'yes']) {
+    const { dir, text } = editedV5Directory((f) => {
+      f.flags[LIMIT].valueExists = valueExists
+    })
+    await refused(dir, text, `record flags["${LIMIT}"] has a missing or invalid "valueExists"`)
+  }
+})
+
+test('a version-5 flag row whose states is not an object is refused', async () => {
+  for (const states of [[], 'staging', null]) {
+    const { dir, text } = editedV5Directory((f) => {
+      f.flags[LIMIT].states = states
+    })
+    await refused(dir, text, `record flags["${LIMIT}"] has a missing or invalid "states"`)
+  }
+})
+
+test('an environment row whose name is not its id is refused', async () => {
+  const { dir, text } = editedV5Directory((f) => {
+    f.environments.dev.name = 'development'
+  })
+  await refused(dir, text, 'record environments["dev"] has name "development", not its id')
+})
+
+test('with no environment marked home, the state goes to the configured default and stays there after start', async () => {
+  const { dir } = editedV5Directory((f) => {
+    delete f.environments.production
+    f.environments.staging.createdAt = '2026-12-07T08:00:00.000Z'
+  })
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir, environment: 'prod' })
+  stores.push(store)
+  await createEnvironmentService(store, 'prod', systemClock).ensureDefault(SYSTEM)
+  const limit = store.committed().flags.get('web/limit')
+  expect(limit?.states.prod).toMatchObject({ value: 3, enabled: true })
+  expect(limit?.states.staging).toMatchObject({ value: 7 })
+  expect(store.committed().environments.get('prod')).toMatchObject({ name: 'prod', default: true })
 })
