@@ -67,3 +67,19 @@ test('a write-only caller (no flag:read anywhere) may roll back what it may writ
   const writer = userCaller('usr_w', ['flag:write'])
   expect(await w.s.audit.rollback(writer, 'secret/x', 2, undefined, 'staging')).toMatchObject({ value: 5 })
 })
+
+test('a promotion of a prefix or of all flags takes only the flags a confined caller may see', async () => {
+  const w = await world()
+  await w.s.flags.create(admin, { name: 'app/a', type: 'INTEGER', value: 7 }, 'development')
+  const confined = userCaller('usr_app', ['flag:read', 'flag:write'], { flagPrefixes: ['app/'] })
+  const bySecret = await w.s.environments.promote(confined, 'staging', { from: 'production', prefix: 's', dryRun: true })
+  expect(bySecret).toEqual({ dryRun: true, changes: [], unchanged: 0 })
+  const all = await w.s.environments.promote(confined, 'staging', { from: 'development' })
+  expect(all).toMatchObject({ changes: [{ name: 'app/a' }], unchanged: 0 })
+  expect(inEnv(w.s, 'staging')).toMatchObject({ value: 1 })
+  // a hidden flag named outright answers as a missing one
+  const hidden = await failureOf(w.s.environments.promote(confined, 'staging', { from: 'production', flags: ['secret/x'] }))
+  const missing = await failureOf(w.s.environments.promote(confined, 'staging', { from: 'production', flags: ['app/none'] }))
+  expect(hidden).toMatchObject({ code: missing.code, details: missing.details })
+  expect(hidden.message).toBe(missing.message.replace('app/none', 'secret/x'))
+})
