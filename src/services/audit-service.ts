@@ -7,6 +7,7 @@
 import {
   can,
   canSeeFlag,
+  canSomewhere,
   flagScopeOf,
   requireFlagInScope,
   requirePermission,
@@ -93,7 +94,7 @@ function namesOf(e: AuditEntry): string[] {
 }
 
 /** Creates the service. */
-export function createAuditService(store: Store, flags: FlagService): AuditService {
+export function createAuditService(store: Store, flags: FlagService, defaultEnvironment: string): AuditService {
   return {
     async list(principal, filter) {
       // the history of one flag is open to its readers (of the environments they may read); the
@@ -149,6 +150,16 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       const was = entry?.after
       if (!was)
         throw new NotFoundError(`flag ${name} has no revision ${revision} in the audit log (it never existed, or is past retention)`)
+      const target = env ?? entry?.environment ?? defaultEnvironment
+      const environments = store.committed().environments
+      if (!environments.has(target)) throw new NotFoundError(`no environment named ${JSON.stringify(target)}`)
+      // the view copied and the view answered must both be the caller's to read (docs/environments.md#audit);
+      // a write-only holder, whom every write answers the view it writes, to write. A shared entry
+      // does not say which environment its view came from, so it needs every one
+      const needs = canSomewhere(caller.principal, 'flag:read') ? 'flag:read' : 'flag:write'
+      const shownIn = typeof entry?.environment === 'string' ? [entry.environment] : [...environments.keys()].sort()
+      for (const from of shownIn) requireIn(caller.principal, needs, from)
+      requireIn(caller.principal, needs, target)
       // the definition as it was: every constraint it had, and null for those it did not (removed)
       const patch: Record<string, unknown> = {
         type: was.type,
@@ -162,7 +173,7 @@ export function createAuditService(store: Store, flags: FlagService): AuditServi
       patch.enabled = was.enabled ?? true
       for (const field of ['variants', 'targeting', 'metadata'] as const) patch[field] = was[field] ?? null
       // a change of one environment's state is rolled back there (the shared fields with it)
-      return flags.update(caller, name, patch, ifMatch, 'rollback', env ?? entry?.environment ?? undefined)
+      return flags.update(caller, name, patch, ifMatch, 'rollback', target)
     },
   }
 }

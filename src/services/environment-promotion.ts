@@ -104,7 +104,10 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
       requireIn(caller.principal, 'flag:write', to)
       requireIn(caller.principal, 'flag:read', body.from)
       const plan = (read: Snapshot) => {
-        const chosen = body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '')).sort()
+        // a prefix or all takes the flags the caller may see, as compare lists them; a hidden flag
+        // named outright answers as a missing one (docs/environments.md#compare-and-promote)
+        const chosen =
+          body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '') && canSeeFlag(caller.principal, n)).sort()
         const changes: { row: FlagRow; next: FlagRow; diff: Promotion['changes'][number]['diff'] }[] = []
         let unchanged = 0
         for (const name of chosen) {

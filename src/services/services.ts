@@ -130,7 +130,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     sessions: createSessionService(store, now),
     apiTokens,
     evaluations: createEvaluationService(store, evaluator, config.usage.count ? counter : undefined, clockMs, environment),
-    audit: createAuditService(store, flags),
+    audit: createAuditService(store, flags, environment),
     changeFeed,
     sync: createFlagSyncService({ store, apiTokens, changeFeed, environment: config.environment, audience, cache, snapshots }),
     usage: createUsageService({
