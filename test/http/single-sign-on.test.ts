@@ -6,6 +6,7 @@
  */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
+import { eventually } from '../helpers/eventually.ts'
 import { type Account, startProvider, type TestProvider } from '../helpers/oidc-provider.ts'
 import { type Misdeed, startRogueProvider } from '../helpers/rogue-provider.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -86,7 +87,12 @@ const errorOf = (location: string) => decodeURIComponent(/#oidc-error=(.+)$/.exe
 test('a person signs in through the provider and becomes a user of source oidc, confined as their groups say', async () => {
   const { a, provider } = await setUp()
   expect((await a.req('GET', '/api/auth/oidc')).body).toEqual({ enabled: true, label: 'Sign in with Example' })
-  expect((await a.req('GET', '/health')).body.oidc).toMatchObject({ status: 'ok', issuer: provider.issuer })
+  // discovery starts with the daemon and is never waited for: /health says ok once it is done
+  const health = await eventually(async () => {
+    const oidc = (await a.req('GET', '/health')).body.oidc
+    return oidc.status !== 'unavailable' && oidc
+  })
+  expect(health).toMatchObject({ status: 'ok', issuer: provider.issuer })
   const { location, cookie } = await browse(a, provider, 'u-ada')
   const code = codeOf(location)
   expect(code, location).toBeDefined()
