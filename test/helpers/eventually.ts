@@ -2,7 +2,8 @@
  * Waiting in tests for something another process, task or replica does: one helper for what
  * several files wrote alike. The condition is re-checked on every event `wakeOn` delivers (a
  * store's commit, a request a receiver got) and, for what no event announces, every `every` ms.
- * `within` is a deadline against a hang, generous for a busy machine, never a latency assertion.
+ * `within` bounds a hang, generous for a busy machine, never a latency assertion: it is counted
+ * in looks the timer made (an event's look is free), so no clock is read.
  */
 
 /** How long to wait, how often to look without an event, and the events that call for a look. */
@@ -25,14 +26,18 @@ export async function eventually<T>(
   const { within = 20_000, every = 10, wakeOn, what } = options
   let wake: () => void = () => {}
   const unsubscribe = wakeOn?.(() => wake()) ?? (() => {})
-  const deadline = performance.now() + within
+  const interval = wakeOn ? Math.max(every, 100) : every
+  let idleLooksLeft = Math.ceil(within / interval)
   try {
     for (;;) {
       const value = await probe()
       if (value !== undefined && value !== false) return value
-      if (performance.now() > deadline) throw new Error(`not within ${within} ms${what ? `: ${what()}` : ''}`)
+      if (idleLooksLeft <= 0) throw new Error(`not within ${within} ms${what ? `: ${what()}` : ''}`)
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wakeOn ? Math.max(every, 100) : every)
+        const timer = setTimeout(() => {
+          idleLooksLeft--
+          resolve()
+        }, interval)
         wake = () => {
           clearTimeout(timer)
           resolve()

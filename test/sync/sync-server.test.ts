@@ -12,6 +12,7 @@ import type { FlagSyncService, SyncCaller } from '../../src/services/flag-sync-s
 import type { StreamLimits } from '../../src/sync/stream-budget.ts'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import { type SyncServer, startSyncServer } from '../../src/sync/sync-server.ts'
+import { wakeSignal } from '../helpers/eventually.ts'
 import { withheldSyncStreams } from '../helpers/rpc-attacks.ts'
 
 const servers: SyncServer[] = []
@@ -78,13 +79,29 @@ async function open(
   const stub = stubService(more.caller)
   if (document !== undefined) stub.state.document = document
   const events: string[] = []
+  const heard = wakeSignal()
+  const note = (event: string) => {
+    events.push(event)
+    heard.fire()
+  }
+  /** Resolves once the server has reported `event` (woken by each report, no timer). */
+  const reported = (event: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!events.includes(event)) return
+        stop()
+        resolve()
+      }
+      const stop = heard.wakeOn(check)
+      check()
+    })
   const server = (await startSyncServer(
     { port: 0, host: '127.0.0.1', socket: undefined, anonymous: true, ...(more.limits ? { limits: more.limits } : {}) },
     stub.service,
     {
-      opened: (caller) => events.push(`opened ${caller}`),
-      closed: (caller, _peer, why) => events.push(`closed ${caller}: ${why}`),
-      oversized: (caller, bytes) => events.push(`oversized ${caller}: ${bytes}`),
+      opened: (caller) => note(`opened ${caller}`),
+      closed: (caller, _peer, why) => note(`closed ${caller}: ${why}`),
+      oversized: (caller, bytes) => note(`oversized ${caller}: ${bytes}`),
     },
     timing,
   )) as SyncServer
@@ -101,7 +118,7 @@ async function open(
     status = e.code
   })
   while (received.length === 0 && status === undefined) await Bun.sleep(2)
-  return { ...stub, server, client, stream, received, events, status: () => status }
+  return { ...stub, server, client, stream, received, events, reported, status: () => status }
 }
 
 test('a burst of changes is one message; an unchanged document is not sent again', async () => {
@@ -255,7 +272,7 @@ test('a client that grants no window has its stream ended at the next sweep and 
   const s = await open({ recheckMs: 50 }, JSON.stringify({ flags: {}, padding: 'x'.repeat(256 * 1024) }))
   const slow = await withheld(s, 1, 1)
   expect(slow.opened).toBe(1)
-  while (!s.events.includes('closed stub: the client does not read')) await Bun.sleep(5)
+  await s.reported('closed stub: the client does not read')
   expect(s.server.streamCount()).toBe(1) // the reader's
   slow.leave()
   s.client.close()
