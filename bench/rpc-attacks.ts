@@ -29,20 +29,6 @@ while (open) {
 process.exit(0)
 `
 
-/** 6,000 STRING flags with values of 400 characters: a flagd document of about 3 MB. */
-function largeDocument() {
-  const flags: Record<string, unknown> = {}
-  for (let i = 0; i < 6000; i++)
-    flags[`app/g${i % 20}/f${i}`] = {
-      description: 'bench flag',
-      type: 'STRING',
-      defaultValue: 'a',
-      valueExists: true,
-      value: 'v'.repeat(400),
-    }
-  return { environment: 'bench', version: '1.0.0', createdAt: new Date().toISOString(), flags }
-}
-
 /** The streams' outcome once the attacker has held them until measured, then left. */
 async function heldThenLeft(held: Promise<attacks.WithheldStreams>) {
   const { leave, ...outcome } = await held
@@ -62,7 +48,11 @@ export async function rpcAttackRows(binary: string, work: string, row: Row): Pro
     // a flagd document of about 3 MB, for the streams that grant no window: each would hold one
     // (made before those rows, so that their memory does not count the import)
     const large = async () => {
-      const seeded = await fetch(`${url}/api/migrations`, { method: 'PUT', headers: auth, body: JSON.stringify(largeDocument()) })
+      const seeded = await fetch(`${url}/api/migrations`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify(attacks.largeSyncDocument(new Date().toISOString())),
+      })
       if (seeded.status !== 200) throw new Error(`seeding failed: ${seeded.status}`)
     }
     const runs: [string, (t: attacks.AttackTarget) => Promise<unknown>, (() => Promise<void>)?][] = [

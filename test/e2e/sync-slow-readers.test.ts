@@ -37,20 +37,10 @@ beforeAll(async () => {
     body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
   })
   const headers = { authorization: `Bearer ${((await login.json()) as { token: string }).token}`, 'content-type': 'application/json' }
-  // 6,000 flags with long values: a flagd document of about 3 MB
-  const flags: Record<string, unknown> = {}
-  for (let i = 0; i < 6000; i++)
-    flags[`app/g${i % 20}/f${i}`] = {
-      description: 'bench flag',
-      type: 'STRING',
-      defaultValue: 'a',
-      valueExists: true,
-      value: 'v'.repeat(400),
-    }
   const seeded = await fetch(`${d.url}/api/migrations`, {
     method: 'PUT',
     headers,
-    body: JSON.stringify({ environment: 'x', version: '1.0.0', createdAt: '2026-12-07T00:00:00Z', flags }),
+    body: JSON.stringify(attacks.largeSyncDocument('2026-12-07T00:00:00Z')),
   })
   expect(seeded.status).toBe(200)
   const made = await fetch(`${d.url}/api/tokens`, {

@@ -415,3 +415,20 @@ export async function protocolViolations(t: AttackTarget): Promise<{ violation: 
     }),
   )
 }
+
+/**
+ * A migration file of 6,000 STRING flags with values of 400 characters, stamped `createdAt`: its
+ * flagd document is about 3 MB, far past the window a client grants before it reads.
+ */
+export function largeSyncDocument(createdAt: string): Record<string, unknown> {
+  const flags: Record<string, unknown> = {}
+  for (let i = 0; i < 6000; i++)
+    flags[`app/g${i % 20}/f${i}`] = {
+      description: 'bench flag',
+      type: 'STRING',
+      defaultValue: 'a',
+      valueExists: true,
+      value: 'v'.repeat(400),
+    }
+  return { environment: 'bench', version: '1.0.0', createdAt, flags }
+}
