@@ -9,6 +9,7 @@
  */
 
 import { type Flag, toFlagResource } from '../domain/flag.ts'
+import { namesUnder } from '../domain/names-under.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
 import { flagsIn } from './environment-views.ts'
@@ -36,17 +37,6 @@ export interface FlagReadModel {
   revision(): number
   /** The environment a read naming none sees (config `environment`). */
   readonly defaultEnvironment: string
-}
-
-function lowerBound(names: readonly string[], prefix: string): number {
-  let lo = 0
-  let hi = names.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((names[mid] as string) < prefix) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 /** Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare with). */
@@ -81,10 +71,7 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
   const json = (flag: Flag) => text(flag).json
   const matching = (prefix: string): string[] => {
     const all = names()
-    if (prefix === '') return all as string[]
-    const out: string[] = []
-    for (let i = lowerBound(all, prefix); i < all.length && (all[i] as string).startsWith(prefix); i++) out.push(all[i] as string)
-    return out
+    return prefix === '' ? (all as string[]) : namesUnder(all, prefix)
   }
   // views run synchronously, so names() and rows() always see the same committed snapshot
   const rows = (list: string[], env: string | undefined) => {

@@ -12,6 +12,7 @@
 import { exportFlagsText } from '../domain/export-document.ts'
 import type { Flag } from '../domain/flag.ts'
 import { buildFlagdDocument, type FlagdDocument } from '../domain/flagd-document.ts'
+import { namesUnder } from '../domain/names-under.ts'
 import { servedTargeting } from '../domain/rollout.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import { compileServedRule } from '../domain/served-rule.ts'
@@ -134,12 +135,7 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
   }
   const inOrder = () => names.map((n) => flags.get(n) as Flag)
   let exported: string | undefined
-  const matching = (prefix: string): Flag[] => {
-    const out: Flag[] = []
-    for (let i = lowerBound(names, prefix); i < names.length && (names[i] as string).startsWith(prefix); i++)
-      out.push(flags.get(names[i] as string) as Flag)
-    return out
-  }
+  const matching = (prefix: string): Flag[] => namesUnder(names, prefix).map((n) => flags.get(n) as Flag)
   return Object.freeze({
     snapshot,
     environment: env,
@@ -216,15 +212,4 @@ function servedTag(snapshot: Snapshot, env: string, views: ReadonlyMap<string, F
     digest = (digest ^ Bun.hash.crc32(`${flag.id}:${served}`)) >>> 0
   }
   return `e${newest}.${views.size}.${digest.toString(36)}`
-}
-
-function lowerBound(names: readonly string[], prefix: string): number {
-  let lo = 0
-  let hi = names.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((names[mid] as string) < prefix) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
