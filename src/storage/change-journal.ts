@@ -133,6 +133,30 @@ function truncate(path: string, size: number): void {
   }
 }
 
+const CHUNK = 256 * 1024
+
+/**
+ * The line of `batch` (`JSON.stringify(batch)` and a newline) in chunks of about 256 KB, so that an
+ * import of many flags never builds its whole line, or its bytes, at once.
+ */
+export function* lineChunks(batch: JournalBatch): Generator<string> {
+  let text = `{"from":${batch.from},"to":${batch.to},"at":${JSON.stringify(batch.at)},"changes":[`
+  for (const [key, items] of [
+    ['changes', batch.changes],
+    ['audit', batch.audit],
+  ] as const) {
+    if (key === 'audit') text += `],"uses":${JSON.stringify(batch.uses)},"audit":[`
+    for (const [i, item] of items.entries()) {
+      text += `${i > 0 ? ',' : ''}${JSON.stringify(item)}`
+      if (text.length >= CHUNK) {
+        yield text
+        text = ''
+      }
+    }
+  }
+  yield `${text}]}\n`
+}
+
 /** The journal being appended to (see module comment). */
 export class ChangeJournal {
   private handle: FileHandle | undefined
@@ -163,13 +187,14 @@ export class ChangeJournal {
     if (this.startNew || this.handle === undefined) await this.startSegment()
     const segment = this.segments.at(-1) as Segment
     const mark = { segment: segment.name, size: this.size }
-    const text = `${JSON.stringify(batch)}\n`
+    // before the write: a checkpoint must never take this segment for covered while the line is on its way
+    segment.newest = Math.max(segment.newest, batch.to)
     await this.faults?.(join(this.dir, segment.name))
-    const bytes = await writeAll(this.handle as FileHandle, text)
+    let bytes = 0
+    for (const chunk of lineChunks(batch)) bytes += await writeAll(this.handle as FileHandle, chunk)
     this.size += bytes
     this.bytesSinceRoll += bytes
     await (this.handle as FileHandle).datasync()
-    segment.newest = Math.max(segment.newest, batch.to)
     return mark
   }
 
@@ -188,10 +213,18 @@ export class ChangeJournal {
     this.bytesSinceRoll = 0
   }
 
-  /** Deletes every segment but the newest whose lines the state file at `revision` holds. */
+  /**
+   * Deletes the oldest segments while the state file at `revision` holds all their lines; the one
+   * being appended to stays unless `roll` ended it (its next append starts a new one).
+   */
   async dropThrough(revision: number): Promise<void> {
-    while (this.segments.length > 1 && (this.segments[0] as Segment).newest <= revision) {
+    while (this.segments.length > 0 && (this.segments[0] as Segment).newest <= revision) {
+      if (this.segments.length === 1 && !this.startNew) return
       const [gone] = this.segments.splice(0, 1)
+      if (this.segments.length === 0) {
+        await this.handle?.close()
+        this.handle = undefined
+      }
       await rm(join(this.dir, (gone as Segment).name), { force: true })
     }
   }
