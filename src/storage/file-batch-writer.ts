@@ -61,7 +61,12 @@ export class FileBatchWriter {
     const at = this.now().toISOString()
     const names: string[][] = []
     const faults = this.faults
-    const writeFile = faults ? async (path: string, text: string) => (await faults(path), writeFileAtomic(path, text)) : undefined
+    const writeFile = faults
+      ? async (path: string, text: string) => {
+          await faults(path)
+          await writeFileAtomic(path, text)
+        }
+      : undefined
     for (const entry of entries) {
       const written: string[] = []
       for (const b of entry.backups) written.push(await writeBackup(this.dataDir, b.fileName, b.text, 50, writeFile))

@@ -66,6 +66,8 @@ test('order: a replaced row keeps its place, a new one comes last, a deleted one
   ])
   expect([...map.values()]).toEqual([20, 3, 4, 5])
   const seen: string[] = []
-  map.forEach((_, key) => seen.push(key))
+  map.forEach((_, key) => {
+    seen.push(key)
+  })
   expect(seen).toEqual(['b', 'c', 'd', 'e'])
 })
