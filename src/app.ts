@@ -23,7 +23,7 @@ import { publicExportExposure } from './services/public-export-exposure.ts'
 import { createServices, type ServiceOptions, type Services } from './services/services.ts'
 import type { Telemetry } from './services/telemetry.ts'
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookTelemetry } from './services/webhook-dispatcher.ts'
-import type { FileWriter } from './storage/durable-text-file.ts'
+import type { DiskFaults } from './storage/change-journal.ts'
 import { openStorage } from './storage/open-storage.ts'
 import type { Store } from './storage/store.ts'
 import type { EvaluationRpcServer } from './sync/evaluation-server.ts'
@@ -54,7 +54,8 @@ export interface App {
 export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError' | 'onCounted' | 'now'> {
   /** The one clock of the process (docs/development.md#time); the system's when absent. */
   now?: Clock
-  writer?: FileWriter
+  /** Called before every write to the data directory; tests throw from it to simulate a full disk. */
+  faults?: DiskFaults
   logger?: Logger
   /** Tests shorten the webhook retry schedule. */
   webhookRetryDelaysMs?: readonly number[]
@@ -72,8 +73,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onWrite: metrics.commit,
     log: (line) => logger.warn(line),
     info: (line) => logger.info(line),
-    onFailure: (err) => logger.error({ err }, 'writing the state file failed; the service is read-only until restarted'),
-    ...(options.writer ? { writer: options.writer } : {}),
+    onFailure: (err) => logger.error({ err }, 'writing a change failed; the service is read-only until restarted'),
+    ...(options.faults ? { faults: options.faults } : {}),
   })
   const store = storage.store
   try {

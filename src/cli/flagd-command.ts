@@ -3,6 +3,7 @@
 import { defineCommand } from 'citty'
 import { VERSION } from '../version.ts'
 import { auditCommand } from './audit-command.ts'
+import { backupCommand } from './backup-command.ts'
 import { changeRequestCommand } from './change-request-command.ts'
 import { environmentCommand, promoteCommand } from './environment-command.ts'
 import { exportCommand, importCommand, validateCommand } from './migration-commands.ts'
@@ -33,6 +34,7 @@ export const flagdCommand = defineCommand({
     import: importCommand,
     validate: validateCommand,
     storage: storageCommand,
+    backup: backupCommand,
     version: versionCommand,
   },
 })

@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 7
+export const CONTROL_PROTOCOL = 8
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -63,6 +63,7 @@ export const CONTROL_ARGUMENTS = {
       environment: Optional(Text),
     }),
   ]),
+  backupState: T.Tuple([]),
   listEnvironments: T.Tuple([]),
   putEnvironment: T.Tuple([Text, T.Object({ description: Optional(Text), copyFrom: Optional(Text) })]),
   removeEnvironment: T.Tuple([Text]),
@@ -94,6 +95,7 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   exportDocument: true,
   exportFlagd: true,
   importDocument: true,
+  backupState: true,
   listEnvironments: true,
   putEnvironment: true,
   removeEnvironment: true,

@@ -14,6 +14,7 @@ import { newId } from '../domain/new-id.ts'
 import { type Caller, systemPrincipal } from '../domain/principal.ts'
 import type { PublicUser } from '../domain/user.ts'
 import type { AuditFilter, AuditPage } from './audit-service.ts'
+import type { Backup } from './backup-service.ts'
 import type { ChangeRequestView } from './change-request-deps.ts'
 import type { ChangeRequestFilter } from './change-request-reads.ts'
 import type { Promotion } from './environment-promotion.ts'
@@ -50,6 +51,8 @@ export interface AdminApi {
   /** Every flag and segment as an OpenFeature flagd document (`flagd export --format flagd`). */
   exportFlagd(env: string | null): Promise<{ text: string; fileName: string; flags: number }>
   importDocument(raw: unknown, options: ImportOptions): Promise<ImportResult>
+  /** Everything stored, as a state file (`flagd backup`). */
+  backupState(): Promise<Backup>
   /** The environments (`flagd env list`). */
   listEnvironments(): Promise<EnvironmentResource[]>
   /** Creates or changes an environment (`flagd env add`). */
@@ -101,6 +104,7 @@ export function createAdminService(services: Services): AdminApi {
     listAudit: (filter) => services.audit.list(cli, filter),
     listUsage: () => services.usage.list(cli),
     exportDocument: async (env) => services.migrations.exportDocument(cli, env ?? undefined),
+    backupState: () => services.backup.take(),
     async exportFlagd(env) {
       const { text, fileName, flags } = services.migrations.exportFlagd(cli, env ?? undefined)
       return { text, fileName, flags }

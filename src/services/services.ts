@@ -11,6 +11,7 @@ import type { Store } from '../storage/store.ts'
 import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
 import { type AuditService, createAuditService } from './audit-service.ts'
 import { type AuthService, createAuthService } from './auth-service.ts'
+import { type BackupService, createBackupService } from './backup-service.ts'
 import { cachedFlagEvaluator } from './cached-flag-evaluator.ts'
 import { type ChangeRequestService, createChangeRequestService } from './change-request-service.ts'
 import { createEnvironmentService, type EnvironmentService } from './environment-service.ts'
@@ -59,6 +60,8 @@ export interface Services {
   /** Flag usage; `stop()` it before closing the store (it writes what is counted). */
   usage: UsageService
   health: HealthService
+  /** A consistent copy of everything stored (`flagd backup`). */
+  backup: BackupService
 }
 
 /** Options that tests tune (a cheaper hash keeps suites fast; production uses the default). */
@@ -146,5 +149,6 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       ...(options.onCounted ? { onCounted: options.onCounted } : {}),
     }),
     health: createHealthService(store),
+    backup: createBackupService(store),
   }
 }

@@ -231,7 +231,10 @@ export class AuditJournal {
    * Appends `entries` durably and returns their index items; they become visible with `publish`, once
    * the state file holding their changes is written too. On failure the caller calls `discard`.
    */
-  async append(entries: readonly StoredAuditEntry[]): Promise<{ items: IndexItem[]; mark: { segment: string; size: number } }> {
+  async append(
+    entries: readonly StoredAuditEntry[],
+    durable = true,
+  ): Promise<{ items: IndexItem[]; mark: { segment: string; size: number } }> {
     const first = entries[0]
     if (!first) throw new Error('nothing to append')
     if (!this.handle || this.size >= this.segmentBytes) await this.roll(first.entry.id)
@@ -250,8 +253,40 @@ export class AuditJournal {
     const handle = this.handle as FileHandle
     await handle.write(text)
     this.size = offset
-    await handle.datasync()
+    if (durable) await handle.datasync()
     return { items, mark }
+  }
+
+  /**
+   * Makes every entry appended so far durable. The file store appends without it (its change
+   * journal carries the entries too) and calls this before a checkpoint lets that journal go.
+   */
+  async sync(): Promise<void> {
+    const handle = this.handle
+    try {
+      await handle?.datasync()
+    } catch (err) {
+      if (handle === this.handle) throw err // else a roll closed it, after syncing it
+    }
+  }
+
+  /**
+   * Appends, durably, the entries of `entries` newer than the newest whole entry on disk: opening the
+   * file store hands over those of the changes it replayed, which a crash may have kept from the
+   * journal (the change journal is the record). Answers how many it appended.
+   */
+  async repair(entries: readonly StoredAuditEntry[]): Promise<number> {
+    let newest = 0
+    for (const segment of this.segments().reverse()) {
+      const stored = newestEntry(join(this.dir, segment))
+      if (stored) {
+        newest = stored.entry.id
+        break
+      }
+    }
+    const missing = entries.filter((stored) => stored.entry.id > newest)
+    if (missing.length > 0) await this.append(missing)
+    return missing.length
   }
 
   /** Makes appended entries visible to readers (their changes are committed). */
@@ -332,6 +367,7 @@ export class AuditJournal {
 
   private async roll(firstId: number): Promise<void> {
     const name = this.current && this.size < this.segmentBytes ? this.current : segmentName(firstId)
+    await this.handle?.datasync() // a segment left behind holds only durable entries
     await this.handle?.close()
     this.handle = await open(join(this.dir, name), 'a', 0o600)
     if (name !== this.current) {

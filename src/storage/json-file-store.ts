@@ -1,16 +1,16 @@
 /**
- * The store on one JSON file (`<dataDir>/flagd.json`), implementing the store contract (`store.ts`).
- * Transactions apply to the draft of the open batch at once; batches are group-committed: while one
- * is being written, later transactions gather into the next (`GroupCommit`, which also writes a batch
- * while the one before is renamed into place), and each caller resolves only when a write that
- * contains its change is durable. lowdb's part is opening: `Low` over the durable adapter reads the
- * file, creates it, and upgrades a version-1 file. Commits do not go through `Low.write()`, which is
- * one whole-file write per call and so can neither group transactions nor overlap a write with the
- * next batch's preparation: a batch's backups, audit entries and staged state are
- * `FileBatchWriter`'s, through the same adapter's two-phase `stage` and rename. Only
- * once the batch is renamed into place does the committed snapshot move and do the commit listeners
- * hear of it. A failed write turns the store read-only (503) and fails everything pending; the
- * committed snapshot stays what is on disk.
+ * The store on one JSON file (`<dataDir>/flagd.json`) and its change journal (`<dataDir>/changes/`),
+ * implementing the store contract (`store.ts`). Transactions apply to the draft of the open batch at
+ * once; batches are group-committed: while one is being written, later transactions gather into the
+ * next (`GroupCommit`), and each caller resolves only when a write that contains its change is
+ * durable. A batch is durable once its line of the change journal is (`FileBatchWriter`), so a write
+ * costs what it changes; the state file is rewritten in the background by checkpoints
+ * (`StateCheckpoints`) and at a clean stop, so after a clean stop it holds everything
+ * (docs/operations.md#durability, decision record 0009). lowdb's part is opening: `Low` over the
+ * durable adapter reads the file, creates it, and upgrades an older file; the journal's lines past
+ * its revision are then replayed. Only once a batch is durable does the committed snapshot move and
+ * do the commit listeners hear of it. A failed write turns the store read-only (503) and fails
+ * everything pending; the committed snapshot stays what is on disk.
  */
 
 import { join } from 'node:path'
@@ -19,16 +19,19 @@ import type { Clock } from '../domain/clock.ts'
 import { UnavailableError } from '../domain/errors.ts'
 import { removeStaleTempFiles, writeFileAtomic } from '../io/atomic-write.ts'
 import { AuditJournal } from './audit-journal.ts'
+import { ChangeJournal, changeJournalDir, type DiskFaults, readChangeJournal } from './change-journal.ts'
 import { CommitListeners } from './commit-listeners.ts'
 import { prepareDataDir } from './data-dir.ts'
-import { DurableTextFile, type FileWriter } from './durable-text-file.ts'
+import { DurableTextFile } from './durable-text-file.ts'
 import { fileAuditLog } from './file-audit-log.ts'
 import { type BatchEntry, FileBatchWriter, type PreparedBatch } from './file-batch-writer.ts'
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './group-commit.ts'
+import { replayJournal } from './journal-replay.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
+import { type CheckpointPolicy, DEFAULT_CHECKPOINTS, StateCheckpoints } from './state-checkpoint.ts'
 import { emptyStateText, parseStateFile, serializeState } from './state-file-format.ts'
-import { SCHEMA_VERSION } from './state-text-builder.ts'
+import { SCHEMA_VERSION, stateChunks } from './state-text-builder.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { UsageTimes } from './usage-times.ts'
 
@@ -37,8 +40,10 @@ export interface FileStoreOptions {
   dataDir: string
   /** The process's clock: audit entries are stamped and pruned by it (docs/development.md#time). */
   now: Clock
-  /** Replaces the durable writer; tests use it to simulate a full disk. */
-  writer?: FileWriter
+  /** Called before every write to the data directory; tests throw from it to simulate a full disk. */
+  faults?: DiskFaults
+  /** When checkpoints run (docs/operations.md#durability); tests set it. */
+  checkpoints?: Partial<CheckpointPolicy>
   /** Called after each durable write with its duration and the number of transactions it carried. */
   onWrite?: (seconds: number, transactions: number) => void
   /** Called once when a write fails and the store turns read-only. */
@@ -72,6 +77,8 @@ interface Entry extends BatchEntry {
 
 interface Batch extends PipelineBatch {
   draft: Draft
+  /** The revision the batch starts from. */
+  from: number
   entries: Entry[]
   /** Write even without entries (pending session last-use times). */
   force: boolean
@@ -80,8 +87,10 @@ interface Batch extends PipelineBatch {
 /**
  * Opens a data directory: takes its lock (throws `DirectoryInUseError` when another process holds
  * it), removes temp files a crash left, loads the state file (a damaged one throws
- * `CorruptStateError`), upgrades an older file (keeping its original as `flagd.v<version>.json`, `flagd.v5.json` for the last), or
- * creates an empty one.
+ * `CorruptStateError`), upgrades an older file (keeping its original as `flagd.v<version>.json`,
+ * `flagd.v5.json` for the last), or creates an empty one; then replays the change journal past the
+ * state file's revision and writes again the audit entries of those changes a crash kept from the
+ * audit journal.
  */
 export async function openJsonFileStore(options: FileStoreOptions): Promise<Store> {
   await prepareDataDir(options.dataDir)
@@ -89,7 +98,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
   try {
     const path = stateFilePath(options.dataDir)
     await removeStaleTempFiles(path)
-    const file = new DurableTextFile(path, options.writer)
+    const file = new DurableTextFile(path)
     const db = new Low<string>(file, '')
     await db.read()
     if (db.data === null || db.data === '') {
@@ -105,8 +114,14 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       await db.write() // writeFileAtomic: durable, directory included
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to ${SCHEMA_VERSION}; the original is kept as ${original}`)
     }
-    const journal = await AuditJournal.open(options.dataDir, loaded.data.revision, options.log)
-    return new JsonFileStore(file, loaded.data, lock, journal, options)
+    db.data = '' // the text is parsed; holding it would cost the state's size again
+    const read = readChangeJournal(options.dataDir, options.log)
+    const replayed = replayJournal(loaded.data, read.batches, changeJournalDir(options.dataDir))
+    const journal = await AuditJournal.open(options.dataDir, replayed.data.revision, options.log)
+    const repaired = await journal.repair(replayed.audit)
+    if (repaired > 0) options.log?.(`audit log: wrote again ${repaired} entries of changes a crash had kept from it`)
+    const changes = ChangeJournal.open(options.dataDir, read.segments, options.faults)
+    return new JsonFileStore(replayed.data, lock, changes, journal, options, read.batches.length > 0)
   } catch (err) {
     lock.release()
     throw err
@@ -122,15 +137,17 @@ class JsonFileStore implements Store {
   private readonly listeners = new CommitListeners()
   private readonly usage = new UsageTimes()
   private readonly writer: FileBatchWriter
+  private readonly checkpoints: StateCheckpoints
   private touchedSinceWrite = false
   writes = 0
 
   constructor(
-    file: DurableTextFile,
     initial: StateData,
     private readonly lock: DirLock,
+    private readonly changes: ChangeJournal,
     private readonly journal: AuditJournal,
     private readonly options: FileStoreOptions,
+    behind: boolean,
   ) {
     this.current = initial
     this.snapshot = new MemorySnapshot(initial)
@@ -139,14 +156,30 @@ class JsonFileStore implements Store {
       () => options.auditRetentionMs ?? 365 * 86_400_000,
       () => options.now().getTime(),
     )
-    this.writer = new FileBatchWriter(file, journal, this.usage, options.dataDir, options.now, options.writer)
+    this.writer = new FileBatchWriter(changes, journal, this.usage, options.dataDir, options.now, options.faults)
+    this.checkpoints = new StateCheckpoints(
+      {
+        path: stateFilePath(options.dataDir),
+        changes,
+        audit: journal,
+        committed: () => this.current,
+        lastUsed: (table, id) => this.usage.get(table, id),
+        ...(options.faults ? { faults: options.faults } : {}),
+        failed: (err) =>
+          options.log?.(
+            `writing the state file failed (every change is safe in the change journal; retried later): ${(err as Error)?.message ?? err}`,
+          ),
+      },
+      { ...DEFAULT_CHECKPOINTS, ...options.checkpoints },
+      behind,
+    )
     this.pipeline = new GroupCommit<Batch, PreparedBatch>({
       take: () => this.take(),
       prepare: (batch) => {
         this.touchedSinceWrite = false // the staged file carries every use recorded until now
-        return this.writer.prepare(batch.draft, batch.entries)
+        return this.writer.prepare(batch.draft, batch.from, batch.entries)
       },
-      commit: (_, prepared) => prepared.staged.commit(),
+      commit: async () => {}, // the journal line was the durable point
       committed: (batch, prepared) => this.publish(batch, prepared),
       undo: (prepared) => this.writer.undo(prepared),
       failed: (batches, cause) => this.fail(batches, cause),
@@ -213,15 +246,36 @@ class JsonFileStore implements Store {
     await this.settled().catch(() => {})
   }
 
+  async backup(): Promise<{ text: string; revision: number; flags: number }> {
+    await this.settled().catch(() => {})
+    const data = this.current
+    let text = ''
+    for (const chunk of stateChunks(data, (table, id) => this.usage.get(table, id))) {
+      text += chunk
+      await new Promise<void>((resolve) => setImmediate(resolve)) // requests go on between chunks
+    }
+    return { text, revision: data.revision, flags: data.tables.flags.size }
+  }
+
+  /** Writes the state file now if it lacks changes (tests and the bench use it). */
+  async checkpoint(): Promise<void> {
+    await this.settled().catch(() => {})
+    await this.checkpoints.run()
+  }
+
   async close(): Promise<void> {
     await this.flush()
     await this.pipeline.idle()
+    this.checkpoints.stop()
+    if (this.isWritable) await this.checkpoints.run() // after a clean stop the state file holds everything
+    await this.changes.close().catch(() => {})
     await this.journal.close().catch(() => {})
     this.lock.release()
   }
 
   private newBatch(): Batch {
-    return { draft: new Draft(this.pipeline.newest?.draft ?? this.current), entries: [], force: false, done: deferred() }
+    const base = this.pipeline.newest?.draft ?? this.current
+    return { draft: new Draft(base), from: base.revision, entries: [], force: false, done: deferred() }
   }
 
   /** Resolves when every transaction accepted so far is durable; rejects if their write failed. */
@@ -244,6 +298,7 @@ class JsonFileStore implements Store {
     this.current = p.data
     this.writes++
     this.snapshot = new MemorySnapshot(p.data)
+    if (p.mark) this.checkpoints.appended()
     this.options.onWrite?.((performance.now() - p.started) / 1000, batch.entries.length)
     for (const entry of batch.entries)
       if (entry.changes.length > 0) this.listeners.publish({ meta: entry.meta, changes: entry.changes, at: p.at })
@@ -256,7 +311,7 @@ class JsonFileStore implements Store {
     this.isWritable = false
     const report =
       this.options.onFailure ??
-      ((err) => console.error(`flagd: writing the state file failed, the service is now read-only: ${(err as Error)?.message ?? err}`))
+      ((err) => console.error(`flagd: writing a change failed, the service is now read-only: ${(err as Error)?.message ?? err}`))
     report(cause)
     const error = new UnavailableError()
     for (const b of [...batches, this.open]) {

@@ -1,8 +1,9 @@
 /**
  * State in memory, as every store keeps it: one map per table (by id), name indexes for flags and
- * segments, and the revisions. A `Draft` is the state a group commit is building: it shares the maps of the state it
- * starts from and copies a table only when it first writes to it, so a commit costs a copy of the
- * tables it touches, not of everything. Once a batch is durable its draft becomes the committed state
+ * segments, and the revisions. A `Draft` is the state a group commit is building: it shares the maps
+ * of the state it starts from and forks a table only when it first writes to it; a fork copies only
+ * the rows changed since the table's shared base (`LayeredMap`), so a commit costs its change, not a
+ * copy of the tables it touches. Once a batch is durable its draft becomes the committed state
  * and is never written again. Rows are frozen on the way in, so they can be shared and cached safely.
  */
 
@@ -11,16 +12,17 @@ import { PreconditionFailedError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
 import type { Segment } from '../domain/segment.ts'
 import { guardWrite } from '../domain/write-guard.ts'
+import { LayeredMap } from './layered-map.ts'
 import { type Change, type CommitMeta, type Rows, type Snapshot, TABLES, type Table, type Tx } from './store.ts'
 
-type TableMaps = { [T in Table]: Map<string, Rows[T]> }
+type TableMaps = { [T in Table]: LayeredMap<Rows[T]> }
 
 /** The data of one state: tables by id, flags by name, revisions. */
 export interface StateData {
   readonly tables: TableMaps
-  readonly flagsByName: Map<string, FlagRow>
+  readonly flagsByName: LayeredMap<FlagRow>
   /** Segments by name; kept by the draft like `flagsByName`, never derived from a table's identity. */
-  readonly segmentsByName: Map<string, Segment>
+  readonly segmentsByName: LayeredMap<Segment>
   readonly revision: number
   readonly revisions: Readonly<Record<Table, number>>
 }
@@ -29,16 +31,16 @@ export interface StateData {
 export function emptyStateData(): StateData {
   return {
     tables: {
-      flags: new Map(),
-      users: new Map(),
-      sessions: new Map(),
-      tokens: new Map(),
-      segments: new Map(),
-      environments: new Map(),
-      changeRequests: new Map(),
+      flags: LayeredMap.of(),
+      users: LayeredMap.of(),
+      sessions: LayeredMap.of(),
+      tokens: LayeredMap.of(),
+      segments: LayeredMap.of(),
+      environments: LayeredMap.of(),
+      changeRequests: LayeredMap.of(),
     },
-    flagsByName: new Map(),
-    segmentsByName: new Map(),
+    flagsByName: LayeredMap.of(),
+    segmentsByName: LayeredMap.of(),
     revision: 0,
     revisions: { flags: 0, users: 0, sessions: 0, tokens: 0, segments: 0, environments: 0, changeRequests: 0 },
   }
@@ -75,7 +77,7 @@ export function stateFromRows(rows: { [T in Table]: Iterable<Rows[T]> }, revisio
 }
 
 // segment rules by name, for compiling `$ref`: built once per committed name index (never changed once sealed)
-const committedRules = new WeakMap<Map<string, Segment>, ReadonlyMap<string, unknown>>()
+const committedRules = new WeakMap<ReadonlyMap<string, Segment>, ReadonlyMap<string, unknown>>()
 const rulesOf = (byName: ReadonlyMap<string, Segment>) => new Map([...byName].map(([name, s]) => [name, s.rule as unknown]))
 
 /**
@@ -134,8 +136,8 @@ export class MemorySnapshot implements Snapshot {
 /** State being changed by one batch of transactions (see module comment). */
 export class Draft implements StateData {
   tables: TableMaps
-  flagsByName: Map<string, FlagRow>
-  segmentsByName: Map<string, Segment>
+  flagsByName: LayeredMap<FlagRow>
+  segmentsByName: LayeredMap<Segment>
   revision: number
   revisions: Record<Table, number>
   private readonly owned = new Set<Table>()
@@ -148,18 +150,18 @@ export class Draft implements StateData {
     this.revisions = { ...base.revisions }
   }
 
-  private own<T extends Table>(table: T): Map<string, Rows[T]> {
+  private own<T extends Table>(table: T): LayeredMap<Rows[T]> {
     if (!this.owned.has(table)) {
       this.owned.add(table)
-      ;(this.tables as Record<Table, Map<string, unknown>>)[table] = new Map(this.tables[table])
-      if (table === 'flags') this.flagsByName = new Map(this.flagsByName)
-      if (table === 'segments') this.segmentsByName = new Map(this.segmentsByName)
+      ;(this.tables as Record<Table, LayeredMap<unknown>>)[table] = this.tables[table].fork()
+      if (table === 'flags') this.flagsByName = this.flagsByName.fork()
+      if (table === 'segments') this.segmentsByName = this.segmentsByName.fork()
     }
     return this.tables[table]
   }
 
   /** The name index of `table`, when it has one. */
-  private byName(table: Table): Map<string, FlagRow | Segment> | undefined {
+  private byName(table: Table): LayeredMap<FlagRow | Segment> | undefined {
     return table === 'flags' ? this.flagsByName : table === 'segments' ? this.segmentsByName : undefined
   }
 

@@ -6,7 +6,7 @@
 
 import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
-import type { FileWriter } from './durable-text-file.ts'
+import type { DiskFaults } from './change-journal.ts'
 import { fileUsageLog } from './file-usage-log.ts'
 import { openJsonFileStore } from './json-file-store.ts'
 import {
@@ -51,7 +51,7 @@ export interface StorageHooks {
   onWrite?: (seconds: number, transactions: number) => void
   onFailure?: (error: unknown) => void
   /** Tests simulate a full disk (file store only). */
-  writer?: FileWriter
+  faults?: DiskFaults
 }
 
 /** Opens the configured storage. */
@@ -86,7 +86,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
     log: hooks.log,
     ...(hooks.onWrite ? { onWrite: hooks.onWrite } : {}),
     ...(hooks.onFailure ? { onFailure: hooks.onFailure } : {}),
-    ...(hooks.writer ? { writer: hooks.writer } : {}),
+    ...(hooks.faults ? { faults: hooks.faults } : {}),
   })
   await repairShadowedSegments(store, hooks.log)
   return {

@@ -10,101 +10,17 @@
  */
 
 import { DEFAULT_ENVIRONMENT } from '../domain/environment.ts'
-import { nameProblem } from '../domain/flag-name.ts'
 import { isJsonObject as isPlainObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import { ownValue, setOwn } from '../domain/own-property.ts'
+import { CorruptStateError } from './corrupt-state-error.ts'
 import { homeOfOldRows, upgradeEnvironmentRow, upgradeFlagRow } from './flag-row-upgrade.ts'
 import { emptyStateData, type StateData, stateFromRows } from './memory-state.ts'
-import { type LastUsed, SCHEMA_VERSION, StateText } from './state-text-builder.ts'
+import { checkRows, isTime } from './state-row-checks.ts'
+import { type LastUsed, SCHEMA_VERSION, stateChunks } from './state-text-builder.ts'
 import { type Rows, TABLES, type Table } from './store.ts'
 
-/** The state file could not be used; the message says what to do. */
-export class CorruptStateError extends Error {
-  constructor(path: string, problem: string) {
-    super(
-      `state file ${path} cannot be used: ${problem}. flagd will not start rather than risk losing data; ` +
-        'restore it from a backup or move it away to start empty',
-    )
-    this.name = 'CorruptStateError'
-  }
-}
-
-const isText = (v: unknown) => typeof v === 'string'
-const isTime = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v))
-const isStringList = (v: unknown) => Array.isArray(v) && v.every(isText)
-
-/** Fields every row of a table must have, with their checks (enough to serve it without a 500). */
-const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
-  flags: {
-    name: (v) => nameProblem(v) === undefined,
-    type: isText,
-    description: isText,
-    // every environment's state (docs/environments.md#how-flags-are-stored)
-    states: (v) => isPlainObject(v) && Object.values(v).every((s) => isPlainObject(s) && typeof s.valueExists === 'boolean'),
-    defaultValue: (v) => v !== undefined, // null: no default (docs/targeting.md#flagd-format)
-    createdAt: isTime,
-    updatedAt: isTime,
-    revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
-  },
-  users: { username: isText, passwordHash: isText, permissions: isStringList, createdAt: isTime, updatedAt: isTime },
-  sessions: { userId: isText, createdAt: isTime, expiresAt: isTime, lastUsedAt: isTime },
-  tokens: {
-    name: isText,
-    secretHash: (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v),
-    permissions: isStringList,
-    flagPrefixes: isStringList,
-    createdAt: isTime,
-    createdBy: (v) => isPlainObject(v) && isText(v.type) && isText(v.id) && isText(v.name),
-    expiresAt: (v) => v === null || isTime(v),
-    lastUsedAt: (v) => v === null || isTime(v),
-  },
-  segments: {
-    name: isText,
-    description: isText,
-    rule: isPlainObject,
-    createdAt: isTime,
-    updatedAt: isTime,
-    revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
-  },
-  environments: {
-    name: isText,
-    description: isText,
-    protected: (v) => typeof v === 'boolean',
-    requiredApprovals: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
-    createdAt: isTime,
-    updatedAt: isTime,
-  },
-  changeRequests: {
-    environment: isText,
-    title: isText,
-    state: isText,
-    author: (v) => isPlainObject(v) && isText(v.type) && isText(v.id) && isText(v.name),
-    changes: Array.isArray,
-    approvals: Array.isArray,
-    createdAt: isTime,
-    updatedAt: isTime,
-    revision: (v) => Number.isSafeInteger(v) && (v as number) >= 1,
-  },
-}
-
-function checkRows(path: string, table: Table, raw: unknown): Rows[Table][] {
-  if (!isPlainObject(raw)) throw new CorruptStateError(path, `its "${table}" is missing or not an object`)
-  const rows: Rows[Table][] = []
-  for (const [id, row] of Object.entries(raw)) {
-    const where = `${table}[${JSON.stringify(id)}]`
-    if (!isPlainObject(row)) throw new CorruptStateError(path, `record ${where} is not an object`)
-    if (row.id !== id) throw new CorruptStateError(path, `record ${where} has id ${JSON.stringify(row.id)}, not its key`)
-    // an environment's name is its id (docs/environments.md)
-    if (table === 'environments' && row.name !== id)
-      throw new CorruptStateError(path, `record ${where} has name ${JSON.stringify(row.name)}, not its id`)
-    for (const [field, ok] of Object.entries(REQUIRED[table])) {
-      if (!ok(row[field])) throw new CorruptStateError(path, `record ${where} has a missing or invalid "${field}"`)
-    }
-    rows.push(row as unknown as Rows[Table])
-  }
-  return rows
-}
+export { CorruptStateError }
 
 /** Rewrites a version-1 object into version 2: flags get ids and are keyed by them; tokens appear. */
 function upgradeFromV1(path: string, raw: Record<string, unknown>): Record<string, unknown> {
@@ -233,7 +149,7 @@ export function parseStateFile(path: string, text: string, environment = DEFAULT
 
 /** The file text of `data`, built whole; `lastUsed` supplies the in-memory last use of sessions and tokens. */
 export function serializeState(data: StateData, lastUsed: LastUsed): string {
-  return new StateText().of(data, lastUsed)
+  return [...stateChunks(data, lastUsed)].join('')
 }
 
 /** The text of a new, empty state file. */

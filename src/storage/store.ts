@@ -243,4 +243,10 @@ export interface Store {
   refresh(): Promise<void>
   /** Finishes pending commits and releases the store. */
   close(): Promise<void>
+  /**
+   * Everything stored, as a state file consistent at one revision, with every change acknowledged
+   * before the call (`flagd backup`, docs/operations.md#backups). Only the file store has it;
+   * PostgreSQL is backed up with `pg_dump`.
+   */
+  backup?(): Promise<{ text: string; revision: number; flags: number }>
 }

@@ -7,7 +7,6 @@ import { afterEach, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { exportText } from '../../src/domain/export-document.ts'
-import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { createTestApp, type TestApp } from '../helpers/test-app.ts'
 
 const apps: TestApp[] = []
@@ -73,12 +72,11 @@ test('the export is the same text as before caching, and follows every change', 
 test('a full disk while writing the backup: 503, degraded, nothing applied; later imports write nothing', async () => {
   let failBackups = false
   const writes: string[] = []
-  const writer = async (path: string, text: string) => {
+  const faults = (path: string) => {
     writes.push(path)
     if (failBackups && path.includes('/backups/')) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-    await writeFileAtomic(path, text)
   }
-  const t = await app({}, { writer })
+  const t = await app({}, { faults })
   await t.req('POST', '/api/flags', { token: t.adminToken, body: { name: 'keep', type: 'BOOLEAN' } })
   expect((await t.req('GET', '/health')).body.status).toBe('ok') // asked before: the same state must not keep this answer
   failBackups = true

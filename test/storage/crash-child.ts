@@ -1,4 +1,7 @@
-/** Child process for the crash test: commits changes in a loop and prints each acknowledged one. */
+/**
+ * Child process for the crash test: commits changes in a loop and prints each acknowledged one. A
+ * third argument makes checkpoints run after that many journal bytes (a crash then often lands in one).
+ */
 
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
@@ -7,7 +10,12 @@ import { sampleFlag } from '../helpers/sample-flag.ts'
 
 const dir = process.argv[2] as string
 const start = Number(process.argv[3] ?? 0)
-const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
+const checkpointBytes = process.argv[4] === undefined ? undefined : Number(process.argv[4])
+const store = await openJsonFileStore({
+  now: systemClock,
+  dataDir: dir,
+  ...(checkpointBytes === undefined ? {} : { checkpoints: { afterBytes: checkpointBytes, afterMs: 0 } }),
+})
 let next = start
 const meta = { principal: systemPrincipal('cli'), source: 'cli' as const, requestId: 'crash' }
 async function writer(): Promise<never> {

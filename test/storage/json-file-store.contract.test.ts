@@ -1,7 +1,6 @@
 /** The store and audit contract suites on the JSON file store. */
 
 import { rmSync } from 'node:fs'
-import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { systemClock } from '../../src/system-clock.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -13,14 +12,13 @@ describeStoreContract(
   async () => {
     const dataDir = tempDir()
     let failing = false
-    // a writer that behaves as a full disk once told to
-    const writer = async (path: string, text: string) => {
+    // a disk that is full once told to
+    const faults = () => {
       if (failing) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-      await writeFileAtomic(path, text)
     }
     return {
       dataDir,
-      open: () => openJsonFileStore({ now: systemClock, dataDir, writer }),
+      open: () => openJsonFileStore({ now: systemClock, dataDir, faults }),
       destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
       failWrites: () => {
         failing = true

@@ -8,7 +8,6 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { systemPrincipal } from '../../src/domain/principal.ts'
-import { writeFileAtomic } from '../../src/io/atomic-write.ts'
 import { openJsonFileStore, stateFilePath, v1BackupPath } from '../../src/storage/json-file-store.ts'
 import { repairShadowedSegments } from '../../src/storage/shadowed-segments.ts'
 import { CorruptStateError } from '../../src/storage/state-file-format.ts'
@@ -26,9 +25,9 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.close()
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-async function open(writer?: (p: string, c: string) => Promise<void>, dir = tempDir()) {
+async function open(faults?: (path: string) => void | Promise<void>, dir = tempDir()) {
   dirs.push(dir)
-  const store = await openJsonFileStore({ now: systemClock, dataDir: dir, ...(writer ? { writer } : {}) })
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir, ...(faults ? { faults } : {}) })
   stores.push(store)
   return { store, dir }
 }
@@ -304,19 +303,23 @@ describe('upgrade from version 1 (a file written by the first release)', () => {
 })
 
 describe('writes', () => {
-  test('a change is on disk when transact resolves', async () => {
+  test('a change is durable when transact resolves, and the state file holds it after a clean stop', async () => {
     const { store, dir } = await open()
     await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
-    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ flg_a: sampleFlag('a') })
+    // durable in the change journal: what opening the directory now would find
     expect(readStateFile(stateFilePath(dir)).flags.get('a')).toEqual(sampleFlag('a'))
+    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({})
+    await store.close()
+    stores.splice(stores.indexOf(store), 1)
+    expect(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags).toEqual({ flg_a: sampleFlag('a') })
   })
 
   test('concurrent changes are group-committed', async () => {
     let writes = 0
-    const { store } = await open(async (p, c) => {
+    const { store } = await open(async (p) => {
+      if (!p.includes('/changes/')) return
       writes++
       await Bun.sleep(5)
-      await writeFileAtomic(p, c)
     })
     writes = 0
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.transact(meta, (tx) => tx.put('flags', sampleFlag(`f${i}`)))))
@@ -326,9 +329,8 @@ describe('writes', () => {
 
   test('a failed write rejects, leaves readers on the last durable state and makes the store read-only', async () => {
     let fail = false
-    const { store, dir } = await open(async (p, c) => {
+    const { store, dir } = await open(() => {
       if (fail) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-      await writeFileAtomic(p, c)
     })
     await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
     fail = true
@@ -343,56 +345,50 @@ describe('writes', () => {
     expect(heard).toEqual([])
     fail = false
     await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('later')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
-    expect(Object.keys(JSON.parse(readFileSync(stateFilePath(dir), 'utf8')).flags)).toEqual(['flg_kept'])
-    // the failed commit's audit entries stay in the journal (its rename might have happened); the
-    // log never shows them, and reopening cuts them off because the state file does not hold them
+    expect([...readStateFile(stateFilePath(dir)).flags.keys()]).toEqual(['kept'])
+    // the failed batch's audit entries were taken back with it
     expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
     await store.close()
     stores.splice(stores.indexOf(store), 1)
-    const lines = readdirSync(join(dir, 'audit')).flatMap((n) =>
-      readFileSync(join(dir, 'audit', n), 'utf8')
-        .split('\n')
-        .filter(Boolean),
-    )
-    expect(lines.length).toBe(3) // kept, lost, also-lost
     const reopened = await openJsonFileStore({ now: systemClock, dataDir: dir })
     stores.push(reopened)
     expect((await reopened.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
     expect([...reopened.committed().flags.keys()]).toEqual(['kept'])
   })
 
-  // The journal is appended while the state file is staged; a staging failure must take the appended
-  // entries back. An immutable directory (chattr +i) refuses the temp file even to root, while the
-  // audit/ directory inside it still takes the journal's lines.
-  test.skipIf(!canMakeImmutable())('a state file that cannot be staged fails the batch and takes its audit entries back', async () => {
-    const { store, dir } = await open()
-    await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
-    const journal = () =>
-      readdirSync(join(dir, 'audit'))
-        .map((n) => readFileSync(join(dir, 'audit', n), 'utf8'))
-        .join('')
-    const before = { state: readFileSync(stateFilePath(dir), 'utf8'), journal: journal() }
-    Bun.spawnSync(['chattr', '+i', dir])
-    try {
-      await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
-    } finally {
-      Bun.spawnSync(['chattr', '-i', dir])
-    }
-    expect(store.writable).toBe(false)
-    expect(readFileSync(stateFilePath(dir), 'utf8')).toBe(before.state)
-    expect(journal()).toBe(before.journal)
-    expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
-    expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
-  })
+  // An immutable segment (chattr +i) refuses the append even to root, while the audit journal still
+  // takes the batch's lines: the failure must take them back.
+  test.skipIf(!canMakeImmutable())(
+    'a change journal line that cannot be written fails the batch and takes its audit entries back',
+    async () => {
+      const { store, dir } = await open()
+      await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
+      const audit = () =>
+        readdirSync(join(dir, 'audit'))
+          .map((n) => readFileSync(join(dir, 'audit', n), 'utf8'))
+          .join('')
+      const before = audit()
+      const segments = readdirSync(join(dir, 'changes')).map((n) => join(dir, 'changes', n))
+      for (const path of segments) Bun.spawnSync(['chattr', '+i', path])
+      try {
+        await expect(store.transact(meta, (tx) => tx.put('flags', sampleFlag('lost')))).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+      } finally {
+        for (const path of segments) Bun.spawnSync(['chattr', '-i', path])
+      }
+      expect(store.writable).toBe(false)
+      expect(audit()).toBe(before)
+      expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['kept'])
+      expect([...readStateFile(stateFilePath(dir)).flags.keys()]).toEqual(['kept'])
+    },
+  )
 })
 
 test('a full disk answers 503 and degrades health; reads go on; restart recovers', async () => {
   let fail = false
-  const writer = async (p: string, c: string) => {
+  const faults = () => {
     if (fail) throw Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })
-    await writeFileAtomic(p, c)
   }
-  const t = await createTestApp({}, { writer })
+  const t = await createTestApp({}, { faults })
   fail = true
   const res = await t.req('POST', '/api/users', { token: t.adminToken, body: { username: 'nospace', password: 'password1' } })
   expect(res.status).toBe(503)

@@ -1,0 +1,107 @@
+/**
+ * Checkpoints of the file store (docs/operations.md#durability): the state file rewritten whole from
+ * the committed state, in the background, so that the change journal can let go of what it holds.
+ * One runs when the journal has grown past the state file's size (at least `afterBytes`), when
+ * `afterMs` have passed since the first change the state file lacks, and at a clean stop; never two
+ * at once. A checkpoint starts a new journal segment, syncs the audit journal (the change journal's
+ * copies of its entries are about to go), writes the state file and deletes the segments it covers.
+ * A checkpoint that fails (a full disk) changes nothing: the journal still holds every change, and
+ * the next one tries again.
+ */
+
+import type { AuditJournal } from './audit-journal.ts'
+import type { ChangeJournal, DiskFaults } from './change-journal.ts'
+import type { StateData } from './memory-state.ts'
+import { writeStateFile } from './state-file-writer.ts'
+import type { LastUsed } from './state-text-builder.ts'
+
+/** When checkpoints run (tests set both; the defaults are documented in docs/operations.md). */
+export interface CheckpointPolicy {
+  /** Journal bytes (at least; the state file's size when larger) that start one. */
+  afterBytes: number
+  /** Time after the first change the state file lacks that starts one (0: only by size and at stop). */
+  afterMs: number
+}
+
+export const DEFAULT_CHECKPOINTS: CheckpointPolicy = { afterBytes: 16 * 1024 * 1024, afterMs: 60_000 }
+
+/** What a checkpoint needs of the store. */
+export interface CheckpointDeps {
+  path: string
+  changes: ChangeJournal
+  audit: AuditJournal
+  committed: () => StateData
+  lastUsed: LastUsed
+  faults?: DiskFaults
+  /** Told when a checkpoint fails (it is retried later). */
+  failed: (err: unknown) => void
+}
+
+/** The checkpoints of one store (see module comment). */
+export class StateCheckpoints {
+  private running: Promise<void> | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+  /** The journal holds changes the state file lacks. */
+  private behind: boolean
+  private stateBytes = 0
+  /** Checkpoints written (tests and the bench read it). */
+  count = 0
+
+  constructor(
+    private readonly deps: CheckpointDeps,
+    private readonly policy: CheckpointPolicy,
+    behind: boolean,
+  ) {
+    this.behind = behind
+    if (behind) this.schedule()
+  }
+
+  /** A batch was made durable in the journal: a checkpoint starts now when it has grown enough, or later. */
+  appended(): void {
+    this.behind = true
+    if (this.deps.changes.bytesSinceRoll >= Math.max(this.policy.afterBytes, this.stateBytes)) void this.run()
+    else this.schedule()
+  }
+
+  /** Writes a checkpoint now unless the state file is current; resolves when it is written (or failed). */
+  run(): Promise<void> {
+    this.running ??= this.once().finally(() => {
+      this.running = undefined
+    })
+    return this.running
+  }
+
+  /** Stops the timer (the store is closing; it runs a last checkpoint itself). */
+  stop(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.policy.afterMs <= 0) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.run()
+    }, this.policy.afterMs)
+    this.timer.unref?.()
+  }
+
+  private async once(): Promise<void> {
+    this.stop()
+    if (!this.behind) return
+    this.behind = false
+    const { changes, audit, path } = this.deps
+    changes.roll() // what is appended from now on is not in this checkpoint
+    const data = this.deps.committed()
+    try {
+      await audit.sync()
+      this.stateBytes = await writeStateFile(path, data, this.deps.lastUsed, this.deps.faults)
+      await changes.dropThrough(data.revision)
+      this.count++
+    } catch (err) {
+      this.behind = true
+      this.deps.failed(err)
+      this.schedule()
+    }
+  }
+}

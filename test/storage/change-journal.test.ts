@@ -1,0 +1,103 @@
+/**
+ * The change journal read back (docs/operations.md#durability): a line written in chunks is the
+ * batch's JSON; a torn last line is cut off (and left alone when only reading); damage followed by
+ * acknowledged lines, or a journal that does not continue the state file, stops opening with a
+ * sentence; lines the state file already holds are skipped.
+ */
+
+import { afterEach, expect, test } from 'bun:test'
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { systemPrincipal } from '../../src/domain/principal.ts'
+import { type JournalBatch, lineChunks, readChangeJournal } from '../../src/storage/change-journal.ts'
+import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
+import { systemClock } from '../../src/system-clock.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+const meta = { principal: systemPrincipal('cli'), source: 'cli' as const, requestId: 'journal' }
+
+/** A data directory whose journal holds `n` flags written (the state file holds none of them). */
+async function journalOf(n: number): Promise<string> {
+  const dir = tempDir()
+  dirs.push(dir)
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir, checkpoints: { afterMs: 0 } })
+  for (let i = 0; i < n; i++) await store.transact(meta, (tx) => tx.put('flags', sampleFlag(`f${i}`)))
+  // a crash now: files closed and the lock released without the closing checkpoint
+  const inside = store as unknown as { lock: { release(): void }; changes: { close(): Promise<void> }; journal: { close(): Promise<void> } }
+  await inside.changes.close()
+  await inside.journal.close()
+  inside.lock.release()
+  return dir
+}
+const segmentOf = (dir: string) => join(dir, 'changes', readdirSync(join(dir, 'changes')).sort().at(-1) as string)
+
+test('a line written in chunks is the JSON of its batch, however large', () => {
+  const changes = Array.from({ length: 3000 }, (_, i) => [i + 1, 'flags', `flg_f${i}`, sampleFlag(`f${i}`)]) as JournalBatch['changes']
+  const batch: JournalBatch = {
+    from: 0,
+    to: 3000,
+    at: '2026-12-07T10:00:00.000Z',
+    changes,
+    uses: [['tokens', 't1', '2026-12-07T10:00:00.000Z']],
+    audit: [],
+  }
+  const chunks = [...lineChunks(batch)]
+  expect(chunks.length).toBeGreaterThan(1)
+  expect(chunks.join('')).toBe(`${JSON.stringify(batch)}\n`)
+})
+
+test('a torn last line is cut off at opening, and left alone when only reading', async () => {
+  const dir = await journalOf(3)
+  const segment = segmentOf(dir)
+  const whole = readFileSync(segment, 'utf8')
+  appendFileSync(segment, '{"from":3,"to":4,"at":"2026-12')
+  expect(readChangeJournal(dir, undefined, false).batches.length).toBe(3)
+  expect(readFileSync(segment, 'utf8')).not.toBe(whole)
+  const logged: string[] = []
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => logged.push(line) })
+  expect([...store.committed().flags.keys()]).toEqual(['f0', 'f1', 'f2'])
+  expect(logged.join('\n')).toContain('cut off 30 bytes of a write that was never acknowledged')
+  await store.close()
+})
+
+test('damage followed by acknowledged lines stops opening, naming the journal; nothing is changed', async () => {
+  const dir = await journalOf(3)
+  const segment = segmentOf(dir)
+  const lines = readFileSync(segment, 'utf8').split('\n')
+  lines[1] = `${(lines[1] as string).slice(0, 20)}#`
+  writeFileSync(segment, lines.join('\n'))
+  const before = readFileSync(segment, 'utf8')
+  await expect(openJsonFileStore({ now: systemClock, dataDir: dir })).rejects.toThrow(
+    /change journal .* cannot be used: the line at byte \d+ is damaged/,
+  )
+  expect(readFileSync(segment, 'utf8')).toBe(before)
+})
+
+test('a journal that does not continue the state file stops opening and says what to do', async () => {
+  const dir = await journalOf(3)
+  const segment = segmentOf(dir)
+  const lines = readFileSync(segment, 'utf8').split('\n').filter(Boolean)
+  writeFileSync(segment, `${lines.slice(1).join('\n')}\n`) // the first change is missing
+  await expect(openJsonFileStore({ now: systemClock, dataDir: dir })).rejects.toThrow(
+    /continue from revision 1 but the state file is at revision 0\. If the state file was restored from a backup, move the journal away/,
+  )
+})
+
+test('lines the state file already holds are skipped (a crash after a checkpoint, before its segments went)', async () => {
+  const dir = await journalOf(2)
+  const segment = segmentOf(dir)
+  const kept = readFileSync(segment)
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
+  await store.close() // a checkpoint: the state file holds both, the segment is deleted
+  expect(readdirSync(join(dir, 'changes'))).toEqual([])
+  writeFileSync(segment, kept) // as if the deletion had not happened
+  const again = await openJsonFileStore({ now: systemClock, dataDir: dir })
+  expect([...again.committed().flags.keys()]).toEqual(['f0', 'f1'])
+  expect(again.committed().revision).toBe(2)
+  await again.close()
+})
