@@ -4,7 +4,7 @@
  */
 
 import type { ChangeRequest } from '../domain/change-request.ts'
-import { AppError } from '../domain/errors.ts'
+import { AppError, UnavailableError } from '../domain/errors.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller } from '../domain/principal.ts'
 import type { ApplyNow, FailNow } from './change-request-applier.ts'
@@ -38,14 +38,14 @@ export function createScheduledApply(deps: ChangeRequestDeps & { applyNow: Apply
   // recorded as the schedule's, by the author, as any scheduled apply is
   const settle = async (r: ChangeRequest) => (dueNow(r) ? viewOf((await applyNow(scheduler(r), r.id, 'schedule')).request) : viewOf(r))
 
-  /** Applies one due request; a commit the store refuses for this request alone (an AppError) fails it, on its own. */
+  /** Applies one due request; a commit refused for this request alone (an AppError other than 503) fails it, on its own. */
   const applyOne = async (request: ChangeRequest): Promise<ScheduledOutcome | undefined> => {
     const lateMs = now().getTime() - Date.parse(request.scheduledAt as string)
     const late = lateMs >= 2000 ? Math.round(lateMs / 1000) : undefined
     const caller = scheduler(request)
     const outcome = await applyNow(caller, request.id, 'schedule', late).catch((err: unknown) => {
-      // anything else (the store cannot write) leaves it scheduled: the next round tries again
-      if (!(err instanceof AppError)) throw err
+      // the store cannot write, or anything unexpected: it stays scheduled and the next round tries again
+      if (!(err instanceof AppError) || err instanceof UnavailableError) throw err
       return failNow(caller, request.id, err.message, late)
     })
     if (outcome.skipped) return undefined

@@ -5,10 +5,10 @@
  */
 
 import { expect, test } from 'bun:test'
-import { AppError } from '../../src/domain/errors.ts'
+import { AppError, UnavailableError } from '../../src/domain/errors.ts'
 import { type ApplyNow, createChangeRequestApplier } from '../../src/services/change-request-applier.ts'
 import { createScheduledApply } from '../../src/services/change-request-scheduled-apply.ts'
-import { START, storedUser, tempServices, userCaller } from '../helpers/temp-services.ts'
+import { failureOf, START, storedUser, tempServices, userCaller } from '../helpers/temp-services.ts'
 import { SYSTEM } from '../helpers/test-app.ts'
 
 const worlds = tempServices()
@@ -97,4 +97,23 @@ test('a request whose commit is refused becomes failed with the reason; the othe
   expect(outcomes.filter((o) => o.request.state === 'applied').length).toBe(COUNT - 1)
   const failed = (await w.s.audit.list(SYSTEM.principal, { limit: 1000 })).entries.filter((e) => e.action === 'change-request.failed')
   expect(failed).toMatchObject([{ target: { id: refused }, source: 'schedule', actor: { id: w.author.id } }])
+})
+
+test('a commit that fails because the store cannot write fails no request: it stays scheduled for the next round', async () => {
+  const w = await manyDue()
+  w.advance(60_000)
+  const deps = { store: w.store, now: () => new Date(w.ms()) }
+  const { applyNow, failNow } = createChangeRequestApplier(deps)
+  const unlucky = w.ids[7] as string
+  let down = true
+  const outage: ApplyNow = async (caller, id, source, late) => {
+    if (id === unlucky && down) throw new UnavailableError()
+    return applyNow(caller, id, source, late)
+  }
+  const schedule = createScheduledApply({ ...deps, applyNow: outage, failNow })
+  expect(await failureOf(schedule.applyDue())).toBeInstanceOf(UnavailableError)
+  expect(w.s.changeRequests.get(SYSTEM.principal, unlucky).state).toBe('scheduled')
+  expect(w.s.changeRequests.list(SYSTEM.principal, { state: 'applied' }).length).toBe(COUNT - 1)
+  down = false
+  expect((await schedule.applyDue()).map((o) => [o.request.id, o.request.state])).toEqual([[unlucky, 'applied']])
 })
