@@ -60,7 +60,7 @@ async function read(token: string, method: string, path: string, coding: Coding 
 
 const kept = () => t.app.services.cache.size().regions['compressed-answers'] ?? { entries: 0, bytes: 0 }
 
-test('the flagd export, the flag list and the OFREP bulk answer are compressed once while kept', async () => {
+test('the flagd export (signed in or public), the flag list and the OFREP bulk answer are compressed once while kept', async () => {
   const reads: [string, string, unknown][] = [
     ['GET', '/api/migrations/export?format=flagd', undefined],
     ['GET', '/api/flags', undefined],
@@ -77,7 +77,20 @@ test('the flagd export, the flag list and the OFREP bulk answer are compressed o
       expect(kept().entries).toBe(before + 1)
     }
   expect(kept().bytes).toBeGreaterThan(0)
+  // the public download of the same document is the same text: the kept encoding, not another
+  const entries = kept().entries
+  const signedIn = await read(t.adminToken, 'GET', '/api/migrations/export?format=flagd', 'gzip')
+  const anonymous = await fetchPublic('/migration/export?format=flagd', 'gzip')
+  expect([anonymous.status, anonymous.headers.get('content-encoding')]).toEqual([200, 'gzip'])
+  expect(anonymous.bytes).toEqual(signedIn.bytes)
+  expect(kept().entries).toBe(entries)
 })
+
+/** A read without a credential (the public export). */
+async function fetchPublic(path: string, coding: Coding) {
+  const res = await t.app.http.handle(new Request(`http://localhost${path}`, { headers: { 'accept-encoding': coding } }))
+  return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) }
+}
 
 type Action =
   | { kind: 'list'; who: number; prefix: string; env: string | undefined; coding: Coding }
