@@ -15,8 +15,12 @@
  * contract's floor, `floor-server.ts`, for `/health` or a flag read), CONTEST_IF_NONE_MATCH=1 (each
  * contestant is asked with the ETag of its own answer, so it answers 304: the bulk-304 row);
  * `<checkout>|CONTEST_ROLLOUT=1` gives that contestant's flag of PATH a rollout, `=rule` a plain
- * rule (the rollout row: the same checkout with a rollout, against a rule or nothing). Needs wrk
- * and taskset.
+ * rule (the rollout row: the same checkout with a rollout, against a rule or nothing).
+ * CONTEST_ACCEPT_ENCODING (e.g. `gzip`), for all or as `<checkout>|CONTEST_ACCEPT_ENCODING=gzip` for
+ * one contestant, sends that Accept-Encoding: the compressed-download row, a checkout asked for
+ * gzip against the same checkout asked for identity, with
+ * `CONTEST_PATH='/api/migrations/export?format=flagd'` (a provider's configuration download) or
+ * the OFREP bulk evaluation. Needs wrk and taskset.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -89,13 +93,15 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
     })
     if (set.status !== 200) throw new Error(`rollout on ${flag} failed: ${set.status} ${await set.text()}`)
   }
-  if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization as string } }
+  const coding = env.CONTEST_ACCEPT_ENCODING ?? process.env.CONTEST_ACCEPT_ENCODING
+  const accept: Record<string, string> = coding === undefined ? {} : { 'accept-encoding': coding }
+  if (process.env.CONTEST_API_KEY !== '1') return { url, headers: { authorization: auth.authorization as string, ...accept } }
   const made = await fetch(`${url}/api/tokens`, {
     method: 'POST',
     headers: auth,
     body: JSON.stringify({ name: 'contest', permissions: ['flag:read'] }),
   })
-  return { url, headers: { 'x-api-key': ((await made.json()) as { token: string }).token } }
+  return { url, headers: { 'x-api-key': ((await made.json()) as { token: string }).token, ...accept } }
 }
 
 /** The contract's floor for PATH on CPU 0 (`/health`, or a flag read with the first contestant's credential). */

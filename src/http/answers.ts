@@ -44,6 +44,21 @@ function prebuilt(
   return headers
 }
 
+// The text of each large answer with an ETag, by its Response: the compressor finds what it kept for
+// that text without reading the body back (reading back a 200 KB export cost the daemon twice what
+// sending it did: docs/performance.md#compressed-answers). Small answers (the hot reads) are not noted.
+const texts = new WeakMap<Response, string>()
+const NOTED_FROM = 4096
+
+/** `response`, its `text` noted when it is large and tagged. */
+function noted(response: Response, text: unknown, etag: string | undefined): Response {
+  if (etag !== undefined && typeof text === 'string' && text.length >= NOTED_FROM) texts.set(response, text)
+  return response
+}
+
+/** The text a large answer with an ETag was made from, when it was made here (the compressor's key). */
+export const taggedText = (response: Response): string | undefined => texts.get(response)
+
 /** A JSON answer with text already serialized; `extra` adds headers (Location, ETag, Link). */
 export function jsonAnswer(requestId: string, body: string, status = 200, extra?: Record<string, string>): Response {
   if (extra === undefined) {
@@ -57,12 +72,12 @@ export function jsonAnswer(requestId: string, body: string, status = 200, extra?
     'x-request-id': requestId,
   }
   Object.assign(headers, extra)
-  return new Response(body, { status, headers })
+  return noted(new Response(body, { status, headers }), body, extra.etag)
 }
 
 /** A `200` JSON answer with an `ETag` (flag reads, the OFREP bulk evaluation). */
 export function taggedAnswer(requestId: string, body: string, etag: string): Response {
-  return new Response(body, { status: 200, headers: prebuilt(tagged, etag, requestId, taggedFields) })
+  return noted(new Response(body, { status: 200, headers: prebuilt(tagged, etag, requestId, taggedFields) }), body, etag)
 }
 
 /** `304 Not Modified` for a conditional read: no body, the ETag and the headers of every answer. */
@@ -81,8 +96,9 @@ export function customAnswer(
   status: number,
   headers: Record<string, string>,
 ): Response {
-  return new Response(body, {
+  const response = new Response(body, {
     status,
     headers: { 'cache-control': 'no-store', ...headers, 'x-content-type-options': 'nosniff', 'x-request-id': requestId },
   })
+  return noted(response, body, headers.etag)
 }

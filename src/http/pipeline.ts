@@ -24,7 +24,7 @@ import { jsonAnswer } from './answers.ts'
 import { type AuthDeps, authenticate } from './authenticate.ts'
 import { readJsonBody } from './body-reader.ts'
 import type { ClientAddressOf } from './client-address.ts'
-import { codingFor, compressed } from './compression.ts'
+import { codingFor, createCompressor } from './compression.ts'
 import { connectErrorAnswer } from './connect-protocol.ts'
 import type { Cors } from './cors.ts'
 import { createCredentialCache } from './credential-cache.ts'
@@ -37,6 +37,8 @@ import { documentedPath, type RouteSpec } from './route-spec.ts'
 export interface PipelineDeps extends AuthDeps {
   /** Where known credentials are kept (the daemon's request cache). */
   cache: RequestCache
+  /** The flags' revision: what compressed answers are kept for (docs/architecture.md#caching). */
+  flagsRevision: () => number
   cors: Cors | undefined
   clientAddress: ClientAddressOf
   /** The process's clock: the access line's time (docs/development.md#time). */
@@ -82,6 +84,7 @@ function schemaFailure(checker: Checker, value: unknown, where: 'body' | 'query'
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { cors, onRequest, logError } = deps
   const credentials = createCredentialCache(deps, deps.cache)
+  const compressed = createCompressor(deps.cache, deps.flagsRevision)
 
   return {
     serve(spec) {

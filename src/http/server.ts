@@ -188,6 +188,7 @@ export function createHttpApp(deps: HttpDeps): HttpApp {
   const routes = apiRoutes(deps)
   const pipeline = createPipeline({
     ...deps,
+    flagsRevision: () => deps.evaluations.revision(),
     cors: createCors(deps.config.cors.origins),
     clientAddress: createClientAddress(deps.config.trustProxy),
     onRequest: deps.onRequest,

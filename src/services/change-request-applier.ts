@@ -23,13 +23,26 @@ export interface ApplyOutcome {
 /** Applies request `id` in one transaction as `caller` through `source`; a scheduled one `late` seconds late. */
 export type ApplyNow = (caller: Caller, id: string, source: 'api' | 'schedule', late?: number) => Promise<ApplyOutcome>
 
-/** Creates the applying use cases: `applyNow` for the schedule, `apply` for a person. */
+/** Marks request `id` failed for `reason` in one transaction, as the schedule for `caller`, unless it is no longer waiting to be applied. */
+export type FailNow = (caller: Caller, id: string, reason: string, late?: number) => Promise<ApplyOutcome>
+
+/** Creates the applying use cases: `applyNow` and `failNow` for the schedule, `apply` for a person. */
 export function createChangeRequestApplier(deps: ChangeRequestDeps) {
   const { store, now } = deps
-  const applyNow: ApplyNow = async (caller, id, source, late) => {
+  const metaOf = (caller: Caller, id: string, source: 'api' | 'schedule', late: number | undefined) => {
     const env = store.committed().changeRequests.get(id)?.environment
-    const meta = { ...commitMeta(caller, source, env), changeRequest: id, ...(late !== undefined ? { lateSeconds: late } : {}) }
-    const { result } = await store.transact(meta, (tx) => {
+    return { ...commitMeta(caller, source, env), changeRequest: id, ...(late !== undefined ? { lateSeconds: late } : {}) }
+  }
+  const failNow: FailNow = async (caller, id, reason, late) => {
+    const { result } = await store.transact(metaOf(caller, id, 'schedule', late), (tx) => {
+      const request = findRequest(tx.read, id)
+      if (request.state !== 'approved' && request.state !== 'scheduled') return { request, skipped: true }
+      return { ...failInTransaction(tx, request, now().toISOString(), reason), skipped: false }
+    })
+    return result as ApplyOutcome
+  }
+  const applyNow: ApplyNow = async (caller, id, source, late) => {
+    const { result } = await store.transact(metaOf(caller, id, source, late), (tx) => {
       const request = findRequest(tx.read, id)
       // applied by another replica, or by another request, a moment ago: nothing to do
       if (request.state !== 'approved' && request.state !== 'scheduled') return { request, skipped: true }
@@ -43,6 +56,7 @@ export function createChangeRequestApplier(deps: ChangeRequestDeps) {
 
   return {
     applyNow,
+    failNow,
 
     async apply(caller: Caller, id: string): Promise<ChangeRequestView> {
       const request = findRequest(store.committed(), id)

@@ -34,7 +34,7 @@ export interface ChangeRequestService {
 /** Creates the service; `now` is the clock of stamps and of the schedule. */
 export function createChangeRequestService(store: Store, now: Clock): ChangeRequestService {
   const applier = createChangeRequestApplier({ store, now })
-  const scheduled = createScheduledApply({ store, now, applyNow: applier.applyNow })
+  const scheduled = createScheduledApply({ store, now, applyNow: applier.applyNow, failNow: applier.failNow })
   const authoring = createChangeRequestAuthoring({ store, now, settle: scheduled.settle })
   const review = createChangeRequestReview({ store, now, settle: scheduled.settle })
   const reads = createChangeRequestReads({ store })
