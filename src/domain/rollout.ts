@@ -65,12 +65,12 @@ function rampOf(r: Rollout): Ramp {
 
 /**
  * How far a rollout has gone at `second`, on the scale where step `k` is reached at `k × window`:
- * `steps × (1000 × second − start)` in milliseconds, clamped to `0 … steps × window`. The flagd rule
- * computes exactly this, with the same operations (whole numbers, exact below 2^53: any window
- * under 2,800 years), so OFREP and every provider move at the same second.
+ * `second × 1000 × steps − steps × start` in milliseconds, clamped to `0 … steps × window`. The flagd
+ * rule computes exactly this, with the same operations on whole numbers (exact below 2^53, so for
+ * any moment before the year 4800), so OFREP and every provider move at the same second.
  */
 function progress(ramp: Ramp, second: number): number {
-  return Math.min(ramp.steps * ramp.window, Math.max(0, ramp.steps * (1000 * second - ramp.start)))
+  return Math.min(ramp.steps * ramp.window, Math.max(0, second * (1000 * ramp.steps) - ramp.steps * ramp.start))
 }
 
 /** The step reached at `second`: the last `k` with `k × window ≤ progress`, so step `k` begins at the first whole second at or after `start + k × window / steps`. */
@@ -120,13 +120,10 @@ function inShareRule(r: Rollout): unknown {
   if (joined < BASIS) buckets.push([String(steps + 1), BASIS - joined])
   const split =
     r.by === undefined ? { fractional: buckets } : { fractional: [{ cat: [{ var: '$flagd.flagKey' }, { var: r.by }] }, ...buckets] }
-  const reached = {
-    min: [steps * window, { max: [0, { '*': [steps, { '-': [{ '*': [1000, { var: '$flagd.timestamp' }] }, start] }] }] }],
-  }
-  const joins = { '<=': [{ '*': [split, window] }, reached] }
   // a context without the bucket key is out, as in any flagd split, until the share is 100 %
-  const keyless = firstFull === -1 ? false : { '<=': [firstFull * window, reached] }
-  return { if: [{ var: r.by ?? 'targetingKey' }, joins, keyless] }
+  const bucket = { if: [{ var: r.by ?? 'targetingKey' }, split, firstFull === -1 ? steps + 1 : firstFull] }
+  const reached = { min: [steps * window, { max: [0, { '-': [{ '*': [{ var: '$flagd.timestamp' }, 1000 * steps] }, steps * start] }] }] }
+  return { '<=': [{ '*': [bucket, window] }, reached] }
 }
 
 /** The flag's rule with `r` in front of it: the variant for the contexts in the share, else `targeting` (or no rule). */

@@ -72,14 +72,27 @@ const contexts: Record<string, unknown>[] = Array.from({ length: 250 }, (_, i) =
   ...(i % 7 === 0 ? { plan: 'pro' } : i % 11 === 0 ? { email: `u${i}@example.com` } : {}),
 }))
 
-test('a flag under a 100-step rollout weighs at most 2 KB in the flagd export, with `by` and with a rule behind it', () => {
+test('a flag under a 100-step rollout weighs at most 2 KB in the sync document and the flagd export file, with `by` and with a rule behind it', async () => {
   const doc = exported()
   for (const f of FLAGS) {
+    // the sync document sends the flag as compact JSON
     const bytes = Buffer.byteLength(JSON.stringify(doc.flags[`r/${f.name}`]))
     expect(bytes, f.name).toBeLessThanOrEqual(2048)
   }
   // the rule is one split, not one per step
   expect(JSON.stringify(doc.flags['r/plain'].targeting).match(/"fractional"/g)?.length).toBe(1)
+  // the export file is laid out for reading: what each flag adds to it
+  const fresh = await createTestApp({}, { now: () => new Date(now) })
+  try {
+    const size = () => Buffer.byteLength(fresh.app.services.migrations.exportFlagd(SYSTEM.principal).text)
+    for (const f of FLAGS) {
+      const before = size()
+      await fresh.app.services.flags.create(SYSTEM, { name: `r/${f.name}`, ...f.body })
+      expect(size() - before, `${f.name} in the export file`).toBeLessThanOrEqual(2048)
+    }
+  } finally {
+    await fresh.close()
+  }
 })
 
 /** The seconds to look at: each step's first second and the one before it, and well outside the window. */
