@@ -46,6 +46,9 @@ interface Ramp {
   window: number
   steps: number
   shares: number[]
+  /** The last second asked about and its step: most questions come in the same second. */
+  second: number
+  step: number
 }
 const ramps = new WeakMap<Rollout, Ramp>()
 
@@ -57,7 +60,7 @@ function rampOf(r: Rollout): Ramp {
     const shares = Array.from({ length: steps + 1 }, (_, k) =>
       Math.round((r.fromPercent + ((r.toPercent - r.fromPercent) * k) / steps) * (BASIS / 100)),
     )
-    ramp = { start, window: Date.parse(r.end) - start, steps, shares }
+    ramp = { start, window: Date.parse(r.end) - start, steps, shares, second: Number.NaN, step: 0 }
     ramps.set(r, ramp)
   }
   return ramp
@@ -75,10 +78,13 @@ function progress(ramp: Ramp, second: number): number {
 
 /** The step reached at `second`: the last `k` with `k × window ≤ progress`, so step `k` begins at the first whole second at or after `start + k × window / steps`. */
 function stepAt(ramp: Ramp, second: number): number {
+  if (second === ramp.second) return ramp.step
   const reached = progress(ramp, second)
   let k = Math.min(ramp.steps, Math.floor(reached / ramp.window))
   while (k < ramp.steps && (k + 1) * ramp.window <= reached) k++
   while (k > 0 && k * ramp.window > reached) k--
+  ramp.second = second
+  ramp.step = k
   return k
 }
 
