@@ -16,8 +16,11 @@ export function readableJson(value: unknown): string {
 
 /** `value` laid out at `indent`, after `taken` characters of its first line and before as many on its last. */
 function layout(value: unknown, indent: string, taken: number): string {
-  const flat = JSON.stringify(value) ?? 'null'
-  if (value === null || typeof value !== 'object' || indent.length + taken + flat.length <= WIDTH) return flat
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  // a list of more than WIDTH / 2 items (or an object of WIDTH / 4 keys) cannot fit: not written out flat first
+  const many = Array.isArray(value) ? value.length > WIDTH / 2 : Object.keys(value).length > WIDTH / 4
+  const flat = many ? '' : JSON.stringify(value)
+  if (!many && indent.length + taken + flat.length <= WIDTH) return flat
   const inner = `${indent}  `
   const lines: string[] = []
   if (Array.isArray(value)) {
