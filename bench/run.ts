@@ -24,6 +24,7 @@ import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, wait
 import { idleRssRow } from './idle-rss.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
+import { rolloutBytesRow } from './rollout-bytes.ts'
 import { rpcRows } from './rpc.ts'
 import { rpcAttackRows } from './rpc-attacks.ts'
 import { scheduleRow } from './schedule.ts'
@@ -336,6 +337,7 @@ async function main() {
   inProcessRow(row)
   rolloutRow(row)
   await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })
+  await rolloutBytesRow(flagd.url, auth, row)
   const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
   await syncStreamsRow(sync)
   await countingCostRows(BINARY, work, row)

@@ -106,7 +106,7 @@ export function rolloutRow(row: Row): void {
   const rule = rolloutRule(rollout, BENCH_RULE)
   const { expr, problems } = compileRule(rule, { segments: new Map([['bench-testers', BENCH_SEGMENT]]) })
   if (problems.length > 0) throw new Error(JSON.stringify(problems))
-  const ours = perEvaluation((ctx) => runRule(expr, ctx, 'bench/rule', { timestamp: 1_796_000_000 }), 200_000)
+  const ours = perEvaluation((ctx) => runRule(expr, ctx, 'bench/rule', { timestamp: Math.floor(now / 1000) }), 200_000)
   row(
     'One rule with a progressive rollout in front (100 steps, half-way), in-process, varied contexts',
     `flagd's engine ${ours.toFixed(2)} µs per evaluation`,

@@ -6,8 +6,9 @@
  * without the rollout.
  *
  * The rollout is written in flagd's own rule language, on `$flagd.timestamp`, in front of the flag's
- * rule: one `fractional` split (in/out, in basis points) per step, picked by the time. So the same
- * rule is what OFREP evaluates here, what the flagd export and the gRPC sync send, and what
+ * rule: one `fractional` whose buckets are named by the step they join at, compared with the step
+ * the time has reached (docs/change-control.md#flagds-form-of-a-rollout). So the same rule is what
+ * OFREP evaluates here, what the flagd export and the gRPC sync send, and what
  * `@openfeature/flagd-core` evaluates in an application: every one of them moves at the same second,
  * with no job on the server.
  */
@@ -39,92 +40,101 @@ export function stepsOf(r: Rollout): number {
   return Math.max(1, Math.min(100, seconds))
 }
 
-/** The second (Unix) step `k` (1 … steps) begins at. */
-function stepSecond(r: Rollout, k: number, steps: number): number {
-  const start = Date.parse(r.start) / 1000
-  const end = Date.parse(r.end) / 1000
-  return Math.ceil(start + ((end - start) * k) / steps)
-}
-
-/** The share of step `k` in basis points (0 … 10,000). */
-function stepShare(r: Rollout, k: number, steps: number): number {
-  return Math.round((r.fromPercent + ((r.toPercent - r.fromPercent) * k) / steps) * (BASIS / 100))
-}
-
-/** A rollout's steps, worked out once: the second each begins at, and its share in basis points. */
-interface Steps {
-  seconds: number[]
+/** A rollout worked out once: its start and window in milliseconds, its steps, each step's share in basis points. */
+interface Ramp {
+  start: number
+  window: number
+  steps: number
   shares: number[]
+  /** The last second asked about and its step: most questions come in the same second. */
+  second: number
+  step: number
 }
-const stepTables = new WeakMap<Rollout, Steps>()
+const ramps = new WeakMap<Rollout, Ramp>()
 
-function stepTable(r: Rollout): Steps {
-  let table = stepTables.get(r)
-  if (table === undefined) {
+function rampOf(r: Rollout): Ramp {
+  let ramp = ramps.get(r)
+  if (ramp === undefined) {
+    const start = Date.parse(r.start)
     const steps = stepsOf(r)
-    table = { seconds: [], shares: [stepShare(r, 0, steps)] }
-    for (let k = 1; k <= steps; k++) {
-      table.seconds.push(stepSecond(r, k, steps))
-      table.shares.push(stepShare(r, k, steps))
-    }
-    stepTables.set(r, table)
+    const shares = Array.from({ length: steps + 1 }, (_, k) =>
+      Math.round((r.fromPercent + ((r.toPercent - r.fromPercent) * k) / steps) * (BASIS / 100)),
+    )
+    ramp = { start, window: Date.parse(r.end) - start, steps, shares, second: Number.NaN, step: 0 }
+    ramps.set(r, ramp)
   }
-  return table
+  return ramp
 }
 
-/** The step reached at `second`: how many step seconds have come (a binary search). */
-function stepAt(table: Steps, second: number): number {
-  let lo = 0
-  let hi = table.seconds.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((table.seconds[mid] as number) <= second) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+/**
+ * How far a rollout has gone at `second`, on the scale where step `k` is reached at `k × window`:
+ * `second × 1000 × steps − steps × start` in milliseconds, clamped to `0 … steps × window`. The flagd
+ * rule computes exactly this, with the same operations on whole numbers (exact below 2^53, so for
+ * any moment before the year 4800), so OFREP and every provider move at the same second.
+ */
+function progress(ramp: Ramp, second: number): number {
+  return Math.min(ramp.steps * ramp.window, Math.max(0, second * (1000 * ramp.steps) - ramp.steps * ramp.start))
+}
+
+/** The step reached at `second`: the last `k` with `k × window ≤ progress`, so step `k` begins at the first whole second at or after `start + k × window / steps`. */
+function stepAt(ramp: Ramp, second: number): number {
+  if (second === ramp.second) return ramp.step
+  const reached = progress(ramp, second)
+  let k = Math.min(ramp.steps, Math.floor(reached / ramp.window))
+  while (k < ramp.steps && (k + 1) * ramp.window <= reached) k++
+  while (k > 0 && k * ramp.window > reached) k--
+  ramp.second = second
+  ramp.step = k
+  return k
 }
 
 /** Where a rollout stands at `second` (Unix seconds): its share in percent and its step (0 before the first). */
 export function rolloutAt(r: Rollout, second: number): { percent: number; step: number; steps: number } {
-  const table = stepTable(r)
-  const step = stepAt(table, second)
-  return { percent: (table.shares[step] as number) / (BASIS / 100), step, steps: table.seconds.length }
+  const ramp = rampOf(r)
+  const step = stepAt(ramp, second)
+  return { percent: (ramp.shares[step] as number) / (BASIS / 100), step, steps: ramp.steps }
 }
 
 /** The share at `second`, in basis points (what `inRollout` compares a bucket with). */
 export function shareAt(r: Rollout, second: number): number {
-  const table = stepTable(r)
-  return table.shares[stepAt(table, second)] as number
+  const ramp = rampOf(r)
+  return ramp.shares[stepAt(ramp, second)] as number
 }
 
 /** The scale of shares: basis points. */
 export const SHARE_SCALE = BASIS
 
-/** The test "this context is in the share of `basisPoints`", as a flagd rule. */
-function inShare(r: Rollout, basisPoints: number): unknown {
-  if (basisPoints <= 0) return false
-  if (basisPoints >= BASIS) return true
-  const buckets = [
-    ['in', basisPoints],
-    ['out', BASIS - basisPoints],
-  ]
+/**
+ * The test "this context is in the rollout's share now", as one flagd rule that every flagd
+ * evaluator reads (docs/change-control.md#flagds-form-of-a-rollout): one `fractional` over the
+ * basis points whose buckets are named by the step at which they join (bucket `k` weighs what step
+ * `k` adds to the share; the rest, `steps + 1`, never joins), and the bucket's step compared with
+ * the step reached, computed from `$flagd.timestamp` with `*`, `-`, `max`, `min` and `<=`. A context
+ * lands in the bucket it would in the one-split-per-step form, so the answers are the same.
+ */
+function inShareRule(r: Rollout): unknown {
+  const { start, window, steps, shares } = rampOf(r)
+  if ((shares[steps] as number) <= 0) return false
+  const firstFull = shares.findIndex((share) => share >= BASIS)
+  if (firstFull === 0) return true
+  const buckets: [string, number][] = []
+  let joined = 0
+  for (const [k, share] of shares.entries()) {
+    if (share > joined) buckets.push([String(k), share - joined])
+    joined = share
+  }
+  if (joined < BASIS) buckets.push([String(steps + 1), BASIS - joined])
   const split =
     r.by === undefined ? { fractional: buckets } : { fractional: [{ cat: [{ var: '$flagd.flagKey' }, { var: r.by }] }, ...buckets] }
-  const test = { '==': [split, 'in'] }
-  // a context without the attribute stays out, as one without a targetingKey does
-  return r.by === undefined ? test : { and: [{ var: r.by }, test] }
+  // a context without the bucket key is out, as in any flagd split, until the share is 100 %
+  const bucket = { if: [{ var: r.by ?? 'targetingKey' }, split, firstFull === -1 ? steps + 1 : firstFull] }
+  const reached = { min: [steps * window, { max: [0, { '-': [{ '*': [{ var: '$flagd.timestamp' }, 1000 * steps] }, steps * start] }] }] }
+  return { '<=': [{ '*': [bucket, window] }, reached] }
 }
 
 /** The flag's rule with `r` in front of it: the variant for the contexts in the share, else `targeting` (or no rule). */
 export function rolloutRule(r: Rollout, targeting: JsonObject | undefined): JsonObject {
-  const steps = stepsOf(r)
-  // the step is found by halving the steps on the time (7 comparisons for 100 steps, not 100)
-  const share = (lo: number, hi: number): unknown => {
-    if (lo === hi) return inShare(r, stepShare(r, lo, steps))
-    const mid = Math.ceil((lo + hi) / 2)
-    return { if: [{ '>=': [{ var: '$flagd.timestamp' }, stepSecond(r, mid, steps)] }, share(mid, hi), share(lo, mid - 1)] }
-  }
-  return { if: [share(0, steps), r.variant, targeting ?? null] }
+  return { if: [inShareRule(r), r.variant, targeting ?? null] }
 }
 
 // the served rule of each flag object (rows and views never change)

@@ -13,6 +13,7 @@ import { exportFlagsText } from '../domain/export-document.ts'
 import type { Flag } from '../domain/flag.ts'
 import { buildFlagdDocument, type FlagdDocument } from '../domain/flagd-document.ts'
 import { namesUnder } from '../domain/names-under.ts'
+import { readableJson } from '../domain/readable-json.ts'
 import { servedTargeting } from '../domain/rollout.ts'
 import { referencedSegments } from '../domain/segment.ts'
 import { compileServedRule } from '../domain/served-rule.ts'
@@ -187,7 +188,7 @@ export function flagdEncodings(document: FlagdDocument): FlagdEncodings {
     names: new Set(Object.keys(document.flags)),
     sync: JSON.stringify(document),
     get file() {
-      file ??= `${JSON.stringify(document, null, 2)}\n`
+      file ??= readableJson(document)
       return file
     },
   }

@@ -159,6 +159,54 @@ describe('the official flagd provider, in-process', () => {
     await eventually(() => changed > 0, { wakeOn: onChange.wakeOn })
   })
 
+  test('a progressive rollout moves the same in the provider as over OFREP, by targetingKey and by another attribute', async () => {
+    // a week in 100 steps, now half-way through step 50: far from any step's edge
+    const step = (7 * 86_400_000) / 100
+    const start = Date.now() - 50.5 * step
+    const window = { start: new Date(start).toISOString(), end: new Date(start + 100 * step).toISOString() }
+    const rollouts: [string, Record<string, unknown>][] = [
+      ['ramp/key', { type: 'BOOLEAN', value: false, rollout: { variant: 'true', ...window, fromPercent: 5, toPercent: 100 } }],
+      [
+        'ramp/by',
+        { type: 'BOOLEAN', value: false, rollout: { variant: 'true', ...window, fromPercent: 10, toPercent: 90, by: 'account' } },
+      ],
+      [
+        'ramp/ruled',
+        {
+          type: 'STRING',
+          value: 'old',
+          variants: { new: 'new', pro: 'pro' },
+          targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'pro', null] },
+          rollout: { variant: 'new', ...window, fromPercent: 0, toPercent: 60 },
+        },
+      ],
+    ]
+    for (const [name, body] of rollouts) expect((await api('POST', '/api/flags', { name, ...body }, admin)).status).toBe(201)
+    const provider = new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` })
+    await OpenFeature.setProviderAndWait('ramp', provider)
+    await OpenFeature.setProviderAndWait('ramp-ofrep', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
+    const local = OpenFeature.getClient('ramp')
+    const remote = OpenFeature.getClient('ramp-ofrep')
+    // the provider holds the flags once its document names them
+    await eventually(async () => (await local.getBooleanDetails('ramp/by', false)).reason !== 'ERROR')
+    let inside = 0
+    for (let i = 0; i < 150; i++) {
+      const context = {
+        ...(i % 13 === 0 ? {} : { targetingKey: `user-${i}` }),
+        ...(i % 4 === 0 ? {} : { account: `acct-${i % 60}` }),
+        ...(i % 6 === 0 ? { plan: 'pro' } : {}),
+      }
+      for (const [name, body] of rollouts) {
+        const get = (c: Client) =>
+          body.type === 'BOOLEAN' ? c.getBooleanDetails(name, false, context) : c.getStringDetails(name, '', context)
+        const [l, r] = await Promise.all([get(local), get(remote)])
+        expect({ name, context, value: l.value, variant: l.variant }).toEqual({ name, context, value: r.value, variant: r.variant })
+        if (r.reason === 'TARGETING_MATCH' && (r.value === true || r.value === 'new')) inside++
+      }
+    }
+    expect(inside).toBeGreaterThan(50)
+  }, 30_000)
+
   test('the unix socket needs no token (the file system guards it)', async () => {
     expect(statSync(socket).mode & 0o777).toBe(0o660) // owner and group may connect, nobody else
     await OpenFeature.setProviderAndWait('socket', new FlagdProvider({ resolverType: 'in-process', socketPath: socket }))

@@ -7,7 +7,7 @@
  */
 
 import { type Args, compileArgs, constant, type Expr, evaluateArgs, type Walk } from './compiled-expr.ts'
-import { pickBucket, weighsNothing } from './fractional.ts'
+import { bucketTable, pickBucket, pickFromTable, weighsNothing } from './fractional.ts'
 import { RuleFault, truthy } from './json-logic-values.ts'
 import { argumentsCost, built, type RuleRun, spend } from './rule-evaluation.ts'
 import { ownValue } from './rule-operators.ts'
@@ -152,7 +152,7 @@ function compileFractional(walk: Walk, node: unknown, path: string, result: bool
       }),
     }
   } else args = compileArgs(walk, node, path)
-  return (data, run) => {
+  const general: Expr = (data, run) => {
     const values = evaluateArgs(args, data, run)
     // picking walks every bucket: charged like any operator's arguments
     spend(run, argumentsCost(values))
@@ -178,6 +178,44 @@ function compileFractional(walk: Walk, node: unknown, path: string, result: bool
       run.trace?.push({ kind: 'fractional-skipped', path, reason: 'the buckets are malformed or weigh nothing' })
       return null
     }
+    run.trace?.push({ kind: 'fractional', path, bucketKey: key, bucket: picked.value, total: picked.total, variant: picked.variant })
+    return picked.variant
+  }
+  return fixedSplit(node, args, path, general) ?? general
+}
+
+/**
+ * A split whose buckets are all literal (a rollout's hundred, say) checked and summed once, at
+ * compile time: each run hashes the key and finds its bucket by halving. It answers, traces and
+ * charges exactly as the general form; a bucket key that is not a text goes to that form.
+ */
+function fixedSplit(node: unknown, args: Args, path: string, general: Expr): Expr | undefined {
+  if (!Array.isArray(node) || !('list' in args) || node.length === 0) return undefined
+  const keyed = !Array.isArray(node[0])
+  const buckets = keyed ? node.slice(1) : node
+  if (!buckets.every((b) => Array.isArray(b) && b.every((p: unknown) => p === null || typeof p !== 'object'))) return undefined
+  const table = bucketTable(buckets)
+  if (table === undefined || table.total === 0) return undefined
+  const keyExpr = keyed ? (args.list[0] as Expr) : undefined
+  const bucketsCost = argumentsCost(buckets)
+  return (data, run) => {
+    let key: string
+    if (keyExpr !== undefined) {
+      const value = keyExpr(data, run)
+      if (typeof value !== 'string') return general(data, run)
+      spend(run, bucketsCost + argumentsCost([value]) - 1)
+      key = value
+    } else {
+      spend(run, bucketsCost)
+      const flagd = data === run.root ? undefined : ownValue(data, '$flagd')
+      const targetingKey = ownValue(data, 'targetingKey')
+      if ((data !== run.root && !flagd) || !targetingKey) {
+        run.trace?.push({ kind: 'fractional-skipped', path, reason: 'no targetingKey to split by' })
+        return null
+      }
+      key = `${String(data === run.root ? run.flagKey : ownValue(flagd, 'flagKey'))}${String(targetingKey)}`
+    }
+    const picked = pickFromTable(table, key) as { variant: unknown; value: number; total: number }
     run.trace?.push({ kind: 'fractional', path, bucketKey: key, bucket: picked.value, total: picked.total, variant: picked.variant })
     return picked.variant
   }

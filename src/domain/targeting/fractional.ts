@@ -22,11 +22,17 @@ export function bucketHash(key: string): number {
   return Bun.hash.murmur32v3(key, 0)
 }
 
-/**
- * Picks a bucket's variant for `bucketKey` among `buckets` (each `[variant]` or `[variant, weight]`,
- * already evaluated); `undefined` when the buckets are malformed or weigh nothing.
- */
-export function pickBucket(bucketKey: string, buckets: readonly unknown[]): { variant: unknown; value: number; total: number } | undefined {
+/** Buckets checked and summed once: each one's variant and the running total of weights at its end. */
+export interface BucketTable {
+  variants: unknown[]
+  ends: number[]
+  total: number
+}
+
+/** The table of `buckets` (each `[variant]` or `[variant, weight]`, already evaluated); `undefined` when malformed or too heavy. */
+export function bucketTable(buckets: readonly unknown[]): BucketTable | undefined {
+  const variants: unknown[] = []
+  const ends: number[] = []
   let total = 0
   for (const bucket of buckets) {
     if (!Array.isArray(bucket) || bucket.length === 0 || bucket.length > 2) return undefined
@@ -37,15 +43,32 @@ export function pickBucket(bucketKey: string, buckets: readonly unknown[]): { va
       if (typeof w !== 'number' || !Number.isInteger(w)) return undefined
       total += Math.max(0, w)
     } else total += 1
+    variants.push(v ?? null)
+    ends.push(total)
   }
-  if (total > MAX_TOTAL_WEIGHT) return undefined
-  const value = scaleHash(bucketHash(bucketKey), total)
-  let sum = 0
-  for (const bucket of buckets as unknown[][]) {
-    sum += bucket.length === 2 ? Math.max(0, bucket[1] as number) : 1
-    if (sum > value) return { variant: bucket[0] ?? null, value, total }
+  return total > MAX_TOTAL_WEIGHT ? undefined : { variants, ends, total }
+}
+
+/** The bucket of `table` that `bucketKey` falls in (the first whose end passes its scaled hash); `undefined` when it weighs nothing. */
+export function pickFromTable(table: BucketTable, bucketKey: string): { variant: unknown; value: number; total: number } | undefined {
+  const value = scaleHash(bucketHash(bucketKey), table.total)
+  let lo = 0
+  let hi = table.ends.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((table.ends[mid] as number) > value) hi = mid
+    else lo = mid + 1
   }
-  return undefined
+  return lo < table.ends.length ? { variant: table.variants[lo], value, total: table.total } : undefined
+}
+
+/**
+ * Picks a bucket's variant for `bucketKey` among `buckets` (each `[variant]` or `[variant, weight]`,
+ * already evaluated); `undefined` when the buckets are malformed or weigh nothing.
+ */
+export function pickBucket(bucketKey: string, buckets: readonly unknown[]): { variant: unknown; value: number; total: number } | undefined {
+  const table = bucketTable(buckets)
+  return table === undefined ? undefined : pickFromTable(table, bucketKey)
 }
 
 /** True when every bucket of a split is `[variant, 0]` (a leading bucket key aside). */
