@@ -4409,7 +4409,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4493,7 +4493,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -4543,7 +4543,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4643,7 +4643,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4724,7 +4724,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -4772,7 +4772,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4884,7 +4884,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4996,7 +4996,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -5102,7 +5102,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -5208,7 +5208,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
