@@ -100,9 +100,11 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
       if (!committed.environments.has(to)) throw new NotFoundError(`no environment named ${JSON.stringify(to)}`)
       if (!committed.environments.has(body.from))
         throw new InvalidError(`no environment named ${JSON.stringify(body.from)} to promote from`, 'from', 'unknown environment')
-      // writing the target's states, having read the source's
+      // writing the target's states, having read the source's; the answer shows the target's as
+      // they were (and which flags already equal the source), so reading it too (docs/environments.md#compare-and-promote)
       requireIn(caller.principal, 'flag:write', to)
       requireIn(caller.principal, 'flag:read', body.from)
+      requireIn(caller.principal, 'flag:read', to)
       const plan = (read: Snapshot) => {
         // a prefix or all takes the flags the caller may see, as compare lists them; a hidden flag
         // named outright answers as a missing one (docs/environments.md#compare-and-promote)
