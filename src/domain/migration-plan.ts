@@ -9,6 +9,7 @@ import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition, TARGET
 import { valueProblem } from './flag-definition.ts'
 import { indexNames } from './flag-name.ts'
 import { newCheckBudget } from './regex-pattern.ts'
+import { sameJson } from './same-json.ts'
 
 export type ImportMode = 'merge' | 'replace'
 export type ImportValues = 'overwrite' | 'keep'
@@ -37,7 +38,8 @@ const FIELD_ORDER = ['type', 'description', 'defaultValue', 'valueExists', 'valu
 export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
   const x = a as unknown as Record<string, unknown>
   const y = b as unknown as Record<string, unknown>
-  return FIELD_ORDER.filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
+  // the order of an object's keys (variants, metadata, a rule) says nothing: docs/migrations.md#what-counts-as-a-change
+  return FIELD_ORDER.filter((k) => !sameJson(x[k], y[k]))
 }
 
 /** How many flags a plan creates, updates, deletes and leaves unchanged. */
@@ -144,8 +146,7 @@ export function planSegments(
   for (const [name, wanted] of incoming) {
     const existing = current.get(name)
     if (!existing) out.push({ name, action: 'create' })
-    else if (existing.description !== wanted.description || JSON.stringify(existing.rule) !== JSON.stringify(wanted.rule))
-      out.push({ name, action: 'update' })
+    else if (existing.description !== wanted.description || !sameJson(existing.rule, wanted.rule)) out.push({ name, action: 'update' })
   }
   if (mode === 'replace') for (const name of current.keys()) if (!incoming.has(name)) out.push({ name, action: 'delete' })
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

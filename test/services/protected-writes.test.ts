@@ -389,3 +389,30 @@ test('a request of an unprotected environment carries no shared field or deletio
   expect(served()).not.toBe(before)
   expect(s.flags.get(SYSTEM.principal, 'f', 'production').value).toBe(3)
 })
+
+test('a dry run says when applying it would be refused with CHANGE_REQUEST_REQUIRED, and changes nothing', async () => {
+  const { s, served } = await world()
+  const before = served()
+  const refusal = { code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } }
+  const intoStaging = { mode: 'merge', values: 'overwrite', dryRun: true, environment: 'staging' } as const
+  // a promotion into production, an import of production's state, an import into staging of a shared field
+  expect(await s.environments.promote(dev, 'production', { from: 'staging', dryRun: true })).toMatchObject({ applyError: refusal })
+  const dry = { mode: 'merge', values: 'overwrite', dryRun: true } as const
+  expect(await s.migrations.importDocument(dev, importDocument(s), dry, 'import-upload')).toMatchObject({ applyError: refusal })
+  expect(await s.migrations.importDocument(dev, stagingDocument(s), intoStaging, 'import-upload')).toMatchObject({ applyError: refusal })
+  expect(await s.migrations.importDocument(system('drop-folder'), importDocument(s), dry, 'drop-folder')).toMatchObject({
+    applyError: refusal,
+  })
+  expect(served()).toBe(before)
+  // what applying would do: refused, as the dry run said
+  expect(await s.environments.promote(dev, 'production', { from: 'staging' }).catch((err) => err)).toMatchObject(refusal)
+  // no refusal to announce: someone holding flag:bypass, a change of staging alone, nothing to change
+  expect(await s.environments.promote(bypasser, 'production', { from: 'staging', dryRun: true })).not.toHaveProperty('applyError')
+  const stagingOnly = JSON.parse(JSON.stringify(s.migrations.exportDocument(SYSTEM.principal, 'staging').document))
+  stagingOnly.flags.f.value = 8
+  const ok = await s.migrations.importDocument(dev, stagingOnly, intoStaging, 'import-upload')
+  expect(ok).toMatchObject({ summary: { updated: 1 } })
+  expect(ok).not.toHaveProperty('applyError')
+  expect(await s.environments.promote(dev, 'staging', { from: 'production', dryRun: true })).not.toHaveProperty('applyError')
+  expect(served()).toBe(before)
+})
