@@ -48,12 +48,16 @@ export function planSummary(plan: ImportPlan): { created: number; updated: numbe
   return { created: count('create'), updated: count('update'), deleted: count('delete'), unchanged: plan.unchanged }
 }
 
-/** Plans an import of `incoming` over the `current` flags. */
+/**
+ * Plans an import of `incoming` over the `current` flags. `holds`: whether the document's format
+ * can hold a flag at all (flagd's cannot hold TAG flags); `replace` deletes only those it could.
+ */
 export function planImport(
   current: ReadonlyMap<string, Flag>,
   incoming: ReadonlyMap<string, FlagDefinition>,
   mode: ImportMode,
   values: ImportValues,
+  holds: (flag: Flag) => boolean = () => true,
 ): ImportPlan {
   const changes: PlannedChange[] = []
   const problems: FieldProblem[] = []
@@ -82,9 +86,13 @@ export function planImport(
     if (fields.length === 0) unchanged++
     else changes.push({ name, action: 'update', fields, definition: next, previous: definitionOf(existing) })
   }
-  const kept = [...current.keys()].filter((n) => !incoming.has(n))
-  if (mode === 'replace') for (const name of kept.sort()) changes.push({ name, action: 'delete', fields: [] })
-  else {
+  const absent = [...current.keys()].filter((n) => !incoming.has(n))
+  // replace deletes what the file leaves out (and could have held); what stays must not collide
+  const gone = mode === 'replace' ? absent.filter((n) => holds(current.get(n) as Flag)) : []
+  for (const name of gone.sort()) changes.push({ name, action: 'delete', fields: [] })
+  const deleted = new Set(gone)
+  const kept = absent.filter((n) => !deleted.has(n))
+  if (kept.length > 0) {
     const index = indexNames(kept)
     for (const name of incoming.keys()) {
       const other = index.collision(name)

@@ -11,6 +11,7 @@ import { can, requirePermission, requireUnscoped } from '../domain/access-policy
 import type { Clock } from '../domain/clock.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { buildExportDocument, type ExportedSegment, exportFileName, exportText } from '../domain/export-document.ts'
+import type { Flag } from '../domain/flag.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
@@ -189,8 +190,10 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
-  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
-    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values)
+  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions, flagd: boolean) => {
+    // flagd's format cannot hold TAG flags: a flagd document never deletes them (docs/migrations.md#flagd-round-trip)
+    const holds = flagd ? (f: Flag) => f.type !== 'TAG' : undefined
+    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted
@@ -229,7 +232,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     if (options.dryRun) {
       const current = store.committed()
       const { flags: incoming, segments } = wanted(current)
-      const planned = await gated(() => plan(current, incoming, options))
+      const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined))
       const segmentChanges = segmentPlan(current, segments)
       const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges)
       if (planned.changes.length === 0 && segmentChanges.length === 0) return result
@@ -255,7 +258,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const out = await gated(() =>
         store.transact(importMeta(caller, source, options), (tx) => {
           const { flags: incoming, segments } = wanted(tx.read)
-          const planned = plan(tx.read, incoming, options)
+          const planned = plan(tx.read, incoming, options, flagdFlags !== undefined)
           const segmentChanges = segmentPlan(tx.read, segments)
           if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()

@@ -358,3 +358,19 @@ test('variants and metadata written in another key order are no change', async (
   expect(result).toMatchObject({ changes: [], summary: { updated: 0, unchanged: 1 }, backup: null })
   expect(revisions(w.s)).toEqual(before)
 })
+
+test('a flagd document replaces every flag but TAG flags, which its format cannot hold: an export put back with replace changes nothing', async () => {
+  const w = await world()
+  await w.s.flags.create(admin, { name: 'app/tags', type: 'TAG', enumValues: ['a', 'b'], value: ['a'] })
+  const flagd = JSON.parse(w.s.migrations.exportFlagd(SYSTEM.principal).text)
+  expect(flagd.metadata.omittedFlags).toContain('app/tags')
+  const before = revisions(w.s)
+  const result = await importAs(w.s, flagd, { mode: 'replace' })
+  expect(result).toMatchObject({ changes: [], summary: { deleted: 0 }, backup: null })
+  expect(revisions(w.s)).toEqual(before)
+  // a flag the document leaves out that it could hold still goes
+  const { 'app/limits': _gone, ...rest } = flagd.flags
+  expect((await importAs(w.s, { ...flagd, flags: rest }, { mode: 'replace' })).changes).toEqual([
+    { name: 'app/limits', action: 'delete', fields: [] },
+  ])
+})
