@@ -378,6 +378,7 @@ test('a request of an unprotected environment carries no shared field or deletio
   for (const change of [
     { flag: 'f', delete: true },
     { flag: 'f', set: { defaultValue: 4 } },
+    { flag: 'f', set: { metadata: { team: 'payments' } } },
   ]) {
     const refused = await s.changeRequests.create(dev, { environment: 'staging', title: 'around', changes: [change] }).catch((err) => err)
     expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
