@@ -5,8 +5,8 @@
  * only with `flag:write` there; creating, deleting and shared fields need the unscoped `flag:write`;
  * segments need it too, unconfined. Whatever would change what a protected environment serves
  * (its state, deleting the flag, its type, default value, metadata, a variant's value, its name,
- * the name of its answer, or a segment its rules use) needs `flag:bypass` there or an approved change request; a flag created
- * there must start disabled with no value (`sealedState`).
+ * the name of its answer, or a segment its rules use) needs `flag:bypass` there or an approved
+ * change request; a flag created there must start disabled with no value (`sealedState`).
  */
 
 import { can, requireFlagInScope, requirePermission, requireUnscoped } from './access-policy.ts'
