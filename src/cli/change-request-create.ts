@@ -71,7 +71,8 @@ export const changeRequestCreateCommand = defineCommand({
     flag: { type: 'string', description: 'The flag it changes' },
     set: {
       type: 'string',
-      description: 'field=value to set (repeat): value, enabled, targeting, rollout…, or type, defaultValue, variants; JSON values',
+      description:
+        'field=value to set (repeat): value, enabled, targeting, rollout…, or type, defaultValue, variants, metadata; JSON values',
     },
     delete: { type: 'boolean', description: 'Delete the flag instead (in every environment)' },
     changes: { type: 'string', description: 'Every change as JSON, as the API takes it: [{"flag": …, "set": {…}}, …]' },

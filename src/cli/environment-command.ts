@@ -85,5 +85,7 @@ export const promoteCommand = defineCommand({
           .join(', ')}`,
       )
     console.log(`${verb} ${result.changes.length} flag(s) in ${args.to}; ${result.unchanged} already equal`)
+    // docs/change-control.md#dry-runs
+    if (result.applyError) console.log(`applying it would be refused: ${result.applyError.message}`)
   },
 })

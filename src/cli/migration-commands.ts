@@ -58,6 +58,8 @@ function summary(result: ImportResult): string {
   for (const c of result.changes)
     lines.push(`  ${c.action.padEnd(6)} ${c.name}${c.fields.length && c.action === 'update' ? ` (${c.fields.join(', ')})` : ''}`)
   if (result.backup) lines.push(`backup: backups/${result.backup}`)
+  // docs/migrations.md#dry-runs
+  if (result.applyError) lines.push(`applying it would be refused: ${result.applyError.message}`)
   return lines.join('\n')
 }
 

@@ -19,7 +19,7 @@
 
 import { answerVariant } from './answer-variant.ts'
 import type { FieldProblem } from './errors.ts'
-import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
+import { allVariants, FLAG_TYPES, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
 import { isJsonObject } from './json-object.ts'
 import { rolloutRule } from './rollout.ts'
 import type { Segment } from './segment.ts'
@@ -203,6 +203,8 @@ export function fromFlagdFlag(
   if (isJsonObject(raw.metadata)) {
     const kept: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(raw.metadata)) {
+      // what the export adds to every flag's metadata, as OFREP does (docs/migrations.md#flagd-round-trip)
+      if ((k === 'type' && (FLAG_TYPES as readonly unknown[]).includes(v)) || (k === 'revision' && Number.isSafeInteger(v))) continue
       if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) kept[k] = v
       else warning(`metadata.${k}`, 'not a string, number or boolean; dropped')
     }

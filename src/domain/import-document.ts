@@ -35,6 +35,8 @@ export interface ParsedDocument {
   flags: Map<string, FlagDefinition>
   segments: Map<string, ExportedSegment>
   warnings: FieldProblem[]
+  /** A flagd document's flags as written, to recognise this daemon's own export (docs/migrations.md#flagd-round-trip). */
+  flagdFlags?: ReadonlyMap<string, unknown>
 }
 
 /** Options of `parseImportDocument`. */
@@ -175,5 +177,6 @@ export function parseImportDocument(
   const source: DocumentSource = flagd
     ? { environment: typeof meta.environment === 'string' ? meta.environment : '', version: '', createdAt: '', format: 'flagd' }
     : { environment: raw.environment as string, version: raw.version as string, createdAt: raw.createdAt as string }
-  return { ok: true, document: { source, flags, segments, warnings } }
+  const flagdFlags = flagd ? { flagdFlags: new Map(Object.entries(raw.flags as Record<string, unknown>)) } : {}
+  return { ok: true, document: { source, flags, segments, warnings, ...flagdFlags } }
 }

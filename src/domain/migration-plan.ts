@@ -9,6 +9,7 @@ import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition, TARGET
 import { valueProblem } from './flag-definition.ts'
 import { indexNames } from './flag-name.ts'
 import { newCheckBudget } from './regex-pattern.ts'
+import { sameJson } from './same-json.ts'
 
 export type ImportMode = 'merge' | 'replace'
 export type ImportValues = 'overwrite' | 'keep'
@@ -37,7 +38,8 @@ const FIELD_ORDER = ['type', 'description', 'defaultValue', 'valueExists', 'valu
 export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
   const x = a as unknown as Record<string, unknown>
   const y = b as unknown as Record<string, unknown>
-  return FIELD_ORDER.filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
+  // the order of an object's keys (variants, metadata, a rule) says nothing: docs/migrations.md#what-counts-as-a-change
+  return FIELD_ORDER.filter((k) => !sameJson(x[k], y[k]))
 }
 
 /** How many flags a plan creates, updates, deletes and leaves unchanged. */
@@ -46,12 +48,16 @@ export function planSummary(plan: ImportPlan): { created: number; updated: numbe
   return { created: count('create'), updated: count('update'), deleted: count('delete'), unchanged: plan.unchanged }
 }
 
-/** Plans an import of `incoming` over the `current` flags. */
+/**
+ * Plans an import of `incoming` over the `current` flags. `holds`: whether the document's format
+ * can hold a flag at all (flagd's cannot hold TAG flags); `replace` deletes only those it could.
+ */
 export function planImport(
   current: ReadonlyMap<string, Flag>,
   incoming: ReadonlyMap<string, FlagDefinition>,
   mode: ImportMode,
   values: ImportValues,
+  holds: (flag: Flag) => boolean = () => true,
 ): ImportPlan {
   const changes: PlannedChange[] = []
   const problems: FieldProblem[] = []
@@ -80,9 +86,13 @@ export function planImport(
     if (fields.length === 0) unchanged++
     else changes.push({ name, action: 'update', fields, definition: next, previous: definitionOf(existing) })
   }
-  const kept = [...current.keys()].filter((n) => !incoming.has(n))
-  if (mode === 'replace') for (const name of kept.sort()) changes.push({ name, action: 'delete', fields: [] })
-  else {
+  const absent = [...current.keys()].filter((n) => !incoming.has(n))
+  // replace deletes what the file leaves out (and could have held); what stays must not collide
+  const gone = mode === 'replace' ? absent.filter((n) => holds(current.get(n) as Flag)) : []
+  for (const name of gone.sort()) changes.push({ name, action: 'delete', fields: [] })
+  const deleted = new Set(gone)
+  const kept = absent.filter((n) => !deleted.has(n))
+  if (kept.length > 0) {
     const index = indexNames(kept)
     for (const name of incoming.keys()) {
       const other = index.collision(name)
@@ -144,8 +154,7 @@ export function planSegments(
   for (const [name, wanted] of incoming) {
     const existing = current.get(name)
     if (!existing) out.push({ name, action: 'create' })
-    else if (existing.description !== wanted.description || JSON.stringify(existing.rule) !== JSON.stringify(wanted.rule))
-      out.push({ name, action: 'update' })
+    else if (existing.description !== wanted.description || !sameJson(existing.rule, wanted.rule)) out.push({ name, action: 'update' })
   }
   if (mode === 'replace') for (const name of current.keys()) if (!incoming.has(name)) out.push({ name, action: 'delete' })
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

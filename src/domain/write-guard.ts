@@ -4,17 +4,18 @@
  * whether an approved change request is being applied. A flag's state in an environment changes
  * only with `flag:write` there; creating, deleting and shared fields need the unscoped `flag:write`;
  * segments need it too, unconfined. Whatever would change what a protected environment serves
- * (its state, deleting the flag, its type, default value, a variant's value, its name, or a
- * segment its rules use) needs `flag:bypass` there or an approved change request; a flag created
- * there must start disabled with no value (`sealedState`).
+ * (its state, deleting the flag, its type, default value, metadata, a variant's value, its name,
+ * the name of its answer, or a segment its rules use) needs `flag:bypass` there or an approved
+ * change request; a flag created there must start disabled with no value (`sealedState`).
  */
 
 import { can, requireFlagInScope, requirePermission, requireUnscoped } from './access-policy.ts'
+import { answerVariant } from './answer-variant.ts'
 import { type ChangeRequest, reachesEveryEnvironment } from './change-request.ts'
 import { type Environment, type FlagState, sharedOf, stateOf } from './environment.ts'
 import { ChangeRequestRequiredError, ForbiddenError } from './errors.ts'
 import { allVariants } from './flag.ts'
-import { type FlagRow, stateIn, withStateIn } from './flag-row.ts'
+import { type FlagRow, flagIn, stateIn, withStateIn } from './flag-row.ts'
 import { actorOf, type Principal } from './principal.ts'
 import { referencedSegments, SEGMENTS_REACH, type Segment } from './segment.ts'
 
@@ -62,14 +63,38 @@ function isSealed(s: FlagState): boolean {
   return !s.valueExists && s.enabled === false && s.targeting === undefined && s.rollout === undefined
 }
 
-/** Whether what `env` serves of the flag moved from `before` to `after` (both present). */
+/** `record`'s entries in key order: the order of keys serves nothing. */
+const sortedEntries = (record: Readonly<Record<string, unknown>>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+
+/**
+ * What `env` serves of the flag beyond its state (docs/change-control.md#protected-environments):
+ * its name, type, default value, metadata (OFREP, the RPC service and the sync document carry it),
+ * the variants of `names` (the built-in ones included: listing `{"true": false}` re-points a
+ * built-in name) and the name of its answer without a rule (a new variant holding the served value,
+ * or one named `value`, takes it over). The revision is left out: it moves with every change.
+ */
+function servedDefinition(row: FlagRow, env: string, names: readonly string[]): string {
+  const view = { ...flagIn(row, env), revision: 0, servedRevision: 0 }
+  const variants = allVariants(view)
+  return json({
+    name: view.name,
+    type: view.type,
+    defaultValue: view.defaultValue,
+    metadata: sortedEntries(view.metadata ?? {}),
+    answer: answerVariant(view)?.variant ?? null,
+    variants: names.map((name) => (Object.hasOwn(variants, name) ? [name, variants[name]] : [name])),
+  })
+}
+
+/**
+ * Whether what `env` serves of the flag moved from `before` to `after` (both present). The variants
+ * compared are those `before` has: one added under a new name that takes no answer over serves
+ * nothing yet, since a rule names only variants the flag had (docs/targeting.md#rules).
+ */
 function servedMoved(before: FlagRow, after: FlagRow, env: string): boolean {
   if (json(stateIn(before, env)) !== json(stateIn(after, env))) return true
-  if (before.name !== after.name || before.type !== after.type || json(before.defaultValue) !== json(after.defaultValue)) return true
-  // every variant a rule may name, the built-in ones included (BOOLEAN true/false, an ENUM's values):
-  // listing `{"true": false}` re-points a built-in name as surely as changing a listed one
-  const served = allVariants(after)
-  return Object.entries(allVariants(before)).some(([name, value]) => !Object.hasOwn(served, name) || json(value) !== json(served[name]))
+  const names = Object.keys(allVariants(before)).sort()
+  return servedDefinition(before, env, names) !== servedDefinition(after, env, names)
 }
 
 /** The approved (or scheduled) change request `id` when this transaction applies it. */

@@ -15,6 +15,7 @@ import {
   requireUnscoped,
 } from '../domain/access-policy.ts'
 import type { AuditEntry } from '../domain/audit-entry.ts'
+import { STATE_FIELDS } from '../domain/environment.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, type FlagType, TYPE_CONSTRAINTS } from '../domain/flag.ts'
 import { parseIsoInstant } from '../domain/iso-instant.ts'
@@ -93,6 +94,18 @@ function namesOf(e: AuditEntry): string[] {
   return out
 }
 
+/** A flag entry without the per-environment fields of the views it shows: what it says of the shared definition. */
+function definitionOnly(e: AuditEntry): AuditEntry {
+  if (e.target.type !== 'flag') return e
+  const bare = (view: Record<string, unknown> | null) => {
+    if (view === null) return null
+    const out = { ...view }
+    for (const field of STATE_FIELDS) delete out[field]
+    return out
+  }
+  return { ...e, before: bare(e.before), after: bare(e.after) }
+}
+
 /** Creates the service. */
 export function createAuditService(store: Store, flags: FlagService, defaultEnvironment: string): AuditService {
   return {
@@ -131,8 +144,15 @@ export function createAuditService(store: Store, flags: FlagService, defaultEnvi
       // a confined token sees an entry only when every flag name in it is inside its prefixes: the
       // history of a flag renamed out of them stops where it left (its new name and values stay hidden)
       const inScope = flagScopeOf(principal).length === 0 ? page : page.filter((e) => namesOf(e).every((n) => canSeeFlag(principal, n)))
-      // a reader of some environments sees shared changes and those of the environments it reads
-      const shown = readable === undefined ? inScope : inScope.filter((e) => e.environment == null || readable.has(e.environment))
+      // a reader of some environments sees shared changes and those of the environments it reads;
+      // a shared entry shows the flag as some environment saw it, so it sees only its definition
+      // (docs/environments.md#audit); one who reads every environment, one by one, sees it whole
+      const partial = readable !== undefined && [...store.committed().environments.keys()].some((e) => !readable.has(e))
+      const shown = !partial
+        ? inScope
+        : inScope
+            .filter((e) => e.environment == null || readable.has(e.environment))
+            .map((e) => (e.environment == null ? definitionOnly(e) : e))
       return more ? { entries: shown, nextBefore: (page.at(-1) as AuditEntry).id } : { entries: shown }
     },
 

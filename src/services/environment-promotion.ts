@@ -16,6 +16,7 @@ import type { Caller } from '../domain/principal.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { type ApplyError, applyRefusal } from './dry-run-tx.ts'
 import { requireIn } from './environment-access.ts'
 
 /** A flag whose state differs between two environments: each differing field with its two values. */
@@ -29,6 +30,8 @@ export interface Promotion {
   dryRun: boolean
   changes: { name: string; revision: number; diff: Record<string, { before: unknown; after: unknown }> }[]
   unchanged: number
+  /** A dry run that applying would see refused: the error it would answer (docs/change-control.md#dry-runs). */
+  applyError?: ApplyError
 }
 
 /** The compare and promote use cases. */
@@ -100,9 +103,11 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
       if (!committed.environments.has(to)) throw new NotFoundError(`no environment named ${JSON.stringify(to)}`)
       if (!committed.environments.has(body.from))
         throw new InvalidError(`no environment named ${JSON.stringify(body.from)} to promote from`, 'from', 'unknown environment')
-      // writing the target's states, having read the source's
+      // writing the target's states, having read the source's; the answer shows the target's as
+      // they were (and which flags already equal the source), so reading it too (docs/environments.md#compare-and-promote)
       requireIn(caller.principal, 'flag:write', to)
       requireIn(caller.principal, 'flag:read', body.from)
+      requireIn(caller.principal, 'flag:read', to)
       const plan = (read: Snapshot) => {
         // a prefix or all takes the flags the caller may see, as compare lists them; a hidden flag
         // named outright answers as a missing one (docs/environments.md#compare-and-promote)
@@ -134,7 +139,14 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
         changes: p.changes.map((c) => ({ name: c.row.name, revision: c.next.revision, diff: c.diff })),
         unchanged: p.unchanged,
       })
-      if (body.dryRun) return answer(plan(committed), true)
+      if (body.dryRun) {
+        // what the commit's check would say of it: a protected target refuses it (docs/change-control.md#dry-runs)
+        const planned = plan(committed)
+        const refusal = applyRefusal(commitMeta(caller, 'api', to), committed, (tx) => {
+          for (const c of planned.changes) tx.put('flags', c.next)
+        })
+        return { ...answer(planned, true), ...(refusal ? { applyError: refusal } : {}) }
+      }
       // audited as changes of the target environment (its view before and after); a protected
       // target takes promotions as change requests: the store refuses them (docs/change-control.md#one-check-for-every-path)
       const { result } = await store.transact(commitMeta(caller, 'api', to), (tx) => {

@@ -8,6 +8,7 @@
 
 import {
   canSeeFlag,
+  canSomewhere,
   flagScopeOf,
   requireFlagInScope,
   requirePermission,
@@ -220,6 +221,9 @@ export function createFlagService(
           const seen = flagView(current, target)
           // any write acts in an environment: its permission first, even for a change that moves nothing
           requireIn(caller.principal, 'flag:write', target)
+          // it answers the view written: a reader of some environments must read this one, a
+          // write-only caller is answered what it writes (docs/environments.md#permissions)
+          if (canSomewhere(caller.principal, 'flag:read')) requireIn(caller.principal, 'flag:read', target)
           const result = validateDefinition(mergeUpdate(seen, patch), { ignoreFields: ['name'], segments: tx.read.segmentRules() })
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)

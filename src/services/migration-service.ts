@@ -10,7 +10,9 @@
 import { can, requirePermission, requireUnscoped } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import { buildExportDocument, exportFileName, exportText } from '../domain/export-document.ts'
+import { buildExportDocument, type ExportedSegment, exportFileName, exportText } from '../domain/export-document.ts'
+import type { Flag } from '../domain/flag.ts'
+import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
   type ImportMode,
@@ -25,6 +27,7 @@ import {
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
+import { type ApplyError, applyRefusal } from './dry-run-tx.ts'
 import { flagsInDraft } from './environment-views.ts'
 import { flagLimitMessage } from './flag-service.ts'
 import { applyImport } from './migration-apply.ts'
@@ -61,6 +64,8 @@ export interface ImportResult {
   warnings: FieldProblem[]
   /** Segments created, updated or deleted (docs/targeting.md#rules); present only when there are any. */
   segmentChanges?: PlannedSegmentChange[]
+  /** A dry run that applying would see refused: the error it would answer (docs/migrations.md#dry-runs). */
+  applyError?: ApplyError
 }
 
 /** One flag an import creates, updates or deletes, as the result lists it. */
@@ -185,8 +190,10 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
-  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions) => {
-    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values)
+  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions, flagd: boolean) => {
+    // flagd's format cannot hold TAG flags: a flagd document never deletes them (docs/migrations.md#flagd-round-trip)
+    const holds = flagd ? (f: Flag) => f.type !== 'TAG' : undefined
+    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted
@@ -210,19 +217,49 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     const knownSegments = options.mode === 'merge' ? store.committed().segmentRules() : new Map<string, unknown>()
     const parsed = await gated(() => parseImportDocument(raw, { knownSegments }))
     if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
-    const { source: origin, flags: incoming, segments, warnings } = parsed.document
-    const segmentPlan = (snapshot: Snapshot) => planSegments(snapshot.segments, segments, options.mode)
+    const { source: origin, warnings, flagdFlags } = parsed.document
+    // a flagd export of this daemon, imported back, is read as the flags and segments it came from
+    // (docs/migrations.md#flagd-round-trip): judged against the state the import is planned on
+    const wanted = (snapshot: Snapshot) =>
+      flagdFlags === undefined
+        ? parsed.document
+        : {
+            flags: ownExportFlags(parsed.document.flags, flagdFlags, flagsInDraft(snapshot, targetOf(snapshot, options))),
+            segments: ownExportSegments(parsed.document.segments, snapshot.segments, snapshot.segmentRules()),
+          }
+    const segmentPlan = (snapshot: Snapshot, segments: ReadonlyMap<string, ExportedSegment>) =>
+      planSegments(snapshot.segments, segments, options.mode)
     if (options.dryRun) {
-      const planned = await gated(() => plan(store.committed(), incoming, options))
-      return resultOf(planned, options, origin, null, warnings, showValues, segmentPlan(store.committed()))
+      const current = store.committed()
+      const { flags: incoming, segments } = wanted(current)
+      const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined))
+      const segmentChanges = segmentPlan(current, segments)
+      const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges)
+      if (planned.changes.length === 0 && segmentChanges.length === 0) return result
+      // the import done over a scratch copy and put to the commit's check: would it be refused?
+      const target = targetOf(current, options)
+      const refusal = applyRefusal(importMeta(caller, source, options), current, (tx) =>
+        applyImport(
+          tx,
+          planned,
+          segmentChanges,
+          segments,
+          now().toISOString(),
+          target,
+          options.environment !== undefined,
+          caller.principal,
+        ),
+      )
+      return refusal ? { ...result, applyError: refusal } : result
     }
     return oneAtATime(async () => {
       // the transaction's work (which plans) runs when transact is called, inside the turn; the
       // turn ends once it is called (the durable write is awaited outside it)
       const out = await gated(() =>
         store.transact(importMeta(caller, source, options), (tx) => {
-          const planned = plan(tx.read, incoming, options)
-          const segmentChanges = segmentPlan(tx.read)
+          const { flags: incoming, segments } = wanted(tx.read)
+          const planned = plan(tx.read, incoming, options, flagdFlags !== undefined)
+          const segmentChanges = segmentPlan(tx.read, segments)
           if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()
           // the backup is the environment imported into, as its export would be

@@ -5,9 +5,10 @@
 
 import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
 import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { createTestApp, SYSTEM, tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
 const dirs: string[] = []
@@ -108,4 +109,24 @@ test('flagd env add/list/remove and flagd promote, while the daemon runs and whi
   expect((await runFlagdInProcess(['import', file, '--environment', 'prod'], { cwd })).code).toBe(0)
   expect(JSON.parse((await runFlagdInProcess(['export', '--environment', 'prod'], { cwd })).stdout).flags['shop/limit'].value).toBe(11)
   expect(JSON.parse((await runFlagdInProcess(['export'], { cwd })).stdout).flags['shop/limit'].value).toBe(1)
+})
+
+test('flagd promote --dry-run into a protected environment says applying it would be refused, and changes nothing', async () => {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  const app = await createTestApp({ FLAGD_ENVIRONMENT: 'prod' }, { dataDir: join(cwd, 'data') })
+  const s = app.app.services
+  await s.environments.put(SYSTEM, 'staging', {})
+  await s.flags.create(SYSTEM, { name: 'shop/limit', type: 'INTEGER', value: 1 })
+  await s.flags.update(SYSTEM, 'shop/limit', { value: 2 }, undefined, undefined, 'staging')
+  await s.environments.put(SYSTEM, 'prod', { protected: true, requiredApprovals: 1 })
+  await app.close()
+  const dry = await runFlagdInProcess(['promote', '--from', 'staging', '--to', 'prod', '--dry-run'], { cwd })
+  expect(dry.code).toBe(0)
+  expect(dry.stdout).toContain('would change 1 flag(s) in prod')
+  expect(dry.stdout).toContain('applying it would be refused: environment prod is protected')
+  const json = JSON.parse(
+    (await runFlagdInProcess(['promote', '--from', 'staging', '--to', 'prod', '--dry-run', '--json'], { cwd })).stdout,
+  )
+  expect(json.applyError).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'prod' } })
 })

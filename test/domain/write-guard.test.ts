@@ -105,7 +105,9 @@ const reList = (f: FlagRow, variants: Record<string, unknown>): GuardedChange[] 
 CASES.push(
   ["a BOOLEAN's built-in variants re-pointed by listing them", reList(boolFlag, { true: false, false: true }), 'CHANGE_REQUEST_REQUIRED'],
   ["an ENUM value's variant re-pointed", reList(enumFlag, { blue: 'red' }), 'CHANGE_REQUEST_REQUIRED'],
-  ['a BOOLEAN given a new variant name', reList(boolFlag, { maybe: true }), []],
+  // the answer without a rule (true) is reported as the first listed variant holding it: a new one takes its name
+  ['a BOOLEAN given a new variant name holding the value served', reList(boolFlag, { maybe: true }), 'CHANGE_REQUEST_REQUIRED'],
+  ['a BOOLEAN given a new variant name holding another value', reList(boolFlag, { never: false }), []],
 )
 for (const [what, changes, expected] of CASES)
   test(`${what}: ${expected === 'CHANGE_REQUEST_REQUIRED' ? 'needs a change request' : 'passes'}`, () => {

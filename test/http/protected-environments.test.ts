@@ -41,14 +41,18 @@ test("a protected environment's state is not changed directly: 409 CHANGE_REQUES
   expect((await as('GET', '/api/flags/g')).body).toMatchObject({ valueExists: false, enabled: false })
   expect((await as('GET', '/api/flags/g?environment=staging')).body).toMatchObject({ value: true, enabled: true })
   expect((await as('DELETE', '/api/flags/g')).status).toBe(409)
-  // promotion into it: the dry run shows the diff; the promotion is refused
-  expect((await as('POST', '/api/environments/production/promote', { from: 'staging', dryRun: true })).body.changes).toHaveLength(2)
+  // promotion into it: the dry run shows the diff and says it would be refused; the promotion is refused
+  const dry = await as('POST', '/api/environments/production/promote', { from: 'staging', dryRun: true })
+  expect(dry.body.changes).toHaveLength(2)
+  expect(dry.body.applyError).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
   const promotion = await as('POST', '/api/environments/production/promote', { from: 'staging' })
   expect(promotion.status).toBe(409)
   expect(promotion.body.error.code).toBe('CHANGE_REQUEST_REQUIRED')
   // an import that would move its state
   const exported = (await a.req('GET', '/api/migrations/export', { token: a.adminToken })).body
   exported.flags.f.value = 9
+  const dryImport = await as('PUT', '/api/migrations?dryRun=true', exported)
+  expect([dryImport.status, dryImport.body.applyError?.code]).toEqual([200, 'CHANGE_REQUEST_REQUIRED'])
   expect((await as('PUT', '/api/migrations', exported)).status).toBe(409)
   // a rollback that would move it back (the admin holds flag:bypass: its change goes through)
   expect((await a.req('PUT', '/api/flags/f', { token: a.adminToken, body: { value: 7 } })).status).toBe(200)

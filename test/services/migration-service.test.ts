@@ -310,3 +310,67 @@ test('an import naming the default environment creates flags with the file state
   expect(w.s.flags.get(SYSTEM.principal, 'app/retries', 'development').value).toBe(6)
   expect(w.s.flags.get(SYSTEM.principal, 'app/retries', 'staging').value).toBe(2)
 })
+
+/** Every flag's revision, by name. */
+const revisions = (s: Services) =>
+  Object.fromEntries(
+    (JSON.parse(s.flags.list(SYSTEM.principal, '')) as { name: string; revision: number }[]).map((f) => [f.name, f.revision]),
+  )
+
+test('a flagd export imported back into the daemon it came from changes nothing: no change, no revision, no backup', async () => {
+  const w = await world()
+  const { s } = w
+  // what the flagd format cannot say alike: a rule on a segment that refers to another, a rollout,
+  // no default, an ENUM, an A/B test, constraints, a description, a disabled flag
+  await s.segments.put(admin, 'inner', { rule: { '==': [{ var: 'country' }, 'fr'] } })
+  await s.segments.put(admin, 'outer', { rule: { and: [{ $ref: 'inner' }, { $ref: 'beta' }] } })
+  await s.flags.create(admin, {
+    name: 'app/banner',
+    type: 'STRING',
+    defaultValue: null,
+    variants: { on: 'on', off: 'off' },
+    targeting: { if: [{ $ref: 'outer' }, 'on', null] },
+    rollout: { variant: 'on', start: '2026-12-01T00:00:00Z', end: '2026-12-08T00:00:00Z', fromPercent: 5, toPercent: 50 },
+  })
+  await s.flags.create(admin, { name: 'app/size', type: 'ENUM', enumValues: ['s', 'm', 'l'], value: 'm' })
+  await s.flags.create(admin, { name: 'app/test', type: 'AB-TEST', chancePercentB: 20 })
+  await s.flags.create(admin, { name: 'app/ratio', type: 'NUMBER', value: 0.5, minValue: 0, maxValue: 1, description: 'share' })
+  const before = { flags: revisions(s), served: served(s), backups: backups(w.dir) }
+  const flagd = JSON.parse(s.migrations.exportFlagd(SYSTEM.principal).text)
+  for (const dryRun of [true, false]) {
+    const result = await importAs(s, flagd, { dryRun })
+    expect(result.changes).toEqual([])
+    expect(result.segmentChanges).toBeUndefined()
+    expect(result.summary).toMatchObject({ created: 0, updated: 0, deleted: 0 })
+  }
+  expect({ flags: revisions(s), served: served(s), backups: backups(w.dir) }).toEqual(before)
+})
+
+test('variants and metadata written in another key order are no change', async () => {
+  const w = await world()
+  const doc = exported(w.s)
+  const theme = doc.flags['app/theme']
+  theme.variants = { dark: 'dark', light: 'light' }
+  theme.metadata = { team: 'web', owner: 'web' }
+  await importAs(w.s, { ...doc, flags: { 'app/theme': { ...theme, metadata: { owner: 'web', team: 'web' } } } })
+  const before = revisions(w.s)
+  const result = await importAs(w.s, { ...doc, flags: { 'app/theme': theme } })
+  expect(result).toMatchObject({ changes: [], summary: { updated: 0, unchanged: 1 }, backup: null })
+  expect(revisions(w.s)).toEqual(before)
+})
+
+test('a flagd document replaces every flag but TAG flags, which its format cannot hold: an export put back with replace changes nothing', async () => {
+  const w = await world()
+  await w.s.flags.create(admin, { name: 'app/tags', type: 'TAG', enumValues: ['a', 'b'], value: ['a'] })
+  const flagd = JSON.parse(w.s.migrations.exportFlagd(SYSTEM.principal).text)
+  expect(flagd.metadata.omittedFlags).toContain('app/tags')
+  const before = revisions(w.s)
+  const result = await importAs(w.s, flagd, { mode: 'replace' })
+  expect(result).toMatchObject({ changes: [], summary: { deleted: 0 }, backup: null })
+  expect(revisions(w.s)).toEqual(before)
+  // a flag the document leaves out that it could hold still goes
+  const { 'app/limits': _gone, ...rest } = flagd.flags
+  expect((await importAs(w.s, { ...flagd, flags: rest }, { mode: 'replace' })).changes).toEqual([
+    { name: 'app/limits', action: 'delete', fields: [] },
+  ])
+})

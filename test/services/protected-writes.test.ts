@@ -32,7 +32,8 @@ const lead = user('usr_lead', ['flag:read', 'flag:approve@production'])
 
 /**
  * production (protected, one approval, the default) and staging; segment `beta`; flag `f` (INTEGER,
- * variants low/high, a rule on `beta`) at 3 in production after 1, 7 in staging.
+ * variants low/high, a rule on `beta`, metadata `team: core, tier: 1` since revision 4) at 3 in production
+ * after 1, 7 in staging.
  */
 async function world(): Promise<{ a: TestApp; s: Services; served: () => string }> {
   const a = await createTestApp({ FLAGD_ENVIRONMENT: 'production' })
@@ -50,6 +51,7 @@ async function world(): Promise<{ a: TestApp; s: Services; served: () => string 
   })
   await s.flags.update(SYSTEM, 'f', { value: 3 })
   await s.flags.update(SYSTEM, 'f', { value: 7 }, undefined, undefined, 'staging')
+  await s.flags.update(SYSTEM, 'f', { metadata: { team: 'core', tier: 1 } })
   await s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
   // what production serves: its flags as it sees them, and the segments
   const served = () =>
@@ -65,12 +67,23 @@ function importDocument(s: Services): unknown {
   return doc
 }
 
-/** An import into staging that changes `f`'s default value (a shared field: production serves it too). */
-function stagingDocument(s: Services): unknown {
+/**
+ * An import into staging that changes `f`'s shared fields (its default value unless `shared` says
+ * otherwise; production serves them too), and the segments in `segments`.
+ */
+function stagingDocument(s: Services, shared: Record<string, unknown> = { defaultValue: 5 }, segments = {}): unknown {
   const { document } = s.migrations.exportDocument(SYSTEM.principal, 'staging')
   const doc = JSON.parse(JSON.stringify(document))
-  doc.flags.f.defaultValue = 5
+  Object.assign(doc.flags.f, shared)
+  if (shared.type === 'NUMBER') doc.flags.f.value = 7.5
+  Object.assign(doc.segments, segments)
   return doc
+}
+
+/** A replacing import into staging of the segments alone: `f` is left out, so it goes. */
+function withoutFlags(s: Services): unknown {
+  const { document } = s.migrations.exportDocument(SYSTEM.principal, 'staging')
+  return { ...JSON.parse(JSON.stringify(document)), flags: {} }
 }
 
 interface WritePath {
@@ -161,6 +174,89 @@ const PATHS: WritePath[] = [
     file: 'segment-service.ts',
     write: (s, as) => s.segments.put(as, 'beta', { rule: { in: [{ var: 'plan' }, ['beta', 'gamma']] } }),
   },
+  {
+    name: "API: PUT a new variant that takes over the name production's answer uses (shared)",
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { variants: { low: 1, high: 9, three: 3 } }),
+    requested: { flag: 'f', set: { variants: { low: 1, high: 9, three: 3 } } },
+  },
+  {
+    name: "API: PUT a new variant named `value`, the name production's answer uses (shared)",
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { variants: { low: 1, high: 9, value: 8 } }),
+    requested: { flag: 'f', set: { variants: { low: 1, high: 9, value: 8 } } },
+  },
+  {
+    name: 'API: PUT the metadata (shared, served by OFREP, the RPC service and sync)',
+    file: 'flag-service.ts',
+    write: (s, as) => s.flags.update(as, 'f', { metadata: { team: 'payments' } }),
+    requested: { flag: 'f', set: { metadata: { team: 'payments' } } },
+  },
+  {
+    name: 'import into staging changing the metadata (shared)',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(
+        as,
+        stagingDocument(s, { metadata: { team: 'payments' } }),
+        { mode: 'merge', values: 'overwrite', dryRun: false, environment: 'staging' },
+        'import-upload',
+      ),
+    requested: { flag: 'f', set: { metadata: { team: 'payments' } } },
+  },
+  {
+    name: 'import into staging adding a variant that takes over the answer (shared)',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(
+        as,
+        stagingDocument(s, { variants: { low: 1, high: 9, three: 3 } }),
+        { mode: 'merge', values: 'overwrite', dryRun: false, environment: 'staging' },
+        'import-upload',
+      ),
+    requested: { flag: 'f', set: { variants: { low: 1, high: 9, three: 3 } } },
+  },
+  {
+    name: 'import into staging changing the type (shared)',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(
+        as,
+        stagingDocument(s, { type: 'NUMBER' }),
+        { mode: 'merge', values: 'overwrite', dryRun: false, environment: 'staging' },
+        'import-upload',
+      ),
+    requested: { flag: 'f', set: { type: 'NUMBER' } },
+  },
+  {
+    name: 'import with replace leaving the flag out (a deletion)',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(
+        as,
+        withoutFlags(s),
+        { mode: 'replace', values: 'overwrite', dryRun: false, environment: 'staging' },
+        'import-upload',
+      ),
+    requested: { flag: 'f', delete: true },
+  },
+  {
+    name: 'import changing a segment that its rule uses',
+    file: 'migration-apply.ts',
+    write: (s, as) =>
+      s.migrations.importDocument(
+        as,
+        stagingDocument(s, {}, { beta: { rule: { in: [{ var: 'plan' }, ['beta', 'gamma']] } } }),
+        { mode: 'merge', values: 'overwrite', dryRun: false, environment: 'staging' },
+        'import-upload',
+      ),
+  },
+  {
+    name: 'rollback in staging to before the metadata was set (shared)',
+    file: 'flag-service.ts',
+    write: (s, as) => s.audit.rollback(as, 'f', 3, undefined, 'staging'),
+    requested: { flag: 'f', set: { metadata: null } },
+  },
 ]
 
 /** The change request of `change` in production, by `dev`, approved by `lead`, applied by `dev`. */
@@ -204,12 +300,19 @@ for (const path of PATHS) {
 test('the drop folder and the command line hold no bypass: an import moving production is refused', async () => {
   const { s, served } = await world()
   const before = served()
-  for (const name of ['drop-folder', 'cli'] as const) {
-    const refused = await s.migrations
-      .importDocument(system(name), importDocument(s), { mode: 'merge', values: 'overwrite', dryRun: false }, name)
-      .catch((err) => err)
-    expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
-  }
+  // production's state, and shared fields through staging: the metadata, a variant taking the answer over
+  const documents = [
+    { doc: importDocument(s), environment: 'production' },
+    { doc: stagingDocument(s, { metadata: { team: 'payments' } }), environment: 'staging' },
+    { doc: stagingDocument(s, { variants: { low: 1, high: 9, three: 3 } }), environment: 'staging' },
+  ]
+  for (const name of ['drop-folder', 'cli'] as const)
+    for (const { doc, environment } of documents) {
+      const refused = await s.migrations
+        .importDocument(system(name), doc, { mode: 'merge', values: 'overwrite', dryRun: false, environment }, name)
+        .catch((err) => err)
+      expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
+    }
   expect(served()).toBe(before)
 })
 
@@ -236,15 +339,22 @@ test('a flag created while production is protected starts there disabled with no
   expect(s.flags.get(SYSTEM.principal, 'bypassed', 'production')).toMatchObject({ value: 'ok', enabled: true })
 })
 
-test('writes that change nothing production serves need no bypass: shared descriptions, staging, unused segments, environments', async () => {
+test('writes that change nothing production serves need no bypass: descriptions, unused new variants, staging, unused segments, environments', async () => {
   const { s } = await world()
   const answer = () => {
-    const { type, defaultValue, variants, valueExists, value, enabled, targeting } = s.flags.get(SYSTEM.principal, 'f', 'production')
-    return { type, defaultValue, variants, valueExists, value, enabled, targeting }
+    const { type, defaultValue, variants, valueExists, value, enabled, targeting, metadata } = s.flags.get(
+      SYSTEM.principal,
+      'f',
+      'production',
+    )
+    return { type, defaultValue, variants: { ...variants, mid: 5 }, valueExists, value, enabled, targeting, metadata }
   }
   const before = answer()
   const admin = user('usr_env', ['environment:write'])
   await s.flags.update(dev, 'f', { description: 'shared words' })
+  // a new variant that takes no answer over, the variants or the metadata in another key order
+  await s.flags.update(dev, 'f', { variants: { high: 9, low: 1, mid: 5 } })
+  await s.flags.update(dev, 'f', { metadata: { tier: 1, team: 'core' } })
   await s.flags.update(dev, 'f', { value: 8 }, undefined, undefined, 'staging')
   await s.segments.put(dev, 'unused', { rule: { in: [{ var: 'plan' }, ['y']] } })
   await s.segments.remove(dev, 'unused')
@@ -268,6 +378,7 @@ test('a request of an unprotected environment carries no shared field or deletio
   for (const change of [
     { flag: 'f', delete: true },
     { flag: 'f', set: { defaultValue: 4 } },
+    { flag: 'f', set: { metadata: { team: 'payments' } } },
   ]) {
     const refused = await s.changeRequests.create(dev, { environment: 'staging', title: 'around', changes: [change] }).catch((err) => err)
     expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } })
@@ -278,4 +389,31 @@ test('a request of an unprotected environment carries no shared field or deletio
   expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
   expect(served()).not.toBe(before)
   expect(s.flags.get(SYSTEM.principal, 'f', 'production').value).toBe(3)
+})
+
+test('a dry run says when applying it would be refused with CHANGE_REQUEST_REQUIRED, and changes nothing', async () => {
+  const { s, served } = await world()
+  const before = served()
+  const refusal = { code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'production' } }
+  const intoStaging = { mode: 'merge', values: 'overwrite', dryRun: true, environment: 'staging' } as const
+  // a promotion into production, an import of production's state, an import into staging of a shared field
+  expect(await s.environments.promote(dev, 'production', { from: 'staging', dryRun: true })).toMatchObject({ applyError: refusal })
+  const dry = { mode: 'merge', values: 'overwrite', dryRun: true } as const
+  expect(await s.migrations.importDocument(dev, importDocument(s), dry, 'import-upload')).toMatchObject({ applyError: refusal })
+  expect(await s.migrations.importDocument(dev, stagingDocument(s), intoStaging, 'import-upload')).toMatchObject({ applyError: refusal })
+  expect(await s.migrations.importDocument(system('drop-folder'), importDocument(s), dry, 'drop-folder')).toMatchObject({
+    applyError: refusal,
+  })
+  expect(served()).toBe(before)
+  // what applying would do: refused, as the dry run said
+  expect(await s.environments.promote(dev, 'production', { from: 'staging' }).catch((err) => err)).toMatchObject(refusal)
+  // no refusal to announce: someone holding flag:bypass, a change of staging alone, nothing to change
+  expect(await s.environments.promote(bypasser, 'production', { from: 'staging', dryRun: true })).not.toHaveProperty('applyError')
+  const stagingOnly = JSON.parse(JSON.stringify(s.migrations.exportDocument(SYSTEM.principal, 'staging').document))
+  stagingOnly.flags.f.value = 8
+  const ok = await s.migrations.importDocument(dev, stagingOnly, intoStaging, 'import-upload')
+  expect(ok).toMatchObject({ summary: { updated: 1 } })
+  expect(ok).not.toHaveProperty('applyError')
+  expect(await s.environments.promote(dev, 'staging', { from: 'production', dryRun: true })).not.toHaveProperty('applyError')
+  expect(served()).toBe(before)
 })

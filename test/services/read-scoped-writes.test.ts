@@ -83,3 +83,63 @@ test('a promotion of a prefix or of all flags takes only the flags a confined ca
   expect(hidden).toMatchObject({ code: missing.code, details: missing.details })
   expect(hidden.message).toBe(missing.message.replace('app/none', 'secret/x'))
 })
+
+test('a PUT answers the view it writes only to a reader of it: an empty one, or a change, of production by a staging reader is 403', async () => {
+  const w = await world()
+  const revision = inEnv(w.s, 'production').revision
+  for (const patch of [{}, { enabled: true }, { value: 7 }])
+    expect(await failureOf(w.s.flags.update(stagingOnly, 'secret/x', patch, undefined, undefined, 'production'))).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { required: 'flag:read@production' },
+    })
+  expect(inEnv(w.s, 'production')).toMatchObject({ value: 6, revision })
+  // its own environment it reads and writes; a write-only caller is answered the view it writes
+  expect(await w.s.flags.update(stagingOnly, 'secret/x', { value: 2 }, undefined, undefined, 'staging')).toMatchObject({ value: 2 })
+  expect(await w.s.flags.update(userCaller('usr_w', ['flag:write']), 'secret/x', {}, undefined, undefined, 'production')).toMatchObject({
+    value: 6,
+  })
+})
+
+test("a promotion answers the target's states as they were: it needs flag:read there too, dry run or not", async () => {
+  const w = await world()
+  const revision = inEnv(w.s, 'production').revision
+  for (const dryRun of [true, false])
+    expect(await failureOf(w.s.environments.promote(stagingOnly, 'production', { from: 'staging', dryRun }))).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { required: 'flag:read@production' },
+    })
+  expect(inEnv(w.s, 'production')).toMatchObject({ value: 6, revision })
+  const reader = userCaller('usr_r', ['flag:write', 'flag:read@staging', 'flag:read@production'])
+  expect(await w.s.environments.promote(reader, 'production', { from: 'staging', dryRun: true })).toMatchObject({
+    changes: [{ name: 'secret/x', diff: { value: { before: 6, after: 1 } } }],
+  })
+})
+
+test("a flag's history shows a reader of some environments their entries and the shared ones, without another environment's state", async () => {
+  const w = await world()
+  await w.s.flags.update(admin, 'secret/x', { value: 3 }, undefined, undefined, 'staging')
+  await w.s.flags.update(admin, 'secret/x', { description: 'shared words' }, undefined, undefined, 'production')
+  await w.s.flags.update(admin, 'secret/x', { metadata: { team: 'core' } })
+  const { entries } = await w.s.audit.list(stagingOnly.principal, { flag: 'secret/x' })
+  // staging's own change and the shared ones (the create too): never production's value (5 or 6) or its other state
+  expect(entries.map((e) => [e.environment, e.revision])).toEqual([
+    [null, 6],
+    [null, 5],
+    ['staging', 4],
+    [null, 1],
+  ])
+  for (const e of entries.filter((x) => x.environment === null))
+    for (const side of [e.before, e.after].filter((x) => x !== null)) {
+      expect(
+        Object.keys(side ?? {}).filter((k) => ['valueExists', 'value', 'enabled', 'targeting', 'chancePercentB', 'rollout'].includes(k)),
+      ).toEqual([])
+      expect(side).toMatchObject({ name: 'secret/x', type: 'INTEGER' })
+    }
+  expect(entries[1]?.after).toMatchObject({ description: 'shared words' })
+  // a reader of every environment, one by one, sees the entries whole, as a reader of all does
+  const everywhere = userCaller('usr_all', ['flag:read@staging', 'flag:read@production', 'flag:read@development'])
+  const whole = await w.s.audit.list(everywhere.principal, { flag: 'secret/x' })
+  const all = await w.s.audit.list(admin.principal, { flag: 'secret/x' })
+  expect(whole.entries).toEqual(all.entries)
+  expect(all.entries[0]?.after).toMatchObject({ value: 6 })
+})

@@ -6,7 +6,7 @@ import { InvalidError, NotFoundError } from '../../domain/errors.ts'
 import type { EnvironmentService } from '../../services/environment-service.ts'
 import { jsonAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { EnvironmentQuery, NoQuery } from '../schemas/common-schemas.ts'
+import { ApplyErrorSchema, EnvironmentQuery, NoQuery } from '../schemas/common-schemas.ts'
 import { FLAG_NAME, flagNameFromPath } from './flag-routes.ts'
 
 /** Dependencies of the environment routes. */
@@ -79,6 +79,7 @@ const Promotion = t.Object({
     }),
   ),
   unchanged: t.Integer({ description: 'Chosen flags already equal in both environments' }),
+  applyError: ApplyErrorSchema,
 })
 
 const PROMOTE = '/promote'
@@ -175,7 +176,7 @@ export function environmentRoutes(deps: EnvironmentRouteDeps): RouteSpec[] {
         wildcard: { name: 'name', description: 'The environment promoted into', suffix: PROMOTE },
         body: PromoteBody,
         success: { status: 200, schema: Promotion, description: 'What changed (or would)' },
-        errors: [400, 403, 404, 413, 415, 503],
+        errors: [400, 403, 404, 409, 413, 415, 503],
       },
     }),
     route({

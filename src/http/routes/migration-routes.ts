@@ -112,7 +112,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
           'When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time.',
         body: { oneOf: [ImportDocumentSchema, FlagdDocumentSchema] },
         success: { status: 200, schema: ImportResultSchema, description: 'What changed (or would, on a dry run)' },
-        errors: [400, 413, 415, 503],
+        errors: [400, 409, 413, 415, 503],
       },
     }),
     route({
@@ -133,7 +133,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
           'http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). ' +
           'At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502.',
         success: { status: 200, schema: ImportResultSchema, description: 'What changed (or would, on a dry run)' },
-        errors: [400, 413, 415, 502, 503],
+        errors: [400, 409, 413, 415, 502, 503],
       },
     }),
   ]

@@ -32,6 +32,35 @@ export const ErrorSchema = t.Object(
   { $id: '#/components/schemas/Error' },
 )
 
+/**
+ * `applyError` of a dry run (docs/change-control.md#dry-runs): the error applying would answer, as
+ * the error envelope's `error` shows it; present only when applying would be refused.
+ */
+export const ApplyErrorSchema = t.Optional(
+  t.Object(
+    {
+      code: t.Union(
+        ERROR_CODES.map((c) => t.Literal(c)),
+        {
+          description: 'The code applying would answer: CHANGE_REQUEST_REQUIRED for a protected environment',
+          example: 'CHANGE_REQUEST_REQUIRED',
+        },
+      ),
+      message: t.String({ description: 'Human-readable sentence' }),
+      details: t.Optional(
+        t.Object(
+          { environment: t.Optional(t.String({ description: 'The protected environment (CHANGE_REQUEST_REQUIRED)' })) },
+          { additionalProperties: true },
+        ),
+      ),
+    },
+    {
+      description:
+        'Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer',
+    },
+  ),
+)
+
 /** Routes that take no query parameters still refuse unknown ones. */
 export const NoQuery = t.Object({}, { additionalProperties: false })
 

@@ -2,6 +2,7 @@
 
 import { t } from 'elysia'
 import { FLAG_TYPES } from '../../domain/flag.ts'
+import { ApplyErrorSchema } from './common-schemas.ts'
 import { CONSTRAINT_SCHEMAS, targetingSchemas } from './flag-schemas.ts'
 
 /** One flag inside an export file. */
@@ -198,6 +199,7 @@ export const ImportResultSchema = t.Object(
       description:
         "What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was",
     }),
+    applyError: ApplyErrorSchema,
   },
   {
     example: {

@@ -4213,6 +4213,23 @@ export interface operations {
                          * @description Chosen flags already equal in both environments
                          */
                         unchanged: number;
+                        /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
+                        applyError?: {
+                            /**
+                             * @description The code applying would answer: CHANGE_REQUEST_REQUIRED for a protected environment
+                             * @example CHANGE_REQUEST_REQUIRED
+                             * @enum {string}
+                             */
+                            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CHANGE_REQUEST_REQUIRED" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "UPSTREAM_ERROR" | "UNAVAILABLE" | "INTERNAL";
+                            /** @description Human-readable sentence */
+                            message: string;
+                            details?: {
+                                /** @description The protected environment (CHANGE_REQUEST_REQUIRED) */
+                                environment?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
@@ -4220,6 +4237,7 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -4409,7 +4427,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4493,7 +4511,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -4543,7 +4561,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4643,7 +4661,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4724,7 +4742,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -4772,7 +4790,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4884,7 +4902,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -4996,7 +5014,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -5102,7 +5120,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -5208,7 +5226,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6508,12 +6526,30 @@ export interface operations {
                             field: string;
                             reason: string;
                         }[];
+                        /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
+                        applyError?: {
+                            /**
+                             * @description The code applying would answer: CHANGE_REQUEST_REQUIRED for a protected environment
+                             * @example CHANGE_REQUEST_REQUIRED
+                             * @enum {string}
+                             */
+                            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CHANGE_REQUEST_REQUIRED" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "UPSTREAM_ERROR" | "UNAVAILABLE" | "INTERNAL";
+                            /** @description Human-readable sentence */
+                            message: string;
+                            details?: {
+                                /** @description The protected environment (CHANGE_REQUEST_REQUIRED) */
+                                environment?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
@@ -6604,12 +6640,30 @@ export interface operations {
                             field: string;
                             reason: string;
                         }[];
+                        /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
+                        applyError?: {
+                            /**
+                             * @description The code applying would answer: CHANGE_REQUEST_REQUIRED for a protected environment
+                             * @example CHANGE_REQUEST_REQUIRED
+                             * @enum {string}
+                             */
+                            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CHANGE_REQUEST_REQUIRED" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "UPSTREAM_ERROR" | "UNAVAILABLE" | "INTERNAL";
+                            /** @description Human-readable sentence */
+                            message: string;
+                            details?: {
+                                /** @description The protected environment (CHANGE_REQUEST_REQUIRED) */
+                                environment?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             500: components["responses"]["E500"];
