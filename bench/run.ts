@@ -31,6 +31,7 @@ import { scheduleRow } from './schedule.ts'
 import { fetchAllRow, syncStreamsRow } from './sync.ts'
 import { inProcessRow, rolloutRow, targetingScenarios } from './targeting.ts'
 import { countingCostRows } from './usage.ts'
+import { writeRows } from './writes.ts'
 import { ensureWrk, spread, type WrkResult, wrk } from './wrk.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -343,6 +344,7 @@ async function main() {
   await countingCostRows(BINARY, work, row)
   await environmentRows(BINARY, work, row)
   await scheduleRow(BINARY, work, row)
+  await writeRows(BINARY, work, row)
   await rpcRows(BINARY, work, row)
   await rpcAttackRows(BINARY, work, row)
   await idleRssRow(BINARY, row)

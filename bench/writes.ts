@@ -7,12 +7,14 @@
  * - at 10,000 flags in 20 environments: one `PUT`, the bytes the daemon writes per `PUT` (its
  *   `wchar` in /proc), 8 writers (p99) and 16 writers for 10 s (bytes written).
  * Each daemon is seeded, then restarted, so what is measured is writes, not the seeding. Its RSS
- * holding its flags is reported beside.
+ * holding its flags is reported beside. BENCH_WRITES_POSTGRES=1 runs every daemon on a fresh
+ * database of one PostgreSQL server (Debian's binaries, as the tests start it) instead of its file.
  */
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { findPostgresBin, type PostgresServer, startPostgres } from '../test/helpers/postgres.ts'
 import { flagDocument, freePort, loginHeaders, type Row, startBinary } from './fixture.ts'
 import { ensureWrk, spread, wrk } from './wrk.ts'
 
@@ -23,11 +25,14 @@ const procValue = (pid: number, file: string, re: RegExp) => Number(re.exec(read
 const rssMb = (pid: number) => procValue(pid, 'status', /VmRSS:\s+(\d+)/) / 1024
 const wchar = (pid: number) => procValue(pid, 'io', /wchar:\s+(\d+)/)
 
+let postgres: PostgresServer | undefined
+
 /** One running build with `flags` flags (and `environments` environments), logged in. */
 async function daemonWith(binary: string, work: string, flags: number, environments = 1) {
   const dir = mkdtempSync(join(work, 'writes-'))
   const port = freePort()
-  const env = { ...BIG, FLAGD_ENVIRONMENT: 'env00' }
+  const database: Record<string, string> = postgres ? { FLAGD_STORAGE_POSTGRES_URL: await postgres.freshDatabase() } : {}
+  const env = { ...BIG, FLAGD_ENVIRONMENT: 'env00', ...database }
   let daemon = await startBinary(binary, dir, port, env)
   let auth = await loginHeaders(daemon.url, 'admin', 'bench-password')
   const call = async (method: string, path: string, body: unknown) => {
@@ -149,10 +154,16 @@ if (import.meta.main) {
   const binaries = process.argv.slice(2)
   if (binaries.length === 0) throw new Error('usage: bun bench/writes.ts <binary> [<binary>…]')
   const work = mkdtempSync(join(tmpdir(), 'flagd-writes-'))
+  if (process.env.BENCH_WRITES_POSTGRES) {
+    const bin = findPostgresBin()
+    if (!bin) throw new Error('BENCH_WRITES_POSTGRES needs PostgreSQL binaries (Debian: postgresql)')
+    postgres = await startPostgres(bin)
+  }
   try {
     const row: Row = (scenario, result, goal, met) => console.log(`  ${met ? 'ok  ' : 'MISS'} ${scenario}: ${result} (goal ${goal})`)
     for (const [i, binary] of binaries.entries()) await writeRows(binary, work, row, i === 0 ? 'this build' : binary)
   } finally {
+    await postgres?.destroy()
     rmSync(work, { recursive: true, force: true })
   }
 }
