@@ -7,8 +7,11 @@
  */
 
 import { expect, test } from 'bun:test'
+import { flagView } from '../../src/services/environment-views.ts'
 import type { Services } from '../../src/services/services.ts'
+import { UsageCounter } from '../../src/services/usage-counter.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempServices, userCaller } from '../helpers/temp-services.ts'
 
 const worlds = tempServices()
@@ -52,4 +55,33 @@ test("an import's result (its list of changes) is released once answered, not ke
   await importedResult(s, 1, 'first')
   const ref = await importedResult(s, 500, 'big')
   await collected(ref, 'the result of the last import')
+})
+
+/**
+ * Counts a bulk template and single evaluations of two flags (one of them as environment `staging`
+ * sees it) in `counter`, and answers weak references to the flag views, which nothing else holds.
+ */
+function countedFlags(counter: UsageCounter): WeakRef<object>[] {
+  const a = flagView(sampleFlag('app/a'), 'development')
+  const b = flagView({ ...sampleFlag('app/b'), states: { staging: { valueExists: false } } }, 'staging')
+  counter.countTemplate({ fixed: [a, b].map((flag) => ({ flag, variant: 'value', reason: 'STATIC' })) })
+  counter.count(a, 'value', 'TARGETING_MATCH')
+  counter.countMany(b, 'value', 'STATIC', 3)
+  return [new WeakRef(a), new WeakRef(b)]
+}
+
+test('pending usage counts hold no flag: a deleted revision is released before the next drain, and its counts stay', async () => {
+  const counter = new UsageCounter(() => Date.parse('2026-12-01T09:30:00.000Z'), 'development')
+  try {
+    const refs = countedFlags(counter)
+    for (const ref of refs) await collected(ref, 'a flag the usage counter counted')
+    const counts = counter.drain().map((b) => [b.flagId, b.variant, b.reason, b.count])
+    expect(counts.sort()).toEqual([
+      ['flg_app_a', 'value', 'STATIC', 1],
+      ['flg_app_a', 'value', 'TARGETING_MATCH', 1],
+      ['flg_app_b@staging', 'value', 'STATIC', 4],
+    ])
+  } finally {
+    counter.stop()
+  }
 })
