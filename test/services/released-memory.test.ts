@@ -6,6 +6,7 @@
  * need a few looks).
  */
 
+import { heapStats } from 'bun:jsc'
 import { expect, test } from 'bun:test'
 import { flagView } from '../../src/services/environment-views.ts'
 import type { Services } from '../../src/services/services.ts'
@@ -84,4 +85,25 @@ test('pending usage counts hold no flag: a deleted revision is released before t
   } finally {
     counter.stop()
   }
+})
+
+/** How many live objects of JavaScriptCore's `kind` there are after a full collection. */
+function liveCount(kind: string): number {
+  Bun.gc(true)
+  return (heapStats().objectTypeCounts as Record<string, number>)[kind] ?? 0
+}
+
+test('the views of rows seen by one environment cost no map per row; a second environment still gets its own views', () => {
+  const rows = Array.from({ length: 1000 }, (_, i) => ({
+    ...sampleFlag(`app/f${i}`),
+    states: { development: { valueExists: false }, staging: { valueExists: false } },
+  }))
+  const before = liveCount('Map')
+  const development = rows.map((row) => flagView(row, 'development'))
+  expect(liveCount('Map') - before).toBeLessThan(10)
+  // the same view again; another environment's is its own, and both are kept
+  expect(rows.every((row, i) => flagView(row, 'development') === development[i])).toBe(true)
+  const staging = rows.map((row) => flagView(row, 'staging'))
+  expect(staging.every((view, i) => view !== development[i])).toBe(true)
+  expect(rows.every((row, i) => flagView(row, 'staging') === staging[i] && flagView(row, 'development') === development[i])).toBe(true)
 })
