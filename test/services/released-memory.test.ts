@@ -8,6 +8,7 @@
 
 import { heapStats } from 'bun:jsc'
 import { expect, test } from 'bun:test'
+import type { Principal } from '../../src/domain/principal.ts'
 import { flagView } from '../../src/services/environment-views.ts'
 import type { Services } from '../../src/services/services.ts'
 import { UsageCounter } from '../../src/services/usage-counter.ts'
@@ -106,4 +107,16 @@ test('the views of rows seen by one environment cost no map per row; a second en
   const staging = rows.map((row) => flagView(row, 'staging'))
   expect(staging.every((view, i) => view !== development[i])).toBe(true)
   expect(rows.every((row, i) => flagView(row, 'staging') === staging[i] && flagView(row, 'development') === development[i])).toBe(true)
+})
+
+test("a served snapshot keeps its flags' answers in a map per kind of answer, not one per flag", async () => {
+  const { s } = await worlds.open()
+  await s.migrations.importDocument(admin, documentOf(1000, 'app'), { mode: 'merge', values: 'overwrite', dryRun: false }, 'import-upload')
+  const reader: Principal = { kind: 'token', tokenId: 'tok_memory', name: 'app', permissions: ['flag:evaluate'], flagPrefixes: [] }
+  s.evaluations.one(reader, 'app/f0', {})
+  const before = liveCount('Map')
+  // a bulk evaluation keeps every flag's answer in the snapshot (the same for every context)
+  const answer = s.evaluations.bulk(reader, {}, () => false)
+  expect(answer).toMatchObject({ flags: expect.stringContaining('"app/f999"') })
+  expect(liveCount('Map') - before).toBeLessThan(10)
 })
