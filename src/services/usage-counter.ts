@@ -41,8 +41,12 @@ export interface CountableAnswer {
   hour?: object
 }
 
-/** A template's flags as pending counts keep them: usage key, variant, reason. */
-type TemplateKeys = readonly { key: string; variant: string; reason: string }[]
+/** A template's flags as pending counts keep them: usage keys, variants and reasons, by position. */
+interface TemplateKeys {
+  readonly keys: readonly string[]
+  readonly variants: readonly string[]
+  readonly reasons: readonly string[]
+}
 
 /** One hour's counts. */
 interface Hour {
@@ -113,13 +117,15 @@ export class UsageCounter {
     cell.last = this.clock()
   }
 
-  /** The key `flag`'s counts are kept and written under (each environment's view is its own flag), made once per view. */
+  /**
+   * The key `flag`'s counts are kept and written under: each environment's view is its own flag. The
+   * default environment's is the flag's id; another's is made once per view.
+   */
   private keyOf(flag: Flag): string {
+    const env = environmentOfView(flag)
+    if (env === undefined || env === this.environment) return flag.id
     let key = this.flagKeys.get(flag)
-    if (key === undefined) {
-      const env = environmentOfView(flag)
-      this.flagKeys.set(flag, (key = usageKey(flag.id, env === this.environment ? undefined : env)))
-    }
+    if (key === undefined) this.flagKeys.set(flag, (key = usageKey(flag.id, env)))
     return key
   }
 
@@ -142,7 +148,11 @@ export class UsageCounter {
       if (keys === undefined)
         this.templateKeys.set(
           template,
-          (keys = template.fixed.map((f) => ({ key: this.keyOf(f.flag), variant: f.variant, reason: f.reason }))),
+          (keys = {
+            keys: template.fixed.map((f) => this.keyOf(f.flag)),
+            variants: template.fixed.map((f) => f.variant),
+            reasons: template.fixed.map((f) => f.reason),
+          }),
         )
       const made = { count: 1, last: this.clock() }
       this.current.templateCells.set(template, made)
@@ -189,7 +199,8 @@ function bucketsOf(hours: readonly Hour[]): UsageBucket[] {
   for (const h of hours) {
     for (const [flagId, variants] of h.single)
       for (const [variant, reasons] of variants) for (const [reason, cell] of reasons) add(h.hour, flagId, variant, reason, cell)
-    for (const { keys, cell } of h.templates) for (const f of keys) add(h.hour, f.key, f.variant, f.reason, cell)
+    for (const { keys: t, cell } of h.templates)
+      for (let i = 0; i < t.keys.length; i++) add(h.hour, t.keys[i] as string, t.variants[i] as string, t.reasons[i] as string, cell)
   }
   return [...buckets.values()]
 }
