@@ -8,10 +8,15 @@
 
 import { heapStats } from 'bun:jsc'
 import { expect, test } from 'bun:test'
-import type { Principal } from '../../src/domain/principal.ts'
+import type { Flag } from '../../src/domain/flag.ts'
+import type { UsageBucket } from '../../src/domain/flag-usage.ts'
+import { type Principal, systemPrincipal } from '../../src/domain/principal.ts'
 import { flagView } from '../../src/services/environment-views.ts'
 import type { Services } from '../../src/services/services.ts'
 import { UsageCounter } from '../../src/services/usage-counter.ts'
+import { createUsageService } from '../../src/services/usage-service.ts'
+import type { UsageLog } from '../../src/storage/shared-tables.ts'
+import type { Store } from '../../src/storage/store.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 import { tempServices, userCaller } from '../helpers/temp-services.ts'
@@ -119,4 +124,47 @@ test("a served snapshot keeps its flags' answers in a map per kind of answer, no
   const answer = s.evaluations.bulk(reader, {}, () => false)
   expect(answer).toMatchObject({ flags: expect.stringContaining('"app/f999"') })
   expect(liveCount('Map') - before).toBeLessThan(10)
+})
+
+/** Reads one flag's usage through a log whose read answers a fresh list; answers a weak reference to that list. */
+async function readUsage(usage: ReturnType<typeof createUsageService>, read: { last?: WeakRef<object> }): Promise<WeakRef<object>> {
+  expect((await usage.flagUsage(systemPrincipal('cli'), 'f')).total).toBe(1000)
+  return read.last as WeakRef<object>
+}
+
+test('the stored counts a usage read fetched are released once it has answered, not kept until the next write', async () => {
+  const at = Date.parse('2026-12-01T09:00:00.000Z')
+  const flag = { id: 'flg_1', name: 'f', updatedAt: '2026-12-01T08:00:00.000Z' } as Flag
+  const store = { committed: () => ({ flags: new Map([['f', flag]]) }) } as unknown as Store
+  const read: { last?: WeakRef<object> } = {}
+  const log: UsageLog = {
+    add: async () => {},
+    async read() {
+      const rows: UsageBucket[] = Array.from({ length: 1000 }, (_, i) => ({
+        flagId: 'flg_1',
+        hour: '2026-12-01T08',
+        variant: `v${i}`,
+        reason: 'STATIC',
+        count: 1,
+        lastAt: '2026-12-01T08:30:00.000Z',
+      }))
+      read.last = new WeakRef(rows[0] as UsageBucket)
+      return rows
+    },
+    prune: async () => {},
+    close() {},
+  }
+  const usage = createUsageService({
+    store,
+    log,
+    counter: new UsageCounter(() => at, 'development'),
+    environment: 'development',
+    staleDays: 30,
+    now: () => at,
+  })
+  try {
+    await collected(await readUsage(usage, read), 'the counts of the last usage read')
+  } finally {
+    await usage.stop()
+  }
 })
