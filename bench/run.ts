@@ -22,6 +22,7 @@ import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from 
 import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
 import { idleRssRow } from './idle-rss.ts'
+import { memoryRows } from './memory.ts'
 import { ofrepScenarios } from './ofrep.ts'
 import { replicaScenarios } from './replicas.ts'
 import { rolloutBytesRow } from './rollout-bytes.ts'
@@ -343,6 +344,7 @@ async function main() {
   await syncStreamsRow(sync)
   await countingCostRows(BINARY, work, row)
   await environmentRows(BINARY, work, row)
+  await memoryRows(BINARY, work, row)
   await scheduleRow(BINARY, work, row)
   await writeRows(BINARY, work, row)
   await rpcRows(BINARY, work, row)

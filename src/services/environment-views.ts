@@ -10,7 +10,10 @@ import type { Flag } from '../domain/flag.ts'
 import { type FlagRow, flagIn } from '../domain/flag-row.ts'
 import type { Snapshot } from '../storage/store.ts'
 
-const views = new WeakMap<FlagRow, Map<string, Flag>>()
+// a row's one view, or its views by environment once a second environment asks for it: most rows
+// are seen by one environment, and a map per row cost about 200 bytes a flag
+// (docs/performance.md#memory-that-goes-back)
+const views = new WeakMap<FlagRow, Flag | Map<string, Flag>>()
 // the environment of each view (usage counts by it)
 const viewEnvironments = new WeakMap<Flag, string>()
 const maps = new WeakMap<ReadonlyMap<string, FlagRow>, Map<string, ReadonlyMap<string, Flag>>>()
@@ -22,13 +25,23 @@ export function environmentOfView(view: Flag): string | undefined {
 
 /** The flag `row` as environment `env` sees it, made once per row and environment. */
 export function flagView(row: FlagRow, env: string): Flag {
-  let known = views.get(row)
-  const kept = known?.get(env)
-  if (kept !== undefined) return kept
+  const known = views.get(row)
+  if (known instanceof Map) {
+    const kept = known.get(env)
+    if (kept !== undefined) return kept
+  } else if (known !== undefined && viewEnvironments.get(known) === env) return known
   const view = flagIn(row, env)
   viewEnvironments.set(view, env)
-  if (known === undefined) views.set(row, (known = new Map()))
-  known.set(env, view)
+  if (known === undefined) views.set(row, view)
+  else if (known instanceof Map) known.set(env, view)
+  else
+    views.set(
+      row,
+      new Map([
+        [viewEnvironments.get(known) as string, known],
+        [env, view],
+      ]),
+    )
   return view
 }
 

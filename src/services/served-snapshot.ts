@@ -105,7 +105,8 @@ export function createServedSnapshots(options: ServedSnapshotOptions = {}): Serv
 /** What a served snapshot fills as it is read, and hands on to the next of its environment. */
 interface Parts {
   readonly rules: Map<Flag, Expr | undefined>
-  readonly answers: Map<Flag, Map<string, unknown>>
+  /** The parts by key, then flag: a map per key rather than per flag (a map cost about 200 bytes a flag). */
+  readonly answers: Map<string, Map<Flag, unknown>>
   readonly encodings: Map<string, FlagdEncodings>
 }
 
@@ -123,7 +124,7 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
   }
   const tag = servedTag(snapshot, env, flags)
   const rules = new Map<Flag, Expr | undefined>()
-  const answers = new Map<Flag, Map<string, unknown>>()
+  const answers = new Map<string, Map<Flag, unknown>>()
   // the documents carry over while the environment serves the same flags and segments (its tag says so)
   const sameSegments = previous?.snapshot.revisionOf('segments') === snapshot.revisionOf('segments')
   const encodings = previous !== undefined && sameSegments && previous.tag === tag ? previous.encodings : new Map<string, FlagdEncodings>()
@@ -132,7 +133,11 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
     // while they are unchanged too)
     for (const [flag, expr] of previous.rules)
       if (flags.get(flag.name) === flag && (sameSegments || referencedSegments(servedTargeting(flag)).length === 0)) rules.set(flag, expr)
-    for (const [flag, kept] of previous.answers) if (flags.get(flag.name) === flag) answers.set(flag, kept)
+    for (const [key, byFlag] of previous.answers) {
+      const kept = new Map<Flag, unknown>()
+      for (const [flag, part] of byFlag) if (flags.get(flag.name) === flag) kept.set(flag, part)
+      if (kept.size > 0) answers.set(key, kept)
+    }
   }
   const inOrder = () => names.map((n) => flags.get(n) as Flag)
   let exported: string | undefined
@@ -156,12 +161,12 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
       return expr
     },
     part<T>(flag: Flag, key: string, make: () => T, keep: (made: T) => boolean): T {
-      let known = answers.get(flag)
-      if (known?.has(key)) return known.get(key) as T
+      let known = answers.get(key)
+      if (known?.has(flag)) return known.get(flag) as T
       const answer = make()
       if (!keep(answer)) return answer
-      if (known === undefined) answers.set(flag, (known = new Map()))
-      known.set(key, answer)
+      if (known === undefined) answers.set(key, (known = new Map()))
+      known.set(flag, answer)
       return answer
     },
     flagd(name: string): FlagdEncodings {

@@ -8,6 +8,11 @@
  *
  * A bulk answer's context-free part (its template) is counted once per answer, not once per flag:
  * the drain spreads it over the flags it holds. So counting a bulk of 1,000 flags costs one increment.
+ *
+ * Pending counts hold no flag: they are kept by usage key (the flag's id and environment), and a
+ * template by the keys of its flags, taken once per template. So a revision whose flags were
+ * deleted or replaced is released when nothing else reads it, not at the next drain
+ * (docs/performance.md#memory-that-goes-back).
  */
 
 import type { Flag } from '../domain/flag.ts'
@@ -36,15 +41,24 @@ export interface CountableAnswer {
   hour?: object
 }
 
+/** A template's flags as pending counts keep them: usage keys, variants and reasons, by position. */
+interface TemplateKeys {
+  readonly keys: readonly string[]
+  readonly variants: readonly string[]
+  readonly reasons: readonly string[]
+}
+
 /** One hour's counts. */
 interface Hour {
   hour: string
-  /** flag row → variant → reason → cell */
-  single: Map<Flag, Map<string, Map<string, Cell>>>
-  templates: Map<CountedTemplate, Cell>
+  /** usage key → variant → reason → cell */
+  single: Map<string, Map<string, Map<string, Cell>>>
+  /** each template counted this hour → its cell, and the cells with the keys they spread over */
+  templateCells: WeakMap<CountedTemplate, Cell>
+  templates: { keys: TemplateKeys; cell: Cell }[]
 }
 
-const emptyHour = (ms: number): Hour => ({ hour: hourOf(ms), single: new Map(), templates: new Map() })
+const emptyHour = (ms: number): Hour => ({ hour: hourOf(ms), single: new Map(), templateCells: new WeakMap(), templates: [] })
 
 /** The in-memory counts (see module comment). */
 export class UsageCounter {
@@ -52,6 +66,9 @@ export class UsageCounter {
   private current: Hour
   private finished: Hour[] = []
   private readonly tick: ReturnType<typeof setInterval>
+  /** Each template's keys, taken once (templates are immutable). */
+  private readonly templateKeys = new WeakMap<CountedTemplate, TemplateKeys>()
+  private readonly flagKeys = new WeakMap<Flag, string>()
 
   /** `clock` in milliseconds; `environment`: the default one, counted under the bare flag id (see `usageKey`). */
   constructor(
@@ -100,9 +117,22 @@ export class UsageCounter {
     cell.last = this.clock()
   }
 
+  /**
+   * The key `flag`'s counts are kept and written under: each environment's view is its own flag. The
+   * default environment's is the flag's id; another's is made once per view.
+   */
+  private keyOf(flag: Flag): string {
+    const env = environmentOfView(flag)
+    if (env === undefined || env === this.environment) return flag.id
+    let key = this.flagKeys.get(flag)
+    if (key === undefined) this.flagKeys.set(flag, (key = usageKey(flag.id, env)))
+    return key
+  }
+
   private cellOf(flag: Flag, variant: string, reason: string): Cell {
-    let variants = this.current.single.get(flag)
-    if (variants === undefined) this.current.single.set(flag, (variants = new Map()))
+    const key = this.keyOf(flag)
+    let variants = this.current.single.get(key)
+    if (variants === undefined) this.current.single.set(key, (variants = new Map()))
     let reasons = variants.get(variant)
     if (reasons === undefined) variants.set(variant, (reasons = new Map()))
     let cell = reasons.get(reason)
@@ -112,9 +142,22 @@ export class UsageCounter {
 
   /** One bulk answer of `template`'s fixed flags. */
   countTemplate(template: CountedTemplate): void {
-    const cell = this.current.templates.get(template)
-    if (cell === undefined) this.current.templates.set(template, { count: 1, last: this.clock() })
-    else {
+    const cell = this.current.templateCells.get(template)
+    if (cell === undefined) {
+      let keys = this.templateKeys.get(template)
+      if (keys === undefined)
+        this.templateKeys.set(
+          template,
+          (keys = {
+            keys: template.fixed.map((f) => this.keyOf(f.flag)),
+            variants: template.fixed.map((f) => f.variant),
+            reasons: template.fixed.map((f) => f.reason),
+          }),
+        )
+      const made = { count: 1, last: this.clock() }
+      this.current.templateCells.set(template, made)
+      this.current.templates.push({ keys, cell: made })
+    } else {
       cell.count++
       cell.last = this.clock()
     }
@@ -126,12 +169,12 @@ export class UsageCounter {
     const hours = [...this.finished, this.current]
     this.finished = []
     this.current = emptyHour(this.now)
-    return bucketsOf(hours, this.environment)
+    return bucketsOf(hours)
   }
 
   /** Everything counted so far, as buckets, kept. */
   peek(): UsageBucket[] {
-    return bucketsOf([...this.finished, this.current], this.environment)
+    return bucketsOf([...this.finished, this.current])
   }
 
   /** Stops the clock. */
@@ -141,12 +184,9 @@ export class UsageCounter {
 }
 
 /** Hours of counts as buckets, one per flag id, hour, variant and reason. */
-function bucketsOf(hours: readonly Hour[], environment: string): UsageBucket[] {
+function bucketsOf(hours: readonly Hour[]): UsageBucket[] {
   const buckets = new Map<string, UsageBucket>()
-  const add = (hour: string, flag: Flag, variant: string, reason: string, cell: Cell) => {
-    // each environment's view is its own flag object: counted under its own key
-    const env = environmentOfView(flag)
-    const flagId = usageKey(flag.id, env === environment ? undefined : env)
+  const add = (hour: string, flagId: string, variant: string, reason: string, cell: Cell) => {
     const key = `${flagId}\u0000${hour}\u0000${variant}\u0000${reason}`
     const lastAt = new Date(cell.last).toISOString()
     const known = buckets.get(key)
@@ -157,9 +197,10 @@ function bucketsOf(hours: readonly Hour[], environment: string): UsageBucket[] {
     }
   }
   for (const h of hours) {
-    for (const [flag, variants] of h.single)
-      for (const [variant, reasons] of variants) for (const [reason, cell] of reasons) add(h.hour, flag, variant, reason, cell)
-    for (const [template, cell] of h.templates) for (const f of template.fixed) add(h.hour, f.flag, f.variant, f.reason, cell)
+    for (const [flagId, variants] of h.single)
+      for (const [variant, reasons] of variants) for (const [reason, cell] of reasons) add(h.hour, flagId, variant, reason, cell)
+    for (const { keys: t, cell } of h.templates)
+      for (let i = 0; i < t.keys.length; i++) add(h.hour, t.keys[i] as string, t.variants[i] as string, t.reasons[i] as string, cell)
   }
   return [...buckets.values()]
 }

@@ -85,10 +85,13 @@ export function createUsageService(deps: UsageDeps): UsageService {
   // counts drained but not yet written (a failed write keeps them for the next)
   let unwritten: UsageBucket[] = []
   // writes and reads take turns: a read never sees counts that left memory but are not stored yet
-  let turn: Promise<unknown> = Promise.resolve()
+  // settled with nothing: the last read's counts are not kept until the next turn
+  // (docs/performance.md#memory-that-goes-back)
+  let turn: Promise<void> = Promise.resolve()
+  const settled = () => {}
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const run = turn.then(work)
-    turn = run.catch(() => {})
+    turn = run.then(settled, settled)
     return run
   }
 
