@@ -65,6 +65,19 @@ function parseLine(line: string): StoredAuditEntry | undefined {
   }
 }
 
+/**
+ * One copy of each short text the index repeats (actions, actors, environments): each entry parsed
+ * from a line had its own copy, 11,000 of `flag.created` after an import (docs/performance.md).
+ */
+const texts = new Map<string, string>()
+function shared<T extends string | undefined>(text: T): T {
+  if (text === undefined || text.length > 64) return text
+  const known = texts.get(text)
+  if (known !== undefined) return known as T
+  if (texts.size < 10_000) texts.set(text, text)
+  return text
+}
+
 function indexItem(stored: StoredAuditEntry, segment: string, offset: number, length: number): IndexItem {
   const e = stored.entry
   const names = [e.target.name, e.before?.name].filter((n): n is string => typeof n === 'string')
@@ -75,11 +88,11 @@ function indexItem(stored: StoredAuditEntry, segment: string, offset: number, le
     offset,
     length,
     flagId: stored.flagId,
-    actorId: e.actor.id,
-    action: e.action,
+    actorId: shared(e.actor.id),
+    action: shared(e.action),
     names,
     revision: e.revision,
-    environment: e.environment ?? undefined,
+    environment: shared(e.environment ?? undefined),
   }
 }
 

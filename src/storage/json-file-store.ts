@@ -114,6 +114,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       await db.write() // writeFileAtomic: durable, directory included
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to ${SCHEMA_VERSION}; the original is kept as ${original}`)
     }
+    const stateBytes = Buffer.byteLength(db.data)
     db.data = '' // the text is parsed; holding it would cost the state's size again
     const read = readChangeJournal(options.dataDir, options.log)
     const replayed = replayJournal(loaded.data, read.batches, changeJournalDir(options.dataDir))
@@ -121,7 +122,7 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
     const repaired = await journal.repair(replayed.audit)
     if (repaired > 0) options.log?.(`audit log: wrote again ${repaired} entries of changes a crash had kept from it`)
     const changes = ChangeJournal.open(options.dataDir, read.segments, options.faults)
-    return new JsonFileStore(replayed.data, lock, changes, journal, options, read.batches.length > 0)
+    return new JsonFileStore(replayed.data, lock, changes, journal, options, { behind: read.batches.length > 0, stateBytes })
   } catch (err) {
     lock.release()
     throw err
@@ -147,7 +148,7 @@ class JsonFileStore implements Store {
     private readonly changes: ChangeJournal,
     private readonly journal: AuditJournal,
     private readonly options: FileStoreOptions,
-    behind: boolean,
+    opened: { behind: boolean; stateBytes: number },
   ) {
     this.current = initial
     this.snapshot = new MemorySnapshot(initial)
@@ -171,7 +172,8 @@ class JsonFileStore implements Store {
           ),
       },
       { ...DEFAULT_CHECKPOINTS, ...options.checkpoints },
-      behind,
+      opened.behind,
+      opened.stateBytes,
     )
     this.pipeline = new GroupCommit<Batch, PreparedBatch>({
       take: () => this.take(),

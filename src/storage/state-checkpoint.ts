@@ -51,8 +51,11 @@ export class StateCheckpoints {
     private readonly deps: CheckpointDeps,
     private readonly policy: CheckpointPolicy,
     behind: boolean,
+    /** The state file's size at opening: the journal may grow to it before a checkpoint is due. */
+    stateBytes: number,
   ) {
     this.behind = behind
+    this.stateBytes = stateBytes
     if (behind) this.schedule()
   }
 
