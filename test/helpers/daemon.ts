@@ -23,7 +23,7 @@ export const FROM_SOURCE = [process.execPath, MAIN]
  * one directory for all of them makes a spawn about a fifth cheaper in CPU. Bun keys its entries
  * by the source's content, so every checkout and run can share it.
  */
-const TRANSPILER_CACHE = join(tmpdir(), 'flagd-test-transpiler-cache')
+export const TRANSPILER_CACHE = join(tmpdir(), 'flagd-test-transpiler-cache')
 
 /** The environment of a spawned flagd in `cwd`: nothing of the test's own but PATH, then `env`. */
 function spawnEnv(cwd: string, env: Record<string, string> = {}): Record<string, string> {
