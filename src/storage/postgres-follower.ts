@@ -7,8 +7,9 @@
  * error, no reset: a partition, a frozen server) is noticed within `pollMs` + `livenessMs` even though
  * nothing in the queue can finish. When it answers again, the subscription is made anew (the driver's
  * own reconnection backs off for longer than an outage may last) before the store takes writes.
- * The deadline counts time this process could listen (see `LivenessDeadline`): a thread held by a
- * long import's work or a saturated machine does not turn an answer on time into an outage.
+ * The deadline counts time this process could listen (`LivenessDeadline`, docs/operations.md#replicas):
+ * a thread held by a long import's work or a saturated machine does not turn an answer on time into
+ * an outage.
  */
 
 import type { SQL } from 'bun'
