@@ -56,7 +56,7 @@ async function follow(host: FollowerHost, livenessMs: number): Promise<void> {
   await follower.start()
 }
 
-test('an answer that came while the process was too busy to listen is not an outage', async () => {
+test('a heartbeat answered at once is no outage, though the process was too busy to listen for three limits', async () => {
   // the database answers at once (the next turn of the event loop), but the thread is held for three
   // liveness limits first, as a long synchronous import's work holds it
   let first = true
