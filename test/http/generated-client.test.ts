@@ -45,8 +45,6 @@ test('a strict client generated with default options type-checks without casts a
         noEmit: true,
         lib: ['ESNext', 'DOM'],
         types: [],
-        // TypeScript's own lib files are not the subject: api.d.ts and the client still are checked
-        skipDefaultLibCheck: true,
       },
       files: ['strict-client.ts'],
     }),
