@@ -7,6 +7,9 @@
  * error, no reset: a partition, a frozen server) is noticed within `pollMs` + `livenessMs` even though
  * nothing in the queue can finish. When it answers again, the subscription is made anew (the driver's
  * own reconnection backs off for longer than an outage may last) before the store takes writes.
+ * The deadline counts time this process could listen (`LivenessDeadline`, docs/operations.md#replicas):
+ * a thread held by a long import's work or a saturated machine does not turn an answer on time into
+ * an outage.
  */
 
 import type { SQL } from 'bun'
@@ -26,6 +29,37 @@ export interface FollowerHost {
   lost(err: unknown): void
   /** The database answers again, subscribed anew and caught up: writes may resume. */
   recovered(): void
+}
+
+/** Steps a liveness limit is counted in: a stall of the process costs one step, not the whole limit. */
+const STEPS = 10
+
+/**
+ * A deadline of `ms` during which the process could listen: `STEPS` timers of `ms / STEPS` in a row,
+ * each armed after the last one fired, so the database's answer (socket input, handled only after
+ * the timers that came due while the thread was busy) gets its turn between any two steps.
+ */
+class LivenessDeadline {
+  private timer: ReturnType<typeof setTimeout> | undefined
+  /** Rejects once every step has passed. */
+  readonly passed: Promise<never>
+
+  constructor(ms: number) {
+    this.passed = new Promise<never>((_, reject) => {
+      let left = STEPS
+      const step = () => {
+        if (--left < 0) reject(new Error(`no answer within ${ms} ms`))
+        else this.timer = setTimeout(step, ms / STEPS)
+      }
+      step()
+    })
+    this.passed.catch(() => {})
+  }
+
+  /** Stops counting (the answer came, or the check ended). */
+  cancel(): void {
+    clearTimeout(this.timer)
+  }
 }
 
 /** Follows other replicas' commits and the database's liveness (see module comment). */
@@ -74,13 +108,10 @@ export class PostgresFollower {
   private async check(): Promise<void> {
     if (this.checking) return // the last one still waits for an answer
     this.checking = true
-    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new LivenessDeadline(this.livenessMs)
     try {
-      const late = new Promise<never>(
-        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${this.livenessMs} ms`)), this.livenessMs)),
-      )
-      await Promise.race([this.host.heartbeat(), late])
-      clearTimeout(timer)
+      await Promise.race([this.host.heartbeat(), deadline.passed])
+      deadline.cancel()
       await this.host.catchUp()
       if (++this.polls % 600 === 0) await this.host.housekeeping()
       if (!this.host.healthy) {
@@ -91,7 +122,7 @@ export class PostgresFollower {
     } catch (err) {
       this.host.lost(err)
     } finally {
-      clearTimeout(timer)
+      deadline.cancel()
       this.checking = false
     }
   }

@@ -27,6 +27,10 @@ async function protectedData(): Promise<{ dir: string; app: TestApp }> {
   return { dir, app }
 }
 
+/** Runs `flagd change-request create` on `dir` into production with `title` and `args`. */
+const create = (dir: string, title: string, ...args: string[]) =>
+  flagd(['create', '--data-dir', dir, '--environment', 'production', '--title', title, ...args])
+
 /** Runs `flagd change-request …` in this process; its exit code, stdout and stderr. */
 async function flagd(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = []
@@ -45,19 +49,7 @@ async function flagd(args: string[]): Promise<{ code: number; out: string; err: 
 test('with the daemon stopped: opens a request over the data directory, which then waits for an approval', async () => {
   const { dir, app } = await protectedData()
   await app.close()
-  const made = await flagd([
-    'create',
-    '--data-dir',
-    dir,
-    '--environment',
-    'production',
-    '--title',
-    'raise f',
-    '--flag',
-    'f',
-    '--set',
-    'value=5',
-  ])
+  const made = await create(dir, 'raise f', '--flag', 'f', '--set', 'value=5')
   // the daemon that made the directory served production as its default; this shell's config names none
   expect(made.code).toBe(0)
   expect(made.err).toBe(
@@ -82,22 +74,11 @@ test('with the daemon running: through its control socket; several changes as JS
     await app.close()
   })
   const changes = JSON.stringify([{ flag: 'f', set: { enabled: false, defaultValue: 3 } }])
-  const made = await flagd(['create', '--data-dir', dir, '--environment', 'production', '--title', 'off', '--changes', changes, '--json'])
+  const made = await create(dir, 'off', '--changes', changes, '--json')
   expect(made.code).toBe(0)
   const request = JSON.parse(made.out)
   expect(app.app.services.changeRequests.get(SYSTEM.principal, request.id)).toMatchObject({ state: 'open', title: 'off' })
-  const deletion = await flagd([
-    'create',
-    '--data-dir',
-    dir,
-    '--environment',
-    'production',
-    '--title',
-    'retire f',
-    '--flag',
-    'f',
-    '--delete',
-  ])
+  const deletion = await create(dir, 'retire f', '--flag', 'f', '--delete')
   expect(deletion.code).toBe(0)
   expect(app.app.services.changeRequests.list(SYSTEM.principal, { flag: 'f' })[0]?.changes).toEqual([{ flag: 'f', set: {}, delete: true }])
 })
@@ -105,7 +86,6 @@ test('with the daemon running: through its control socket; several changes as JS
 test('mistakes are refused with a sentence, and nothing is opened', async () => {
   const { dir, app } = await protectedData()
   await app.close()
-  const base = ['create', '--data-dir', dir, '--environment', 'production', '--title', 't']
   for (const [args, says] of [
     [[], '--flag'],
     [['--flag', 'f'], '--set'],
@@ -115,7 +95,7 @@ test('mistakes are refused with a sentence, and nothing is opened', async () => 
     [['--flag', 'f', '--set', 'name=g'], 'changes[0].set.name'],
     [['--flag', 'nope', '--set', 'value=5'], 'nope'],
   ] as const) {
-    const refused = await flagd([...base, ...args])
+    const refused = await create(dir, 't', ...args)
     expect(refused.code).not.toBe(0)
     expect(refused.err).toContain(says)
   }

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 
 import { rmSync } from 'node:fs'
 import type { Server } from 'bun'
 import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { fixtureText } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -11,18 +12,24 @@ setDefaultTimeout(30_000)
 afterEach(killLiveDaemons) // a failed test leaves no daemon running
 let slow: Server<undefined>
 const dirs: string[] = []
+/** The import the remote holds: `arrived` once the daemon asked for the document, answered when `release` is called. */
+let held: { arrived(): void; answer: Promise<void> } = { arrived: () => {}, answer: Promise.resolve() }
+const releases: (() => void)[] = []
 beforeAll(() => {
-  // a remote that takes 2.5 s to answer, so an import from it is in flight when the signals come
+  // a remote that answers only when the test says, so an import from it is in flight when the signals come
   slow = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     fetch: async () => {
-      await Bun.sleep(2500)
+      const { arrived, answer } = held
+      arrived()
+      await answer
       return new Response(fixtureText('valid-merge.json'))
     },
   })
 })
 afterAll(() => {
+  for (const release of releases) release()
   slow.stop(true)
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
@@ -41,24 +48,31 @@ async function daemonWithSlowImport() {
     body: '{"username":"admin","password":"admin-password"}',
   })
   const { token } = (await login.json()) as { token: string }
+  let release: () => void = () => {}
+  let arrived: () => void = () => {}
+  const reached = new Promise<void>((resolve) => (arrived = resolve))
+  held = { arrived, answer: new Promise<void>((resolve) => (release = resolve)) }
+  releases.push(release)
   const inFlight = fetch(`${d.url}/api/migrations`, {
     method: 'PATCH',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ url: `http://127.0.0.1:${slow.port}/doc.json` }),
   })
-  await Bun.sleep(300)
-  return { d, inFlight }
+  await reached // the import is in flight: the daemon waits for the remote
+  return { d, inFlight, release }
 }
 
 test('SIGTERM lets the in-flight import finish, refuses new connections, and exits 0', async () => {
-  const { d, inFlight } = await daemonWithSlowImport()
+  const { d, inFlight, release } = await daemonWithSlowImport()
   d.proc.kill('SIGTERM')
-  await Bun.sleep(100)
-  const refused = await fetch(`${d.url}/health`).then(
-    () => false,
-    () => true,
+  // new connections are refused while the import is still held (a guard against a hang, not a latency budget)
+  await eventually(() =>
+    fetch(`${d.url}/health`).then(
+      () => false,
+      () => true,
+    ),
   )
-  expect(refused).toBe(true)
+  release()
   const res = await inFlight
   expect(res.status).toBe(200)
   expect(((await res.json()) as { summary: { created: number } }).summary.created).toBe(3)
@@ -66,10 +80,11 @@ test('SIGTERM lets the in-flight import finish, refuses new connections, and exi
 })
 
 test('Ctrl-C under bun run (a second signal within a second) is one graceful stop', async () => {
-  const { d, inFlight } = await daemonWithSlowImport()
+  const { d, inFlight, release } = await daemonWithSlowImport()
   d.proc.kill('SIGINT')
   await Bun.sleep(5)
   d.proc.kill('SIGINT')
+  release()
   expect((await inFlight).status).toBe(200)
   expect(await d.proc.exited).toBe(0)
   expect(d.output()).not.toContain('exiting now')
@@ -79,7 +94,7 @@ test('a second signal more than a second after the first exits at once', async (
   const { d, inFlight } = await daemonWithSlowImport()
   const settled = inFlight.catch(() => 'connection closed') // the request dies with the process
   d.proc.kill('SIGTERM')
-  await Bun.sleep(1100)
+  await Bun.sleep(1100) // the rule is about time: a second signal more than a second later
   d.proc.kill('SIGINT')
   // a graceful stop would wait for the slow import and exit 0; the forced one does not wait
   expect(await d.proc.exited).not.toBe(0)

@@ -1,9 +1,14 @@
-/** The daemon as a process: lock, bootstrap, config precedence, graceful stop (docs/operations.md). */
+/**
+ * The daemon as a process: lock, bootstrap, config precedence, graceful stop (docs/operations.md).
+ * A start-up that fails before it opens anything (configuration, host name, data directory) runs
+ * in-process (`runFlagdInProcess`): the sentence and the exit code are the subject, not the process.
+ */
 
 import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
 import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -38,10 +43,11 @@ describe('one daemon per port, and start-up errors that are sentences (docs/oper
   })
 
   test.each([
-    [['--host', '999.1.1.1'], 'cannot listen on 999.1.1.1:', 'not a valid address or host name'],
-    [['--host', '10.255.255.254'], 'cannot listen on 10.255.255.254:', 'not an address of this machine'],
-  ])('serve %j fails with a sentence naming the address', async (args, where, why) => {
-    const res = await runFlagd(['serve', '--port', '0', ...args], { cwd: dir() })
+    // refused before anything opens: in-process; refused by the kernel when binding, after the store opened: a process
+    [['--host', '999.1.1.1'], 'cannot listen on 999.1.1.1:', 'not a valid address or host name', runFlagdInProcess],
+    [['--host', '10.255.255.254'], 'cannot listen on 10.255.255.254:', 'not an address of this machine', runFlagd],
+  ])('serve %j fails with a sentence naming the address', async (args, where, why, run) => {
+    const res = await run(['serve', '--port', '0', ...args], { cwd: dir() })
     expect(res.code).not.toBe(0)
     expect(res.stderr).toContain(where)
     expect(res.stderr).toContain(why)
@@ -51,17 +57,10 @@ describe('one daemon per port, and start-up errors that are sentences (docs/oper
   test('a data directory that is a file fails with a sentence naming it', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'data'), 'not a directory')
-    const res = await runFlagd(['serve', '--port', '0'], { cwd })
+    const res = await runFlagdInProcess(['serve', '--port', '0'], { cwd })
     expect(res.code).not.toBe(0)
     expect(res.stderr).toContain(`data directory ${join(cwd, 'data')} is not a directory`)
     expect(res.stderr).not.toContain('EEXIST')
-  })
-
-  test('an existing 0755 data directory is tightened to 0700', async () => {
-    const cwd = dir()
-    mkdirSync(join(cwd, 'data'), { mode: 0o755 })
-    await startDaemon(cwd)
-    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)
   })
 })
 
@@ -83,23 +82,38 @@ describe('one daemon per data directory', () => {
 })
 
 describe('first user', () => {
-  test('FLAGD_ADMIN_USERNAME/PASSWORD create an admin with every permission', async () => {
+  test('FLAGD_ADMIN_USERNAME/PASSWORD create an admin with every permission, served over real HTTP: login → token → users', async () => {
     const cwd = dir()
     const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'root', FLAGD_ADMIN_PASSWORD: 'root-password' })
     expect(d.output()).toContain('created the first user')
     expect(d.output()).toContain('root')
     const res = await login(d.url, 'root', 'root-password')
     expect(res.status).toBe(200)
-    expect(((await res.json()) as { user: { permissions: string[] } }).user.permissions).toEqual([...PERMISSIONS])
+    const { token, user } = (await res.json()) as { token: string; user: { permissions: string[] } }
+    expect(user.permissions).toEqual([...PERMISSIONS])
+    const users = await fetch(`${d.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })
+    expect(users.status).toBe(200)
+    expect(((await users.json()) as unknown[]).length).toBe(1)
+    const big = await fetch(`${d.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(1024 * 1024 + 1),
+    })
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE')
     d.proc.kill('SIGTERM')
     expect(await d.proc.exited).toBe(0)
     expect(d.output()).toContain('stopped')
   })
 
-  test('with no users and no variables it explains how to create one', async () => {
-    const d = await startDaemon(dir())
-    // from source, the command that works here (see the test at the end of this file)
-    expect(d.output()).toContain('src/main.ts user add admin --data-dir')
+  test('with no users and no variables it names the command that creates one, as it works from where the daemon runs (here: from source)', async () => {
+    const cwd = dir()
+    mkdirSync(join(cwd, 'data'), { mode: 0o755 })
+    const d = await startDaemon(cwd)
+    // the line comes before the daemon listens, so it is in the output already
+    expect(d.output()).toMatch(/no users yet[\s\S]*(npx )?bun \S*src\/main\.ts user add admin --data-dir /)
+    expect(d.output()).not.toMatch(/ {2}flagd user add/)
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700) // an existing 0755 data directory is tightened to 0700
     d.proc.kill('SIGINT')
     expect(await d.proc.exited).toBe(0)
   })
@@ -127,7 +141,7 @@ describe('configuration', () => {
     [{ FLAGD_LIMITS_BODY_BYTES: '-1' }, [], 'limits.bodyBytes'],
     [{}, ['--port', '99999'], 'port'],
   ])('an invalid value %j %j stops start-up naming the key', async (env, args, key) => {
-    const res = await runFlagd(['serve', ...args], { cwd: dir(), env })
+    const res = await runFlagdInProcess(['serve', ...args], { cwd: dir(), env })
     expect(res.code).not.toBe(0)
     expect(res.stderr).toContain(`error: invalid configuration: ${key}`)
   })
@@ -135,7 +149,7 @@ describe('configuration', () => {
   test('an unknown key in the config file is refused', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'flagd.config.ts'), `export default { prot: 8080 }\n`)
-    const res = await runFlagd(['serve'], { cwd })
+    const res = await runFlagdInProcess(['serve'], { cwd })
     expect(res.code).toBe(1)
     expect(res.stderr).toContain('unknown configuration key "prot"')
   })
@@ -147,33 +161,8 @@ describe('configuration', () => {
     expect(d.output()).toContain('environment other-env')
     d.proc.kill('SIGTERM')
     await d.proc.exited
-    const missing = await runFlagd(['serve', '--config', 'nope.ts'], { cwd })
+    const missing = await runFlagdInProcess(['serve', '--config', 'nope.ts'], { cwd })
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('does not exist')
   })
-})
-
-test('serves over real HTTP: curl-like login → token → users', async () => {
-  const cwd = dir()
-  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
-  const { token } = (await (await login(d.url, 'admin', 'admin-password')).json()) as { token: string }
-  const users = await fetch(`${d.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })
-  expect(users.status).toBe(200)
-  expect(((await users.json()) as unknown[]).length).toBe(1)
-  const big = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: 'x'.repeat(1024 * 1024 + 1),
-  })
-  expect(big.status).toBe(413)
-  expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE')
-  d.proc.kill('SIGTERM')
-  expect(await d.proc.exited).toBe(0)
-})
-
-test('with no users, the hint names the command that works from where the daemon runs (here: from source)', async () => {
-  const d = await startDaemon(dir())
-  // the line comes before the daemon listens, so it is in the output already
-  expect(d.output()).toMatch(/no users yet[\s\S]*(npx )?bun \S*src\/main\.ts user add admin --data-dir /)
-  expect(d.output()).not.toMatch(/ {2}flagd user add/)
 })

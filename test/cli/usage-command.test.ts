@@ -35,6 +35,15 @@ async function admin(d: Daemon) {
 }
 
 test('flagd usage: running and stopped, table and JSON, --stale', async () => {
+  const used = {
+    name: 'used',
+    total: 3,
+    lastEvaluatedAt: expect.any(String),
+    lastSyncedAt: null,
+    lastServedInProcessAt: null,
+    heldInProcess: false,
+    stale: false,
+  }
   const cwd = tempDir()
   dirs.push(cwd)
   const d = await startDaemon(cwd, [], ENV)
@@ -47,15 +56,7 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   expect(running.code).toBe(0)
   expect(JSON.parse(running.stdout)).toEqual([
     { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
-    {
-      name: 'used',
-      total: 3,
-      lastEvaluatedAt: expect.any(String),
-      lastSyncedAt: null,
-      lastServedInProcessAt: null,
-      heldInProcess: false,
-      stale: false,
-    },
+    used,
   ])
   const table = await runFlagdInProcess(['usage'], { cwd })
   expect(table.stdout).toMatch(/FLAG\s+EVALUATIONS \(30 DAYS\)\s+LAST EVALUATED\s+IN-PROCESS\s+STALE/)
@@ -65,15 +66,7 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   d.proc.kill('SIGTERM')
   expect(await d.proc.exited).toBe(0)
   const stopped = await runFlagdInProcess(['usage', '--json'], { cwd })
-  expect(JSON.parse(stopped.stdout)).toContainEqual({
-    name: 'used',
-    total: 3,
-    lastEvaluatedAt: expect.any(String),
-    lastSyncedAt: null,
-    lastServedInProcessAt: null,
-    heldInProcess: false,
-    stale: false,
-  })
+  expect(JSON.parse(stopped.stdout)).toContainEqual(used)
   // a flag left alone longer than usage.staleDays is stale (its last change is what counts here)
   const later = await runFlagdInProcess(['usage', '--stale', '--json'], { cwd, env: { FLAGD_USAGE_STALE_DAYS: '1' } })
   expect(JSON.parse(later.stdout)).toEqual([])

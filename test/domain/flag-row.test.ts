@@ -8,13 +8,10 @@ import { expect, test } from 'bun:test'
 import { type FlagRow, flagIn, revisedEverywhere, rowEverywhere, stampServed, stateIn, withStateIn } from '../../src/domain/flag-row.ts'
 
 const at = '2026-12-01T00:00:00.000Z'
+/** The definition every environment shares, as the row stores it and every view shows it. */
+const shared = { id: 'flg_f', name: 'f', type: 'INTEGER', description: 'd', defaultValue: 0, variants: { low: 1, high: 9 } } as const
 const row: FlagRow = {
-  id: 'flg_f',
-  name: 'f',
-  type: 'INTEGER',
-  description: 'd',
-  defaultValue: 0,
-  variants: { low: 1, high: 9 },
+  ...shared,
   states: {
     production: { valueExists: true, value: 3, enabled: true },
     staging: { valueExists: true, value: 7, enabled: false, targeting: { if: [true, 'high'] } },
@@ -28,12 +25,7 @@ const row: FlagRow = {
 test('a view is the shared definition with one environment state, and no other', () => {
   const staging = flagIn(row, 'staging')
   expect(staging).toEqual({
-    id: 'flg_f',
-    name: 'f',
-    type: 'INTEGER',
-    description: 'd',
-    defaultValue: 0,
-    variants: { low: 1, high: 9 },
+    ...shared,
     valueExists: true,
     value: 7,
     enabled: false,

@@ -10,18 +10,10 @@ import type { FlagRow } from '../../src/domain/flag-row.ts'
 import type { Principal } from '../../src/domain/principal.ts'
 import type { Segment } from '../../src/domain/segment.ts'
 import { type GuardedChange, guardWrite } from '../../src/domain/write-guard.ts'
+import { sampleEnvironment } from '../helpers/sample-environment.ts'
 
 const at = '2026-12-01T00:00:00.000Z'
-const env = (name: string, extra: Partial<Environment> = {}): Environment => ({
-  id: name,
-  name,
-  description: '',
-  protected: false,
-  requiredApprovals: 0,
-  createdAt: at,
-  updatedAt: at,
-  ...extra,
-})
+const env = (name: string, extra: Partial<Environment> = {}) => sampleEnvironment(name, extra, at)
 const environments = new Map([
   ['production', env('production', { protected: true })],
   ['staging', env('staging')],

@@ -7,17 +7,17 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { credentials, type Client as GrpcClient, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { FlagdProvider } from '@openfeature/flagd-provider'
 import { type Client, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
-import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { freePort } from '../helpers/daemon.ts'
 import { eventually, wakeSignal } from '../helpers/eventually.ts'
 import { parseFeature } from '../helpers/gherkin.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { type AdminDaemon, daemonForFile, startAdminDaemon } from '../helpers/test-daemon.ts'
 import { TESTBED, testkitDetails, testkitFlags } from '../helpers/testkit.ts'
 
 const testbed = TESTBED
@@ -46,17 +46,12 @@ function testbedContexts(): Record<string, unknown>[] {
   return out
 }
 
-const dirs: string[] = []
-let d: Daemon
-let syncPort: number
+const syncPort = freePort()
+const daemon = daemonForFile((cwd) => ({ FLAGD_SYNC_PORT: String(syncPort), FLAGD_SYNC_SOCKET: join(cwd, 'sync.sock') }))
+let d: AdminDaemon
 let socket: string
 let token: string
-const api = async (method: string, path: string, body?: unknown, auth = token) =>
-  fetch(`${d.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
+const api = (method: string, path: string, body?: unknown, auth = token) => d.api(method, path, body, auth)
 let admin: string
 
 /** A raw client of the sync protocol, to see statuses and documents as they are sent. */
@@ -80,31 +75,14 @@ const fetchAll = (client: RawClient, metadata = new Metadata(), selector = '') =
   )
 
 beforeAll(async () => {
-  const cwd = tempDir()
-  dirs.push(cwd)
-  syncPort = freePort()
-  socket = join(cwd, 'sync.sock')
-  d = await startDaemon(cwd, [], {
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_SYNC_PORT: String(syncPort),
-    FLAGD_SYNC_SOCKET: socket,
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  admin = ((await login.json()) as { token: string }).token
+  d = daemon()
+  socket = join(d.cwd, 'sync.sock')
+  admin = d.admin
   expect((await api('PUT', '/api/migrations', testkit, admin)).status).toBe(200)
-  token = (
-    (await (await api('POST', '/api/tokens', { name: 'backend', permissions: ['flag:evaluate'] }, admin)).json()) as { token: string }
-  ).token
+  token = await d.token('backend', ['flag:evaluate'])
 }, 30_000)
 afterAll(async () => {
   await OpenFeature.close()
-  await killLiveDaemons()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 /** The details of `key` for `context` through `client`, with the getter of the flag's type. */
@@ -237,10 +215,8 @@ describe('access', () => {
   })
 
   test('with sync.anonymous, TCP callers need no token (a token still limits what it receives)', async () => {
-    const cwd = tempDir()
-    dirs.push(cwd)
     const port = freePort()
-    await startDaemon(cwd, [], { FLAGD_SYNC_PORT: String(port), FLAGD_SYNC_ANONYMOUS: 'true' })
+    const anonymous = await startAdminDaemon({ FLAGD_SYNC_PORT: String(port), FLAGD_SYNC_ANONYMOUS: 'true' })
     const client = raw(`127.0.0.1:${port}`)
     try {
       const outcome = (metadata: Metadata) =>
@@ -252,6 +228,7 @@ describe('access', () => {
       expect(await outcome(bearer('fdt_nope'))).toBe(16) // a token given is still checked
     } finally {
       client.close()
+      await anonymous.stop()
     }
   })
 

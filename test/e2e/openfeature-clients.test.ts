@@ -5,44 +5,27 @@
  * pushed over the event stream, with polling turned far out of reach.
  */
 
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { OFREPProvider } from '@openfeature/ofrep-provider'
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider'
 import { OpenFeature as ServerFeature } from '@openfeature/server-sdk'
 import { ProviderEvents, OpenFeature as WebFeature } from '@openfeature/web-sdk'
 import { EventSource } from 'eventsource'
 import { splitVariant } from '../../src/domain/evaluation.ts'
-import { type Daemon, startDaemon } from '../helpers/daemon.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { type AdminDaemon, daemonForFile } from '../helpers/test-daemon.ts'
 
 setDefaultTimeout(30_000)
-const cwd = tempDir()
-let d: Daemon
-let admin = ''
+const daemon = daemonForFile({ FLAGD_CORS_ORIGINS: 'http://app.example' })
+let d: AdminDaemon
 let appToken = ''
 
-const api = async (method: string, path: string, body?: unknown, token = admin) => {
-  const res = await fetch(`${d.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
+const api = async (method: string, path: string, body?: unknown, token?: string) => {
+  const res = await d.api(method, path, body, token)
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any }
 }
 
 beforeAll(async () => {
-  d = await startDaemon(cwd, [], {
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_CORS_ORIGINS: 'http://app.example',
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  admin = ((await login.json()) as { token: string }).token
+  d = daemon()
   const flags = [
     { name: 'app/checkout/new_flow', type: 'BOOLEAN', value: true },
     { name: 'app/retries', type: 'INTEGER', defaultValue: 3, value: 5 },
@@ -57,11 +40,6 @@ beforeAll(async () => {
 afterEach(async () => {
   await ServerFeature.close()
   await WebFeature.close()
-})
-afterAll(async () => {
-  d?.proc.kill('SIGTERM')
-  await d?.proc.exited
-  rmSync(cwd, { recursive: true, force: true })
 })
 
 test('server SDK + OFREP provider: every type, an A/B split that never flips, a missing flag', async () => {

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Daemon, startDaemon } from '../helpers/daemon.ts'
+import { type Daemon, startDaemon, TRANSPILER_CACHE } from '../helpers/daemon.ts'
 import { expectedCalls, type PromisedOutcome, recipesOf, unmet } from '../helpers/readme-recipes.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -74,6 +74,7 @@ test.skipIf(missing)('every README recipe runs against a fresh daemon and answer
       PATH: `${wrappers}:${join(ROOT, 'bin')}:${process.env.PATH ?? ''}`,
       HOME: cwd,
       NO_COLOR: '1',
+      BUN_RUNTIME_TRANSPILER_CACHE_PATH: TRANSPILER_CACHE,
       REAL_CURL: tools[1] as string,
       RECIPE_CALLS: calls,
     },

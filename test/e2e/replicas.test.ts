@@ -14,7 +14,8 @@ import { join } from 'node:path'
 import { FlagdProvider } from '@openfeature/flagd-provider'
 import { OpenFeature } from '@openfeature/server-sdk'
 import { isJsonObject } from '../../src/domain/json-object.ts'
-import { type Daemon, freePort, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { type Daemon, freePort, startDaemon } from '../helpers/daemon.ts'
 import { eventually } from '../helpers/eventually.ts' // how fast replicas converge is bench/replicas.ts's, never asserted here
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -317,17 +318,18 @@ test.skipIf(!bin)('failed logins count across replicas: the limit holds for the 
 })
 
 test.skipIf(!bin)('CLI commands act on the database while the replicas run, and the replicas see what they do', async () => {
+  // the commands, not their process, are the subject: in-process (test/helpers/cli-in-process.ts)
   const cwd = tempDir()
   dirs.push(cwd)
   const env = { FLAGD_STORAGE_POSTGRES_URL: url }
-  const users = await runFlagd(['user', 'list', '--json'], { cwd, env })
+  const users = await runFlagdInProcess(['user', 'list', '--json'], { cwd, env })
   expect(users.code).toBe(0)
   expect((JSON.parse(users.stdout) as { username: string }[]).map((u) => u.username)).toContain('admin')
-  const made = await runFlagd(['token', 'add', 'from-cli', '--permissions', 'flag:read'], { cwd, env })
+  const made = await runFlagdInProcess(['token', 'add', 'from-cli', '--permissions', 'flag:read'], { cwd, env })
   expect(made.code).toBe(0)
   const secret = made.stdout.trim()
   expect((await fetch(`${daemons[2]!.url}/api/flags`, { headers: { 'x-api-key': secret } })).status).toBe(200)
-  const audit = await runFlagd(['audit', '--json', '--action', 'token.'], { cwd, env })
+  const audit = await runFlagdInProcess(['audit', '--json', '--action', 'token.'], { cwd, env })
   expect((JSON.parse(audit.stdout) as { target: { name: string }; actor: { name: string } }[])[0]).toMatchObject({
     target: { name: 'from-cli' },
     actor: { name: 'cli' },

@@ -6,54 +6,26 @@
  * than the contract's 300 MB.
  */
 
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { credentials, Metadata, makeGenericClientConstructor } from '@grpc/grpc-js'
 import { evaluationService } from '../../src/sync/evaluation-protocol.ts'
-import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { freePort } from '../helpers/daemon.ts'
 import * as attacks from '../helpers/rpc-attacks.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { type AdminDaemon, daemonForFile } from '../helpers/test-daemon.ts'
 
 setDefaultTimeout(60_000)
 
-const dirs: string[] = []
-let d: Daemon
+const [rpcPort, syncPort] = [freePort(), freePort()]
+const daemon = daemonForFile({ FLAGD_EVALUATION_PORT: String(rpcPort), FLAGD_SYNC_PORT: String(syncPort) })
+let d: AdminDaemon
 let target: attacks.AttackTarget
 
 beforeAll(async () => {
-  const cwd = tempDir()
-  dirs.push(cwd)
-  const [rpcPort, syncPort] = [freePort(), freePort()]
-  d = await startDaemon(cwd, [], {
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_EVALUATION_PORT: String(rpcPort),
-    FLAGD_SYNC_PORT: String(syncPort),
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  const admin = ((await login.json()) as { token: string }).token
-  const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }
-  const flag = await fetch(`${d.url}/api/flags`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'on', type: 'BOOLEAN', value: true }),
-  })
-  expect(flag.status).toBe(201)
-  const made = await fetch(`${d.url}/api/tokens`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'provider', permissions: ['flag:evaluate'] }),
-  })
-  target = { rpcPort, syncPort, token: ((await made.json()) as { token: string }).token }
+  d = daemon()
+  expect((await d.api('POST', '/api/flags', { name: 'on', type: 'BOOLEAN', value: true })).status).toBe(201)
+  target = { rpcPort, syncPort, token: await d.token('provider', ['flag:evaluate']) }
   attacks.gzipBombMessage() // made before any attack: the attacker's own work
-})
-afterAll(async () => {
-  await killLiveDaemons()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const Client = makeGenericClientConstructor(evaluationService('v2'), 'Service')

@@ -6,10 +6,9 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
 import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
-import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { freePort } from '../helpers/daemon.ts'
+import { type AdminDaemon, startAdminDaemon } from '../helpers/test-daemon.ts'
 import { testkitFlags } from '../helpers/testkit.ts'
 
 setDefaultTimeout(30_000)
@@ -35,41 +34,18 @@ except grpc.RpcError as e:
     print(json.dumps({'code': e.code().name, 'details': e.details()}), flush=True)
 `
 
-const dirs: string[] = []
-let d: Daemon
-let rpcPort: number
+const rpcPort = freePort()
+let d: AdminDaemon | undefined
 let token: string
-let admin: string
 
 beforeAll(async () => {
   if (!hasGrpcio) return
-  const cwd = tempDir()
-  dirs.push(cwd)
-  rpcPort = freePort()
-  d = await startDaemon(cwd, [], {
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_EVALUATION_PORT: String(rpcPort),
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  admin = ((await login.json()) as { token: string }).token
-  const api = (method: string, path: string, body: unknown) =>
-    fetch(`${d.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-  expect((await api('PUT', '/api/migrations', testkitFlags())).status).toBe(200)
-  const made = await api('POST', '/api/tokens', { name: 'python', permissions: ['flag:evaluate'] })
-  token = ((await made.json()) as { token: string }).token
+  d = await startAdminDaemon({ FLAGD_EVALUATION_PORT: String(rpcPort) })
+  expect((await d.api('PUT', '/api/migrations', testkitFlags())).status).toBe(200)
+  token = await d.token('python', ['flag:evaluate'])
 })
 afterAll(async () => {
-  await killLiveDaemons()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  await d?.stop()
 })
 
 const python = (args: string[]) => Bun.spawn([PYTHON, '-c', CLIENT, String(rpcPort), ...args], { stdout: 'pipe', stderr: 'pipe' })
@@ -108,11 +84,7 @@ test.skipIf(!hasGrpcio)('grpcio: an EventStream is ready at once and told of a c
   })()
   try {
     expect((await lines.next()).value?.type).toBe('provider_ready')
-    const created = await fetch(`${d.url}/api/flags`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'python/live', type: 'BOOLEAN', value: true }),
-    })
+    const created = await d!.api('POST', '/api/flags', { name: 'python/live', type: 'BOOLEAN', value: true })
     expect(created.status).toBe(201)
     const event = (await lines.next()).value
     expect(event?.type).toBe('configuration_change')

@@ -7,54 +7,30 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
 import type { Interceptor } from '@connectrpc/connect'
 import { FlagdWebProvider } from '@openfeature/flagd-web-provider'
 import { OpenFeature, ProviderEvents } from '@openfeature/web-sdk'
 import { evaluationMethod } from '../../src/sync/evaluation-protocol.ts'
-import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { freePort } from '../helpers/daemon.ts'
+import { type AdminDaemon, daemonForFile } from '../helpers/test-daemon.ts'
 import { testkitFlags } from '../helpers/testkit.ts'
 
 setDefaultTimeout(30_000)
 
-const dirs: string[] = []
-let d: Daemon
-let rpc: string
+const port = freePort()
+const rpc = `http://127.0.0.1:${port}`
+const daemon = daemonForFile({ FLAGD_EVALUATION_PORT: String(port), FLAGD_CORS_ORIGINS: 'http://shop.example' })
+let d: AdminDaemon
 let token: string
-let admin: string
-const api = (method: string, path: string, body?: unknown) =>
-  fetch(`${d.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
+const api = (method: string, path: string, body?: unknown) => d.api(method, path, body)
 
 beforeAll(async () => {
-  const cwd = tempDir()
-  dirs.push(cwd)
-  const port = freePort()
-  rpc = `http://127.0.0.1:${port}`
-  d = await startDaemon(cwd, [], {
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_EVALUATION_PORT: String(port),
-    FLAGD_CORS_ORIGINS: 'http://shop.example',
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  admin = ((await login.json()) as { token: string }).token
+  d = daemon()
   expect((await api('PUT', '/api/migrations', testkitFlags())).status).toBe(200)
-  token = ((await (await api('POST', '/api/tokens', { name: 'connect', permissions: ['flag:evaluate'] })).json()) as { token: string })
-    .token
+  token = await d.token('connect', ['flag:evaluate'])
 })
 afterAll(async () => {
   await OpenFeature.close()
-  await killLiveDaemons()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const call = (path: string, type: string, body: string | Uint8Array, auth: string | null = token) =>

@@ -6,59 +6,38 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { FlagdProvider } from '@openfeature/flagd-provider'
 import { type Client, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
-import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { freePort } from '../helpers/daemon.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { type AdminDaemon, daemonForFile } from '../helpers/test-daemon.ts'
 import { testkitDetails, testkitFlags } from '../helpers/testkit.ts'
 
 setDefaultTimeout(60_000)
 const testkit = testkitFlags()
 
-const dirs: string[] = []
-let d: Daemon
-let rpcPort: number
+const rpcPort = freePort()
+const daemon = daemonForFile((cwd) => ({
+  FLAGD_EVALUATION_SOCKET: join(cwd, 'evaluation.sock'),
+  FLAGD_EVALUATION_PORT: String(rpcPort),
+  // the JavaScript provider sends its selector with evaluations but nothing with its event stream:
+  // pointed at flagd with host and port only, as the provider is meant to be, it is anonymous
+  FLAGD_EVALUATION_ANONYMOUS: 'true',
+}))
+let d: AdminDaemon
 let socket: string
 let token: string
-let admin: string
-const api = async (method: string, path: string, body?: unknown, auth = admin) =>
-  fetch(`${d.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
+const api = (method: string, path: string, body?: unknown, auth?: string) => d.api(method, path, body, auth)
 
 beforeAll(async () => {
-  const cwd = tempDir()
-  dirs.push(cwd)
-  rpcPort = freePort()
-  socket = join(cwd, 'evaluation.sock')
-  d = await startDaemon(cwd, [], {
-    FLAGD_EVALUATION_SOCKET: socket,
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_EVALUATION_PORT: String(rpcPort),
-    // the JavaScript provider sends its selector with evaluations but nothing with its event stream:
-    // pointed at flagd with host and port only, as the provider is meant to be, it is anonymous
-    FLAGD_EVALUATION_ANONYMOUS: 'true',
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  admin = ((await login.json()) as { token: string }).token
+  d = daemon()
+  socket = join(d.cwd, 'evaluation.sock')
   expect((await api('PUT', '/api/migrations', testkit)).status).toBe(200)
-  token = ((await (await api('POST', '/api/tokens', { name: 'backend', permissions: ['flag:evaluate'] })).json()) as { token: string })
-    .token
+  token = await d.token('backend', ['flag:evaluate'])
 })
 afterAll(async () => {
   await OpenFeature.close()
-  await killLiveDaemons()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 /** The details of `key` for `context` through `client`, with the getter of the flag's type. */

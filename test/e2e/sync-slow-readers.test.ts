@@ -7,52 +7,26 @@
  * reads is served once the attacker leaves.
  */
 
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { credentials, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { DEFAULT_STREAM_LIMITS } from '../../src/sync/stream-budget.ts'
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
-import { type Daemon, freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { freePort } from '../helpers/daemon.ts'
 import * as attacks from '../helpers/rpc-attacks.ts'
-import { tempDir } from '../helpers/test-app.ts'
+import { type AdminDaemon, daemonForFile } from '../helpers/test-daemon.ts'
 
 setDefaultTimeout(120_000)
 
-const dirs: string[] = []
-let d: Daemon
+const syncPort = freePort()
+const daemon = daemonForFile({ FLAGD_SYNC_PORT: String(syncPort) })
+let d: AdminDaemon
 let target: attacks.AttackTarget
 
 beforeAll(async () => {
-  const cwd = tempDir()
-  dirs.push(cwd)
-  const syncPort = freePort()
-  d = await startDaemon(cwd, [], {
-    FLAGD_ADMIN_USERNAME: 'admin',
-    FLAGD_ADMIN_PASSWORD: 'admin-password',
-    FLAGD_SYNC_PORT: String(syncPort),
-  })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  const headers = { authorization: `Bearer ${((await login.json()) as { token: string }).token}`, 'content-type': 'application/json' }
-  const seeded = await fetch(`${d.url}/api/migrations`, {
-    method: 'PUT',
-    headers,
-    body: JSON.stringify(attacks.largeSyncDocument('2026-12-07T00:00:00Z')),
-  })
-  expect(seeded.status).toBe(200)
-  const made = await fetch(`${d.url}/api/tokens`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'provider', permissions: ['flag:evaluate'] }),
-  })
-  target = { rpcPort: 0, syncPort, token: ((await made.json()) as { token: string }).token }
-})
-afterAll(async () => {
-  await killLiveDaemons()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  d = daemon()
+  expect((await d.api('PUT', '/api/migrations', attacks.largeSyncDocument('2026-12-07T00:00:00Z'))).status).toBe(200)
+  target = { rpcPort: 0, syncPort, token: await d.token('provider', ['flag:evaluate']) }
 })
 
 const Client = makeGenericClientConstructor(FLAG_SYNC_SERVICE, 'FlagSyncService')

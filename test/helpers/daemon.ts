@@ -1,5 +1,6 @@
 /** Spawning `flagd` from source as a real process, for CLI and daemon tests. */
 
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 
@@ -16,11 +17,24 @@ export interface Daemon {
 /** How to start flagd: from source by default, or a compiled binary. */
 export const FROM_SOURCE = [process.execPath, MAIN]
 
+/**
+ * Where spawned processes keep Bun's transpiled sources. Each gets its own HOME (the temp dir),
+ * where Bun would otherwise keep that cache, so every spawn from source transpiled flagd anew;
+ * one directory for all of them makes a spawn about a fifth cheaper in CPU. Bun keys its entries
+ * by the source's content, so every checkout and run can share it.
+ */
+export const TRANSPILER_CACHE = join(tmpdir(), 'flagd-test-transpiler-cache')
+
+/** The environment of a spawned flagd in `cwd`: nothing of the test's own but PATH, then `env`. */
+function spawnEnv(cwd: string, env: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: cwd, NO_COLOR: '1', BUN_RUNTIME_TRANSPILER_CACHE_PATH: TRANSPILER_CACHE, ...env }
+}
+
 /** Runs a CLI command to completion. */
 export async function runFlagd(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; command?: string[] }) {
   const proc = Bun.spawn([...(options.command ?? FROM_SOURCE), ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: options.cwd, NO_COLOR: '1', ...options.env },
+    env: spawnEnv(options.cwd, options.env),
     stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
     stdout: 'pipe',
     stderr: 'pipe',
@@ -70,7 +84,7 @@ export async function startDaemon(
   const given = portArg === -1 ? undefined : Number(args[portArg + 1])
   const proc = Bun.spawn([...command, 'serve', ...(given === undefined ? ['--port', '0'] : []), ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, NO_COLOR: '1', ...env },
+    env: spawnEnv(cwd, env),
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

@@ -4,12 +4,12 @@
  */
 
 import { afterAll, afterEach, beforeAll } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { type Daemon, startDaemon } from './daemon.ts'
-import { tempDir } from './test-app.ts'
+import type { Daemon } from './daemon.ts'
+import { startAdminDaemon } from './test-daemon.ts'
 import { findChromium, releaseScratch, screenshotTo, signInAs } from './ui-driver.ts'
 
 export interface UiFixture {
@@ -25,34 +25,21 @@ export interface UiFixture {
 
 /** Starts the daemon and the browser at `chromium`. */
 export async function startUiFixture(chromium: string): Promise<UiFixture> {
-  const cwd = tempDir()
-  const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' })
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  const admin = ((await login.json()) as { token: string }).token
-  const browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  })
+  const d = await startAdminDaemon()
+  const browser = await puppeteer
+    .launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+    .catch(async (err) => {
+      await d.stop()
+      throw err
+    })
   return {
     d,
     browser,
-    admin,
-    api: (method, path, body, token = admin) =>
-      fetch(`${d.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
+    admin: d.admin,
+    api: d.api,
     async close() {
       await browser.close()
-      d.proc.kill('SIGTERM')
-      await d.proc.exited
-      rmSync(cwd, { recursive: true, force: true })
+      await d.stop()
     },
   }
 }

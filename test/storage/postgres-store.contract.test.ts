@@ -1,4 +1,8 @@
-/** The store and audit contract suites on the PostgreSQL store, against a real server (test/helpers/postgres.ts). */
+/**
+ * The store and audit contract suites on the PostgreSQL store, against a real server
+ * (test/helpers/postgres.ts), each test on a copy of a database that holds the tables already
+ * (creating them is what postgres-replicas.test.ts and postgres-upgrade.test.ts start with).
+ */
 
 import { afterAll, beforeAll } from 'bun:test'
 import { rmSync } from 'node:fs'
@@ -24,7 +28,7 @@ if (bin) {
     'PostgreSQL',
     async () => {
       const dataDir = tempDir()
-      const url = await server!.freshDatabase()
+      const url = await server!.freshDatabase({ migrated: true })
       return {
         dataDir,
         open: () => openPostgresStore({ now: systemClock, url, dataDir }),
@@ -36,7 +40,7 @@ if (bin) {
   )
   describeAuditContract('PostgreSQL', async () => {
     const dataDir = tempDir()
-    const url = await server!.freshDatabase()
+    const url = await server!.freshDatabase({ migrated: true })
     return {
       open: (options) => openPostgresStore({ now: systemClock, url, dataDir, ...options }),
       destroy: async () => rmSync(dataDir, { recursive: true, force: true }),

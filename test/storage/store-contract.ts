@@ -14,6 +14,7 @@ import { systemPrincipal } from '../../src/domain/principal.ts'
 import type { StoredSession } from '../../src/domain/session.ts'
 import type { StoredUser } from '../../src/domain/user.ts'
 import type { Commit, CommitMeta, Store } from '../../src/storage/store.ts'
+import { sampleEnvironment } from '../helpers/sample-environment.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
 
 /** How the suite gets stores: `open()` (re)opens the same storage; `dataDir` holds its backups. */
@@ -145,15 +146,8 @@ export function describeStoreContract(
 
     test('environments: by name, their own revision, a flag row with states per environment, all surviving a reopen', async () => {
       const { store, reopen } = await fresh()
-      const at = '2026-11-27T00:00:00.000Z'
-      const env = (name: string, extra = {}) => ({
-        id: name,
-        name,
-        description: '',
-        protected: false,
-        requiredApprovals: 0,
-        createdAt: at,
-        updatedAt: at,
+      const env = (name: string, extra: Record<string, unknown> = {}) => ({
+        ...sampleEnvironment(name, {}, '2026-11-27T00:00:00.000Z'),
         ...extra,
       })
       await store.transact(meta, (tx) => {
