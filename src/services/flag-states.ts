@@ -8,12 +8,13 @@
  * them to the type's defaults (no value, enabled, no rule), since their values were of the old type.
  */
 
-import { type FlagState, stateOf, withState } from '../domain/environment.ts'
+import { type FlagState, sharedOf, stateOf, withState } from '../domain/environment.ts'
 import { type FieldProblem, ValidationFailedError } from '../domain/errors.ts'
 import { definitionOf, type Flag } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
 import { BLANK_STATE, type FlagRow, flagIn, rowEverywhere, rowOf, stampServed } from '../domain/flag-row.ts'
-import { setOwn } from '../domain/own-property.ts'
+import { ownValue, setOwn } from '../domain/own-property.ts'
+import { sameJson } from '../domain/same-json.ts'
 import type { Snapshot } from '../storage/store.ts'
 
 /** Every environment a row written in `written` holds a state for: those of `read`, and `written`. */
@@ -31,9 +32,16 @@ export function carryStates(read: Snapshot, next: Flag, previous: FlagRow | unde
   if (previous === undefined) return rowEverywhere(next, environmentsOf(read, written))
   const states: Record<string, FlagState> = {}
   const problems: FieldProblem[] = []
+  // the shared fields unchanged (a value, a rule, a switch in one environment): every other state
+  // was checked against them when it was written, so it is carried as it is, unchecked again
+  const sharedKept = sameJson(sharedOf(previous), sharedOf(next))
   for (const env of environmentsOf(read, written)) {
     if (env === written) {
       setOwn(states, env, stateOf(next))
+      continue
+    }
+    if (sharedKept) {
+      setOwn(states, env, ownValue(previous.states, env) ?? BLANK_STATE)
       continue
     }
     const before = flagIn(previous, env)
