@@ -15,22 +15,23 @@ import { sampleFlag } from '../helpers/sample-flag.ts'
 import { readStateFile, readStateFileOnly } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
-// 10 rounds by default keep `bun test` quick; .ci/run sets TEST_FULL_RELIABILITY for the full 30.
+// 10 rounds (5 with checkpoints) by default keep `bun test` quick; .ci/run sets TEST_FULL_RELIABILITY for 30.
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 30 : 10))
+const CHECKPOINT_ROUNDS = process.env.TEST_FULL_RELIABILITY || process.env.CRASH_ROUNDS ? ROUNDS : 5
 
 /** Kills a writing child `ROUNDS` times (with `checkpointBytes`, checkpoints run every few writes). */
-async function crashRounds(checkpointBytes?: number): Promise<void> {
+async function crashRounds(checkpointBytes?: number, rounds = ROUNDS): Promise<void> {
   const dir = tempDir()
   const all: string[] = []
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       const args = [join(import.meta.dir, 'crash-child.ts'), dir, String(round * 1_000_000)]
       const acked = await runAndKill(checkpointBytes === undefined ? args : [...args, String(checkpointBytes)])
       all.push(...acked)
       const state = readStateFile(stateFilePath(dir))
       for (const key of all) expect(state.flags.get(key)).toEqual(sampleFlag(key, 'x'.repeat(200)))
     }
-    expect(all.length).toBeGreaterThan(ROUNDS)
+    expect(all.length).toBeGreaterThan(rounds)
     const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
     expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
     // every acknowledged change has its audit entry, written again at opening where a crash lost it
@@ -48,7 +49,7 @@ async function crashRounds(checkpointBytes?: number): Promise<void> {
 test(`every acknowledged change survives SIGKILL (${ROUNDS} rounds)`, () => crashRounds(), 120_000)
 
 test(
-  `every acknowledged change survives SIGKILL during checkpoints (${ROUNDS} rounds, one every ~2 KB of journal)`,
-  () => crashRounds(2_000),
+  `every acknowledged change survives SIGKILL during checkpoints (${CHECKPOINT_ROUNDS} rounds, one every ~2 KB of journal)`,
+  () => crashRounds(2_000, CHECKPOINT_ROUNDS),
   120_000,
 )
