@@ -12,8 +12,10 @@
  * In memory there is only an index (id, time, filters' keys, where the line is); entries are read
  * from disk when asked for. The index of the history is built at the first question asked of it
  * (a query, a rollback, a copy), not at start: opening reads only the newest lines, so start-up time
- * and idle memory do not grow with the audit history (docs/operations.md#audit-log). Entries
- * committed after opening are indexed as they are published.
+ * and idle memory do not grow with the audit history (docs/operations.md#audit-log). Once built,
+ * entries committed after are indexed as they are published; before, only the id they reach is
+ * kept, and the build reads them from disk with the rest (an import of 10,000 flags no longer keeps
+ * 10,000 index items that nobody asked for).
  */
 
 import {
@@ -150,8 +152,6 @@ function newestEntry(path: string): StoredAuditEntry | undefined {
 
 /** The journal (see module comment). */
 export class AuditJournal {
-  /** Index items published since opening, while the index of the history is not built yet. */
-  private recent: IndexItem[] = []
   private index: IndexItem[] | undefined
   private handle: FileHandle | undefined
   private current: string | undefined
@@ -160,8 +160,8 @@ export class AuditJournal {
   private constructor(
     readonly dir: string,
     private readonly segmentBytes: number,
-    /** Entries up to this id were committed when the journal was opened; later ones are published. */
-    private readonly committedAtOpen: number,
+    /** Entries up to this id are committed (at opening, then as batches are published): the index is built of them. */
+    private publishedThrough: number,
   ) {}
 
   /**
@@ -229,12 +229,10 @@ export class AuditJournal {
           const end = bytes.indexOf(10, offset)
           if (end === -1) break
           const stored = parseLine(bytes.subarray(offset, end).toString('utf8'))
-          if (stored && stored.entry.id <= this.committedAtOpen) built.push(indexItem(stored, segment, offset, end - offset))
+          if (stored && stored.entry.id <= this.publishedThrough) built.push(indexItem(stored, segment, offset, end - offset))
           offset = end + 1
         }
       }
-      built.push(...this.recent)
-      this.recent = []
       this.index = built
     }
     return this.index
@@ -304,7 +302,8 @@ export class AuditJournal {
 
   /** Makes appended entries visible to readers (their changes are committed). */
   publish(items: readonly IndexItem[]): void {
-    ;(this.index ?? this.recent).push(...items)
+    if (this.index !== undefined) this.index.push(...items)
+    else this.publishedThrough = Math.max(this.publishedThrough, items.at(-1)?.id ?? 0) // read from disk when the index is built
   }
 
   /** Cuts the journal back to `mark` after the state write that followed an append failed. */

@@ -26,10 +26,24 @@ export class LayeredMap<V> implements ReadonlyMap<string, V> {
     return new LayeredMap(map, new Map(), map.size)
   }
 
+  /** Whether the layer has outgrown its base's share (see module comment). */
+  private get outgrown(): boolean {
+    return this.layer.size > 32 + Math.sqrt(2 * this.base.size)
+  }
+
   /** A copy to change, sharing the base (see module comment). */
   fork(): LayeredMap<V> {
-    if (this.layer.size > 32 + Math.sqrt(2 * this.base.size)) return new LayeredMap(new Map(this), new Map(), this.count)
+    if (this.outgrown) return new LayeredMap(new Map(this), new Map(), this.count)
     return new LayeredMap(this.base, new Map(this.layer), this.count)
+  }
+
+  /**
+   * This map as it will be kept (a draft's map when its batch is sealed): itself, or, when its layer
+   * has outgrown the base, the same entries on a new base, so that rows it replaced or deleted are
+   * no longer held by the old one.
+   */
+  settled(): LayeredMap<V> {
+    return this.outgrown ? new LayeredMap(new Map(this), new Map(), this.count) : this
   }
 
   get size(): number {

@@ -202,6 +202,11 @@ export class Draft implements StateData {
 
   /** Ends writing: the data is shared from now on and must not change. */
   seal(): StateData {
+    // a batch that changed many rows (an import, a replace that deleted thousands) leaves a large
+    // layer over a base that still holds the rows it replaced or deleted: a new base lets them go now
+    for (const table of this.owned) (this.tables as Record<Table, LayeredMap<unknown>>)[table] = this.tables[table].settled()
+    if (this.owned.has('flags')) this.flagsByName = this.flagsByName.settled()
+    if (this.owned.has('segments')) this.segmentsByName = this.segmentsByName.settled()
     this.owned.clear()
     return {
       tables: this.tables,

@@ -1,6 +1,6 @@
 /**
  * `LayeredMap` against a plain Map twin: random sets, deletes and forks (a fork is a draft's copy;
- * the forked-from version must never change), compared after every step by size, `get`, `has` and
+ * the forked-from version must never change) and settles (a sealed draft's new base), compared after every step by size, `get`, `has` and
  * contents; and the order a Map gives for the store's uses (in place when replaced, new at the end).
  */
 
@@ -8,9 +8,9 @@ import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { LayeredMap } from '../../src/storage/layered-map.ts'
 
-type Op = { kind: 'set' | 'delete' | 'fork'; key: number; value: number }
+type Op = { kind: 'set' | 'delete' | 'fork' | 'settle'; key: number; value: number }
 const op: fc.Arbitrary<Op> = fc.record({
-  kind: fc.constantFrom('set' as const, 'set' as const, 'delete' as const, 'fork' as const),
+  kind: fc.constantFrom('set' as const, 'set' as const, 'delete' as const, 'fork' as const, 'settle' as const),
   key: fc.nat(300),
   value: fc.nat(1000),
 })
@@ -29,6 +29,8 @@ test('a layered map answers as a Map would, and a version once forked from never
           versions.push([map, sortedEntries(twin)])
           map = map.fork()
           twin = new Map(twin)
+        } else if (o.kind === 'settle') {
+          map = map.settled()
         } else if (o.kind === 'set') {
           map.set(key, o.value)
           twin.set(key, o.value)
