@@ -5,53 +5,39 @@
  * Without --out it refuses rather than print password hashes.
  */
 
-import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonFileStore, stateFilePath } from '../../src/storage/json-file-store.ts'
 import { systemClock } from '../../src/system-clock.ts'
 import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
-import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { readStateFileOnly } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
+import { daemonForFile } from '../helpers/test-daemon.ts'
 
 setDefaultTimeout(30_000)
 const dirs: string[] = []
-afterEach(killLiveDaemons)
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
-
-const ENV = { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password' }
+const daemon = daemonForFile()
 
 test('a backup taken while the daemon runs holds a change the state file does not have yet, and restores it', async () => {
-  const cwd = tempDir()
-  dirs.push(cwd)
-  const d = await startDaemon(cwd, [], ENV)
-  const login = await fetch(`${d.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'admin-password' }),
-  })
-  const { token } = (await login.json()) as { token: string }
-  const created = await fetch(`${d.url}/api/flags`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'fresh', type: 'BOOLEAN', value: true }),
-  })
+  const d = daemon()
+  const created = await d.api('POST', '/api/flags', { name: 'fresh', type: 'BOOLEAN', value: true })
   expect(created.status).toBe(201)
   // acknowledged, in the change journal; the state file gets it at the next checkpoint
-  expect(readStateFileOnly(stateFilePath(join(cwd, 'data'))).flags.has('fresh')).toBe(false)
+  expect(readStateFileOnly(stateFilePath(join(d.cwd, 'data'))).flags.has('fresh')).toBe(false)
 
-  const out = await runFlagdInProcess(['backup', '--out', 'backup.json'], { cwd })
+  const out = await runFlagdInProcess(['backup', '--out', 'backup.json'], { cwd: d.cwd })
   expect([out.code, out.stderr]).toEqual([0, expect.stringMatching(/^wrote a backup of revision \d+ \(1 flag\) to backup\.json\n$/)])
-  expect(statSync(join(cwd, 'backup.json')).mode & 0o777).toBe(0o600)
-  expect(readStateFileOnly(join(cwd, 'backup.json')).flags.get('fresh')?.states.development?.value).toBe(true)
+  expect(statSync(join(d.cwd, 'backup.json')).mode & 0o777).toBe(0o600)
+  expect(readStateFileOnly(join(d.cwd, 'backup.json')).flags.get('fresh')?.states.development?.value).toBe(true)
 
   const restored = tempDir()
   dirs.push(restored)
   mkdirSync(restored, { recursive: true })
-  copyFileSync(join(cwd, 'backup.json'), stateFilePath(restored))
+  copyFileSync(join(d.cwd, 'backup.json'), stateFilePath(restored))
   const store = await openJsonFileStore({ now: systemClock, dataDir: restored })
   try {
     expect([...store.committed().flags.keys()]).toEqual(['fresh'])
