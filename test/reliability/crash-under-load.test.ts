@@ -1,7 +1,7 @@
 /**
  * Crash: the daemon, under concurrent HTTP writes, is killed with SIGKILL at random
- * moments, many times. After each kill the state file parses, every write that was answered 2xx is
- * present, and the restarted daemon leaves no temp file.
+ * moments, many times. After each kill the state (the state file and its change journal) reads back,
+ * every write that was answered 2xx is present, and the restarted daemon leaves no temp file.
  */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
@@ -11,8 +11,8 @@ import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { readStateFile } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
-// 20 rounds by default keep `bun test` quick; .ci/run sets TEST_FULL_RELIABILITY for the full 100.
-const ROUNDS = Number(process.env.CRASH_HTTP_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 100 : 20))
+// 12 rounds by default keep `bun test` quick; .ci/run sets TEST_FULL_RELIABILITY for the full 100.
+const ROUNDS = Number(process.env.CRASH_HTTP_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 100 : 12))
 const WRITERS = 16
 setDefaultTimeout(600_000)
 afterEach(killLiveDaemons) // a failed test leaves no daemon running
