@@ -208,9 +208,14 @@ export function createWebhookDispatcher(store: Store, options: DispatcherOptions
           if (cursors[hook.name] === undefined && Object.hasOwn(saved, hook.url)) cursors[hook.name] = saved[hook.url] as number
           delete cursors[hook.url]
         }
-        // a webhook seen for the first time starts at the present, not at the beginning of the log
+        // a webhook seen for the first time starts at the present, not at the beginning of the log;
+        // one whose cursor is past the log (a backup put back, docs/operations.md#backups) goes on
+        // from the present too, or it would skip the entries that take the restored ids again
         const newest = store.committed().revision
-        for (const hook of options.webhooks) if (cursors[hook.name] === undefined) void saveCursor(hook.name, newest)
+        for (const hook of options.webhooks) {
+          const cursor = cursors[hook.name]
+          if (cursor === undefined || cursor > newest) void saveCursor(hook.name, newest)
+        }
       })
       for (const hook of options.webhooks)
         loops.push(

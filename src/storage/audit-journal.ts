@@ -18,6 +18,7 @@
  * 10,000 index items that nobody asked for).
  */
 
+import { randomUUID } from 'node:crypto'
 import {
   closeSync,
   existsSync,
@@ -31,6 +32,7 @@ import {
   readSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -185,15 +187,26 @@ export class AuditJournal {
       const keep = committedPrefix(join(journal.dir, segment), committedRevision)
       const size = statSync(join(journal.dir, segment)).size
       if (keep < size) {
-        log?.(
-          `audit log ${segment}: cut off ${size - keep} bytes written past the last committed change (a crash between the log and the state file)`,
-        )
+        // kept aside, not deleted: after a crash they were never committed, but after a backup was
+        // put back they are the history since it (docs/operations.md#backups)
+        const aside = `cut-off-${segment.replace(/\.jsonl$/, '')}-${randomUUID().slice(0, 8)}.jsonl`
         const fd = openSync(join(journal.dir, segment), 'r+')
         try {
-          ftruncateSync(fd, keep)
-          fsyncSync(fd)
+          const bytes = Buffer.allocUnsafe(size - keep)
+          readSync(fd, bytes, 0, bytes.length, keep)
+          writeFileSync(join(journal.dir, aside), bytes, { mode: 0o600, flush: true })
         } finally {
           closeSync(fd)
+        }
+        log?.(
+          `audit log ${segment}: ${size - keep} bytes of entries past the state's revision moved to audit/${aside} (after a crash: changes never committed; after restoring a backup: the history since it)`,
+        )
+        const fd2 = openSync(join(journal.dir, segment), 'r+')
+        try {
+          ftruncateSync(fd2, keep)
+          fsyncSync(fd2)
+        } finally {
+          closeSync(fd2)
         }
       }
       if (keep > 0) break // a committed line: everything before it is committed too

@@ -160,6 +160,8 @@ export function* lineChunks(batch: JournalBatch): Generator<string> {
 /** The journal being appended to (see module comment). */
 export class ChangeJournal {
   private handle: FileHandle | undefined
+  /** The segment `handle` appends to. */
+  private handleSegment: string | undefined
   private size = 0
   private startNew = true
   private next: number
@@ -221,17 +223,22 @@ export class ChangeJournal {
     while (this.segments.length > 0 && (this.segments[0] as Segment).newest <= revision) {
       if (this.segments.length === 1 && !this.startNew) return
       const [gone] = this.segments.splice(0, 1)
-      if (this.segments.length === 0) {
-        await this.handle?.close()
+      // the handle of the segment going, unless an append has started a new one meanwhile
+      if (this.handle !== undefined && this.handleSegment === (gone as Segment).name) {
+        const handle = this.handle
         this.handle = undefined
+        this.handleSegment = undefined
+        await handle.close().catch(() => {})
       }
       await rm(join(this.dir, (gone as Segment).name), { force: true })
     }
   }
 
   async close(): Promise<void> {
-    await this.handle?.close()
+    const handle = this.handle
     this.handle = undefined
+    this.handleSegment = undefined
+    await handle?.close()
   }
 
   private async startSegment(): Promise<void> {
@@ -239,10 +246,12 @@ export class ChangeJournal {
     await this.faults?.(join(this.dir, name))
     const handle = await open(join(this.dir, name), 'ax', 0o600) // appends land at the end, after a discard too
     await fsyncDirectory(this.dir) // the segment must survive a power cut before its lines count
-    await this.handle?.close()
+    const previous = this.handle
     this.handle = handle
+    this.handleSegment = name
     this.size = 0
     this.startNew = false
     this.segments.push({ name, newest: Number.NEGATIVE_INFINITY })
+    await previous?.close().catch(() => {})
   }
 }

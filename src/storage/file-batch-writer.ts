@@ -8,11 +8,13 @@
  * the audit journal is synced. The store keeps the batches, the snapshot and the callers.
  */
 
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { auditEntriesOf } from '../domain/audit-entry.ts'
 import type { Clock } from '../domain/clock.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
 import type { AuditJournal } from './audit-journal.ts'
-import { writeBackup } from './backup-store.ts'
+import { backupDir, writeBackup } from './backup-store.ts'
 import type { ChangeJournal, DiskFaults, JournalChange, JournalMark, JournalUse } from './change-journal.ts'
 import type { BackupRequest, Draft, StateData } from './memory-state.ts'
 import type { Change, CommitMeta } from './store.ts'
@@ -78,8 +80,9 @@ export class FileBatchWriter {
     const changes = entries.flatMap((e) => e.changes)
     if (changes.length === 0 && uses.length === 0) return { data, uses, appended: undefined, mark: undefined, names, at, started }
     const audit = entries.flatMap((e) => auditEntriesOf(e.meta, at, e.changes))
-    const appended = audit.length > 0 ? await this.journal.append(audit, false) : undefined
+    let appended: Appended | undefined
     try {
+      appended = audit.length > 0 ? await this.journal.append(audit, false) : undefined
       const mark = await this.changes.append({
         from,
         to: data.revision,
@@ -91,6 +94,8 @@ export class FileBatchWriter {
       return { data, uses, appended, mark, names, at, started }
     } catch (err) {
       if (appended) await this.journal.discard(appended.mark).catch(() => {}) // else opening cuts them off
+      // an import that never happened leaves no backup of it
+      for (const name of names.flat()) await rm(join(backupDir(this.dataDir), name), { force: true }).catch(() => {})
       throw err
     }
   }

@@ -262,14 +262,18 @@ class JsonFileStore implements Store {
   /** Writes the state file now if it lacks changes (tests and the bench use it). */
   async checkpoint(): Promise<void> {
     await this.settled().catch(() => {})
-    await this.checkpoints.run()
+    await this.checkpoints.current()
   }
 
   async close(): Promise<void> {
     await this.flush()
     await this.pipeline.idle()
     this.checkpoints.stop()
-    if (this.isWritable) await this.checkpoints.run() // after a clean stop the state file holds everything
+    // after a clean stop the state file holds everything
+    if (this.isWritable && !(await this.checkpoints.current()))
+      this.options.log?.(
+        'writing the state file at stop failed: every change is safe in the change journal, which the next start replays; an older flagd would not read it',
+      )
     await this.changes.close().catch(() => {})
     await this.journal.close().catch(() => {})
     this.lock.release()

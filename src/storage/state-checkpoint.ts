@@ -44,6 +44,7 @@ export class StateCheckpoints {
   /** The journal holds changes the state file lacks. */
   private behind: boolean
   private stateBytes = 0
+  private stopped = false
   /** Checkpoints written (tests and the bench read it). */
   count = 0
 
@@ -74,14 +75,30 @@ export class StateCheckpoints {
     return this.running
   }
 
-  /** Stops the timer (the store is closing; it runs a last checkpoint itself). */
+  /**
+   * Makes the state file hold every change committed before the call: waits for a checkpoint under
+   * way (its snapshot may predate the last commits), then writes one if anything is still missing.
+   * Answers whether the state file is current.
+   */
+  async current(): Promise<boolean> {
+    while (this.running) await this.running
+    if (this.behind) await this.run()
+    return !this.behind
+  }
+
+  /** Stops the timer for good (the store is closing; it runs a last checkpoint itself). */
   stop(): void {
+    this.stopped = true
+    this.unschedule()
+  }
+
+  private unschedule(): void {
     clearTimeout(this.timer)
     this.timer = undefined
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.policy.afterMs <= 0) return
+    if (this.stopped || this.timer !== undefined || this.policy.afterMs <= 0) return
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.run()
@@ -90,7 +107,7 @@ export class StateCheckpoints {
   }
 
   private async once(): Promise<void> {
-    this.stop()
+    this.unschedule()
     if (!this.behind) return
     this.behind = false
     const { changes, audit, path } = this.deps

@@ -301,6 +301,26 @@ test('a webhook once keyed by its URL (unnamed, before names were hosts) goes on
   }
 })
 
+test('a cursor past the log (a backup put back) goes on from the present: the next change is delivered', async () => {
+  const r = receiver()
+  const dir = tempDir()
+  dirs.push(dir)
+  try {
+    const hooks = JSON.stringify([{ name: 'restored', url: r.url, events: ['flag.*'], secret: SECRET }])
+    const first = await createTestApp({}, { dataDir: dir })
+    await first.close()
+    apps.splice(apps.indexOf(first), 1)
+    writeFileSync(join(dir, 'webhooks.json'), JSON.stringify({ restored: 1_000_000 }))
+    const again = await createTestApp({ FLAGD_WEBHOOKS: hooks }, { dataDir: dir })
+    apps.push(again)
+    await again.req('POST', '/api/flags', { token: again.adminToken, body: { name: 'after/restore', type: 'BOOLEAN' } })
+    await until(() => r.got.length >= 1)
+    expect(r.got.map((g) => g.body.target.name)).toEqual(['after/restore'])
+  } finally {
+    r.stop()
+  }
+})
+
 test("a receiver's answer is read only so far: an endless 200 body still counts as delivered, at once", async () => {
   let streams = 0
   const endless = Bun.serve({

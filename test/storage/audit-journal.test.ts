@@ -49,7 +49,7 @@ test('opening cuts off entries past the committed revision and a torn last line'
   const told: string[] = []
   const j = await AuditJournal.open(dir, 2, (line) => told.push(line))
   expect(j.items.map((i) => i.id)).toEqual([1, 2])
-  expect(told[0]).toContain('cut off')
+  expect(told[0]).toContain("past the state's revision moved to audit/cut-off-")
   await j.close()
   const again = await AuditJournal.open(dir, 2)
   expect(again.items.map((i) => i.id)).toEqual([1, 2]) // the cut is durable

@@ -2,7 +2,8 @@
  * The change journal read back (docs/operations.md#durability): a line written in chunks is the
  * batch's JSON; a torn last line is cut off (and left alone when only reading); damage followed by
  * acknowledged lines, or a journal that does not continue the state file, stops opening with a
- * sentence; lines the state file already holds are skipped.
+ * sentence; lines the state file already holds are skipped; a clean stop during a checkpoint leaves
+ * nothing behind; audit entries past a restored backup are kept aside.
  */
 
 import { afterEach, expect, test } from 'bun:test'
@@ -13,6 +14,7 @@ import { type JournalBatch, lineChunks, readChangeJournal } from '../../src/stor
 import { openJsonFileStore } from '../../src/storage/json-file-store.ts'
 import { systemClock } from '../../src/system-clock.ts'
 import { sampleFlag } from '../helpers/sample-flag.ts'
+import { readStateFileOnly } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 const dirs: string[] = []
@@ -100,4 +102,59 @@ test('lines the state file already holds are skipped (a crash after a checkpoint
   expect([...again.committed().flags.keys()]).toEqual(['f0', 'f1'])
   expect(again.committed().revision).toBe(2)
   await again.close()
+})
+
+test('a clean stop during a checkpoint writes the changes that came after its snapshot too', async () => {
+  const dir = tempDir()
+  dirs.push(dir)
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let holding = false
+  const store = await openJsonFileStore({
+    now: systemClock,
+    dataDir: dir,
+    checkpoints: { afterMs: 0 },
+    faults: async (path) => {
+      if (holding && path.endsWith('flagd.json')) await held
+    },
+  })
+  await store.transact(meta, (tx) => tx.put('flags', sampleFlag('early')))
+  holding = true
+  const checkpoint = (store as unknown as { checkpoint(): Promise<void> }).checkpoint() // its snapshot: 'early' only
+  await store.transact(meta, (tx) => tx.put('flags', sampleFlag('late')))
+  const closing = store.close()
+  holding = false
+  release()
+  await Promise.all([checkpoint, closing])
+  expect([...readStateFileOnly(join(dir, 'flagd.json')).flags.keys()].sort()).toEqual(['early', 'late'])
+  expect(readdirSync(join(dir, 'changes'))).toEqual([])
+})
+
+test('audit entries past a restored backup are kept aside, not deleted', async () => {
+  const dir = tempDir()
+  dirs.push(dir)
+  let store = await openJsonFileStore({ now: systemClock, dataDir: dir })
+  for (const name of ['a', 'b']) await store.transact(meta, (tx) => tx.put('flags', sampleFlag(name)))
+  const backup = await (store.backup as () => Promise<{ text: string }>)()
+  for (const name of ['c', 'd']) await store.transact(meta, (tx) => tx.put('flags', sampleFlag(name)))
+  await store.close()
+  // the documented restore: changes/ moved away, the backup put back as flagd.json
+  rmSync(join(dir, 'changes'), { recursive: true })
+  writeFileSync(join(dir, 'flagd.json'), backup.text)
+  const logged: string[] = []
+  store = await openJsonFileStore({ now: systemClock, dataDir: dir, log: (line) => logged.push(line) })
+  try {
+    expect([...store.committed().flags.keys()]).toEqual(['a', 'b'])
+    expect((await store.audit.query({ limit: 10 })).map((e) => e.target.name)).toEqual(['b', 'a'])
+    const aside = readdirSync(join(dir, 'audit')).filter((n) => n.startsWith('cut-off-'))
+    expect(aside).toHaveLength(1)
+    const kept = readFileSync(join(dir, 'audit', aside[0] as string), 'utf8')
+    expect(kept).toContain('"name":"c"')
+    expect(kept).toContain('"name":"d"')
+    expect(logged.join('\n')).toContain(`moved to audit/${aside[0]}`)
+  } finally {
+    await store.close()
+  }
 })

@@ -356,6 +356,21 @@ describe('writes', () => {
     expect([...reopened.committed().flags.keys()]).toEqual(['kept'])
   })
 
+  test('a batch whose journal line cannot be written leaves no backup of its import', async () => {
+    let fail = false
+    const { store, dir } = await open((path) => {
+      if (fail && path.includes('/changes/')) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+    })
+    await store.transact(meta, (tx) => tx.put('flags', sampleFlag('kept')))
+    fail = true
+    const importing = store.transact(meta, (tx) => {
+      tx.backup('flagd_migration_test.json', '{"flags":{}}')
+      tx.put('flags', sampleFlag('imported'))
+    })
+    await expect(importing).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    expect(existsSync(join(dir, 'backups')) ? readdirSync(join(dir, 'backups')) : []).toEqual([])
+  })
+
   // An immutable segment (chattr +i) refuses the append even to root, while the audit journal still
   // takes the batch's lines: the failure must take them back.
   test.skipIf(!canMakeImmutable())(
