@@ -1,10 +1,11 @@
 /**
- * The text of the state file (format in `state-file-format.ts`), produced in chunks of about 256 KB
+ * The text of the state file (format in `state-file-format.ts`), produced in chunks of about 64 KB
  * in file order. The state file is written only by a checkpoint (`state-checkpoint.ts`), in the
  * background: a chunk is written before the next is built, so the event loop answers requests
  * between chunks and no file-sized string or buffer is ever made. Nothing is cached per row: a
  * cached text per row cost a second copy of the state in memory (docs/performance.md#memory), worth
- * it only while every commit rewrote the whole file.
+ * it only while every commit rewrote the whole file. The chunk size keeps each pause short under
+ * writes while a checkpoint runs (docs/performance.md#writes).
  */
 
 import type { StateData } from './memory-state.ts'
@@ -16,7 +17,7 @@ export const SCHEMA_VERSION = 6
 /** The in-memory last use of a session or token, when newer than its row says. */
 export type LastUsed = (table: UsageTable, id: string) => string | undefined
 
-const CHUNK = 256 * 1024
+const CHUNK = 64 * 1024
 
 const isUsageTable = (table: Table): table is UsageTable => (USAGE_TABLES as readonly Table[]).includes(table)
 
