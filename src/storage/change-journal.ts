@@ -29,6 +29,8 @@ export type JournalUse = [table: UsageTable, id: string, at: string]
 
 /** One group commit as the journal records it. */
 export interface JournalBatch {
+  /** The identity of the store the line belongs to (its state file's `storeId`). */
+  store?: string
   /** The revision before the batch and after it (equal when it only saves last-use times). */
   from: number
   to: number
@@ -140,7 +142,8 @@ const CHUNK = 256 * 1024
  * import of many flags never builds its whole line, or its bytes, at once.
  */
 export function* lineChunks(batch: JournalBatch): Generator<string> {
-  let text = `{"from":${batch.from},"to":${batch.to},"at":${JSON.stringify(batch.at)},"changes":[`
+  const store = batch.store === undefined ? '' : `"store":${JSON.stringify(batch.store)},`
+  let text = `{${store}"from":${batch.from},"to":${batch.to},"at":${JSON.stringify(batch.at)},"changes":[`
   for (const [key, items] of [
     ['changes', batch.changes],
     ['audit', batch.audit],

@@ -84,6 +84,7 @@ export class FileBatchWriter {
     try {
       appended = audit.length > 0 ? await this.journal.append(audit, false) : undefined
       const mark = await this.changes.append({
+        ...(data.storeId === undefined ? {} : { store: data.storeId }),
         from,
         to: data.revision,
         at,

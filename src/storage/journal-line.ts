@@ -24,7 +24,8 @@ export function parseJournalLine(path: string, text: string): JournalBatch | und
     throw new CorruptStateError(path, problem, 'change journal')
   }
   if (!isJsonObject(raw)) return bad('a line is not a JSON object')
-  const { from, to, at, changes, uses, audit } = raw
+  const { store, from, to, at, changes, uses, audit } = raw
+  if (store !== undefined && typeof store !== 'string') return bad('a line has an invalid store id')
   if (!isRevision(from) || !isRevision(to) || to < from) return bad('a line has invalid revisions')
   const where = `the line of revisions ${from}–${to}`
   if (!isTime(at)) bad(`${where} has no valid time`)

@@ -27,6 +27,12 @@ export function replayJournal(state: StateData, batches: readonly JournalBatch[]
   const audit: StoredAuditEntry[] = []
   let applied = 0
   for (const batch of batches) {
+    if (batch.store !== undefined && state.storeId !== undefined && batch.store !== state.storeId)
+      throw new CorruptStateError(
+        where,
+        `its changes belong to another data directory (store ${batch.store}), not to this state file (store ${state.storeId}). Move the journal away: it was copied here from elsewhere`,
+        'change journal',
+      )
     if (batch.to > draft.revision) {
       if (batch.from !== draft.revision)
         throw new CorruptStateError(

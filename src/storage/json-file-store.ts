@@ -30,7 +30,7 @@ import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './grou
 import { replayJournal } from './journal-replay.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
 import { type CheckpointPolicy, DEFAULT_CHECKPOINTS, StateCheckpoints } from './state-checkpoint.ts'
-import { emptyStateText, parseStateFile, serializeState } from './state-file-format.ts'
+import { emptyStateText, newStoreId, parseStateFile, serializeState } from './state-file-format.ts'
 import { SCHEMA_VERSION, stateChunks } from './state-text-builder.ts'
 import type { AuditLog, Commit, CommitMeta, Rows, Snapshot, Store, Tx, TxResult, UsageTable } from './store.ts'
 import { UsageTimes } from './usage-times.ts'
@@ -113,6 +113,12 @@ export async function openJsonFileStore(options: FileStoreOptions): Promise<Stor
       db.data = serializeState(loaded.data, () => undefined)
       await db.write() // writeFileAtomic: durable, directory included
       options.log?.(`upgraded ${path} from schema version ${loaded.fromVersion} to ${SCHEMA_VERSION}; the original is kept as ${original}`)
+    }
+    if (loaded.data.storeId === undefined) {
+      // a state file from before change journals: it gets its identity before the first line is written
+      loaded.data = { ...loaded.data, storeId: newStoreId() }
+      db.data = serializeState(loaded.data, () => undefined)
+      await db.write()
     }
     const stateBytes = Buffer.byteLength(db.data)
     db.data = '' // the text is parsed; holding it would cost the state's size again

@@ -25,6 +25,8 @@ export interface StateData {
   readonly segmentsByName: LayeredMap<Segment>
   readonly revision: number
   readonly revisions: Readonly<Record<Table, number>>
+  /** The file store's identity, which its change journal's lines carry (docs/operations.md#durability). */
+  readonly storeId?: string
 }
 
 /** An empty state at revision 0. */
@@ -142,12 +144,15 @@ export class Draft implements StateData {
   revisions: Record<Table, number>
   private readonly owned = new Set<Table>()
 
+  readonly storeId: string | undefined
+
   constructor(base: StateData) {
     this.tables = { ...base.tables }
     this.flagsByName = base.flagsByName
     this.segmentsByName = base.segmentsByName
     this.revision = base.revision
     this.revisions = { ...base.revisions }
+    this.storeId = base.storeId
   }
 
   private own<T extends Table>(table: T): LayeredMap<Rows[T]> {
@@ -214,6 +219,7 @@ export class Draft implements StateData {
       segmentsByName: this.segmentsByName,
       revision: this.revision,
       revisions: { ...this.revisions },
+      ...(this.storeId === undefined ? {} : { storeId: this.storeId }),
     }
   }
 }

@@ -140,8 +140,12 @@ export function parseStateFile(path: string, text: string, environment = DEFAULT
     throw new CorruptStateError(path, 'its revision counters are missing or invalid')
   }
   const rows = Object.fromEntries(TABLES.map((t) => [t, checkRows(path, t, v2[t])])) as { [T in Table]: Rows[T][] }
+  const storeId = v2.storeId
+  if (storeId !== undefined && (typeof storeId !== 'string' || !STORE_ID.test(storeId)))
+    throw new CorruptStateError(path, 'its "storeId" is not a valid store id')
   try {
-    return { data: stateFromRows(rows, v2.revision as number, revisions), fromVersion: version }
+    const data = stateFromRows(rows, v2.revision as number, revisions)
+    return { data: storeId === undefined ? data : { ...data, storeId }, fromVersion: version }
   } catch (err) {
     throw new CorruptStateError(path, (err as Error).message.replace('store invariant: ', 'two records share a name: '))
   }
@@ -154,5 +158,12 @@ export function serializeState(data: StateData, lastUsed: LastUsed): string {
 
 /** The text of a new, empty state file. */
 export function emptyStateText(): string {
-  return serializeState(emptyStateData(), () => undefined)
+  return serializeState({ ...emptyStateData(), storeId: newStoreId() }, () => undefined)
+}
+
+const STORE_ID = /^sto_[A-Za-z0-9_-]{8,64}$/
+
+/** A new identity for a file store: its change journal's lines carry it, so another directory's journal is never replayed. */
+export function newStoreId(): string {
+  return newId('sto')
 }

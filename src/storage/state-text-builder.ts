@@ -30,7 +30,8 @@ function member(id: string, row: object, touched: string | undefined): string {
 
 /** The state file's text of `data`, as chunks of about `chunk` characters that join to the file. */
 export function* stateChunks(data: StateData, lastUsed: LastUsed, chunk = CHUNK): Generator<string> {
-  let text = `{"schemaVersion":${SCHEMA_VERSION},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`
+  const id = data.storeId === undefined ? '' : `,"storeId":${JSON.stringify(data.storeId)}`
+  let text = `{"schemaVersion":${SCHEMA_VERSION}${id},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`
   for (const table of TABLES) {
     text += `,${JSON.stringify(table)}:{`
     const usage = isUsageTable(table)

@@ -7,7 +7,7 @@
  */
 
 import { afterEach, expect, test } from 'bun:test'
-import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { systemPrincipal } from '../../src/domain/principal.ts'
 import { type JournalBatch, lineChunks, readChangeJournal } from '../../src/storage/change-journal.ts'
@@ -157,4 +157,31 @@ test('audit entries past a restored backup are kept aside, not deleted', async (
   } finally {
     await store.close()
   }
+})
+
+test('a journal copied from another data directory is refused, even where its revisions line up', async () => {
+  const other = await journalOf(2) // its lines continue revision 0
+  const dir = tempDir()
+  dirs.push(dir)
+  const store = await openJsonFileStore({ now: systemClock, dataDir: dir })
+  await store.close() // an empty store at revision 0, with its own identity
+  mkdirSync(join(dir, 'changes'), { recursive: true })
+  copyFileSync(segmentOf(other), join(dir, 'changes', 'changes-0000000001.jsonl'))
+  await expect(openJsonFileStore({ now: systemClock, dataDir: dir })).rejects.toThrow(/belong to another data directory \(store sto_/)
+})
+
+test('a state file from before store ids gets one at opening, and its journal lines carry it', async () => {
+  const dir = tempDir()
+  dirs.push(dir)
+  let store = await openJsonFileStore({ now: systemClock, dataDir: dir })
+  await store.close()
+  const file = JSON.parse(readFileSync(join(dir, 'flagd.json'), 'utf8'))
+  delete file.storeId
+  writeFileSync(join(dir, 'flagd.json'), JSON.stringify(file))
+  store = await openJsonFileStore({ now: systemClock, dataDir: dir, checkpoints: { afterMs: 0 } })
+  const id = JSON.parse(readFileSync(join(dir, 'flagd.json'), 'utf8')).storeId
+  expect(id).toMatch(/^sto_/)
+  await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+  expect(readChangeJournal(dir, undefined, false).batches.map((b) => b.store)).toEqual([id])
+  await store.close()
 })

@@ -67,7 +67,8 @@ describe('open', () => {
   test('creates an empty version-6 state file, mode 0600', async () => {
     const { dir } = await open()
     const path = stateFilePath(dir)
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(EMPTY_STATE)
+    // with the store's identity, which its change journal's lines carry
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ ...EMPTY_STATE, storeId: expect.stringMatching(/^sto_[A-Za-z0-9_-]{22}$/) })
     expect(statSync(path).mode & 0o777).toBe(0o600)
   })
 
