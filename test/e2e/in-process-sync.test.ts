@@ -15,6 +15,7 @@ import { type Client, OpenFeature, ProviderEvents } from '@openfeature/server-sd
 import { FLAG_SYNC_SERVICE } from '../../src/sync/sync-protocol.ts'
 import { freePort } from '../helpers/daemon.ts'
 import { eventually, wakeSignal } from '../helpers/eventually.ts'
+import { PROVIDER_DEADLINE_MS } from '../helpers/flagd-provider-options.ts'
 import { parseFeature } from '../helpers/gherkin.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
 import { type AdminDaemon, daemonForFile, startAdminDaemon } from '../helpers/test-daemon.ts'
@@ -92,7 +93,13 @@ describe('the official flagd provider, in-process', () => {
   test('every testkit flag answers locally what OFREP answers, for every context of the testbed', async () => {
     await OpenFeature.setProviderAndWait(
       'local',
-      new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` }),
+      new FlagdProvider({
+        deadlineMs: PROVIDER_DEADLINE_MS,
+        resolverType: 'in-process',
+        host: '127.0.0.1',
+        port: syncPort,
+        selector: `token=${token}`,
+      }),
     )
     await OpenFeature.setProviderAndWait('remote', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
     const local = OpenFeature.getClient('local')
@@ -120,7 +127,13 @@ describe('the official flagd provider, in-process', () => {
 
   test('a change made through the API is pushed to the provider, which announces it', async () => {
     await api('POST', '/api/flags', { name: 'live/switch', type: 'BOOLEAN', value: false }, admin)
-    const provider = new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` })
+    const provider = new FlagdProvider({
+      deadlineMs: PROVIDER_DEADLINE_MS,
+      resolverType: 'in-process',
+      host: '127.0.0.1',
+      port: syncPort,
+      selector: `token=${token}`,
+    })
     await OpenFeature.setProviderAndWait('live', provider)
     const client = OpenFeature.getClient('live')
     expect(await client.getBooleanValue('live/switch', true)).toBe(false)
@@ -160,7 +173,13 @@ describe('the official flagd provider, in-process', () => {
       ],
     ]
     for (const [name, body] of rollouts) expect((await api('POST', '/api/flags', { name, ...body }, admin)).status).toBe(201)
-    const provider = new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port: syncPort, selector: `token=${token}` })
+    const provider = new FlagdProvider({
+      deadlineMs: PROVIDER_DEADLINE_MS,
+      resolverType: 'in-process',
+      host: '127.0.0.1',
+      port: syncPort,
+      selector: `token=${token}`,
+    })
     await OpenFeature.setProviderAndWait('ramp', provider)
     await OpenFeature.setProviderAndWait('ramp-ofrep', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
     const local = OpenFeature.getClient('ramp')
@@ -187,7 +206,10 @@ describe('the official flagd provider, in-process', () => {
 
   test('the unix socket needs no token (the file system guards it)', async () => {
     expect(statSync(socket).mode & 0o777).toBe(0o660) // owner and group may connect, nobody else
-    await OpenFeature.setProviderAndWait('socket', new FlagdProvider({ resolverType: 'in-process', socketPath: socket }))
+    await OpenFeature.setProviderAndWait(
+      'socket',
+      new FlagdProvider({ deadlineMs: PROVIDER_DEADLINE_MS, resolverType: 'in-process', socketPath: socket }),
+    )
     const client = OpenFeature.getClient('socket')
     expect(await client.getBooleanDetails('boolean-flag', false)).toMatchObject({ value: true, reason: 'STATIC' })
   })

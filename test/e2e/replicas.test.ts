@@ -17,6 +17,7 @@ import { isJsonObject } from '../../src/domain/json-object.ts'
 import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
 import { type Daemon, freePort, startDaemon } from '../helpers/daemon.ts'
 import { eventually } from '../helpers/eventually.ts' // how fast replicas converge is bench/replicas.ts's, never asserted here
+import { PROVIDER_DEADLINE_MS } from '../helpers/flagd-provider-options.ts'
 import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -367,7 +368,13 @@ test.skipIf(!bin)(
     const secret = ((await made.json()) as { token: string }).token
     await OpenFeature.setProviderAndWait(
       'replicas',
-      new FlagdProvider({ resolverType: 'in-process', host: '127.0.0.1', port, selector: `token=${secret}` }),
+      new FlagdProvider({
+        deadlineMs: PROVIDER_DEADLINE_MS,
+        resolverType: 'in-process',
+        host: '127.0.0.1',
+        port,
+        selector: `token=${secret}`,
+      }),
     )
     try {
       const client = OpenFeature.getClient('replicas')

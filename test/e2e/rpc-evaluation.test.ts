@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { FlagdProvider } from '@openfeature/flagd-provider'
 import { type Client, OpenFeature, ProviderEvents } from '@openfeature/server-sdk'
 import { freePort } from '../helpers/daemon.ts'
+import { PROVIDER_DEADLINE_MS } from '../helpers/flagd-provider-options.ts'
 import { OfrepServerProvider } from '../helpers/ofrep-server-provider.ts'
 import { type AdminDaemon, daemonForFile } from '../helpers/test-daemon.ts'
 import { testkitDetails, testkitFlags } from '../helpers/testkit.ts'
@@ -54,7 +55,10 @@ const contexts: Record<string, unknown>[] = [
 ]
 
 test('every testkit flag answers over RPC what OFREP answers: value, reason, variant', async () => {
-  await OpenFeature.setProviderAndWait('rpc', new FlagdProvider({ host: '127.0.0.1', port: rpcPort, cache: 'disabled' }))
+  await OpenFeature.setProviderAndWait(
+    'rpc',
+    new FlagdProvider({ deadlineMs: PROVIDER_DEADLINE_MS, host: '127.0.0.1', port: rpcPort, cache: 'disabled' }),
+  )
   await OpenFeature.setProviderAndWait('remote', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
   const rpc = OpenFeature.getClient('rpc')
   const remote = OpenFeature.getClient('remote')
@@ -77,7 +81,7 @@ test('every testkit flag answers over RPC what OFREP answers: value, reason, var
 
 test("a change evicts the provider's cached answer through the event stream", async () => {
   expect((await api('POST', '/api/flags', { name: 'rpc/live', type: 'BOOLEAN', value: false })).status).toBe(201)
-  await OpenFeature.setProviderAndWait('cached', new FlagdProvider({ host: '127.0.0.1', port: rpcPort }))
+  await OpenFeature.setProviderAndWait('cached', new FlagdProvider({ deadlineMs: PROVIDER_DEADLINE_MS, host: '127.0.0.1', port: rpcPort }))
   const client = OpenFeature.getClient('cached')
   expect((await client.getBooleanDetails('rpc/live', true)).value).toBe(false)
   expect((await client.getBooleanDetails('rpc/live', true)).reason).toBe('CACHED')
