@@ -5,6 +5,8 @@
  * consent form) and answers where the provider sends the browser back.
  */
 
+import { freePort } from './daemon.ts'
+
 /** A person of the provider: the claims it gives about them. */
 export interface Account {
   sub: string
@@ -23,12 +25,22 @@ export interface TestProvider {
   stop(): Promise<void>
 }
 
-/** Starts a provider whose client may redirect to `redirectUris`. */
-export async function startProvider(
-  redirectUris: string[],
-  accounts: Account[],
-  port = 20_000 + Math.floor(Math.random() * 20_000),
-): Promise<TestProvider> {
+/**
+ * Starts a provider whose client may redirect to `redirectUris`, on `port` or, by default, on a port
+ * the system says is free (its issuer URL names the port, so it is chosen before listening; another
+ * process can take it in between, so a port found in use is given up for another, a few times).
+ */
+export async function startProvider(redirectUris: string[], accounts: Account[], port?: number): Promise<TestProvider> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startProviderOn(redirectUris, accounts, port ?? freePort())
+    } catch (err) {
+      if (port !== undefined || attempt >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    }
+  }
+}
+
+async function startProviderOn(redirectUris: string[], accounts: Account[], port: number): Promise<TestProvider> {
   const issuer = `http://127.0.0.1:${port}`
   const clientId = 'flagd'
   const clientSecret = 'flagd-test-client-secret'
@@ -63,7 +75,10 @@ export async function startProvider(
   console.warn = warn
   provider.proxy = false
   const server = provider.listen(port)
-  await new Promise((resolve) => server.once('listening', resolve))
+  await new Promise((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', reject)
+  })
 
   async function signIn(authorizationUrl: string, login: string): Promise<URL> {
     const jar = new Map<string, string>()
