@@ -185,3 +185,31 @@ test('a state file from before store ids gets one at opening, and its journal li
   expect(readChangeJournal(dir, undefined, false).batches.map((b) => b.store)).toEqual([id])
   await store.close()
 })
+
+test('a checkpoint that fails (a full disk) changes nothing: writes go on, and the next one writes the state file', async () => {
+  const dir = tempDir()
+  dirs.push(dir)
+  let full = true
+  const logged: string[] = []
+  const store = await openJsonFileStore({
+    now: systemClock,
+    dataDir: dir,
+    checkpoints: { afterMs: 0 },
+    log: (line) => logged.push(line),
+    faults: (path) => {
+      if (full && path.endsWith('flagd.json')) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+    },
+  })
+  const inside = store as unknown as { checkpoint(): Promise<void> }
+  await store.transact(meta, (tx) => tx.put('flags', sampleFlag('a')))
+  await inside.checkpoint()
+  expect(logged.join('\n')).toContain('writing the state file failed (every change is safe in the change journal; retried later)')
+  expect(store.writable).toBe(true)
+  expect(readStateFileOnly(join(dir, 'flagd.json')).flags.size).toBe(0)
+  await store.transact(meta, (tx) => tx.put('flags', sampleFlag('b')))
+  full = false
+  await inside.checkpoint()
+  expect([...readStateFileOnly(join(dir, 'flagd.json')).flags.keys()].sort()).toEqual(['a', 'b'])
+  expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([])
+  await store.close()
+})
