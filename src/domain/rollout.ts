@@ -17,6 +17,7 @@ import type { FieldProblem } from './errors.ts'
 import type { Flag, JsonObject } from './flag.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { isJsonObject } from './json-object.ts'
+import type { Guard, RolloutHalt } from './rollout-guard.ts'
 import { unknownFieldReason } from './spelling-suggestion.ts'
 
 /** A rollout as a flag's state holds it. */
@@ -29,6 +30,12 @@ export interface Rollout {
   toPercent: number
   /** The context attribute whose value keeps a context in its bucket (default: `targetingKey`). */
   by?: string
+  /** Checks on the application's metrics that stop the rollout by themselves (docs/guarded-rollouts.md). */
+  guard?: Guard
+  /** Kept by the server: when the rollout was last written (ISO 8601); a guard counts from here. */
+  writtenAt?: string
+  /** Kept by the server: the trip that stopped the rollout, until it is written again. */
+  halted?: RolloutHalt
 }
 
 const FIELDS = new Set(['variant', 'start', 'end', 'fromPercent', 'toPercent', 'by'])
