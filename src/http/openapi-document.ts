@@ -11,6 +11,7 @@ import { errorText, operationOf, type RouteDoc } from './route-docs.ts'
 import { documentedPath, type RouteSpec } from './route-spec.ts'
 import { ErrorSchema } from './schemas/common-schemas.ts'
 import { flagComponents, segmentComponents } from './schemas/flag-schemas.ts'
+import { guardComponents } from './schemas/guard-schemas.ts'
 import { usageComponents } from './schemas/usage-schemas.ts'
 
 type Json = Record<string, unknown>
@@ -126,10 +127,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Json {
       schemas: {
         Error: toOpenApi30(ErrorSchema),
         ...Object.fromEntries(
-          Object.entries({ ...flagComponents(), ...segmentComponents(), ...usageComponents() }).map(([name, schema]) => [
-            name,
-            toOpenApi30(schema),
-          ]),
+          Object.entries({ ...flagComponents(), ...segmentComponents(), ...usageComponents(), ...guardComponents() }).map(
+            ([name, schema]) => [name, toOpenApi30(schema)],
+          ),
         ),
       },
       responses: errorResponses(),
