@@ -2755,6 +2755,109 @@ export interface components {
             /** @description Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays */
             stale: boolean;
         };
+        GuardCheckReading: {
+            /** @enum {string} */
+            kind: "error-rate" | "mean" | "threshold";
+            /**
+             * @description collecting: an arm has fewer than minSamples; tripped: this check stopped the rollout
+             * @enum {string}
+             */
+            state: "collecting" | "healthy" | "tripped";
+            /** @description The rollout's variant. {total, errors, rate} for an error-rate check, {count, mean} for a mean check, {increase} for a threshold check */
+            treatment: {
+                total?: number;
+                errors?: number;
+                rate?: number | null;
+                count?: number;
+                mean?: number | null;
+                increase?: number;
+            };
+            /** @description Every other variant of the flag; null for a threshold check */
+            control: {
+                total?: number;
+                errors?: number;
+                rate?: number | null;
+                count?: number;
+                mean?: number | null;
+                increase?: number;
+            } | null;
+            /** @description Treatment minus control, with the bounds of its always-valid confidence sequence; null while collecting and for threshold checks */
+            difference: {
+                estimate: number;
+                lower: number;
+                upper: number;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "rollout": {
+         *         "variant": "on",
+         *         "start": "2026-12-07T09:00:00.000Z",
+         *         "end": "2026-12-08T09:00:00.000Z",
+         *         "fromPercent": 5,
+         *         "toPercent": 100,
+         *         "guard": {
+         *           "checks": [
+         *             {
+         *               "kind": "error-rate",
+         *               "errors": "http.server.errors",
+         *               "total": "http.server.requests"
+         *             }
+         *           ]
+         *         },
+         *         "status": "running",
+         *         "percent": 23
+         *       },
+         *       "status": "running",
+         *       "percent": 23,
+         *       "guard": {
+         *         "checks": [
+         *           {
+         *             "kind": "error-rate",
+         *             "state": "healthy",
+         *             "treatment": {
+         *               "total": 4120,
+         *               "errors": 41,
+         *               "rate": 0.00995
+         *             },
+         *             "control": {
+         *               "total": 13870,
+         *               "errors": 150,
+         *               "rate": 0.01081
+         *             },
+         *             "difference": {
+         *               "estimate": -0.00086,
+         *               "lower": -0.0061,
+         *               "upper": 0.0044
+         *             }
+         *           }
+         *         ],
+         *         "checkedAt": "2026-12-07T13:10:00.000Z",
+         *         "trippedAt": null
+         *       }
+         *     }
+         */
+        RolloutReport: {
+            /** @description The flag's rollout in the environment, as a flag read shows it */
+            rollout: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: "pending" | "running" | "completed" | "paused" | "rolled-back";
+            /** @description The share served the variant now (0 once rolled back) */
+            percent: number;
+            /** @description null for a rollout without a guard */
+            guard: {
+                checks: components["schemas"]["GuardCheckReading"][];
+                /**
+                 * Format: date-time
+                 * @description When this reading was made (the trip, once tripped)
+                 */
+                checkedAt: string;
+                /** Format: date-time */
+                trippedAt: string | null;
+            } | null;
+        };
     };
     responses: {
         /** @description Invalid request (bad JSON, failed validation, unknown field or query parameter) */
