@@ -1,0 +1,71 @@
+/**
+ * docs/ui.md#guarded-rollouts in Chromium: a guard set up on the rollout card and saved with the
+ * rollout, the service's refusal shown under the field it names, what the guard sees in words with
+ * a chart per check, and axe-core on the card.
+ */
+
+import { expect, setDefaultTimeout, test } from 'bun:test'
+import { clickButton, fillByLabel, selectByLabel, seriousViolations, waitForText } from '../helpers/ui-driver.ts'
+import { browserSuite } from '../helpers/ui-fixture.ts'
+
+// the callbacks below run in the page, where these exist
+declare const document: {
+  querySelectorAll(selector: string): Iterable<{
+    textContent: string | null
+    querySelector(s: string): { textContent: string | null } | null
+  }>
+}
+
+setDefaultTimeout(60_000)
+const suite = browserSuite('ui-guard', async (ui) => {
+  await ui.api('POST', '/api/flags', { name: 'shop/new-checkout', type: 'BOOLEAN', variants: { on: true, off: false }, value: false })
+  await ui.api('POST', '/api/flags', { name: 'shop/watched', type: 'BOOLEAN', variants: { on: true, off: false }, value: false })
+})
+const chromium = suite.chromium
+const api = (method: string, path: string, body?: unknown) => suite.ui.api(method, path, body)
+const url = () => suite.ui.d.url
+
+test.skipIf(!chromium)('a guard set up on the rollout card is saved with the rollout; a refusal shows at its field', async () => {
+  const p = await suite.open()
+  await p.goto(`${url()}/ui/flags/shop/new-checkout`)
+  await waitForText(p, 'No rollout in this environment')
+  await waitForText(p, 'No guard: add a check')
+  await clickButton(p, 'Add error rate check')
+  await clickButton(p, 'Add threshold check')
+  await fillByLabel(p, 'Allowed increase (points)', '0.5')
+  await fillByLabel(p, 'Counter', 'app.crashes')
+  await fillByLabel(p, 'At most', '20')
+  await fillByLabel(p, 'In the last (seconds)', '600')
+  await fillByLabel(p, 'Samples per arm before deciding (default 200)', '500')
+  await selectByLabel(p, 'When a check trips', 'pause')
+  // a name OpenTelemetry would not take: refused, named at its field, nothing saved
+  await fillByLabel(p, 'Errors counter', '9 errors')
+  await clickButton(p, 'Start rollout')
+  await p.waitForFunction(
+    () =>
+      [...document.querySelectorAll('.guard-check .field')].some(
+        (f) => f.querySelector('label')?.textContent === 'Errors counter' && (f.querySelector('.field-error')?.textContent ?? '') !== '',
+      ),
+    { polling: 'mutation' },
+  )
+  expect(((await (await api('GET', '/api/flags/shop/new-checkout')).json()) as { rollout?: unknown }).rollout).toBeUndefined()
+
+  await fillByLabel(p, 'Errors counter', 'app.errors')
+  await clickButton(p, 'Start rollout')
+  await waitForText(p, 'rollout saved as revision')
+  const flag = (await (await api('GET', '/api/flags/shop/new-checkout')).json()) as { rollout: { guard: unknown } }
+  expect(flag.rollout.guard).toEqual({
+    checks: [
+      { kind: 'error-rate', errors: 'app.errors', total: 'app.requests', maxIncrease: 0.005 },
+      { kind: 'threshold', metric: 'app.crashes', max: 20, windowSeconds: 600 },
+    ],
+    minSamples: 500,
+    action: 'pause',
+  })
+  // the card now says what the guard sees, a chart per check named after its metric
+  await waitForText(p, 'Guarded by 2 checks (at least 500 samples per arm, alpha 0.05); pauses when one trips')
+  await waitForText(p, 'app.crashes 0 in the last 10 min with the new variant (at most 20)')
+  await p.waitForSelector('svg[role="img"][aria-label^="app.errors per app.requests over time"]')
+  await p.waitForSelector('svg[role="img"][aria-label^="app.crashes increase over time"]')
+  expect(await seriousViolations(p)).toEqual([])
+})
