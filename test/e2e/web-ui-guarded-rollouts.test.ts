@@ -69,3 +69,50 @@ test.skipIf(!chromium)('a guard set up on the rollout card is saved with the rol
   await p.waitForSelector('svg[role="img"][aria-label^="app.crashes increase over time"]')
   expect(await seriousViolations(p)).toEqual([])
 })
+
+/** An OTLP/JSON report of cumulative counters, one point per variant, series started now. */
+function report(flag: string, counts: Record<string, Record<string, number>>): unknown {
+  const now = `${BigInt(Date.now()) * 1_000_000n}`
+  const metrics = Object.entries(counts).map(([name, byVariant]) => ({
+    name,
+    sum: {
+      aggregationTemporality: 2,
+      isMonotonic: true,
+      dataPoints: Object.entries(byVariant).map(([variant, n]) => ({
+        attributes: [
+          { key: 'feature_flag.key', value: { stringValue: flag } },
+          { key: 'feature_flag.result.variant', value: { stringValue: variant } },
+        ],
+        startTimeUnixNano: now,
+        timeUnixNano: now,
+        asInt: String(n),
+      })),
+    },
+  }))
+  return { resourceMetrics: [{ resource: { attributes: [] }, scopeMetrics: [{ scope: { name: 'shop' }, metrics }] }] }
+}
+
+test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a chart of both arms', async () => {
+  const start = new Date(Date.now() - 60_000).toISOString()
+  const end = new Date(Date.now() + 86_400_000).toISOString()
+  const guard = { checks: [{ kind: 'error-rate', errors: 'app.errors', total: 'app.requests' }], minSamples: 50 }
+  const put = await api('PUT', '/api/flags/shop/watched', {
+    rollout: { variant: 'on', start, end, fromPercent: 50, toPercent: 100, guard },
+  })
+  expect(put.status).toBe(200)
+  // the new variant fails one request in five, the old one in a hundred
+  const sent = await api(
+    'POST',
+    '/v1/metrics',
+    report('shop/watched', { 'app.requests': { on: 1000, off: 1000 }, 'app.errors': { on: 200, off: 10 } }),
+  )
+  expect(sent.status).toBe(200)
+
+  const p = await suite.open()
+  await p.goto(`${url()}/ui/flags/shop/watched`)
+  await waitForText(p, 'Rolled back by its guard at ')
+  await waitForText(p, 'app.errors 20.0 % with the new variant against 1.0 % without: +19.0 points (')
+  await waitForText(p, '; rolled back at ')
+  await p.waitForSelector('svg[role="img"][aria-label="app.errors per app.requests over time: new variant 20.0 %, others 1.0 %"]')
+  expect(await seriousViolations(p)).toEqual([])
+})

@@ -23,6 +23,7 @@ function pointsOf(values: (number | null)[], top: number): string {
 /** The last value of a line that has one. */
 const lastOf = (values: (number | null)[]) => [...values].reverse().find((v) => v !== null) ?? null
 
+/** A check's arms over time as an SVG line chart, one image named after its metric. */
 export function GuardChart({ label, series, rate }: { label: string; series: CheckSeries; rate: boolean }) {
   const show = (v: number | null) => (v === null ? 'none yet' : rate ? percentOf(v) : inUnits(v))
   const treatment = series.lines.find((l) => l.arm === 'treatment')

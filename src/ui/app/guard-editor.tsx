@@ -32,6 +32,7 @@ const FIELDS: Record<GuardCheck['kind'], { key: keyof CheckDraft; label: string;
   ],
 }
 
+/** The guard's part of the rollout form: its checks, samples, alpha and action, each with the service's reason. */
 export function GuardEditor({
   draft,
   onChange,
@@ -100,7 +101,7 @@ export function GuardEditor({
         </div>
       )}
       {draft.checks.length > 0 && (
-        <>
+        <div class="guard-settings">
           <Field id="guard-min-samples" label="Samples per arm before deciding (default 200)" error={err('minSamples')}>
             <input
               id="guard-min-samples"
@@ -130,7 +131,7 @@ export function GuardEditor({
               <option value="pause">pause (keep the share where it is)</option>
             </select>
           </Field>
-        </>
+        </div>
       )}
     </fieldset>
   )

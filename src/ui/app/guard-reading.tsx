@@ -24,18 +24,21 @@ async function read<T>(path: string, flagName: string, query: Record<string, str
 
 const REFRESH_MS = 15_000
 
+/** What the guard of a flag's rollout sees; `haltShown` when the card already says that the rollout stopped. */
 export function GuardReading({
   name,
   revision,
   variant,
   guard,
   since,
+  haltShown,
 }: {
   name: string
   revision: unknown
   variant: string
   guard: Guard
   since: string
+  haltShown: boolean
 }) {
   const [reading, setReading] = useState<RolloutReading | null>(null)
   const [impacts, setImpacts] = useState<Record<string, Impact | undefined>>({})
@@ -60,7 +63,7 @@ export function GuardReading({
       clearInterval(timer)
     }
   }, [name, revision, since, JSON.stringify(guard)])
-  const status = reading ? statusInWords(reading) : null
+  const status = reading && !haltShown ? statusInWords(reading) : null
   return (
     <div class="guard-reading">
       {status && (

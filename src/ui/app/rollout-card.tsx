@@ -88,6 +88,9 @@ export function RolloutCard({
     rollout ?? ({ start: '1970-01-01T00:00:00Z', end: '1970-01-01T00:00:01Z', fromPercent: 0, toPercent: 0 } as Rollout),
     Math.floor(Date.now() / 1000),
   )
+  // a stopped rollout's share is the service's (0 once rolled back), not the window's
+  const stopped = rollout?.halted
+  const shown = halt === null ? now.percent : (read?.percent ?? (stopped?.status === 'paused' ? stopped.percent : 0))
   const set = (key: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value })
   return (
     <section class="card" aria-labelledby="rollout-title">
@@ -112,8 +115,8 @@ export function RolloutCard({
               {rollout.by ? `, sticky by ${rollout.by}` : ', sticky by targetingKey'}).
             </p>
           )}
-          <div class="rollout-bar" role="img" aria-label={`rollout at ${now.percent} %`}>
-            <span style={{ width: `${now.percent}%` }} />
+          <div class="rollout-bar" role="img" aria-label={`rollout at ${shown} %`}>
+            <span style={{ width: `${shown}%` }} />
           </div>
           <ol class="timeline" aria-label="Rollout timeline">
             {milestones(rollout).map((m) => (
@@ -127,6 +130,7 @@ export function RolloutCard({
           </ol>
           {rollout.guard && (
             <GuardReading
+              haltShown={halt !== null}
               name={name}
               revision={flag.revision}
               variant={rollout.variant}
