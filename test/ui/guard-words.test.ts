@@ -92,7 +92,7 @@ test('windows in the words people use', () => {
 test('where a stopped rollout stands; a running one leaves it to the timeline', () => {
   const rollout = { variant: 'true' }
   expect(statusInWords({ rollout, status: 'rolled-back', percent: 0, guard: tripped.guard }, time)).toBe(
-    'Rolled back by its guard at 10:42 UTC: serves "true" to no one',
+    'Rolled back by its guard at 10:42 UTC: the rollout serves "true" to no one',
   )
   expect(statusInWords({ rollout, status: 'paused', percent: 35, guard: tripped.guard }, time)).toBe(
     'Paused by its guard at 10:42 UTC: serves "true" to 35 % of contexts until the rollout is written again',

@@ -8,6 +8,7 @@
 import type { Difference } from '../../domain/guard-statistics.ts'
 import { GUARD_DEFAULTS, type Guard, type GuardCheck } from '../../domain/rollout-guard.ts'
 import { localTime } from './local-time.ts'
+import { haltInWords } from './rollout-words.ts'
 
 /** The state of a rollout as `GET /api/flags/{name}/rollout` says it. */
 export type RolloutStatus = 'pending' | 'running' | 'completed' | 'paused' | 'rolled-back'
@@ -113,14 +114,11 @@ export function checkInWords(
   return reading.state === 'healthy' && check.kind !== 'threshold' ? `${text}; healthy` : text
 }
 
-/** Where a rollout stands, from its reading: "Rolled back by its guard at …: serves "true" to no one". */
+/** Where a rollout its guard stopped stands, from its reading; `null` while it is not stopped. */
 export function statusInWords(reading: RolloutReading, time: (iso: string) => string = localTime): string | null {
-  const variant = JSON.stringify(reading.rollout?.variant ?? '')
+  if (reading.status !== 'rolled-back' && reading.status !== 'paused') return null
   const at = reading.guard?.trippedAt ?? reading.rollout?.halted?.at
-  if (reading.status === 'rolled-back') return `Rolled back by its guard${at ? ` at ${time(at)}` : ''}: serves ${variant} to no one`
-  if (reading.status === 'paused')
-    return `Paused by its guard${at ? ` at ${time(at)}` : ''}: serves ${variant} to ${reading.percent} % of contexts until the rollout is written again`
-  return null
+  return haltInWords(reading.rollout?.variant ?? '', { status: reading.status, percent: reading.percent, at: at ?? undefined }, time)
 }
 
 /** What a guard does in a few words: "3 checks, at least 200 samples per arm, alpha 0.05, rolls back". */

@@ -15,10 +15,9 @@ import type { WriteOutcome } from './flag-writes.ts'
 import { draftOfGuard, guardOfDraft } from './guard-draft.ts'
 import { GuardEditor } from './guard-editor.tsx'
 import { GuardReading } from './guard-reading.tsx'
-import { type RolloutStatus, statusInWords } from './guard-words.ts'
 import { localTime } from './local-time.ts'
 import { done, NoticeLine, useOutcome } from './notice.tsx'
-import { rolloutNow } from './rollout-words.ts'
+import { haltInWords, haltOf, rolloutNow } from './rollout-words.ts'
 import { link } from './router.ts'
 
 type Pending = { id: string; title: string; state: string; scheduledAt: string | null; environment: string }
@@ -52,14 +51,9 @@ export function RolloutCard({
   const [pending, setPending] = useState<Pending[]>([])
   const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [guard, setGuard] = useState(() => draftOfGuard(rollout?.guard))
-  // read-only on a flag's read: where the rollout stands, and a guard's trip (docs/ui.md#guarded-rollouts)
-  const read = flag.rollout as { status?: RolloutStatus; percent?: number } | undefined
-  const halt =
-    rollout && read?.status
-      ? statusInWords({ rollout, status: read.status, percent: read.percent ?? 0, guard: null })
-      : rollout?.halted
-        ? statusInWords({ rollout, status: rollout.halted.status, percent: rollout.halted.percent, guard: null })
-        : null
+  // a rollout its guard stopped says so, with the share it serves (docs/ui.md#guarded-rollouts)
+  const stopped = rollout ? haltOf(rollout) : null
+  const halt = rollout && stopped ? haltInWords(rollout.variant, stopped) : null
   const week = Date.now() + 7 * 86_400_000
   const [form, setForm] = useState({
     variant: rollout?.variant ?? variants[0] ?? '',
@@ -88,9 +82,7 @@ export function RolloutCard({
     rollout ?? ({ start: '1970-01-01T00:00:00Z', end: '1970-01-01T00:00:01Z', fromPercent: 0, toPercent: 0 } as Rollout),
     Math.floor(Date.now() / 1000),
   )
-  // a stopped rollout's share is the service's (0 once rolled back), not the window's
-  const stopped = rollout?.halted
-  const shown = halt === null ? now.percent : (read?.percent ?? (stopped?.status === 'paused' ? stopped.percent : 0))
+  const shown = stopped ? stopped.percent : now.percent
   const set = (key: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value })
   return (
     <section class="card" aria-labelledby="rollout-title">

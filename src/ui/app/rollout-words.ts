@@ -6,8 +6,32 @@
 import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
 import { localTime } from './local-time.ts'
 
-/** A rollout in words: where it stands at `nowMs`, and where it goes. */
+/** How a rollout stopped by its guard stands (docs/ui.md#guarded-rollouts), or `null` for one that is not stopped. */
+export function haltOf(r: Rollout): { status: 'paused' | 'rolled-back'; at?: string; percent: number } | null {
+  // a flag read carries the read-only `status` and `percent`; the stored rollout its halt
+  const read = r as Rollout & { status?: string; percent?: number }
+  const status = read.status === 'paused' || read.status === 'rolled-back' ? read.status : r.halted?.status
+  if (!status) return null
+  const percent = status === 'rolled-back' ? 0 : (read.percent ?? r.halted?.percent ?? 0)
+  return { status, percent, ...(r.halted?.at ? { at: r.halted.at } : {}) }
+}
+
+/** A stopped rollout in words: "Rolled back by its guard at …: the rollout serves "true" to no one". */
+export function haltInWords(
+  variant: string,
+  halt: { status: 'paused' | 'rolled-back'; at?: string | undefined; percent: number },
+  time: (iso: string) => string = localTime,
+): string {
+  const when = halt.at ? ` at ${time(halt.at)}` : ''
+  const name = JSON.stringify(variant)
+  if (halt.status === 'rolled-back') return `Rolled back by its guard${when}: the rollout serves ${name} to no one`
+  return `Paused by its guard${when}: serves ${name} to ${halt.percent} % of contexts until the rollout is written again`
+}
+
+/** A rollout in words: where it stands at `nowMs` (or where its guard stopped it), and where it goes. */
 export function rolloutNow(r: Rollout, nowMs: number, time: (iso: string) => string = localTime): string {
+  const halt = haltOf(r)
+  if (halt) return haltInWords(r.variant, halt, time)
   const now = rolloutAt(r, Math.floor(nowMs / 1000))
   const variant = JSON.stringify(r.variant)
   if (nowMs < Date.parse(r.start))

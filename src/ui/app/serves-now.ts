@@ -6,7 +6,7 @@
 
 import type { Rollout } from '../../domain/rollout.ts'
 import { localTime } from './local-time.ts'
-import { rolloutNow } from './rollout-words.ts'
+import { haltOf, rolloutNow } from './rollout-words.ts'
 
 /** What the sentence needs of a flag in the chosen environment. */
 export interface FlagNow {
@@ -34,6 +34,8 @@ export function servesNow(flag: FlagNow, nowMs: number, time: (iso: string) => s
   if (flag.enabled === false) return 'Serves nothing: applications use their own default.'
   const own = ownAnswer(flag)
   const rest = flag.targeting ? `the rule decides (see Targeting), else ${own}` : own
+  if (flag.rollout && haltOf(flag.rollout)?.status === 'rolled-back')
+    return `${rolloutNow(flag.rollout, nowMs, time)}; everyone gets ${rest}.`
   if (flag.rollout) return `${rolloutNow(flag.rollout, nowMs, time)}; the others: ${rest}.`
   return flag.targeting ? `Depends on who asks (see Targeting); when no rule decides: ${own}.` : `Serves ${own} to everyone.`
 }
