@@ -1,6 +1,5 @@
 /**
- * The watched import folder (docs/migrations.md). The file system's events (`node:fs` watch, not
- * chokidar: docs/performance.md#idle-memory-the-bytecode-laid-out-by-use) are only hints that trigger a scan; the
+ * The watched import folder (docs/migrations.md). chokidar events are only hints that trigger a scan; the
  * folder is also rescanned periodically, because events get lost. A `.json` file not starting with
  * `.` is read once its size and mtime have not changed for `settleMs`, counted from the last change
  * seen; ready files are imported in name order, one at a time, through the same import engine as the
@@ -8,9 +7,9 @@
  * non-regular files are refused.
  */
 
-import { type FSWatcher, watch } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { type FSWatcher, watch } from 'chokidar'
 import { type JsonProblem, MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import type { Clock } from '../domain/clock.ts'
 import { AppError } from '../domain/errors.ts'
@@ -207,7 +206,12 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     scan,
     async start() {
       await prepareDropFolder(options.watchDir)
-      fsWatcher = watch(options.watchDir, () => void scan())
+      fsWatcher = watch(options.watchDir, {
+        depth: 0,
+        ignoreInitial: true,
+        ignored: (p) => /[/\\](processed|failed)([/\\]|$)/.test(p.slice(options.watchDir.length)),
+      })
+      fsWatcher.on('all', () => void scan())
       fsWatcher.on('error', () => {})
       timer = setInterval(() => void scan(), options.rescanMs)
       void scan()
@@ -216,7 +220,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
       stopped = true
       clearInterval(timer)
       clearTimeout(settleTimer)
-      fsWatcher?.close()
+      await fsWatcher?.close()
       await running
     },
   }

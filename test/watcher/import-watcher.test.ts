@@ -165,15 +165,6 @@ test('the same name dropped twice is kept twice in processed/', async () => {
   if (names[0]?.slice(0, 15) === names[1]?.slice(0, 15)) expect(names.some((n) => n.endsWith('_same-2.json'))).toBe(true)
 })
 
-test('a file-system event alone finds a dropped file, with no rescan due for a minute', async () => {
-  const { t, dir } = await started({ FLAGD_IMPORT_RESCAN_MS: '60000' })
-  // the start-up scan is over and the folder empty: from now on only the watch's events start a scan
-  await t.app.watcher.scan()
-  writeFileSync(join(dir, 'evented.json'), docWith({ 'evented/flag': { type: 'BOOLEAN' } }))
-  await until(() => list(dir, 'processed').length === 2)
-  expect((await t.req('GET', '/api/flags/evented/flag', { token: t.adminToken })).status).toBe(200)
-})
-
 test('the rescan alone finds files: events are only hints', async () => {
   const { createImportWatcher } = await import('../../src/watcher/import-watcher.ts')
   const { prepareDropFolder } = await import('../../src/watcher/drop-folder.ts')
@@ -181,7 +172,7 @@ test('the rescan alone finds files: events are only hints', async () => {
   apps.push(t)
   const dir = join(t.dataDir, 'elsewhere')
   await prepareDropFolder(dir)
-  // never started: no file-system watch, no timers; only explicit scans, as the periodic rescan would run them
+  // never started: no chokidar, no timers; only explicit scans, as the periodic rescan would run them
   const watcher = createImportWatcher(t.app.services.migrations, {
     now: () => new Date('2026-12-01T00:00:00Z'),
     watchDir: dir,
