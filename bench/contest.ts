@@ -1,6 +1,7 @@
 /**
  * `bun bench/contest.ts <checkout> [<checkout>|<checkout>|ENV=value ...]`: an A/B of the request path
- * that machine noise cannot blur. Every contestant (a flagd checkout run from source, with optional
+ * that machine noise cannot blur. Every contestant (a flagd checkout run from source, or a compiled
+ * binary such as dist/flagd, with optional
  * FLAGD_* settings after `|`) and a bare Bun.serve returning the same bytes run at once, all pinned
  * to CPU 0, each loaded by its own wrk pinned to CPU 1, for the same seconds. The scheduler shares
  * the core between them, so each one's throughput is inversely proportional to its CPU cost per
@@ -23,7 +24,7 @@
  * the OFREP bulk evaluation. Needs wrk and taskset.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -56,8 +57,8 @@ async function start(spec: string): Promise<{ url: string; headers: Record<strin
     'taskset',
     '-c',
     '0',
-    process.execPath,
-    join(checkout, 'src/main.ts'),
+    // a compiled binary runs as it is (to weigh build flags), a checkout from its source
+    ...(statSync(checkout).isFile() ? [checkout] : [process.execPath, join(checkout, 'src/main.ts')]),
     'serve',
     '--port',
     String(port),
