@@ -4,6 +4,7 @@
  */
 
 import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
+import type { Guard } from '../../domain/rollout-guard.ts'
 import { localTime } from './local-time.ts'
 
 /** How a rollout stopped by its guard stands (docs/ui.md#guarded-rollouts), or `null` for one that is not stopped. */
@@ -46,5 +47,20 @@ export function rolloutInWords(r: unknown, time: (iso: string) => string = local
   const x = r as Partial<Rollout>
   if (typeof x.variant !== 'string' || typeof x.start !== 'string' || typeof x.end !== 'string') return JSON.stringify(r)
   const by = x.by ? `, sticky by ${x.by}` : ''
-  return `rollout of ${JSON.stringify(x.variant)} from ${x.fromPercent} % on ${time(x.start)} to ${x.toPercent} % on ${time(x.end)}${by}`
+  const guarded = x.guard?.checks?.length ? `, ${guardInWords(x.guard)}` : ''
+  const h = x.halted
+  const stopped = h
+    ? `, ${h.status === 'paused' ? `paused by its guard at ${time(h.at)} at ${h.percent} %` : `rolled back by its guard at ${time(h.at)}`}`
+    : ''
+  return `rollout of ${JSON.stringify(x.variant)} from ${x.fromPercent} % on ${time(x.start)} to ${x.toPercent} % on ${time(x.end)}${by}${guarded}${stopped}`
+}
+
+/** A guard as a change shows it: "guarded by 1 check (error-rate of app.errors per app.requests) that rolls it back". */
+function guardInWords(guard: Guard): string {
+  const checks = guard.checks.map((c) =>
+    c.kind === 'error-rate' ? `error-rate of ${c.errors} per ${c.total}` : `${c.kind} of ${c.kind === 'mean' ? c.histogram : c.metric}`,
+  )
+  const one = checks.length === 1
+  const verb = guard.action === 'pause' ? (one ? 'pauses it' : 'pause it') : one ? 'rolls it back' : 'roll it back'
+  return `guarded by ${checks.length} ${one ? 'check' : 'checks'} (${checks.join(', ')}) that ${verb}`
 }
