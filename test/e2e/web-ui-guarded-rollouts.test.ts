@@ -20,6 +20,9 @@ setDefaultTimeout(60_000)
 const suite = browserSuite('ui-guard', async (ui) => {
   await ui.api('POST', '/api/flags', { name: 'shop/new-checkout', type: 'BOOLEAN', variants: { on: true, off: false }, value: false })
   await ui.api('POST', '/api/flags', { name: 'shop/watched', type: 'BOOLEAN', variants: { on: true, off: false }, value: false })
+  expect((await ui.api('PUT', '/api/environments/production', { protected: true, requiredApprovals: 1 })).status).toBe(201)
+  const dev = { username: 'dev', password: 'dev-password-1', permissions: ['flag:read', 'flag:write'] }
+  expect((await ui.api('POST', '/api/users', dev)).status).toBe(201)
 })
 const chromium = suite.chromium
 const api = (method: string, path: string, body?: unknown) => suite.ui.api(method, path, body)
@@ -115,4 +118,28 @@ test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a
   await waitForText(p, '; rolled back at ')
   await p.waitForSelector('svg[role="img"][aria-label="app.errors per app.requests over time: new variant 20.0 %, others 1.0 %"]')
   expect(await seriousViolations(p)).toEqual([])
+})
+
+test.skipIf(!chromium)('in a protected environment the guard is requested with its rollout, and the request says it in words', async () => {
+  const dev = await suite.open('dev', 'dev-password-1')
+  await selectByLabel(dev, 'Environment', 'production')
+  await dev.goto(`${url()}/ui/flags/shop/new-checkout`)
+  await waitForText(dev, 'Request rollout')
+  await clickButton(dev, 'Add error rate check')
+  await clickButton(dev, 'Request rollout')
+  await waitForText(dev, 'change request made (open)')
+  const requests = (await (await api('GET', '/api/change-requests?flag=shop/new-checkout')).json()) as {
+    changes: { set: { rollout?: { guard?: unknown } } }[]
+  }[]
+  expect(requests.map((r) => r.changes[0]?.set.rollout?.guard)).toContainEqual({
+    checks: [{ kind: 'error-rate', errors: 'app.errors', total: 'app.requests' }],
+    action: 'rollback',
+  })
+  // nothing served changed until it is approved
+  expect(
+    ((await (await api('GET', '/api/flags/shop/new-checkout?environment=production')).json()) as { rollout?: unknown }).rollout,
+  ).toBeUndefined()
+  await dev.goto(`${url()}/ui/change-requests`)
+  await clickButton(dev, 'Change shop/new-checkout: rollout')
+  await waitForText(dev, 'guarded by 1 check (error-rate of app.errors per app.requests) that rolls it back')
 })
