@@ -19,8 +19,32 @@ import { VERSION } from './version.ts'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
-/** Resolves once a signal stopped the server gracefully and the store is closed. */
-function untilStopped(listener: Listener, control: Server<undefined> | undefined, app: App): Promise<void> {
+/**
+ * Holds a SIGTERM or SIGINT that arrives while the daemon starts: `/health` answers as soon as the
+ * listener is up, so a supervisor may stop the daemon before the drop folder and the sync port are
+ * started; the stop then runs, gracefully, the moment start-up is done, instead of the signal
+ * killing the process.
+ */
+function holdEarlySignals(): { take(): string | undefined } {
+  let held: string | undefined
+  const hold = (signal: string) => () => {
+    held ??= signal
+  }
+  const onTerm = hold('SIGTERM')
+  const onInt = hold('SIGINT')
+  process.on('SIGTERM', onTerm)
+  process.on('SIGINT', onInt)
+  return {
+    take() {
+      process.off('SIGTERM', onTerm)
+      process.off('SIGINT', onInt)
+      return held
+    },
+  }
+}
+
+/** Resolves once a signal stopped the server gracefully and the store is closed (`early`: one that came during start-up). */
+function untilStopped(listener: Listener, control: Server<undefined> | undefined, app: App, early?: string): Promise<void> {
   const log = (line: string) => app.logger.info(line)
   return new Promise((resolve) => {
     let stoppingSince: number | undefined
@@ -52,6 +76,7 @@ function untilStopped(listener: Listener, control: Server<undefined> | undefined
     }
     process.on('SIGTERM', () => onSignal('SIGTERM'))
     process.on('SIGINT', () => onSignal('SIGINT'))
+    if (early !== undefined) onSignal(early)
   })
 }
 
@@ -88,6 +113,7 @@ export async function runDaemon(config: Config): Promise<void> {
     throw err
   }
   const listener = listen(config, app.http)
+  const early = holdEarlySignals()
   let control: Server<undefined> | undefined
   try {
     control = serveControlSocket(config.dataDir, createAdminService(app.services), log)
@@ -99,6 +125,7 @@ export async function runDaemon(config: Config): Promise<void> {
   try {
     sync = await app.sync.start()
   } catch (err) {
+    early.take()
     await listener.stop(0)
     await control?.stop(true)
     await app.close()
@@ -116,5 +143,5 @@ export async function runDaemon(config: Config): Promise<void> {
       .join(' and ')
     log(`flagd sync protocol (in-process providers) on ${where}${config.sync.anonymous ? ', anonymous callers allowed' : ''}`)
   }
-  await untilStopped(listener, control, app)
+  await untilStopped(listener, control, app, early.take())
 }

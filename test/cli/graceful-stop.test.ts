@@ -2,8 +2,9 @@
 
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Server } from 'bun'
-import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
+import { freePort, killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { fixtureText } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/test-app.ts'
@@ -99,4 +100,18 @@ test('a second signal more than a second after the first exits at once', async (
   // a graceful stop would wait for the slow import and exit 0; the forced one does not wait
   expect(await d.proc.exited).not.toBe(0)
   await settled
+})
+
+test('a SIGTERM the moment /health first answers, while start-up goes on, still stops gracefully (exit 0)', async () => {
+  const cwd = tempDir()
+  dirs.push(cwd)
+  // a given port: startDaemon returns as soon as /health answers, before the sync port and the drop
+  // folder are started and the "listening" line is logged; the signal lands in that stretch or after it
+  const d = await startDaemon(cwd, ['--port', String(freePort())], {
+    FLAGD_SYNC_PORT: String(freePort()),
+    FLAGD_IMPORT_WATCH_DIR: join(cwd, 'drop'),
+  })
+  d.proc.kill('SIGTERM')
+  expect(await d.proc.exited).toBe(0)
+  expect(d.output()).toContain('stopped')
 })

@@ -50,14 +50,15 @@ const contexts: Record<string, unknown>[] = [
   { targetingKey: 'ballmer@macrosoft.com', email: 'ballmer@macrosoft.com' },
   { targetingKey: 'x', email: 'user@faas.com', locale: 'us', age: 30, version: '1.0.1' },
   // fractional-nested-var-flag chooses "yellow" here, not a variant: a GENERAL error, UNKNOWN on the
-  // wire, which the provider retries for about 7 s as it does against flagd (docs/openfeature.md#rpc)
+  // wire, which the provider retries as it does against flagd (docs/openfeature.md#rpc): three more
+  // times, after its default back-off of about 7 s together, at once with `retryBackoffMs: 0` below
   { targetingKey: 'jon@company.com', color: 'yellow', 'is-active': true },
 ]
 
 test('every testkit flag answers over RPC what OFREP answers: value, reason, variant', async () => {
   await OpenFeature.setProviderAndWait(
     'rpc',
-    new FlagdProvider({ deadlineMs: PROVIDER_DEADLINE_MS, host: '127.0.0.1', port: rpcPort, cache: 'disabled' }),
+    new FlagdProvider({ deadlineMs: PROVIDER_DEADLINE_MS, host: '127.0.0.1', port: rpcPort, cache: 'disabled', retryBackoffMs: 0 }),
   )
   await OpenFeature.setProviderAndWait('remote', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
   const rpc = OpenFeature.getClient('rpc')

@@ -174,10 +174,12 @@ declare const axe: { run(context: unknown, options: unknown): Promise<AxeResults
 
 /**
  * The serious and critical accessibility problems axe-core finds on the page as it is now. axe is
- * injected through DevTools evaluation, which the page's CSP (no inline script) does not govern.
+ * injected through DevTools evaluation, which the page's CSP (no inline script) does not govern,
+ * once per loaded document.
  */
 export async function seriousViolations(p: Page): Promise<string[]> {
-  await p.evaluate(AXE)
+  // injected once per loaded document: a second check of the same page (another width) reuses it
+  if (!(await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object'))) await p.evaluate(AXE)
   return p.evaluate(async () => {
     const result = await axe.run(document, { resultTypes: ['violations'] })
     return result.violations

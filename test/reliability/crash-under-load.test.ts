@@ -11,8 +11,9 @@ import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
 import { readStateFile } from '../helpers/state-file.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
-// 12 rounds by default keep `bun test` quick; .ci/run sets TEST_FULL_RELIABILITY for the full 100.
-const ROUNDS = Number(process.env.CRASH_HTTP_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 100 : 12))
+// 6 rounds by default keep `bun test` quick (each is a daemon start, about a second of CPU); .ci/run
+// sets TEST_FULL_RELIABILITY for the full 100.
+const ROUNDS = Number(process.env.CRASH_HTTP_ROUNDS ?? (process.env.TEST_FULL_RELIABILITY ? 100 : 6))
 const WRITERS = 16
 setDefaultTimeout(600_000)
 afterEach(killLiveDaemons) // a failed test leaves no daemon running
