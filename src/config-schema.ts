@@ -39,6 +39,14 @@ export interface Config {
   limits: { bodyBytes: number; importBytes: number; maxFlags: number; cacheBytes: number }
   /** Flag usage (docs/api.md#usage): whether evaluations are counted, and after how many days unused a flag is stale. */
   usage: { count: boolean; staleDays: number }
+  /** Each flag kind's expected lifetime in days, `null` for none (docs/api.md#lifecycle): past it a flag is potentially stale. */
+  lifecycle: {
+    releaseDays: number | null
+    experimentDays: number | null
+    operationalDays: number | null
+    killSwitchDays: number | null
+    permissionDays: number | null
+  }
   /** flagd's gRPC sync protocol for in-process providers (docs/openfeature.md#in-process): off unless a port or socket is set. */
   sync: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
   /** flagd's evaluation service for providers in RPC mode (docs/openfeature.md#rpc): off unless a port or socket is set. */
@@ -108,6 +116,13 @@ function text(min = 1, max = 4096, pattern?: RegExp, patternText?: string): Pars
     if (pattern && !pattern.test(raw)) return bad(patternText ?? `must match ${pattern}`)
     return ok(raw)
   }
+}
+
+/** A kind's lifetime in days (0–3650), or none: `null` (`null`, `none` or empty in the environment). */
+const lifetimeDays: Parser = (raw) => {
+  if (raw === null || (typeof raw === 'string' && /^(null|none|)$/i.test(raw.trim()))) return ok(null)
+  const parsed = integer(0, 3650)(raw)
+  return parsed.ok ? parsed : bad('must be a whole number of days from 0 to 3650, or null for none')
 }
 
 const optionalText: Parser = (raw) => (raw === undefined || raw === '' ? ok(undefined) : text()(raw))
@@ -359,6 +374,20 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     parse: integer(1, 365),
     doc: 'A flag neither evaluated nor changed for this many days is stale.',
   },
+  ...(
+    [
+      ['release', 40],
+      ['experiment', 40],
+      ['operational', 7],
+      ['killSwitch', null],
+      ['permission', null],
+    ] as const
+  ).map(([kind, days]) => ({
+    path: `lifecycle.${kind}Days`,
+    default: days,
+    parse: lifetimeDays,
+    doc: `Days a ${kind === 'killSwitch' ? 'kill-switch' : kind} flag is expected to live; past them it is potentially stale (0-3650, or null for never).`,
+  })),
   {
     path: 'sync.port',
     default: undefined,

@@ -196,7 +196,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions, flagd: boolean) => {
     // flagd's format cannot hold TAG flags: a flagd document never deletes them (docs/migrations.md#flagd-round-trip)
     const holds = flagd ? (f: Flag) => f.type !== 'TAG' : undefined
-    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds)
+    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds, flagd)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted
