@@ -68,8 +68,9 @@ export function checkLifecycleFields(
     else {
       const bad = tags.findIndex((t) => tagProblem(t) !== undefined)
       const repeated = tags.findIndex((t, i) => tags.indexOf(t) !== i)
-      if (bad >= 0) problem(`tags[${bad}]`, tagProblem(tags[bad]) as string)
-      else if (repeated >= 0) problem(`tags[${repeated}]`, `repeats ${JSON.stringify(tags[repeated])}`)
+      const shown = (i: number) => (JSON.stringify(tags[i]) ?? String(tags[i])).slice(0, 80)
+      if (bad >= 0) problem('tags', `tag ${bad + 1} (${shown(bad)}) ${tagProblem(tags[bad])}`)
+      else if (repeated >= 0) problem('tags', `repeats ${shown(repeated)}`)
       else if (tags.length > 0) out.tags = [...(tags as string[])]
     }
   }

@@ -49,8 +49,8 @@ export interface FlagService {
   list(principal: Principal, prefix: string, env?: string, filter?: FlagListFilter): string
   /** Whether a flag of this name exists (routing only: it tells nothing a caller may not know). */
   exists(name: string): boolean
-  /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
-  listTag(principal: Principal): string
+  /** The ETag of `list(principal, prefix, env, filter)`: moves with every flag change, differs between scopes and filters. */
+  listTag(principal: Principal, filter?: FlagListFilter): string
   /**
    * `env` (docs/environments.md): the environment that gets the body's per-environment fields; every
    * other one then starts with the type's defaults (no value, enabled). Without it every environment
@@ -166,13 +166,17 @@ export function createFlagService(
 
     exists: (name) => store.committed().flags.has(name),
 
-    listTag(principal) {
+    listTag(principal, filter = {}) {
       requirePermissionSomewhere(principal, 'flag:read')
       // a flag becoming potentially stale changes the list too (docs/api.md#lifecycle)
       const epoch = read.staleEpoch()
       const revision = `${store.committed().revisionOf('flags')}${epoch === 0 ? '' : `s${epoch}`}`
       const scope = flagScopeOf(principal)
-      return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
+      const filtered = isPlainFilter(filter)
+        ? ''
+        : `\u0000${JSON.stringify([filter.archived === true, filter.kind, filter.owner, filter.tags])}`
+      const key = scope.join('\n') + filtered
+      return key === '' ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(key, 0n).toString(36)}"`
     },
 
     async create(caller, input, env) {
