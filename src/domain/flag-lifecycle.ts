@@ -123,3 +123,15 @@ export function matchesFilter(flag: Flag, filter: FlagListFilter): boolean {
   for (const tag of filter.tags ?? []) if (!flag.tags?.includes(tag)) return false
   return true
 }
+
+/**
+ * kind (when not release), owner and tags (joined with `,`) as flag metadata: what OFREP answers and
+ * the flagd format carry (docs/targeting.md#flagd-format).
+ */
+export function lifecycleMetadata(flag: Pick<Flag, 'kind' | 'owner' | 'tags'>): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (flag.kind !== undefined) out.kind = flag.kind
+  if (flag.owner !== undefined) out.owner = flag.owner
+  if (flag.tags !== undefined && flag.tags.length > 0) out.tags = flag.tags.join(',')
+  return out
+}

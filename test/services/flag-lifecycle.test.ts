@@ -117,3 +117,26 @@ test('a migration export carries kind, owner and tags, and an import brings them
   await other.s.migrations.importDocument(SYSTEM, file, { mode: 'merge', values: 'overwrite', dryRun: false }, 'import-upload')
   expect(read(other.s, 'a')).toMatchObject({ kind: 'permission', owner: 'ops', tags: ['x'] })
 })
+
+test('the flagd export carries kind, owner and tags in metadata, and a flagd import brings them back as fields', async () => {
+  const w = await worlds.open()
+  await w.s.flags.create(writer, {
+    name: 'a',
+    type: 'BOOLEAN',
+    value: true,
+    kind: 'kill-switch',
+    owner: 'ops',
+    tags: ['x', 'y:z'],
+    metadata: { team: 't' },
+  })
+  await w.s.flags.create(writer, { name: 'b', type: 'BOOLEAN', value: true })
+  const flagd = JSON.parse(w.s.migrations.exportFlagd(SYSTEM.principal).text)
+  expect(flagd.flags.a.metadata).toMatchObject({ kind: 'kill-switch', owner: 'ops', tags: 'x,y:z', team: 't' })
+  expect(Object.keys(flagd.flags.b.metadata).sort()).toEqual(['revision', 'type'])
+  const other = await worlds.open()
+  await other.s.migrations.importDocument(SYSTEM, flagd, { mode: 'merge', values: 'overwrite', dryRun: false }, 'import-upload')
+  const a = read(other.s, 'a')
+  expect(a).toMatchObject({ kind: 'kill-switch', owner: 'ops', tags: ['x', 'y:z'], metadata: { team: 't' } })
+  expect(a.metadata.kind).toBeUndefined()
+  expect(read(other.s, 'b')).toMatchObject({ kind: 'release', tags: [] })
+})
