@@ -172,7 +172,7 @@ const originList: Parser = (raw) => {
 }
 
 const EVENT_PATTERN = new RegExp(
-  `^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted)|change-request\\.(approved|rejected|applied|cancelled|failed))$`,
+  `^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted)|flag\\.(archived|restored)|change-request\\.(approved|rejected|applied|cancelled|failed))$`,
 )
 
 /** `webhooks`: a list of `{url, events, secret, name?}` (JSON text in the environment). */
@@ -203,7 +203,7 @@ const webhookList: Parser = (raw) => {
       return bad(`${where} needs a url: an http:// or https:// address`)
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && EVENT_PATTERN.test(e))) {
       return bad(
-        `${where} needs events: a non-empty list of "*", "<entity>.*" or "<entity>.created|updated|deleted", entities ${Object.values(AUDIT_ENTITY).join(', ')}`,
+        `${where} needs events: a non-empty list of "*", "<entity>.*" or "<entity>.created|updated|deleted" (and flag.archived|restored), entities ${Object.values(AUDIT_ENTITY).join(', ')}`,
       )
     }
     if (typeof secret !== 'string' || secret.length < 16)

@@ -150,3 +150,9 @@ test('a change request cannot change an archived flag behind the archive', async
   expect(made).toMatchObject({ code: 'INVALID_REQUEST' })
   expect(JSON.stringify(made.details)).toContain('archived')
 })
+
+test('a webhook may ask for flag.archived and flag.restored by name', async () => {
+  const hooks = [{ url: 'http://127.0.0.1:9/hook', events: ['flag.archived', 'flag.restored'], secret: 'x'.repeat(32) }]
+  const w = await worlds.open({ env: { FLAGD_WEBHOOKS: JSON.stringify(hooks) } })
+  expect(w.s.flags.exists('app/old')).toBe(false)
+})
