@@ -16,6 +16,10 @@ import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { flagView } from './environment-views.ts'
 
+/** The `409` of a change to an archived flag (docs/api.md#archive). */
+export const archivedConflict = (name: string) =>
+  new ConflictError(`flag ${name} is archived; restore it first (POST /api/flags/${name}/restore)`, { field: 'name', archived: true })
+
 /**
  * The flags that still require `row` and so keep it from being archived or deleted (docs/api.md#archive).
  * None yet: flags name no others. Prerequisites fill this in, and `archiveFlag` refuses with `409`.

@@ -32,7 +32,7 @@ import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
 import { flagView } from './environment-views.ts'
-import { archiveFlag } from './flag-archive.ts'
+import { archivedConflict, archiveFlag } from './flag-archive.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { bornIn, carryStates } from './flag-states.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
@@ -73,10 +73,6 @@ export interface FlagService {
   /** Restores an archived flag exactly as it was, at a new revision. */
   restore(caller: Caller, name: string, env?: string): Promise<Flag>
 }
-
-/** The `409` of a change to an archived flag (docs/api.md#archive). */
-export const archivedConflict = (name: string) =>
-  new ConflictError(`flag ${name} is archived; restore it first (POST /api/flags/${name}/restore)`, { field: 'name', archived: true })
 
 const notFound = (name: string) => new NotFoundError(`no flag named ${JSON.stringify(name)}`)
 

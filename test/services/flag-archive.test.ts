@@ -156,3 +156,18 @@ test('a webhook may ask for flag.archived and flag.restored by name', async () =
   const w = await worlds.open({ env: { FLAGD_WEBHOOKS: JSON.stringify(hooks) } })
   expect(w.s.flags.exists('app/old')).toBe(false)
 })
+
+test('promoting every flag leaves archived ones as they are; naming one is refused', async () => {
+  const w = await world()
+  await w.s.environments.put(SYSTEM, 'staging', {})
+  await w.s.flags.update(writer, 'app/old', { value: false }, undefined, undefined, 'staging')
+  await w.s.flags.update(writer, 'app/live', { value: true }, undefined, undefined, 'staging')
+  await w.s.flags.archive(writer, 'app/old')
+  const compared = w.s.environments.compare(writer, 'staging', 'development')
+  expect(compared.map((d) => d.name)).toEqual(['app/live'])
+  const promoted = await w.s.environments.promote(writer, 'development', { from: 'staging' })
+  expect(promoted.changes.map((c) => c.name)).toEqual(['app/live'])
+  expect(w.s.flags.get(SYSTEM.principal, 'app/old')).toMatchObject({ value: true, revision: 3 })
+  const named = await failureOf(w.s.environments.promote(writer, 'development', { from: 'staging', flags: ['app/old'] }))
+  expect(named).toMatchObject({ code: 'CONFLICT' })
+})
