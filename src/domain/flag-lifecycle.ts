@@ -107,6 +107,8 @@ export const isPlainFilter = (filter: FlagListFilter): boolean =>
 export function filterProblems(filter: FlagListFilter): FieldProblem[] {
   const out: FieldProblem[] = []
   if (filter.kind !== undefined && !isFlagKind(filter.kind)) out.push({ field: 'kind', reason: `must be one of ${FLAG_KINDS.join(', ')}` })
+  if (filter.owner !== undefined && (filter.owner.length === 0 || [...filter.owner].length > OWNER_MAX))
+    out.push({ field: 'owner', reason: `must be 1-${OWNER_MAX} characters` })
   if ((filter.tags?.length ?? 0) > TAGS_MAX) out.push({ field: 'tag', reason: `at most ${TAGS_MAX} tags` })
   for (const tag of filter.tags ?? []) {
     const why = tagProblem(tag)

@@ -106,6 +106,11 @@ test('the list filters by kind, owner and tags (several tags: all of them)', asy
   expect(names(w.s, { tags: ['x'] })).toEqual(['b'])
   expect(names(w.s, { tags: ['x'], archived: true })).toEqual(['a'])
   expect(await failureOf(() => names(w.s, { kind: 'nope' }))).toMatchObject({ code: 'INVALID_REQUEST' })
+  expect(await failureOf(() => names(w.s, { owner: 'x'.repeat(101) }))).toMatchObject({ code: 'INVALID_REQUEST' })
+  expect(await failureOf(() => names(w.s, { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }))).toMatchObject({
+    code: 'INVALID_REQUEST',
+  })
+  expect(await failureOf(() => names(w.s, { tags: ['not a tag'] }))).toMatchObject({ code: 'INVALID_REQUEST' })
 })
 
 test('a migration export carries kind, owner and tags, and an import brings them back', async () => {
