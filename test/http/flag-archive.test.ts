@@ -90,3 +90,11 @@ test('archive needs flag:write: a reader is 403 and nothing changes', async () =
   expect(res.status).toBe(403)
   expect((await admin('GET', '/api/flags/web/live')).body.archived).toBe(false)
 })
+
+test('archived state, kind, owner and tags survive a restart', async () => {
+  expect((await admin('POST', '/api/flags/web/live/archive')).status).toBe(200)
+  t = await t.restart({ FLAGD_EVALUATION_PORT: '0' })
+  expect((await admin('GET', '/api/flags/web/live')).body).toMatchObject({ archived: true, owner: 'web', tags: ['x'] })
+  expect((await admin('GET', '/api/flags/web/old')).body).toMatchObject({ archived: false, kind: 'experiment' })
+  expect(await listed('?archived=true')).toEqual(['web/live'])
+})
