@@ -171,3 +171,17 @@ test('promoting every flag leaves archived ones as they are; naming one is refus
   const named = await failureOf(w.s.environments.promote(writer, 'development', { from: 'staging', flags: ['app/old'] }))
   expect(named).toMatchObject({ code: 'CONFLICT' })
 })
+
+test('a replacing import of the flagd export leaves archived flags, which that format cannot hold', async () => {
+  const w = await world()
+  await w.s.flags.archive(writer, 'app/old')
+  const flagd = JSON.parse(w.s.migrations.exportFlagd(SYSTEM.principal).text)
+  const result = await w.s.migrations.importDocument(
+    SYSTEM,
+    flagd,
+    { mode: 'replace', values: 'overwrite', dryRun: false },
+    'import-upload',
+  )
+  expect(result.summary).toMatchObject({ deleted: 0 })
+  expect(w.s.flags.get(SYSTEM.principal, 'app/old').archived).toBe(true)
+})
