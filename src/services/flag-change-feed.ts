@@ -77,6 +77,10 @@ const CATCH_UP_PAGE_BYTES = 1024 * 1024
 /** What the streams call an archive and a restore: to a client the flag went, then came back (docs/api.md#archive). */
 const STREAMED_AS: Readonly<Record<string, FlagChange['type']>> = { 'flag.archived': 'flag.deleted', 'flag.restored': 'flag.created' }
 
+/** Whether an entry records a change of a flag that was archived before and after it. */
+const archivedBothSides = (entry: AuditEntry): boolean =>
+  (entry.before as { archived?: unknown } | null)?.archived === true && (entry.after as { archived?: unknown } | null)?.archived === true
+
 /** A flag change as the audit log recorded it. */
 export function flagChangeOf(entry: AuditEntry): FlagChange {
   const before = entry.before as { name?: string } | null
@@ -189,6 +193,8 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
       const out: FlagChange[] = []
       for (const entry of entries) {
         if (entry.id > upTo) break
+        // a change while archived tells no client anything, as live (docs/api.md#archive)
+        if (archivedBothSides(entry)) continue
         out.push(flagChangeOf(entry))
       }
       return out

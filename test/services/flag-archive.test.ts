@@ -185,3 +185,18 @@ test('a replacing import of the flagd export leaves archived flags, which that f
   expect(result.summary).toMatchObject({ deleted: 0 })
   expect(w.s.flags.get(SYSTEM.principal, 'app/old').archived).toBe(true)
 })
+
+test('a change to an archived flag (a segment it uses) reaches no stream, live or caught up', async () => {
+  const w = await world()
+  await w.s.segments.put(SYSTEM, 'pro', { rule: { '==': [{ var: 'plan' }, 'pro'] } })
+  await w.s.flags.update(writer, 'app/old', { targeting: { if: [{ $ref: 'pro' }, 'false', null] } })
+  await w.s.flags.archive(writer, 'app/old')
+  const seen: FlagChange[] = []
+  const stop = w.s.changeFeed.subscribe((batch) => seen.push(...batch.changes))
+  const from = w.s.changeFeed.delivered
+  await w.s.segments.put(SYSTEM, 'pro', { rule: { '==': [{ var: 'plan' }, 'gold'] } })
+  stop()
+  expect(seen).toEqual([])
+  expect(w.s.flags.get(SYSTEM.principal, 'app/old').revision).toBe(4)
+  expect(await w.s.changeFeed.page(from, w.s.changeFeed.delivered)).toEqual([])
+})
