@@ -45,6 +45,8 @@ export interface Config {
     experimentDays: number | null
     operationalDays: number | null
     killSwitchDays: number | null
+    /** The same as `killSwitchDays`, spelt with the kind's own name; wins when set. */
+    'kill-switchDays'?: number | null
     permissionDays: number | null
   }
   /** flagd's gRPC sync protocol for in-process providers (docs/openfeature.md#in-process): off unless a port or socket is set. */
@@ -388,6 +390,12 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     parse: lifetimeDays,
     doc: `Days a ${kind === 'killSwitch' ? 'kill-switch' : kind} flag is expected to live; past them it is potentially stale (0-3650, or null for never).`,
   })),
+  {
+    path: 'lifecycle.kill-switchDays',
+    default: undefined,
+    parse: lifetimeDays,
+    doc: "lifecycle.killSwitchDays spelt with the kind's own name, as lifecycle.<kind>Days reads; wins when set.",
+  },
   {
     path: 'sync.port',
     default: undefined,

@@ -89,7 +89,7 @@ export function kindLifetimes(config: Config): KindLifetimes {
     release: c.releaseDays,
     experiment: c.experimentDays,
     operational: c.operationalDays,
-    'kill-switch': c.killSwitchDays,
+    'kill-switch': c['kill-switchDays'] !== undefined ? c['kill-switchDays'] : c.killSwitchDays,
     permission: c.permissionDays,
   }
 }

@@ -4,7 +4,8 @@
  */
 
 import { expect, test } from 'bun:test'
-import type { Services } from '../../src/services/services.ts'
+import { loadConfig } from '../../src/config.ts'
+import { kindLifetimes, type Services } from '../../src/services/services.ts'
 import { failureOf, tempServices, userCaller } from '../helpers/temp-services.ts'
 import { SYSTEM } from '../helpers/test-app.ts'
 
@@ -147,4 +148,11 @@ test('the flagd export carries kind, owner and tags in metadata, and a flagd imp
   expect(a).toMatchObject({ kind: 'kill-switch', owner: 'ops', tags: ['x', 'y:z'], metadata: { team: 't' } })
   expect(a.metadata.kind).toBeUndefined()
   expect(read(other.s, 'b')).toMatchObject({ kind: 'release', tags: [] })
+})
+
+test('lifecycle.kill-switchDays, the kind spelt as it is, sets the kill switches lifetime from a config file', async () => {
+  const w = await worlds.open()
+  await Bun.write(`${w.dir}/flagd.config.json`, JSON.stringify({ lifecycle: { 'kill-switchDays': 2, releaseDays: null } }))
+  const config = await loadConfig({ cwd: w.dir, env: {}, flags: { dataDir: w.dir }, warn: () => {} })
+  expect(kindLifetimes(config)).toMatchObject({ 'kill-switch': 2, release: null, operational: 7 })
 })
