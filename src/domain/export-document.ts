@@ -11,7 +11,7 @@ import { utcStamp } from './utc-stamp.ts'
 export const EXPORT_VERSION = '1.0.0'
 
 /** One flag as it appears in an export file. */
-export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type'] }
+export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type']; archived?: true }
 
 /** The export document. */
 export interface ExportDocument {
@@ -29,10 +29,10 @@ export interface ExportedSegment {
   rule: JsonObject
 }
 
-/** One flag in export order: description, type, defaultValue, valueExists, value, constraints. */
-export function exportFlag(f: FlagDefinition): ExportedFlag {
+/** One flag in export order: description, type, defaultValue, valueExists, value, constraints; `archived: true` when it is. */
+export function exportFlag(f: FlagDefinition & { archived?: true }): ExportedFlag {
   const { type, description, ...rest } = definitionOf(f)
-  return { description, type, ...rest }
+  return { description, type, ...rest, ...(f.archived === true ? { archived: true as const } : {}) }
 }
 
 /** The export document of `flags` and `segments` (given in name order). Nothing but flags and segments ever goes into it. */

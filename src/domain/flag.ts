@@ -3,6 +3,7 @@
  * the type's zero value. Validation lives in `flag-definition.ts`.
  */
 
+import type { FlagKind } from './flag-lifecycle.ts'
 import type { Rollout } from './rollout.ts'
 
 export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
@@ -46,8 +47,16 @@ export interface TargetingFields {
   rollout?: Rollout
 }
 
+/** The lifecycle fields of docs/api.md#lifecycle: shared by every environment, each absent when not set. */
+export interface LifecycleFields {
+  /** Absent: `release`. */
+  kind?: FlagKind
+  owner?: string
+  tags?: string[]
+}
+
 /** What defines a flag: everything but its name and history. */
-export interface FlagDefinition extends FlagConstraints, TargetingFields {
+export interface FlagDefinition extends FlagConstraints, TargetingFields, LifecycleFields {
   type: FlagType
   description: string
   /** `null`: no default, the application's own applies (flagd's missing `defaultVariant`, docs/targeting.md#flagd-format). */
@@ -66,6 +75,8 @@ export interface Flag extends FlagDefinition {
   revision: number
   /** The revision this environment last saw the flag change at, when older than `revision` (docs/environments.md#revisions). */
   servedRevision?: number
+  /** Archived (docs/api.md#archive): kept, but unknown to every evaluation path. Stored only when true. */
+  archived?: true
 }
 
 /** Constraint fields in output order. */
@@ -83,6 +94,9 @@ export const CONSTRAINT_FIELDS = [
 
 /** Targeting fields in output order (after the constraints). */
 export const TARGETING_FIELDS = ['enabled', 'variants', 'targeting', 'metadata', 'rollout'] as const
+
+/** Lifecycle fields in output order (after the targeting fields). */
+export const LIFECYCLE_FIELDS = ['kind', 'owner', 'tags'] as const
 
 /** Which constraint fields each type has. */
 export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)[]> = {
@@ -152,7 +166,7 @@ export const isEnabled = (f: TargetingFields): boolean => f.enabled !== false
 /**
  * The definition fields of a flag in contract order, built from an allow-list (export and API):
  * `enabled` always (flags stored before targeting existed read as enabled), the other targeting
- * fields when set.
+ * and lifecycle fields when set.
  */
 export function definitionOf(f: FlagDefinition): FlagDefinition {
   const out: FlagDefinition = { type: f.type, description: f.description, defaultValue: f.defaultValue, valueExists: f.valueExists }
@@ -163,10 +177,29 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
   if (f.targeting !== undefined) out.targeting = f.targeting
   if (f.metadata !== undefined) out.metadata = f.metadata
   if (f.rollout !== undefined) out.rollout = f.rollout
+  if (f.kind !== undefined) out.kind = f.kind
+  if (f.owner !== undefined) out.owner = f.owner
+  if (f.tags !== undefined) out.tags = f.tags
   return out
 }
 
-/** The flag as the API shows it: name, definition, history. */
-export function toFlagResource(f: Flag): Record<string, unknown> {
-  return { name: f.name, ...definitionOf(f), createdAt: f.createdAt, updatedAt: f.updatedAt, revision: f.revision }
+/** True when the flag is archived (docs/api.md#archive). */
+export const isArchived = (f: Pick<Flag, 'archived'>): boolean => f.archived === true
+
+/**
+ * The flag as the API shows it: name, definition (`kind` and `tags` always, docs/api.md#lifecycle),
+ * history, whether it is archived, and `potentiallyStale` when the reader knows it.
+ */
+export function toFlagResource(f: Flag, potentiallyStale?: boolean): Record<string, unknown> {
+  return {
+    name: f.name,
+    ...definitionOf(f),
+    kind: f.kind ?? 'release',
+    tags: f.tags ?? [],
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+    revision: f.revision,
+    archived: isArchived(f),
+    ...(potentiallyStale === undefined ? {} : { potentiallyStale }),
+  }
 }

@@ -8,7 +8,9 @@
  * `keep: false` nothing is kept: the plain twin the property test of cached reads compares with.
  */
 
-import { type Flag, toFlagResource } from '../domain/flag.ts'
+import type { Clock } from '../domain/clock.ts'
+import { type Flag, isArchived, toFlagResource } from '../domain/flag.ts'
+import { DEFAULT_LIFETIMES, isPotentiallyStale, type KindLifetimes, kindOf } from '../domain/flag-lifecycle.ts'
 import { namesUnder } from '../domain/names-under.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import type { Store } from '../storage/store.ts'
@@ -27,27 +29,46 @@ export interface FlagReadModel {
   /** `json(flag)` with its ETag, made once per stored row: a read answers without building a string. */
   text(flag: Flag): FlagText
   /**
-   * A JSON array of the flags whose names start with one of `prefixes`, in name order. The
+   * A JSON array of the flags whose names start with one of `prefixes`, in name order, archived ones
+   * left out (docs/api.md#archive). The
    * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
    */
   listJson(prefixes: readonly string[], env?: string): string
-  /** The flags under `prefixes` (same rules as `listJson`), in name order; `env`: as that environment sees them (default: the default one). */
+  /** The flags under `prefixes` (same rules as `listJson`, archived ones included), in name order; `env`: as that environment sees them (default: the default one). */
   list(prefixes: readonly string[], env?: string): Flag[]
   /** The flags' revision the views are of. */
   revision(): number
+  /**
+   * How many flags of that revision have become potentially stale by now: with the revision, what
+   * lists and their ETags are current for, since the mark moves with time alone (docs/api.md#lifecycle).
+   */
+  staleEpoch(): number
   /** The environment a read naming none sees (config `environment`). */
   readonly defaultEnvironment: string
 }
 
-/** Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare with). */
+/**
+ * Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare
+ * with); `now` and `lifetimes` decide `potentiallyStale` (docs/api.md#lifecycle; default: the
+ * default lifetimes, and without a clock no flag is potentially stale).
+ */
 export interface FlagReadModelOptions {
   keep?: boolean
+  now?: Clock
+  lifetimes?: KindLifetimes
 }
 
 /** Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees. */
 export function createFlagReadModel(store: Store, defaultEnvironment: string, options: FlagReadModelOptions = {}): FlagReadModel {
-  const texts = new WeakMap<Flag, FlagText>()
+  // a flag's text while it is not, and once it is, potentially stale: the mark moves with time alone
+  const texts = [new WeakMap<Flag, FlagText>(), new WeakMap<Flag, FlagText>()] as const
   const keep = options.keep !== false
+  const lifetimes = options.lifetimes ?? DEFAULT_LIFETIMES
+  const clock = options.now
+  const staleNow = (flag: Flag) => clock !== undefined && isPotentiallyStale(flag, lifetimes, clock().getTime())
+  // the instants at which a flag of the committed revision becomes potentially stale, sorted
+  let flips: number[] = []
+  let flipsAt = -1
   let sorted: string[] = []
   let sortedAt = -1
 
@@ -61,12 +82,36 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
     return sorted
   }
   const text = (flag: Flag): FlagText => {
-    let made = texts.get(flag)
+    const stale = staleNow(flag)
+    const kept = texts[stale ? 1 : 0]
+    let made = kept.get(flag)
     if (made === undefined) {
-      made = { json: JSON.stringify(toFlagResource(flag)), etag: `"${flag.revision}"` }
-      if (keep) texts.set(flag, made)
+      made = { json: JSON.stringify(toFlagResource(flag, stale)), etag: `"${flag.revision}"` }
+      if (keep) kept.set(flag, made)
     }
     return made
+  }
+  const staleEpoch = () => {
+    if (clock === undefined) return 0
+    const snapshot = store.committed()
+    const at = snapshot.revisionOf('flags')
+    if (flipsAt !== at) {
+      flips = [...snapshot.flags.values()].flatMap((f) => {
+        const days = lifetimes[kindOf(f)]
+        return days === null ? [] : [Date.parse(f.createdAt) + days * 86_400_000]
+      })
+      flips.sort((a, b) => a - b)
+      flipsAt = at
+    }
+    const t = clock().getTime()
+    let lo = 0
+    let hi = flips.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if ((flips[mid] as number) < t) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
   const json = (flag: Flag) => text(flag).json
   const matching = (prefix: string): string[] => {
@@ -84,8 +129,13 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
     json,
     text,
     list: (prefixes, env) => rows(under(prefixes), env),
-    listJson: (prefixes, env) => `[${rows(under(prefixes), env).map(json).join(',')}]`,
+    listJson: (prefixes, env) =>
+      `[${rows(under(prefixes), env)
+        .filter((f) => !isArchived(f))
+        .map(json)
+        .join(',')}]`,
     revision: () => store.committed().revisionOf('flags'),
+    staleEpoch,
     defaultEnvironment,
   }
 }
@@ -99,6 +149,7 @@ export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): 
   const lists = cache.region<string>('flag-lists', textBytes)
   return {
     ...model,
-    listJson: (prefixes, env) => lists.through(scopeKey(env, prefixes), model.revision(), () => model.listJson(prefixes, env)),
+    listJson: (prefixes, env) =>
+      lists.through(`${scopeKey(env, prefixes)}@${model.staleEpoch()}`, model.revision(), () => model.listJson(prefixes, env)),
   }
 }
