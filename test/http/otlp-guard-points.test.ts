@@ -96,7 +96,7 @@ for (const [encoding, encode, isJson] of [
   })
 }
 
-test('points without both labels, up-down counters and gauges are none of flagd\'s business: skipped, not rejected', () => {
+test("points without both labels, up-down counters and gauges are none of flagd's business: skipped, not rejected", () => {
   const decoded = decodeOtlpMetrics(
     json([
       counter([{ attributes: [{ key: 'feature_flag.key', value: { stringValue: 'f' } }], asInt: '3' }, { asInt: '3' }]),
@@ -112,7 +112,13 @@ test('feature_flag.variant names the variant when feature_flag.result.variant is
   const decoded = decodeOtlpMetrics(
     json([
       counter([
-        { attributes: [{ key: 'feature_flag.key', value: { stringValue: 'f' } }, { key: 'feature_flag.variant', value: { stringValue: 'b' } }], asInt: '2' },
+        {
+          attributes: [
+            { key: 'feature_flag.key', value: { stringValue: 'f' } },
+            { key: 'feature_flag.variant', value: { stringValue: 'b' } },
+          ],
+          asInt: '2',
+        },
       ]),
       {
         name: 'feature_flag.evaluation_success_total',
@@ -127,6 +133,9 @@ test('feature_flag.variant names the variant when feature_flag.result.variant is
 
 test('a histogram point with more bounds than flagd keeps is malformed', () => {
   const bounds = Array.from({ length: 300 }, (_, i) => i)
-  const decoded = decodeOtlpMetrics(json([histogram([hpoint({ explicitBounds: bounds, bucketCounts: [...bounds.map(() => '0'), '6'] })])]), true)
+  const decoded = decodeOtlpMetrics(
+    json([histogram([hpoint({ explicitBounds: bounds, bucketCounts: [...bounds.map(() => '0'), '6'] })])]),
+    true,
+  )
   expect(decoded).toMatchObject({ metrics: [], rejected: 1 })
 })
