@@ -76,7 +76,7 @@ export interface GuardMetrics {
   flush(): Promise<void>
   /** Stops the timers and flushes. */
   stop(): Promise<void>
-  /** The cumulative series remembered, and the bytes they are reckoned to take. */
+  /** The cumulative series remembered, the bytes they are reckoned to take, and the variants of guarded metrics holding counts. */
   stored(): { series: number; bytes: number; cells: number }
 }
 
@@ -403,6 +403,12 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
       clearInterval(timer)
       await flush()
     },
-    stored: () => ({ ...memory.stored(), cells: loaded.size + pending.size }),
+    stored() {
+      // a cell: a variant of a guarded metric of a flag that holds counts (in memory or written)
+      const cells = new Set<string>()
+      for (const [key, have] of loaded) for (const variant of have.totals.keys()) cells.add(`${key}\u0000${variant}`)
+      for (const [key, steps] of pending) for (const variant of steps.keys()) cells.add(`${key}\u0000${variant}`)
+      return { ...memory.stored(), cells: cells.size }
+    },
   }
 }
