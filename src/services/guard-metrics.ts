@@ -7,6 +7,7 @@
 import type { MeanArm } from '../domain/guard-statistics.ts'
 import { COUNT_SLOT, type GuardAmount, type GuardBounds, type GuardLog, HISTOGRAM_SUM_SLOT, SUM_SLOT } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
+import { addInto, amountsOf, impactSeriesOf, keyOf, positionOf, type Steps, sameBounds, slotOf, totalsOf } from './guard-amounts.ts'
 import { createGuardIndexes, type GuardedMetric } from './guard-index.ts'
 import { cumulativeIncrease, GuardSeriesMemory } from './guard-series-memory.ts'
 
@@ -99,8 +100,6 @@ export interface GuardMetricsDeps {
   onFlushError?: (err: unknown) => void
 }
 
-/** Amounts of one guarded metric of a flag, by variant and step (slots as `amountsOf` lays them out). */
-type Steps = Map<string, Map<number, number[]>>
 /** What the log held for one guarded metric of a flag at the last read, plus what this replica wrote since. */
 interface Loaded {
   fromMs: number
@@ -108,18 +107,6 @@ interface Loaded {
   /** Sums only: each step's increase over the last 24 h. */
   recent: Map<string, Map<number, number>>
 }
-
-const keyOf = (env: string, flag: string, metric: string) => `${env}\u0000${flag}\u0000${metric}`
-const addInto = (into: number[], add: readonly number[]) => {
-  for (let i = 0; i < add.length; i++) into[i] = (into[i] ?? 0) + (add[i] as number)
-}
-const amountsOf = (p: MetricPoint): number[] => (p.kind === 'sum' ? [p.value ?? 0] : [p.count ?? 0, p.sum ?? 0, ...(p.buckets ?? [])])
-/** The log's slot of each position of an amounts array. */
-const slotOf = (kind: 'sum' | 'histogram', i: number) =>
-  kind === 'sum' ? SUM_SLOT : i === 0 ? COUNT_SLOT : i === 1 ? HISTOGRAM_SUM_SLOT : i - 2
-const positionOf = (kind: 'sum' | 'histogram', slot: number) =>
-  kind === 'sum' ? 0 : slot === COUNT_SLOT ? 0 : slot === HISTOGRAM_SUM_SLOT ? 1 : slot + 2
-const sameBounds = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((v, i) => v === b[i])
 
 /** Creates the keeping (see {@link GuardMetrics}); its timer writes every 10 s. */
 export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
@@ -342,20 +329,7 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
         if (into === undefined) sums.set(variant, values)
         else addInto(into, values)
       }
-      const kept = bounds.get(key)?.bounds ?? []
-      for (const [variant, v] of sums) {
-        if (guarded.kind === 'sum') out.set(variant, { kind: 'sum', increase: v[0] ?? 0 })
-        else {
-          const buckets = v.slice(2)
-          out.set(variant, {
-            kind: 'histogram',
-            count: v[0] ?? 0,
-            sum: v[1] ?? 0,
-            bounds: buckets.length === kept.length + 1 ? kept : [],
-            buckets: buckets.length === kept.length + 1 ? buckets : [],
-          })
-        }
-      }
+      for (const [variant, v] of sums) out.set(variant, totalsOf(guarded.kind, v, bounds.get(key)?.bounds ?? []))
       return out
     },
     async series(env, flag, metric, sinceMs, stepSeconds) {
@@ -375,26 +349,7 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
                   rows.push({ variant, slot, atMs: step - (step % stepMs), value: values[positionOf(guarded.kind, slot)] ?? 0 })
       }
       await inTurn(read)
-      const byVariant = new Map<string, Map<number, number[]>>()
-      for (const row of rows) {
-        let steps = byVariant.get(row.variant)
-        if (steps === undefined) byVariant.set(row.variant, (steps = new Map()))
-        let into = steps.get(row.atMs)
-        if (into === undefined) steps.set(row.atMs, (into = [0, 0]))
-        const at = positionOf(guarded.kind, row.slot)
-        into[at] = (into[at] ?? 0) + row.value
-      }
-      const series = [...byVariant]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([variant, steps]) => ({
-          variant,
-          points: [...steps]
-            .sort(([a], [b]) => a - b)
-            .map(([atMs, v]): ImpactPoint => {
-              const at = new Date(atMs).toISOString()
-              return guarded.kind === 'sum' ? { at, increase: v[0] ?? 0 } : { at, count: v[0] ?? 0, sum: v[1] ?? 0 }
-            }),
-        }))
+      const series = impactSeriesOf(guarded.kind, rows)
       return { kind: guarded.kind, series }
     },
     refresh: () => inTurn(() => refreshAll(true)),
