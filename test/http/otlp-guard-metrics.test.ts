@@ -166,3 +166,32 @@ test("a report with another environment's token, or of a flag outside the token'
   expect(Object.fromEntries(staged)).toEqual({ true: { kind: 'sum', increase: 1 } })
   expect(a.app.services.guardMetrics.stored().cells).toBe(3)
 })
+
+test('a histogram point with other bounds than the first kept, or a malformed one, is counted in partialSuccess', async () => {
+  const { a, token } = await guarded()
+  const kv = (key: string, value: string) => ({ key, value: { stringValue: value } })
+  const point = (bounds: number[], buckets: string[], count: string) => ({
+    attributes: [kv('feature_flag.key', FLAG), kv('feature_flag.result.variant', 'true')],
+    count,
+    sum: 1,
+    explicitBounds: bounds,
+    bucketCounts: buckets,
+  })
+  const report = (points: unknown[]) =>
+    a.req('POST', '/v1/metrics', {
+      token,
+      headers: { 'content-type': 'application/json' },
+      rawBody: JSON.stringify({
+        resourceMetrics: [
+          { scopeMetrics: [{ metrics: [{ name: 'app.latency', histogram: { aggregationTemporality: 1, dataPoints: points } }] }] },
+        ],
+      }),
+    })
+  const first = await report([point([1], ['1', '1'], '2')])
+  expect(first.status).toBe(200)
+  expect(first.body).toEqual({})
+  const refused = await report([point([2], ['1', '1'], '2'), point([1], ['1', '1'], '3')])
+  expect(refused.status).toBe(200)
+  expect(refused.body).toMatchObject({ partialSuccess: { rejectedDataPoints: 2 } })
+  expect(totals(a, 'app.latency')).toEqual({ true: { kind: 'histogram', count: 2, sum: 1, bounds: [1], buckets: [1, 1] } })
+})

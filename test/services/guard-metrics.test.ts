@@ -11,6 +11,7 @@ import { createGuardMetrics, type GuardMetrics, type MetricPoint } from '../../s
 import { GUARD_SERIES_BYTES } from '../../src/services/guard-series-memory.ts'
 import { fileGuardLog } from '../../src/storage/file-guard-log.ts'
 import type { GuardLog } from '../../src/storage/shared-tables.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { setGuardedRollout } from '../helpers/guarded-flag.ts'
 import { type ServiceWorld, START, tempServices } from '../helpers/temp-services.ts'
 import { SYSTEM } from '../helpers/test-app.ts'
@@ -244,3 +245,20 @@ test('100,000 distinct cumulative series leave memory bounded by guards x varian
   expect(stored.cells).toBe(2)
   expect(increases(metrics)).toEqual({ true: 50_000, false: 50_000 })
 })
+
+test('the timer writes within 10 s without a clean stop: a process killed after it loses nothing', async () => {
+  const { w, metrics } = await world()
+  metrics.ingest('r', 'development', [sum({ value: 4 })], all)
+  // another connection sees the counts once the timer wrote them (no flush, no stop)
+  const reader = fileGuardLog(w.dir)
+  open.push({ metrics: createGuardMetrics({ store: w.store, log: reader, now: w.ms }), log: reader })
+  await eventually(async () => (await reader.read('development', 'shop/checkout', 'app.errors', WRITTEN, 'all')).length > 0, {
+    within: 30_000,
+    every: 250,
+    what: () => 'the guard log written by the timer',
+  })
+  // a new process over the directory (the first never stopped) reads them back
+  const next = keeping(w)
+  await next.refresh()
+  expect(increases(next)).toEqual({ true: 4 })
+}, 40_000)
