@@ -177,10 +177,16 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
   }
   /** Loads what is not loaded under the current rollout write (and, with replicas, everything). */
   const refreshAll = async (everything: boolean) => {
+    const guardedNow = new Set<string>()
     for (const { env, flag, metric, guarded } of everyGuarded()) {
-      const have = loaded.get(keyOf(env, flag, metric))
+      const key = keyOf(env, flag, metric)
+      guardedNow.add(key)
+      const have = loaded.get(key)
       if (everything || have === undefined || have.fromMs !== guarded.fromMs) await load(env, flag, metric, guarded)
     }
+    // a guard removed (or its flag deleted) leaves nothing behind in memory; the log keeps its 7 days
+    for (const key of loaded.keys()) if (!guardedNow.has(key)) loaded.delete(key)
+    for (const key of bounds.keys()) if (!guardedNow.has(key)) bounds.delete(key)
   }
   /** Adds what was written to what is loaded (so a single process never reads its own counts back). */
   const settle = (written: Map<string, Steps>) => {

@@ -262,3 +262,17 @@ test('the timer writes within 10 s without a clean stop: a process killed after 
   await next.refresh()
   expect(increases(next)).toEqual({ true: 4 })
 }, 40_000)
+
+test('a metric no guard names any more leaves nothing in memory after the next write', async () => {
+  const { w, metrics } = await world()
+  metrics.ingest('r', 'development', [sum({ value: 4 }), hist()], all)
+  await metrics.flush()
+  expect(metrics.stored().cells).toBe(2)
+  await setGuardedRollout(w.store, 'shop/checkout', 'development', {
+    writtenAt: new Date(w.ms()).toISOString(),
+    guard: { checks: [{ kind: 'threshold', metric: 'app.other', max: 1, windowSeconds: 60 }] },
+  })
+  await metrics.flush()
+  expect(metrics.stored().cells).toBe(0)
+  expect(increases(metrics)).toEqual({})
+})
