@@ -80,6 +80,8 @@ export interface HttpDeps {
   guardMetrics: GuardMetrics
   /** `GET /api/flags/{name}/impact`. */
   impact: GuardImpact
+  /** Told which flags' guard counts an OTLP report moved (the guard watcher's cue). */
+  onGuardCounts?: (env: string, flags: ReadonlySet<string>) => void
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -135,7 +137,12 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
       flagExists: (raw) => deps.flags.exists(raw),
     }),
     ...changeRequestRoutes({ changeRequests: deps.changeRequests, bodyLimit }),
-    ...otlpRoutes({ inProcessUsage: deps.inProcessUsage, guardMetrics: deps.guardMetrics, environment: deps.config.environment }),
+    ...otlpRoutes({
+      inProcessUsage: deps.inProcessUsage,
+      guardMetrics: deps.guardMetrics,
+      environment: deps.config.environment,
+      ...(deps.onGuardCounts ? { onGuardCounts: deps.onGuardCounts } : {}),
+    }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),

@@ -30,7 +30,13 @@ const otlpCodec = () => {
 const reporterOf = (p: Principal) => (p.kind === 'token' ? `t:${p.tokenId}` : p.kind === 'user' ? `u:${p.userId}` : `s:${p.name}`)
 
 /** The OTLP route; `environment`: the default one, which a caller not confined to one reports for. */
-export function otlpRoutes(deps: { inProcessUsage: InProcessUsage; guardMetrics: GuardMetrics; environment: string }): RouteSpec[] {
+export function otlpRoutes(deps: {
+  inProcessUsage: InProcessUsage
+  guardMetrics: GuardMetrics
+  environment: string
+  /** Told which flags' guard counts a report moved, in which environment (the guard watcher checks them at once). */
+  onGuardCounts?: (env: string, flags: ReadonlySet<string>) => void
+}): RouteSpec[] {
   return [
     route({
       method: 'POST',
@@ -64,15 +70,17 @@ export function otlpRoutes(deps: { inProcessUsage: InProcessUsage; guardMetrics:
         let rejected = decoded.rejected
         if (decoded.metrics.length > 0) {
           const principal = c.auth
-          deps.guardMetrics.ingest(
+          const env = environmentOf(principal) ?? deps.environment
+          const moved = deps.guardMetrics.ingest(
             reporterOf(principal),
-            environmentOf(principal) ?? deps.environment,
+            env,
             decoded.metrics,
             (flag) => canSeeFlag(principal, flag),
             (n) => {
               rejected += n
             },
           )
+          if (moved.size > 0) deps.onGuardCounts?.(env, moved)
         }
         return customAnswer(c.id, encodeOtlpResponse(rejected, json), 200, {
           'content-type': json ? 'application/json' : 'application/x-protobuf',
