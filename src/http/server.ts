@@ -18,6 +18,8 @@ import type { EnvironmentService } from '../services/environment-service.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
+import type { GuardImpact } from '../services/guard-impact.ts'
+import type { GuardMetrics } from '../services/guard-metrics.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { InProcessUsage } from '../services/in-process-usage.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -45,6 +47,7 @@ import { environmentRoutes } from './routes/environment-routes.ts'
 import { eventRoutes } from './routes/event-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
+import { impactRoutes } from './routes/impact-routes.ts'
 import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
@@ -73,6 +76,12 @@ export interface HttpDeps {
   environments: EnvironmentService
   changeRequests: ChangeRequestService
   inProcessUsage: InProcessUsage
+  /** The application metrics guards read (docs/guarded-rollouts.md#the-applications-metrics). */
+  guardMetrics: GuardMetrics
+  /** `GET /api/flags/{name}/impact`. */
+  impact: GuardImpact
+  /** Told which flags' guard counts an OTLP report moved (the guard watcher's cue). */
+  onGuardCounts?: (env: string, flags: ReadonlySet<string>) => void
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -128,13 +137,19 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
       flagExists: (raw) => deps.flags.exists(raw),
     }),
     ...changeRequestRoutes({ changeRequests: deps.changeRequests, bodyLimit }),
-    ...otlpRoutes({ inProcessUsage: deps.inProcessUsage }),
+    ...otlpRoutes({
+      inProcessUsage: deps.inProcessUsage,
+      guardMetrics: deps.guardMetrics,
+      environment: deps.config.environment,
+      ...(deps.onGuardCounts ? { onGuardCounts: deps.onGuardCounts } : {}),
+    }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),
     ...eventRoutes(deps),
     ...auditRoutes({ audit: deps.audit, flags: deps.flags, bodyLimit }),
     ...usageRoutes({ usage: deps.usage, flags: deps.flags }),
+    ...impactRoutes({ impact: deps.impact, flags: deps.flags }),
     ...uiRoutes(),
     ...metricsRoutes(deps.metrics),
     ...(deps.evaluationRpc ? connectRoutes({ rpc: deps.evaluationRpc, anonymous: deps.config.evaluation.anonymous }) : []),

@@ -6,7 +6,8 @@
 import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
 import { RequestCache } from '../domain/request-cache.ts'
-import type { FailureLedger, UsageLog } from '../storage/shared-tables.ts'
+import { fileGuardLog } from '../storage/file-guard-log.ts'
+import type { FailureLedger, GuardLog, UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
 import { type AuditService, createAuditService } from './audit-service.ts'
@@ -21,6 +22,8 @@ import { createFlagEvaluator } from './flag-evaluator.ts'
 import { cachedFlagReadModel, createFlagReadModel } from './flag-read-model.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createFlagSyncService, type FlagSyncService } from './flag-sync-service.ts'
+import { createGuardImpact, type GuardImpact } from './guard-impact.ts'
+import { createGuardMetrics, type GuardMetrics } from './guard-metrics.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createInProcessUsage, type InProcessUsage } from './in-process-usage.ts'
 import { createLoginThrottle } from './login-throttle.ts'
@@ -47,6 +50,10 @@ export interface Services {
   changeRequests: ChangeRequestService
   /** Usage reported over OTLP by applications that evaluate in-process. */
   inProcessUsage: InProcessUsage
+  /** The application metrics guards read (docs/guarded-rollouts.md#the-applications-metrics); `stop()` it before closing the store. */
+  guardMetrics: GuardMetrics
+  /** `GET /api/flags/{name}/impact`. */
+  impact: GuardImpact
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -75,6 +82,10 @@ export interface ServiceOptions {
   failureLedger?: FailureLedger | undefined
   /** Where flag usage counts are kept. */
   usageLog: UsageLog
+  /** Where the metrics guards read are kept (the data directory's `guard.sqlite` when absent). */
+  guardLog?: GuardLog
+  /** A failed write of guard metrics (kept and written with the next). */
+  onGuardFlushError?: (err: unknown) => void
   /** A failed write of usage counts (kept and written with the next). */
   onUsageFlushError?: (err: unknown) => void
   /** Each minute's evaluation counts by flag name (Prometheus, with `metrics.perFlag`). */
@@ -110,6 +121,12 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   // what each environment serves at the committed revision, built once (docs/architecture.md#snapshots)
   const snapshots = createServedSnapshots()
   const evaluator = cachedFlagEvaluator(createFlagEvaluator(snapshots, clockMs), cache)
+  const guardMetrics = createGuardMetrics({
+    store,
+    log: options.guardLog ?? fileGuardLog(config.dataDir),
+    now: clockMs,
+    ...(options.onGuardFlushError ? { onFlushError: options.onGuardFlushError } : {}),
+  })
   return {
     cache,
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
@@ -118,6 +135,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     environments: createEnvironmentService(store, config.environment, now),
     changeRequests: createChangeRequestService(store, now),
     inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, environment, snapshots),
+    guardMetrics,
+    impact: createGuardImpact(store, guardMetrics, environment, clockMs),
     migrations: createMigrationService({
       store,
       now,
