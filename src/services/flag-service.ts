@@ -46,8 +46,8 @@ export interface FlagService {
   list(principal: Principal, prefix: string, env?: string): string
   /** Whether a flag of this name exists (routing only: it tells nothing a caller may not know). */
   exists(name: string): boolean
-  /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
-  listTag(principal: Principal): string
+  /** The ETag of `list(principal, prefix, env)`: moves with every flag change and rollout step, differs between scopes. */
+  listTag(principal: Principal, env?: string): string
   /**
    * `env` (docs/environments.md): the environment that gets the body's per-environment fields; every
    * other one then starts with the type's defaults (no value, enabled). Without it every environment
@@ -115,7 +115,7 @@ export function createFlagService(
   now: Clock,
   environment: string,
   gate: PatternGate = createPatternGate(),
-  read: FlagReadModel = createFlagReadModel(store, environment),
+  read: FlagReadModel = createFlagReadModel(store, environment, now),
 ): FlagService {
   return {
     read,
@@ -147,9 +147,11 @@ export function createFlagService(
 
     exists: (name) => store.committed().flags.has(name),
 
-    listTag(principal) {
+    listTag(principal, env) {
       requirePermissionSomewhere(principal, 'flag:read')
-      const revision = store.committed().revisionOf('flags')
+      // a rollout's status and percent move with the time: so does the tag of a list showing them
+      const phase = env === undefined || store.committed().environments.has(env) ? read.rolloutPhase(env) : ''
+      const revision = `${store.committed().revisionOf('flags')}${phase === '' ? '' : `.${phase}`}`
       const scope = flagScopeOf(principal)
       return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
     },
