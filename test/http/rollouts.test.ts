@@ -60,7 +60,8 @@ test('a rollout is checked: a variant of the flag, start before end, 0 ≤ from 
   expect((await admin('GET', '/api/flags/b')).body.revision).toBe(1)
   const set = await admin('PUT', '/api/flags/b', { rollout: rollout() })
   expect(set.status).toBe(200)
-  expect(set.body.rollout).toEqual(rollout())
+  // read-only status and percent beside the fields as written (docs/guarded-rollouts.md#status-and-percent)
+  expect(set.body.rollout).toEqual({ ...rollout(), status: 'pending', percent: 10 })
   expect((await admin('PUT', '/api/flags/b', { rollout: null })).body.rollout).toBeUndefined()
 })
 
@@ -113,9 +114,9 @@ test("a rollout is each environment's own, and a change request may start one", 
   })
   expect(made.body.state).toBe('approved')
   expect((await admin('POST', `/api/change-requests/${made.body.id}/apply`)).body.state).toBe('applied')
-  expect((await admin('GET', '/api/flags/b?environment=staging')).body.rollout).toEqual(rollout())
+  expect((await admin('GET', '/api/flags/b?environment=staging')).body.rollout).toEqual({ ...rollout(), status: 'pending', percent: 10 })
   expect((await admin('GET', '/api/flags/b')).body.rollout).toBeUndefined()
-  expect((await admin('GET', '/api/flags/b/environments')).body.staging.rollout).toEqual(rollout())
+  expect((await admin('GET', '/api/flags/b/environments')).body.staging.rollout).toEqual({ ...rollout(), status: 'pending', percent: 10 })
 })
 
 test('a rollout by another attribute agrees with flagd-core too; a context without it stays out', async () => {

@@ -170,3 +170,17 @@ test('a write with the source guard that changes anything but the trip is refuse
   }
   expect(w.row()).toEqual(row)
 })
+
+test('the trace of an evaluation: no rollout step once rolled back; paused, where its guard held it', async () => {
+  const w = await world()
+  const trace = () => w.s.evaluations.explain(SYSTEM.principal, 'f', { targetingKey: 'user-1' }).trace ?? []
+  expect(trace()[0]).toMatchObject({ kind: 'rollout', percent: 35 })
+  await w.halt('pause')
+  now += 30_000
+  expect(trace()[0]).toEqual({ kind: 'rollout', variant: 'true', percent: 35, step: 35, steps: 100, paused: true })
+  const other = await world()
+  await other.halt('rollback')
+  expect(other.s.evaluations.explain(SYSTEM.principal, 'f', { targetingKey: 'user-1' }).trace ?? []).not.toContainEqual(
+    expect.objectContaining({ kind: 'rollout' }),
+  )
+})
