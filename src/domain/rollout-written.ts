@@ -39,6 +39,16 @@ export function keptRollouts(before: FlagRow | null, after: FlagRow, at: string)
   return states === undefined ? after : { ...after, states }
 }
 
+/**
+ * `definition` with its rollout as written, without what the server keeps: what a write compares
+ * with the rollout it is sent, so one sent back as it was read changes nothing.
+ */
+export function asWritten<T extends { rollout?: Rollout }>(definition: T): T {
+  const r = definition.rollout
+  if (r === undefined || (r.writtenAt === undefined && r.halted === undefined)) return definition
+  return { ...definition, rollout: writtenRollout(r) }
+}
+
 /** The fields a write may move besides what it means: the row's revision and the time it changed. */
 const STAMP = ['revision', 'updatedAt', 'servedRevisions'] as const
 

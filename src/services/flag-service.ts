@@ -26,6 +26,7 @@ import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
+import { asWritten } from '../domain/rollout-written.ts'
 import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -230,7 +231,8 @@ export function createFlagService(
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
           // shared fields change what every environment serves: they need the unscoped permission
-          const before = definitionOf(seen)
+          // the rollout as written: what the server keeps on it is no part of the comparison
+          const before = asWritten(definitionOf(seen))
           const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
           const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
           if (sharedMoves) requirePermission(caller.principal, 'flag:write')

@@ -212,3 +212,20 @@ test('reads show status and percent, never writtenAt or halted: flag, list, envi
   now += 100_000
   expect(w.s.environments.statesOf(SYSTEM, 'f').staging?.rollout).toMatchObject({ status: 'completed', percent: 100 })
 })
+
+test('a flag sent back as read, or its export imported as it is, changes nothing: no new revision', async () => {
+  const w = await world()
+  const revision = w.row().revision
+  await w.s.flags.update(dev, 'f', readBack(w.s, {}))
+  await w.s.flags.update(dev, 'f', { rollout: readBack(w.s, {}).rollout })
+  const doc = w.s.migrations.exportDocument(SYSTEM.principal, 'production').document
+  const imported = await w.s.migrations.importDocument(dev, doc, { mode: 'merge', values: 'overwrite', dryRun: false }, 'import-upload')
+  expect(imported).toMatchObject({ summary: { updated: 0 } })
+  const made = await w.s.changeRequests.create(dev, {
+    environment: 'production',
+    title: 'same',
+    changes: [{ flag: 'f', set: { rollout: readBack(w.s, {}).rollout } }],
+  })
+  expect(made.changes[0]).not.toHaveProperty('diff.rollout')
+  expect(w.row().revision).toBe(revision)
+})
