@@ -7,11 +7,13 @@
  */
 
 import { afterEach, expect, setSystemTime, test } from 'bun:test'
+import type { AuditEntry } from '../../src/domain/audit-entry.ts'
 import type { FlagState } from '../../src/domain/environment.ts'
 import type { FlagRow } from '../../src/domain/flag-row.ts'
 import type { Principal } from '../../src/domain/principal.ts'
 import type { GuardEvidence } from '../../src/domain/rollout-guard.ts'
 import { haltRollout } from '../../src/services/rollout-halt.ts'
+import { deliveryBody } from '../../src/services/webhook-dispatcher.ts'
 import { capturedLogger } from '../helpers/captured-logger.ts'
 import { oracle } from '../helpers/flagd-oracle.ts'
 import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
@@ -144,6 +146,12 @@ test('the trip is audited as flag.updated by the system actor guard with the evi
   expect(entry).not.toHaveProperty('bypass')
   expect(entry?.before?.rollout).toMatchObject({ status: 'running', percent: 35 })
   expect(entry?.after?.rollout).toMatchObject({ status: 'rolled-back', percent: 0 })
+  // webhooks carry it as any change, with the evidence
+  expect(JSON.parse(deliveryBody(entry as AuditEntry, 'production'))).toMatchObject({
+    type: 'flag.updated',
+    source: 'guard',
+    guard: EVIDENCE,
+  })
   const line = log.lines.find((l) => l.level === 40 && l.flag === 'f')
   expect(line).toMatchObject({ flag: 'f', environment: 'production', check: 0, kind: 'error-rate', difference: EVIDENCE.difference })
 })
