@@ -86,6 +86,8 @@ test('a rollback commits once in a protected environment: status rolled-back, pe
   for (const k of KEYS) expect(ofrep(w, k)).toEqual({ value: false, variant: 'value' })
   const exported = JSON.parse(w.s.migrations.exportFlagd(SYSTEM.principal).text)
   expect(JSON.stringify(exported.flags.f)).not.toContain('fractional')
+  setSystemTime(new Date(now))
+  for (const k of KEYS) expect(oracle(exported, 'f', { targetingKey: k })).toMatchObject({ value: false, variant: 'value' })
   const token: Principal = {
     kind: 'token',
     tokenId: 't',
