@@ -186,6 +186,15 @@ export function servedTargeting(flag: Flag): JsonObject | undefined {
   return rule
 }
 
+/**
+ * A rollout as sent without the fields a write ignores (`status`, `percent`, what the server keeps):
+ * what a change request keeps of it, so its diff shows only what it changes.
+ */
+export function writableRolloutInput(input: unknown): unknown {
+  if (!isJsonObject(input)) return input
+  return Object.fromEntries(Object.entries(input).filter(([key]) => !IGNORED.has(key)))
+}
+
 /** Checks a rollout (`variants`: the flag's variant names); problems name `rollout.<field>`. */
 export function rolloutProblems(input: unknown, variants: ReadonlySet<string>): { rollout?: Rollout; problems: FieldProblem[] } {
   const problems: FieldProblem[] = []
