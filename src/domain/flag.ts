@@ -4,6 +4,7 @@
  */
 
 import type { Rollout } from './rollout.ts'
+import { rolloutRead } from './rollout-status.ts'
 
 export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
 
@@ -166,7 +167,12 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
   return out
 }
 
-/** The flag as the API shows it: name, definition, history. */
-export function toFlagResource(f: Flag): Record<string, unknown> {
-  return { name: f.name, ...definitionOf(f), createdAt: f.createdAt, updatedAt: f.updatedAt, revision: f.revision }
+/**
+ * The flag as the API shows it at `nowMs`: name, definition, history; its rollout with its read-only
+ * `status` and `percent` then, never what the server keeps on it (docs/guarded-rollouts.md#status-and-percent).
+ */
+export function toFlagResource(f: Flag, nowMs: number): Record<string, unknown> {
+  const definition = definitionOf(f)
+  if (definition.rollout !== undefined) (definition as unknown as Record<string, unknown>).rollout = rolloutRead(definition.rollout, nowMs)
+  return { name: f.name, ...definition, createdAt: f.createdAt, updatedAt: f.updatedAt, revision: f.revision }
 }

@@ -8,9 +8,12 @@
  * `keep: false` nothing is kept: the plain twin the property test of cached reads compares with.
  */
 
+import type { Clock } from '../domain/clock.ts'
 import { type Flag, toFlagResource } from '../domain/flag.ts'
 import { namesUnder } from '../domain/names-under.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
+import type { Rollout } from '../domain/rollout.ts'
+import { rolloutStatus } from '../domain/rollout-status.ts'
 import type { Store } from '../storage/store.ts'
 import { flagsIn } from './environment-views.ts'
 
@@ -37,6 +40,11 @@ export interface FlagReadModel {
   revision(): number
   /** The environment a read naming none sees (config `environment`). */
   readonly defaultEnvironment: string
+  /**
+   * Where the rollouts `env` sees stand now, as one short string ('' without any): reads show their
+   * status and percent, so a kept list or an ETag must move with it (docs/guarded-rollouts.md#status-and-percent).
+   */
+  rolloutPhase(env?: string): string
 }
 
 /** Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare with). */
@@ -44,9 +52,25 @@ export interface FlagReadModelOptions {
   keep?: boolean
 }
 
-/** Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees. */
-export function createFlagReadModel(store: Store, defaultEnvironment: string, options: FlagReadModelOptions = {}): FlagReadModel {
+/**
+ * Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees; `now`:
+ * the clock a rollout's status and percent are read at.
+ */
+export function createFlagReadModel(
+  store: Store,
+  defaultEnvironment: string,
+  now: Clock,
+  options: FlagReadModelOptions = {},
+): FlagReadModel {
   const texts = new WeakMap<Flag, FlagText>()
+  // a flag with a rollout: its text as of the status and percent it was made at
+  const phased = new WeakMap<Flag, { phase: string; text: FlagText }>()
+  const phaseOf = (flag: Flag, nowMs: number) => {
+    const { status, percent } = rolloutStatus(flag.rollout as Rollout, nowMs)
+    return `${status}:${percent}`
+  }
+  // per environment, the views with a rollout at the flags' revision they were found at
+  const withRollouts = new Map<string, { at: number; flags: Flag[] }>()
   const keep = options.keep !== false
   let sorted: string[] = []
   let sortedAt = -1
@@ -61,12 +85,35 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
     return sorted
   }
   const text = (flag: Flag): FlagText => {
+    if (flag.rollout !== undefined) {
+      const nowMs = now().getTime()
+      const phase = phaseOf(flag, nowMs)
+      const kept = phased.get(flag)
+      if (kept?.phase === phase) return kept.text
+      const made = { json: JSON.stringify(toFlagResource(flag, nowMs)), etag: `"${flag.revision}"` }
+      if (keep) phased.set(flag, { phase, text: made })
+      return made
+    }
     let made = texts.get(flag)
     if (made === undefined) {
-      made = { json: JSON.stringify(toFlagResource(flag)), etag: `"${flag.revision}"` }
+      made = { json: JSON.stringify(toFlagResource(flag, 0)), etag: `"${flag.revision}"` }
       if (keep) texts.set(flag, made)
     }
     return made
+  }
+  const rolloutPhase = (env?: string) => {
+    const seen = env ?? defaultEnvironment
+    const snapshot = store.committed()
+    const at = snapshot.revisionOf('flags')
+    let found = withRollouts.get(seen)
+    if (found?.at !== at) {
+      const views = flagsIn(snapshot, seen)
+      found = { at, flags: [...views.values()].filter((f) => f.rollout !== undefined) }
+      if (snapshot.environments.has(seen)) withRollouts.set(seen, found)
+    }
+    if (found.flags.length === 0) return ''
+    const nowMs = now().getTime()
+    return Bun.hash.wyhash(found.flags.map((f) => phaseOf(f, nowMs)).join(','), 0n).toString(36)
   }
   const json = (flag: Flag) => text(flag).json
   const matching = (prefix: string): string[] => {
@@ -87,6 +134,7 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
     listJson: (prefixes, env) => `[${rows(under(prefixes), env).map(json).join(',')}]`,
     revision: () => store.committed().revisionOf('flags'),
     defaultEnvironment,
+    rolloutPhase,
   }
 }
 
@@ -99,6 +147,7 @@ export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): 
   const lists = cache.region<string>('flag-lists', textBytes)
   return {
     ...model,
-    listJson: (prefixes, env) => lists.through(scopeKey(env, prefixes), model.revision(), () => model.listJson(prefixes, env)),
+    listJson: (prefixes, env) =>
+      lists.through(`${scopeKey(env, prefixes)}${model.rolloutPhase(env)}`, model.revision(), () => model.listJson(prefixes, env)),
   }
 }

@@ -26,6 +26,7 @@ import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
+import { asWritten } from '../domain/rollout-written.ts'
 import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -46,8 +47,8 @@ export interface FlagService {
   list(principal: Principal, prefix: string, env?: string): string
   /** Whether a flag of this name exists (routing only: it tells nothing a caller may not know). */
   exists(name: string): boolean
-  /** The ETag of `list(principal, prefix)`: moves with every flag change, differs between scopes. */
-  listTag(principal: Principal): string
+  /** The ETag of `list(principal, prefix, env)`: moves with every flag change and rollout step, differs between scopes. */
+  listTag(principal: Principal, env?: string): string
   /**
    * `env` (docs/environments.md): the environment that gets the body's per-environment fields; every
    * other one then starts with the type's defaults (no value, enabled). Without it every environment
@@ -115,7 +116,7 @@ export function createFlagService(
   now: Clock,
   environment: string,
   gate: PatternGate = createPatternGate(),
-  read: FlagReadModel = createFlagReadModel(store, environment),
+  read: FlagReadModel = createFlagReadModel(store, environment, now),
 ): FlagService {
   return {
     read,
@@ -147,9 +148,11 @@ export function createFlagService(
 
     exists: (name) => store.committed().flags.has(name),
 
-    listTag(principal) {
+    listTag(principal, env) {
       requirePermissionSomewhere(principal, 'flag:read')
-      const revision = store.committed().revisionOf('flags')
+      // a rollout's status and percent move with the time: so does the tag of a list showing them
+      const phase = env === undefined || store.committed().environments.has(env) ? read.rolloutPhase(env) : ''
+      const revision = `${store.committed().revisionOf('flags')}${phase === '' ? '' : `.${phase}`}`
       const scope = flagScopeOf(principal)
       return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
     },
@@ -228,7 +231,8 @@ export function createFlagService(
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
           // shared fields change what every environment serves: they need the unscoped permission
-          const before = definitionOf(seen)
+          // the rollout as written: what the server keeps on it is no part of the comparison
+          const before = asWritten(definitionOf(seen))
           const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
           const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
           if (sharedMoves) requirePermission(caller.principal, 'flag:write')

@@ -60,8 +60,11 @@ export interface ServedSnapshot {
   part<T>(flag: Flag, key: string, make: () => T, keep: (made: T) => boolean): T
   /** The flagd document of every flag and segment, named `name` (docs/targeting.md#flagd-format). */
   flagd(name: string): FlagdEncodings
-  /** The `flags` member of the migration export's file text (docs/migrations.md), made on first use. */
-  exportFlags(): string
+  /**
+   * The `flags` member of the migration export's file text (docs/migrations.md) at `nowMs`, made on
+   * first use; made anew while a flag has a rollout, whose status and percent move with the time.
+   */
+  exportFlags(nowMs: number): string
 }
 
 /** The served snapshots of a store, newest per environment. */
@@ -178,9 +181,12 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
       }
       return made
     },
-    exportFlags() {
-      exported ??= exportFlagsText(inOrder())
-      return exported
+    exportFlags(nowMs: number) {
+      if (exported !== undefined) return exported
+      const flagsNow = inOrder()
+      const text = exportFlagsText(flagsNow, nowMs)
+      if (!flagsNow.some((f) => f.rollout !== undefined)) exported = text
+      return text
     },
   })
 }

@@ -111,7 +111,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const patternGate = createPatternGate()
   // the environment a request naming none acts in (docs/environments.md#the-default-environment)
   const environment = config.environment
-  const read = cachedFlagReadModel(createFlagReadModel(store, environment), cache)
+  const read = cachedFlagReadModel(createFlagReadModel(store, environment, now), cache)
   const flags = createFlagService(store, config.limits.maxFlags, now, environment, patternGate, read)
   const apiTokens = createApiTokenService(store, now, cache, environment)
   const changeFeed = createFlagChangeFeed(store)

@@ -1123,6 +1123,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -1204,6 +1260,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -1285,6 +1397,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -1376,6 +1544,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -1450,6 +1674,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -1536,6 +1816,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -1611,6 +1947,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -1698,6 +2090,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -1783,6 +2231,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -1880,6 +2384,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -1957,6 +2517,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -2044,6 +2660,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -2116,6 +2788,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -2200,6 +2928,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         /**
@@ -2289,6 +3073,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * Format: date-time
@@ -2390,6 +3230,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
         };
         Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"] | components["schemas"]["NumberFlag"] | components["schemas"]["ObjectFlag"];
@@ -2472,6 +3368,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /** @description Ignored (any value) */
             createdAt?: unknown;
@@ -6034,6 +6986,30 @@ export interface operations {
                          * @description Flags: a scheduled change applied this many seconds late (the daemon was down)
                          */
                         lateSeconds?: number;
+                        /** @description Flags: a rollout its guard stopped (source guard): the check that tripped and what it saw */
+                        guard?: {
+                            /**
+                             * Format: int64
+                             * @description The index of the check in rollout.guard.checks
+                             */
+                            check: number;
+                            /** @enum {string} */
+                            kind: "error-rate" | "mean" | "threshold";
+                            /** @description The rollout's variant: {total, errors, rate}, {count, mean} or {increase} */
+                            treatment: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The other variants (null for threshold) */
+                            control: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Treatment minus control, with its confidence interval (null for threshold) */
+                            difference: {
+                                estimate: number;
+                                lower: number;
+                                upper: number;
+                            } | null;
+                        };
                         /** @description Flags: true when a protected environment's state was changed directly by someone holding flag:bypass */
                         bypass?: boolean;
                         /** @description The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete */
@@ -6287,6 +7263,62 @@ export interface operations {
                                     toPercent: number;
                                     /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                                     by?: string;
+                                    /**
+                                     * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                                     * @example {
+                                     *       "checks": [
+                                     *         {
+                                     *           "kind": "error-rate",
+                                     *           "errors": "app.errors",
+                                     *           "total": "app.requests",
+                                     *           "maxIncrease": 0.01
+                                     *         }
+                                     *       ],
+                                     *       "action": "rollback"
+                                     *     }
+                                     */
+                                    guard?: {
+                                        checks: ({
+                                            /** @enum {string} */
+                                            kind: "error-rate";
+                                            errors: string;
+                                            total: string;
+                                            /** @description Tolerated increase of the rate (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "mean";
+                                            histogram: string;
+                                            /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "threshold";
+                                            metric: string;
+                                            max: number;
+                                            /** Format: int64 */
+                                            windowSeconds: number;
+                                        })[];
+                                        /**
+                                         * Format: int64
+                                         * @description Each arm needs this many before a comparison decides (default 200)
+                                         */
+                                        minSamples?: number;
+                                        /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                                        alpha?: number;
+                                        /**
+                                         * @description rollback (default): the share drops to 0; pause: it stays
+                                         * @enum {string}
+                                         */
+                                        action?: "rollback" | "pause";
+                                    };
+                                    /**
+                                     * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                                     * @enum {string}
+                                     */
+                                    readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                                    /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                                    readonly percent?: number;
                                 };
                             };
                         };
@@ -6424,6 +7456,62 @@ export interface operations {
                                 toPercent: number;
                                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                                 by?: string;
+                                /**
+                                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                                 * @example {
+                                 *       "checks": [
+                                 *         {
+                                 *           "kind": "error-rate",
+                                 *           "errors": "app.errors",
+                                 *           "total": "app.requests",
+                                 *           "maxIncrease": 0.01
+                                 *         }
+                                 *       ],
+                                 *       "action": "rollback"
+                                 *     }
+                                 */
+                                guard?: {
+                                    checks: ({
+                                        /** @enum {string} */
+                                        kind: "error-rate";
+                                        errors: string;
+                                        total: string;
+                                        /** @description Tolerated increase of the rate (default 0) */
+                                        maxIncrease?: number;
+                                    } | {
+                                        /** @enum {string} */
+                                        kind: "mean";
+                                        histogram: string;
+                                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                                        maxIncrease?: number;
+                                    } | {
+                                        /** @enum {string} */
+                                        kind: "threshold";
+                                        metric: string;
+                                        max: number;
+                                        /** Format: int64 */
+                                        windowSeconds: number;
+                                    })[];
+                                    /**
+                                     * Format: int64
+                                     * @description Each arm needs this many before a comparison decides (default 200)
+                                     */
+                                    minSamples?: number;
+                                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                                    alpha?: number;
+                                    /**
+                                     * @description rollback (default): the share drops to 0; pause: it stays
+                                     * @enum {string}
+                                     */
+                                    action?: "rollback" | "pause";
+                                };
+                                /**
+                                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                                 * @enum {string}
+                                 */
+                                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                                readonly percent?: number;
                             };
                             /** @description FlagFlow's name for regexPattern (an empty one means none) */
                             regExp?: string;
@@ -6771,6 +7859,62 @@ export interface operations {
                                     toPercent: number;
                                     /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                                     by?: string;
+                                    /**
+                                     * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                                     * @example {
+                                     *       "checks": [
+                                     *         {
+                                     *           "kind": "error-rate",
+                                     *           "errors": "app.errors",
+                                     *           "total": "app.requests",
+                                     *           "maxIncrease": 0.01
+                                     *         }
+                                     *       ],
+                                     *       "action": "rollback"
+                                     *     }
+                                     */
+                                    guard?: {
+                                        checks: ({
+                                            /** @enum {string} */
+                                            kind: "error-rate";
+                                            errors: string;
+                                            total: string;
+                                            /** @description Tolerated increase of the rate (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "mean";
+                                            histogram: string;
+                                            /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "threshold";
+                                            metric: string;
+                                            max: number;
+                                            /** Format: int64 */
+                                            windowSeconds: number;
+                                        })[];
+                                        /**
+                                         * Format: int64
+                                         * @description Each arm needs this many before a comparison decides (default 200)
+                                         */
+                                        minSamples?: number;
+                                        /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                                        alpha?: number;
+                                        /**
+                                         * @description rollback (default): the share drops to 0; pause: it stays
+                                         * @enum {string}
+                                         */
+                                        action?: "rollback" | "pause";
+                                    };
+                                    /**
+                                     * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                                     * @enum {string}
+                                     */
+                                    readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                                    /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                                    readonly percent?: number;
                                 };
                             };
                         };
