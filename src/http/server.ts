@@ -20,6 +20,7 @@ import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
 import type { GuardImpact } from '../services/guard-impact.ts'
 import type { GuardMetrics } from '../services/guard-metrics.ts'
+import type { GuardWatcher } from '../services/guard-watcher.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { InProcessUsage } from '../services/in-process-usage.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -53,6 +54,7 @@ import { migrationRoutes } from './routes/migration-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
 import { oidcRoutes } from './routes/oidc-routes.ts'
 import { otlpRoutes } from './routes/otlp-routes.ts'
+import { rolloutRoutes } from './routes/rollout-routes.ts'
 import { segmentRoutes } from './routes/segment-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
@@ -80,8 +82,8 @@ export interface HttpDeps {
   guardMetrics: GuardMetrics
   /** `GET /api/flags/{name}/impact`. */
   impact: GuardImpact
-  /** Told which flags' guard counts an OTLP report moved (the guard watcher's cue). */
-  onGuardCounts?: (env: string, flags: ReadonlySet<string>) => void
+  /** The watcher of guarded rollouts: checks after reports, and `GET /api/flags/{name}/rollout`. */
+  guards: GuardWatcher
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -141,7 +143,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
       inProcessUsage: deps.inProcessUsage,
       guardMetrics: deps.guardMetrics,
       environment: deps.config.environment,
-      ...(deps.onGuardCounts ? { onGuardCounts: deps.onGuardCounts } : {}),
+      guards: deps.guards,
     }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
@@ -150,6 +152,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...auditRoutes({ audit: deps.audit, flags: deps.flags, bodyLimit }),
     ...usageRoutes({ usage: deps.usage, flags: deps.flags }),
     ...impactRoutes({ impact: deps.impact, flags: deps.flags }),
+    ...rolloutRoutes({ guards: deps.guards, flags: deps.flags }),
     ...uiRoutes(),
     ...metricsRoutes(deps.metrics),
     ...(deps.evaluationRpc ? connectRoutes({ rpc: deps.evaluationRpc, anonymous: deps.config.evaluation.anonymous }) : []),

@@ -50,7 +50,7 @@ export async function haltRollout(deps: RolloutHaltDeps, input: RolloutHaltInput
     const state = row === undefined ? undefined : ownValue(row.states, input.env)
     const rollout = state?.rollout
     if (row === undefined || state === undefined || rollout === undefined) return 'unchanged'
-    if (rollout.writtenAt !== input.writtenAt || rollout.halted !== undefined) return 'unchanged'
+    if ((rollout.writtenAt ?? '') !== input.writtenAt || rollout.halted !== undefined) return 'unchanged'
     const at = now()
     const halted: RolloutHalt = {
       status: input.action === 'pause' ? 'paused' : 'rolled-back',

@@ -24,12 +24,14 @@ import { createFlagService, type FlagService } from './flag-service.ts'
 import { createFlagSyncService, type FlagSyncService } from './flag-sync-service.ts'
 import { createGuardImpact, type GuardImpact } from './guard-impact.ts'
 import { createGuardMetrics, type GuardMetrics } from './guard-metrics.ts'
+import { createGuardWatcher, type GuardWatcher } from './guard-watcher.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createInProcessUsage, type InProcessUsage } from './in-process-usage.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createPatternGate } from './pattern-gate.ts'
+import { haltRollout } from './rollout-halt.ts'
 import { createSegmentService, type SegmentService } from './segment-service.ts'
 import { createServedSnapshots } from './served-snapshot.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
@@ -54,6 +56,8 @@ export interface Services {
   guardMetrics: GuardMetrics
   /** `GET /api/flags/{name}/impact`. */
   impact: GuardImpact
+  /** The watcher of guarded rollouts; `start()` its timer, `stop()` it before the metrics. */
+  guards: GuardWatcher
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -86,6 +90,8 @@ export interface ServiceOptions {
   guardLog?: GuardLog
   /** A failed write of guard metrics (kept and written with the next). */
   onGuardFlushError?: (err: unknown) => void
+  /** Where a guard's trip is said (`warn`), and a check that failed. */
+  guardLogger?: { warn(fields: object, msg: string): void }
   /** A failed write of usage counts (kept and written with the next). */
   onUsageFlushError?: (err: unknown) => void
   /** Each minute's evaluation counts by flag name (Prometheus, with `metrics.perFlag`). */
@@ -127,6 +133,15 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     now: clockMs,
     ...(options.onGuardFlushError ? { onFlushError: options.onGuardFlushError } : {}),
   })
+  const guardLogger = options.guardLogger
+  const guards = createGuardWatcher({
+    store,
+    metrics: guardMetrics,
+    now,
+    environment,
+    halt: (request) => haltRollout({ store, now, ...(guardLogger ? { logger: guardLogger } : {}) }, request),
+    onError: (err) => guardLogger?.warn({ err }, 'checking a rollout guard failed; the next report or round checks it again'),
+  })
   return {
     cache,
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
@@ -137,6 +152,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, environment, snapshots),
     guardMetrics,
     impact: createGuardImpact(store, guardMetrics, environment, clockMs),
+    guards,
     migrations: createMigrationService({
       store,
       now,

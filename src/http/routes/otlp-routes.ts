@@ -11,6 +11,7 @@ import { AppError, InvalidError } from '../../domain/errors.ts'
 import { environmentOf, type Principal } from '../../domain/principal.ts'
 import { readLimited } from '../../io/read-limited.ts'
 import type { GuardMetrics } from '../../services/guard-metrics.ts'
+import type { GuardWatcher } from '../../services/guard-watcher.ts'
 import type { InProcessUsage } from '../../services/in-process-usage.ts'
 import { customAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -34,8 +35,8 @@ export function otlpRoutes(deps: {
   inProcessUsage: InProcessUsage
   guardMetrics: GuardMetrics
   environment: string
-  /** Told which flags' guard counts a report moved, in which environment (the guard watcher checks them at once). */
-  onGuardCounts?: (env: string, flags: ReadonlySet<string>) => void
+  /** Checks the guards of the flags whose counts a report moved; the answer waits for their trips' commits. */
+  guards: Pick<GuardWatcher, 'reported'>
 }): RouteSpec[] {
   return [
     route({
@@ -80,7 +81,7 @@ export function otlpRoutes(deps: {
               rejected += n
             },
           )
-          if (moved.size > 0) deps.onGuardCounts?.(env, moved)
+          if (moved.size > 0) await deps.guards.reported(env, moved)
         }
         return customAnswer(c.id, encodeOtlpResponse(rejected, json), 200, {
           'content-type': json ? 'application/json' : 'application/x-protobuf',
