@@ -189,7 +189,10 @@ test('a halted rollout reports its status, its share and the evidence it tripped
   const store = await storeWith(flagRow('rolled', rollout()), flagRow('paused', rollout()))
   const writtenAt = new Date(NOW).toISOString()
   const haltAt = (when: number) => ({ store, now: () => new Date(when) })
-  for (const [flag, action] of [['rolled', 'rollback'], ['paused', 'pause']] as const)
+  for (const [flag, action] of [
+    ['rolled', 'rollback'],
+    ['paused', 'pause'],
+  ] as const)
     expect(await haltRollout(haltAt(Date.parse(at)), { env: 'production', flag, writtenAt, action, evidence })).toBe('halted')
   const { watcher, halts } = watcherOn(store)
   await watcher.checkAll()
