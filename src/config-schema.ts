@@ -39,6 +39,16 @@ export interface Config {
   limits: { bodyBytes: number; importBytes: number; maxFlags: number; cacheBytes: number }
   /** Flag usage (docs/api.md#usage): whether evaluations are counted, and after how many days unused a flag is stale. */
   usage: { count: boolean; staleDays: number }
+  /** Each flag kind's expected lifetime in days, `null` for none (docs/api.md#lifecycle): past it a flag is potentially stale. */
+  lifecycle: {
+    releaseDays: number | null
+    experimentDays: number | null
+    operationalDays: number | null
+    killSwitchDays: number | null
+    /** The same as `killSwitchDays`, spelt with the kind's own name; wins when set. */
+    'kill-switchDays'?: number | null
+    permissionDays: number | null
+  }
   /** flagd's gRPC sync protocol for in-process providers (docs/openfeature.md#in-process): off unless a port or socket is set. */
   sync: { port: number | undefined; host: string; socket: string | undefined; anonymous: boolean }
   /** flagd's evaluation service for providers in RPC mode (docs/openfeature.md#rpc): off unless a port or socket is set. */
@@ -110,6 +120,13 @@ function text(min = 1, max = 4096, pattern?: RegExp, patternText?: string): Pars
   }
 }
 
+/** A kind's lifetime in days (0–3650), or none: `null` (`null`, `none` or empty in the environment). */
+const lifetimeDays: Parser = (raw) => {
+  if (raw === null || (typeof raw === 'string' && /^(null|none|)$/i.test(raw.trim()))) return ok(null)
+  const parsed = integer(0, 3650)(raw)
+  return parsed.ok ? parsed : bad('must be a whole number of days from 0 to 3650, or null for none')
+}
+
 const optionalText: Parser = (raw) => (raw === undefined || raw === '' ? ok(undefined) : text()(raw))
 
 const optionalPort: Parser = (raw) => (raw === undefined || raw === '' ? ok(undefined) : integer(0, 65535)(raw))
@@ -157,7 +174,7 @@ const originList: Parser = (raw) => {
 }
 
 const EVENT_PATTERN = new RegExp(
-  `^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted)|change-request\\.(approved|rejected|applied|cancelled|failed))$`,
+  `^(\\*|(${Object.values(AUDIT_ENTITY).join('|')})\\.(\\*|created|updated|deleted)|flag\\.(archived|restored)|change-request\\.(approved|rejected|applied|cancelled|failed))$`,
 )
 
 /** `webhooks`: a list of `{url, events, secret, name?}` (JSON text in the environment). */
@@ -188,7 +205,7 @@ const webhookList: Parser = (raw) => {
       return bad(`${where} needs a url: an http:// or https:// address`)
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && EVENT_PATTERN.test(e))) {
       return bad(
-        `${where} needs events: a non-empty list of "*", "<entity>.*" or "<entity>.created|updated|deleted", entities ${Object.values(AUDIT_ENTITY).join(', ')}`,
+        `${where} needs events: a non-empty list of "*", "<entity>.*" or "<entity>.created|updated|deleted" (and flag.archived|restored), entities ${Object.values(AUDIT_ENTITY).join(', ')}`,
       )
     }
     if (typeof secret !== 'string' || secret.length < 16)
@@ -358,6 +375,26 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
     default: 30,
     parse: integer(1, 365),
     doc: 'A flag neither evaluated nor changed for this many days is stale.',
+  },
+  ...(
+    [
+      ['release', 40],
+      ['experiment', 40],
+      ['operational', 7],
+      ['killSwitch', null],
+      ['permission', null],
+    ] as const
+  ).map(([kind, days]) => ({
+    path: `lifecycle.${kind}Days`,
+    default: days,
+    parse: lifetimeDays,
+    doc: `Days a ${kind === 'killSwitch' ? 'kill-switch' : kind} flag is expected to live; past them it is potentially stale (0-3650, or null for never).`,
+  })),
+  {
+    path: 'lifecycle.kill-switchDays',
+    default: undefined,
+    parse: lifetimeDays,
+    doc: "lifecycle.killSwitchDays spelt with the kind's own name, as lifecycle.<kind>Days reads; wins when set.",
   },
   {
     path: 'sync.port',

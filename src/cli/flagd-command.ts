@@ -6,6 +6,7 @@ import { auditCommand } from './audit-command.ts'
 import { backupCommand } from './backup-command.ts'
 import { changeRequestCommand } from './change-request-command.ts'
 import { environmentCommand, promoteCommand } from './environment-command.ts'
+import { flagCommand } from './flag-command.ts'
 import { exportCommand, importCommand, validateCommand } from './migration-commands.ts'
 import { serveCommand } from './serve-command.ts'
 import { storageCommand } from './storage-command.ts'
@@ -26,6 +27,7 @@ export const flagdCommand = defineCommand({
     user: userCommand,
     token: tokenCommand,
     env: environmentCommand,
+    flags: flagCommand,
     promote: promoteCommand,
     'change-request': changeRequestCommand,
     audit: auditCommand,

@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { AdminApi } from '../services/admin-service.ts'
 
 /** Bumped whenever an operation, its arguments or its answer change shape. */
-export const CONTROL_PROTOCOL = 8
+export const CONTROL_PROTOCOL = 9
 
 /** The header both ends put their protocol version in, and the one naming their flagd release. */
 export const PROTOCOL_HEADER = 'x-flagd-control-protocol'
@@ -74,6 +74,8 @@ export const CONTROL_ARGUMENTS = {
   createChangeRequest: T.Tuple([T.Unknown()]),
   approveChangeRequest: T.Tuple([Text, T.Union([Text, T.Null()])]),
   applyChangeRequest: T.Tuple([Text]),
+  archiveFlag: T.Tuple([Text]),
+  restoreFlag: T.Tuple([Text]),
 } satisfies Record<keyof AdminApi, TSchema>
 
 /** An operation's name. */
@@ -105,6 +107,8 @@ const everyTupleMatches: { [M in ControlMethod]: Matches<M> } = {
   createChangeRequest: true,
   approveChangeRequest: true,
   applyChangeRequest: true,
+  archiveFlag: true,
+  restoreFlag: true,
 }
 void everyTupleMatches
 

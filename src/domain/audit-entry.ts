@@ -95,6 +95,13 @@ export const AUDIT_ENTITY: Record<RowChange['table'], string> = {
 }
 const verb = (before: unknown, after: unknown) => (before === null ? 'created' : after === null ? 'deleted' : 'updated')
 
+/** A flag change's action: archived and restored are their own (docs/api.md#archive). */
+function flagAction(before: FlagRow | null, after: FlagRow | null): string {
+  if (before !== null && after !== null && (before.archived === true) !== (after.archived === true))
+    return after.archived === true ? 'flag.archived' : 'flag.restored'
+  return `flag.${verb(before, after)}`
+}
+
 function userResource(u: StoredUser | null, passwordChanged: boolean): Record<string, unknown> | null {
   if (!u) return null
   return { ...toPublicUser(u), ...(passwordChanged ? { passwordChanged: true } : {}) }
@@ -111,7 +118,10 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
   const base = (id: number) => ({ id, at, actor, source, requestId })
   const out: StoredAuditEntry[] = []
   for (const c of changes) {
-    const action = `${AUDIT_ENTITY[c.table]}.${verb(c.before, c.after)}`
+    const action =
+      c.table === 'flags'
+        ? flagAction(c.before as FlagRow | null, c.after as FlagRow | null)
+        : `${AUDIT_ENTITY[c.table]}.${verb(c.before, c.after)}`
     // a flag row rewritten at its revision only gained or lost another environment's copy of its
     // state: the environment's own entry records that
     if (c.table === 'flags' && c.before !== null && c.after !== null && (c.before as FlagRow).revision === (c.after as FlagRow).revision)

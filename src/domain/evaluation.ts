@@ -11,6 +11,7 @@
 
 import { answerVariant } from './answer-variant.ts'
 import { allVariants, type Flag, type FlagType, type FlagValue, isEnabled, type MetadataValue } from './flag.ts'
+import { lifecycleMetadata } from './flag-lifecycle.ts'
 import { servedTargeting } from './rollout.ts'
 import type { Expr } from './targeting/compiled-expr.ts'
 import type { TraceStep } from './targeting/rule-evaluation.ts'
@@ -74,10 +75,14 @@ export function splitVariant(flagName: string, targetingKey: string, chancePerce
   return splitBucket(flagName, targetingKey) < BUCKETS - weightB ? 'A' : 'B'
 }
 
-/** The metadata of an answer about `flag`. */
+/** The metadata of an answer about `flag`: its own, its kind, owner and tags as the flagd export writes them, `type` and `revision`. */
 export function metadataOf(flag: Flag): EvaluationMetadata {
-  return flag.metadata
-    ? ({ ...flag.metadata, type: flag.type, revision: flag.servedRevision ?? flag.revision } as EvaluationMetadata)
+  const own =
+    flag.kind === undefined && flag.owner === undefined && flag.tags === undefined
+      ? flag.metadata
+      : { ...flag.metadata, ...lifecycleMetadata(flag) }
+  return own
+    ? ({ ...own, type: flag.type, revision: flag.servedRevision ?? flag.revision } as EvaluationMetadata)
     : ({ type: flag.type, revision: flag.servedRevision ?? flag.revision } as EvaluationMetadata)
 }
 

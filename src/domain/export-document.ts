@@ -12,7 +12,7 @@ import { utcStamp } from './utc-stamp.ts'
 export const EXPORT_VERSION = '1.0.0'
 
 /** One flag as it appears in an export file. */
-export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type'] }
+export type ExportedFlag = Omit<FlagDefinition, 'type'> & { type: FlagDefinition['type']; archived?: true }
 
 /** The export document. */
 export interface ExportDocument {
@@ -32,12 +32,13 @@ export interface ExportedSegment {
 
 /**
  * One flag in export order: description, type, defaultValue, valueExists, value, constraints; a
- * rollout as reads show it at `nowMs` (docs/guarded-rollouts.md#status-and-percent).
+ * rollout as reads show it at `nowMs` (docs/guarded-rollouts.md#status-and-percent); `archived: true`
+ * when it is (docs/api.md#archive).
  */
-export function exportFlag(f: FlagDefinition, nowMs: number): ExportedFlag {
+export function exportFlag(f: FlagDefinition & { archived?: true }, nowMs: number): ExportedFlag {
   const { type, description, ...rest } = definitionOf(f)
   if (rest.rollout !== undefined) (rest as Record<string, unknown>).rollout = rolloutRead(rest.rollout, nowMs)
-  return { description, type, ...rest }
+  return { description, type, ...rest, ...(f.archived === true ? { archived: true as const } : {}) }
 }
 
 /** The export document of `flags` and `segments` (given in name order). Nothing but flags and segments ever goes into it. */

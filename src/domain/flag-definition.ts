@@ -17,10 +17,12 @@ import {
   type FlagType,
   isFlagType,
   type JsonObject,
+  LIFECYCLE_FIELDS,
   TARGETING_FIELDS,
   TYPE_CONSTRAINTS,
   zeroValue,
 } from './flag.ts'
+import { checkLifecycleFields } from './flag-lifecycle.ts'
 import { checkTargetingFields } from './flag-targeting-fields.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
 import { compileJsonSchema, jsonSchemaProblem } from './json-schema.ts'
@@ -212,7 +214,13 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   if (problems.length > 0) return { ok: false, problems }
   const flagType = type as FlagType
 
-  const known = new Set<string>([...COMMON_FIELDS, ...TYPE_CONSTRAINTS[flagType], ...TARGETING_FIELDS, ...(options.ignoreFields ?? [])])
+  const known = new Set<string>([
+    ...COMMON_FIELDS,
+    ...TYPE_CONSTRAINTS[flagType],
+    ...TARGETING_FIELDS,
+    ...LIFECYCLE_FIELDS,
+    ...(options.ignoreFields ?? []),
+  ])
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue
     problem(
@@ -271,6 +279,7 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
     problem,
   )
   Object.assign(definition, targeting)
+  checkLifecycleFields(input, definition, problem)
   if (valuesCheckable && definition.defaultValue !== null) {
     const why = valueProblem(flagType, definition.defaultValue, constraints, budget)
     if (why)

@@ -4,10 +4,10 @@
  * as a table.
  */
 
-import { CONSTRAINT_FIELDS, definitionOf, type FlagDefinition, TARGETING_FIELDS } from './flag.ts'
+import { CONSTRAINT_FIELDS, definitionOf, type FlagDefinition, LIFECYCLE_FIELDS, TARGETING_FIELDS } from './flag.ts'
 
 /** Fields a client may send back from a GET that the update ignores. */
-export const READ_ONLY_FIELDS = ['createdAt', 'updatedAt', 'revision'] as const
+export const READ_ONLY_FIELDS = ['createdAt', 'updatedAt', 'revision', 'archived', 'potentiallyStale'] as const
 
 const HANDLED = new Set([
   'name',
@@ -18,6 +18,7 @@ const HANDLED = new Set([
   'valueExists',
   ...CONSTRAINT_FIELDS,
   ...TARGETING_FIELDS,
+  ...LIFECYCLE_FIELDS,
   ...READ_ONLY_FIELDS,
 ])
 
@@ -37,11 +38,13 @@ export function mergeUpdate(current: FlagDefinition, patch: Record<string, unkno
         description: current.description,
         enabled: carried.enabled,
         ...(carried.metadata ? { metadata: carried.metadata } : {}),
+        // kind, owner and tags say what the flag is for, whatever its type (docs/api.md#lifecycle)
+        ...Object.fromEntries(LIFECYCLE_FIELDS.filter((k) => carried[k] !== undefined).map((k) => [k, carried[k]])),
       }
     : (carried as unknown as Record<string, unknown>)
   if (Object.hasOwn(patch, 'description')) base.description = patch.description
   if (Object.hasOwn(patch, 'defaultValue')) base.defaultValue = patch.defaultValue
-  for (const key of [...CONSTRAINT_FIELDS, ...TARGETING_FIELDS]) {
+  for (const key of [...CONSTRAINT_FIELDS, ...TARGETING_FIELDS, ...LIFECYCLE_FIELDS]) {
     if (!Object.hasOwn(patch, key)) continue
     if (patch[key] === null) delete base[key]
     else base[key] = patch[key]

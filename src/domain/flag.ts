@@ -3,6 +3,7 @@
  * the type's zero value. Validation lives in `flag-definition.ts`.
  */
 
+import type { FlagKind } from './flag-lifecycle.ts'
 import type { Rollout } from './rollout.ts'
 import { rolloutRead } from './rollout-status.ts'
 
@@ -47,8 +48,16 @@ export interface TargetingFields {
   rollout?: Rollout
 }
 
+/** The lifecycle fields of docs/api.md#lifecycle: shared by every environment, each absent when not set. */
+export interface LifecycleFields {
+  /** Absent: `release`. */
+  kind?: FlagKind
+  owner?: string
+  tags?: string[]
+}
+
 /** What defines a flag: everything but its name and history. */
-export interface FlagDefinition extends FlagConstraints, TargetingFields {
+export interface FlagDefinition extends FlagConstraints, TargetingFields, LifecycleFields {
   type: FlagType
   description: string
   /** `null`: no default, the application's own applies (flagd's missing `defaultVariant`, docs/targeting.md#flagd-format). */
@@ -67,6 +76,8 @@ export interface Flag extends FlagDefinition {
   revision: number
   /** The revision this environment last saw the flag change at, when older than `revision` (docs/environments.md#revisions). */
   servedRevision?: number
+  /** Archived (docs/api.md#archive): kept, but unknown to every evaluation path. Stored only when true. */
+  archived?: true
 }
 
 /** Constraint fields in output order. */
@@ -84,6 +95,9 @@ export const CONSTRAINT_FIELDS = [
 
 /** Targeting fields in output order (after the constraints). */
 export const TARGETING_FIELDS = ['enabled', 'variants', 'targeting', 'metadata', 'rollout'] as const
+
+/** Lifecycle fields in output order (after the targeting fields). */
+export const LIFECYCLE_FIELDS = ['kind', 'owner', 'tags'] as const
 
 /** Which constraint fields each type has. */
 export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)[]> = {
@@ -153,7 +167,7 @@ export const isEnabled = (f: TargetingFields): boolean => f.enabled !== false
 /**
  * The definition fields of a flag in contract order, built from an allow-list (export and API):
  * `enabled` always (flags stored before targeting existed read as enabled), the other targeting
- * fields when set.
+ * and lifecycle fields when set.
  */
 export function definitionOf(f: FlagDefinition): FlagDefinition {
   const out: FlagDefinition = { type: f.type, description: f.description, defaultValue: f.defaultValue, valueExists: f.valueExists }
@@ -164,15 +178,33 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
   if (f.targeting !== undefined) out.targeting = f.targeting
   if (f.metadata !== undefined) out.metadata = f.metadata
   if (f.rollout !== undefined) out.rollout = f.rollout
+  if (f.kind !== undefined) out.kind = f.kind
+  if (f.owner !== undefined) out.owner = f.owner
+  if (f.tags !== undefined) out.tags = f.tags
   return out
 }
 
+/** True when the flag is archived (docs/api.md#archive). */
+export const isArchived = (f: Pick<Flag, 'archived'>): boolean => f.archived === true
+
 /**
- * The flag as the API shows it at `nowMs`: name, definition, history; its rollout with its read-only
- * `status` and `percent` then, never what the server keeps on it (docs/guarded-rollouts.md#status-and-percent).
+ * The flag as the API shows it at `nowMs`: name, definition (`kind` and `tags` always,
+ * docs/api.md#lifecycle), history, whether it is archived, and `potentiallyStale` when the reader
+ * knows it; its rollout with its read-only `status` and `percent` then, never what the server keeps
+ * on it (docs/guarded-rollouts.md#status-and-percent).
  */
-export function toFlagResource(f: Flag, nowMs: number): Record<string, unknown> {
+export function toFlagResource(f: Flag, nowMs: number, potentiallyStale?: boolean): Record<string, unknown> {
   const definition = definitionOf(f)
   if (definition.rollout !== undefined) (definition as unknown as Record<string, unknown>).rollout = rolloutRead(definition.rollout, nowMs)
-  return { name: f.name, ...definition, createdAt: f.createdAt, updatedAt: f.updatedAt, revision: f.revision }
+  return {
+    name: f.name,
+    ...definition,
+    kind: f.kind ?? 'release',
+    tags: f.tags ?? [],
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+    revision: f.revision,
+    archived: isArchived(f),
+    ...(potentiallyStale === undefined ? {} : { potentiallyStale }),
+  }
 }

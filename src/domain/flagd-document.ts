@@ -20,6 +20,7 @@
 import { answerVariant } from './answer-variant.ts'
 import type { FieldProblem } from './errors.ts'
 import { allVariants, FLAG_TYPES, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
+import { isFlagKind, lifecycleMetadata, TAGS_MAX, tagProblem } from './flag-lifecycle.ts'
 import { isJsonObject } from './json-object.ts'
 import { rolloutRule, servedRollout } from './rollout.ts'
 import type { Segment } from './segment.ts'
@@ -106,7 +107,29 @@ export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
     variants,
     defaultVariant,
     ...(targeting ? { targeting } : {}),
-    metadata: { ...(flag.metadata ?? {}), type: flag.type, revision: flag.servedRevision ?? flag.revision },
+    metadata: { ...(flag.metadata ?? {}), ...lifecycleMetadata(flag), type: flag.type, revision: flag.servedRevision ?? flag.revision },
+  }
+}
+
+/**
+ * Takes kind, owner and tags out of a flagd flag's `metadata` into `input`'s fields, where they are
+ * what this export writes (a kind's name, an owner string, tags joined with `,`); others stay metadata.
+ */
+function lifecycleFromMetadata(metadata: Record<string, unknown>, input: Record<string, unknown>): void {
+  if (isFlagKind(metadata.kind)) {
+    input.kind = metadata.kind
+    delete metadata.kind
+  }
+  if (typeof metadata.owner === 'string') {
+    input.owner = metadata.owner
+    delete metadata.owner
+  }
+  if (typeof metadata.tags === 'string') {
+    const tags = metadata.tags === '' ? [] : metadata.tags.split(',')
+    if (tags.length <= TAGS_MAX && tags.every((t) => tagProblem(t) === undefined)) {
+      input.tags = tags
+      delete metadata.tags
+    }
   }
 }
 
@@ -209,6 +232,7 @@ export function fromFlagdFlag(
       if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) kept[k] = v
       else warning(`metadata.${k}`, 'not a string, number or boolean; dropped')
     }
+    lifecycleFromMetadata(kept, input)
     if (Object.keys(kept).length > 0) input.metadata = kept
   }
   for (const key of Object.keys(raw))

@@ -30,9 +30,16 @@ export interface DocumentSource {
 }
 
 /** A parsed, validated import document, with what was translated or dropped on the way. */
+/**
+ * A flag's definition as a document brings it: `archived: true` from a migration file (absent there:
+ * a live flag); never from a flagd document, whose flags keep the state they have (docs/migrations.md).
+ */
+export type ImportedDefinition = FlagDefinition & { archived?: true }
+
+/** A parsed import document. */
 export interface ParsedDocument {
   source: DocumentSource
-  flags: Map<string, FlagDefinition>
+  flags: Map<string, ImportedDefinition>
   segments: Map<string, ExportedSegment>
   warnings: FieldProblem[]
   /** A flagd document's flags as written, to recognise this daemon's own export (docs/migrations.md#flagd-round-trip). */
@@ -135,7 +142,7 @@ export function parseImportDocument(
   const segmentRules = new Map(options.knownSegments ?? [])
   for (const [name, s] of segments) segmentRules.set(name, s.rule)
 
-  const flags = new Map<string, FlagDefinition>()
+  const flags = new Map<string, ImportedDefinition>()
   const budget = newCheckBudget() // one for the whole document: many costly flags cannot add up
   if (!Object.hasOwn(raw, 'flags')) problem('flags', 'required')
   else if (!isObject(raw.flags)) problem('flags', 'must be an object keyed by flag name')
@@ -162,9 +169,13 @@ export function parseImportDocument(
       if (!input) continue
       if (input.valueExists === false && Object.hasOwn(input, 'value'))
         warnings.push({ field: `${prefix}value`, reason: 'ignored: valueExists is false' })
-      const result = validateDefinition(input, { prefix, valueBesideFalse: 'ignore', budget, segments: segmentRules })
+      // a migration file says whether each flag is archived (docs/migrations.md)
+      const { archived, ...fields } = input
+      if (!flagd && archived !== undefined && archived !== null && typeof archived !== 'boolean')
+        problem(`${prefix}archived`, 'must be true or false')
+      const result = validateDefinition(flagd ? input : fields, { prefix, valueBesideFalse: 'ignore', budget, segments: segmentRules })
       if (!result.ok) problems.push(...result.problems)
-      else if (!whyName) flags.set(name, result.definition)
+      else if (!whyName) flags.set(name, archived === true && !flagd ? { ...result.definition, archived: true } : result.definition)
     }
     const index = indexNames(flags.keys())
     for (const name of flags.keys()) {

@@ -5,9 +5,10 @@
  */
 
 import type { FieldProblem } from './errors.ts'
-import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition, TARGETING_FIELDS } from './flag.ts'
+import { CONSTRAINT_FIELDS, definitionOf, type Flag, type FlagDefinition, LIFECYCLE_FIELDS, TARGETING_FIELDS } from './flag.ts'
 import { valueProblem } from './flag-definition.ts'
 import { indexNames } from './flag-name.ts'
+import type { ImportedDefinition } from './import-document.ts'
 import { newCheckBudget } from './regex-pattern.ts'
 import { asWritten } from './rollout-written.ts'
 import { sameJson } from './same-json.ts'
@@ -20,7 +21,7 @@ export interface PlannedChange {
   name: string
   action: 'create' | 'update' | 'delete'
   fields: string[]
-  definition?: FlagDefinition
+  definition?: ImportedDefinition
   /** For an update: the definition the flag has now. */
   previous?: FlagDefinition
 }
@@ -33,7 +34,16 @@ export interface ImportPlan {
 }
 
 // every field a file can set: one it changes alone (a rule, the variants) is a change too
-const FIELD_ORDER = ['type', 'description', 'defaultValue', 'valueExists', 'value', ...CONSTRAINT_FIELDS, ...TARGETING_FIELDS]
+const FIELD_ORDER = [
+  'type',
+  'description',
+  'defaultValue',
+  'valueExists',
+  'value',
+  ...CONSTRAINT_FIELDS,
+  ...TARGETING_FIELDS,
+  ...LIFECYCLE_FIELDS,
+]
 
 /** Fields whose values differ between two definitions, in contract order. */
 export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
@@ -41,6 +51,12 @@ export function changedFields(a: FlagDefinition, b: FlagDefinition): string[] {
   const y = b as unknown as Record<string, unknown>
   // the order of an object's keys (variants, metadata, a rule) says nothing: docs/migrations.md#what-counts-as-a-change
   return FIELD_ORDER.filter((k) => !sameJson(x[k], y[k]))
+}
+
+/** `definition` archived (`archived: true`) or not (no such field): how a row stores it. */
+function withArchived(definition: ImportedDefinition, archived: boolean): ImportedDefinition {
+  const { archived: _given, ...rest } = definition
+  return archived ? { ...rest, archived: true } : rest
 }
 
 /** How many flags a plan creates, updates, deletes and leaves unchanged. */
@@ -52,32 +68,40 @@ export function planSummary(plan: ImportPlan): { created: number; updated: numbe
 /**
  * Plans an import of `incoming` over the `current` flags. `holds`: whether the document's format
  * can hold a flag at all (flagd's cannot hold TAG flags); `replace` deletes only those it could.
+ * `archivedKept`: the format cannot say whether a flag is archived (flagd's), so each keeps its state.
  */
 export function planImport(
   current: ReadonlyMap<string, Flag>,
-  incoming: ReadonlyMap<string, FlagDefinition>,
+  incoming: ReadonlyMap<string, ImportedDefinition>,
   mode: ImportMode,
   values: ImportValues,
   holds: (flag: Flag) => boolean = () => true,
+  archivedKept = false,
 ): ImportPlan {
   const changes: PlannedChange[] = []
   const problems: FieldProblem[] = []
   let unchanged = 0
   const budget = newCheckBudget() // kept values are checked against new patterns: one budget for all
   for (const name of [...incoming.keys()].sort()) {
-    const wanted = incoming.get(name) as FlagDefinition
+    const given = incoming.get(name) as ImportedDefinition
     const existing = current.get(name)
+    // archived as the file says; a document that cannot say (flagd's) keeps the flag's state (docs/migrations.md)
+    const archived = archivedKept ? existing?.archived === true : given.archived === true
+    const wanted = withArchived(given, archived)
     if (!existing) {
       changes.push({ name, action: 'create', fields: Object.keys(definitionOf(wanted)), definition: wanted })
       continue
     }
     let next = wanted
     if (values === 'keep') {
-      next = definitionOf({
-        ...wanted,
-        valueExists: existing.valueExists,
-        ...(existing.valueExists ? { value: existing.value } : {}),
-      } as FlagDefinition)
+      next = withArchived(
+        definitionOf({
+          ...wanted,
+          valueExists: existing.valueExists,
+          ...(existing.valueExists ? { value: existing.value } : {}),
+        } as FlagDefinition),
+        archived,
+      )
       if (existing.valueExists) {
         const why = valueProblem(wanted.type, existing.value, wanted, budget)
         if (why) problems.push({ field: `flags.${name}.value`, reason: `the kept value breaks the new definition: ${why}` })
@@ -85,6 +109,7 @@ export function planImport(
     }
     // a rollout compares by its written fields: what the server keeps on it is not in a file
     const fields = changedFields(asWritten(definitionOf(existing)), asWritten(definitionOf(next)))
+    if (archived !== (existing.archived === true)) fields.push('archived')
     if (fields.length === 0) unchanged++
     else changes.push({ name, action: 'update', fields, definition: next, previous: definitionOf(existing) })
   }
@@ -124,11 +149,13 @@ export function applyPlan(current: ReadonlyMap<string, Flag>, plan: ImportPlan, 
       if (before) rows.deleteIds.push(before.id)
       continue
     }
-    const definition = change.definition as FlagDefinition
+    const definition = change.definition as ImportedDefinition
+    const { archived, ...fields } = definition
     rows.put.push({
       id: before?.id ?? newFlagId(),
       name: change.name,
-      ...definition,
+      ...fields,
+      ...(archived === true ? { archived: true as const } : {}),
       createdAt: before?.createdAt ?? at,
       updatedAt: at,
       revision: before ? before.revision + 1 : 1,

@@ -15,7 +15,7 @@ import { answerVariant } from './answer-variant.ts'
 import { type ChangeRequest, reachesEveryEnvironment } from './change-request.ts'
 import { type Environment, type FlagState, sharedOf, stateOf } from './environment.ts'
 import { ChangeRequestRequiredError, ForbiddenError } from './errors.ts'
-import { allVariants } from './flag.ts'
+import { allVariants, isArchived } from './flag.ts'
 import { type FlagRow, flagIn, stateIn, withStateIn } from './flag-row.ts'
 import { actorOf, type Principal } from './principal.ts'
 import { haltOnly } from './rollout-written.ts'
@@ -95,6 +95,8 @@ function servedDefinition(row: FlagRow, env: string, names: readonly string[]): 
  */
 function servedMoved(before: FlagRow, after: FlagRow, env: string): boolean {
   if (json(stateIn(before, env)) !== json(stateIn(after, env))) return true
+  // archived or restored: the environment stops or starts serving it, as a delete or a create (docs/api.md#archive)
+  if (isArchived(before) !== isArchived(after)) return true
   const names = Object.keys(allVariants(before)).sort()
   return servedDefinition(before, env, names) !== servedDefinition(after, env, names)
 }

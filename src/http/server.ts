@@ -46,6 +46,7 @@ import { connectRoutes } from './routes/connect-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
 import { environmentRoutes } from './routes/environment-routes.ts'
 import { eventRoutes } from './routes/event-routes.ts'
+import { flagArchiveRoutes } from './routes/flag-archive-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { impactRoutes } from './routes/impact-routes.ts'
@@ -131,6 +132,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...oidcRoutes({ oidc: deps.oidc, sessionTokens: deps.sessionTokens, bodyLimit, log: deps.logOidc ?? (() => {}) }),
     ...authRoutes({ ...deps, bodyLimit }),
     ...userRoutes({ users: deps.users, bodyLimit }),
+    ...flagArchiveRoutes({ flags: deps.flags }),
     ...flagRoutes({ flags: deps.flags, evaluations: deps.evaluations, bodyLimit }),
     ...segmentRoutes({ segments: deps.segments, bodyLimit }),
     ...environmentRoutes({

@@ -1,5 +1,5 @@
 /**
- * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd env …`, `flagd promote`, `flagd audit`,
+ * What an administrator does from a shell (`flagd user …`, `flagd token …`, `flagd env …`, `flagd promote`, `flagd audit`, `flagd flags …`,
  * `flagd usage`, `flagd export`, `flagd import`), as one
  * interface with two carriers: in-process over the services when the CLI holds the data directory,
  * or through the daemon's control socket when a daemon holds it. Either way the same service code
@@ -74,6 +74,10 @@ export interface AdminApi {
   approveChangeRequest(id: string, comment: string | null): Promise<ChangeRequestView>
   /** Applies an approved or scheduled request now (`flagd change-request apply`). */
   applyChangeRequest(id: string): Promise<ChangeRequestView>
+  /** Archives a flag (`flagd flags archive`, docs/api.md#archive); answers its name and new revision. */
+  archiveFlag(name: string): Promise<{ name: string; revision: number }>
+  /** Restores an archived flag (`flagd flags restore`); answers its name and new revision. */
+  restoreFlag(name: string): Promise<{ name: string; revision: number }>
 }
 
 /** The in-process implementation over the services. */
@@ -122,5 +126,13 @@ export function createAdminService(services: Services): AdminApi {
     createChangeRequest: (input) => services.changeRequests.create(command(), input),
     approveChangeRequest: (id, comment) => services.changeRequests.approve(command(), id, comment === null ? {} : { comment }),
     applyChangeRequest: (id) => services.changeRequests.apply(command(), id),
+    async archiveFlag(name) {
+      const { revision } = await services.flags.archive(command(), name)
+      return { name, revision }
+    },
+    async restoreFlag(name) {
+      const { revision } = await services.flags.restore(command(), name)
+      return { name, revision }
+    },
   }
 }

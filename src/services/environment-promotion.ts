@@ -10,6 +10,7 @@ import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.
 import type { Clock } from '../domain/clock.ts'
 import { type FlagState, STATE_FIELDS } from '../domain/environment.ts'
 import { InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
+import { isArchived } from '../domain/flag.ts'
 import { type FlagRow, stampServed, stateIn, withStateIn } from '../domain/flag-row.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import type { Caller } from '../domain/principal.ts'
@@ -19,6 +20,7 @@ import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { type ApplyError, applyRefusal } from './dry-run-tx.ts'
 import { requireIn } from './environment-access.ts'
+import { archivedConflict } from './flag-archive.ts'
 
 /** A flag whose state differs between two environments: each differing field with its two values. */
 export interface FlagDifference {
@@ -93,8 +95,9 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
       for (const env of [from, to]) requireIn(caller.principal, 'flag:read', env)
       const out: FlagDifference[] = []
       for (const name of [...snapshot.flags.keys()].sort()) {
-        if (!name.startsWith(prefix) || !canSeeFlag(caller.principal, name)) continue
         const row = snapshot.flags.get(name) as FlagRow
+        // archived flags serve nowhere: no difference to show (docs/api.md#archive)
+        if (!name.startsWith(prefix) || !canSeeFlag(caller.principal, name) || isArchived(row)) continue
         const fields = differences(stateIn(row, from), stateIn(row, to))
         if (Object.keys(fields).length > 0)
           out.push({ name, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.a, to: v.b }])) })
@@ -118,13 +121,18 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
         // a prefix or all takes the flags the caller may see, as compare lists them; a hidden flag
         // named outright answers as a missing one (docs/environments.md#compare-and-promote)
         const chosen =
-          body.flags ?? [...read.flags.keys()].filter((n) => n.startsWith(body.prefix ?? '') && canSeeFlag(caller.principal, n)).sort()
+          body.flags ??
+          [...read.flags.entries()]
+            .filter(([n, row]) => n.startsWith(body.prefix ?? '') && canSeeFlag(caller.principal, n) && !isArchived(row))
+            .map(([n]) => n)
+            .sort()
         const changes: { row: FlagRow; next: FlagRow; diff: Promotion['changes'][number]['diff'] }[] = []
         let unchanged = 0
         for (const name of chosen) {
           const row = read.flags.get(name)
           if (row === undefined || !canSeeFlag(caller.principal, name))
             throw new InvalidError(`no flag named ${JSON.stringify(name)}`, 'flags', 'unknown flag')
+          if (isArchived(row)) throw archivedConflict(name)
           const wanted = stateIn(row, body.from)
           const fields = differences(stateIn(row, to), wanted)
           if (Object.keys(fields).length === 0) {

@@ -6,7 +6,7 @@
  */
 
 import type { FieldProblem } from '../domain/errors.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type Flag, isArchived } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
@@ -23,6 +23,11 @@ export function withEnvironmentFields(
   at: string,
   prefix: string,
 ): { row: FlagRow; before: Flag; after: Flag } | { problems: FieldProblem[] } {
+  // an archived flag changes only by a restore (docs/api.md#archive)
+  if (isArchived(current)) {
+    const field = prefix.endsWith('set.') ? `${prefix.slice(0, -'set.'.length)}flag` : `${prefix}name`
+    return { problems: [{ field, reason: `flag ${current.name} is archived; restore it first` }] }
+  }
   const seen = flagView(current, env)
   const result = validateDefinition(mergeUpdate(seen, set), { ignoreFields: ['name'], segments: read.segmentRules() })
   if (!result.ok) return { problems: result.problems.map((p) => ({ field: `${prefix}${p.field}`, reason: p.reason })) }

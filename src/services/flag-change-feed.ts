@@ -74,6 +74,13 @@ export const CATCH_UP_PAGE = 500
 /** Stored bytes read per catch-up page (only each entry's small change is kept). */
 const CATCH_UP_PAGE_BYTES = 1024 * 1024
 
+/** What the streams call an archive and a restore: to a client the flag went, then came back (docs/api.md#archive). */
+const STREAMED_AS: Readonly<Record<string, FlagChange['type']>> = { 'flag.archived': 'flag.deleted', 'flag.restored': 'flag.created' }
+
+/** Whether an entry records a change of a flag that was archived before and after it. */
+const archivedBothSides = (entry: AuditEntry): boolean =>
+  (entry.before as { archived?: unknown } | null)?.archived === true && (entry.after as { archived?: unknown } | null)?.archived === true
+
 /** A flag change as the audit log recorded it. */
 export function flagChangeOf(entry: AuditEntry): FlagChange {
   const before = entry.before as { name?: string } | null
@@ -81,7 +88,7 @@ export function flagChangeOf(entry: AuditEntry): FlagChange {
   const renamed = before !== null && after !== null && before.name !== after.name
   return {
     id: entry.id,
-    type: entry.action as FlagChange['type'],
+    type: (STREAMED_AS[entry.action] ?? entry.action) as FlagChange['type'],
     name: entry.target.name as string,
     ...(renamed ? { previousName: before.name as string } : {}),
     revision: entry.revision ?? 0,
@@ -138,7 +145,12 @@ export function flagChangesOf(commit: Commit): FlagChange[] {
     // a row rewritten at the same revision only gained or lost another environment's copy of its
     // state (an environment created or removed): no flag changed (docs/environments.md)
     if (before && after && before.revision === after.revision) continue
-    if (before && after) {
+    if (before && after && (before.archived === true || after.archived === true)) {
+      // archived: gone for every client; restored: back; a change while archived tells of nothing (docs/api.md#archive)
+      if (before.archived === true && after.archived === true) continue
+      const type = after.archived === true ? 'flag.deleted' : 'flag.created'
+      out.push({ ...base, type, name: after.name, revision: after.revision })
+    } else if (before && after) {
       const environments = changedEnvironments(before, after)
       out.push({
         ...base,
@@ -181,6 +193,8 @@ export function createFlagChangeFeed(store: Store): FlagChangeFeed {
       const out: FlagChange[] = []
       for (const entry of entries) {
         if (entry.id > upTo) break
+        // a change while archived tells no client anything, as live (docs/api.md#archive)
+        if (archivedBothSides(entry)) continue
         out.push(flagChangeOf(entry))
       }
       return out

@@ -9,7 +9,8 @@
  */
 
 import type { Clock } from '../domain/clock.ts'
-import { type Flag, toFlagResource } from '../domain/flag.ts'
+import { type Flag, isArchived, toFlagResource } from '../domain/flag.ts'
+import { DEFAULT_LIFETIMES, isPotentiallyStale, type KindLifetimes, kindOf } from '../domain/flag-lifecycle.ts'
 import { namesUnder } from '../domain/names-under.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import type { Rollout } from '../domain/rollout.ts'
@@ -30,14 +31,20 @@ export interface FlagReadModel {
   /** `json(flag)` with its ETag, made once per stored row: a read answers without building a string. */
   text(flag: Flag): FlagText
   /**
-   * A JSON array of the flags whose names start with one of `prefixes`, in name order. The
+   * A JSON array of the flags whose names start with one of `prefixes`, in name order, archived ones
+   * left out (docs/api.md#archive). The
    * prefixes must not overlap and must be sorted (as `visiblePrefixes` returns them).
    */
   listJson(prefixes: readonly string[], env?: string): string
-  /** The flags under `prefixes` (same rules as `listJson`), in name order; `env`: as that environment sees them (default: the default one). */
+  /** The flags under `prefixes` (same rules as `listJson`, archived ones included), in name order; `env`: as that environment sees them (default: the default one). */
   list(prefixes: readonly string[], env?: string): Flag[]
   /** The flags' revision the views are of. */
   revision(): number
+  /**
+   * How many flags of that revision have become potentially stale by now: with the revision, what
+   * lists and their ETags are current for, since the mark moves with time alone (docs/api.md#lifecycle).
+   */
+  staleEpoch(): number
   /** The environment a read naming none sees (config `environment`). */
   readonly defaultEnvironment: string
   /**
@@ -47,14 +54,19 @@ export interface FlagReadModel {
   rolloutPhase(env?: string): string
 }
 
-/** Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare with). */
+/**
+ * Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare
+ * with); `lifetimes` decide `potentiallyStale` with the clock (docs/api.md#lifecycle; default: the
+ * default lifetimes).
+ */
 export interface FlagReadModelOptions {
   keep?: boolean
+  lifetimes?: KindLifetimes
 }
 
 /**
  * Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees; `now`:
- * the clock a rollout's status and percent are read at.
+ * the clock a rollout's status and percent, and whether a flag is potentially stale, are read at.
  */
 export function createFlagReadModel(
   store: Store,
@@ -62,8 +74,9 @@ export function createFlagReadModel(
   now: Clock,
   options: FlagReadModelOptions = {},
 ): FlagReadModel {
-  const texts = new WeakMap<Flag, FlagText>()
-  // a flag with a rollout: its text as of the status and percent it was made at
+  // a flag's text while it is not, and once it is, potentially stale: the mark moves with time alone
+  const texts = [new WeakMap<Flag, FlagText>(), new WeakMap<Flag, FlagText>()] as const
+  // a flag with a rollout: its text as of the status and percent (and staleness) it was made at
   const phased = new WeakMap<Flag, { phase: string; text: FlagText }>()
   const phaseOf = (flag: Flag, nowMs: number) => {
     const { status, percent } = rolloutStatus(flag.rollout as Rollout, nowMs)
@@ -72,6 +85,10 @@ export function createFlagReadModel(
   // per environment, the views with a rollout at the flags' revision they were found at
   const withRollouts = new Map<string, { at: number; flags: Flag[] }>()
   const keep = options.keep !== false
+  const lifetimes = options.lifetimes ?? DEFAULT_LIFETIMES
+  // the instants at which a flag of the committed revision becomes potentially stale, sorted
+  let flips: number[] = []
+  let flipsAt = -1
   let sorted: string[] = []
   let sortedAt = -1
 
@@ -85,19 +102,21 @@ export function createFlagReadModel(
     return sorted
   }
   const text = (flag: Flag): FlagText => {
+    const nowMs = now().getTime()
+    const stale = isPotentiallyStale(flag, lifetimes, nowMs)
     if (flag.rollout !== undefined) {
-      const nowMs = now().getTime()
-      const phase = phaseOf(flag, nowMs)
+      const phase = `${phaseOf(flag, nowMs)}${stale ? ':stale' : ''}`
       const kept = phased.get(flag)
       if (kept?.phase === phase) return kept.text
-      const made = { json: JSON.stringify(toFlagResource(flag, nowMs)), etag: `"${flag.revision}"` }
+      const made = { json: JSON.stringify(toFlagResource(flag, nowMs, stale)), etag: `"${flag.revision}"` }
       if (keep) phased.set(flag, { phase, text: made })
       return made
     }
-    let made = texts.get(flag)
+    const kept = texts[stale ? 1 : 0]
+    let made = kept.get(flag)
     if (made === undefined) {
-      made = { json: JSON.stringify(toFlagResource(flag, 0)), etag: `"${flag.revision}"` }
-      if (keep) texts.set(flag, made)
+      made = { json: JSON.stringify(toFlagResource(flag, nowMs, stale)), etag: `"${flag.revision}"` }
+      if (keep) kept.set(flag, made)
     }
     return made
   }
@@ -115,6 +134,27 @@ export function createFlagReadModel(
     const nowMs = now().getTime()
     return Bun.hash.wyhash(found.flags.map((f) => phaseOf(f, nowMs)).join(','), 0n).toString(36)
   }
+  const staleEpoch = () => {
+    const snapshot = store.committed()
+    const at = snapshot.revisionOf('flags')
+    if (flipsAt !== at) {
+      flips = [...snapshot.flags.values()].flatMap((f) => {
+        const days = lifetimes[kindOf(f)]
+        return days === null ? [] : [Date.parse(f.createdAt) + days * 86_400_000]
+      })
+      flips.sort((a, b) => a - b)
+      flipsAt = at
+    }
+    const t = now().getTime()
+    let lo = 0
+    let hi = flips.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if ((flips[mid] as number) < t) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
   const json = (flag: Flag) => text(flag).json
   const matching = (prefix: string): string[] => {
     const all = names()
@@ -131,8 +171,13 @@ export function createFlagReadModel(
     json,
     text,
     list: (prefixes, env) => rows(under(prefixes), env),
-    listJson: (prefixes, env) => `[${rows(under(prefixes), env).map(json).join(',')}]`,
+    listJson: (prefixes, env) =>
+      `[${rows(under(prefixes), env)
+        .filter((f) => !isArchived(f))
+        .map(json)
+        .join(',')}]`,
     revision: () => store.committed().revisionOf('flags'),
+    staleEpoch,
     defaultEnvironment,
     rolloutPhase,
   }
@@ -148,6 +193,8 @@ export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): 
   return {
     ...model,
     listJson: (prefixes, env) =>
-      lists.through(`${scopeKey(env, prefixes)}${model.rolloutPhase(env)}`, model.revision(), () => model.listJson(prefixes, env)),
+      lists.through(`${scopeKey(env, prefixes)}${model.rolloutPhase(env)}@${model.staleEpoch()}`, model.revision(), () =>
+        model.listJson(prefixes, env),
+      ),
   }
 }

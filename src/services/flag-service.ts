@@ -18,8 +18,9 @@ import {
 import type { Clock } from '../domain/clock.ts'
 import { sharedOf, stateOf } from '../domain/environment.ts'
 import { ConflictError, type FieldProblem, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
-import { definitionOf, type Flag } from '../domain/flag.ts'
+import { definitionOf, type Flag, isArchived } from '../domain/flag.ts'
 import { validateDefinition } from '../domain/flag-definition.ts'
+import { type FlagListFilter, filterProblems, isPlainFilter, matchesFilter } from '../domain/flag-lifecycle.ts'
 import { nameCollision, nameProblem } from '../domain/flag-name.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
 import { mergeUpdate } from '../domain/flag-update.ts'
@@ -32,6 +33,7 @@ import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
 import { flagView } from './environment-views.ts'
+import { archivedConflict, archiveFlag } from './flag-archive.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { bornIn, carryStates } from './flag-states.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
@@ -44,11 +46,12 @@ export interface FlagService {
   readonly read: FlagReadModel
   /** The flag as environment `env` serves it (`404` for a flag or an environment that does not exist). */
   get(principal: Principal, name: string, env?: string): Flag
-  list(principal: Principal, prefix: string, env?: string): string
+  /** The flags under `prefix` as JSON text; `filter` (docs/api.md#lifecycle): archived ones only, a kind, an owner, tags. */
+  list(principal: Principal, prefix: string, env?: string, filter?: FlagListFilter): string
   /** Whether a flag of this name exists (routing only: it tells nothing a caller may not know). */
   exists(name: string): boolean
-  /** The ETag of `list(principal, prefix, env)`: moves with every flag change and rollout step, differs between scopes. */
-  listTag(principal: Principal, env?: string): string
+  /** The ETag of `list(principal, prefix, env, filter)`: moves with every flag change, rollout step and flag turning stale; differs between scopes and filters. */
+  listTag(principal: Principal, env?: string, filter?: FlagListFilter): string
   /**
    * `env` (docs/environments.md): the environment that gets the body's per-environment fields; every
    * other one then starts with the type's defaults (no value, enabled). Without it every environment
@@ -66,6 +69,10 @@ export interface FlagService {
    * otherwise), since every flag route takes `?environment=` (docs/environments.md#flags-in-an-environment).
    */
   remove(caller: Caller, name: string, ifMatch?: IfMatch, env?: string): Promise<void>
+  /** Archives the flag (docs/api.md#archive): kept, but unknown to every evaluation path. Answers it as `env` sees it. */
+  archive(caller: Caller, name: string, env?: string): Promise<Flag>
+  /** Restores an archived flag exactly as it was, at a new revision. */
+  restore(caller: Caller, name: string, env?: string): Promise<Flag>
 }
 
 const notFound = (name: string) => new NotFoundError(`no flag named ${JSON.stringify(name)}`)
@@ -96,7 +103,13 @@ export function flagLimitMessage(maxFlags: number): string {
 
 /** Throws 409 unless `name` is free for a flag (`ignore`: the flag being renamed). */
 export function checkFreeName(snapshot: Snapshot, name: string, ignore?: string): void {
-  if (snapshot.flags.has(name) && name !== ignore) throw new ConflictError(`flag ${name} already exists`, { field: 'name' })
+  const taken = snapshot.flags.get(name)
+  if (taken !== undefined && name !== ignore) {
+    // an archived flag keeps its name (docs/api.md#archive)
+    if (isArchived(taken))
+      throw new ConflictError(`flag ${name} already exists, archived; restore it or choose another name`, { field: 'name', archived: true })
+    throw new ConflictError(`flag ${name} already exists`, { field: 'name' })
+  }
   const other = nameCollision(name, snapshot.flags.keys(), ignore)
   if (other !== undefined) {
     const why = other.startsWith(`${name}/`)
@@ -131,16 +144,18 @@ export function createFlagService(
       return flagView(findIn(snapshot, name), env ?? environment)
     },
 
-    list(principal, prefix, env) {
+    list(principal, prefix, env, filter = {}) {
       requirePermissionSomewhere(principal, 'flag:read')
+      const problems = filterProblems(filter)
+      if (problems.length > 0) throw new ValidationFailedError(problems)
       if (env !== undefined) knownEnvironment(store.committed(), env)
       requireIn(principal, 'flag:read', env ?? environment)
       const scope = flagScopeOf(principal)
       // a prefix without the "/" is a whole name (that flag or its group): the list is filtered by name
-      if (scope.some((s) => !s.endsWith('/')))
+      if (scope.some((s) => !s.endsWith('/')) || !isPlainFilter(filter))
         return `[${read
           .list(visiblePrefixes(scope, prefix), env)
-          .filter((f) => canSeeFlag(principal, f.name))
+          .filter((f) => canSeeFlag(principal, f.name) && matchesFilter(f, filter))
           .map((f) => read.json(f))
           .join(',')}]`
       return read.listJson(visiblePrefixes(scope, prefix), env)
@@ -148,13 +163,19 @@ export function createFlagService(
 
     exists: (name) => store.committed().flags.has(name),
 
-    listTag(principal, env) {
+    listTag(principal, env, filter = {}) {
       requirePermissionSomewhere(principal, 'flag:read')
-      // a rollout's status and percent move with the time: so does the tag of a list showing them
+      // a rollout's status and percent move with the time, and a flag turns potentially stale with
+      // it (docs/api.md#lifecycle): so does the tag of a list showing them
       const phase = env === undefined || store.committed().environments.has(env) ? read.rolloutPhase(env) : ''
-      const revision = `${store.committed().revisionOf('flags')}${phase === '' ? '' : `.${phase}`}`
+      const epoch = read.staleEpoch()
+      const revision = `${store.committed().revisionOf('flags')}${phase === '' ? '' : `.${phase}`}${epoch === 0 ? '' : `s${epoch}`}`
       const scope = flagScopeOf(principal)
-      return scope.length === 0 ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(scope.join('\n'), 0n).toString(36)}"`
+      const filtered = isPlainFilter(filter)
+        ? ''
+        : `\u0000${JSON.stringify([filter.archived === true, filter.kind, filter.owner, filter.tags])}`
+      const key = scope.join('\n') + filtered
+      return key === '' ? `"${revision}"` : `"${revision}-${Bun.hash.wyhash(key, 0n).toString(36)}"`
     },
 
     async create(caller, input, env) {
@@ -215,6 +236,7 @@ export function createFlagService(
         pending = store.transact(commitMeta(caller, source, env ?? environment), (tx) => {
           const current = findIn(tx.read, name)
           expectRevision(tx, current, ifMatch)
+          if (isArchived(current)) throw archivedConflict(name)
           const problems: FieldProblem[] = []
           const newName = Object.hasOwn(patch, 'name') ? patch.name : name
           const whyName = nameProblem(newName)
@@ -269,5 +291,8 @@ export function createFlagService(
         tx.delete('flags', current.id)
       })
     },
+
+    archive: (caller, name, env) => archiveFlag(store, now, caller, name, true, env ?? environment, env ?? environment),
+    restore: (caller, name, env) => archiveFlag(store, now, caller, name, false, env ?? environment, env ?? environment),
   }
 }

@@ -11,7 +11,7 @@ import { can, requirePermission, requireUnscoped } from '../domain/access-policy
 import type { Clock } from '../domain/clock.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { buildExportDocument, type ExportedSegment, exportFileName, exportText } from '../domain/export-document.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type Flag, isArchived } from '../domain/flag.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
@@ -194,9 +194,10 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   }
 
   const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions, flagd: boolean) => {
-    // flagd's format cannot hold TAG flags: a flagd document never deletes them (docs/migrations.md#flagd-round-trip)
-    const holds = flagd ? (f: Flag) => f.type !== 'TAG' : undefined
-    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds)
+    // flagd's format cannot hold TAG flags, nor say a flag is archived: a flagd document never
+    // deletes them (docs/migrations.md#flagd-round-trip, docs/api.md#archive)
+    const holds = flagd ? (f: Flag) => f.type !== 'TAG' && !isArchived(f) : undefined
+    const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds, flagd)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
     const after = current.flags.size + created - deleted

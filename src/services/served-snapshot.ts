@@ -10,7 +10,7 @@
  */
 
 import { exportFlagsText } from '../domain/export-document.ts'
-import type { Flag } from '../domain/flag.ts'
+import { type Flag, isArchived } from '../domain/flag.ts'
 import { buildFlagdDocument, type FlagdDocument } from '../domain/flagd-document.ts'
 import { namesUnder } from '../domain/names-under.ts'
 import { readableJson } from '../domain/readable-json.ts'
@@ -39,7 +39,7 @@ export interface ServedSnapshot {
   readonly snapshot: Snapshot
   /** The environment asked for. */
   readonly environment: string
-  /** Every flag by name as the environment serves it. */
+  /** Every flag by name as the environment serves it (archived ones are not served). */
   readonly flags: ReadonlyMap<string, Flag>
   /** The flags' names in code-point order. */
   readonly names: readonly string[]
@@ -113,8 +113,19 @@ interface Parts {
   readonly encodings: Map<string, FlagdEncodings>
 }
 
+/**
+ * The flags an environment serves: every one but the archived, which every evaluation path, sync and
+ * the flagd export answer as unknown (docs/api.md#archive). The same map when none is archived.
+ */
+function servedFlags(all: ReadonlyMap<string, Flag>): ReadonlyMap<string, Flag> {
+  let archived = false
+  for (const flag of all.values()) if (isArchived(flag)) archived = true
+  return archived ? new Map([...all].filter(([, flag]) => !isArchived(flag))) : all
+}
+
 function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot & Parts) | undefined): ServedSnapshot & Parts {
-  const flags = flagsIn(snapshot, env)
+  const all = flagsIn(snapshot, env)
+  const flags = servedFlags(all)
   const names = [...flags.keys()].sort()
   const segments = snapshot.segmentRules()
   let targeted = false
@@ -183,8 +194,10 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
     },
     exportFlags(nowMs: number) {
       if (exported !== undefined) return exported
-      const flagsNow = inOrder()
+      // the migration export keeps archived flags, marked so (docs/migrations.md)
+      const flagsNow = flags === all ? inOrder() : [...all.keys()].sort().map((n) => all.get(n) as Flag)
       const text = exportFlagsText(flagsNow, nowMs)
+      // a rollout's status and percent move with the time: such an export is made anew
       if (!flagsNow.some((f) => f.rollout !== undefined)) exported = text
       return text
     },

@@ -5,6 +5,7 @@
 
 import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
+import type { KindLifetimes } from '../domain/flag-lifecycle.ts'
 import { RequestCache } from '../domain/request-cache.ts'
 import { fileGuardLog } from '../storage/file-guard-log.ts'
 import type { FailureLedger, GuardLog, UsageLog } from '../storage/shared-tables.ts'
@@ -98,6 +99,18 @@ export interface ServiceOptions {
   onCounted?: (rows: { flag: string; variant: string; reason: string; count: number }[]) => void
 }
 
+/** Each kind's expected lifetime as configured (`lifecycle.<kind>Days`, docs/configuration.md). */
+export function kindLifetimes(config: Config): KindLifetimes {
+  const c = config.lifecycle
+  return {
+    release: c.releaseDays,
+    experiment: c.experimentDays,
+    operational: c.operationalDays,
+    'kill-switch': c['kill-switchDays'] !== undefined ? c['kill-switchDays'] : c.killSwitchDays,
+    permission: c.permissionDays,
+  }
+}
+
 /** Wires the services over `store`. */
 export function createServices(store: Store, config: Config, options: ServiceOptions): Services {
   // everything kept from one request for the next, under one budget (docs/architecture.md#caching)
@@ -117,7 +130,8 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   const patternGate = createPatternGate()
   // the environment a request naming none acts in (docs/environments.md#the-default-environment)
   const environment = config.environment
-  const read = cachedFlagReadModel(createFlagReadModel(store, environment, now), cache)
+  const lifetimes = kindLifetimes(config)
+  const read = cachedFlagReadModel(createFlagReadModel(store, environment, now, { lifetimes }), cache)
   const flags = createFlagService(store, config.limits.maxFlags, now, environment, patternGate, read)
   const apiTokens = createApiTokenService(store, now, cache, environment)
   const changeFeed = createFlagChangeFeed(store)
@@ -177,6 +191,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
       counter,
       environment,
       staleDays: config.usage.staleDays,
+      lifetimes,
       lastHeldAt: audience.lastHeldAt,
       heldNow: audience.heldNow,
       now: clockMs,

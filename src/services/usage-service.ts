@@ -8,6 +8,8 @@
 
 import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
+import { isArchived } from '../domain/flag.ts'
+import { DEFAULT_LIFETIMES, isPotentiallyStale, type KindLifetimes } from '../domain/flag-lifecycle.ts'
 import {
   type FlagUsage,
   flagIdOfKey,
@@ -41,6 +43,10 @@ export interface UsageSummary {
   /** True while a live sync stream holds it. */
   heldInProcess: boolean
   stale: boolean
+  /** Outlived its kind's expected lifetime since it was created (docs/api.md#lifecycle). */
+  potentiallyStale: boolean
+  /** Archived flags keep their usage (docs/api.md#archive). */
+  archived: boolean
 }
 
 /** The usage use cases. */
@@ -68,6 +74,8 @@ export interface UsageDeps {
   /** The default environment (config `environment`): a read naming none shows its usage. */
   environment: string
   staleDays: number
+  /** Each kind's expected lifetime, for `potentiallyStale` (docs/api.md#lifecycle; default: the default lifetimes). */
+  lifetimes?: KindLifetimes
   now: () => number
   /** A failed write is reported, and its counts kept for the next one. */
   onFlushError?: (err: unknown) => void
@@ -205,6 +213,8 @@ export function createUsageService(deps: UsageDeps): UsageService {
             heldInProcess: deps.heldNow?.(key ?? '', f.name) ?? false,
             // served in-process in any environment counts as used, as an evaluation anywhere does
             stale: isStale(lastAnywhere.get(f.id) ?? null, f.updatedAt, at, deps.staleDays, syncedAt(f.name)),
+            potentiallyStale: isPotentiallyStale(f, deps.lifetimes ?? DEFAULT_LIFETIMES, at),
+            archived: isArchived(f),
           }
         })
     },

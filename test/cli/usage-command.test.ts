@@ -43,6 +43,8 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
     lastServedInProcessAt: null,
     heldInProcess: false,
     stale: false,
+    potentiallyStale: false,
+    archived: false,
   }
   const cwd = tempDir()
   dirs.push(cwd)
@@ -55,7 +57,17 @@ test('flagd usage: running and stopped, table and JSON, --stale', async () => {
   const running = await runFlagdInProcess(['usage', '--json'], { cwd })
   expect(running.code).toBe(0)
   expect(JSON.parse(running.stdout)).toEqual([
-    { name: 'idle', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
+    {
+      name: 'idle',
+      total: 0,
+      lastEvaluatedAt: null,
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+      potentiallyStale: false,
+      archived: false,
+    },
     used,
   ])
   const table = await runFlagdInProcess(['usage'], { cwd })

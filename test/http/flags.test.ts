@@ -33,9 +33,13 @@ group('create', () => {
       defaultValue: false,
       valueExists: false,
       enabled: true,
+      kind: 'release',
+      tags: [],
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
       revision: 1,
+      archived: false,
+      potentiallyStale: false,
     })
     expect(Object.keys(res.body)).toEqual([
       'name',
@@ -44,9 +48,13 @@ group('create', () => {
       'defaultValue',
       'valueExists',
       'enabled',
+      'kind',
+      'tags',
       'createdAt',
       'updatedAt',
       'revision',
+      'archived',
+      'potentiallyStale',
     ])
   })
 

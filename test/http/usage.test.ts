@@ -62,6 +62,8 @@ test('single and bulk evaluations are counted per variant and hour, and read at 
       lastServedInProcessAt: null,
       heldInProcess: false,
       stale: false,
+      potentiallyStale: false,
+      archived: false,
     },
     {
       name: 'u/static',
@@ -71,6 +73,8 @@ test('single and bulk evaluations are counted per variant and hour, and read at 
       lastServedInProcessAt: null,
       heldInProcess: false,
       stale: false,
+      potentiallyStale: false,
+      archived: false,
     },
   ])
 })
@@ -113,7 +117,17 @@ test('a flag never evaluated: zero, null, not stale while new; bad since and unk
     expect([good, (await a.req('GET', `/api/flags/quiet/usage?since=${good}`, { token: a.adminToken })).status]).toEqual([good, 200])
   expect((await a.req('GET', '/api/flags/nope/usage', { token: a.adminToken })).status).toBe(404)
   expect((await a.req('GET', '/api/usage', { token: a.adminToken })).body).toEqual([
-    { name: 'quiet', total: 0, lastEvaluatedAt: null, lastSyncedAt: null, lastServedInProcessAt: null, heldInProcess: false, stale: false },
+    {
+      name: 'quiet',
+      total: 0,
+      lastEvaluatedAt: null,
+      lastSyncedAt: null,
+      lastServedInProcessAt: null,
+      heldInProcess: false,
+      stale: false,
+      potentiallyStale: false,
+      archived: false,
+    },
   ])
   // a flag whose own name ends in /usage is read as a flag
   await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'report/usage', type: 'INTEGER', value: 1 } })

@@ -252,6 +252,11 @@ const PATHS: WritePath[] = [
       ),
   },
   {
+    name: 'API: archive the flag (every environment stops serving it)',
+    file: 'flag-archive.ts',
+    write: (s, as) => s.flags.archive(as, 'f'),
+  },
+  {
     name: 'rollback in staging to before the metadata was set (shared)',
     file: 'flag-service.ts',
     write: (s, as) => s.audit.rollback(as, 'f', 3, undefined, 'staging'),

@@ -93,20 +93,31 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
         {
           prefix: t.Optional(t.String({ description: 'Keep flags whose name starts with this (e.g. app/)' })),
           environment: ENVIRONMENT_PARAM,
+          archived: t.Optional(t.BooleanString({ description: 'true: only archived flags (default: only the others)' })),
+          kind: t.Optional(
+            t.String({ description: 'Keep flags of this kind (release, experiment, operational, kill-switch, permission)' }),
+          ),
+          owner: t.Optional(t.String({ description: 'Keep flags of this owner' })),
+          tag: t.Optional(t.String({ description: 'Keep flags with this tag; repeat it for flags with every one of them' })),
         },
         { additionalProperties: false },
       ),
       handle(c) {
-        const etag = flags.listTag(c.auth, c.query.environment)
+        const { archived, kind, owner } = c.query
+        // several `tag` parameters: all of them (docs/api.md#lifecycle)
+        const tags = c.query.tag === undefined ? [] : new URL(c.request.url).searchParams.getAll('tag')
+        const filter = { archived: archived === 'true', kind, owner, tags }
+        const etag = flags.listTag(c.auth, c.query.environment, filter)
         if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
-        return jsonAnswer(c.id, flags.list(c.auth, c.query.prefix ?? '', c.query.environment), 200, { etag })
+        return jsonAnswer(c.id, flags.list(c.auth, c.query.prefix ?? '', c.query.environment, filter), 200, { etag })
       },
       docs: {
         summary: 'List flags',
         operationId: 'listFlags',
         tag: 'flags',
         access: 'flag:read',
-        description: 'Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.',
+        description:
+          'Sorted by name (code point order); archived flags only with archived=true. kind, owner and tag (repeatable: every one) filter the list. Sends an ETag; If-None-Match with the current one is answered 304.',
         headers: IF_NONE_MATCH,
         success: {
           status: 200,

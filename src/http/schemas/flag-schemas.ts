@@ -9,6 +9,7 @@
 
 import { CONSTRAINT_FIELDS, FLAG_TYPES, type FlagType, TYPE_CONSTRAINTS } from '../../domain/flag.ts'
 import { DESCRIPTION_MAX, ENUM_VALUE_LENGTH_MAX, ENUM_VALUES_MAX, STRING_VALUE_MAX } from '../../domain/flag-definition.ts'
+import { FLAG_KINDS, OWNER_MAX, TAG_MAX, TAGS_MAX } from '../../domain/flag-lifecycle.ts'
 import { PATTERN_MAX } from '../../domain/regex-pattern.ts'
 
 type Json = Record<string, unknown>
@@ -303,6 +304,19 @@ const TYPES: TypeDoc[] = [
   },
 ]
 
+/** kind, owner and tags (docs/api.md#lifecycle): shared by every environment. */
+const LIFECYCLE_SCHEMAS: Record<string, Json> = {
+  kind: { type: 'string', enum: [...FLAG_KINDS], description: 'What the flag is for; release when not set' },
+  owner: { type: 'string', minLength: 1, maxLength: OWNER_MAX, description: 'Who answers for the flag' },
+  tags: {
+    type: 'array',
+    maxItems: TAGS_MAX,
+    uniqueItems: true,
+    items: { type: 'string', pattern: '^[A-Za-z0-9._\\-:/]{1,64}$', minLength: 1, maxLength: TAG_MAX },
+    description: 'Labels to find flags by (GET /api/flags?tag=)',
+  },
+}
+
 const componentName = (type: string, prefix = '') =>
   `${prefix}${type === 'AB-TEST' ? 'AbTest' : type.charAt(0) + type.slice(1).toLowerCase()}Flag`
 
@@ -317,9 +331,13 @@ function resource(d: TypeDoc): Json {
       'defaultValue',
       'valueExists',
       'enabled',
+      'kind',
+      'tags',
       'createdAt',
       'updatedAt',
       'revision',
+      'archived',
+      'potentiallyStale',
       ...(d.type === 'AB-TEST' ? ['chancePercentB'] : []),
       ...(d.required ?? []),
     ],
@@ -332,11 +350,30 @@ function resource(d: TypeDoc): Json {
       value: { ...d.value, description: 'Present exactly when valueExists is true' },
       ...constraintsOf(d.type),
       ...targetingSchemas(d.value),
+      ...LIFECYCLE_SCHEMAS,
       createdAt: TS,
       updatedAt: TS,
       revision: { type: 'integer', minimum: 1, description: 'Grows by one on every change; the ETag' },
+      archived: {
+        type: 'boolean',
+        description: 'Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back)',
+      },
+      potentiallyStale: {
+        type: 'boolean',
+        description: "Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt",
+      },
     },
-    example: { ...d.example, enabled: true, createdAt: TS.example, updatedAt: TS.example, revision: 1 },
+    example: {
+      ...d.example,
+      enabled: true,
+      kind: 'release',
+      tags: [],
+      createdAt: TS.example,
+      updatedAt: TS.example,
+      revision: 1,
+      archived: false,
+      potentiallyStale: false,
+    },
   }
 }
 
@@ -352,6 +389,7 @@ function creation(d: TypeDoc): Json {
     value: d.value,
     ...constraintsOf(d.type),
     ...targetingSchemas(d.value),
+    ...LIFECYCLE_SCHEMAS,
   }
   return {
     type: 'object',
@@ -410,10 +448,14 @@ export function flagComponents(): Record<string, Json> {
       ...Object.fromEntries(
         Object.entries(targetingSchemas({ description: 'Type depends on the flag type' })).map(([k, v]) => [k, nullable(v)]),
       ),
+      // shared fields: null removes each (kind then reads release)
+      ...Object.fromEntries(Object.entries(LIFECYCLE_SCHEMAS).map(([k, v]) => [k, nullable(v)])),
       // read-only fields of a GET result, ignored whatever they hold
       createdAt: { description: 'Ignored (any value)' },
       updatedAt: { description: 'Ignored (any value)' },
       revision: { description: 'Ignored (any value); use If-Match' },
+      archived: { description: 'Ignored (any value); use POST …/archive and …/restore' },
+      potentiallyStale: { description: 'Ignored (any value)' },
     },
     example: { value: 7, maxValue: 20 },
   }

@@ -64,7 +64,17 @@ export function usageComponents(): Record<string, Json> {
     UsageSummary: {
       type: 'object',
       additionalProperties: false,
-      required: ['name', 'total', 'lastEvaluatedAt', 'lastSyncedAt', 'lastServedInProcessAt', 'heldInProcess', 'stale'],
+      required: [
+        'name',
+        'total',
+        'lastEvaluatedAt',
+        'lastSyncedAt',
+        'lastServedInProcessAt',
+        'heldInProcess',
+        'stale',
+        'potentiallyStale',
+        'archived',
+      ],
       properties: {
         name: { type: 'string' },
         total: { type: 'integer', minimum: 0, description: 'Evaluations over the last 30 days' },
@@ -76,6 +86,11 @@ export function usageComponents(): Record<string, Json> {
           type: 'boolean',
           description: 'Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays',
         },
+        potentiallyStale: {
+          type: 'boolean',
+          description: "Outlived its kind's expected lifetime (lifecycle.<kind>Days) since it was created",
+        },
+        archived: { type: 'boolean', description: 'Archived flags keep their usage' },
       },
     },
   }

@@ -234,6 +234,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flags/{flagName}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a flag
+         * @description Requires permission `flag:write`.
+         *
+         *     Hides the flag without losing it: it leaves lists (GET /api/flags?archived=true shows it), every evaluation path answers it FLAG_NOT_FOUND, sync and the flagd export leave it out; its name stays taken, its usage and history stay. A new revision; 409 when it is archived already. Needs the unscoped flag:write.
+         */
+        post: operations["archiveFlag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flags/{flagName}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived flag
+         * @description Requires permission `flag:write`.
+         *
+         *     Brings an archived flag back exactly as it was, at a new revision; 409 when it is not archived. Needs the unscoped flag:write.
+         */
+        post: operations["restoreFlag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flags": {
         parameters: {
             query?: never;
@@ -245,7 +289,7 @@ export interface paths {
          * List flags
          * @description Requires permission `flag:read`.
          *
-         *     Sorted by name (code point order). Sends an ETag; If-None-Match with the current one is answered 304.
+         *     Sorted by name (code point order); archived flags only with archived=true. kind, owner and tag (repeatable: every one) filter the list. Sends an ETag; If-None-Match with the current one is answered 304.
          */
         get: operations["listFlags"];
         put?: never;
@@ -1065,9 +1109,13 @@ export interface components {
          *       "valueExists": true,
          *       "value": true,
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         BooleanFlag: {
@@ -1181,6 +1229,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -1195,6 +1252,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -1317,6 +1378,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -1329,9 +1399,13 @@ export interface components {
          *       "minValue": 1,
          *       "maxValue": 10,
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         IntegerFlag: {
@@ -1455,6 +1529,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -1469,6 +1552,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -1601,6 +1688,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -1612,9 +1708,13 @@ export interface components {
          *       "maxLength": 40,
          *       "regexPattern": "^[a-z ]+$",
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         StringFlag: {
@@ -1732,6 +1832,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -1746,6 +1855,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -1873,6 +1986,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -1888,9 +2010,13 @@ export interface components {
          *         "auto"
          *       ],
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         EnumFlag: {
@@ -2005,6 +2131,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -2019,6 +2154,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -2147,6 +2286,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -2168,9 +2316,13 @@ export interface components {
          *       ],
          *       "minCount": 1,
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         TagFlag: {
@@ -2289,6 +2441,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -2303,6 +2464,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -2441,6 +2606,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -2451,9 +2625,13 @@ export interface components {
          *       "valueExists": false,
          *       "chancePercentB": 25.5,
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         AbTestFlag: {
@@ -2575,6 +2753,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -2589,6 +2776,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -2717,6 +2908,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -2728,9 +2928,13 @@ export interface components {
          *       "value": 0.15,
          *       "maxValue": 0.5,
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         NumberFlag: {
@@ -2846,6 +3050,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -2860,6 +3073,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -2985,6 +3202,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         /**
          * @example {
@@ -3005,9 +3231,13 @@ export interface components {
          *         ]
          *       },
          *       "enabled": true,
+         *       "kind": "release",
+         *       "tags": [],
          *       "createdAt": "2026-11-22T10:15:00.123Z",
          *       "updatedAt": "2026-11-22T10:15:00.123Z",
-         *       "revision": 1
+         *       "revision": 1,
+         *       "archived": false,
+         *       "potentiallyStale": false
          *     }
          */
         ObjectFlag: {
@@ -3131,6 +3361,15 @@ export interface components {
                 readonly percent?: number;
             };
             /**
+             * @description What the flag is for; release when not set
+             * @enum {string}
+             */
+            kind: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            /** @description Who answers for the flag */
+            owner?: string;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags: string[];
+            /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
              */
@@ -3145,6 +3384,10 @@ export interface components {
              * @description Grows by one on every change; the ETag
              */
             revision: number;
+            /** @description Read-only: archived flags are unknown to every evaluation path (POST …/restore brings one back) */
+            archived: boolean;
+            /** @description Read-only: the flag has outlived its kind's expected lifetime (lifecycle.<kind>Days) since createdAt */
+            potentiallyStale: boolean;
         };
         /**
          * @example {
@@ -3287,6 +3530,15 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
         };
         Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"] | components["schemas"]["NumberFlag"] | components["schemas"]["ObjectFlag"];
         NewFlag: components["schemas"]["NewBooleanFlag"] | components["schemas"]["NewIntegerFlag"] | components["schemas"]["NewStringFlag"] | components["schemas"]["NewEnumFlag"] | components["schemas"]["NewTagFlag"] | components["schemas"]["NewAbTestFlag"] | components["schemas"]["NewNumberFlag"] | components["schemas"]["NewObjectFlag"];
@@ -3425,12 +3677,25 @@ export interface components {
                 /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
                 readonly percent?: number;
             } | null;
+            /**
+             * @description What the flag is for; release when not set
+             * @enum {string|null}
+             */
+            kind?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | null;
+            /** @description Who answers for the flag */
+            owner?: string | null;
+            /** @description Labels to find flags by (GET /api/flags?tag=) */
+            tags?: string[] | null;
             /** @description Ignored (any value) */
             createdAt?: unknown;
             /** @description Ignored (any value) */
             updatedAt?: unknown;
             /** @description Ignored (any value); use If-Match */
             revision?: unknown;
+            /** @description Ignored (any value); use POST …/archive and …/restore */
+            archived?: unknown;
+            /** @description Ignored (any value) */
+            potentiallyStale?: unknown;
         };
         /**
          * @example {
@@ -3706,6 +3971,113 @@ export interface components {
             heldInProcess: boolean;
             /** @description Neither evaluated, nor held by an in-process provider, nor changed for usage.staleDays */
             stale: boolean;
+            /** @description Outlived its kind's expected lifetime (lifecycle.<kind>Days) since it was created */
+            potentiallyStale: boolean;
+            /** @description Archived flags keep their usage */
+            archived: boolean;
+        };
+        GuardCheckReading: {
+            /** @enum {string} */
+            kind: "error-rate" | "mean" | "threshold";
+            /**
+             * @description collecting: an arm has fewer than minSamples; tripped: this check stopped the rollout
+             * @enum {string}
+             */
+            state: "collecting" | "healthy" | "tripped";
+            /** @description The rollout's variant. {total, errors, rate} for an error-rate check, {count, mean} for a mean check, {increase} for a threshold check */
+            treatment: {
+                total?: number;
+                errors?: number;
+                rate?: number | null;
+                count?: number;
+                mean?: number | null;
+                increase?: number;
+            };
+            /** @description Every other variant of the flag; null for a threshold check */
+            control: {
+                total?: number;
+                errors?: number;
+                rate?: number | null;
+                count?: number;
+                mean?: number | null;
+                increase?: number;
+            } | null;
+            /** @description Treatment minus control, with the bounds of its always-valid confidence sequence; null while collecting and for threshold checks */
+            difference: {
+                estimate: number;
+                lower: number;
+                upper: number;
+            } | null;
+        };
+        /**
+         * @example {
+         *       "rollout": {
+         *         "variant": "on",
+         *         "start": "2026-12-07T09:00:00.000Z",
+         *         "end": "2026-12-08T09:00:00.000Z",
+         *         "fromPercent": 5,
+         *         "toPercent": 100,
+         *         "guard": {
+         *           "checks": [
+         *             {
+         *               "kind": "error-rate",
+         *               "errors": "http.server.errors",
+         *               "total": "http.server.requests"
+         *             }
+         *           ]
+         *         },
+         *         "status": "running",
+         *         "percent": 23
+         *       },
+         *       "status": "running",
+         *       "percent": 23,
+         *       "guard": {
+         *         "checks": [
+         *           {
+         *             "kind": "error-rate",
+         *             "state": "healthy",
+         *             "treatment": {
+         *               "total": 4120,
+         *               "errors": 41,
+         *               "rate": 0.00995
+         *             },
+         *             "control": {
+         *               "total": 13870,
+         *               "errors": 150,
+         *               "rate": 0.01081
+         *             },
+         *             "difference": {
+         *               "estimate": -0.00086,
+         *               "lower": -0.0061,
+         *               "upper": 0.0044
+         *             }
+         *           }
+         *         ],
+         *         "checkedAt": "2026-12-07T13:10:00.000Z",
+         *         "trippedAt": null
+         *       }
+         *     }
+         */
+        RolloutReport: {
+            /** @description The flag's rollout in the environment, as a flag read shows it */
+            rollout: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: "pending" | "running" | "completed" | "paused" | "rolled-back";
+            /** @description The share served the variant now (0 once rolled back) */
+            percent: number;
+            /** @description null for a rollout without a guard */
+            guard: {
+                checks: components["schemas"]["GuardCheckReading"][];
+                /**
+                 * Format: date-time
+                 * @description When this reading was made (the trip, once tripped)
+                 */
+                checkedAt: string;
+                /** Format: date-time */
+                trippedAt: string | null;
+            } | null;
         };
     };
     responses: {
@@ -4655,11 +5027,89 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    archiveFlag: {
+        parameters: {
+            query?: {
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flag after it */
+            200: {
+                headers: {
+                    /** @description The new revision */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flag"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    restoreFlag: {
+        parameters: {
+            query?: {
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flag after it */
+            200: {
+                headers: {
+                    /** @description The new revision */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flag"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     listFlags: {
         parameters: {
             query?: {
                 prefix?: string;
                 environment?: string;
+                archived?: boolean;
+                kind?: string;
+                owner?: string;
+                tag?: string;
             };
             header?: {
                 /** @description An ETag from an earlier answer: 304 without a body while it is current */
