@@ -23,14 +23,19 @@ export function sameWrittenRollout(a: Rollout | undefined, b: Rollout | undefine
  * `after` (the row a write puts, `before` the one it replaces) with each environment's rollout
  * settled: the stored one, `writtenAt` and `halted` included, where the written fields are the same
  * (a flag sent back as it was read restarts nothing); otherwise the written fields with `writtenAt`
- * `at` and no trip. Answers `after` itself when nothing needed settling.
+ * `at` and no trip. An environment new to the row that arrives with a kept rollout (a new
+ * environment, or a default named anew, made as a copy of another) keeps it as it is: a copy
+ * serves what its original served. Answers `after` itself when nothing needed settling.
  */
 export function keptRollouts(before: FlagRow | null, after: FlagRow, at: string): FlagRow {
   let states: Record<string, FlagState> | undefined
   for (const [env, state] of Object.entries(after.states)) {
     const rollout = state.rollout
     if (rollout === undefined) continue
-    const stored = before === null ? undefined : ownValue(before.states, env)?.rollout
+    const held = before === null ? undefined : ownValue(before.states, env)
+    // requests never carry writtenAt (validation drops it): only a copy of a stored rollout does
+    if (held === undefined && rollout.writtenAt !== undefined) continue
+    const stored = held?.rollout
     const kept = stored !== undefined && sameWrittenRollout(stored, rollout) ? stored : { ...writtenRollout(rollout), writtenAt: at }
     if (kept === rollout || JSON.stringify(kept) === JSON.stringify(rollout)) continue
     states ??= { ...after.states }

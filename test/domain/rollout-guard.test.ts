@@ -155,6 +155,9 @@ test('a rollout written as stored keeps writtenAt and its trip; a different one 
   expect(guarded.states.production?.rollout).toEqual({ ...rollout, guard: { checks: [] }, writtenAt: at })
   // a new flag
   expect(keptRollouts(null, row({ production: rollout }), at).states.production?.rollout).toEqual({ ...rollout, writtenAt: at })
+  // a new environment made as a copy of a stored one: as it is, trip and all
+  const copied = keptRollouts(before, row({ production: stored, qa: stored }), at)
+  expect(copied.states.qa?.rollout).toBe(stored)
   // nothing to settle: the row itself
   const bare = row({ production: undefined })
   expect(keptRollouts(before, bare, at)).toBe(bare)
