@@ -685,7 +685,7 @@ export interface paths {
          * Report in-process evaluations (OTLP/HTTP metrics)
          * @description Requires permission `flag:evaluate`.
          *
-         *     An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.
+         *     An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); the monotonic counters and histograms a guard of the caller's environment names, labelled feature_flag.key and feature_flag.result.variant, are kept for the guard; every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.
          */
         post: operations["exportMetrics"];
         delete?: never;
@@ -960,6 +960,50 @@ export interface paths {
          *     Every flag the caller may see, in name order, with its evaluations over the last 30 days in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays).
          */
         get: operations["listUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flags/{flagName}/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A flag's impact on a metric its guard reads
+         * @description Requires permission `flag:read`.
+         *
+         *     Per variant, step by step, what the application reported over OTLP for a metric a guard of the flag names: a counter's increase, or a histogram's count and sum (its mean is sum / count). Kept 7 days; steps without reports are left out. 404 when no guard of the flag names the metric.
+         */
+        get: operations["getFlagImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flags/{flagName}/rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a flag's rollout stands, and what its guard sees
+         * @description Requires permission `flag:read`.
+         *
+         *     The rollout of the flag in the environment (default: the default one) with its status and share now, and, for a guarded rollout, each check's treatment and control arms, the difference of treatment minus control with its always-valid interval, and its state. 404 when the flag has no rollout there.
+         */
+        get: operations["getFlagRollout"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7588,6 +7632,91 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            500: components["responses"]["E500"];
+        };
+    };
+    getFlagImpact: {
+        parameters: {
+            query?: {
+                metric?: string;
+                since?: string;
+                step?: number;
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metric: string;
+                        /** @enum {string} */
+                        kind: "sum" | "histogram";
+                        /** Format: int64 */
+                        step: number;
+                        series: {
+                            variant: string;
+                            points: {
+                                /** Format: date-time */
+                                at: string;
+                                increase?: number;
+                                count?: number;
+                                sum?: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    getFlagRollout: {
+        parameters: {
+            query?: {
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout and its guard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutReport"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
             500: components["responses"]["E500"];
         };
     };
