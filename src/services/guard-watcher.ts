@@ -79,7 +79,8 @@ function guardedRollouts(snapshot: Snapshot): { env: string; flag: string }[] {
   if (kept) return kept
   const out: { env: string; flag: string }[] = []
   for (const [name, row] of snapshot.flags)
-    for (const env of snapshot.environments.keys()) if (flagView(row, env).rollout?.guard) out.push({ env, flag: name })
+    if (row.archived !== true)
+      for (const env of snapshot.environments.keys()) if (flagView(row, env).rollout?.guard) out.push({ env, flag: name })
   guardedOf.set(snapshot.flags, out)
   return out
 }
@@ -104,7 +105,8 @@ export function createGuardWatcher(deps: GuardWatcherDeps): GuardWatcher {
   /** Checks one rollout, and commits its trip. */
   const checkOne = async (env: string, name: string): Promise<void> => {
     const row = store.committed().flags.get(name)
-    if (!row || !store.committed().environments.has(env)) return
+    // an archived flag serves nothing: its guard waits for it to be restored (docs/api.md#archive)
+    if (!row || row.archived === true || !store.committed().environments.has(env)) return
     const view = flagView(row, env)
     const r = view.rollout
     if (!r?.guard || r.halted) return

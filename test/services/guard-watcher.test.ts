@@ -104,13 +104,13 @@ test('a running rollout whose check trips asks for one halt, with the evidence a
   expect(halts[0]).toMatchObject({
     env: 'production',
     flag: 'checkout',
-    // the store keeps when the rollout was written: the watcher asks for the halt of that very rollout
-    writtenAt: new Date(NOW).toISOString(),
+    // the watcher asks for the halt of the very rollout it read
+    writtenAt: rollout().writtenAt,
     action: 'rollback',
     evidence: { check: 0, kind: 'error-rate', treatment: { total: 1000, errors: 100 }, control: { total: 1000, errors: 10 } },
   })
   expect(halts[0]?.evidence.difference?.lower).toBeGreaterThan(0)
-  expect(new Set(asked.map((a) => a.since))).toEqual(new Set([NOW]))
+  expect(new Set(asked.map((a) => a.since))).toEqual(new Set([NOW - 3_600_000]))
 })
 
 test('checkAll finds every guarded rollout in every environment; the action is the guard’s', async () => {
@@ -187,7 +187,7 @@ test('a halted rollout reports its status, its share and the evidence it tripped
     difference: { estimate: 0.11, lower: 0.05, upper: 0.17 },
   }
   const store = await storeWith(flagRow('rolled', rollout()), flagRow('paused', rollout()))
-  const writtenAt = new Date(NOW).toISOString()
+  const writtenAt = rollout().writtenAt as string
   const haltAt = (when: number) => ({ store, now: () => new Date(when) })
   for (const [flag, action] of [
     ['rolled', 'rollback'],

@@ -149,6 +149,14 @@ const PATHS: KeepPath[] = [
     },
   },
   {
+    name: 'archived, then restored',
+    file: 'flag-archive.ts',
+    write: async (s) => {
+      await s.flags.archive(SYSTEM, 'f')
+      return s.flags.restore(SYSTEM, 'f')
+    },
+  },
+  {
     name: 'a new environment made as a copy of production',
     file: 'environment-service.ts',
     write: (s) => s.environments.put(SYSTEM, 'qa', { copyFrom: 'production' }),
