@@ -50,3 +50,13 @@ test('a rollout in a history entry is said in words', () => {
   const said = describeChange({ ...entry, before: { rollout: null }, after: { rollout } }, iso)
   expect(said).toBe('rollout none → rollout of "true" from 10 % on 2026-12-01T00:00:00Z to 100 % on 2026-12-11T00:00:00Z')
 })
+
+test('a rollout its guard stopped says so: rolled back to no one, paused where it stays', () => {
+  const at = Date.parse('2026-12-06T00:00:00Z')
+  expect(servesNow({ ...flag, rollout: { ...rollout, status: 'rolled-back', percent: 0 } }, at, iso)).toBe(
+    'Rolled back by its guard: serves "true" to no context (was rising to 100 %); everyone gets: false.',
+  )
+  expect(servesNow({ ...flag, rollout: { ...rollout, status: 'paused', percent: 37 } }, at, iso)).toBe(
+    'Paused by its guard: serves "true" to 37 % of contexts, no more; the others: false.',
+  )
+})
