@@ -21,6 +21,7 @@ import { auditHistoryDir, auditHistoryRow } from './audit-history.ts'
 import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from './cpu-time.ts'
 import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
+import { guardMetricsRows } from './guard-metrics.ts'
 import { idleRssRow } from './idle-rss.ts'
 import { memoryRows } from './memory.ts'
 import { ofrepScenarios } from './ofrep.ts'
@@ -343,6 +344,7 @@ async function main() {
   const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
   await syncStreamsRow(sync)
   await countingCostRows(BINARY, work, row)
+  await guardMetricsRows(row)
   await environmentRows(BINARY, work, row)
   await memoryRows(BINARY, work, row)
   await scheduleRow(BINARY, work, row)

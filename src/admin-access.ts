@@ -18,7 +18,10 @@ import { systemClock } from './system-clock.ts'
 
 /** The services over an open data directory, without HTTP: what CLI commands use. */
 export async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
-  const { store, failureLedger, usage } = await openStorage(config, { now: systemClock, log: (line) => console.error(`flagd: ${line}`) })
+  const { store, failureLedger, usage, guard } = await openStorage(config, {
+    now: systemClock,
+    log: (line) => console.error(`flagd: ${line}`),
+  })
   // commands act in the default the daemon last served: a default named anew in the config is made
   // (as its copy) when the daemon next starts (docs/environments.md#the-default-environment)
   const served = [...store.committed().environments.values()].find((e) => e.default === true)?.name
@@ -32,6 +35,7 @@ export async function openServices(config: Config): Promise<{ services: Services
     {
       failureLedger,
       usageLog: usage,
+      guardLog: guard,
       now: systemClock,
     },
   )
@@ -39,7 +43,9 @@ export async function openServices(config: Config): Promise<{ services: Services
     services,
     async close() {
       await services.usage.stop()
+      await services.guardMetrics.stop()
       usage.close()
+      guard.close()
       await store.close()
     },
   }

@@ -51,7 +51,11 @@ export interface App {
 }
 
 /** Options for tests: fault injection and cheaper hashing. */
-export interface AppOptions extends Omit<ServiceOptions, 'telemetry' | 'usageLog' | 'onUsageFlushError' | 'onCounted' | 'now'> {
+export interface AppOptions
+  extends Omit<
+    ServiceOptions,
+    'telemetry' | 'usageLog' | 'guardLog' | 'guardLogger' | 'onGuardFlushError' | 'onUsageFlushError' | 'onCounted' | 'now'
+  > {
   /** The one clock of the process (docs/development.md#time); the system's when absent. */
   now?: Clock
   /** Called before every write to the data directory; tests throw from it to simulate a full disk. */
@@ -86,6 +90,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       telemetry,
       failureLedger: storage.failureLedger,
       usageLog: storage.usage,
+      guardLog: storage.guard,
+      guardLogger: logger,
+      onGuardFlushError: (err) => logger.warn({ err }, 'writing the metrics guards read failed; they are kept for the next write'),
       onUsageFlushError: (err) => logger.warn({ err }, 'writing flag usage counts failed; they are kept for the next write'),
       ...(config.metrics.perFlag ? { onCounted: (rows: Parameters<typeof metrics.evaluations>[0]) => metrics.evaluations(rows) } : {}),
     })
@@ -179,6 +186,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       log: logger,
     })
     const stopSchedule = startChangeSchedule({ changeRequests: services.changeRequests, log: logger })
+    // guarded rollouts are checked every 10 s besides after each report (docs/guarded-rollouts.md#when-checks-run)
+    services.guards.start()
     const watcher = createImportWatcher(services.migrations, {
       watchDir: config.import.watchDir ?? join(config.dataDir, 'import'),
       settleMs: config.import.settleMs,
@@ -252,7 +261,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await webhooks?.stop()
         await watcher.stop()
         await services.usage.stop()
+        await services.guards.stop()
+        await services.guardMetrics.stop()
         storage.usage.close()
+        storage.guard.close()
         await store.flush().catch(() => {})
         await store.close()
       },

@@ -12,6 +12,7 @@ import type { Environment } from './environment.ts'
 import { toFlagResource } from './flag.ts'
 import { type FlagRow, flagIn, stateIn } from './flag-row.ts'
 import { type Actor, actorOf, type Principal } from './principal.ts'
+import type { GuardEvidence } from './rollout-guard.ts'
 import { type Segment, toSegmentResource } from './segment.ts'
 import type { StoredSession } from './session.ts'
 import { type StoredUser, toPublicUser } from './user.ts'
@@ -41,6 +42,8 @@ export interface AuditEntry {
   changeRequest?: string
   /** Flag entries of a scheduled change applied late (the daemon was down at the time): by how much. */
   lateSeconds?: number
+  /** Flag entries of a rollout its guard stopped: the evidence of the trip (docs/guarded-rollouts.md#when-a-guard-trips). */
+  guard?: GuardEvidence
   before: Record<string, unknown> | null
   after: Record<string, unknown> | null
 }
@@ -67,6 +70,8 @@ export interface ChangeContext {
   changeRequest?: string
   /** A scheduled change applied this many seconds late. */
   lateSeconds?: number
+  /** A guard's trip: its evidence. */
+  guard?: GuardEvidence
 }
 
 /** One changed row, as the store describes it (the shape of the store's `Change`). */
@@ -176,9 +181,10 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
           ...(context.bypassed?.includes(((after ?? before) as FlagRow).id) ? { bypass: true as const } : {}),
           ...(context.changeRequest !== undefined ? { changeRequest: context.changeRequest } : {}),
           ...(context.lateSeconds !== undefined ? { lateSeconds: context.lateSeconds } : {}),
+          ...(context.guard !== undefined ? { guard: context.guard } : {}),
         }
       }
-      const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as FlagRow)) : toSegmentResource(row as Segment))
+      const resource = (row: unknown) => (isFlag ? toFlagResource(seen(row as FlagRow), Date.parse(at)) : toSegmentResource(row as Segment))
       const row = (c.after ?? c.before) as FlagRow | Segment
       out.push({
         entry: {

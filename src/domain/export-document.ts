@@ -4,6 +4,7 @@
  */
 
 import { definitionOf, type Flag, type FlagDefinition, type JsonObject } from './flag.ts'
+import { rolloutRead } from './rollout-status.ts'
 import type { Segment } from './segment.ts'
 import { utcStamp } from './utc-stamp.ts'
 
@@ -29,9 +30,14 @@ export interface ExportedSegment {
   rule: JsonObject
 }
 
-/** One flag in export order: description, type, defaultValue, valueExists, value, constraints; `archived: true` when it is. */
-export function exportFlag(f: FlagDefinition & { archived?: true }): ExportedFlag {
+/**
+ * One flag in export order: description, type, defaultValue, valueExists, value, constraints; a
+ * rollout as reads show it at `nowMs` (docs/guarded-rollouts.md#status-and-percent); `archived: true`
+ * when it is (docs/api.md#archive).
+ */
+export function exportFlag(f: FlagDefinition & { archived?: true }, nowMs: number): ExportedFlag {
   const { type, description, ...rest } = definitionOf(f)
+  if (rest.rollout !== undefined) (rest as Record<string, unknown>).rollout = rolloutRead(rest.rollout, nowMs)
   return { description, type, ...rest, ...(f.archived === true ? { archived: true as const } : {}) }
 }
 
@@ -42,7 +48,12 @@ export function buildExportDocument(
   now: Date,
   segments: readonly Segment[] = [],
 ): ExportDocument {
-  const doc: ExportDocument = { environment, version: EXPORT_VERSION, createdAt: now.toISOString(), flags: exportedFlags(flags) }
+  const doc: ExportDocument = {
+    environment,
+    version: EXPORT_VERSION,
+    createdAt: now.toISOString(),
+    flags: exportedFlags(flags, now.getTime()),
+  }
   if (segments.length > 0) doc.segments = exportedSegments(segments)
   return doc
 }
@@ -53,9 +64,9 @@ export function exportedSegments(segments: readonly Segment[]): Record<string, E
 }
 
 /** The `flags` member of an export: each flag by name, in the given order. */
-function exportedFlags(flags: readonly Flag[]): Record<string, ExportedFlag> {
+function exportedFlags(flags: readonly Flag[], nowMs: number): Record<string, ExportedFlag> {
   const out: Record<string, ExportedFlag> = {}
-  for (const f of flags) out[f.name] = exportFlag(f)
+  for (const f of flags) out[f.name] = exportFlag(f, nowMs)
   return out
 }
 
@@ -64,9 +75,9 @@ export function exportText(document: ExportDocument): string {
   return `${JSON.stringify(document, null, 2)}\n`
 }
 
-/** The `flags` member of an export's file text, indented as `exportText` places it. */
-export function exportFlagsText(flags: readonly Flag[]): string {
-  return JSON.stringify(exportedFlags(flags), null, 2).replaceAll('\n', '\n  ')
+/** The `flags` member of an export's file text at `nowMs`, indented as `exportText` places it. */
+export function exportFlagsText(flags: readonly Flag[], nowMs: number): string {
+  return JSON.stringify(exportedFlags(flags, nowMs), null, 2).replaceAll('\n', '\n  ')
 }
 
 /** The same text as `exportText`, around a `flags` part made once by `exportFlagsText` (and the segments, if any). */

@@ -5,6 +5,7 @@
 
 import type { FlagKind } from './flag-lifecycle.ts'
 import type { Rollout } from './rollout.ts'
+import { rolloutRead } from './rollout-status.ts'
 
 export const FLAG_TYPES = ['BOOLEAN', 'INTEGER', 'STRING', 'ENUM', 'TAG', 'AB-TEST', 'NUMBER', 'OBJECT'] as const
 
@@ -187,13 +188,17 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
 export const isArchived = (f: Pick<Flag, 'archived'>): boolean => f.archived === true
 
 /**
- * The flag as the API shows it: name, definition (`kind` and `tags` always, docs/api.md#lifecycle),
- * history, whether it is archived, and `potentiallyStale` when the reader knows it.
+ * The flag as the API shows it at `nowMs`: name, definition (`kind` and `tags` always,
+ * docs/api.md#lifecycle), history, whether it is archived, and `potentiallyStale` when the reader
+ * knows it; its rollout with its read-only `status` and `percent` then, never what the server keeps
+ * on it (docs/guarded-rollouts.md#status-and-percent).
  */
-export function toFlagResource(f: Flag, potentiallyStale?: boolean): Record<string, unknown> {
+export function toFlagResource(f: Flag, nowMs: number, potentiallyStale?: boolean): Record<string, unknown> {
+  const definition = definitionOf(f)
+  if (definition.rollout !== undefined) (definition as unknown as Record<string, unknown>).rollout = rolloutRead(definition.rollout, nowMs)
   return {
     name: f.name,
-    ...definitionOf(f),
+    ...definition,
     kind: f.kind ?? 'release',
     tags: f.tags ?? [],
     createdAt: f.createdAt,

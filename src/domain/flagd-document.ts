@@ -22,7 +22,7 @@ import type { FieldProblem } from './errors.ts'
 import { allVariants, FLAG_TYPES, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
 import { isFlagKind, lifecycleMetadata, TAGS_MAX, tagProblem } from './flag-lifecycle.ts'
 import { isJsonObject } from './json-object.ts'
-import { rolloutRule } from './rollout.ts'
+import { rolloutRule, servedRollout } from './rollout.ts'
 import type { Segment } from './segment.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
 import { clampFractionalWeights } from './targeting/targeting.ts'
@@ -100,7 +100,8 @@ export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
     }
   } else if (!targeting && !flag.valueExists) targeting = { if: [true, null] } // answered DEFAULT, as over OFREP
   // a rollout goes in front, in flagd's own rule language: providers move with it on their own
-  if (flag.rollout) targeting = rolloutRule(flag.rollout, targeting)
+  const rollout = flag.rollout && servedRollout(flag.rollout)
+  if (rollout) targeting = rolloutRule(rollout, targeting)
   return {
     state: isEnabled(flag) ? 'ENABLED' : 'DISABLED',
     variants,

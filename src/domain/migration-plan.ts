@@ -10,6 +10,7 @@ import { valueProblem } from './flag-definition.ts'
 import { indexNames } from './flag-name.ts'
 import type { ImportedDefinition } from './import-document.ts'
 import { newCheckBudget } from './regex-pattern.ts'
+import { asWritten } from './rollout-written.ts'
 import { sameJson } from './same-json.ts'
 
 export type ImportMode = 'merge' | 'replace'
@@ -106,7 +107,8 @@ export function planImport(
         if (why) problems.push({ field: `flags.${name}.value`, reason: `the kept value breaks the new definition: ${why}` })
       }
     }
-    const fields = changedFields(definitionOf(existing), definitionOf(next))
+    // a rollout compares by its written fields: what the server keeps on it is not in a file
+    const fields = changedFields(asWritten(definitionOf(existing)), asWritten(definitionOf(next)))
     if (archived !== (existing.archived === true)) fields.push('archived')
     if (fields.length === 0) unchanged++
     else changes.push({ name, action: 'update', fields, definition: next, previous: definitionOf(existing) })

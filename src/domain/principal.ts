@@ -10,9 +10,10 @@ import type { HeldPermission } from './permission.ts'
  * The parts of flagd that act on their own authority (file-system access to the data directory).
  * `maintenance` is the daemon's own housekeeping (pruning expired sessions), never audited; `sso` makes
  * and updates the users who sign in through the identity provider (docs/single-sign-on.md);
- * `anonymous` evaluates for flagd providers that send no token where that is allowed (never writes).
+ * `anonymous` evaluates for flagd providers that send no token where that is allowed (never writes);
+ * `guard` is a rollout's guard stopping it (docs/guarded-rollouts.md#when-a-guard-trips).
  */
-export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance' | 'sso' | 'anonymous'
+export type SystemName = 'cli' | 'drop-folder' | 'bootstrap' | 'maintenance' | 'sso' | 'anonymous' | 'guard'
 
 /** A user signed in with a session. */
 export interface UserPrincipal {

@@ -8,7 +8,10 @@
  * (guard-statistics.ts) and the watching (services) live beside it.
  */
 
+import type { FieldProblem } from './errors.ts'
 import type { Difference } from './guard-statistics.ts'
+import { isJsonObject } from './json-object.ts'
+import { unknownFieldReason } from './spelling-suggestion.ts'
 
 /** What a guard does when a check trips: take the rollout's share to 0 for good, or hold it where it is. */
 export type GuardAction = 'rollback' | 'pause'
@@ -88,4 +91,99 @@ export function guardMetricNames(guard: Guard): string[] {
     else names.add(check.metric)
   }
   return [...names]
+}
+
+/** OpenTelemetry's instrument-name syntax: a letter, then up to 254 letters, digits, `_ . - /`. */
+const METRIC_NAME = /^[A-Za-z][A-Za-z0-9_.\-/]{0,254}$/
+const GUARD_FIELDS = new Set(['checks', 'minSamples', 'alpha', 'action'])
+const CHECK_FIELDS: Record<GuardCheck['kind'], Set<string>> = {
+  'error-rate': new Set(['kind', 'errors', 'total', 'maxIncrease']),
+  mean: new Set(['kind', 'histogram', 'maxIncrease']),
+  threshold: new Set(['kind', 'metric', 'max', 'windowSeconds']),
+}
+const KINDS = Object.keys(CHECK_FIELDS)
+/** At most this many checks on one guard. */
+export const GUARD_CHECKS_MAX = 5
+
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+/** One check: its problems through `problem` (field relative to the check), the check when valid. */
+function checkOf(input: unknown, report: (field: string, reason: string) => void): GuardCheck | undefined {
+  let found = 0
+  const problem = (field: string, reason: string) => {
+    found++
+    report(field, reason)
+  }
+  if (!isJsonObject(input)) {
+    problem('', 'must be {kind, ...}: an error-rate, mean or threshold check')
+    return undefined
+  }
+  const kind = input.kind as GuardCheck['kind']
+  if (typeof kind !== 'string' || !Object.hasOwn(CHECK_FIELDS, kind)) {
+    problem('kind', `must be one of ${KINDS.join(', ')}`)
+    return undefined
+  }
+  const fields = CHECK_FIELDS[kind]
+  for (const key of Object.keys(input)) if (!fields.has(key)) problem(key, unknownFieldReason(key, fields))
+  const metric = (field: string) => {
+    const v = input[field]
+    if (typeof v !== 'string' || !METRIC_NAME.test(v))
+      problem(field, 'must be a metric name: 1 to 255 characters, a letter first, then letters, digits, _ . - /')
+    return v as string
+  }
+  const increase = (max: number) => {
+    const v = input.maxIncrease
+    if (v === undefined) return {}
+    if (!finite(v) || v < 0 || v > max) problem('maxIncrease', max === 1 ? 'must be a rate from 0 to 1' : 'must be a number of at least 0')
+    return { maxIncrease: v as number }
+  }
+  let check: GuardCheck
+  if (kind === 'error-rate') check = { kind, errors: metric('errors'), total: metric('total'), ...increase(1) }
+  else if (kind === 'mean') check = { kind, histogram: metric('histogram'), ...increase(Number.POSITIVE_INFINITY) }
+  else {
+    const { max, windowSeconds } = input
+    if (!finite(max) || max < 0) problem('max', 'must be a number of at least 0')
+    if (!Number.isInteger(windowSeconds) || (windowSeconds as number) < 10 || (windowSeconds as number) > 86_400)
+      problem('windowSeconds', 'must be a whole number of seconds from 10 to 86400')
+    check = { kind, metric: metric('metric'), max: max as number, windowSeconds: windowSeconds as number }
+  }
+  return found === 0 ? check : undefined
+}
+
+/**
+ * Checks a rollout's `guard` (docs/guarded-rollouts.md#a-guard): 1–5 checks of a known kind on
+ * metric names OpenTelemetry allows, `minSamples` 10–1,000,000, `alpha` 0.001–0.2, `action`
+ * rollback or pause. Problems name `rollout.guard.<field>` (`rollout.guard.checks[1].errors`).
+ */
+export function guardProblems(input: unknown): { guard?: Guard; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = []
+  const problem = (field: string, reason: string) => problems.push({ field: `rollout.guard${field ? `.${field}` : ''}`, reason })
+  if (!isJsonObject(input)) {
+    problem('', 'must be {checks, minSamples?, alpha?, action?}')
+    return { problems }
+  }
+  for (const key of Object.keys(input)) if (!GUARD_FIELDS.has(key)) problem(key, unknownFieldReason(key, GUARD_FIELDS))
+  const { checks, minSamples, alpha, action } = input
+  const valid: GuardCheck[] = []
+  if (!Array.isArray(checks) || checks.length === 0 || checks.length > GUARD_CHECKS_MAX)
+    problem('checks', `must be a list of 1 to ${GUARD_CHECKS_MAX} checks`)
+  else
+    for (const [i, raw] of checks.entries()) {
+      const check = checkOf(raw, (field, reason) => problem(`checks[${i}]${field ? `.${field}` : ''}`, reason))
+      if (check) valid.push(check)
+    }
+  if (minSamples !== undefined && (!Number.isInteger(minSamples) || (minSamples as number) < 10 || (minSamples as number) > 1_000_000))
+    problem('minSamples', 'must be a whole number from 10 to 1000000')
+  if (alpha !== undefined && (!finite(alpha) || alpha < 0.001 || alpha > 0.2)) problem('alpha', 'must be a number from 0.001 to 0.2')
+  if (action !== undefined && action !== 'rollback' && action !== 'pause') problem('action', 'must be rollback or pause')
+  if (problems.length > 0) return { problems }
+  return {
+    guard: {
+      checks: valid,
+      ...(minSamples !== undefined ? { minSamples: minSamples as number } : {}),
+      ...(alpha !== undefined ? { alpha: alpha as number } : {}),
+      ...(action !== undefined ? { action: action as GuardAction } : {}),
+    },
+    problems,
+  }
 }

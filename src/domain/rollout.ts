@@ -17,7 +17,7 @@ import type { FieldProblem } from './errors.ts'
 import type { Flag, JsonObject } from './flag.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { isJsonObject } from './json-object.ts'
-import type { Guard, RolloutHalt } from './rollout-guard.ts'
+import { type Guard, guardProblems, type RolloutHalt } from './rollout-guard.ts'
 import { unknownFieldReason } from './spelling-suggestion.ts'
 
 /** A rollout as a flag's state holds it. */
@@ -38,7 +38,13 @@ export interface Rollout {
   halted?: RolloutHalt
 }
 
-const FIELDS = new Set(['variant', 'start', 'end', 'fromPercent', 'toPercent', 'by'])
+const FIELDS = new Set(['variant', 'start', 'end', 'fromPercent', 'toPercent', 'by', 'guard'])
+/**
+ * Fields a rollout's input may carry that are not written: what a read shows (`status`, `percent`)
+ * and what the server keeps (`writtenAt`, `halted`), so a client can send back what it read
+ * (docs/guarded-rollouts.md#status-and-percent).
+ */
+const IGNORED = new Set(['status', 'percent', 'writtenAt', 'halted'])
 const BASIS = 10_000
 
 /** The number of steps of a rollout: one per whole second of its window, at most 100, at least 1. */
@@ -144,6 +150,26 @@ export function rolloutRule(r: Rollout, targeting: JsonObject | undefined): Json
   return { if: [inShareRule(r), r.variant, targeting ?? null] }
 }
 
+const held = new WeakMap<Rollout, Rollout>()
+
+/**
+ * The rollout as served (docs/guarded-rollouts.md#when-a-guard-trips): itself until its guard
+ * trips; none once rolled back (the flag answers as without it); once paused, a rollout held at the
+ * share of the trip: its buckets are the same, so exactly the contexts that had the variant then
+ * keep it, and no other gets it.
+ */
+export function servedRollout(r: Rollout): Rollout | undefined {
+  if (r.halted === undefined) return r
+  if (r.halted.status === 'rolled-back') return undefined
+  let out = held.get(r)
+  if (out === undefined) {
+    const { guard: _guard, halted, writtenAt: _writtenAt, ...written } = r
+    out = { ...written, fromPercent: halted.percent, toPercent: halted.percent }
+    held.set(r, out)
+  }
+  return out
+}
+
 // the served rule of each flag object (rows and views never change)
 const served = new WeakMap<Flag, JsonObject | undefined>()
 
@@ -152,11 +178,21 @@ const served = new WeakMap<Flag, JsonObject | undefined>()
  * it has one. Made once per flag object.
  */
 export function servedTargeting(flag: Flag): JsonObject | undefined {
-  if (flag.rollout === undefined) return flag.targeting
+  const rollout = flag.rollout && servedRollout(flag.rollout)
+  if (rollout === undefined) return flag.targeting
   if (served.has(flag)) return served.get(flag)
-  const rule = rolloutRule(flag.rollout, flag.targeting)
+  const rule = rolloutRule(rollout, flag.targeting)
   served.set(flag, rule)
   return rule
+}
+
+/**
+ * A rollout as sent without the fields a write ignores (`status`, `percent`, what the server keeps):
+ * what a change request keeps of it, so its diff shows only what it changes.
+ */
+export function writableRolloutInput(input: unknown): unknown {
+  if (!isJsonObject(input)) return input
+  return Object.fromEntries(Object.entries(input).filter(([key]) => !IGNORED.has(key)))
 }
 
 /** Checks a rollout (`variants`: the flag's variant names); problems name `rollout.<field>`. */
@@ -164,11 +200,13 @@ export function rolloutProblems(input: unknown, variants: ReadonlySet<string>): 
   const problems: FieldProblem[] = []
   const problem = (field: string, reason: string) => problems.push({ field: `rollout${field ? `.${field}` : ''}`, reason })
   if (!isJsonObject(input)) {
-    problem('', 'must be {variant, start, end, fromPercent, toPercent, by?}')
+    problem('', 'must be {variant, start, end, fromPercent, toPercent, by?, guard?}')
     return { problems }
   }
-  for (const key of Object.keys(input)) if (!FIELDS.has(key)) problem(key, unknownFieldReason(key, FIELDS))
+  for (const key of Object.keys(input)) if (!FIELDS.has(key) && !IGNORED.has(key)) problem(key, unknownFieldReason(key, FIELDS))
   const { variant, start, end, fromPercent, toPercent, by } = input
+  const checked = input.guard === undefined || input.guard === null ? undefined : guardProblems(input.guard)
+  if (checked) problems.push(...checked.problems)
   if (variants.size === 0) problem('', 'a rollout serves one of the flag’s variants, and this flag has none')
   else if (typeof variant !== 'string' || !variants.has(variant))
     problem('variant', `must be one of the flag's variants: ${[...variants].slice(0, 10).join(', ')}`)
@@ -192,6 +230,7 @@ export function rolloutProblems(input: unknown, variants: ReadonlySet<string>): 
       fromPercent: fromPercent as number,
       toPercent: toPercent as number,
       ...(by !== undefined ? { by: by as string } : {}),
+      ...(checked?.guard ? { guard: checked.guard } : {}),
     },
     problems,
   }

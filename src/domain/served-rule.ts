@@ -4,7 +4,7 @@
  */
 
 import type { Flag, JsonObject } from './flag.ts'
-import { servedTargeting } from './rollout.ts'
+import { servedRollout, servedTargeting } from './rollout.ts'
 import { inRollout } from './rollout-bucket.ts'
 import { RuleFault } from './targeting/json-logic-values.ts'
 import { compileRule, type Expr } from './targeting/rule-compiler.ts'
@@ -18,7 +18,7 @@ export function compileServedRule(flag: Flag, segments: ReadonlyMap<string, unkn
     const compiled = compileRule(r, { segments })
     return compiled.problems.length === 0 ? compiled.expr : failing(compiled.problems.map((p) => `${p.field}: ${p.reason}`).join('; '))
   }
-  const rollout = flag.rollout
+  const rollout = flag.rollout && servedRollout(flag.rollout)
   // a rollout by targetingKey decides natively what its rule decides (tests hold the two together)
   if (rollout !== undefined && rollout.by === undefined) {
     const rest = flag.targeting === undefined ? undefined : compile(flag.targeting)

@@ -6,7 +6,8 @@
  * segments need it too, unconfined. Whatever would change what a protected environment serves
  * (its state, deleting the flag, its type, default value, metadata, a variant's value, its name,
  * the name of its answer, or a segment its rules use) needs `flag:bypass` there or an approved
- * change request; a flag created there must start disabled with no value (`sealedState`).
+ * change request; a flag created there must start disabled with no value (`sealedState`). A
+ * rollout's guard may write its trip alone, anywhere (docs/guarded-rollouts.md#when-a-guard-trips).
  */
 
 import { can, requireFlagInScope, requirePermission, requireUnscoped } from './access-policy.ts'
@@ -17,6 +18,7 @@ import { ChangeRequestRequiredError, ForbiddenError } from './errors.ts'
 import { allVariants, isArchived } from './flag.ts'
 import { type FlagRow, flagIn, stateIn, withStateIn } from './flag-row.ts'
 import { actorOf, type Principal } from './principal.ts'
+import { haltOnly } from './rollout-written.ts'
 import { referencedSegments, SEGMENTS_REACH, type Segment } from './segment.ts'
 
 /** The state a flag gets in a protected environment when it is created there without `flag:bypass`. */
@@ -161,6 +163,19 @@ export function guardWrite(who: WriteAuthority, state: GuardedState, changes: re
   const flagChanges = changes.filter((c) => c.table === 'flags')
   const segmentChanges = changes.filter((c) => c.table === 'segments')
   if (flagChanges.length === 0 && segmentChanges.length === 0) return []
+  // a guard only takes exposure away, and is audited: its trip needs no change request, and it
+  // may write nothing else (docs/guarded-rollouts.md#when-a-guard-trips)
+  if (who.source === 'guard') {
+    const [only] = flagChanges
+    if (
+      segmentChanges.length === 0 &&
+      flagChanges.length === 1 &&
+      only !== undefined &&
+      haltOnly(only.before as FlagRow, only.after as FlagRow)
+    )
+      return []
+    throw new ForbiddenError('flag:write')
+  }
   const p = who.principal
   // an approved change request: its author's or approver's rights now instead of flag:write, and,
   // approved in a protected environment, no protection to bypass; a request of an unprotected

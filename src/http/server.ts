@@ -18,6 +18,9 @@ import type { EnvironmentService } from '../services/environment-service.ts'
 import type { EvaluationService } from '../services/evaluation-service.ts'
 import type { FlagChangeFeed } from '../services/flag-change-feed.ts'
 import type { FlagService } from '../services/flag-service.ts'
+import type { GuardImpact } from '../services/guard-impact.ts'
+import type { GuardMetrics } from '../services/guard-metrics.ts'
+import type { GuardWatcher } from '../services/guard-watcher.ts'
 import type { HealthService } from '../services/health-service.ts'
 import type { InProcessUsage } from '../services/in-process-usage.ts'
 import type { MigrationService } from '../services/migration-service.ts'
@@ -46,11 +49,13 @@ import { eventRoutes } from './routes/event-routes.ts'
 import { flagArchiveRoutes } from './routes/flag-archive-routes.ts'
 import { flagRoutes } from './routes/flag-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
+import { impactRoutes } from './routes/impact-routes.ts'
 import { metricsRoutes } from './routes/metrics-routes.ts'
 import { migrationRoutes } from './routes/migration-routes.ts'
 import { ofrepRoutes } from './routes/ofrep-routes.ts'
 import { oidcRoutes } from './routes/oidc-routes.ts'
 import { otlpRoutes } from './routes/otlp-routes.ts'
+import { rolloutRoutes } from './routes/rollout-routes.ts'
 import { segmentRoutes } from './routes/segment-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { tokenRoutes } from './routes/token-routes.ts'
@@ -74,6 +79,12 @@ export interface HttpDeps {
   environments: EnvironmentService
   changeRequests: ChangeRequestService
   inProcessUsage: InProcessUsage
+  /** The application metrics guards read (docs/guarded-rollouts.md#the-applications-metrics). */
+  guardMetrics: GuardMetrics
+  /** `GET /api/flags/{name}/impact`. */
+  impact: GuardImpact
+  /** The watcher of guarded rollouts: checks after reports, and `GET /api/flags/{name}/rollout`. */
+  guards: GuardWatcher
   migrations: MigrationService
   sessions: SessionService
   apiTokens: ApiTokenService
@@ -130,13 +141,20 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
       flagExists: (raw) => deps.flags.exists(raw),
     }),
     ...changeRequestRoutes({ changeRequests: deps.changeRequests, bodyLimit }),
-    ...otlpRoutes({ inProcessUsage: deps.inProcessUsage }),
+    ...otlpRoutes({
+      inProcessUsage: deps.inProcessUsage,
+      guardMetrics: deps.guardMetrics,
+      environment: deps.config.environment,
+      guards: deps.guards,
+    }),
     ...sessionRoutes(deps.sessions),
     ...tokenRoutes({ apiTokens: deps.apiTokens, bodyLimit }),
     ...ofrepRoutes({ ...deps, bodyLimit }),
     ...eventRoutes(deps),
     ...auditRoutes({ audit: deps.audit, flags: deps.flags, bodyLimit }),
     ...usageRoutes({ usage: deps.usage, flags: deps.flags }),
+    ...impactRoutes({ impact: deps.impact, flags: deps.flags }),
+    ...rolloutRoutes({ guards: deps.guards, flags: deps.flags }),
     ...uiRoutes(),
     ...metricsRoutes(deps.metrics),
     ...(deps.evaluationRpc ? connectRoutes({ rpc: deps.evaluationRpc, anonymous: deps.config.evaluation.anonymous }) : []),

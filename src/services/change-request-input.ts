@@ -11,6 +11,7 @@ import { type FieldProblem, InvalidError, ValidationFailedError } from '../domai
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
 import { parseIsoInstant } from '../domain/iso-instant.ts'
 import { isJsonObject } from '../domain/json-object.ts'
+import { writableRolloutInput } from '../domain/rollout.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 
 /** At most this many flags in one request. */
@@ -82,7 +83,9 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
             field: `${at}.set.${key}`,
             reason: `not a field a request sets (${SETTABLE}); other shared fields change with PUT /api/flags/{name}`,
           })
-      if (typeof flag === 'string') parsed.push({ flag, set })
+      // a rollout as read carries status and percent: kept as it is written (docs/guarded-rollouts.md#status-and-percent)
+      const kept = set.rollout === undefined ? set : { ...set, rollout: writableRolloutInput(set.rollout) }
+      if (typeof flag === 'string') parsed.push({ flag, set: kept as typeof set })
     }
   }
   if (problems.length > 0) throw new ValidationFailedError(problems)

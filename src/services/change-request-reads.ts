@@ -8,6 +8,8 @@ import { canSeeFlag, requirePermissionSomewhere } from '../domain/access-policy.
 import { CHANGE_REQUEST_STATES, type ChangeRequest } from '../domain/change-request.ts'
 import { InvalidError, NotFoundError } from '../domain/errors.ts'
 import type { Principal } from '../domain/principal.ts'
+import type { Rollout } from '../domain/rollout.ts'
+import { writtenRollout } from '../domain/rollout-status.ts'
 import { type ChangeRequestDeps, type ChangeRequestView, findRequest, viewOf } from './change-request-deps.ts'
 import { canIn } from './environment-access.ts'
 import { flagView } from './environment-views.ts'
@@ -60,7 +62,9 @@ export function createChangeRequestReads(deps: Pick<ChangeRequestDeps, 'store'>)
         const diff: Record<string, { before: unknown; after: unknown }> = {}
         if (c.delete === true) diff.exists = { before: row !== undefined, after: false }
         for (const [field, after] of Object.entries(c.set)) {
-          const before = current?.[field] ?? null
+          const stored = current?.[field] ?? null
+          // a rollout as written: what the server keeps on it is no part of a change (docs/guarded-rollouts.md#status-and-percent)
+          const before = field === 'rollout' && stored !== null ? writtenRollout(stored as Rollout) : stored
           if (JSON.stringify(before) !== JSON.stringify(after)) diff[field] = { before, after }
         }
         return { ...c, diff }

@@ -8,6 +8,7 @@
 
 import { AppError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
+import { keptRollouts } from '../domain/rollout-written.ts'
 import type { Segment } from '../domain/segment.ts'
 import { type GuardedChange, guardWrite, type WriteAuthority } from '../domain/write-guard.ts'
 import type { Rows, Snapshot, Table, Tx } from '../storage/store.ts'
@@ -92,7 +93,12 @@ export function applyRefusal(who: WriteAuthority, base: Snapshot, work: (tx: Tx)
   const { tx, changes } = scratchTx(base)
   try {
     work(tx)
-    guardWrite(who, tx.read, changes())
+    // rollouts settled as the store settles them, so one sent as it is stored moves nothing; the
+    // time a new one would be written at is not compared (docs/guarded-rollouts.md#status-and-percent)
+    const settled = changes().map((c) =>
+      c.table === 'flags' && c.after !== null ? { ...c, after: keptRollouts(c.before as FlagRow | null, c.after as FlagRow, '') } : c,
+    )
+    guardWrite(who, tx.read, settled)
     return undefined
   } catch (err) {
     if (!(err instanceof AppError)) throw err

@@ -14,6 +14,7 @@ import { isArchived } from '../domain/flag.ts'
 import { type FlagRow, stampServed, stateIn, withStateIn } from '../domain/flag-row.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import type { Caller } from '../domain/principal.ts'
+import { writtenRollout } from '../domain/rollout-status.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -47,11 +48,16 @@ export interface PromotionService {
   promote(caller: Caller, to: string, input: unknown): Promise<Promotion>
 }
 
-/** The state fields whose values differ (compared as JSON). */
+/**
+ * The state fields whose values differ (compared as JSON); a rollout by its written fields, since
+ * what the server keeps on it stays with each environment's own (docs/guarded-rollouts.md#status-and-percent).
+ */
 function differences(a: FlagState, b: FlagState): Record<string, { a: unknown; b: unknown }> {
   const out: Record<string, { a: unknown; b: unknown }> = {}
+  const shown = (s: FlagState, field: (typeof STATE_FIELDS)[number]) =>
+    field === 'rollout' && s.rollout !== undefined ? writtenRollout(s.rollout) : s[field]
   for (const field of STATE_FIELDS) {
-    const [x, y] = [a[field], b[field]]
+    const [x, y] = [shown(a, field), shown(b, field)]
     if (JSON.stringify(x) !== JSON.stringify(y)) out[field] = { a: x ?? null, b: y ?? null }
   }
   return out

@@ -21,6 +21,7 @@ import { isJsonObject } from '../domain/json-object.ts'
 import { ownValue } from '../domain/own-property.ts'
 import { namingEnvironment } from '../domain/permission.ts'
 import type { Caller } from '../domain/principal.ts'
+import { type RolloutRead, rolloutRead } from '../domain/rollout-status.ts'
 import { unknownFieldReason } from '../domain/spelling-suggestion.ts'
 import type { Snapshot, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -47,7 +48,7 @@ export interface EnvironmentService extends PromotionService {
    * A flag's state in every environment the caller may read, in the order they were made (`404`
    * when it does not exist for the caller, or `env` names no environment).
    */
-  statesOf(caller: Caller, name: string, env?: string): Record<string, FlagState>
+  statesOf(caller: Caller, name: string, env?: string): Record<string, ShownState>
   /**
    * Makes the default environment at start when it is missing (a copy of the previous default, if
    * any: its flag states and its protection), and marks it; answers the previous default when the
@@ -58,6 +59,15 @@ export interface EnvironmentService extends PromotionService {
   readonly defaultName: string
   /** Whether an environment of this name exists. */
   has(name: string): boolean
+}
+
+/** A flag's state as reads show it: its rollout with `status` and `percent` (docs/guarded-rollouts.md#status-and-percent). */
+export type ShownState = Omit<FlagState, 'rollout'> & { rollout?: RolloutRead }
+
+/** `state` as reads show it at `nowMs`. */
+function shownState(state: FlagState, nowMs: number): ShownState {
+  const { rollout, ...rest } = state
+  return rollout === undefined ? rest : { ...rest, rollout: rolloutRead(rollout, nowMs) }
 }
 
 const FIELDS = new Set(['description', 'protected', 'requiredApprovals', 'copyFrom'])
@@ -203,10 +213,11 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
       if (row === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       // only the environments the caller may read
       const readable = readableEnvironments(caller.principal)
+      const nowMs = now().getTime()
       return Object.fromEntries(
         ordered(snapshot)
           .filter((e) => readable === undefined || readable.has(e.name))
-          .map((e) => [e.name, stateIn(row, e.name)]),
+          .map((e) => [e.name, shownState(stateIn(row, e.name), nowMs)]),
       )
     },
 

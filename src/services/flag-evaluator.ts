@@ -10,7 +10,7 @@ import { canSeeFlag, flagScopeOf, visiblePrefixes } from '../domain/access-polic
 import { answerFor, type Evaluation, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
-import { rolloutAt, servedTargeting } from '../domain/rollout.ts'
+import { rolloutAt, servedRollout, servedTargeting } from '../domain/rollout.ts'
 import type { Expr } from '../domain/targeting/rule-compiler.ts'
 import { type RuleOutcome, runRule } from '../domain/targeting/targeting.ts'
 import type { Snapshot } from '../storage/store.ts'
@@ -118,10 +118,15 @@ export function createFlagEvaluator(snapshots: ServedSnapshots, clock: () => num
     explain(flag, context, served) {
       const at = seconds()
       const result = evaluate(flag, context, served.rule(flag), { trace: true, timestamp: at })
-      if (flag.rollout === undefined || !isEnabled(flag)) return result
-      // where the rollout stands, in front of the steps of its rule
-      const { percent, step, steps } = rolloutAt(flag.rollout, at)
-      return { ...result, trace: [{ kind: 'rollout', variant: flag.rollout.variant, percent, step, steps }, ...(result.trace ?? [])] }
+      // a rollout its guard rolled back serves nothing: no step of its own (docs/guarded-rollouts.md#when-a-guard-trips)
+      const rollout = flag.rollout
+      if (rollout === undefined || !isEnabled(flag) || servedRollout(rollout) === undefined) return result
+      // where the rollout stands, in front of the steps of its rule; a paused one where its guard held it
+      const halted = rollout.halted
+      const { percent, step, steps } = rolloutAt(rollout, halted ? Math.floor(Date.parse(halted.at) / 1000) : at)
+      const shown = halted ? { percent: halted.percent, paused: true as const } : { percent }
+      const where = { kind: 'rollout' as const, variant: rollout.variant, step, steps, ...shown }
+      return { ...result, trace: [where, ...(result.trace ?? [])] }
     },
   }
   return evaluator

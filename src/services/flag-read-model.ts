@@ -13,6 +13,8 @@ import { type Flag, isArchived, toFlagResource } from '../domain/flag.ts'
 import { DEFAULT_LIFETIMES, isPotentiallyStale, type KindLifetimes, kindOf } from '../domain/flag-lifecycle.ts'
 import { namesUnder } from '../domain/names-under.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
+import type { Rollout } from '../domain/rollout.ts'
+import { rolloutStatus } from '../domain/rollout-status.ts'
 import type { Store } from '../storage/store.ts'
 import { flagsIn } from './environment-views.ts'
 
@@ -45,27 +47,45 @@ export interface FlagReadModel {
   staleEpoch(): number
   /** The environment a read naming none sees (config `environment`). */
   readonly defaultEnvironment: string
+  /**
+   * Where the rollouts `env` sees stand now, as one short string ('' without any): reads show their
+   * status and percent, so a kept list or an ETag must move with it (docs/guarded-rollouts.md#status-and-percent).
+   */
+  rolloutPhase(env?: string): string
 }
 
 /**
  * Options: `keep: false` serialises each flag anew on every read (the plain twin tests compare
- * with); `now` and `lifetimes` decide `potentiallyStale` (docs/api.md#lifecycle; default: the
- * default lifetimes, and without a clock no flag is potentially stale).
+ * with); `lifetimes` decide `potentiallyStale` with the clock (docs/api.md#lifecycle; default: the
+ * default lifetimes).
  */
 export interface FlagReadModelOptions {
   keep?: boolean
-  now?: Clock
   lifetimes?: KindLifetimes
 }
 
-/** Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees. */
-export function createFlagReadModel(store: Store, defaultEnvironment: string, options: FlagReadModelOptions = {}): FlagReadModel {
+/**
+ * Creates the read model over a store; `defaultEnvironment`: the one a read naming none sees; `now`:
+ * the clock a rollout's status and percent, and whether a flag is potentially stale, are read at.
+ */
+export function createFlagReadModel(
+  store: Store,
+  defaultEnvironment: string,
+  now: Clock,
+  options: FlagReadModelOptions = {},
+): FlagReadModel {
   // a flag's text while it is not, and once it is, potentially stale: the mark moves with time alone
   const texts = [new WeakMap<Flag, FlagText>(), new WeakMap<Flag, FlagText>()] as const
+  // a flag with a rollout: its text as of the status and percent (and staleness) it was made at
+  const phased = new WeakMap<Flag, { phase: string; text: FlagText }>()
+  const phaseOf = (flag: Flag, nowMs: number) => {
+    const { status, percent } = rolloutStatus(flag.rollout as Rollout, nowMs)
+    return `${status}:${percent}`
+  }
+  // per environment, the views with a rollout at the flags' revision they were found at
+  const withRollouts = new Map<string, { at: number; flags: Flag[] }>()
   const keep = options.keep !== false
   const lifetimes = options.lifetimes ?? DEFAULT_LIFETIMES
-  const clock = options.now
-  const staleNow = (flag: Flag) => clock !== undefined && isPotentiallyStale(flag, lifetimes, clock().getTime())
   // the instants at which a flag of the committed revision becomes potentially stale, sorted
   let flips: number[] = []
   let flipsAt = -1
@@ -82,17 +102,39 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
     return sorted
   }
   const text = (flag: Flag): FlagText => {
-    const stale = staleNow(flag)
+    const nowMs = now().getTime()
+    const stale = isPotentiallyStale(flag, lifetimes, nowMs)
+    if (flag.rollout !== undefined) {
+      const phase = `${phaseOf(flag, nowMs)}${stale ? ':stale' : ''}`
+      const kept = phased.get(flag)
+      if (kept?.phase === phase) return kept.text
+      const made = { json: JSON.stringify(toFlagResource(flag, nowMs, stale)), etag: `"${flag.revision}"` }
+      if (keep) phased.set(flag, { phase, text: made })
+      return made
+    }
     const kept = texts[stale ? 1 : 0]
     let made = kept.get(flag)
     if (made === undefined) {
-      made = { json: JSON.stringify(toFlagResource(flag, stale)), etag: `"${flag.revision}"` }
+      made = { json: JSON.stringify(toFlagResource(flag, nowMs, stale)), etag: `"${flag.revision}"` }
       if (keep) kept.set(flag, made)
     }
     return made
   }
+  const rolloutPhase = (env?: string) => {
+    const seen = env ?? defaultEnvironment
+    const snapshot = store.committed()
+    const at = snapshot.revisionOf('flags')
+    let found = withRollouts.get(seen)
+    if (found?.at !== at) {
+      const views = flagsIn(snapshot, seen)
+      found = { at, flags: [...views.values()].filter((f) => f.rollout !== undefined) }
+      if (snapshot.environments.has(seen)) withRollouts.set(seen, found)
+    }
+    if (found.flags.length === 0) return ''
+    const nowMs = now().getTime()
+    return Bun.hash.wyhash(found.flags.map((f) => phaseOf(f, nowMs)).join(','), 0n).toString(36)
+  }
   const staleEpoch = () => {
-    if (clock === undefined) return 0
     const snapshot = store.committed()
     const at = snapshot.revisionOf('flags')
     if (flipsAt !== at) {
@@ -103,7 +145,7 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
       flips.sort((a, b) => a - b)
       flipsAt = at
     }
-    const t = clock().getTime()
+    const t = now().getTime()
     let lo = 0
     let hi = flips.length
     while (lo < hi) {
@@ -137,6 +179,7 @@ export function createFlagReadModel(store: Store, defaultEnvironment: string, op
     revision: () => store.committed().revisionOf('flags'),
     staleEpoch,
     defaultEnvironment,
+    rolloutPhase,
   }
 }
 
@@ -150,6 +193,8 @@ export function cachedFlagReadModel(model: FlagReadModel, cache: RequestCache): 
   return {
     ...model,
     listJson: (prefixes, env) =>
-      lists.through(`${scopeKey(env, prefixes)}@${model.staleEpoch()}`, model.revision(), () => model.listJson(prefixes, env)),
+      lists.through(`${scopeKey(env, prefixes)}${model.rolloutPhase(env)}@${model.staleEpoch()}`, model.revision(), () =>
+        model.listJson(prefixes, env),
+      ),
   }
 }

@@ -27,6 +27,7 @@ import { mergeUpdate } from '../domain/flag-update.ts'
 import { requireJsonObject } from '../domain/json-object.ts'
 import { newId } from '../domain/new-id.ts'
 import type { Caller, Principal } from '../domain/principal.ts'
+import { asWritten } from '../domain/rollout-written.ts'
 import { sealedForProtected } from '../domain/write-guard.ts'
 import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -49,8 +50,8 @@ export interface FlagService {
   list(principal: Principal, prefix: string, env?: string, filter?: FlagListFilter): string
   /** Whether a flag of this name exists (routing only: it tells nothing a caller may not know). */
   exists(name: string): boolean
-  /** The ETag of `list(principal, prefix, env, filter)`: moves with every flag change, differs between scopes and filters. */
-  listTag(principal: Principal, filter?: FlagListFilter): string
+  /** The ETag of `list(principal, prefix, env, filter)`: moves with every flag change, rollout step and flag turning stale; differs between scopes and filters. */
+  listTag(principal: Principal, env?: string, filter?: FlagListFilter): string
   /**
    * `env` (docs/environments.md): the environment that gets the body's per-environment fields; every
    * other one then starts with the type's defaults (no value, enabled). Without it every environment
@@ -128,7 +129,7 @@ export function createFlagService(
   now: Clock,
   environment: string,
   gate: PatternGate = createPatternGate(),
-  read: FlagReadModel = createFlagReadModel(store, environment, { now }),
+  read: FlagReadModel = createFlagReadModel(store, environment, now),
 ): FlagService {
   return {
     read,
@@ -162,11 +163,13 @@ export function createFlagService(
 
     exists: (name) => store.committed().flags.has(name),
 
-    listTag(principal, filter = {}) {
+    listTag(principal, env, filter = {}) {
       requirePermissionSomewhere(principal, 'flag:read')
-      // a flag becoming potentially stale changes the list too (docs/api.md#lifecycle)
+      // a rollout's status and percent move with the time, and a flag turns potentially stale with
+      // it (docs/api.md#lifecycle): so does the tag of a list showing them
+      const phase = env === undefined || store.committed().environments.has(env) ? read.rolloutPhase(env) : ''
       const epoch = read.staleEpoch()
-      const revision = `${store.committed().revisionOf('flags')}${epoch === 0 ? '' : `s${epoch}`}`
+      const revision = `${store.committed().revisionOf('flags')}${phase === '' ? '' : `.${phase}`}${epoch === 0 ? '' : `s${epoch}`}`
       const scope = flagScopeOf(principal)
       const filtered = isPlainFilter(filter)
         ? ''
@@ -250,7 +253,8 @@ export function createFlagService(
           if (!result.ok) problems.push(...result.problems)
           if (problems.length > 0 || !result.ok) throw new ValidationFailedError(problems)
           // shared fields change what every environment serves: they need the unscoped permission
-          const before = definitionOf(seen)
+          // the rollout as written: what the server keeps on it is no part of the comparison
+          const before = asWritten(definitionOf(seen))
           const stateMoves = JSON.stringify(stateOf(result.definition)) !== JSON.stringify(stateOf(before))
           const sharedMoves = newName !== name || JSON.stringify(sharedOf(result.definition)) !== JSON.stringify(sharedOf(before))
           if (sharedMoves) requirePermission(caller.principal, 'flag:write')

@@ -14,8 +14,9 @@ import { NotFoundError } from '../domain/errors.ts'
 import type { Flag } from '../domain/flag.ts'
 import { type CheckReading, readGuard, type TotalsOf } from '../domain/guard-reading.ts'
 import type { Principal } from '../domain/principal.ts'
-import { type Rollout, rolloutAt } from '../domain/rollout.ts'
+import type { Rollout } from '../domain/rollout.ts'
 import { GUARD_DEFAULTS, type GuardAction, type GuardEvidence } from '../domain/rollout-guard.ts'
+import { type RolloutRead, type RolloutStatus, rolloutRead, rolloutStatus } from '../domain/rollout-status.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
 import { flagView } from './environment-views.ts'
@@ -24,12 +25,9 @@ import type { GuardMetrics } from './guard-metrics.ts'
 /** How often every guard is checked without a report. */
 export const GUARD_CHECK_MS = 10_000
 
-/** Where a rollout stands. */
-export type RolloutStatus = 'pending' | 'running' | 'completed' | 'paused' | 'rolled-back'
-
 /** `GET /api/flags/{name}/rollout`. */
 export interface RolloutReport {
-  rollout: Record<string, unknown>
+  rollout: RolloutRead
   status: RolloutStatus
   percent: number
   guard: null | { checks: CheckReading[]; checkedAt: string; trippedAt: string | null }
@@ -71,22 +69,8 @@ export interface GuardWatcher {
   stop(): Promise<void>
 }
 
-/** Where `r` stands at `nowMs`: a stop of its guard first, else by its window. */
-export function rolloutStatus(r: Rollout, nowMs: number): { status: RolloutStatus; percent: number } {
-  if (r.halted) return { status: r.halted.status, percent: r.halted.status === 'paused' ? r.halted.percent : 0 }
-  const { percent } = rolloutAt(r, Math.floor(nowMs / 1000))
-  const status = nowMs < Date.parse(r.start) ? 'pending' : nowMs >= Date.parse(r.end) ? 'completed' : 'running'
-  return { status, percent }
-}
-
 /** The moment a rollout's guard counts from: when the rollout was last written (its start for one written before guards). */
 export const guardSince = (r: Rollout): number => Date.parse(r.writtenAt ?? r.start)
-
-/** The rollout as written, with where it stands (the server's own fields left out). */
-function writtenRollout(r: Rollout, status: RolloutStatus, percent: number): Record<string, unknown> {
-  const { writtenAt: _w, halted: _h, ...written } = r
-  return { ...written, status, percent }
-}
 
 // the guarded rollouts of a snapshot, by environment and flag name (made once per snapshot)
 const guardedOf = new WeakMap<ReadonlyMap<string, unknown>, { env: string; flag: string }[]>()
@@ -95,7 +79,8 @@ function guardedRollouts(snapshot: Snapshot): { env: string; flag: string }[] {
   if (kept) return kept
   const out: { env: string; flag: string }[] = []
   for (const [name, row] of snapshot.flags)
-    for (const env of snapshot.environments.keys()) if (flagView(row, env).rollout?.guard) out.push({ env, flag: name })
+    if (row.archived !== true)
+      for (const env of snapshot.environments.keys()) if (flagView(row, env).rollout?.guard) out.push({ env, flag: name })
   guardedOf.set(snapshot.flags, out)
   return out
 }
@@ -120,7 +105,8 @@ export function createGuardWatcher(deps: GuardWatcherDeps): GuardWatcher {
   /** Checks one rollout, and commits its trip. */
   const checkOne = async (env: string, name: string): Promise<void> => {
     const row = store.committed().flags.get(name)
-    if (!row || !store.committed().environments.has(env)) return
+    // an archived flag serves nothing: its guard waits for it to be restored (docs/api.md#archive)
+    if (!row || row.archived === true || !store.committed().environments.has(env)) return
     const view = flagView(row, env)
     const r = view.rollout
     if (!r?.guard || r.halted) return
@@ -172,7 +158,7 @@ export function createGuardWatcher(deps: GuardWatcherDeps): GuardWatcher {
       if (!r) throw new NotFoundError(`flag ${name} has no rollout in environment ${where}`)
       const nowMs = now().getTime()
       const { status, percent } = rolloutStatus(r, nowMs)
-      if (!r.guard) return { rollout: writtenRollout(r, status, percent), status, percent, guard: null }
+      if (!r.guard) return { rollout: rolloutRead(r, nowMs), status, percent, guard: null }
       const { checks } = readingOf(where, view, nowMs)
       // a stopped guard counts no more: the check that tripped shows the evidence it tripped on
       const halted = r.halted
@@ -181,7 +167,7 @@ export function createGuardWatcher(deps: GuardWatcherDeps): GuardWatcher {
         checks[halted.check] = { kind, state: 'tripped', treatment, control, difference }
       }
       return {
-        rollout: writtenRollout(r, status, percent),
+        rollout: rolloutRead(r, nowMs),
         status,
         percent,
         guard: { checks, checkedAt: halted?.at ?? new Date(nowMs).toISOString(), trippedAt: halted?.at ?? null },

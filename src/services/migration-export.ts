@@ -91,8 +91,8 @@ export function createMigrationExport(deps: MigrationExportDeps): MigrationExpor
       authorize(audience)
       const snapshot = store.committed()
       const chosen = inEnvironment(snapshot, env)
-      const flags = snapshots.of(snapshot, chosen.name).exportFlags()
       const at = now()
+      const flags = snapshots.of(snapshot, chosen.name).exportFlags(at.getTime())
       return {
         text: exportTextWithFlags(chosen.name, at, flags, sortedSegments(snapshot)),
         fileName: exportFileName(chosen.name, at),

@@ -60,8 +60,11 @@ export interface ServedSnapshot {
   part<T>(flag: Flag, key: string, make: () => T, keep: (made: T) => boolean): T
   /** The flagd document of every flag and segment, named `name` (docs/targeting.md#flagd-format). */
   flagd(name: string): FlagdEncodings
-  /** The `flags` member of the migration export's file text (docs/migrations.md), made on first use. */
-  exportFlags(): string
+  /**
+   * The `flags` member of the migration export's file text (docs/migrations.md) at `nowMs`, made on
+   * first use; made anew while a flag has a rollout, whose status and percent move with the time.
+   */
+  exportFlags(nowMs: number): string
 }
 
 /** The served snapshots of a store, newest per environment. */
@@ -189,10 +192,14 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
       }
       return made
     },
-    exportFlags() {
+    exportFlags(nowMs: number) {
+      if (exported !== undefined) return exported
       // the migration export keeps archived flags, marked so (docs/migrations.md)
-      exported ??= exportFlagsText(flags === all ? inOrder() : [...all.keys()].sort().map((n) => all.get(n) as Flag))
-      return exported
+      const flagsNow = flags === all ? inOrder() : [...all.keys()].sort().map((n) => all.get(n) as Flag)
+      const text = exportFlagsText(flagsNow, nowMs)
+      // a rollout's status and percent move with the time: such an export is made anew
+      if (!flagsNow.some((f) => f.rollout !== undefined)) exported = text
+      return text
     },
   })
 }

@@ -7,7 +7,8 @@ import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
 import type { KindLifetimes } from '../domain/flag-lifecycle.ts'
 import { RequestCache } from '../domain/request-cache.ts'
-import type { FailureLedger, UsageLog } from '../storage/shared-tables.ts'
+import { fileGuardLog } from '../storage/file-guard-log.ts'
+import type { FailureLedger, GuardLog, UsageLog } from '../storage/shared-tables.ts'
 import type { Store } from '../storage/store.ts'
 import { type ApiTokenService, createApiTokenService } from './api-token-service.ts'
 import { type AuditService, createAuditService } from './audit-service.ts'
@@ -22,12 +23,16 @@ import { createFlagEvaluator } from './flag-evaluator.ts'
 import { cachedFlagReadModel, createFlagReadModel } from './flag-read-model.ts'
 import { createFlagService, type FlagService } from './flag-service.ts'
 import { createFlagSyncService, type FlagSyncService } from './flag-sync-service.ts'
+import { createGuardImpact, type GuardImpact } from './guard-impact.ts'
+import { createGuardMetrics, type GuardMetrics } from './guard-metrics.ts'
+import { createGuardWatcher, type GuardWatcher } from './guard-watcher.ts'
 import { createHealthService, type HealthService } from './health-service.ts'
 import { createInProcessUsage, type InProcessUsage } from './in-process-usage.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { createMigrationService, type MigrationService } from './migration-service.ts'
 import { createPasswordHasher, type HashCost } from './password-hasher.ts'
 import { createPatternGate } from './pattern-gate.ts'
+import { haltRollout } from './rollout-halt.ts'
 import { createSegmentService, type SegmentService } from './segment-service.ts'
 import { createServedSnapshots } from './served-snapshot.ts'
 import { createSessionService, type SessionService } from './session-service.ts'
@@ -48,6 +53,12 @@ export interface Services {
   changeRequests: ChangeRequestService
   /** Usage reported over OTLP by applications that evaluate in-process. */
   inProcessUsage: InProcessUsage
+  /** The application metrics guards read (docs/guarded-rollouts.md#the-applications-metrics); `stop()` it before closing the store. */
+  guardMetrics: GuardMetrics
+  /** `GET /api/flags/{name}/impact`. */
+  impact: GuardImpact
+  /** The watcher of guarded rollouts; `start()` its timer, `stop()` it before the metrics. */
+  guards: GuardWatcher
   migrations: MigrationService
   auth: AuthService
   sessions: SessionService
@@ -76,6 +87,12 @@ export interface ServiceOptions {
   failureLedger?: FailureLedger | undefined
   /** Where flag usage counts are kept. */
   usageLog: UsageLog
+  /** Where the metrics guards read are kept (the data directory's `guard.sqlite` when absent). */
+  guardLog?: GuardLog
+  /** A failed write of guard metrics (kept and written with the next). */
+  onGuardFlushError?: (err: unknown) => void
+  /** Where a guard's trip is said (`warn`), and a check that failed. */
+  guardLogger?: { warn(fields: object, msg: string): void }
   /** A failed write of usage counts (kept and written with the next). */
   onUsageFlushError?: (err: unknown) => void
   /** Each minute's evaluation counts by flag name (Prometheus, with `metrics.perFlag`). */
@@ -114,7 +131,7 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   // the environment a request naming none acts in (docs/environments.md#the-default-environment)
   const environment = config.environment
   const lifetimes = kindLifetimes(config)
-  const read = cachedFlagReadModel(createFlagReadModel(store, environment, { now, lifetimes }), cache)
+  const read = cachedFlagReadModel(createFlagReadModel(store, environment, now, { lifetimes }), cache)
   const flags = createFlagService(store, config.limits.maxFlags, now, environment, patternGate, read)
   const apiTokens = createApiTokenService(store, now, cache, environment)
   const changeFeed = createFlagChangeFeed(store)
@@ -124,6 +141,21 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
   // what each environment serves at the committed revision, built once (docs/architecture.md#snapshots)
   const snapshots = createServedSnapshots()
   const evaluator = cachedFlagEvaluator(createFlagEvaluator(snapshots, clockMs), cache)
+  const guardMetrics = createGuardMetrics({
+    store,
+    log: options.guardLog ?? fileGuardLog(config.dataDir),
+    now: clockMs,
+    ...(options.onGuardFlushError ? { onFlushError: options.onGuardFlushError } : {}),
+  })
+  const guardLogger = options.guardLogger
+  const guards = createGuardWatcher({
+    store,
+    metrics: guardMetrics,
+    now,
+    environment,
+    halt: (request) => haltRollout({ store, now, ...(guardLogger ? { logger: guardLogger } : {}) }, request),
+    onError: (err) => guardLogger?.warn({ err }, 'checking a rollout guard failed; the next report or round checks it again'),
+  })
   return {
     cache,
     users: createUserService(store, hasher, now, (username) => throttle.clear(username)),
@@ -132,6 +164,9 @@ export function createServices(store: Store, config: Config, options: ServiceOpt
     environments: createEnvironmentService(store, config.environment, now),
     changeRequests: createChangeRequestService(store, now),
     inProcessUsage: createInProcessUsage(store, config.usage.count ? counter : undefined, environment, snapshots),
+    guardMetrics,
+    impact: createGuardImpact(store, guardMetrics, environment, clockMs),
+    guards,
     migrations: createMigrationService({
       store,
       now,

@@ -77,9 +77,9 @@ export function signature(secret: string, timestamp: number, body: string): stri
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
 }
 
-/** The delivery body of an entry. */
+/** The delivery body of an entry; a guard's trip adds its source and evidence (docs/guarded-rollouts.md#when-a-guard-trips). */
 export function deliveryBody(entry: AuditEntry, environment: string): string {
-  const { id, action, at, actor, target, revision, before, after } = entry
+  const { id, action, at, actor, target, revision, before, after, guard } = entry
   return JSON.stringify({
     id,
     type: action,
@@ -90,6 +90,7 @@ export function deliveryBody(entry: AuditEntry, environment: string): string {
     before,
     after,
     environment,
+    ...(guard === undefined ? {} : { source: entry.source, guard }),
   })
 }
 

@@ -224,7 +224,7 @@ class JsonFileStore implements Store {
     let recorded: CommitMeta
     try {
       result = work(tx)
-      recorded = tx.guarded(meta)
+      recorded = tx.guarded(meta, this.options.now().toISOString())
     } catch (err) {
       tx.rollback()
       throw err

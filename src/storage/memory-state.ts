@@ -10,6 +10,7 @@
 import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
+import { keptRollouts } from '../domain/rollout-written.ts'
 import type { Segment } from '../domain/segment.ts'
 import { guardWrite } from '../domain/write-guard.ts'
 import { LayeredMap } from './layered-map.ts'
@@ -282,9 +283,20 @@ export class DraftTx implements Tx {
   /**
    * Checks the flag and segment writes against who makes them and every protected environment
    * (`guardWrite`: the one check no path can forget) and answers `meta` as the commit records it,
-   * naming the rows whose change bypassed a protection. Throws as the work would (call `rollback`).
+   * naming the rows whose change bypassed a protection; first settles the rollouts of the flag rows
+   * written (`keptRollouts`, `at`: the commit's time). Throws as the work would (call `rollback`).
    */
-  guarded(meta: CommitMeta): CommitMeta {
+  guarded(meta: CommitMeta, at: string): CommitMeta {
+    // what the server keeps on rollouts, for every path that writes a flag; the guard's own trip
+    // is written as it is (docs/guarded-rollouts.md#when-a-guard-trips)
+    if (meta.source !== 'guard')
+      for (const p of this.pending.values()) {
+        if (p.table !== 'flags' || p.after === null) continue
+        const settled = keptRollouts(p.before as FlagRow | null, p.after as FlagRow, at)
+        if (settled === p.after) continue
+        this.draft.set('flags', settled)
+        p.after = settled
+      }
     const bypassed = guardWrite(meta, this.read, [...this.pending.values()])
     const { bypassed: _claimed, ...rest } = meta
     return bypassed.length > 0 ? { ...rest, bypassed } : rest

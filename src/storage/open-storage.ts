@@ -7,8 +7,10 @@
 import type { Config } from '../config.ts'
 import type { Clock } from '../domain/clock.ts'
 import type { DiskFaults } from './change-journal.ts'
+import { fileGuardLog } from './file-guard-log.ts'
 import { fileUsageLog } from './file-usage-log.ts'
 import { openJsonFileStore } from './json-file-store.ts'
+import { sharedGuardLog } from './postgres-guard-log.ts'
 import {
   advisoryLeadership,
   type Leadership,
@@ -21,7 +23,7 @@ import {
 import { openPostgresStore } from './postgres-store.ts'
 import { loadOrCreateSecret } from './secret-file.ts'
 import { repairShadowedSegments } from './shadowed-segments.ts'
-import type { CursorStore, FailureLedger, UsageLog } from './shared-tables.ts'
+import type { CursorStore, FailureLedger, GuardLog, UsageLog } from './shared-tables.ts'
 import type { Store } from './store.ts'
 import { fileCursors } from './webhook-cursor-file.ts'
 
@@ -38,6 +40,8 @@ export interface Storage {
   failureLedger?: FailureLedger
   /** Flag usage counts (docs/api.md#usage). */
   usage: UsageLog
+  /** The application metrics guards read (docs/guarded-rollouts.md#the-applications-metrics). */
+  guard: GuardLog
 }
 
 /** How opening reports. */
@@ -76,6 +80,7 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
       webhookCursors: sharedCursors(store.sql),
       failureLedger: sharedFailures(store.sql),
       usage: sharedUsage(store.sql),
+      guard: sharedGuardLog(store.sql),
     }
   }
   const store = await openJsonFileStore({
@@ -95,5 +100,6 @@ export async function openStorage(config: Config, hooks: StorageHooks): Promise<
     leadership: () => soleLeader,
     webhookCursors: fileCursors(config.dataDir),
     usage: fileUsageLog(config.dataDir),
+    guard: fileGuardLog(config.dataDir),
   }
 }

@@ -73,7 +73,7 @@ export async function commitBatch(
       const tx = new DraftTx(draft)
       try {
         const result = p.work(tx)
-        const meta = tx.guarded(p.meta)
+        const meta = tx.guarded(p.meta, at)
         ran.push({ p, meta, result, changes: tx.finish(), backups: [] })
         requests.set(p, [...tx.backups])
       } catch (err) {

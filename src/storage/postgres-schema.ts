@@ -14,6 +14,8 @@
  * - `flagd_login_failures`: login throttling counts shared by every replica.
  * - `flagd_replicas`: live replicas and the revision each has applied (revocations wait for them).
  * - `flagd_usage`: flag usage counts in hourly buckets (docs/api.md#usage); every replica adds to them.
+ * - `flagd_guard_amounts`, `flagd_guard_bounds`: the application metrics guards read, in 10-second
+ *   steps (docs/guarded-rollouts.md#the-applications-metrics); every replica adds to them (version 7).
  * Every statement is idempotent, so an older schema is upgraded by running them all again. Version 6
  * stores every environment's state of a flag alike (docs/environments.md#how-flags-are-stored): its
  * upgrade rewrites the flag and environment rows of `flagd_rows`, keeping the originals in
@@ -25,7 +27,7 @@ import { DEFAULT_ENVIRONMENT } from '../domain/environment.ts'
 import { homeOfOldRows, upgradeEnvironmentRow, upgradeFlagRow } from './flag-row-upgrade.ts'
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 6
+export const SCHEMA_VERSION = 7
 
 /** The advisory lock key of schema changes (any constant; "flagd" in ASCII). */
 const SCHEMA_LOCK = 0x666c616764
@@ -90,6 +92,25 @@ CREATE TABLE IF NOT EXISTS flagd_usage (
   PRIMARY KEY (flag_id, hour, variant, reason)
 );
 CREATE INDEX IF NOT EXISTS flagd_usage_hour ON flagd_usage (hour);
+CREATE TABLE IF NOT EXISTS flagd_guard_amounts (
+  env text NOT NULL,
+  flag text NOT NULL,
+  metric text NOT NULL,
+  at bigint NOT NULL,
+  variant text NOT NULL,
+  slot smallint NOT NULL,
+  value double precision NOT NULL,
+  PRIMARY KEY (env, flag, metric, at, variant, slot)
+);
+CREATE INDEX IF NOT EXISTS flagd_guard_amounts_at ON flagd_guard_amounts (at);
+CREATE TABLE IF NOT EXISTS flagd_guard_bounds (
+  env text NOT NULL,
+  flag text NOT NULL,
+  metric text NOT NULL,
+  from_ms bigint NOT NULL,
+  bounds jsonb NOT NULL,
+  PRIMARY KEY (env, flag, metric)
+);
 CREATE TABLE IF NOT EXISTS flagd_schema (
   id smallint PRIMARY KEY CHECK (id = 1),
   version integer NOT NULL
@@ -127,8 +148,10 @@ export async function migrate(sql: SQL, environment = DEFAULT_ENVIRONMENT): Prom
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`
     const [exists] = await tx`SELECT to_regclass('flagd_schema') IS NOT NULL AS present`
+    let version = 0
     if (exists.present) {
       const [row] = await tx`SELECT version FROM flagd_schema WHERE id = 1`
+      version = row?.version ?? 0
       if (row && row.version > SCHEMA_VERSION) {
         throw new Error(
           `the database holds flagd schema version ${row.version}, newer than this flagd understands (${SCHEMA_VERSION}): run a newer flagd`,
@@ -137,7 +160,8 @@ export async function migrate(sql: SQL, environment = DEFAULT_ENVIRONMENT): Prom
       if (row && row.version === SCHEMA_VERSION) return
     }
     await tx.unsafe(TABLES)
-    await upgradeRows(tx, environment)
+    // rows are rewritten once, from a version before 6; later versions only add tables
+    if (version < 6) await upgradeRows(tx, environment)
     await tx`INSERT INTO flagd_schema (id, version) VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version`
   })
 }

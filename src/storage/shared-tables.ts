@@ -38,3 +38,62 @@ export interface UsageLog {
   prune(beforeHour: string): Promise<void>
   close(): void
 }
+
+/**
+ * One stored amount of an application metric a guard reads (docs/guarded-rollouts.md#the-applications-metrics):
+ * in one 10-second step, for one environment, flag, metric and variant, one slot of what was
+ * counted: a Sum's increase (slot {@link SUM_SLOT}), a Histogram's count ({@link COUNT_SLOT}), sum
+ * ({@link HISTOGRAM_SUM_SLOT}) or the count of its bucket `slot` (0 and up). Amounts of the same
+ * key add up, whichever replica wrote them.
+ */
+export interface GuardAmount {
+  env: string
+  flag: string
+  metric: string
+  variant: string
+  /** The start of the step (ms since the epoch). */
+  atMs: number
+  slot: number
+  value: number
+}
+
+/** The slot of a Sum's increase. */
+export const SUM_SLOT = -1
+/** The slot of a Histogram's count. */
+export const COUNT_SLOT = -2
+/** The slot of a Histogram's sum. */
+export const HISTOGRAM_SUM_SLOT = -3
+
+/** The explicit bounds a histogram metric of a flag is kept with, from the moment (`fromMs`) its rollout was written. */
+export interface GuardBounds {
+  env: string
+  flag: string
+  metric: string
+  fromMs: number
+  bounds: number[]
+}
+
+/**
+ * The guard log: the application metrics guards read, kept 7 days, written by each replica at least
+ * every 10 s (all or none per write); reads add up every replica's amounts.
+ */
+export interface GuardLog {
+  /** Adds `amounts` and records `bounds` (a newer `fromMs` replaces older bounds; an equal one keeps the first). */
+  add(amounts: readonly GuardAmount[], bounds: readonly GuardBounds[]): Promise<void>
+  /** Per variant and slot, the amounts of steps from `sinceMs` on (and, with `stepMs`, per step of that length). */
+  read(
+    env: string,
+    flag: string,
+    metric: string,
+    sinceMs: number,
+    slots: readonly number[] | 'all',
+    stepMs?: number,
+  ): Promise<{ variant: string; slot: number; atMs: number; value: number }[]>
+  /** The bounds recorded for a histogram metric of a flag. */
+  bounds(env: string, flag: string, metric: string): Promise<GuardBounds | undefined>
+  /** Forgets steps before `beforeMs`. */
+  prune(beforeMs: number): Promise<void>
+  /** True when other replicas write to the same log (their amounts are read back every 10 s). */
+  readonly shared: boolean
+  close(): void
+}

@@ -28,6 +28,7 @@ import type { ChangeRequest } from '../domain/change-request.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
 import type { Principal } from '../domain/principal.ts'
+import type { GuardEvidence } from '../domain/rollout-guard.ts'
 import type { Segment } from '../domain/segment.ts'
 import type { StoredSession } from '../domain/session.ts'
 import type { StoredUser } from '../domain/user.ts'
@@ -70,6 +71,7 @@ export type Source =
   | 'anonymous'
   | 'bootstrap'
   | 'maintenance'
+  | 'guard'
 
 /** Committed state. Immutable: a later commit produces a new snapshot. */
 export interface Snapshot {
@@ -124,6 +126,8 @@ export interface CommitMeta {
   changeRequest?: string
   /** A scheduled change applied late, by this many seconds. */
   lateSeconds?: number
+  /** A rollout's guard tripped: its evidence, which the audit entry carries (docs/guarded-rollouts.md#when-a-guard-trips). */
+  guard?: GuardEvidence
 }
 
 /** One changed row: `before` is null on insert, `after` null on delete. */

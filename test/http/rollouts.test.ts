@@ -60,7 +60,8 @@ test('a rollout is checked: a variant of the flag, start before end, 0 ≤ from 
   expect((await admin('GET', '/api/flags/b')).body.revision).toBe(1)
   const set = await admin('PUT', '/api/flags/b', { rollout: rollout() })
   expect(set.status).toBe(200)
-  expect(set.body.rollout).toEqual(rollout())
+  // read-only status and percent beside the fields as written (docs/guarded-rollouts.md#status-and-percent)
+  expect(set.body.rollout).toEqual({ ...rollout(), status: 'pending', percent: 10 })
   expect((await admin('PUT', '/api/flags/b', { rollout: null })).body.rollout).toBeUndefined()
 })
 
@@ -113,9 +114,9 @@ test("a rollout is each environment's own, and a change request may start one", 
   })
   expect(made.body.state).toBe('approved')
   expect((await admin('POST', `/api/change-requests/${made.body.id}/apply`)).body.state).toBe('applied')
-  expect((await admin('GET', '/api/flags/b?environment=staging')).body.rollout).toEqual(rollout())
+  expect((await admin('GET', '/api/flags/b?environment=staging')).body.rollout).toEqual({ ...rollout(), status: 'pending', percent: 10 })
   expect((await admin('GET', '/api/flags/b')).body.rollout).toBeUndefined()
-  expect((await admin('GET', '/api/flags/b/environments')).body.staging.rollout).toEqual(rollout())
+  expect((await admin('GET', '/api/flags/b/environments')).body.staging.rollout).toEqual({ ...rollout(), status: 'pending', percent: 10 })
 })
 
 test('a rollout by another attribute agrees with flagd-core too; a context without it stays out', async () => {
@@ -170,4 +171,33 @@ test('outside the share OFREP and RPC answer as the flag without the rollout, ST
   } finally {
     await rpc.close()
   }
+})
+
+test('a guard is checked field by field over HTTP, and a rollout read is accepted back as it is', async () => {
+  const { admin } = await app()
+  expect((await admin('POST', '/api/flags', { name: 'g', type: 'BOOLEAN', value: false })).status).toBe(201)
+  const check = { kind: 'error-rate', errors: 'app.errors', total: 'app.requests' }
+  const cases: [unknown, string][] = [
+    [{ checks: [] }, 'rollout.guard.checks'],
+    [{ checks: [check, { kind: 'p99' }] }, 'rollout.guard.checks[1].kind'],
+    [{ checks: [check, { ...check, errors: '5xx' }] }, 'rollout.guard.checks[1].errors'],
+    [{ checks: [check], alpha: 0.5 }, 'rollout.guard.alpha'],
+    [{ checks: [check], action: 'alert' }, 'rollout.guard.action'],
+  ]
+  for (const [guard, field] of cases) {
+    const res = await admin('PUT', '/api/flags/g', { rollout: rollout({ guard }) })
+    expect(res.status, field).toBe(400)
+    expect(
+      res.body.error.details.errors.map((e: { field: string }) => e.field),
+      field,
+    ).toEqual([field])
+  }
+  expect((await admin('GET', '/api/flags/g')).body.revision).toBe(1)
+  const set = await admin('PUT', '/api/flags/g', { rollout: rollout({ guard: { checks: [check] } }) })
+  expect(set.status).toBe(200)
+  expect(set.body.rollout).toEqual({ ...rollout({ guard: { checks: [check] } }), status: 'pending', percent: 10 })
+  // sent back as read: accepted, nothing new
+  const again = await admin('PUT', '/api/flags/g', set.body)
+  expect(again.status).toBe(200)
+  expect(again.body.revision).toBe(set.body.revision)
 })

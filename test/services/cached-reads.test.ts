@@ -52,7 +52,7 @@ let plain: Side
 /** A cached side with nothing kept yet: one small request cache for all, as the app shares one. */
 function cachedSide(): Side {
   const cache = new RequestCache(64 * 1024)
-  const read = cachedFlagReadModel(createFlagReadModel(store, 'development'), cache)
+  const read = cachedFlagReadModel(createFlagReadModel(store, 'development', now), cache)
   const snapshots = createServedSnapshots()
   const sync = syncOver(cache, snapshots)
   const exports = exportsOver()
@@ -101,7 +101,7 @@ beforeAll(async () => {
   const late = { targeting: { if: [{ '>=': [{ var: '$flagd.timestamp' }, LAUNCH] }, 'on', 'off'] } }
   await admin('PUT', '/api/flags/web/late?environment=production', late, 200)
 
-  const bare = createFlagReadModel(store, 'development', { keep: false })
+  const bare = createFlagReadModel(store, 'development', now, { keep: false })
   plain = {
     flags: createFlagService(store, 1000, now, 'development', createPatternGate(), bare),
     evaluations: createEvaluationService(

@@ -195,7 +195,7 @@ test('per-environment permissions: a staging writer moves staging alone and no s
   })
   expect(Object.keys(w.s.environments.statesOf(dev, 'f'))).toEqual(['development', 'staging'])
   // a form sends the shared fields unchanged beside a new value: a state change only
-  const form = { ...toFlagResource(inEnv(w.s, 'staging')), value: 6 }
+  const form = { ...toFlagResource(inEnv(w.s, 'staging'), 0), value: 6 }
   expect(await w.s.flags.update(dev, 'f', form, undefined, undefined, 'staging')).toMatchObject({ value: 6 })
   expect(inEnv(w.s, 'development')).toMatchObject({ value: 1, description: '' })
 })

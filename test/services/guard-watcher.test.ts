@@ -13,6 +13,7 @@ import { systemPrincipal } from '../../src/domain/principal.ts'
 import type { Rollout } from '../../src/domain/rollout.ts'
 import type { Guard } from '../../src/domain/rollout-guard.ts'
 import { createGuardWatcher, type HaltRequest } from '../../src/services/guard-watcher.ts'
+import { haltRollout } from '../../src/services/rollout-halt.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { sampleEnvironment } from '../helpers/sample-environment.ts'
 import { tempFileStores } from '../helpers/temp-store.ts'
@@ -103,6 +104,7 @@ test('a running rollout whose check trips asks for one halt, with the evidence a
   expect(halts[0]).toMatchObject({
     env: 'production',
     flag: 'checkout',
+    // the watcher asks for the halt of the very rollout it read
     writtenAt: rollout().writtenAt,
     action: 'rollback',
     evidence: { check: 0, kind: 'error-rate', treatment: { total: 1000, errors: 100 }, control: { total: 1000, errors: 10 } },
@@ -184,10 +186,14 @@ test('a halted rollout reports its status, its share and the evidence it tripped
     control: { total: 500, errors: 5, rate: 0.01 },
     difference: { estimate: 0.11, lower: 0.05, upper: 0.17 },
   }
-  const store = await storeWith(
-    flagRow('rolled', rollout({ halted: { status: 'rolled-back', at, percent: 40, ...evidence } })),
-    flagRow('paused', rollout({ halted: { status: 'paused', at, percent: 40, ...evidence } })),
-  )
+  const store = await storeWith(flagRow('rolled', rollout()), flagRow('paused', rollout()))
+  const writtenAt = rollout().writtenAt as string
+  const haltAt = (when: number) => ({ store, now: () => new Date(when) })
+  for (const [flag, action] of [
+    ['rolled', 'rollback'],
+    ['paused', 'pause'],
+  ] as const)
+    expect(await haltRollout(haltAt(Date.parse(at)), { env: 'production', flag, writtenAt, action, evidence })).toBe('halted')
   const { watcher, halts } = watcherOn(store)
   await watcher.checkAll()
   expect(halts).toEqual([])
@@ -202,7 +208,7 @@ test('a halted rollout reports its status, its share and the evidence it tripped
   })
   expect(rolled.rollout).not.toHaveProperty('halted')
   const paused = watcher.report(systemPrincipal('cli'), 'paused')
-  expect([paused.status, paused.percent]).toEqual(['paused', 40])
+  expect([paused.status, paused.percent]).toEqual(['paused', 49])
 })
 
 test('reading: no rollout, an unknown flag or environment is a 404; a token outside the environment a 403', async () => {
@@ -245,10 +251,7 @@ test('a report arriving while a trip is committed waits for it instead of asking
         release = resolve
       })
       // the commit lands: the stored rollout is halted from here on
-      await store.transact(meta, (tx) =>
-        tx.put('flags', flagRow('checkout', rollout({ halted: { status: 'rolled-back', at: '', percent: 0, ...request.evidence } }))),
-      )
-      return 'halted'
+      return haltRollout({ store, now: () => new Date(NOW) }, request)
     },
   })
   const first = watcher.reported('production', ['checkout'])

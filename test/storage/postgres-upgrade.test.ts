@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { SQL } from 'bun'
-import { migrate } from '../../src/storage/postgres-schema.ts'
+import { migrate, SCHEMA_VERSION } from '../../src/storage/postgres-schema.ts'
 import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import { systemClock } from '../../src/system-clock.ts'
 import { fixturePath } from '../helpers/fixtures.ts'
@@ -70,7 +70,7 @@ test.skipIf(!bin)('two replicas opening a version-5 database together upgrade it
     }
     const sql = stores[0]?.sql as SQL
     const [{ version }] = await sql`SELECT version FROM flagd_schema WHERE id = 1`
-    expect(version).toBe(6)
+    expect(version).toBe(SCHEMA_VERSION)
     // the originals, once: exactly the version-5 rows of flags and environments
     const kept = await sql`SELECT tbl, id, body FROM flagd_rows_v5 ORDER BY tbl, id`
     const expected = (['environments', 'flags'] as const).flatMap((tbl) => Object.keys(v5[tbl] ?? {}).map((id) => [tbl, id]))

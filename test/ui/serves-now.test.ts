@@ -51,21 +51,14 @@ test('a rollout in a history entry is said in words', () => {
   expect(said).toBe('rollout none → rollout of "true" from 10 % on 2026-12-01T00:00:00Z to 100 % on 2026-12-11T00:00:00Z')
 })
 
-test('a rollout its guard stopped: rolled back serves the variant to no one, paused keeps its share', () => {
-  const at = '2026-12-04T10:42:00Z'
-  const evidence = { check: 0, kind: 'error-rate' as const, treatment: { increase: 1 }, control: null, difference: null, at }
-  const rolledBack: Rollout = { ...rollout, halted: { ...evidence, status: 'rolled-back', percent: 37 } }
-  const now = Date.parse('2026-12-06T00:00:00Z')
-  expect(servesNow({ ...flag, rollout: rolledBack }, now, iso)).toBe(
-    'Rolled back by its guard at 2026-12-04T10:42:00Z: the rollout serves "true" to no one; everyone gets false.',
+test('a rollout its guard stopped says so: rolled back to no one, paused where it stays', () => {
+  const at = Date.parse('2026-12-06T00:00:00Z')
+  expect(servesNow({ ...flag, rollout: { ...rollout, status: 'rolled-back', percent: 0 } }, at, iso)).toBe(
+    'Rolled back by its guard: serves "true" to no context (was rising to 100 %); everyone gets: false.',
   )
-  const paused: Rollout = { ...rollout, halted: { ...evidence, status: 'paused', percent: 37 } }
-  expect(servesNow({ ...flag, rollout: paused }, now, iso)).toBe(
-    'Paused by its guard at 2026-12-04T10:42:00Z: serves "true" to 37 % of contexts until the rollout is written again; the others: false.',
+  expect(servesNow({ ...flag, rollout: { ...rollout, status: 'paused', percent: 37 } }, at, iso)).toBe(
+    'Paused by its guard: serves "true" to 37 % of contexts, no more; the others: false.',
   )
-  // a flag read's read-only status says it too, with or without the halt's details
-  const read = { ...rollout, status: 'rolled-back', percent: 0 } as Rollout
-  expect(servesNow({ ...flag, rollout: read }, now, iso)).toStartWith('Rolled back by its guard: the rollout serves "true" to no one')
 })
 
 test('a guarded rollout in a history entry or a change request names its guard', () => {

@@ -114,6 +114,8 @@ export function describeStep(step: TraceStep): string {
     case 'fractional-skipped':
       return `${step.path}: no split: ${step.reason}`
     case 'rollout':
+      if (step.paused)
+        return `rollout paused by its guard at ${step.percent} % (step ${step.step} of ${step.steps}): ${show(step.variant)} for that share of contexts, the rule below for the rest`
       return `rollout at ${step.percent} % (step ${step.step} of ${step.steps}): ${show(step.variant)} for that share of contexts, the rule below for the rest`
   }
 }

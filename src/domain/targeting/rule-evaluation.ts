@@ -20,7 +20,7 @@ export type TraceStep =
   | { kind: 'fractional'; path: string; bucketKey: string; bucket: number; total: number; variant: unknown }
   | { kind: 'fractional-skipped'; path: string; reason: string }
   /** Where a progressive rollout stands (docs/change-control.md#progressive-rollouts), before its rule runs. */
-  | { kind: 'rollout'; variant: string; percent: number; step: number; steps: number }
+  | { kind: 'rollout'; variant: string; percent: number; step: number; steps: number; paused?: true }
 
 /** The state of one evaluation. */
 export interface RuleRun {

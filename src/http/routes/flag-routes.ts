@@ -65,8 +65,11 @@ export function readFlagAnswer(
   requestId: string,
   env?: string,
 ): Response {
-  const { json, etag } = flags.read.text(flags.get(principal, flagNameFromPath(rawName), env))
-  return noneMatch(ifNoneMatch, etag) ? notModifiedAnswer(requestId, etag) : taggedAnswer(requestId, json, etag)
+  const flag = flags.get(principal, flagNameFromPath(rawName), env)
+  const { json, etag } = flags.read.text(flag)
+  // a rollout's status and percent move with the time, the revision does not: never 304 (docs/guarded-rollouts.md#status-and-percent)
+  const kept = noneMatch(ifNoneMatch, etag) && flag.rollout === undefined
+  return kept ? notModifiedAnswer(requestId, etag) : taggedAnswer(requestId, json, etag)
 }
 
 /** Location of a flag: its name written literally. */
@@ -104,7 +107,7 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
         // several `tag` parameters: all of them (docs/api.md#lifecycle)
         const tags = c.query.tag === undefined ? [] : new URL(c.request.url).searchParams.getAll('tag')
         const filter = { archived: archived === 'true', kind, owner, tags }
-        const etag = flags.listTag(c.auth, filter)
+        const etag = flags.listTag(c.auth, c.query.environment, filter)
         if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
         return jsonAnswer(c.id, flags.list(c.auth, c.query.prefix ?? '', c.query.environment, filter), 200, { etag })
       },

@@ -1,12 +1,17 @@
 /**
  * POST /v1/metrics (docs/openfeature.md#in-process-usage): an OTLP/HTTP metrics endpoint, as an
  * OpenTelemetry collector answers it, that adds the evaluation counts of applications evaluating
- * in-process to flag usage. Protobuf or JSON, at most 4 MiB, with an API token (or a session)
- * holding `flag:evaluate` (or `flag:read`).
+ * in-process to flag usage, and keeps the points of the metrics guards read
+ * (docs/guarded-rollouts.md#the-applications-metrics). Protobuf or JSON, at most 4 MiB, with an
+ * API token (or a session) holding `flag:evaluate` (or `flag:read`).
  */
 
+import { canSeeFlag } from '../../domain/access-policy.ts'
 import { AppError, InvalidError } from '../../domain/errors.ts'
+import { environmentOf, type Principal } from '../../domain/principal.ts'
 import { readLimited } from '../../io/read-limited.ts'
+import type { GuardMetrics } from '../../services/guard-metrics.ts'
+import type { GuardWatcher } from '../../services/guard-watcher.ts'
 import type { InProcessUsage } from '../../services/in-process-usage.ts'
 import { customAnswer } from '../answers.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
@@ -22,8 +27,17 @@ const otlpCodec = () => {
   return codec
 }
 
-/** The OTLP route. */
-export function otlpRoutes(deps: { inProcessUsage: InProcessUsage }): RouteSpec[] {
+/** Who reports: a cumulative series is followed per reporter (docs/guarded-rollouts.md#the-applications-metrics). */
+const reporterOf = (p: Principal) => (p.kind === 'token' ? `t:${p.tokenId}` : p.kind === 'user' ? `u:${p.userId}` : `s:${p.name}`)
+
+/** The OTLP route; `environment`: the default one, which a caller not confined to one reports for. */
+export function otlpRoutes(deps: {
+  inProcessUsage: InProcessUsage
+  guardMetrics: GuardMetrics
+  environment: string
+  /** Checks the guards of the flags whose counts a report moved; the answer waits for their trips' commits. */
+  guards: Pick<GuardWatcher, 'reported'>
+}): RouteSpec[] {
   return [
     route({
       method: 'POST',
@@ -52,8 +66,24 @@ export function otlpRoutes(deps: { inProcessUsage: InProcessUsage }): RouteSpec[
         } catch (err) {
           throw new InvalidError((err as Error).message, 'body', 'not an OTLP metrics request')
         }
+        // checks the caller may report in its environment (before any point is kept)
         deps.inProcessUsage.ingest(c.auth, decoded.points)
-        return customAnswer(c.id, encodeOtlpResponse(decoded.rejected, json), 200, {
+        let rejected = decoded.rejected
+        if (decoded.metrics.length > 0) {
+          const principal = c.auth
+          const env = environmentOf(principal) ?? deps.environment
+          const moved = deps.guardMetrics.ingest(
+            reporterOf(principal),
+            env,
+            decoded.metrics,
+            (flag) => canSeeFlag(principal, flag),
+            (n) => {
+              rejected += n
+            },
+          )
+          if (moved.size > 0) await deps.guards.reported(env, moved)
+        }
+        return customAnswer(c.id, encodeOtlpResponse(rejected, json), 200, {
           'content-type': json ? 'application/json' : 'application/x-protobuf',
         })
       },
@@ -63,7 +93,7 @@ export function otlpRoutes(deps: { inProcessUsage: InProcessUsage }): RouteSpec[
         tag: 'flags',
         access: 'flag:evaluate',
         description:
-          "An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.",
+          "An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); the monotonic counters and histograms a guard of the caller's environment names, labelled feature_flag.key and feature_flag.result.variant, are kept for the guard; every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.",
         body: { type: 'object', description: 'An OTLP ExportMetricsServiceRequest' },
         success: {
           status: 200,

@@ -51,6 +51,28 @@ export const AuditEntrySchema = {
     },
     changeRequest: { type: 'string', description: 'Flags: the change request that made the change' },
     lateSeconds: { type: 'integer', description: 'Flags: a scheduled change applied this many seconds late (the daemon was down)' },
+    guard: {
+      type: 'object',
+      required: ['check', 'kind', 'treatment', 'control', 'difference'],
+      description: 'Flags: a rollout its guard stopped (source guard): the check that tripped and what it saw',
+      properties: {
+        check: { type: 'integer', minimum: 0, description: 'The index of the check in rollout.guard.checks' },
+        kind: { type: 'string', enum: ['error-rate', 'mean', 'threshold'] },
+        treatment: {
+          type: 'object',
+          additionalProperties: true,
+          description: "The rollout's variant: {total, errors, rate}, {count, mean} or {increase}",
+        },
+        control: { type: 'object', nullable: true, additionalProperties: true, description: 'The other variants (null for threshold)' },
+        difference: {
+          type: 'object',
+          nullable: true,
+          required: ['estimate', 'lower', 'upper'],
+          description: 'Treatment minus control, with its confidence interval (null for threshold)',
+          properties: { estimate: { type: 'number' }, lower: { type: 'number' }, upper: { type: 'number' } },
+        },
+      },
+    },
     bypass: {
       type: 'boolean',
       description: "Flags: true when a protected environment's state was changed directly by someone holding flag:bypass",

@@ -74,6 +74,77 @@ export function targetingSchemas(value: Json): Record<string, Json> {
   }
 }
 
+/** An OpenTelemetry instrument name, as a guard's checks name metrics. */
+const METRIC_NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[A-Za-z][A-Za-z0-9_./-]*$' }
+
+/** A rollout's guard (docs/guarded-rollouts.md#a-guard). */
+const ROLLOUT_GUARD = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['checks'],
+  description: "Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse",
+  properties: {
+    checks: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 5,
+      items: {
+        oneOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'errors', 'total'],
+            description: "errors/total of the rollout's variant against the other variants",
+            properties: {
+              kind: { type: 'string', enum: ['error-rate'] },
+              errors: METRIC_NAME,
+              total: METRIC_NAME,
+              maxIncrease: { type: 'number', minimum: 0, maximum: 1, description: 'Tolerated increase of the rate (default 0)' },
+            },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'histogram'],
+            description: "The mean of a histogram of the rollout's variant against the other variants",
+            properties: {
+              kind: { type: 'string', enum: ['mean'] },
+              histogram: METRIC_NAME,
+              maxIncrease: { type: 'number', minimum: 0, description: "Tolerated increase of the mean, in the metric's unit (default 0)" },
+            },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'metric', 'max', 'windowSeconds'],
+            description: "The increase of a counter with the rollout's variant over a sliding window, against a limit",
+            properties: {
+              kind: { type: 'string', enum: ['threshold'] },
+              metric: METRIC_NAME,
+              max: { type: 'number', minimum: 0 },
+              windowSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
+            },
+          },
+        ],
+      },
+    },
+    minSamples: {
+      type: 'integer',
+      minimum: 10,
+      maximum: 1000000,
+      description: 'Each arm needs this many before a comparison decides (default 200)',
+    },
+    alpha: {
+      type: 'number',
+      minimum: 0.001,
+      maximum: 0.2,
+      description: 'The chance of a false trip over the whole rollout (default 0.05)',
+    },
+    action: { type: 'string', enum: ['rollback', 'pause'], description: 'rollback (default): the share drops to 0; pause: it stays' },
+  },
+  example: { checks: [{ kind: 'error-rate', errors: 'app.errors', total: 'app.requests', maxIncrease: 0.01 }], action: 'rollback' },
+}
+
 /** A progressive rollout (docs/change-control.md#progressive-rollouts). */
 const ROLLOUT = {
   type: 'object',
@@ -88,6 +159,20 @@ const ROLLOUT = {
     fromPercent: { type: 'number', minimum: 0, maximum: 100 },
     toPercent: { type: 'number', minimum: 0, maximum: 100, description: 'At least fromPercent' },
     by: { type: 'string', description: 'The context attribute that keeps a context in its bucket (default targetingKey)' },
+    guard: ROLLOUT_GUARD,
+    status: {
+      type: 'string',
+      enum: ['pending', 'running', 'completed', 'paused', 'rolled-back'],
+      readOnly: true,
+      description: 'Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped',
+    },
+    percent: {
+      type: 'number',
+      minimum: 0,
+      maximum: 100,
+      readOnly: true,
+      description: 'The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused',
+    },
   },
   example: { variant: 'on', start: '2026-12-01T09:00:00Z', end: '2026-12-08T09:00:00Z', fromPercent: 5, toPercent: 100 },
 }

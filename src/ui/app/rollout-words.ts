@@ -7,6 +7,21 @@ import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
 import type { Guard } from '../../domain/rollout-guard.ts'
 import { localTime } from './local-time.ts'
 
+/** A rollout as a read shows it: with its status and percent (docs/guarded-rollouts.md#status-and-percent). */
+export type ReadRollout = Rollout & { status?: string; percent?: number }
+
+/** A rollout in words: where it stands at `nowMs`, and where it goes; stopped by its guard, where it stays. */
+export function rolloutNow(r: ReadRollout, nowMs: number, time: (iso: string) => string = localTime): string {
+  const now = rolloutAt(r, Math.floor(nowMs / 1000))
+  const variant = JSON.stringify(r.variant)
+  if (r.status === 'rolled-back') return `Rolled back by its guard: serves ${variant} to no context (was rising to ${r.toPercent} %)`
+  if (r.status === 'paused') return `Paused by its guard: serves ${variant} to ${r.percent ?? now.percent} % of contexts, no more`
+  if (nowMs < Date.parse(r.start))
+    return `Will serve ${variant} to ${r.fromPercent} % of contexts from ${time(r.start)}, rising to ${r.toPercent} % on ${time(r.end)}`
+  if (nowMs >= Date.parse(r.end)) return `Serves ${variant} to ${r.toPercent} % of contexts (its rollout ended ${time(r.end)})`
+  return `Serves ${variant} to ${now.percent} % of contexts now, rising to ${r.toPercent} % on ${time(r.end)}`
+}
+
 /** How a rollout stopped by its guard stands (docs/ui.md#guarded-rollouts), or `null` for one that is not stopped. */
 export function haltOf(r: Rollout): { status: 'paused' | 'rolled-back'; at?: string; percent: number } | null {
   // a flag read carries the read-only `status` and `percent`; the stored rollout its halt
@@ -27,18 +42,6 @@ export function haltInWords(
   const name = JSON.stringify(variant)
   if (halt.status === 'rolled-back') return `Rolled back by its guard${when}: the rollout serves ${name} to no one`
   return `Paused by its guard${when}: serves ${name} to ${halt.percent} % of contexts until the rollout is written again`
-}
-
-/** A rollout in words: where it stands at `nowMs` (or where its guard stopped it), and where it goes. */
-export function rolloutNow(r: Rollout, nowMs: number, time: (iso: string) => string = localTime): string {
-  const halt = haltOf(r)
-  if (halt) return haltInWords(r.variant, halt, time)
-  const now = rolloutAt(r, Math.floor(nowMs / 1000))
-  const variant = JSON.stringify(r.variant)
-  if (nowMs < Date.parse(r.start))
-    return `Will serve ${variant} to ${r.fromPercent} % of contexts from ${time(r.start)}, rising to ${r.toPercent} % on ${time(r.end)}`
-  if (nowMs >= Date.parse(r.end)) return `Serves ${variant} to ${r.toPercent} % of contexts (its rollout ended ${time(r.end)})`
-  return `Serves ${variant} to ${now.percent} % of contexts now, rising to ${r.toPercent} % on ${time(r.end)}`
 }
 
 /** A rollout as a change shows it: its variant, shares and window, or "none". */

@@ -260,7 +260,7 @@ export function readTargeting(rule: Json): TargetingModel | undefined {
 /** `{"if": [c1, v1, …, null]}` as `{"if": [c1, v1, …]}`: a final `null` branch is the default anyway. */
 function withoutNullOtherwise(rule: Json): Json {
   const e = onlyKey(rule)
-  if (!e || e[0] !== 'if' || !Array.isArray(e[1])) return rule
+  if (e?.[0] !== 'if' || !Array.isArray(e[1])) return rule
   const args = e[1]
   return args.length >= 3 && args.length % 2 === 1 && args.at(-1) === null ? { if: args.slice(0, -1) } : rule
 }

@@ -4,9 +4,8 @@
  * "to everyone" while a rule or a rollout decides.
  */
 
-import type { Rollout } from '../../domain/rollout.ts'
 import { localTime } from './local-time.ts'
-import { haltOf, rolloutNow } from './rollout-words.ts'
+import { type ReadRollout, rolloutNow } from './rollout-words.ts'
 
 /** What the sentence needs of a flag in the chosen environment. */
 export interface FlagNow {
@@ -17,7 +16,7 @@ export interface FlagNow {
   defaultValue?: unknown
   chancePercentB?: number
   targeting?: unknown
-  rollout?: Rollout | null
+  rollout?: ReadRollout | null
 }
 
 /** What the flag answers where nothing else decides: its value, its default, or its A/B split. */
@@ -34,8 +33,8 @@ export function servesNow(flag: FlagNow, nowMs: number, time: (iso: string) => s
   if (flag.enabled === false) return 'Serves nothing: applications use their own default.'
   const own = ownAnswer(flag)
   const rest = flag.targeting ? `the rule decides (see Targeting), else ${own}` : own
-  if (flag.rollout && haltOf(flag.rollout)?.status === 'rolled-back')
-    return `${rolloutNow(flag.rollout, nowMs, time)}; everyone gets ${rest}.`
+  // rolled back by its guard, the rollout serves no one: the flag answers as without it
+  if (flag.rollout?.status === 'rolled-back') return `${rolloutNow(flag.rollout, nowMs, time)}; everyone gets: ${rest}.`
   if (flag.rollout) return `${rolloutNow(flag.rollout, nowMs, time)}; the others: ${rest}.`
   return flag.targeting ? `Depends on who asks (see Targeting); when no rule decides: ${own}.` : `Serves ${own} to everyone.`
 }

@@ -685,7 +685,7 @@ export interface paths {
          * Report in-process evaluations (OTLP/HTTP metrics)
          * @description Requires permission `flag:evaluate`.
          *
-         *     An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.
+         *     An OpenTelemetry collector's metrics endpoint: the counter feature_flag.evaluation_success_total of OpenFeature's MetricsHook is added to flag usage (per variant and environment; cumulative counters by their increase); the monotonic counters and histograms a guard of the caller's environment names, labelled feature_flag.key and feature_flag.result.variant, are kept for the guard; every other metric is ignored. application/x-protobuf or application/json, at most 4 MiB.
          */
         post: operations["exportMetrics"];
         delete?: never;
@@ -968,6 +968,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flags/{flagName}/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A flag's impact on a metric its guard reads
+         * @description Requires permission `flag:read`.
+         *
+         *     Per variant, step by step, what the application reported over OTLP for a metric a guard of the flag names: a counter's increase, or a histogram's count and sum (its mean is sum / count). Kept 7 days; steps without reports are left out. 404 when no guard of the flag names the metric.
+         */
+        get: operations["getFlagImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flags/{flagName}/rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a flag's rollout stands, and what its guard sees
+         * @description Requires permission `flag:read`.
+         *
+         *     The rollout of the flag in the environment (default: the default one) with its status and share now, and, for a guarded rollout, each check's treatment and control arms, the difference of treatment minus control with its always-valid interval, and its state. 404 when the flag has no rollout there.
+         */
+        get: operations["getFlagRollout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1171,6 +1215,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -1265,6 +1365,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -1359,6 +1515,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -1463,6 +1675,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -1550,6 +1818,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -1649,6 +1973,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -1737,6 +2117,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -1837,6 +2273,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -1935,6 +2427,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -2045,6 +2593,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -2135,6 +2739,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -2235,6 +2895,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -2320,6 +3036,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -2417,6 +3189,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -2519,6 +3347,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             };
             /**
              * @description What the flag is for; release when not set
@@ -2633,6 +3517,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -2724,6 +3664,62 @@ export interface components {
                 toPercent: number;
                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                 by?: string;
+                /**
+                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "kind": "error-rate",
+                 *           "errors": "app.errors",
+                 *           "total": "app.requests",
+                 *           "maxIncrease": 0.01
+                 *         }
+                 *       ],
+                 *       "action": "rollback"
+                 *     }
+                 */
+                guard?: {
+                    checks: ({
+                        /** @enum {string} */
+                        kind: "error-rate";
+                        errors: string;
+                        total: string;
+                        /** @description Tolerated increase of the rate (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "mean";
+                        histogram: string;
+                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                        maxIncrease?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "threshold";
+                        metric: string;
+                        max: number;
+                        /** Format: int64 */
+                        windowSeconds: number;
+                    })[];
+                    /**
+                     * Format: int64
+                     * @description Each arm needs this many before a comparison decides (default 200)
+                     */
+                    minSamples?: number;
+                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                    alpha?: number;
+                    /**
+                     * @description rollback (default): the share drops to 0; pause: it stays
+                     * @enum {string}
+                     */
+                    action?: "rollback" | "pause";
+                };
+                /**
+                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                 * @enum {string}
+                 */
+                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                readonly percent?: number;
             } | null;
             /**
              * @description What the flag is for; release when not set
@@ -6484,6 +7480,30 @@ export interface operations {
                          * @description Flags: a scheduled change applied this many seconds late (the daemon was down)
                          */
                         lateSeconds?: number;
+                        /** @description Flags: a rollout its guard stopped (source guard): the check that tripped and what it saw */
+                        guard?: {
+                            /**
+                             * Format: int64
+                             * @description The index of the check in rollout.guard.checks
+                             */
+                            check: number;
+                            /** @enum {string} */
+                            kind: "error-rate" | "mean" | "threshold";
+                            /** @description The rollout's variant: {total, errors, rate}, {count, mean} or {increase} */
+                            treatment: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The other variants (null for threshold) */
+                            control: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Treatment minus control, with its confidence interval (null for threshold) */
+                            difference: {
+                                estimate: number;
+                                lower: number;
+                                upper: number;
+                            } | null;
+                        };
                         /** @description Flags: true when a protected environment's state was changed directly by someone holding flag:bypass */
                         bypass?: boolean;
                         /** @description The whole resource before or after the change (flag, user without secrets, token without secret, session); null on create and delete */
@@ -6615,6 +7635,91 @@ export interface operations {
             500: components["responses"]["E500"];
         };
     };
+    getFlagImpact: {
+        parameters: {
+            query?: {
+                metric?: string;
+                since?: string;
+                step?: number;
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        metric: string;
+                        /** @enum {string} */
+                        kind: "sum" | "histogram";
+                        /** Format: int64 */
+                        step: number;
+                        series: {
+                            variant: string;
+                            points: {
+                                /** Format: date-time */
+                                at: string;
+                                increase?: number;
+                                count?: number;
+                                sum?: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
+    getFlagRollout: {
+        parameters: {
+            query?: {
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout and its guard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutReport"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -6737,6 +7842,62 @@ export interface operations {
                                     toPercent: number;
                                     /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                                     by?: string;
+                                    /**
+                                     * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                                     * @example {
+                                     *       "checks": [
+                                     *         {
+                                     *           "kind": "error-rate",
+                                     *           "errors": "app.errors",
+                                     *           "total": "app.requests",
+                                     *           "maxIncrease": 0.01
+                                     *         }
+                                     *       ],
+                                     *       "action": "rollback"
+                                     *     }
+                                     */
+                                    guard?: {
+                                        checks: ({
+                                            /** @enum {string} */
+                                            kind: "error-rate";
+                                            errors: string;
+                                            total: string;
+                                            /** @description Tolerated increase of the rate (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "mean";
+                                            histogram: string;
+                                            /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "threshold";
+                                            metric: string;
+                                            max: number;
+                                            /** Format: int64 */
+                                            windowSeconds: number;
+                                        })[];
+                                        /**
+                                         * Format: int64
+                                         * @description Each arm needs this many before a comparison decides (default 200)
+                                         */
+                                        minSamples?: number;
+                                        /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                                        alpha?: number;
+                                        /**
+                                         * @description rollback (default): the share drops to 0; pause: it stays
+                                         * @enum {string}
+                                         */
+                                        action?: "rollback" | "pause";
+                                    };
+                                    /**
+                                     * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                                     * @enum {string}
+                                     */
+                                    readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                                    /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                                    readonly percent?: number;
                                 };
                             };
                         };
@@ -6874,6 +8035,62 @@ export interface operations {
                                 toPercent: number;
                                 /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                                 by?: string;
+                                /**
+                                 * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                                 * @example {
+                                 *       "checks": [
+                                 *         {
+                                 *           "kind": "error-rate",
+                                 *           "errors": "app.errors",
+                                 *           "total": "app.requests",
+                                 *           "maxIncrease": 0.01
+                                 *         }
+                                 *       ],
+                                 *       "action": "rollback"
+                                 *     }
+                                 */
+                                guard?: {
+                                    checks: ({
+                                        /** @enum {string} */
+                                        kind: "error-rate";
+                                        errors: string;
+                                        total: string;
+                                        /** @description Tolerated increase of the rate (default 0) */
+                                        maxIncrease?: number;
+                                    } | {
+                                        /** @enum {string} */
+                                        kind: "mean";
+                                        histogram: string;
+                                        /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                                        maxIncrease?: number;
+                                    } | {
+                                        /** @enum {string} */
+                                        kind: "threshold";
+                                        metric: string;
+                                        max: number;
+                                        /** Format: int64 */
+                                        windowSeconds: number;
+                                    })[];
+                                    /**
+                                     * Format: int64
+                                     * @description Each arm needs this many before a comparison decides (default 200)
+                                     */
+                                    minSamples?: number;
+                                    /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                                    alpha?: number;
+                                    /**
+                                     * @description rollback (default): the share drops to 0; pause: it stays
+                                     * @enum {string}
+                                     */
+                                    action?: "rollback" | "pause";
+                                };
+                                /**
+                                 * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                                 * @enum {string}
+                                 */
+                                readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                                /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                                readonly percent?: number;
                             };
                             /** @description FlagFlow's name for regexPattern (an empty one means none) */
                             regExp?: string;
@@ -7221,6 +8438,62 @@ export interface operations {
                                     toPercent: number;
                                     /** @description The context attribute that keeps a context in its bucket (default targetingKey) */
                                     by?: string;
+                                    /**
+                                     * @description Checks on the application's own metrics (sent over OTLP) that stop the rollout by themselves when its variant does worse
+                                     * @example {
+                                     *       "checks": [
+                                     *         {
+                                     *           "kind": "error-rate",
+                                     *           "errors": "app.errors",
+                                     *           "total": "app.requests",
+                                     *           "maxIncrease": 0.01
+                                     *         }
+                                     *       ],
+                                     *       "action": "rollback"
+                                     *     }
+                                     */
+                                    guard?: {
+                                        checks: ({
+                                            /** @enum {string} */
+                                            kind: "error-rate";
+                                            errors: string;
+                                            total: string;
+                                            /** @description Tolerated increase of the rate (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "mean";
+                                            histogram: string;
+                                            /** @description Tolerated increase of the mean, in the metric's unit (default 0) */
+                                            maxIncrease?: number;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "threshold";
+                                            metric: string;
+                                            max: number;
+                                            /** Format: int64 */
+                                            windowSeconds: number;
+                                        })[];
+                                        /**
+                                         * Format: int64
+                                         * @description Each arm needs this many before a comparison decides (default 200)
+                                         */
+                                        minSamples?: number;
+                                        /** @description The chance of a false trip over the whole rollout (default 0.05) */
+                                        alpha?: number;
+                                        /**
+                                         * @description rollback (default): the share drops to 0; pause: it stays
+                                         * @enum {string}
+                                         */
+                                        action?: "rollback" | "pause";
+                                    };
+                                    /**
+                                     * @description Where the rollout stands at the read (ignored when sent): paused or rolled-back once its guard tripped
+                                     * @enum {string}
+                                     */
+                                    readonly status?: "pending" | "running" | "completed" | "paused" | "rolled-back";
+                                    /** @description The share served at the read (ignored when sent): 0 once rolled back, the share of the trip once paused */
+                                    readonly percent?: number;
                                 };
                             };
                         };
