@@ -113,7 +113,7 @@ test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a
 
   const p = await suite.open()
   await p.goto(`${url()}/ui/flags/shop/watched`)
-  await waitForText(p, 'Rolled back by its guard at ')
+  await waitForText(p, 'Rolled back by its guard')
   await waitForText(p, 'app.errors 20.0 % with the new variant against 1.0 % without: +19.0 points (')
   await waitForText(p, '; rolled back at ')
   await p.waitForSelector('svg[role="img"][aria-label="app.errors per app.requests over time: new variant 20.0 %, others 1.0 %"]')

@@ -53,7 +53,7 @@ export function RolloutCard({
   const [guard, setGuard] = useState(() => draftOfGuard(rollout?.guard))
   // a rollout its guard stopped says so, with the share it serves (docs/ui.md#guarded-rollouts)
   const stopped = rollout ? haltOf(rollout) : null
-  const halt = rollout && stopped ? haltInWords(rollout.variant, stopped) : null
+  const halt = rollout && stopped ? (stopped.at ? haltInWords(rollout.variant, stopped) : rolloutNow(rollout, Date.now())) : null
   const week = Date.now() + 7 * 86_400_000
   const [form, setForm] = useState({
     variant: rollout?.variant ?? variants[0] ?? '',
