@@ -12,16 +12,6 @@ import { GuardChart } from './guard-chart.tsx'
 import { chartMetrics, checkSeries, type Impact, stepFor } from './guard-series.ts'
 import { checkInWords, guardSummary, type RolloutReading, statusInWords } from './guard-words.ts'
 
-/** A GET of an endpoint whose path the generated types may not list yet; the data, or `undefined`. */
-async function read<T>(path: string, flagName: string, query: Record<string, string | number>): Promise<T | undefined> {
-  const get = api.GET as unknown as (
-    p: string,
-    init: { params: { path: { flagName: string }; query: Record<string, string | number> } },
-  ) => Promise<{ data?: unknown }>
-  const { data } = await get(path, { params: { path: { flagName }, query } })
-  return data as T | undefined
-}
-
 const REFRESH_MS = 15_000
 
 /** What the guard of a flag's rollout sees; `haltShown` when the card already says that the rollout stopped. */
@@ -45,12 +35,16 @@ export function GuardReading({
   useEffect(() => {
     let stopped = false
     async function load() {
-      const r = await read<RolloutReading>('/api/flags/{flagName}/rollout', name, {})
+      const path = { flagName: name }
+      const r = (await api.GET('/api/flags/{flagName}/rollout', { params: { path } })).data as RolloutReading | undefined
       const from = Date.parse(since)
       const step = stepFor(Math.max(0, (Date.now() - from) / 1000))
       const metrics = [...new Set(guard.checks.flatMap(chartMetrics))]
       const got = await Promise.all(
-        metrics.map((metric) => read<Impact>('/api/flags/{flagName}/impact', name, { metric, since: new Date(from).toISOString(), step })),
+        metrics.map(async (metric) => {
+          const query = { metric, since: new Date(from).toISOString(), step }
+          return (await api.GET('/api/flags/{flagName}/impact', { params: { path, query } })).data as Impact | undefined
+        }),
       )
       if (stopped) return
       setReading(r ?? null)
