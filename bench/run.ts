@@ -21,6 +21,7 @@ import { auditHistoryDir, auditHistoryRow } from './audit-history.ts'
 import { type CpuTally, cpuTime, measureCpu, newCpuTally, perRequestText } from './cpu-time.ts'
 import { environmentRows } from './environments.ts'
 import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, waitFor } from './fixture.ts'
+import { guardCheckRows } from './guard-checks.ts'
 import { guardMetricsRows } from './guard-metrics.ts'
 import { idleRssRow } from './idle-rss.ts'
 import { memoryRows } from './memory.ts'
@@ -345,6 +346,7 @@ async function main() {
   await syncStreamsRow(sync)
   await countingCostRows(BINARY, work, row)
   await guardMetricsRows(row)
+  await guardCheckRows(row)
   await environmentRows(BINARY, work, row)
   await memoryRows(BINARY, work, row)
   await scheduleRow(BINARY, work, row)
