@@ -60,3 +60,31 @@ test('a rollout its guard stopped says so: rolled back to no one, paused where i
     'Paused by its guard: serves "true" to 37 % of contexts, no more; the others: false.',
   )
 })
+
+test('a guarded rollout in a history entry or a change request names its guard', () => {
+  const guard = { checks: [{ kind: 'error-rate' as const, errors: 'app.errors', total: 'app.requests' }], action: 'pause' as const }
+  expect(rolloutInWords({ ...rollout, guard }, iso)).toBe(
+    'rollout of "true" from 10 % on 2026-12-01T00:00:00Z to 100 % on 2026-12-11T00:00:00Z, guarded by 1 check (error-rate of app.errors per app.requests) that pauses it',
+  )
+  const two = { checks: [...guard.checks, { kind: 'threshold' as const, metric: 'app.crashes', max: 5, windowSeconds: 60 }] }
+  expect(rolloutInWords({ ...rollout, guard: two }, iso)).toEndWith(
+    ', guarded by 2 checks (error-rate of app.errors per app.requests, threshold of app.crashes) that roll it back',
+  )
+})
+
+test("a guard's trip in the history says what it did and when", () => {
+  const halted = {
+    check: 0,
+    kind: 'error-rate' as const,
+    treatment: { total: 10, errors: 5, rate: 0.5 },
+    control: { total: 10, errors: 0, rate: 0 },
+    difference: { estimate: 0.5, lower: 0.1, upper: 0.9 },
+    status: 'rolled-back' as const,
+    at: '2026-12-04T10:42:00Z',
+    percent: 37,
+  }
+  expect(rolloutInWords({ ...rollout, halted }, iso)).toEndWith(', rolled back by its guard at 2026-12-04T10:42:00Z')
+  expect(rolloutInWords({ ...rollout, halted: { ...halted, status: 'paused' } }, iso)).toEndWith(
+    ', paused by its guard at 2026-12-04T10:42:00Z at 37 %',
+  )
+})

@@ -1,8 +1,9 @@
 /**
  * A flag's rollout and pending requests (docs/ui.md#change-control): the change requests waiting
  * for it in the chosen environment (open, approved, scheduled); its progressive rollout as a
- * timeline of the percentage (where it stands now, its milestones); and a form that starts,
- * replaces or ends one, saved or requested as the environment wants (flag-writes.ts).
+ * timeline of the percentage (where it stands now, its milestones), what its guard sees
+ * (guard-reading.tsx); and a form that starts, replaces or ends one with its guard
+ * (guard-editor.tsx), saved or requested as the environment wants (flag-writes.ts).
  */
 
 import { useEffect, useState } from 'preact/hooks'
@@ -11,9 +12,12 @@ import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
 import { api } from './api.ts'
 import { current } from './environment-choice.ts'
 import type { WriteOutcome } from './flag-writes.ts'
+import { draftOfGuard, guardOfDraft } from './guard-draft.ts'
+import { GuardEditor } from './guard-editor.tsx'
+import { GuardReading } from './guard-reading.tsx'
 import { localTime } from './local-time.ts'
-import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
-import { rolloutNow } from './rollout-words.ts'
+import { done, NoticeLine, useOutcome } from './notice.tsx'
+import { haltInWords, haltOf, rolloutNow } from './rollout-words.ts'
 import { link } from './router.ts'
 
 type Pending = { id: string; title: string; state: string; scheduledAt: string | null; environment: string }
@@ -45,7 +49,11 @@ export function RolloutCard({
   const rollout = flag.rollout as Rollout | undefined
   const variants = Object.keys(allVariants(flag as unknown as FlagDefinition))
   const [pending, setPending] = useState<Pending[]>([])
-  const { message, setMessage } = useOutcome()
+  const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
+  const [guard, setGuard] = useState(() => draftOfGuard(rollout?.guard))
+  // a rollout its guard stopped says so, with the share it serves (docs/ui.md#guarded-rollouts)
+  const stopped = rollout ? haltOf(rollout) : null
+  const halt = rollout && stopped ? (stopped.at ? haltInWords(rollout.variant, stopped) : rolloutNow(rollout, Date.now())) : null
   const week = Date.now() + 7 * 86_400_000
   const [form, setForm] = useState({
     variant: rollout?.variant ?? variants[0] ?? '',
@@ -65,14 +73,16 @@ export function RolloutCard({
   }, [name, flag.revision])
 
   async function save(next: Record<string, unknown> | null) {
+    setErrors({})
     const result = await write({ rollout: next })
-    if ('error' in result) return setMessage(refused(result.error))
+    if ('error' in result) return refusedWith(result.error)
     setMessage(done('saved' in result ? `rollout saved as revision ${result.saved}` : `change request made (${result.requested.state})`))
   }
   const now = rolloutAt(
     rollout ?? ({ start: '1970-01-01T00:00:00Z', end: '1970-01-01T00:00:01Z', fromPercent: 0, toPercent: 0 } as Rollout),
     Math.floor(Date.now() / 1000),
   )
+  const shown = stopped ? stopped.percent : now.percent
   const set = (key: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value })
   return (
     <section class="card" aria-labelledby="rollout-title">
@@ -89,12 +99,16 @@ export function RolloutCard({
       )}
       {rollout ? (
         <>
-          <p>
-            {rolloutNow(rollout, Date.now())} (step {now.step} of {now.steps}; from {rollout.fromPercent} % on {localTime(rollout.start)}
-            {rollout.by ? `, sticky by ${rollout.by}` : ', sticky by targetingKey'}).
-          </p>
-          <div class="rollout-bar" role="img" aria-label={`rollout at ${now.percent} %`}>
-            <span style={{ width: `${now.percent}%` }} />
+          {halt ? (
+            <p class="guard-halt">{halt}.</p>
+          ) : (
+            <p>
+              {rolloutNow(rollout, Date.now())} (step {now.step} of {now.steps}; from {rollout.fromPercent} % on {localTime(rollout.start)}
+              {rollout.by ? `, sticky by ${rollout.by}` : ', sticky by targetingKey'}).
+            </p>
+          )}
+          <div class="rollout-bar" role="img" aria-label={`rollout at ${shown} %`}>
+            <span style={{ width: `${shown}%` }} />
           </div>
           <ol class="timeline" aria-label="Rollout timeline">
             {milestones(rollout).map((m) => (
@@ -106,6 +120,16 @@ export function RolloutCard({
               </li>
             ))}
           </ol>
+          {rollout.guard && (
+            <GuardReading
+              haltShown={halt !== null}
+              name={name}
+              revision={flag.revision}
+              variant={rollout.variant}
+              guard={rollout.guard}
+              since={rollout.writtenAt ?? rollout.start}
+            />
+          )}
         </>
       ) : (
         <p class="meta">No rollout in this environment.</p>
@@ -121,6 +145,7 @@ export function RolloutCard({
               end: new Date(form.end).toISOString(),
               fromPercent: Number(form.fromPercent),
               toPercent: Number(form.toPercent),
+              ...(guardOfDraft(guard) ? { guard: guardOfDraft(guard) } : {}),
             })
           }}
         >
@@ -150,6 +175,7 @@ export function RolloutCard({
             <label for="ro-to">To (%)</label>
             <input id="ro-to" type="number" min="0" max="100" step="any" value={form.toPercent} onInput={set('toPercent')} />
           </div>
+          <GuardEditor draft={guard} onChange={setGuard} errors={errors} />
           <div class="actions">
             <button type="submit">{viaRequest ? 'Request rollout' : rollout ? 'Save rollout' : 'Start rollout'}</button>
             {rollout && (
