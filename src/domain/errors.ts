@@ -102,12 +102,11 @@ export class ForbiddenError extends AppError {
  * it goes through a change request, unless the caller holds `flag:bypass` for that environment.
  */
 export class ChangeRequestRequiredError extends AppError {
-  constructor(env: string) {
-    super(
-      'CHANGE_REQUEST_REQUIRED',
-      `environment ${env} is protected: what it serves changes through a change request (POST /api/change-requests, or flagd change-request create), or by someone holding flag:bypass@${env}`,
-      { environment: env },
-    )
+  constructor(
+    readonly environment: string,
+    message = `environment ${environment} is protected: what it serves changes through a change request (POST /api/change-requests, or flagd change-request create), or by someone holding flag:bypass@${environment}`,
+  ) {
+    super('CHANGE_REQUEST_REQUIRED', message, { environment })
   }
 }
 

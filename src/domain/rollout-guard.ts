@@ -105,6 +105,14 @@ const KINDS = Object.keys(CHECK_FIELDS)
 /** At most this many checks on one guard. */
 export const GUARD_CHECKS_MAX = 5
 
+/** What each metric field of a check names, said when it is missing (docs/guarded-rollouts.md#a-guard). */
+const METRIC_ROLES = {
+  errors: 'the counter of failed requests',
+  total: 'the counter of every request',
+  histogram: 'the histogram whose mean is compared',
+  metric: 'the counter whose increase is watched',
+}
+
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 /** One check: its problems through `problem` (field relative to the check), the check when valid. */
@@ -125,9 +133,10 @@ function checkOf(input: unknown, report: (field: string, reason: string) => void
   }
   const fields = CHECK_FIELDS[kind]
   for (const key of Object.keys(input)) if (!fields.has(key)) problem(key, unknownFieldReason(key, fields))
-  const metric = (field: string) => {
+  const metric = (field: keyof typeof METRIC_ROLES) => {
     const v = input[field]
-    if (typeof v !== 'string' || !METRIC_NAME.test(v))
+    if (v === undefined) problem(field, `is required: ${METRIC_ROLES[field]} (a metric name)`)
+    else if (typeof v !== 'string' || !METRIC_NAME.test(v))
       problem(field, 'must be a metric name: 1 to 255 characters, a letter first, then letters, digits, _ . - /')
     return v as string
   }

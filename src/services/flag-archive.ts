@@ -8,7 +8,7 @@
 
 import { requireFlagInScope, requirePermission } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
-import { ConflictError, NotFoundError } from '../domain/errors.ts'
+import { ChangeRequestRequiredError, ConflictError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, isArchived } from '../domain/flag.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
 import type { Caller } from '../domain/principal.ts'
@@ -44,32 +44,48 @@ export async function archiveFlag(
 ): Promise<Flag> {
   requirePermission(caller.principal, 'flag:write')
   requireFlagInScope(caller.principal, name)
-  const out = await store.transact({ ...commitMeta(caller), shownIn }, (tx) => {
-    if (!tx.read.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
-    const current = tx.read.flags.get(name)
-    if (current === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
-    if (isArchived(current) === archived)
-      throw new ConflictError(
-        archived ? `flag ${name} is already archived` : `flag ${name} is not archived; only an archived flag can be restored`,
-        {
-          field: 'name',
-          archived: isArchived(current),
-        },
-      )
-    if (archived) {
-      const dependents = dependentsOf(tx.read, current)
-      if (dependents.length > 0)
-        throw new ConflictError(`flag ${name} is required by ${dependents.join(', ')}; change them first`, { field: 'name', dependents })
-    }
-    const { archived: _was, servedRevisions: _served, ...rest } = current
-    const next: FlagRow = {
-      ...rest,
-      ...(archived ? { archived: true as const } : {}),
-      updatedAt: now().toISOString(),
-      revision: current.revision + 1,
-    }
-    tx.put('flags', next)
-    return flagView(next, env)
-  })
+  const out = await store
+    .transact({ ...commitMeta(caller), shownIn }, (tx) => {
+      if (!tx.read.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
+      const current = tx.read.flags.get(name)
+      if (current === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
+      if (isArchived(current) === archived)
+        throw new ConflictError(
+          archived ? `flag ${name} is already archived` : `flag ${name} is not archived; only an archived flag can be restored`,
+          {
+            field: 'name',
+            archived: isArchived(current),
+          },
+        )
+      if (archived) {
+        const dependents = dependentsOf(tx.read, current)
+        if (dependents.length > 0)
+          throw new ConflictError(`flag ${name} is required by ${dependents.join(', ')}; change them first`, { field: 'name', dependents })
+      }
+      const { archived: _was, servedRevisions: _served, ...rest } = current
+      const next: FlagRow = {
+        ...rest,
+        ...(archived ? { archived: true as const } : {}),
+        updatedAt: now().toISOString(),
+        revision: current.revision + 1,
+      }
+      tx.put('flags', next)
+      return flagView(next, env)
+    })
+    .catch((err: unknown) => {
+      throw err instanceof ChangeRequestRequiredError ? protectedArchive(err.environment, name, archived) : err
+    })
   return out.result
+}
+
+/**
+ * A change request cannot archive or restore, so the refusal says what can (docs/api.md#archive):
+ * someone holding `flag:bypass` there, over the API, or opening the environment for the moment.
+ */
+function protectedArchive(env: string, name: string, archived: boolean): ChangeRequestRequiredError {
+  const [doing, moves, route] = archived ? ['archiving', 'stops', 'archive'] : ['restoring', 'starts', 'restore']
+  return new ChangeRequestRequiredError(
+    env,
+    `${doing} flag ${name} ${moves} what ${env} serves, and ${env} is protected: a change request cannot ${route} a flag, so someone holding flag:bypass@${env} does it (POST /api/flags/${name}/${route}), or ${env} is opened for the moment (PUT /api/environments/${env} {"protected": false}, audited)`,
+  )
 }

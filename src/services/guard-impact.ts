@@ -9,6 +9,8 @@ import { parseIsoInstant } from '../domain/iso-instant.ts'
 import type { Principal } from '../domain/principal.ts'
 import type { Store } from '../storage/store.ts'
 import { requireIn } from './environment-access.ts'
+import { flagView } from './environment-views.ts'
+import { guardedMetricsOf } from './guard-index.ts'
 import { GUARD_RETENTION_MS, type GuardMetrics, type ImpactPoint } from './guard-metrics.ts'
 
 /** The query of an impact read. */
@@ -61,11 +63,19 @@ export function createGuardImpact(store: Store, metrics: GuardMetrics, environme
           )
         sinceMs = parsed
       }
-      if (query.metric === '') throw new InvalidError('metric names the metric to read', 'metric', 'is required')
       const flag = canSeeFlag(principal, name) ? snapshot.flags.get(name) : undefined
+      // the refusals name what the guard does read, so the next query can be right (docs/api.md#impact)
+      const guarded = flag === undefined ? [] : [...guardedMetricsOf(flagView(flag, env)).keys()]
+      const reads =
+        guarded.length > 0 ? `the guard of ${name} in ${env} reads ${guarded.join(', ')}` : `${name} has no guarded rollout in ${env}`
+      if (query.metric === '')
+        throw new InvalidError(`metric is required (?metric=)${flag === undefined ? '' : `: ${reads}`}`, 'metric', 'is required')
       if (flag === undefined) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
       const found = await metrics.series(env, name, query.metric, sinceMs, step)
-      if (found === undefined) throw new NotFoundError(`no guard of ${name} in ${env} reads a metric named ${JSON.stringify(query.metric)}`)
+      if (found === undefined)
+        throw new NotFoundError(
+          `no guard of ${name} in ${env} reads a metric named ${JSON.stringify(query.metric)}; ${guarded.length > 0 ? `it reads ${guarded.join(', ')}` : reads}`,
+        )
       return { metric: query.metric, kind: found.kind, step, series: found.series }
     },
   }

@@ -174,3 +174,16 @@ test('haltOnly: a trip of one rollout and nothing else', () => {
   expect(haltOnly(before, { ...after({ ...running, halted: halt('paused', 50) }), description: 'x' })).toBe(false)
   expect(haltOnly(before, null)).toBe(false)
 })
+
+test('a check without one of its fields says the field is required and what it names', () => {
+  const reasons = (guard: unknown) => rolloutProblems({ ...BASE, guard }, VARIANTS).problems.map((p) => `${p.field}: ${p.reason}`)
+  expect(reasons({ checks: [{ kind: 'error-rate', errors: 'app.errors' }] })).toEqual([
+    'rollout.guard.checks[0].total: is required: the counter of every request (a metric name)',
+  ])
+  expect(reasons({ checks: [{ kind: 'mean' }] })).toEqual([
+    'rollout.guard.checks[0].histogram: is required: the histogram whose mean is compared (a metric name)',
+  ])
+  expect(reasons({ checks: [{ kind: 'threshold', max: 0, windowSeconds: 60 }] })).toEqual([
+    'rollout.guard.checks[0].metric: is required: the counter whose increase is watched (a metric name)',
+  ])
+})

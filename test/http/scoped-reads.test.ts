@@ -143,7 +143,7 @@ test('every flag route takes ?environment=: an unknown one is 404, never a 400 f
       expect([template, unguarded.status, unguarded.body?.error?.message]).toEqual([
         template,
         404,
-        'no guard of f in staging reads a metric named "app.errors"',
+        'no guard of f in staging reads a metric named "app.errors"; f has no guarded rollout in staging',
       ])
       continue
     }

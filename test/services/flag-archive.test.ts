@@ -200,3 +200,16 @@ test('a change to an archived flag (a segment it uses) reaches no stream, live o
   expect(w.s.flags.get(SYSTEM.principal, 'app/old').revision).toBe(4)
   expect(await w.s.changeFeed.page(from, w.s.changeFeed.delivered)).toEqual([])
 })
+
+test('archiving or restoring in a protected environment without a bypass says how to, since a change request cannot archive', async () => {
+  const w = await world()
+  await w.s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
+  const refused = await failureOf(w.s.flags.archive(writer, 'app/old'))
+  expect(refused.code).toBe('CHANGE_REQUEST_REQUIRED')
+  expect(refused.details).toEqual({ environment: 'production' })
+  expect(refused.message).toContain('archiving flag app/old stops what production serves')
+  expect(refused.message).toContain('flag:bypass@production')
+  expect(refused.message).toContain('POST /api/flags/app/old/archive')
+  expect(refused.message).not.toContain('change-request create')
+  expect(JSON.parse(w.s.flags.read.json(w.s.flags.get(SYSTEM.principal, 'app/old'))).archived).toBe(false)
+})
