@@ -117,6 +117,9 @@ test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a
   await waitForText(p, 'app.errors 20.0 % with the new variant against 1.0 % without: +19.0 points (')
   await waitForText(p, '; rolled back at ')
   await p.waitForSelector('svg[role="img"][aria-label="app.errors per app.requests over time: new variant 20.0 %, others 1.0 %"]')
+  // one burst of reports is one step: each arm is drawn as a dot where its line would end
+  await p.waitForSelector('svg[role="img"] circle.treatment')
+  await p.waitForSelector('svg[role="img"] circle.control')
   expect(await seriousViolations(p)).toEqual([])
 })
 

@@ -15,9 +15,21 @@ const HEIGHT = 72
 function pointsOf(values: (number | null)[], top: number): string {
   const n = Math.max(1, values.length - 1)
   return values
-    .map((v, i) => (v === null ? null : `${((i / n) * WIDTH).toFixed(1)},${(HEIGHT - (v / top) * HEIGHT).toFixed(1)}`))
+    .map((v, i) =>
+      v === null ? null : `${(values.length === 1 ? WIDTH / 2 : (i / n) * WIDTH).toFixed(1)},${(HEIGHT - (v / top) * HEIGHT).toFixed(1)}`,
+    )
     .filter((p) => p !== null)
     .join(' ')
+}
+
+/** Where a line ends, marked with a dot: a line of one step (a burst of reports in one step) is the dot alone. */
+function endOf(values: (number | null)[], top: number): { x: number; y: number } | null {
+  const n = Math.max(1, values.length - 1)
+  for (let i = values.length - 1; i >= 0; i--) {
+    const v = values[i]
+    if (v !== null && v !== undefined) return { x: values.length === 1 ? WIDTH / 2 : (i / n) * WIDTH, y: HEIGHT - (v / top) * HEIGHT }
+  }
+  return null
 }
 
 /** The last value of a line that has one. */
@@ -46,6 +58,10 @@ export function GuardChart({ label, series, rate }: { label: string; series: Che
         )}
         {control && <polyline class="control" points={pointsOf(control.values, top)} />}
         {treatment && <polyline class="treatment" points={pointsOf(treatment.values, top)} />}
+        {[control, treatment].map((line) => {
+          const end = line ? endOf(line.values, top) : null
+          return line && end && <circle key={line.arm} class={line.arm} cx={end.x.toFixed(1)} cy={end.y.toFixed(1)} r="2.5" />
+        })}
       </svg>
       <figcaption class="meta">
         <span class="key treatment">new variant</span>
