@@ -98,6 +98,8 @@ export interface GuardMetricsDeps {
   now: () => number
   /** A failed write (its counts are kept for the next). */
   onFlushError?: (err: unknown) => void
+  /** How often the timer writes (default `GUARD_FLUSH_MS`; a test shortens it rather than wait 10 s). */
+  flushMs?: number
 }
 
 /** What the log held for one guarded metric of a flag at the last read, plus what this replica wrote since. */
@@ -249,7 +251,7 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
       await refreshAll(log.shared)
     })
 
-  const timer = setInterval(() => void flush().catch((err) => deps.onFlushError?.(err)), GUARD_FLUSH_MS)
+  const timer = setInterval(() => void flush().catch((err) => deps.onFlushError?.(err)), deps.flushMs ?? GUARD_FLUSH_MS)
   timer.unref?.()
   // what an earlier run (or another replica) counted is read once at start
   void inTurn(() => refreshAll(false)).catch((err) => deps.onFlushError?.(err))

@@ -246,22 +246,25 @@ test('100,000 distinct cumulative series leave memory bounded by guards x varian
   expect(increases(metrics)).toEqual({ true: 50_000, false: 50_000 })
 })
 
-test('the timer writes within 10 s without a clean stop: a process killed after it loses nothing', async () => {
-  const { w, metrics } = await world()
+test('the timer writes without a clean stop: a process killed after it loses nothing', async () => {
+  const { w } = await world()
+  // the timer's period shortened: what is tested is that it writes, not how long 10 s is
+  const log = fileGuardLog(w.dir)
+  const metrics = createGuardMetrics({ store: w.store, log, now: w.ms, flushMs: 20 })
+  open.push({ metrics, log })
   metrics.ingest('r', 'development', [sum({ value: 4 })], all)
   // another connection sees the counts once the timer wrote them (no flush, no stop)
   const reader = fileGuardLog(w.dir)
   open.push({ metrics: createGuardMetrics({ store: w.store, log: reader, now: w.ms }), log: reader })
   await eventually(async () => (await reader.read('development', 'shop/checkout', 'app.errors', WRITTEN, 'all')).length > 0, {
-    within: 30_000,
-    every: 250,
+    every: 20,
     what: () => 'the guard log written by the timer',
   })
   // a new process over the directory (the first never stopped) reads them back
   const next = keeping(w)
   await next.refresh()
   expect(increases(next)).toEqual({ true: 4 })
-}, 40_000)
+})
 
 test('a metric no guard names any more leaves nothing in memory after the next write', async () => {
   const { w, metrics } = await world()
