@@ -15,6 +15,7 @@ import type { Guard } from '../../src/domain/rollout-guard.ts'
 import { createGuardWatcher, type HaltRequest } from '../../src/services/guard-watcher.ts'
 import { haltRollout } from '../../src/services/rollout-halt.ts'
 import type { Store } from '../../src/storage/store.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { sampleEnvironment } from '../helpers/sample-environment.ts'
 import { tempFileStores } from '../helpers/temp-store.ts'
 
@@ -256,7 +257,7 @@ test('a report arriving while a trip is committed waits for it instead of asking
   })
   const first = watcher.reported('production', ['checkout'])
   const second = watcher.reported('production', ['checkout'])
-  await Bun.sleep(0)
+  await eventually(() => halts.length === 1) // the first check is inside its halt
   release()
   await Promise.all([first, second])
   expect(halts).toHaveLength(1)
