@@ -298,6 +298,8 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
           const series = `${reporter}\u0000${point.series}`
           const before = memory.get(series)
           const increase = cumulativeIncrease(before, guarded.fromMs, point.start, amounts)
+          // a late point of a series leaves it where it was (docs/guarded-rollouts.md#the-applications-metrics)
+          if (increase === 'stale') continue
           memory.set(series, { epoch: guarded.fromMs, start: point.start, values: amounts })
           amounts = increase
         }
