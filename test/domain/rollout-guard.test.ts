@@ -163,6 +163,22 @@ test('a rollout written as stored keeps writtenAt and its trip; a different one 
   expect(keptRollouts(before, bare, at)).toBe(bare)
 })
 
+test('a guard sent with its defaults spelt out is the same guard: a tripped rollout is not restarted by it', () => {
+  const guard = { checks: [{ kind: 'threshold' as const, metric: 'app.crashes', max: 5, windowSeconds: 300 }] }
+  const stored = { ...rollout, guard, writtenAt: '2026-12-01T08:00:00.000Z', halted: halt('rolled-back', 50) }
+  const before = row({ production: stored })
+  const at = '2026-12-01T12:00:00.000Z'
+  const spelt = { ...guard, minSamples: 200, alpha: 0.05, action: 'rollback' as const }
+  expect(keptRollouts(before, row({ production: { ...rollout, guard: spelt } }), at).states.production?.rollout).toBe(stored)
+  const mean = { checks: [{ kind: 'mean' as const, histogram: 'app.latency' }] }
+  const storedMean = { ...stored, guard: mean }
+  const sentMean = { ...rollout, guard: { checks: [{ kind: 'mean' as const, histogram: 'app.latency', maxIncrease: 0 }] } }
+  expect(keptRollouts(row({ production: storedMean }), row({ production: sentMean }), at).states.production?.rollout).toBe(storedMean)
+  // another value is another guard
+  const other = { ...rollout, guard: { ...guard, action: 'pause' as const } }
+  expect(keptRollouts(before, row({ production: other }), at).states.production?.rollout).toEqual({ ...other, writtenAt: at })
+})
+
 test('haltOnly: a trip of one rollout and nothing else', () => {
   const running = { ...rollout, writtenAt: '2026-12-01T08:00:00.000Z' }
   const before = row({ production: running, staging: running })
