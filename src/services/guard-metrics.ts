@@ -271,7 +271,8 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
   return {
     ingest(reporter, env, points, canSee, onRejected) {
       const moved = new Set<string>()
-      const index = indexes.of(store.committed(), env)
+      const snapshot = store.committed()
+      const index = indexes.of(snapshot, env)
       if (index.size === 0) return moved
       const at = now()
       const aligned = at - (at % GUARD_STEP_MS)
@@ -280,6 +281,8 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
         const guarded = index.get(point.metric)?.get(point.flag)
         // checked before anything is kept: a point that cannot count leaves no trace
         if (guarded === undefined || guarded.kind !== point.kind || !guarded.variants.has(point.variant) || !canSee(point.flag)) continue
+        // an archived flag answers no one, so no point is of its variants (docs/api.md#archive)
+        if (snapshot.flags.get(point.flag)?.archived === true) continue
         const key = keyOf(env, point.flag, point.metric)
         if (point.kind === 'histogram') {
           const have = bounds.get(key)

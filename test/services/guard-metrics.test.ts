@@ -299,3 +299,12 @@ test('a cumulative point that arrives late (an exporter retry of an older value)
   const latency = metrics.totals('development', 'shop/checkout', 'app.latency', WRITTEN).get('true')
   expect(latency).toMatchObject({ kind: 'histogram', count: 6, sum: 6, buckets: [6, 0, 0] })
 })
+
+test('an archived flag serves nothing, so nothing its application reports while archived counts for its guard', async () => {
+  const { w, metrics } = await world()
+  metrics.ingest('r', 'development', [sum({ value: 2 })], all)
+  await w.s.flags.archive(SYSTEM, 'shop/checkout')
+  expect(metrics.ingest('r', 'development', [sum({ value: 50 })], all).size).toBe(0)
+  await w.s.flags.restore(SYSTEM, 'shop/checkout')
+  expect(increases(metrics)).toEqual({ true: 2 })
+})
