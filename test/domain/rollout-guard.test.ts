@@ -78,6 +78,16 @@ test.each([
   expect(fields(guard)).toEqual(expected)
 })
 
+test('a metric read as a histogram by one check and as a counter by another is refused: one of them would never see a point', () => {
+  const mean = { kind: 'mean', histogram: 'app.x' }
+  expect(fields({ checks: [mean, { kind: 'threshold', metric: 'app.x', max: 1, windowSeconds: 60 }] })).toEqual([
+    'rollout.guard.checks[1].metric',
+  ])
+  expect(fields({ checks: [{ ...CHECK, total: 'app.x' }, mean] })).toEqual(['rollout.guard.checks[1].histogram'])
+  // the same counter read by two checks is fine
+  expect(fields({ checks: [CHECK, { kind: 'threshold', metric: 'app.errors', max: 1, windowSeconds: 60 }] })).toEqual([])
+})
+
 test('a misspelt field is answered with its spelling', () => {
   const { problems } = rolloutProblems({ ...BASE, guard: { checks: [CHECK], aplha: 0.1 } }, VARIANTS)
   expect(problems[0]?.reason).toContain('alpha')
