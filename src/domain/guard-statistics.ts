@@ -84,9 +84,12 @@ export function histogramMoments(arm: MeanArm): { mean: number; variance: number
   return { mean, variance: counted === 0 ? 0 : squares / counted }
 }
 
-/** The difference of histogram means, or `undefined` while an arm has fewer than `minSamples` observations. */
+/** The difference of histogram means, or `undefined` while an arm has fewer than `minSamples` observations or no bounds. */
 export function meanDifference(treatment: MeanArm, control: MeanArm, alpha: number, minSamples: number): Difference | undefined {
   if (treatment.count < minSamples || control.count < minSamples) return undefined
+  // without bounds the buckets tell no spread: a variance of 0 would trip on any difference at all
+  // (docs/guarded-rollouts.md#what-a-guard-sees)
+  if (treatment.bounds.length === 0 || control.bounds.length === 0) return undefined
   const t = histogramMoments(treatment)
   const c = histogramMoments(control)
   const variance = t.variance / treatment.count + c.variance / control.count

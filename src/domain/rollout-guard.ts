@@ -174,12 +174,29 @@ export function guardProblems(input: unknown): { guard?: Guard; problems: FieldP
   for (const key of Object.keys(input)) if (!GUARD_FIELDS.has(key)) problem(key, unknownFieldReason(key, GUARD_FIELDS))
   const { checks, minSamples, alpha, action } = input
   const valid: GuardCheck[] = []
+  // the index in `checks` of each valid one (problems name it)
+  const validAt: number[] = []
   if (!Array.isArray(checks) || checks.length === 0 || checks.length > GUARD_CHECKS_MAX)
     problem('checks', `must be a list of 1 to ${GUARD_CHECKS_MAX} checks`)
   else
     for (const [i, raw] of checks.entries()) {
       const check = checkOf(raw, (field, reason) => problem(`checks[${i}]${field ? `.${field}` : ''}`, reason))
-      if (check) valid.push(check)
+      if (check) {
+        valid.push(check)
+        validAt.push(i)
+      }
+    }
+  // a metric is kept as a counter or as a histogram: a check reading it as the other would see nothing
+  const readAs = new Map<string, { kind: 'counter' | 'histogram'; at: number }>()
+  for (const [n, check] of valid.entries())
+    for (const [field, metric] of Object.entries(check)) {
+      const i = validAt[n] as number
+      if (field === 'kind' || typeof metric !== 'string') continue
+      const kind = check.kind === 'mean' ? 'histogram' : 'counter'
+      const seen = readAs.get(metric)
+      if (seen === undefined) readAs.set(metric, { kind, at: i })
+      else if (seen.kind !== kind)
+        problem(`checks[${i}].${field}`, `${metric} is read as a ${seen.kind} by checks[${seen.at}]; a metric is one or the other`)
     }
   if (minSamples !== undefined && (!Number.isInteger(minSamples) || (minSamples as number) < 10 || (minSamples as number) > 1_000_000))
     problem('minSamples', 'must be a whole number from 10 to 1000000')

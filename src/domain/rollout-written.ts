@@ -10,13 +10,25 @@ import { type FlagState, STATE_FIELDS } from './environment.ts'
 import type { FlagRow } from './flag-row.ts'
 import { ownValue, setOwn } from './own-property.ts'
 import type { Rollout } from './rollout.ts'
+import { GUARD_DEFAULTS } from './rollout-guard.ts'
 import { writtenRollout } from './rollout-status.ts'
 import { sameJson } from './same-json.ts'
 
-/** Whether `a` and `b` are the same rollout in their written fields (variant, window, shares, `by`, guard). */
+/** `r`'s written fields with its guard's defaults spelt out: a guard sent with them says what one without does. */
+function comparable(r: Rollout): unknown {
+  const written = writtenRollout(r)
+  if (written.guard === undefined) return written
+  const checks = written.guard.checks.map((c) => (c.kind === 'threshold' ? c : { maxIncrease: 0, ...c }))
+  return { ...written, guard: { ...GUARD_DEFAULTS, ...written.guard, checks } }
+}
+
+/**
+ * Whether `a` and `b` are the same rollout in their written fields (variant, window, shares, `by`,
+ * guard, its defaults spelt out or not: docs/guarded-rollouts.md#status-and-percent).
+ */
 export function sameWrittenRollout(a: Rollout | undefined, b: Rollout | undefined): boolean {
   if (a === undefined || b === undefined) return a === b
-  return sameJson(writtenRollout(a), writtenRollout(b))
+  return sameJson(comparable(a), comparable(b))
 }
 
 /**

@@ -66,8 +66,8 @@ export function envelope(flags: number, payload: Uint8Array): Uint8Array {
 
 const tooLarge = (limit: number) => new AppError('PAYLOAD_TOO_LARGE', `a request message over ${limit} octets`, { limit })
 
-/** `bytes` inflated, never past `limit` octets (the inflater stops there). */
-function inflated(bytes: Uint8Array, encoding: string, limit: number): Uint8Array {
+/** `bytes` inflated, never past `limit` octets (the inflater stops there); a coding other than gzip is a `415`. */
+export function inflated(bytes: Uint8Array, encoding: string, limit: number): Uint8Array {
   if (encoding !== 'gzip')
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `message encoding "${encoding}" is not supported (identity, gzip)`, {
       field: 'Content-Encoding',

@@ -34,7 +34,14 @@ export function flagVariantOf(attrs: Readonly<Record<string, string>>): { flag: 
 
 const whole = (v: unknown): number => (v === undefined || v === null ? 0 : Number(v))
 const stamp = (v: unknown): string => (v === undefined || v === null ? '' : String(v))
-const countable = (n: number) => Number.isFinite(n) && n >= 0
+/**
+ * The largest magnitude a value, sum or bound may have: far past any measurement, and low enough
+ * that no number of points adds up to Infinity or squares past it (a guard's statistics would read
+ * NaN from then on, docs/guarded-rollouts.md#the-applications-metrics).
+ */
+export const MAX_MAGNITUDE = 1e100
+const measurable = (n: number) => Number.isFinite(n) && Math.abs(n) <= MAX_MAGNITUDE
+const countable = (n: number) => measurable(n) && n >= 0
 
 /** The point of a monotonic Sum, or 'malformed'. */
 export function sumPoint(
@@ -56,11 +63,11 @@ export function histogramPoint(
   const sum = point.sum ?? 0
   const bounds = point.explicitBounds ?? []
   const buckets = (point.bucketCounts ?? []).map(whole)
-  if (!Number.isSafeInteger(count) || count < 0 || !Number.isFinite(sum) || bounds.length > MAX_BOUNDS) return 'malformed'
+  if (!Number.isSafeInteger(count) || count < 0 || !measurable(sum) || bounds.length > MAX_BOUNDS) return 'malformed'
   // bounds strictly ascending and finite; bucket counts one more than the bounds, adding up to the count
   for (let i = 0; i < bounds.length; i++) {
     const b = bounds[i] as number
-    if (!Number.isFinite(b) || (i > 0 && b <= (bounds[i - 1] as number))) return 'malformed'
+    if (!measurable(b) || (i > 0 && b <= (bounds[i - 1] as number))) return 'malformed'
   }
   if (buckets.length > 0 || bounds.length > 0) {
     if (buckets.length !== bounds.length + 1) return 'malformed'

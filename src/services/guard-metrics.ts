@@ -273,7 +273,8 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
   return {
     ingest(reporter, env, points, canSee, onRejected) {
       const moved = new Set<string>()
-      const index = indexes.of(store.committed(), env)
+      const snapshot = store.committed()
+      const index = indexes.of(snapshot, env)
       if (index.size === 0) return moved
       const at = now()
       const aligned = at - (at % GUARD_STEP_MS)
@@ -282,6 +283,8 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
         const guarded = index.get(point.metric)?.get(point.flag)
         // checked before anything is kept: a point that cannot count leaves no trace
         if (guarded === undefined || guarded.kind !== point.kind || !guarded.variants.has(point.variant) || !canSee(point.flag)) continue
+        // an archived flag answers no one, so no point is of its variants (docs/api.md#archive)
+        if (snapshot.flags.get(point.flag)?.archived === true) continue
         const key = keyOf(env, point.flag, point.metric)
         if (point.kind === 'histogram') {
           const have = bounds.get(key)
@@ -300,6 +303,8 @@ export function createGuardMetrics(deps: GuardMetricsDeps): GuardMetrics {
           const series = `${reporter}\u0000${point.series}`
           const before = memory.get(series)
           const increase = cumulativeIncrease(before, guarded.fromMs, point.start, amounts)
+          // a late point of a series leaves it where it was (docs/guarded-rollouts.md#the-applications-metrics)
+          if (increase === 'stale') continue
           memory.set(series, { epoch: guarded.fromMs, start: point.start, values: amounts })
           amounts = increase
         }

@@ -70,14 +70,24 @@ export function startedAfter(start: string, fromMs: number): boolean {
 
 /**
  * What a cumulative point adds, given the series' last value under the same epoch: its increase when
- * the series went on (same start, no value lower); else the whole value when the series started
- * after the rollout was written (a new or restarted series); else nothing (the value is a baseline).
+ * the series went on (same start, no value lower); `'stale'` when it has the same start and a lower
+ * value, an older point arriving late (an exporter's retry), which counts nothing and must not become
+ * the series' last value or what lies between would count twice; else the whole value when the
+ * series started after the rollout was written (a new or restarted series); else nothing (the value
+ * is a baseline). A series without a start cannot tell a late point from a reset and takes a lower
+ * value as a new baseline.
  */
-export function cumulativeIncrease(before: SeenSeries | undefined, epoch: number, start: string, values: readonly number[]): number[] {
+export function cumulativeIncrease(
+  before: SeenSeries | undefined,
+  epoch: number,
+  start: string,
+  values: readonly number[],
+): number[] | 'stale' {
   if (before !== undefined && before.epoch === epoch && before.start === start && before.values.length === values.length) {
     const out = values.map((v, i) => v - (before.values[i] as number))
     // a histogram's sum may go down (negative measurements); its count and buckets may not
     if (out.every((d, i) => d >= 0 || (values.length > 1 && i === 1))) return out
+    if (start !== '') return 'stale'
   }
   return startedAfter(start, epoch) ? [...values] : values.map(() => 0)
 }

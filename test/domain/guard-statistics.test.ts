@@ -146,3 +146,14 @@ test('mean: A/A latencies do not trip over many looks; 20 % slower ones do', () 
   expect(falseTrips / 40).toBeLessThanOrEqual(0.05)
   expect(caught / 40).toBeGreaterThan(0.5)
 })
+
+test('mean: a histogram without buckets tells no spread, so it decides nothing rather than trip on any difference', () => {
+  const arm = (sum: number) => ({ count: 10_000, sum, bounds: [], buckets: [] })
+  // treatment 0.1 % slower on average, with no way to know whether that is noise
+  const d = meanDifference(arm(1001), arm(1000), 0.05, 200)
+  expect(d === undefined || !trips(d, 0)).toBe(true)
+  // one bucket holding every observation says as little
+  const one = (sum: number) => ({ count: 10_000, sum, bounds: [], buckets: [10_000] })
+  const e = meanDifference(one(1001), one(1000), 0.05, 200)
+  expect(e === undefined || !trips(e, 0)).toBe(true)
+})

@@ -78,6 +78,16 @@ test.each([
   expect(fields(guard)).toEqual(expected)
 })
 
+test('a metric read as a histogram by one check and as a counter by another is refused: one of them would never see a point', () => {
+  const mean = { kind: 'mean', histogram: 'app.x' }
+  expect(fields({ checks: [mean, { kind: 'threshold', metric: 'app.x', max: 1, windowSeconds: 60 }] })).toEqual([
+    'rollout.guard.checks[1].metric',
+  ])
+  expect(fields({ checks: [{ ...CHECK, total: 'app.x' }, mean] })).toEqual(['rollout.guard.checks[1].histogram'])
+  // the same counter read by two checks is fine
+  expect(fields({ checks: [CHECK, { kind: 'threshold', metric: 'app.errors', max: 1, windowSeconds: 60 }] })).toEqual([])
+})
+
 test('a misspelt field is answered with its spelling', () => {
   const { problems } = rolloutProblems({ ...BASE, guard: { checks: [CHECK], aplha: 0.1 } }, VARIANTS)
   expect(problems[0]?.reason).toContain('alpha')
@@ -161,6 +171,22 @@ test('a rollout written as stored keeps writtenAt and its trip; a different one 
   // nothing to settle: the row itself
   const bare = row({ production: undefined })
   expect(keptRollouts(before, bare, at)).toBe(bare)
+})
+
+test('a guard sent with its defaults spelt out is the same guard: a tripped rollout is not restarted by it', () => {
+  const guard = { checks: [{ kind: 'threshold' as const, metric: 'app.crashes', max: 5, windowSeconds: 300 }] }
+  const stored = { ...rollout, guard, writtenAt: '2026-12-01T08:00:00.000Z', halted: halt('rolled-back', 50) }
+  const before = row({ production: stored })
+  const at = '2026-12-01T12:00:00.000Z'
+  const spelt = { ...guard, minSamples: 200, alpha: 0.05, action: 'rollback' as const }
+  expect(keptRollouts(before, row({ production: { ...rollout, guard: spelt } }), at).states.production?.rollout).toBe(stored)
+  const mean = { checks: [{ kind: 'mean' as const, histogram: 'app.latency' }] }
+  const storedMean = { ...stored, guard: mean }
+  const sentMean = { ...rollout, guard: { checks: [{ kind: 'mean' as const, histogram: 'app.latency', maxIncrease: 0 }] } }
+  expect(keptRollouts(row({ production: storedMean }), row({ production: sentMean }), at).states.production?.rollout).toBe(storedMean)
+  // another value is another guard
+  const other = { ...rollout, guard: { ...guard, action: 'pause' as const } }
+  expect(keptRollouts(before, row({ production: other }), at).states.production?.rollout).toEqual({ ...other, writtenAt: at })
 })
 
 test('haltOnly: a trip of one rollout and nothing else', () => {

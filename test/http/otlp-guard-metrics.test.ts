@@ -195,3 +195,40 @@ test('a histogram point with other bounds than the first kept, or a malformed on
   expect(refused.body).toMatchObject({ partialSuccess: { rejectedDataPoints: 2 } })
   expect(totals(a, 'app.latency')).toEqual({ true: { kind: 'histogram', count: 2, sum: 1, bounds: [1], buckets: [1, 1] } })
 })
+
+test('a gzip body (an OpenTelemetry Collector exports so by default) is inflated up to the limit; a bomb is 413, another coding 415', async () => {
+  const { a, token } = await guarded()
+  const kv = (key: string, value: string) => ({ key, value: { stringValue: value } })
+  const request = JSON.stringify({
+    resourceMetrics: [
+      {
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'app.errors',
+                sum: {
+                  isMonotonic: true,
+                  aggregationTemporality: 1,
+                  dataPoints: [{ attributes: [kv('feature_flag.key', FLAG), kv('feature_flag.result.variant', 'true')], asInt: '4' }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  })
+  const send = (rawBody: Uint8Array, encoding: string) =>
+    a.req('POST', '/v1/metrics', { token, headers: { 'content-type': 'application/json', 'content-encoding': encoding }, rawBody })
+  const sent = await send(Bun.gzipSync(new TextEncoder().encode(request)), 'gzip')
+  expect(sent.status).toBe(200)
+  expect(sent.body).toEqual({})
+  expect(totals(a, 'app.errors')).toEqual({ true: { kind: 'sum', increase: 4 } })
+  // 64 MiB of spaces in a few kilobytes: refused once 4 MiB are inflated
+  const bomb = await send(Bun.gzipSync(new Uint8Array(64 * 2 ** 20).fill(32)), 'gzip')
+  expect(bomb.status).toBe(413)
+  expect((await send(Bun.gzipSync(new TextEncoder().encode('{')).subarray(0, 8), 'gzip')).status).toBe(400)
+  expect((await send(new TextEncoder().encode(request), 'br')).status).toBe(415)
+  expect(totals(a, 'app.errors')).toEqual({ true: { kind: 'sum', increase: 4 } })
+})

@@ -139,3 +139,16 @@ test('a histogram point with more bounds than flagd keeps is malformed', () => {
   )
   expect(decoded).toMatchObject({ metrics: [], rejected: 1 })
 })
+
+test('a value no measurement reaches (past 1e100) is malformed: two of them would add up to Infinity and blind a guard', () => {
+  const decoded = decodeOtlpMetrics(
+    json([
+      counter([{ attributes: labels(), asDouble: 1e308 }], { aggregationTemporality: 1 }),
+      counter([{ attributes: labels(), asInt: '9007199254740991' }], { aggregationTemporality: 1 }),
+      histogram([hpoint({ sum: 1e308 }), hpoint({ sum: -1e308 }), hpoint({ explicitBounds: [-1e308, 0.5] })]),
+    ]),
+    true,
+  )
+  expect(decoded.rejected).toBe(4)
+  expect(decoded.metrics.map((m) => m.value)).toEqual([9007199254740991])
+})

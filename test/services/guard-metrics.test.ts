@@ -279,3 +279,35 @@ test('a metric no guard names any more leaves nothing in memory after the next w
   expect(metrics.stored().cells).toBe(0)
   expect(increases(metrics)).toEqual({})
 })
+
+test('a cumulative point that arrives late (an exporter retry of an older value) counts nothing and is not counted again', async () => {
+  const { metrics } = await world()
+  const c = (value: number) => sum({ series: 'c', cumulative: true, value })
+  metrics.ingest('r', 'development', [c(100)], all) // started after the write: counts whole
+  metrics.ingest('r', 'development', [c(150)], all)
+  expect(increases(metrics)).toEqual({ true: 150 })
+  // the retry of the first export lands after the second: the same start, a lower value
+  metrics.ingest('r', 'development', [c(100)], all)
+  expect(increases(metrics)).toEqual({ true: 150 })
+  // and the series goes on from its highest value, never counting 100..150 twice
+  metrics.ingest('r', 'development', [c(150)], all)
+  metrics.ingest('r', 'development', [c(160)], all)
+  expect(increases(metrics)).toEqual({ true: 160 })
+  // a histogram's late point likewise
+  const h = (count: number) => hist({ series: 'hc', cumulative: true, count, sum: count, buckets: [count, 0, 0] })
+  metrics.ingest('r', 'development', [h(4)], all)
+  metrics.ingest('r', 'development', [h(6)], all)
+  metrics.ingest('r', 'development', [h(4)], all)
+  metrics.ingest('r', 'development', [h(6)], all)
+  const latency = metrics.totals('development', 'shop/checkout', 'app.latency', WRITTEN).get('true')
+  expect(latency).toMatchObject({ kind: 'histogram', count: 6, sum: 6, buckets: [6, 0, 0] })
+})
+
+test('an archived flag serves nothing, so nothing its application reports while archived counts for its guard', async () => {
+  const { w, metrics } = await world()
+  metrics.ingest('r', 'development', [sum({ value: 2 })], all)
+  await w.s.flags.archive(SYSTEM, 'shop/checkout')
+  expect(metrics.ingest('r', 'development', [sum({ value: 50 })], all).size).toBe(0)
+  await w.s.flags.restore(SYSTEM, 'shop/checkout')
+  expect(increases(metrics)).toEqual({ true: 2 })
+})

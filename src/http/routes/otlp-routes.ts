@@ -3,7 +3,7 @@
  * OpenTelemetry collector answers it, that adds the evaluation counts of applications evaluating
  * in-process to flag usage, and keeps the points of the metrics guards read
  * (docs/guarded-rollouts.md#the-applications-metrics). Protobuf or JSON, at most 4 MiB, with an
- * API token (or a session) holding `flag:evaluate` (or `flag:read`).
+ * API token (or a session) holding `flag:evaluate` (or `flag:read`); gzip or uncompressed.
  */
 
 import { canSeeFlag } from '../../domain/access-policy.ts'
@@ -14,6 +14,8 @@ import type { GuardMetrics } from '../../services/guard-metrics.ts'
 import type { GuardWatcher } from '../../services/guard-watcher.ts'
 import type { InProcessUsage } from '../../services/in-process-usage.ts'
 import { customAnswer } from '../answers.ts'
+import { contentCodingOf } from '../body-reader.ts'
+import { inflated } from '../connect-protocol.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
 import { NoQuery } from '../schemas/common-schemas.ts'
 
@@ -54,7 +56,10 @@ export function otlpRoutes(deps: {
           const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `an OTLP request is at most ${limit} bytes`)
           const declared = request.headers.get('content-length')
           if (declared !== null && Number(declared) > limit) throw tooLarge()
-          return { json: type === 'application/json', bytes: await readLimited(request.body, limit, tooLarge) }
+          const bytes = await readLimited(request.body, limit, tooLarge)
+          // a Collector's otlphttp exporter sends gzip by default: inflated, never past the limit
+          const coding = contentCodingOf(request.headers)
+          return { json: type === 'application/json', bytes: coding === undefined ? bytes : inflated(bytes, coding, limit) }
         },
       },
       async handle(c) {
