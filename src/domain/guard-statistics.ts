@@ -68,7 +68,7 @@ export function rateDifference(treatment: RateArm, control: RateArm, alpha: numb
   return interval(rate(treatment) - rate(control), spread(treatment) + spread(control), treatment.total + control.total, alpha, minSamples)
 }
 
-/** A histogram's mean and the variance of one observation, from its buckets' midpoints (the ends: their bound). */
+/** A histogram's mean and the variance of one observation, from its buckets' midpoints and widths (the open ends: their bound). */
 export function histogramMoments(arm: MeanArm): { mean: number; variance: number } {
   const mean = arm.count === 0 ? 0 : arm.sum / arm.count
   let squares = 0
@@ -78,7 +78,10 @@ export function histogramMoments(arm: MeanArm): { mean: number; variance: number
     const low = arm.bounds[i - 1]
     const high = arm.bounds[i]
     const point = low === undefined ? (high ?? mean) : high === undefined ? low : (low + high) / 2
-    squares += count * (point - mean) ** 2
+    // the spread inside a bounded bucket too (its width² / 12, as if uniform in it): observations
+    // that share one wide bucket are not taken for identical ones
+    const inside = low === undefined || high === undefined ? 0 : (high - low) ** 2 / 12
+    squares += count * ((point - mean) ** 2 + inside)
     counted += count
   }
   return { mean, variance: counted === 0 ? 0 : squares / counted }

@@ -114,9 +114,19 @@ function histogram(random: () => number, n: number, mean: number): MeanArm {
   return { count: n, sum, bounds, buckets }
 }
 
-test('mean: the histogram moments come from its count, sum and buckets', () => {
+test('mean: the histogram moments come from its count, sum and buckets, the spread inside a bucket included', () => {
+  // all four in the bucket 5-15: their mean at its middle, and the spread a width of 10 allows (100 / 12)
   const m = histogramMoments({ count: 4, sum: 40, bounds: [5, 15], buckets: [0, 4, 0] })
-  expect(m).toEqual({ mean: 10, variance: 0 })
+  expect(m.mean).toBe(10)
+  expect(m.variance).toBeCloseTo(100 / 12, 10)
+  // the open ends have no width: a value there counts at its bound
+  expect(histogramMoments({ count: 2, sum: 4, bounds: [5], buckets: [2, 0] })).toEqual({ mean: 2, variance: 9 })
+})
+
+test('mean: observations in one wide bucket are not taken for identical ones', () => {
+  // means 500 and 501 in the bucket 0-1000, 10,000 observations each: nothing shows the difference
+  const arm = (mean: number): MeanArm => ({ count: 10_000, sum: mean * 10_000, bounds: [0, 1000], buckets: [0, 10_000, 0] })
+  expect(trips(meanDifference(arm(501), arm(500), 0.05, 200), 0)).toBe(false)
 })
 
 test('mean: A/A latencies do not trip over many looks; 20 % slower ones do', () => {
