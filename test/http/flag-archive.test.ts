@@ -30,6 +30,11 @@ test('the list filters by kind, owner and tags (repeated: every one), and a bad 
   const bad = await admin('GET', '/api/flags?kind=someday')
   expect(bad.status).toBe(400)
   expect(JSON.stringify(bad.body)).toContain('kind')
+  // a filter of one value given twice is refused, never silently the last
+  for (const query of ['?archived=true&archived=false', '?kind=release&kind=experiment', '?owner=a&owner=b']) {
+    const twice = await admin('GET', `/api/flags${query}`)
+    expect([query, twice.status, twice.body?.error?.message]).toEqual([query, 400, expect.stringContaining('takes one value')])
+  }
   const plain = await admin('GET', '/api/flags')
   const filtered = await admin('GET', '/api/flags?tag=y')
   expect(filtered.headers.get('etag')).not.toBe(plain.headers.get('etag'))

@@ -104,8 +104,13 @@ export function flagRoutes(deps: FlagRouteDeps): RouteSpec[] {
       ),
       handle(c) {
         const { archived, kind, owner } = c.query
+        const search = new URL(c.request.url).searchParams
+        // a filter of one value named twice would silently take the last: refused instead (docs/api.md#lifecycle)
+        for (const name of ['archived', 'kind', 'owner', 'prefix', 'environment'])
+          if (search.getAll(name).length > 1)
+            throw new InvalidError(`${name} takes one value; it was given ${search.getAll(name).length}`, name, 'given more than once')
         // several `tag` parameters: all of them (docs/api.md#lifecycle)
-        const tags = c.query.tag === undefined ? [] : new URL(c.request.url).searchParams.getAll('tag')
+        const tags = c.query.tag === undefined ? [] : search.getAll('tag')
         const filter = { archived: archived === 'true', kind, owner, tags }
         const etag = flags.listTag(c.auth, c.query.environment, filter)
         if (noneMatch(c.request.headers.get('if-none-match'), etag)) return notModifiedAnswer(c.id, etag)
