@@ -1,10 +1,16 @@
 /**
  * What every bench script does to a daemon before measuring it: find a free port, wait for it to
- * answer, log in, the migration document that seeds it with flags, and the contract floor's command.
+ * answer, log in, the migration document that seeds it with flags, and the contract floor's command;
+ * and, for in-process rows, a real app in a temp directory.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { type App, createApp } from '../src/app.ts'
+import { type Config, loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/observability/logger.ts'
 
 /** A port nothing listens on right now (asked of the kernel). */
 export function freePort(): number {
@@ -118,3 +124,25 @@ export type Scenario = (
 
 /** Writes one row of the bench's table (and of results.json). */
 export type Row = (scenario: string, result: string, goal: string, met: boolean, raw: unknown) => void
+
+/**
+ * A real app in a fresh temp data directory, in this process (rows that time flagd's own work through
+ * `http.handle`, without a socket), with a first admin; `close` stops it and removes the directory.
+ */
+export async function inProcessApp(prefix: string): Promise<{ app: App; config: Config; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const config = await loadConfig({
+    cwd: dir,
+    env: { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'bench-password' },
+    flags: { dataDir: dir },
+  })
+  const app = await createApp(config, { logger: createLogger({ level: 'silent' }) })
+  return {
+    app,
+    config,
+    async close() {
+      await app.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

@@ -8,15 +8,9 @@
  * prints the rows alone.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
 import { systemPrincipal } from '../src/domain/principal.ts'
 import { OtlpRequest } from '../src/http/otlp-metrics.ts'
-import { createLogger } from '../src/observability/logger.ts'
-import type { Row } from './fixture.ts'
+import { inProcessApp, type Row } from './fixture.ts'
 
 const attr = (key: string, value: string) => ({ key, value: { stringValue: value } })
 const GUARD = {
@@ -54,13 +48,7 @@ function report(flag: string): Uint8Array {
 
 /** Both rows (see module comment). */
 export async function guardCheckRows(row: Row): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'flagd-bench-guard-checks-'))
-  const config = await loadConfig({
-    cwd: dir,
-    env: { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'bench-password' },
-    flags: { dataDir: dir },
-  })
-  const app = await createApp(config, { logger: createLogger({ level: 'silent' }) })
+  const { app, close } = await inProcessApp('flagd-bench-guard-checks-')
   try {
     const cli = { principal: systemPrincipal('cli'), requestId: 'bench' }
     const rollout = (guarded: boolean) => ({
@@ -134,8 +122,7 @@ export async function guardCheckRows(row: Row): Promise<void> {
       { guardedMs, plainMs, ratio },
     )
   } finally {
-    await app.close()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   }
 }
 

@@ -8,16 +8,10 @@
  * `bun bench/guard-metrics.ts` prints the rows alone.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createApp } from '../src/app.ts'
-import { loadConfig } from '../src/config.ts'
 import type { FlagRow } from '../src/domain/flag-row.ts'
 import { systemPrincipal } from '../src/domain/principal.ts'
 import { OtlpRequest } from '../src/http/otlp-metrics.ts'
-import { createLogger } from '../src/observability/logger.ts'
-import type { Row } from './fixture.ts'
+import { inProcessApp, type Row } from './fixture.ts'
 
 const FLAG = 'shop/checkout'
 const attr = (key: string, value: string) => ({ key, value: { stringValue: value } })
@@ -48,13 +42,7 @@ function request(from: number, n: number, value: number): Uint8Array {
 
 /** Both rows (see module comment). */
 export async function guardMetricsRows(row: Row): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'flagd-bench-guard-'))
-  const config = await loadConfig({
-    cwd: dir,
-    env: { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'bench-password' },
-    flags: { dataDir: dir },
-  })
-  const app = await createApp(config, { logger: createLogger({ level: 'silent' }) })
+  const { app, config, close } = await inProcessApp('flagd-bench-guard-')
   try {
     const cli = { principal: systemPrincipal('cli'), requestId: 'bench' }
     await app.services.flags.create(cli, { name: FLAG, type: 'BOOLEAN', value: false })
@@ -129,8 +117,7 @@ export async function guardMetricsRows(row: Row): Promise<void> {
       { beforeMb: before, afterMb: after, samples, stored },
     )
   } finally {
-    await app.close()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   }
 }
 
