@@ -6,53 +6,27 @@
  * with the variant keeps running.
  */
 
-import { afterEach, expect, test } from 'bun:test'
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http'
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
-import { serveApp } from '../helpers/served-app.ts'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { expect, test } from 'bun:test'
+import { guardedApps } from '../helpers/guarded-app.ts'
 
 const NOW = Date.parse('2026-12-07T12:00:00.000Z')
 const FLAG = 'shop/search'
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const apps = guardedApps(FLAG, NOW)
 
+/** The guarded flag (20 % to 80 %: 50 % now), in a protected environment if asked, and the application's latency histogram and crash counter. */
 async function appWith(guard: unknown, options: { protectedEnv?: boolean } = {}) {
-  const a: TestApp = await createTestApp({}, { now: () => new Date(NOW) })
-  cleanups.push(() => a.close())
-  const served = serveApp(a)
-  cleanups.push(() => served.stop())
-  const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, ...(body ? { body } : {}) })
-  expect((await admin('POST', '/api/flags', { name: FLAG, type: 'BOOLEAN', value: false })).status).toBe(201)
-  const rollout = {
-    variant: 'true',
-    start: new Date(NOW - 3_600_000).toISOString(),
-    end: new Date(NOW + 3_600_000).toISOString(),
-    fromPercent: 20,
-    toPercent: 80,
-    guard,
-  }
-  expect((await admin('PUT', `/api/flags/${FLAG}`, { type: 'BOOLEAN', value: false, rollout })).status).toBe(200)
+  const { admin, meter, reader, labels } = await apps.open(guard, { fromPercent: 20, toPercent: 80 })
   if (options.protectedEnv) {
     const env = (await admin('GET', '/api/environments')).body[0].name as string
     expect((await admin('PUT', `/api/environments/${env}`, { protected: true, requiredApprovals: 1 })).status).toBe(200)
     const listed = (await admin('GET', '/api/environments')).body as { name: string; protected: boolean }[]
     expect(listed.find((e) => e.name === env)?.protected).toBe(true)
   }
-  const token = (await admin('POST', '/api/tokens', { name: 'search', permissions: ['flag:evaluate'] })).body.token as string
-  const exporter = new OTLPMetricExporter({ url: `${served.base}/v1/metrics`, headers: { authorization: `Bearer ${token}` } })
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })
-  const provider = new MeterProvider({ readers: [reader] })
-  cleanups.push(() => provider.shutdown())
-  const meter = provider.getMeter('search')
   const latency = meter.createHistogram('http.server.request.duration', {
     unit: 's',
     advice: { explicitBucketBoundaries: [0.05, 0.1, 0.2, 0.4, 0.8] },
   })
   const crashes = meter.createCounter('app.crashes')
-  const labels = (variant: string) => ({ 'feature_flag.key': FLAG, 'feature_flag.result.variant': variant })
   return { admin, reader, latency, crashes, labels }
 }
 

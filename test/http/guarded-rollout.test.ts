@@ -7,53 +7,24 @@
  * guard's entry and the daemon's log a `warn` line. A variant no worse keeps running.
  */
 
-import { afterEach, expect, test } from 'bun:test'
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto'
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
+import { expect, test } from 'bun:test'
 import { capturedLogger } from '../helpers/captured-logger.ts'
-import { serveApp } from '../helpers/served-app.ts'
-import { createTestApp, type TestApp } from '../helpers/test-app.ts'
+import { guardedApps } from '../helpers/guarded-app.ts'
 
 const NOW = Date.parse('2026-12-07T12:00:00.000Z')
 const FLAG = 'shop/checkout'
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
+const apps = guardedApps(FLAG, NOW)
 const GUARD = { checks: [{ kind: 'error-rate', errors: 'app.errors', total: 'app.requests' }], minSamples: 100 }
 
+/** The guarded flag, and the application's request and error counters labelled with the variant each request was answered. */
 async function guardedApp() {
   const log = capturedLogger()
-  const a: TestApp = await createTestApp({}, { now: () => new Date(NOW), logger: log.logger as never })
-  cleanups.push(() => a.close())
-  const served = serveApp(a)
-  cleanups.push(() => served.stop())
-  const admin = (method: string, path: string, body?: unknown) => a.req(method, path, { token: a.adminToken, ...(body ? { body } : {}) })
-  expect((await admin('POST', '/api/flags', { name: FLAG, type: 'BOOLEAN', value: false })).status).toBe(201)
-  const rollout = {
-    variant: 'true',
-    start: new Date(NOW - 3_600_000).toISOString(),
-    end: new Date(NOW + 3_600_000).toISOString(),
-    fromPercent: 0,
-    toPercent: 100,
-    guard: GUARD,
-  }
-  const put = await admin('PUT', `/api/flags/${FLAG}`, { type: 'BOOLEAN', value: false, rollout })
-  expect(put.status).toBe(200)
-  const token = (await admin('POST', '/api/tokens', { name: 'shop', permissions: ['flag:evaluate'] })).body.token as string
-  // the application: its own counters, labelled with the variant each request was answered
-  const exporter = new OTLPMetricExporter({ url: `${served.base}/v1/metrics`, headers: { authorization: `Bearer ${token}` } })
-  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })
-  const provider = new MeterProvider({ readers: [reader] })
-  cleanups.push(() => provider.shutdown())
-  const meter = provider.getMeter('shop')
+  const { a, admin, meter, reader, labels } = await apps.open(GUARD, { logger: log.logger as never })
   const requests = meter.createCounter('app.requests')
   const errors = meter.createCounter('app.errors')
   const serve = (variant: string, count: number, failed: number) => {
-    const labels = { 'feature_flag.key': FLAG, 'feature_flag.result.variant': variant }
-    requests.add(count, labels)
-    if (failed > 0) errors.add(failed, labels)
+    requests.add(count, labels(variant))
+    if (failed > 0) errors.add(failed, labels(variant))
   }
   return { a, admin, reader, serve, lines: log.lines }
 }
