@@ -53,6 +53,8 @@ export interface GuardWatcherDeps {
   halt: (request: HaltRequest) => Promise<'halted' | 'unchanged'>
   /** A check or a trip that failed (the next report or timer tries again). */
   onError?: (err: unknown) => void
+  /** How often `start()`'s timer checks every guard (default `GUARD_CHECK_MS`; a test shortens it). */
+  checkEveryMs?: number
 }
 
 /** The watcher. */
@@ -174,7 +176,7 @@ export function createGuardWatcher(deps: GuardWatcherDeps): GuardWatcher {
       }
     },
     start() {
-      timer ??= setInterval(() => void this.checkAll(), GUARD_CHECK_MS)
+      timer ??= setInterval(() => void this.checkAll(), deps.checkEveryMs ?? GUARD_CHECK_MS)
       timer.unref?.()
     },
     async stop() {

@@ -262,3 +262,26 @@ test('a report arriving while a trip is committed waits for it instead of asking
   await Promise.all([first, second])
   expect(halts).toHaveLength(1)
 })
+
+test('the timer checks every guard without a report: a threshold window slides into a trip on its own', async () => {
+  const store = await storeWith(flagRow('quiet', rollout()))
+  const halts: HaltRequest[] = []
+  const watcher = createGuardWatcher({
+    store,
+    now: () => new Date(NOW),
+    environment: 'production',
+    metrics: { totals: (_e, _f, metric) => regressed(metric) },
+    halt: async (request) => {
+      halts.push(request)
+      return 'halted'
+    },
+    checkEveryMs: 10, // what is tested is that the timer checks, not how long 10 s is
+  })
+  watcher.start()
+  try {
+    await eventually(() => halts.length > 0)
+    expect(halts[0]).toMatchObject({ env: 'production', flag: 'quiet' })
+  } finally {
+    await watcher.stop()
+  }
+})
