@@ -4,6 +4,7 @@
  */
 
 import type { FlagKind } from './flag-lifecycle.ts'
+import type { Prerequisite } from './prerequisite.ts'
 import type { Rollout } from './rollout.ts'
 import { rolloutRead } from './rollout-status.ts'
 
@@ -54,6 +55,8 @@ export interface LifecycleFields {
   kind?: FlagKind
   owner?: string
   tags?: string[]
+  /** The flags this one requires, in the same environment (docs/api.md#prerequisites). Absent: none. */
+  prerequisites?: Prerequisite[]
 }
 
 /** What defines a flag: everything but its name and history. */
