@@ -228,7 +228,12 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       flagdFlags === undefined
         ? parsed.document
         : {
-            flags: ownExportFlags(parsed.document.flags, flagdFlags, flagsInDraft(snapshot, targetOf(snapshot, options))),
+            flags: ownExportFlags(
+              parsed.document.flags,
+              flagdFlags,
+              flagsInDraft(snapshot, targetOf(snapshot, options)),
+              snapshot.segmentRules(),
+            ),
             segments: ownExportSegments(parsed.document.segments, snapshot.segments, snapshot.segmentRules()),
           }
     const segmentPlan = (snapshot: Snapshot, segments: ReadonlyMap<string, ExportedSegment>) =>
