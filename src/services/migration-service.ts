@@ -14,6 +14,7 @@ import { buildExportDocument, type ExportedSegment, exportFileName, exportText }
 import { type Flag, isArchived } from '../domain/flag.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { parseForeignDocument } from '../domain/foreign/foreign-document.ts'
+import { takesText } from '../domain/foreign/foreign-formats.ts'
 import type { ForeignFormat, SkippedFlag } from '../domain/foreign/foreign-translation.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
@@ -313,7 +314,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         async () => {
           requirePermission(caller.principal, 'migration:write')
           requireUnscoped(caller.principal)
-          return applyDocument(caller, await fetchRemoteDocument(url, deps.remote), options, 'import-url')
+          const text = options.format !== undefined && takesText(options.format)
+          return applyDocument(caller, await fetchRemoteDocument(url, deps.remote, text), options, 'import-url')
         },
         url,
       )
