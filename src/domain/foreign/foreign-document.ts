@@ -63,6 +63,17 @@ export function parseForeignDocument(format: ForeignFormat, raw: unknown, option
     const meta = flags[name]?.metadata
     return isJsonObject(meta) && typeof meta.originalKey === 'string' ? meta.originalKey : name
   }
+  // changes a later time brings are not made into scheduled change requests by an import yet: the
+  // flag is skipped whole rather than imported without them (docs/migrations.md#from-other-tools)
+  for (const name of new Set(translated.scheduled.map((s) => s.flag)))
+    if (Object.hasOwn(flags, name)) {
+      const at = translated.scheduled.filter((s) => s.flag === name).map((s) => s.at)
+      skipped.push({
+        name: originalKey(name),
+        reason: `it changes later (${at.join(', ')}): an import cannot schedule those changes yet; import it once they are past, or schedule them as change requests`,
+      })
+      delete flags[name]
+    }
   // each round drops what the validation refused; a flag that referred to a dropped segment is refused the next round
   for (;;) {
     const doc = {
@@ -77,8 +88,7 @@ export function parseForeignDocument(format: ForeignFormat, raw: unknown, option
       const document = parsed.document
       document.warnings.unshift(...warnings)
       document.source = { environment: options.sourceEnvironment ?? '', version: '', createdAt: '', format }
-      const scheduled = translated.scheduled.filter((s) => Object.hasOwn(flags, s.flag))
-      return { document, skipped, scheduled }
+      return { document, skipped, scheduled: [] }
     }
     const flagNames = Object.keys(flags)
     const segmentNames = Object.keys(segments)
