@@ -8,7 +8,7 @@
 import { type FieldProblem, ValidationFailedError } from '../errors.ts'
 import { type ParsedDocument, type ParseOptions, parseImportDocument } from '../import-document.ts'
 import { isJsonObject } from '../json-object.ts'
-import { foreignFormat } from './foreign-formats.ts'
+import { type ForeignFormatEntry, foreignFormat } from './foreign-formats.ts'
 import type { ForeignFormat, ScheduledImport, SkippedFlag } from './foreign-translation.ts'
 
 /** A parsed file of another tool: the document to import, the flags skipped and the changes for later. */
@@ -43,11 +43,16 @@ function segmentOf(field: string, names: readonly string[]): string | undefined 
 }
 
 /**
- * Translates `raw` (a file of `format`) and parses the result (see module comment); throws the
- * file's problems as a whole (`400`) when the translator cannot read it.
+ * Translates `raw` (a file of `format`, by its registered translator unless `entry` gives one) and
+ * parses the result (see module comment); throws the file's problems as a whole (`400`) when the
+ * translator cannot read it.
  */
-export function parseForeignDocument(format: ForeignFormat, raw: unknown, options: ForeignParseOptions): ForeignDocument {
-  const entry = foreignFormat(format)
+export function parseForeignDocument(
+  format: ForeignFormat,
+  raw: unknown,
+  options: ForeignParseOptions,
+  entry: Pick<ForeignFormatEntry, 'translate'> | undefined = foreignFormat(format),
+): ForeignDocument {
   if (entry === undefined)
     throw new ValidationFailedError([{ field: 'format', reason: `the import of ${format} files is not available in this build` }])
   const translated = entry.translate(raw, {
