@@ -14,6 +14,7 @@ import { buildExportDocument, type ExportedSegment, exportFileName, exportText }
 import { type Flag, isArchived } from '../domain/flag.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { parseForeignDocument } from '../domain/foreign/foreign-document.ts'
+import { foreignFlagName } from '../domain/foreign/foreign-flag-name.ts'
 import { takesText } from '../domain/foreign/foreign-formats.ts'
 import type { ForeignFormat, SkippedFlag } from '../domain/foreign/foreign-translation.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
@@ -218,10 +219,17 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     })
   }
 
-  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions, flagd: boolean) => {
+  const plan = (
+    current: Snapshot,
+    incoming: Parameters<typeof planImport>[1],
+    options: ImportOptions,
+    flagd: boolean,
+    skipped: ReadonlySet<string>,
+  ) => {
     // flagd's format cannot hold TAG flags, nor say a flag is archived: a flagd document never
-    // deletes them (docs/migrations.md#flagd-round-trip, docs/api.md#archive)
-    const holds = flagd ? (f: Flag) => f.type !== 'TAG' && !isArchived(f) : undefined
+    // deletes them (docs/migrations.md#flagd-round-trip, docs/api.md#archive); a flag another
+    // tool's file holds but that was skipped is left as it is (docs/migrations.md#from-other-tools)
+    const holds = flagd ? (f: Flag) => f.type !== 'TAG' && !isArchived(f) : skipped.size > 0 ? (f: Flag) => !skipped.has(f.name) : undefined
     const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds, flagd)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
@@ -247,6 +255,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     const parsed = await gated(() => parseAnyDocument(raw, options, knownSegments))
     const { source: origin, warnings, flagdFlags } = parsed.document
     const { skipped } = parsed
+    const skippedNames = new Set(skipped.flatMap((s) => foreignFlagName(s.name) ?? []))
     // a flagd export of this daemon, imported back, is read as the flags and segments it came from
     // (docs/migrations.md#flagd-round-trip): judged against the state the import is planned on
     const wanted = (snapshot: Snapshot) =>
@@ -261,7 +270,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     if (options.dryRun) {
       const current = store.committed()
       const { flags: incoming, segments } = wanted(current)
-      const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined))
+      const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined, skippedNames))
       const segmentChanges = segmentPlan(current, segments)
       const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges, skipped)
       if (planned.changes.length === 0 && segmentChanges.length === 0) return result
@@ -287,7 +296,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const out = await gated(() =>
         store.transact(importMeta(caller, source, options), (tx) => {
           const { flags: incoming, segments } = wanted(tx.read)
-          const planned = plan(tx.read, incoming, options, flagdFlags !== undefined)
+          const planned = plan(tx.read, incoming, options, flagdFlags !== undefined, skippedNames)
           const segmentChanges = segmentPlan(tx.read, segments)
           if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()

@@ -117,3 +117,12 @@ test('every generated context gets from flagd the answer Flipt gives (a split: o
     }
   expect(compared).toBe(600 * 6)
 })
+
+test('replace deletes flags the file does not hold, but leaves a flag the file holds and that was skipped', async () => {
+  const { s } = await worlds.open()
+  await s.flags.create(admin, { name: 'greeting', type: 'STRING', value: 'hello' })
+  await s.flags.create(admin, { name: 'unrelated', type: 'BOOLEAN' })
+  const result = await s.migrations.importDocument(admin, fliptExport(), { ...FLIPT, mode: 'replace' }, 'import-upload')
+  expect(result.changes.filter((c) => c.action === 'delete').map((c) => c.name)).toEqual(['unrelated'])
+  expect(Object.keys(s.migrations.exportDocument(SYSTEM.principal).document.flags)).toContain('greeting')
+})
