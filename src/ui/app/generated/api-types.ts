@@ -1090,7 +1090,7 @@ export interface paths {
          * Import a migration file
          * @description Requires permission `migration:write`.
          *
-         *     The whole document is validated first and every problem reported in details.errors; a valid one is applied atomically in one durable write. When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time.
+         *     The whole document is validated first and every problem reported in details.errors; a valid one is applied atomically in one durable write. When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time. With format, the body is another tool's file (docs/migrations.md#from-other-tools), translated first; a YAML or TOML body (flipt, gofeatureflag) that cannot be parsed is a 400 on body.
          */
         put: operations["importMigration"];
         post?: never;
@@ -1101,7 +1101,7 @@ export interface paths {
          * Import a migration file from a URL
          * @description Requires permission `migration:write`.
          *
-         *     http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502.
+         *     http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502. With format, the document is another tool's file; for flipt and gofeatureflag it may be YAML or TOML (by its Content-Type or its name's ending).
          */
         patch: operations["importMigrationFromUrl"];
         trace?: never;
@@ -8262,6 +8262,8 @@ export interface operations {
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
                 environment?: string;
+                format?: "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
+                sourceEnvironment?: string;
                 diff?: boolean;
             };
             header?: never;
@@ -8442,7 +8444,10 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number | boolean;
                     };
-                };
+                } | unknown;
+                "application/yaml": string;
+                "text/yaml": string;
+                "application/toml": string;
             };
         };
         responses: {
@@ -8463,10 +8468,10 @@ export interface operations {
                             version: string;
                             createdAt: string;
                             /**
-                             * @description Present when the document was an OpenFeature flagd document
+                             * @description flagd for an OpenFeature flagd document, the tool's name for another tool's file; absent for a migration file
                              * @enum {string}
                              */
-                            format?: "flagd";
+                            format?: "flagd" | "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
                         };
                         summary: {
                             /** Format: int64 */
@@ -8503,6 +8508,11 @@ export interface operations {
                         /** @description What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was */
                         warnings: {
                             field: string;
+                            reason: string;
+                        }[];
+                        /** @description Flags of another tool's file not imported, by the tool's own key, each with the reason (a rule flagd cannot keep exactly, a name it cannot take, its validation); empty for flagd's own documents */
+                        skipped: {
+                            name: string;
                             reason: string;
                         }[];
                         /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
@@ -8542,6 +8552,8 @@ export interface operations {
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
                 environment?: string;
+                format?: "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
+                sourceEnvironment?: string;
                 diff?: boolean;
             };
             header?: never;
@@ -8577,10 +8589,10 @@ export interface operations {
                             version: string;
                             createdAt: string;
                             /**
-                             * @description Present when the document was an OpenFeature flagd document
+                             * @description flagd for an OpenFeature flagd document, the tool's name for another tool's file; absent for a migration file
                              * @enum {string}
                              */
-                            format?: "flagd";
+                            format?: "flagd" | "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
                         };
                         summary: {
                             /** Format: int64 */
@@ -8617,6 +8629,11 @@ export interface operations {
                         /** @description What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was */
                         warnings: {
                             field: string;
+                            reason: string;
+                        }[];
+                        /** @description Flags of another tool's file not imported, by the tool's own key, each with the reason (a rule flagd cannot keep exactly, a name it cannot take, its validation); empty for flagd's own documents */
+                        skipped: {
+                            name: string;
                             reason: string;
                         }[];
                         /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
