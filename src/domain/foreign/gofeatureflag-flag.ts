@@ -106,7 +106,7 @@ export function translateFlagState(flag: Record<string, unknown>, nowMs: number)
   // the contexts the tool answers with an error get the application's default: no value, a rule answering null
   const guards: unknown[] = []
   const needsKey = requiresBucketing(flag)
-  if (by !== undefined) guards.push(needsKey ? { var: by } : { '!=': [{ var: by }, null] })
+  if (by !== undefined) guards.push(needsKey ? { var: by } : { '!==': [{ var: by }, null] })
   else if (needsKey) guards.push({ var: 'targetingKey' })
   const window = experimentWindow(flag.experimentation)
   if ('problem' in window) return window
@@ -118,6 +118,7 @@ export function translateFlagState(flag: Record<string, unknown>, nowMs: number)
     definition.value = variations[answer]
   } else {
     definition.valueExists = false
+    definition.defaultValue = null
     definition.targeting = guards.length === 0 ? answer : { if: [guards.length === 1 ? guards[0] : { and: guards }, answer, null] }
   }
   if (rollout !== undefined) definition.rollout = rollout

@@ -37,7 +37,7 @@ function node(q: QueryNode): unknown {
     return { [q.op]: parts }
   }
   if (q.kind === 'not') return { '!': node(q.query) }
-  if (q.kind === 'present') return { '!=': [attribute(q.path), null] }
+  if (q.kind === 'present') return present(attribute(q.path))
   return compare(q.path, q.op, q.value)
 }
 
@@ -53,7 +53,8 @@ function fail(path: string[], op: QueryOp, why: string): never {
   throw new Untranslatable(`"${path.join('.')} ${op} …": ${why}`)
 }
 
-const present = (v: unknown) => ({ '!=': [v, null] })
+// strict: flagd's loose `==` holds between null and 0, false or ""
+const present = (v: unknown) => ({ '!==': [v, null] })
 const and = (...parts: unknown[]) => ({ and: parts })
 
 function compare(path: string[], op: QueryOp, value: QueryValue): unknown {
@@ -72,19 +73,19 @@ function compare(path: string[], op: QueryOp, value: QueryValue): unknown {
         fail(path, op, 'GO Feature Flag matches a nested number against a list of integers only when the SDK passed it as an integer')
       return { in: [v, value.value] }
     case 'double':
-      if (op === 'eq') return { '==': [v, value.value] }
-      if (op === 'ne') return and(present(v), { '!=': [v, value.value] })
+      if (op === 'eq') return { '===': [v, value.value] }
+      if (op === 'ne') return and(present(v), { '!==': [v, value.value] })
       if (NUMERIC[op] !== undefined) return and(present(v), { [NUMERIC[op] as string]: [v, value.value] })
       return fail(path, op, `"${op}" is not an operation on numbers in GO Feature Flag (the query never matches)`)
     case 'doubles':
       if (op !== 'in') fail(path, op, 'GO Feature Flag compares only "in" with a list: the comparison never holds there')
       return { in: [v, value.value] }
     case 'bool':
-      if (op === 'eq') return { '==': [v, value.value] }
-      if (op === 'ne') return and(present(v), { '!=': [v, value.value] })
+      if (op === 'eq') return { '===': [v, value.value] }
+      if (op === 'ne') return and(present(v), { '!==': [v, value.value] })
       return fail(path, op, `"${op}" is not an operation on booleans in GO Feature Flag (the query never matches)`)
     case 'null':
-      if (op === 'eq') return { '==': [v, null] }
+      if (op === 'eq') return { '===': [v, null] }
       if (op === 'ne') return present(v)
       return fail(path, op, `"${op}" is not an operation on null in GO Feature Flag (the query never matches)`)
     case 'version':
@@ -131,7 +132,7 @@ function text(path: string[], op: QueryOp, v: unknown, s: string): unknown {
       `GO Feature Flag compares text ignoring case, and "${s}" has too many spellings to list (more than ${MAX_SPELLINGS}, or letters beyond A-Z)`,
     )
   const one = (w: string) =>
-    op === 'co' ? { in: [w, v] } : op === 'sw' ? { starts_with: [v, w] } : op === 'ew' ? { ends_with: [v, w] } : { '==': [v, w] }
+    op === 'co' ? { in: [w, v] } : op === 'sw' ? { starts_with: [v, w] } : op === 'ew' ? { ends_with: [v, w] } : { '===': [v, w] }
   const any = ways.length === 1 ? one(ways[0] as string) : op === 'eq' || op === 'ne' ? { in: [v, ways] } : { or: ways.map(one) }
   if (op === 'eq') return any
   if (op === 'ne') return and(present(v), { '!': any })
