@@ -209,6 +209,7 @@ class Reader {
   }
 
   private list(): QueryValue {
+    const start = this.at
     this.at++
     this.space()
     const items: QueryValue[] = []
@@ -230,7 +231,10 @@ class Reader {
       this.space()
     }
     const kinds = new Set(items.map((i) => i.kind))
-    if (kinds.size > 1) this.fail('a list holds values of one kind only (text, integers or decimals)')
+    if (kinds.size > 1) {
+      this.at = start
+      this.fail('a list holds values of one kind only (text, integers or decimals)')
+    }
     const values = items.map((i) => (i as { value: string | number }).value)
     if (kinds.has('string')) return { kind: 'strings', value: values as string[] }
     if (kinds.has('int')) return { kind: 'ints', value: values as number[] }
