@@ -57,10 +57,12 @@ const OPS: Record<string, QueryOp> = {
   in: 'in',
   IN: 'in',
 }
-const NAME = /^[A-Za-z][-_:A-Za-z0-9]*/u
-const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([Ee][+-]?(0|[1-9][0-9]*))?/u
-const VERSION = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)/u
-const STRING = /^"(?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/u
+const NAME = /[A-Za-z][-_:A-Za-z0-9]*/uy
+const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([Ee][+-]?(0|[1-9][0-9]*))?/uy
+const VERSION = /(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)/uy
+const OPERATOR = /==|!=|<=|>=|<|>|[A-Za-z]+/uy
+const LIST_NUMBER = /(0|[1-9][0-9]*)(\.[0-9]+([Ee][+-]?(0|[1-9][0-9]*))?)?/uy
+const STRING = /"(?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/uy
 
 /** The query read into a tree, or the first problem with its position (`at 14: …`). */
 export function parseGoFeatureFlagQuery(text: string): { query: QueryNode } | { error: string } {
@@ -99,15 +101,18 @@ class Reader {
     while (!this.done() && /\s/u.test(this.text[this.at] as string)) this.at++
   }
 
+  /** `re` (sticky) matched where the reader is. */
   private match(re: RegExp): string | undefined {
-    const m = re.exec(this.text.slice(this.at))
+    re.lastIndex = this.at
+    const m = re.exec(this.text)
     if (m === null) return undefined
     this.at += m[0].length
     return m[0]
   }
 
   private word(): string | undefined {
-    const m = NAME.exec(this.text.slice(this.at))
+    NAME.lastIndex = this.at
+    const m = NAME.exec(this.text)
     return m === null ? undefined : m[0]
   }
 
@@ -141,7 +146,7 @@ class Reader {
     const path = this.path()
     this.space()
     const opStart = this.at
-    const op = this.match(/^(==|!=|<=|>=|<|>|[A-Za-z]+)/u)
+    const op = this.match(OPERATOR)
     if (op === 'pr') return { kind: 'present', path }
     const known = op === undefined ? undefined : OPS[op]
     if (known === undefined) {
@@ -217,7 +222,7 @@ class Reader {
       const c = this.text[this.at]
       if (c === '"') items.push({ kind: 'string', value: this.string() })
       else {
-        const n = this.match(/^(0|[1-9][0-9]*)(\.[0-9]+([Ee][+-]?(0|[1-9][0-9]*))?)?/u)
+        const n = this.match(LIST_NUMBER)
         if (n === undefined) this.fail(`expected text or a number in the list, found ${this.shown()}`)
         items.push(n.includes('.') ? { kind: 'double', value: Number(n) } : { kind: 'int', value: Number(n) })
       }
