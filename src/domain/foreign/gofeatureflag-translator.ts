@@ -5,6 +5,7 @@
  */
 
 import type { FieldProblem } from '../errors.ts'
+import { validateDefinition } from '../flag-definition.ts'
 import { isJsonObject } from '../json-object.ts'
 import { foreignFlagNames } from './foreign-flag-name.ts'
 import type { ForeignTranslation, ScheduledImport, Translator } from './foreign-translation.ts'
@@ -68,6 +69,8 @@ function translateFlag(flag: Record<string, unknown>, key: string, name: string,
   if ('problem' in base) return base
   const warnings: FieldProblem[] = []
   const definition = { ...base.definition, ...describe(current, key, name, warnings) }
+  const refused = refusal(definition)
+  if (refused !== undefined) return { problem: refused }
   let shares = base.shares
   const scheduled: ScheduledImport[] = []
   let before = definition
@@ -77,12 +80,24 @@ function translateFlag(flag: Record<string, unknown>, key: string, name: string,
     const when = new Date(at).toISOString()
     if ('problem' in later) return { problem: `scheduledRollout step of ${when}: ${later.problem}` }
     const after = { ...later.definition, ...describe(current, key, name, []) }
+    const laterRefused = refusal(after)
+    if (laterRefused !== undefined) return { problem: `scheduledRollout step of ${when}: ${laterRefused}` }
     if (after.type !== before.type) return { problem: `scheduledRollout step of ${when} changes the flag's type` }
     shares ||= later.shares
     scheduled.push({ flag: name, at: when, changes: changesOf(before, after) })
     before = after
   }
   return { definition, scheduled, warnings, shares }
+}
+
+/** Why flagd's own validation refuses the translated flag (its first problems), or `undefined`. */
+function refusal(definition: Record<string, unknown>): string | undefined {
+  const checked = validateDefinition(definition)
+  if (checked.ok) return undefined
+  return `flagd refuses the translation: ${checked.problems
+    .slice(0, 3)
+    .map((p) => `${p.field}: ${p.reason}`)
+    .join('; ')}`
 }
 
 /** The description and metadata: the tool's `metadata` (its `description` as the flag's), `version`, and where the flag came from. */

@@ -176,3 +176,9 @@ test('the file is recognised by its content, and other files are not', () => {
 test('a file that is not an object of flags is refused as a whole', () => {
   expect(translateGoFeatureFlag([], { nowMs: NOW })).toEqual({ problems: [expect.objectContaining({ field: '' })] })
 })
+
+test('a flag flagd’s own validation refuses is skipped with its problems, not imported', () => {
+  const t = one({ variations: { a: 'x'.repeat(2_000_000), b: 'y' }, defaultRule: { variation: 'b' } })
+  expect(t.flags).toEqual({})
+  expect(t.skipped[0]?.reason).toStartWith('flagd refuses the translation: ')
+})
