@@ -80,8 +80,14 @@ export function parseGoFeatureFlagQuery(text: string): { query: QueryNode } | { 
 
 class QuerySyntaxError extends Error {}
 
+/** Bounds of one query, far above what people write: parentheses inside each other, and tests. */
+const MAX_DEPTH = 32
+const MAX_TESTS = 500
+
 class Reader {
   private at = 0
+  private depth = 0
+  private tests = 0
   constructor(private readonly text: string) {}
 
   done(): boolean {
@@ -143,6 +149,7 @@ class Reader {
     }
     if (this.text[this.at] === '(') return this.group()
     if (word === undefined) this.fail(`expected an attribute, "not" or "(", found ${this.shown()}`)
+    if (++this.tests > MAX_TESTS) this.fail(`a query of more than ${MAX_TESTS} tests is not imported`)
     const path = this.path()
     this.space()
     const opStart = this.at
@@ -158,8 +165,10 @@ class Reader {
   }
 
   private group(): QueryNode {
+    if (++this.depth > MAX_DEPTH) this.fail(`parentheses nested more than ${MAX_DEPTH} deep are not imported`)
     this.at++
     const inner = this.query()
+    this.depth--
     this.space()
     if (this.text[this.at] !== ')') this.fail(`expected ")", found ${this.shown()}`)
     this.at++

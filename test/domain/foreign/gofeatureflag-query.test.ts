@@ -79,3 +79,9 @@ test.each<[string, string]>([
   const result = queryLogic(tree(query))
   expect('problem' in result ? result.problem : '').toContain(reason)
 })
+
+test('a query is bounded: parentheses 32 deep, 500 tests', () => {
+  expect(error(`${'('.repeat(33)}a pr${')'.repeat(33)}`)).toBe('at 33: parentheses nested more than 32 deep are not imported')
+  expect(error(Array.from({ length: 501 }, () => 'a pr').join(' and '))).toBe('at 4501: a query of more than 500 tests is not imported')
+  expect(error(Array.from({ length: 500 }, () => 'a pr').join(' or '))).toBeUndefined()
+})
