@@ -182,3 +182,91 @@ test('a flag flagd’s own validation refuses is skipped with its problems, not 
   expect(t.flags).toEqual({})
   expect(t.skipped[0]?.reason).toStartWith('flagd refuses the translation: ')
 })
+
+test('scheduled steps merge as the tool merges them: rules by name, percentages per variation, in date order', () => {
+  const t = one({
+    variations: { a: 'a', b: 'b', c: 'c' },
+    targeting: [{ name: 'vip', query: 'vip eq true', variation: 'b' }],
+    defaultRule: { percentage: { a: 50, b: 50 } },
+    scheduledRollout: [
+      { date: '2027-03-01T00:00:00Z', defaultRule: { percentage: { b: -1, c: 50 } } },
+      {
+        date: '2026-11-01T00:00:00Z',
+        targeting: [
+          { name: 'vip', variation: 'c' },
+          { query: 'beta eq true', variation: 'a' },
+        ],
+      },
+      { date: '2027-02-01T00:00:00Z', targeting: [{ name: 'vip', disable: true }] },
+    ],
+  })
+  const rule = (split: unknown, ...branches: unknown[]) => ({ if: [{ var: 'targetingKey' }, { if: [...branches, split] }, null] })
+  const vip = { '===': [{ var: 'vip' }, true] }
+  const beta = { '===': [{ var: 'beta' }, true] }
+  expect(t.flags.f?.targeting).toEqual(
+    rule(
+      {
+        fractional: [
+          ['b', 50000],
+          ['a', 50000],
+        ],
+      },
+      vip,
+      'c',
+      beta,
+      'a',
+    ),
+  )
+  expect(t.scheduled).toEqual([
+    {
+      flag: 'f',
+      at: '2027-02-01T00:00:00.000Z',
+      changes: {
+        targeting: rule(
+          {
+            fractional: [
+              ['b', 50000],
+              ['a', 50000],
+            ],
+          },
+          beta,
+          'a',
+        ),
+      },
+    },
+    {
+      flag: 'f',
+      at: '2027-03-01T00:00:00.000Z',
+      changes: {
+        targeting: rule(
+          {
+            fractional: [
+              ['c', 50000],
+              ['a', 50000],
+            ],
+          },
+          beta,
+          'a',
+        ),
+      },
+    },
+  ])
+})
+
+test('a bucketing key is the rollout’s attribute, and contexts without it get the application’s default', () => {
+  const t = one({
+    ...bool,
+    bucketingKey: 'companyId',
+    defaultRule: {
+      progressiveRollout: {
+        initial: { variation: 'off', date: '2026-12-01T00:00:00Z' },
+        end: { variation: 'on', date: '2026-12-02T00:00:00Z' },
+      },
+    },
+  })
+  expect(t.flags.f).toMatchObject({
+    valueExists: false,
+    targeting: { if: [{ var: 'companyId' }, 'off', null] },
+    rollout: { variant: 'on', by: 'companyId', toPercent: 100 },
+  })
+})
