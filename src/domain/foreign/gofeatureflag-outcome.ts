@@ -65,11 +65,11 @@ export function progressiveRollout(
   if (!isJsonObject(raw) || !isJsonObject(raw.initial) || !isJsonObject(raw.end))
     return { problem: 'progressiveRollout needs initial and end' }
   const { initial, end } = raw
-  const variation = (step: Record<string, unknown>, which: string) =>
-    typeof step.variation === 'string' && step.variation in variations ? step.variation : `${which}`
-  const from = variation(initial, '')
-  const to = variation(end, '')
-  if (from === '' || to === '') return { problem: 'progressiveRollout names a variation the flag does not have' }
+  const variation = (step: Record<string, unknown>) =>
+    typeof step.variation === 'string' && step.variation in variations ? step.variation : undefined
+  const from = variation(initial)
+  const to = variation(end)
+  if (from === undefined || to === undefined) return { problem: 'progressiveRollout names a variation the flag does not have' }
   const start = dateOf(initial.date)
   const stop = dateOf(end.date)
   if (start === undefined || stop === undefined || stop <= start)
