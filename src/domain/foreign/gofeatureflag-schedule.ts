@@ -10,6 +10,21 @@ import { dateOf } from './gofeatureflag-outcome.ts'
 
 type Json = Record<string, unknown>
 
+/**
+ * `raw` with every date a YAML or TOML reader made (a `Date`, or an instant with
+ * `epochMilliseconds`, as Bun's TOML reader gives) written as RFC 3339 text; a local date-time
+ * without a zone stays an object, which no date field accepts.
+ */
+export function withTextDates(raw: unknown, depth = 0): unknown {
+  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString()
+  if (raw === null || typeof raw !== 'object' || depth > 64) return raw
+  if (Array.isArray(raw)) return raw.map((v) => withTextDates(v, depth + 1))
+  const ms = (raw as { epochMilliseconds?: unknown }).epochMilliseconds
+  if (typeof ms === 'number' && Number.isFinite(ms)) return new Date(ms).toISOString()
+  if (Object.getPrototypeOf(raw) !== Object.prototype && Object.getPrototypeOf(raw) !== null) return String(raw)
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, withTextDates(v, depth + 1)]))
+}
+
 /** The steps that have a date, in date order (steps of one date keep the file's order). */
 export function datedSteps(flag: Json): { at: number; step: Json }[] | { problem: string } {
   const raw = flag.scheduledRollout

@@ -10,7 +10,7 @@ import { isJsonObject } from '../json-object.ts'
 import { foreignFlagNames } from './foreign-flag-name.ts'
 import type { ForeignTranslation, ScheduledImport, Translator } from './foreign-translation.ts'
 import { translateFlagState } from './gofeatureflag-flag.ts'
-import { applyStep, datedSteps } from './gofeatureflag-schedule.ts'
+import { applyStep, datedSteps, withTextDates } from './gofeatureflag-schedule.ts'
 
 /** Whether `raw` is GO Feature Flag's flag file: an object of flags by key, each with a `variations` object. */
 export function isGoFeatureFlagFile(raw: unknown): boolean {
@@ -27,7 +27,7 @@ export const translateGoFeatureFlag: Translator = (raw, { nowMs }) => {
   let shares = false
   let trackEvents = false
   for (const [key, name] of names) {
-    const flag = raw[key]
+    const flag = withTextDates(raw[key])
     const made = isJsonObject(flag) ? translateFlag(flag, key, name, nowMs) : { problem: 'is not a flag (an object)' }
     if ('problem' in made) {
       out.skipped.push({ name: key, reason: made.problem })

@@ -270,3 +270,12 @@ test('a bucketing key is the rollout’s attribute, and contexts without it get 
     rollout: { variant: 'on', by: 'companyId', toPercent: 100 },
   })
 })
+
+test('a TOML file, whose dates the reader gives as instants, translates like YAML', () => {
+  const raw = Bun.TOML.parse(readFileSync(join(import.meta.dir, '../../fixtures/foreign/gofeatureflag/flags.goff.toml'), 'utf8'))
+  const t = translate(raw)
+  expect(t.skipped).toEqual([])
+  expect(t.flags['ramp-up']?.rollout).toMatchObject({ start: '2026-12-01T00:00:00.000Z', end: '2026-12-31T00:00:00.000Z' })
+  expect(t.scheduled).toEqual([{ flag: 'ramp-up', at: '2027-01-10T00:00:00.000Z', changes: { enabled: false } }])
+  expect(t.flags['country-gate']?.targeting).toEqual({ if: [{ in: [{ var: 'country' }, ['FR', 'DE', 'IT']] }, 'inside', 'outside'] })
+})
