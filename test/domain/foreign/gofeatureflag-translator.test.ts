@@ -273,6 +273,7 @@ test('a bucketing key is the rollout’s attribute, and contexts without it get 
 
 test('a TOML file, whose dates the reader gives as instants, translates like YAML', () => {
   const raw = Bun.TOML.parse(readFileSync(join(import.meta.dir, '../../fixtures/foreign/gofeatureflag/flags.goff.toml'), 'utf8'))
+  expect(isGoFeatureFlagFile(raw)).toBe(true)
   const t = translate(raw)
   expect(t.skipped).toEqual([])
   expect(t.flags['ramp-up']?.rollout).toMatchObject({ start: '2026-12-01T00:00:00.000Z', end: '2026-12-31T00:00:00.000Z' })
