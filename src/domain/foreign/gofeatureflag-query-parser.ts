@@ -29,33 +29,17 @@ export type QueryNode =
   | { kind: 'present'; path: string[] }
   | { kind: 'compare'; path: string[]; op: QueryOp; value: QueryValue }
 
+const WORDS: QueryOp[] = ['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'co', 'sw', 'ew', 'in']
+const SYMBOLS: Record<string, QueryOp> = { '==': 'eq', '!=': 'ne', '>': 'gt', '<': 'lt', '>=': 'ge', '<=': 'le' }
+/** Each way an operator is written (all lower or all upper case, or its symbol) → the operator. */
 const OPS: Record<string, QueryOp> = {
-  eq: 'eq',
-  EQ: 'eq',
-  '==': 'eq',
-  ne: 'ne',
-  NE: 'ne',
-  '!=': 'ne',
-  gt: 'gt',
-  GT: 'gt',
-  '>': 'gt',
-  lt: 'lt',
-  LT: 'lt',
-  '<': 'lt',
-  ge: 'ge',
-  GE: 'ge',
-  '>=': 'ge',
-  le: 'le',
-  LE: 'le',
-  '<=': 'le',
-  co: 'co',
-  CO: 'co',
-  sw: 'sw',
-  SW: 'sw',
-  ew: 'ew',
-  EW: 'ew',
-  in: 'in',
-  IN: 'in',
+  ...Object.fromEntries(
+    WORDS.flatMap((op) => [
+      [op, op],
+      [op.toUpperCase(), op],
+    ]),
+  ),
+  ...SYMBOLS,
 }
 const NAME = /[A-Za-z][-_:A-Za-z0-9]*/uy
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([Ee][+-]?(0|[1-9][0-9]*))?/uy
