@@ -51,7 +51,7 @@ export interface UnleashFeature {
   enabled: boolean
   variants: UnleashVariant[]
   strategies: UnleashStrategy[]
-  /** True when every strategy it had in the environment is disabled (so none can enable it). */
+  /** True when every strategy it has in the environment is disabled (Unleash's SDKs, which never see those, then serve it to everyone). */
   allStrategiesDisabled: boolean
   tags: string[]
   dependencies: UnleashDependency[]

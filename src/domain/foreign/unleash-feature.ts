@@ -30,10 +30,11 @@ export function translateFeature(f: UnleashFeature, segment: SegmentRef): Transl
   const notes: string[] = []
   let split = false
   let targeting: unknown
-  const on = f.enabled && !f.allStrategiesDisabled
+  const on = f.enabled
   if (!f.enabled && f.strategies.length > 0)
     notes.push('is off in the environment: imported answering as Unleash does, its strategies not carried')
-  if (f.enabled && f.allStrategiesDisabled) notes.push('has only disabled strategies: imported answering as when off')
+  if (f.enabled && f.allStrategiesDisabled)
+    notes.push('has only disabled strategies: Unleash serves it to everyone then, and so does the import')
   const featureChoice = variantChoice(f.variants, f.name, f.variants[0]?.stickiness)
   if ('reason' in featureChoice) return featureChoice
   if (on) {

@@ -68,15 +68,18 @@ export function variantSet(lists: readonly UnleashVariant[][]): VariantSet | { r
  * The bucket key of Unleash's stickiness: `default` (and `random`, which Unleash draws anew on each
  * call) the first of the user id, session id and, for variants, remote address that is given; any
  * other the named field. Prefixed by the group, as Unleash hashes `group:id`, so flags of one
- * group keep sharing their buckets.
+ * group keep sharing their buckets; a variant's key ends in `:variant`, as Unleash hashes variants
+ * with a seed of their own, so which variant a context gets does not follow whether a rollout let
+ * it in.
  */
 export function bucketKey(group: string, stickiness: string | undefined, forVariants: boolean): { rule: unknown } | { reason: string } {
+  const tail = forVariants ? [':variant'] : []
   if (stickiness === undefined || stickiness === '' || stickiness === 'default' || stickiness === 'random') {
     const fields = forVariants ? ['targetingKey', 'sessionId', 'remoteAddress'] : ['targetingKey', 'sessionId']
-    return { rule: { cat: [group, ':', { or: [...fields.map((f) => ({ var: f })), ''] }] } }
+    return { rule: { cat: [group, ':', { or: [...fields.map((f) => ({ var: f })), ''] }, ...tail] } }
   }
   const v = contextVar(stickiness)
-  return 'reason' in v ? { reason: `stickiness ${stickiness}: ${v.reason}` } : { rule: { cat: [group, ':', v] } }
+  return 'reason' in v ? { reason: `stickiness ${stickiness}: ${v.reason}` } : { rule: { cat: [group, ':', v, ...tail] } }
 }
 
 /**
