@@ -20,6 +20,9 @@ export function isUnleashFile(raw: unknown): boolean {
   return looksLikeUnleashExport(raw)
 }
 
+/** Names no JSON object of the daemon may hold as keys. */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype'])
+
 const PERCENTAGES: FieldProblem = {
   field: 'percentages',
   reason:
@@ -97,7 +100,7 @@ function segmentTable(read: UnleashExport): { ref: SegmentRef; rules: Record<str
       continue
     }
     let name = s.name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64)
-    if (!VARIANT_NAME.test(name) || taken.has(name)) name = `${name.slice(0, 50)}_${s.id}`.replace(/^_+/, 'segment_')
+    if (!VARIANT_NAME.test(name) || taken.has(name) || RESERVED.has(name)) name = `${name.slice(0, 50)}_${s.id}`.replace(/^_+/, 'segment_')
     taken.add(name)
     const all = allOf(parts)
     rules[name] = { description: `Unleash segment ${s.name}`, rule: typeof all === 'object' ? all : { and: [all] } }

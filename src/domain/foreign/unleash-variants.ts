@@ -15,6 +15,9 @@ export interface VariantSet {
   values: Record<string, unknown>
 }
 
+/** Keys no JSON object of the daemon may hold (docs/api.md). */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype'])
+
 type Typed = { type: VariantSet['type']; value: unknown } | { reason: string }
 
 function variantValue(v: UnleashVariant): Typed {
@@ -52,6 +55,7 @@ export function variantSet(lists: readonly UnleashVariant[][]): VariantSet | { r
   const values: Record<string, unknown> = {}
   for (const v of lists.flat()) {
     if (!VARIANT_NAME.test(v.name)) return { reason: `variant name ${JSON.stringify(v.name)} is not 1-64 of A-Z a-z 0-9 . _ -` }
+    if (RESERVED.has(v.name)) return { reason: `variant name ${v.name} is reserved in JSON documents` }
     const typed = variantValue(v)
     if ('reason' in typed) return typed
     if (type !== undefined && typed.type !== type)

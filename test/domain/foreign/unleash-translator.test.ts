@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { validateDefinition } from '../../../src/domain/flag-definition.ts'
 import type { ForeignTranslation } from '../../../src/domain/foreign/foreign-translation.ts'
 import { isUnleashFile, translateUnleash } from '../../../src/domain/foreign/unleash-translator.ts'
@@ -132,4 +133,31 @@ describe('translating', () => {
       problems: [{ field: 'features[0]', reason: 'must be an object with a name' }],
     })
   })
+})
+
+describe('any file', () => {
+  // a field of the export replaced by any JSON value: still an answer, never a throw, and every flag valid
+  test('a damaged export translates or is refused, and whatever it carries is valid', () => {
+    const paths = (o: unknown, at: (string | number)[] = []): (string | number)[][] =>
+      typeof o === 'object' && o !== null
+        ? [at, ...Object.entries(o).flatMap(([k, v]) => paths(v, [...at, Array.isArray(o) ? Number(k) : k]))]
+        : [at]
+    const all = paths(file()).filter((p) => p.length > 0)
+    fc.assert(
+      fc.property(fc.constantFrom(...all), fc.jsonValue(), fc.constantFrom('__proto__', 'constructor', 'a b', ''), (path, value, odd) => {
+        const raw = file()
+        let at = raw
+        for (const k of path.slice(0, -1)) at = at[k]
+        at[path[path.length - 1] as string] = typeof value === 'string' ? odd : value
+        const t = translateUnleash(raw, { nowMs: NOW })
+        if ('problems' in t) return
+        const segments = new Map(Object.entries(t.segments).map(([n, s]) => [n, s.rule]))
+        for (const flag of Object.values(t.flags)) {
+          const { prerequisites: _, ...rest } = flag
+          expect(validateDefinition(rest, { segments }).ok).toBe(true)
+        }
+      }),
+      { numRuns: 150 },
+    )
+  }, 60_000)
 })
