@@ -25,12 +25,31 @@ export function unleashExport(n: number) {
   }))
   for (let i = 0; i < n; i++) {
     const name = `team-${i % 50}.feature-${i}`
-    features.push({ name, description: `Feature ${i}`, type: ['release', 'experiment', 'operational', 'kill-switch', 'permission'][i % 5], project: 'default' })
+    features.push({
+      name,
+      description: `Feature ${i}`,
+      type: ['release', 'experiment', 'operational', 'kill-switch', 'permission'][i % 5],
+      project: 'default',
+    })
     const variants =
       i % 4 === 0
         ? [
-            { name: 'control', weight: 500, stickiness: 'default', weightType: 'variable', payload: { type: 'json', value: `{"layout":"a","n":${i}}` }, overrides: [] },
-            { name: 'treatment', weight: 500, stickiness: 'default', weightType: 'variable', payload: { type: 'json', value: `{"layout":"b","n":${i}}` }, overrides: [] },
+            {
+              name: 'control',
+              weight: 500,
+              stickiness: 'default',
+              weightType: 'variable',
+              payload: { type: 'json', value: `{"layout":"a","n":${i}}` },
+              overrides: [],
+            },
+            {
+              name: 'treatment',
+              weight: 500,
+              stickiness: 'default',
+              weightType: 'variable',
+              payload: { type: 'json', value: `{"layout":"b","n":${i}}` },
+              overrides: [],
+            },
           ]
         : []
     featureEnvironments.push({ enabled: i % 10 !== 0, featureName: name, environment: 'production', variants, name })
@@ -60,7 +79,8 @@ export function unleashExport(n: number) {
       disabled: false,
     })
     featureTags.push({ featureName: name, tagType: 'simple', tagValue: `team-${i % 50}` })
-    if (i % 100 === 1) dependencies.push({ feature: name, dependencies: [{ feature: `team-${(i - 1) % 50}.feature-${i - 1}`, variants: ['treatment'] }] })
+    if (i % 100 === 1)
+      dependencies.push({ feature: name, dependencies: [{ feature: `team-${(i - 1) % 50}.feature-${i - 1}`, variants: ['treatment'] }] })
   }
   return { features, featureStrategies, featureEnvironments, featureTags, segments, dependencies, contextFields: [], tagTypes: [] }
 }
@@ -75,11 +95,19 @@ if (import.meta.main) {
     if ('problems' in t) throw new Error(JSON.stringify(t.problems))
     // prerequisites are checked by the daemon's flag work; the document check here covers the rest
     const plain = Object.fromEntries(Object.entries(t.flags).map(([n, { prerequisites: _, ...f }]) => [n, f]))
-    const parsed = parseImportDocument({ environment: 'production', version: '1.0.0', createdAt: '2026-12-07T12:00:00.000Z', flags: plain, segments: t.segments })
+    const parsed = parseImportDocument({
+      environment: 'production',
+      version: '1.0.0',
+      createdAt: '2026-12-07T12:00:00.000Z',
+      flags: plain,
+      segments: t.segments,
+    })
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems.slice(0, 3)))
     times.push(performance.now() - started)
     flags = Object.keys(t.flags).length
   }
   times.sort((a, b) => a - b)
-  console.log(`import-unleash: ${FEATURES} features → ${flags} flags, median ${Math.round(times[Math.floor(RUNS / 2)] as number)} ms over ${RUNS} runs`)
+  console.log(
+    `import-unleash: ${FEATURES} features → ${flags} flags, median ${Math.round(times[Math.floor(RUNS / 2)] as number)} ms over ${RUNS} runs`,
+  )
 }

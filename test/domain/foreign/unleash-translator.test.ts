@@ -135,6 +135,18 @@ describe('translating', () => {
   })
 })
 
+describe('reserved names', () => {
+  test('a variant named __proto__ skips its feature; a segment so named keeps its id', () => {
+    const raw = file()
+    raw.featureEnvironments.find((e: { name: string }) => e.name === 'search.engine').variants[0].name = '__proto__'
+    raw.segments[0].name = '__proto__'
+    const t = translate(raw)
+    expect(t.skipped).toContainEqual({ name: 'search.engine', reason: 'variant name __proto__ is reserved in JSON documents' })
+    expect(Object.keys(t.segments)).toEqual(['segment_proto___1'])
+    expect(Object.hasOwn(t.segments, '__proto__')).toBe(false)
+  })
+})
+
 describe('any file', () => {
   // a field of the export replaced by any JSON value: still an answer, never a throw, and every flag valid
   test('a damaged export translates or is refused, and whatever it carries is valid', () => {
