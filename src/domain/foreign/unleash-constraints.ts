@@ -12,6 +12,9 @@ import type { UnleashConstraint } from './unleash-export.ts'
 /** A rule of flagd's language, or why the Unleash construct cannot become one. */
 export type Translated = { rule: unknown } | { reason: string }
 
+/** Names no rule may read (docs/api.md). */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype'])
+
 /** Unleash's names of the context fields the OFREP context carries under other names. */
 const RENAMED: Record<string, string> = { userId: 'targetingKey' }
 
@@ -20,6 +23,7 @@ export function contextVar(name: string): { var: string } | { reason: string } {
   if (name === '') return { reason: 'a constraint names no context field' }
   // flagd's `var` reads a dotted name as a path into nested objects
   if (name.includes('.')) return { reason: `the context field ${name} has a dot, which flagd reads as a path` }
+  if (RESERVED.has(name)) return { reason: `the context field ${name} is a name flagd's rules refuse` }
   return { var: RENAMED[name] ?? name }
 }
 

@@ -72,7 +72,11 @@ export function translateFeature(f: UnleashFeature, segment: SegmentRef): Transl
   const tags = [...new Set(f.tags.map((t) => t.replace(TAG_CHARS, '_').slice(0, 64)))]
   if (tags.length > 20) notes.push(`has ${tags.length} tags: the first 20 kept`)
   if (tags.length > 0) definition.tags = tags.slice(0, 20)
-  definition.metadata = { originalKey: f.name, importedFrom: 'unleash', ...(f.project !== undefined ? { unleashProject: f.project } : {}) }
+  definition.metadata = {
+    originalKey: f.name,
+    importedFrom: 'unleash',
+    ...(f.project !== undefined && f.project.length <= 100 ? { unleashProject: f.project } : {}),
+  }
   return { definition, variants, split, notes }
 }
 

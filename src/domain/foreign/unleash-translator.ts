@@ -6,6 +6,7 @@
 
 import type { FieldProblem } from '../errors.ts'
 import { validateDefinition } from '../flag-definition.ts'
+import { segmentRuleProblems } from '../flag-targeting-fields.ts'
 import { VARIANT_NAME } from '../variant-name.ts'
 import { foreignFlagNames } from './foreign-flag-name.ts'
 import type { ForeignTranslation, Translator } from './foreign-translation.ts'
@@ -22,6 +23,10 @@ export function isUnleashFile(raw: unknown): boolean {
 
 /** Names no JSON object of the daemon may hold as keys. */
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype'])
+
+/** A flag above either of these is validated in full before it is carried (see definitionProblem). */
+const VARIANTS_CHECKED = 20
+const BYTES_CHECKED = 4_000
 
 const PERCENTAGES: FieldProblem = {
   field: 'percentages',
@@ -63,9 +68,9 @@ export const translateUnleash: Translator = (raw, options) => {
   let split = false
   for (const [key, t] of translated) {
     const name = names.get(key) as string
-    const checked = validateDefinition(t.definition, { segments: segmentRules, ignoreFields: ['prerequisites'] })
-    if (!checked.ok) {
-      skipped.push({ name: key, reason: checked.problems.map((p) => `${p.field} ${p.reason}`).join('; ') })
+    const problem = definitionProblem(t, segmentRules)
+    if (problem !== undefined) {
+      skipped.push({ name: key, reason: problem })
       continue
     }
     out.flags[name] = t.definition
@@ -76,6 +81,18 @@ export const translateUnleash: Translator = (raw, options) => {
   for (const n of used) if (segments.rules[n] !== undefined) out.segments[n] = segments.rules[n]
   if (split) warnings.push(PERCENTAGES)
   return out
+}
+
+/**
+ * Why a translated flag would not pass the daemon's validation, or `undefined`. Flags are built to
+ * pass it (the tests check every one), so only a large flag, where a limit (rule size, variants,
+ * values) can bite, is validated here; the import validates every flag again.
+ */
+function definitionProblem(t: TranslatedFeature, segments: ReadonlyMap<string, unknown>): string | undefined {
+  const values = t.variants === undefined ? 0 : Object.keys(t.variants.values).length
+  if (values <= VARIANTS_CHECKED && JSON.stringify(t.definition).length <= BYTES_CHECKED) return undefined
+  const checked = validateDefinition(t.definition, { segments, ignoreFields: ['prerequisites'] })
+  return checked.ok ? undefined : checked.problems.map((p) => `${p.field} ${p.reason}`).join('; ')
 }
 
 /** The file's segments as flagd segments, by a name made of theirs, and how strategies refer to them. */
@@ -103,7 +120,13 @@ function segmentTable(read: UnleashExport): { ref: SegmentRef; rules: Record<str
     if (!VARIANT_NAME.test(name) || taken.has(name) || RESERVED.has(name)) name = `${name.slice(0, 50)}_${s.id}`.replace(/^_+/, 'segment_')
     taken.add(name)
     const all = allOf(parts)
-    rules[name] = { description: `Unleash segment ${s.name}`, rule: typeof all === 'object' ? all : { and: [all] } }
+    const rule = typeof all === 'object' ? all : { and: [all] }
+    const problems = segmentRuleProblems(name, rule, new Map())
+    if (problems.length > 0) {
+      byId.set(s.id, { reason: `segment ${s.name}: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}` })
+      continue
+    }
+    rules[name] = { description: `Unleash segment ${s.name}`, rule }
     byId.set(s.id, { rule: { $ref: name } })
   }
   // a segment the file does not have: Unleash's SDKs then never enable the strategy

@@ -5,6 +5,7 @@
  * bucketed by the field of the variants' stickiness, legacy overrides tested first.
  */
 
+import { forbiddenKeys } from '../json-object.ts'
 import { VARIANT_NAME } from '../variant-name.ts'
 import { contextVar, type Translated } from './unleash-constraints.ts'
 import type { UnleashVariant } from './unleash-export.ts'
@@ -42,6 +43,8 @@ function variantValue(v: UnleashVariant): Typed {
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         return { reason: `variant ${v.name}: its json payload is not a JSON object, which an OBJECT flag needs` }
+      const reserved = forbiddenKeys(parsed)[0]
+      if (reserved !== undefined) return { reason: `variant ${v.name}: its json payload holds the reserved key ${reserved}` }
       return { type: 'OBJECT', value: parsed }
     }
     default:

@@ -145,6 +145,12 @@ describe('reserved names', () => {
     expect(Object.keys(t.segments)).toEqual(['segment_proto___1'])
     expect(Object.hasOwn(t.segments, '__proto__')).toBe(false)
   })
+
+  test('a stickiness or constraint on a reserved field skips its feature', () => {
+    const raw = file()
+    raw.featureEnvironments.find((e: { name: string }) => e.name === 'search.engine').variants[0].stickiness = 'constructor'
+    expect(translate(raw).skipped).toContainEqual({ name: 'search.engine', reason: expect.stringContaining('constructor is a name') })
+  })
 })
 
 describe('any file', () => {
