@@ -27,7 +27,10 @@ async function flagData(count: number): Promise<Record<string, unknown>> {
       ...shape,
       key,
       targets: [{ variation: 0, values: users }],
-      prerequisites: ((shape.prerequisites ?? []) as { key: string; variation: number }[]).map((p) => ({ ...p, key: `${p.key}-${Math.floor(copy)}` })),
+      prerequisites: ((shape.prerequisites ?? []) as { key: string; variation: number }[]).map((p) => ({
+        ...p,
+        key: `${p.key}-${Math.floor(copy)}`,
+      })),
     }
   }
   return { flags, segments: fixture.segments }
@@ -40,7 +43,13 @@ for (let run = 0; run < RUNS; run++) {
   const started = performance.now()
   const t = translateLaunchdarkly(raw, { nowMs: Date.parse('2026-12-01T09:00:00Z') })
   if ('problems' in t) throw new Error(JSON.stringify(t.problems))
-  const document = { environment: 'production', version: '1.0.0', createdAt: '2026-12-01T09:00:00.000Z', flags: t.flags, segments: t.segments }
+  const document = {
+    environment: 'production',
+    version: '1.0.0',
+    createdAt: '2026-12-01T09:00:00.000Z',
+    flags: t.flags,
+    segments: t.segments,
+  }
   // prerequisites are checked by the import itself (docs/api.md#prerequisites), not by the document's parse
   for (const f of Object.values(document.flags)) delete f.prerequisites
   const parsed = parseImportDocument(document)

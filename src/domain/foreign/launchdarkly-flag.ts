@@ -68,6 +68,8 @@ function served(flagName: string, v: LdVariants, vr: unknown, what: string, perc
     )
   const split = shares(v, rollout.variations, what)
   if (split.length === 1) return (split[0] as [string, number])[0]
+  // LaunchDarkly's bucket 0: the first entry with a weight
+  const first = rollout.variations.find((e) => isObject(e) && (e.weight as number) > 0) as Record<string, unknown>
   percent()
   // an experiment always buckets by key; a context without the attribute takes LaunchDarkly's bucket 0
   const by = rollout.kind === 'experiment' || typeof rollout.bucketBy !== 'string' ? 'key' : rollout.bucketBy
@@ -75,7 +77,7 @@ function served(flagName: string, v: LdVariants, vr: unknown, what: string, perc
   return {
     if: [
       { '===': [attribute, null] },
-      (split[0] as [string, number])[0],
+      variationName(v, first.variation, what),
       { fractional: [{ cat: [`${flagName}.`, attribute] }, ...split.map(([name, w]) => [name, w])] },
     ],
   }

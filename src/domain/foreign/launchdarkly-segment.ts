@@ -69,7 +69,12 @@ export function translateLdSegments(segments: Map<string, Record<string, unknown
     let result: LdSegmentResult
     try {
       if (!VARIANT_NAME.test(key)) throw new Unkept('its key cannot be a segment name (1-64 of A-Z a-z 0-9 . _ -)')
-      const description = typeof s.description === 'string' ? s.description : typeof s.name === 'string' ? s.name : ''
+      const description =
+        typeof s.description === 'string' && s.description !== ''
+          ? s.description
+          : typeof s.name === 'string'
+            ? s.name
+            : `LaunchDarkly segment ${key}`
       result = { rule: segmentRule(key, s, names), description }
     } catch (e) {
       if (!(e instanceof Unkept)) throw e

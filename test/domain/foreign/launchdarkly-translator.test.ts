@@ -255,3 +255,27 @@ describe('which files are LaunchDarkly files', () => {
     expect(translateLaunchdarkly({ features: [] }, { nowMs: NOW })).toMatchObject({ problems: [{ field: 'body' }] })
   })
 })
+
+test("a context without the bucketing attribute gets the first entry with a weight, LaunchDarkly's bucket 0", () => {
+  const t = translated(
+    data({
+      f: {
+        variations: ['a', 'b'],
+        fallthrough: {
+          rollout: {
+            variations: [
+              { variation: 0, weight: 0 },
+              { variation: 1, weight: 50_000 },
+              { variation: 0, weight: 50_000 },
+            ],
+          },
+        },
+      },
+    }),
+  )
+  expect(ifChain(t, 'f')[1]).toBe('b')
+  expect((ifChain(t, 'f')[2] as { fractional: unknown[] }).fractional.slice(1)).toEqual([
+    ['a', 50_000],
+    ['b', 50_000],
+  ])
+})
