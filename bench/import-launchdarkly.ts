@@ -37,12 +37,21 @@ async function flagData(count: number): Promise<Record<string, unknown>> {
 }
 
 const raw = await flagData(FLAGS)
-const times: number[] = []
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+const wall: number[] = []
+const cpu: number[] = []
+const translating: number[] = []
 let carried = 0
 for (let run = 0; run < RUNS; run++) {
   const started = performance.now()
+  const startedCpu = cpuMs()
   const t = translateLaunchdarkly(raw, { nowMs: Date.parse('2026-12-01T09:00:00Z') })
   if ('problems' in t) throw new Error(JSON.stringify(t.problems))
+  translating.push(cpuMs() - startedCpu)
   const document = {
     environment: 'production',
     version: '1.0.0',
@@ -54,10 +63,11 @@ for (let run = 0; run < RUNS; run++) {
   for (const f of Object.values(document.flags)) delete f.prerequisites
   const parsed = parseImportDocument(document)
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems.slice(0, 3)))
-  times.push(performance.now() - started)
+  wall.push(performance.now() - started)
+  cpu.push(cpuMs() - startedCpu)
   carried = Object.keys(t.flags).length
 }
-times.sort((a, b) => a - b)
+// the CPU time is what the machine's load does not inflate: on a shared machine it is the figure to read
 console.log(
-  `import of ${FLAGS.toLocaleString('en')} LaunchDarkly flags (${carried} carried): ${(times[RUNS >> 1] as number).toFixed(0)} ms (median of ${RUNS}; goal < 2,000 ms)`,
+  `import of ${FLAGS.toLocaleString('en')} LaunchDarkly flags (${carried} carried): ${median(wall).toFixed(0)} ms wall, ${median(cpu).toFixed(0)} ms CPU of which translation ${median(translating).toFixed(0)} ms (medians of ${RUNS}; goal < 2,000 ms)`,
 )
