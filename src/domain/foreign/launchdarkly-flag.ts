@@ -23,6 +23,8 @@ export interface LdTranslated {
   definition: Record<string, unknown>
   variants: LdVariants
   prerequisites: LdPrerequisite[]
+  /** What the flag leaves behind, each `field` relative to the flag (`tags`). */
+  notes: { field: string; reason: string }[]
   /** True when a percentage split was carried. */
   percentages: boolean
 }
@@ -152,13 +154,25 @@ export function translateLdFlag(f: LdFlag, flagName: string, segments: SegmentNa
       branches.length > 0 ? { if: [...branches, fallthrough] } : typeof fallthrough === 'string' ? { if: [true, fallthrough] } : fallthrough
   if (!f.on && off === undefined) definition.enabled = false
   if (f.on && constant && prerequisites.length === 0) delete definition.defaultValue
-  const tags = (Array.isArray(f.tags) ? f.tags : []).filter((t) => tagProblem(t) === undefined).slice(0, TAGS_MAX)
+  const notes: LdTranslated['notes'] = []
+  const hasRules = branches.length > 0 || typeof fallthrough !== 'string'
+  if (!f.on && off !== undefined && hasRules)
+    notes.push({
+      field: 'targeting',
+      reason: 'off in LaunchDarkly, so imported serving its off variation: its targets and rules are not carried',
+    })
+  const given = Array.isArray(f.tags) ? f.tags : []
+  const tags = given.filter((t) => tagProblem(t) === undefined).slice(0, TAGS_MAX)
+  const dropped = given.filter((t) => !tags.includes(t))
+  if (dropped.length > 0)
+    notes.push({ field: 'tags', reason: `left out, as flagd cannot hold them: ${dropped.map((t) => JSON.stringify(t)).join(', ')}` })
   if (tags.length > 0) definition.tags = tags
   definition.metadata = { originalKey: f.key, importedFrom: 'launchdarkly' }
   return {
     definition,
     variants: v,
     prerequisites: f.on || off === undefined ? prerequisites : [],
+    notes,
     percentages: percentages && (f.on || off === undefined),
   }
 }

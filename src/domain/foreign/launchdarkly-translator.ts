@@ -82,7 +82,9 @@ export const translateLaunchdarkly: Translator = (raw, options) => {
   for (const f of live) {
     const t = done.get(f.key)
     if (t === undefined) continue
-    flags[naming.names.get(f.key) as string] = t.definition
+    const name = naming.names.get(f.key) as string
+    flags[name] = t.definition
+    for (const note of t.notes) warnings.push({ field: `flags.${name}.${note.field}`, reason: note.reason })
     percentages ||= t.percentages
   }
   if (percentages) warnings.push(PERCENTAGES)

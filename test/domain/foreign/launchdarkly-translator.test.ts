@@ -279,3 +279,14 @@ test("a context without the bucketing attribute gets the first entry with a weig
     ['b', 50_000],
   ])
 })
+
+test('what a carried flag leaves behind is said: the rules of a flag that is off, the tags flagd cannot hold', async () => {
+  const sdk = translated(await read('flag-data.json'))
+  expect(sdk.warnings).toContainEqual({
+    field: 'flags.payments-kill-switch.targeting',
+    reason: 'off in LaunchDarkly, so imported serving its off variation: its targets and rules are not carried',
+  })
+  expect(sdk.warnings.filter((w) => w.field.endsWith('.targeting'))).toHaveLength(1)
+  const rest = translated(await read('rest-flags.json'))
+  expect(rest.warnings).toContainEqual({ field: 'flags.dark-mode.tags', reason: 'left out, as flagd cannot hold them: "needs review!"' })
+})
