@@ -1,12 +1,16 @@
 /**
  * LaunchDarkly's segments as segments of flagd (docs/migrations.md#from-launchdarkly): a context
  * is in one when its key is included, else when its key is not excluded and one of its rules
- * matches. Big (unbounded) segments, rules that take a percentage of contexts and contexts of other
- * kinds are not carried: the segment is skipped, and so is every flag that uses it.
+ * matches (a rule with a `weight` only for that share of the contexts it matches, split as a
+ * rollout is). Big (unbounded) segments and contexts of other kinds are not carried: the segment is
+ * skipped, and so is every flag that uses it.
  */
 
 import { VARIANT_NAME } from '../variant-name.ts'
-import { clausesCondition, type SegmentNames, Unkept } from './launchdarkly-clause.ts'
+import { attributePath, clausesCondition, type SegmentNames, Unkept } from './launchdarkly-clause.ts'
+
+/** LaunchDarkly's weights are per 100,000. */
+const TOTAL = 100_000
 
 /** A segment translated: its rule, or the reason it is not carried. */
 export type LdSegmentResult = { rule: unknown; description: string } | { reason: string }
@@ -27,16 +31,46 @@ function keysOf(plain: unknown, contexts: unknown, what: string): string[] {
   return keys
 }
 
+const andList = (c: unknown): unknown[] => (isObject(c) && Array.isArray(c.and) ? c.and : [c])
+
+/**
+ * The share of a segment rule's matches that are in the segment: `true` for all (no weight),
+ * `false` for none, else a split by the segment's key and the bucketing attribute keeping the
+ * weight per 100,000 (a context without the attribute takes LaunchDarkly's bucket 0: in).
+ */
+function sampled(key: string, rule: Record<string, unknown>): unknown {
+  const weight = rule.weight
+  if (weight === undefined || weight === null) return true
+  if (typeof weight !== 'number' || !Number.isInteger(weight))
+    throw new Unkept(`a weight that is not a whole number of 1/100,000 (${JSON.stringify(weight)})`)
+  if (weight <= 0) return false
+  if (weight >= TOTAL) return true
+  if (rule.rolloutContextKind !== undefined && rule.rolloutContextKind !== null && rule.rolloutContextKind !== 'user')
+    throw new Unkept(
+      `a percentage of contexts of kind ${JSON.stringify(rule.rolloutContextKind)} (multi-context): flagd's contexts have no kinds`,
+    )
+  const by = { var: attributePath(typeof rule.bucketBy === 'string' ? rule.bucketBy : 'key', rule.rolloutContextKind) }
+  return { or: [{ '===': [by, null] }, { fractional: [{ cat: [`${key}.`, by] }, [true, weight], [false, TOTAL - weight]] }] }
+}
+
+/** True when a segment's rule takes a percentage of the contexts it matches. */
+export function isSampledSegment(segment: Record<string, unknown>): boolean {
+  return (Array.isArray(segment.rules) ? segment.rules : []).some(
+    (r) => isObject(r) && typeof r.weight === 'number' && r.weight > 0 && r.weight < TOTAL,
+  )
+}
+
 function segmentRule(key: string, s: Record<string, unknown>, names: SegmentNames): unknown {
   if (s.unbounded === true) throw new Unkept('a big segment (unbounded): its members are not in the file')
   const included = keysOf(s.included, s.includedContexts, 'it includes')
   const excluded = keysOf(s.excluded, s.excludedContexts, 'it excludes')
-  const rules = (Array.isArray(s.rules) ? s.rules : []).map((r, i) => {
+  const rules = (Array.isArray(s.rules) ? s.rules : []).flatMap((r, i) => {
     const rule = isObject(r) ? r : {}
-    if (rule.weight !== undefined && rule.weight !== null)
-      throw new Unkept(`its rule ${i + 1} takes a percentage of the contexts it matches, bucketed by the segment`)
     try {
-      return clausesCondition(rule.clauses, (k) => (k === key ? undefined : names(k)))
+      const matched = clausesCondition(rule.clauses, (k) => (k === key ? undefined : names(k)))
+      const share = sampled(key, rule)
+      if (share === false) return []
+      return share === true ? [matched] : [{ and: [...(matched === true ? [] : andList(matched)), share] }]
     } catch (e) {
       throw e instanceof Unkept ? new Unkept(`its rule ${i + 1}: ${e.message}`) : e
     }

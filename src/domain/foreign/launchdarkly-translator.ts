@@ -13,7 +13,7 @@ import { foreignFlagNames } from './foreign-flag-name.ts'
 import type { ForeignTranslation, SkippedFlag, Translator } from './foreign-translation.ts'
 import { Unkept } from './launchdarkly-clause.ts'
 import { type LdTranslated, translateLdFlag } from './launchdarkly-flag.ts'
-import { translateLdSegments } from './launchdarkly-segment.ts'
+import { isSampledSegment, translateLdSegments } from './launchdarkly-segment.ts'
 import { isLdShape, type LdFlag, readLdSource } from './launchdarkly-source.ts'
 
 /** True when `raw` is a LaunchDarkly file (its SDK flag data or its REST flag list). */
@@ -87,6 +87,13 @@ export const translateLaunchdarkly: Translator = (raw, options) => {
     for (const note of t.notes) warnings.push({ field: `flags.${name}.${note.field}`, reason: note.reason })
     percentages ||= t.percentages
   }
+  // a segment that samples its matches splits too, for the flags that use it
+  const sampledSegments = [...source.segments].filter(([key, s]) => key in segments && isSampledSegment(s)).map(([key]) => key)
+  const usesSampled = (rule: unknown) =>
+    sampledSegments.some((key) => JSON.stringify(rule ?? null).includes(`{"$ref":${JSON.stringify(key)}}`))
+  percentages ||=
+    sampledSegments.length > 0 &&
+    (Object.values(flags).some((f) => usesSampled(f.targeting)) || Object.values(segments).some((s) => usesSampled(s.rule)))
   if (percentages) warnings.push(PERCENTAGES)
   return { flags, segments, skipped, warnings, scheduled: [] }
 }

@@ -37,7 +37,7 @@ describe('the flag data of the SDKs', () => {
   test('every flag carried passes flagd validation and says where it came from', async () => {
     const t = translated(await read('flag-data.json'))
     const segments = new Map(Object.entries(t.segments).map(([k, v]) => [k, v.rule]))
-    expect(Object.keys(t.flags).length).toBe(18)
+    expect(Object.keys(t.flags).length).toBe(19)
     for (const [name, flag] of Object.entries(t.flags)) {
       const { prerequisites: _, ...rest } = flag
       const result = validateDefinition(rest, { segments })
@@ -57,11 +57,8 @@ describe('the flag data of the SDKs', () => {
       'regex-audience': 'rule 1: the segment "admins-by-pattern", which is not carried (see its own reason)',
       'list-variations': "a variation is a JSON list or null: flagd's flags hold a boolean, a number, a text or an object",
     })
-    expect(Object.keys(t.segments).sort()).toEqual(['beta-testers', 'staff'])
-    expect(t.warnings.filter((w) => w.field.startsWith('segments.')).map((w) => w.field)).toEqual([
-      'segments.admins-by-pattern',
-      'segments.sampled-users',
-    ])
+    expect(Object.keys(t.segments).sort()).toEqual(['beta-testers', 'sampled-users', 'staff'])
+    expect(t.warnings.filter((w) => w.field.startsWith('segments.')).map((w) => w.field)).toEqual(['segments.admins-by-pattern'])
   })
 
   test('percentages keep their weights per 100,000 exactly, and say once that the buckets hold other contexts', async () => {
@@ -289,4 +286,18 @@ test('what a carried flag leaves behind is said: the rules of a flag that is off
   expect(sdk.warnings.filter((w) => w.field.endsWith('.targeting'))).toHaveLength(1)
   const rest = translated(await read('rest-flags.json'))
   expect(rest.warnings).toContainEqual({ field: 'flags.dark-mode.tags', reason: 'left out, as flagd cannot hold them: "needs review!"' })
+})
+
+test('a segment rule that takes a percentage of the contexts it matches keeps its weight, split by the segment', async () => {
+  const t = translated(await read('flag-data.json'))
+  const country = { var: 'country' }
+  const key = { var: 'targetingKey' }
+  expect(t.segments['sampled-users']?.rule).toEqual({
+    and: [
+      { '!==': [country, null] },
+      { in: [country, ['US']] },
+      { or: [{ '===': [key, null] }, { fractional: [{ cat: ['sampled-users.', key] }, [true, 10_000], [false, 90_000]] }] },
+    ],
+  })
+  expect(t.flags['us-sample-banner']).toBeDefined()
 })
