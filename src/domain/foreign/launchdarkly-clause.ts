@@ -18,8 +18,8 @@ interface Clause {
   contextKind?: unknown
 }
 
-/** How a clause names a segment: its segment name in flagd, or `undefined` when the segment is not carried. */
-export type SegmentNames = (ldKey: string) => string | undefined
+/** How a clause names a segment: its segment name in flagd, `undefined` when it is not carried, `null` when the file lacks it. */
+export type SegmentNames = (ldKey: string) => string | undefined | null
 
 const isText = (v: unknown): v is string => typeof v === 'string'
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -122,6 +122,7 @@ export function clauseCondition(clause: unknown, segments: SegmentNames): unknow
   if (c.op === 'segmentMatch') {
     const refs = values.map((key) => {
       const name = isText(key) ? segments(key) : undefined
+      if (name === null) throw new Unkept(`the segment ${JSON.stringify(key)} is not in the file`)
       if (name === undefined) throw new Unkept(`the segment ${JSON.stringify(key)}, which is not carried (see its own reason)`)
       return { $ref: name }
     })

@@ -93,7 +93,8 @@ export function translateLdSegments(segments: Map<string, Record<string, unknown
   const resolving = new Set<string>()
   const names: SegmentNames = (key) => {
     const s = segments.get(key)
-    if (s === undefined || !VARIANT_NAME.test(key) || resolving.has(key)) return undefined
+    if (s === undefined) return null
+    if (!VARIANT_NAME.test(key) || resolving.has(key)) return undefined
     return 'rule' in resolve(key, s) ? key : undefined
   }
   const resolve = (key: string, s: Record<string, unknown>): LdSegmentResult => {

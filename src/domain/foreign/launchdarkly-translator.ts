@@ -52,7 +52,7 @@ export const translateLaunchdarkly: Translator = (raw, options) => {
     }
   }
   const segmentRules = new Map(Object.entries(segments).map(([k, v]) => [k, v.rule]))
-  const segmentName = (key: string) => (segmentRules.has(key) ? key : undefined)
+  const segmentName = (key: string) => (segmentRules.has(key) ? key : source.segments.has(key) ? undefined : null)
 
   const live: LdFlag[] = []
   for (const f of source.flags)

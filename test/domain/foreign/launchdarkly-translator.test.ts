@@ -301,3 +301,8 @@ test('a segment rule that takes a percentage of the contexts it matches keeps it
   })
   expect(t.flags['us-sample-banner']).toBeDefined()
 })
+
+test('a flag using a segment the file does not hold is skipped, saying so', () => {
+  const t = translated(data({ f: { rules: [{ variation: 1, clauses: [{ attribute: '', op: 'segmentMatch', values: ['ghost'] }] }] } }))
+  expect(t.skipped).toEqual([{ name: 'f', reason: 'rule 1: the segment "ghost" is not in the file' }])
+})
