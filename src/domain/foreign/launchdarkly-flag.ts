@@ -120,14 +120,22 @@ function prerequisitesOf(f: LdFlag): LdPrerequisite[] {
   })
 }
 
-/** The flag `f` (to be named `flagName`) translated; throws {@link Unkept} with the reason it cannot be. */
-export function translateLdFlag(f: LdFlag, flagName: string, segments: SegmentNames): LdTranslated {
-  const v = ldVariants(f.variations, f.names)
+/** True when a flag has individual targets or rules. */
+const hasTargeting = (f: LdFlag): boolean =>
+  [f.targets, f.contextTargets, f.rules].some((list) => Array.isArray(list) && list.length > 0) ||
+  (isObject(f.fallthrough) && f.fallthrough.rollout !== undefined)
+
+/** What a flag that is on serves: its `if` chain (or its one variant), and whether a percentage split is in it. */
+function chain(
+  f: LdFlag,
+  flagName: string,
+  v: LdVariants,
+  segments: SegmentNames,
+): { branches: unknown[]; fallthrough: unknown; percentages: boolean } {
   let percentages = false
   const percent = () => {
     percentages = true
   }
-  const prerequisites = prerequisitesOf(f)
   const branches = [...targetBranches(f, v)]
   ;(Array.isArray(f.rules) ? f.rules : []).forEach((rule, i) => {
     const what = `rule ${i + 1}`
@@ -140,23 +148,41 @@ export function translateLdFlag(f: LdFlag, flagName: string, segments: SegmentNa
     }
   })
   const fallthrough = served(flagName, v, f.fallthrough, 'the fallthrough', percent)
+  return { branches, fallthrough, percentages }
+}
+
+/**
+ * The flag `f` (to be named `flagName`) translated; throws {@link Unkept} with the reason it cannot
+ * be. A flag that is off with an off variation serves it whatever its rules say: they are not read.
+ */
+export function translateLdFlag(f: LdFlag, flagName: string, segments: SegmentNames): LdTranslated {
+  const v = ldVariants(f.variations, f.names)
   const hasOff = f.offVariation !== undefined && f.offVariation !== null
   const off = hasOff ? variationName(v, f.offVariation, 'the off variation') : undefined
+  const serving = f.on || off === undefined
+  const prerequisites = serving ? prerequisitesOf(f) : []
   const definition: Record<string, unknown> = { type: v.type }
   if (f.description !== undefined) definition.description = f.description
   definition.variants = v.variants
   if (off !== undefined) definition.value = v.variants[off]
   else definition.defaultValue = null
-  const constant = branches.length === 0 && typeof fallthrough === 'string'
-  if (f.on && constant && prerequisites.length === 0) definition.value = v.variants[fallthrough as string]
-  else if (f.on || off === undefined)
-    definition.targeting =
-      branches.length > 0 ? { if: [...branches, fallthrough] } : typeof fallthrough === 'string' ? { if: [true, fallthrough] } : fallthrough
-  if (!f.on && off === undefined) definition.enabled = false
-  if (f.on && constant && prerequisites.length === 0) delete definition.defaultValue
   const notes: LdTranslated['notes'] = []
-  const hasRules = branches.length > 0 || typeof fallthrough !== 'string'
-  if (!f.on && off !== undefined && hasRules)
+  let percentages = false
+  if (serving) {
+    const { branches, fallthrough, percentages: split } = chain(f, flagName, v, segments)
+    percentages = split
+    if (f.on && branches.length === 0 && typeof fallthrough === 'string' && prerequisites.length === 0) {
+      definition.value = v.variants[fallthrough]
+      delete definition.defaultValue
+    } else
+      definition.targeting =
+        branches.length > 0
+          ? { if: [...branches, fallthrough] }
+          : typeof fallthrough === 'string'
+            ? { if: [true, fallthrough] }
+            : fallthrough
+    if (!f.on) definition.enabled = false
+  } else if (hasTargeting(f))
     notes.push({
       field: 'targeting',
       reason: 'off in LaunchDarkly, so imported serving its off variation: its targets and rules are not carried',
@@ -168,11 +194,5 @@ export function translateLdFlag(f: LdFlag, flagName: string, segments: SegmentNa
     notes.push({ field: 'tags', reason: `left out, as flagd cannot hold them: ${dropped.map((t) => JSON.stringify(t)).join(', ')}` })
   if (tags.length > 0) definition.tags = tags
   definition.metadata = { originalKey: f.key, importedFrom: 'launchdarkly' }
-  return {
-    definition,
-    variants: v,
-    prerequisites: f.on || off === undefined ? prerequisites : [],
-    notes,
-    percentages: percentages && (f.on || off === undefined),
-  }
+  return { definition, variants: v, prerequisites, notes, percentages }
 }

@@ -306,3 +306,12 @@ test('a flag using a segment the file does not hold is skipped, saying so', () =
   const t = translated(data({ f: { rules: [{ variation: 1, clauses: [{ attribute: '', op: 'segmentMatch', values: ['ghost'] }] }] } }))
   expect(t.skipped).toEqual([{ name: 'f', reason: 'rule 1: the segment "ghost" is not in the file' }])
 })
+
+test('a flag that is off with an off variation is carried whatever its rules say: they are never served', () => {
+  const t = translated(
+    data({ f: { on: false, rules: [{ variation: 0, clauses: [{ attribute: 'email', op: 'matches', values: ['x'] }] }] } }),
+  )
+  expect(t.skipped).toEqual([])
+  expect(t.flags.f).toMatchObject({ value: false })
+  expect(t.warnings.map((w) => w.field)).toEqual(['flags.f.targeting'])
+})
