@@ -51,10 +51,8 @@ export function parseForeignDocument(
   format: ForeignFormat,
   raw: unknown,
   options: ForeignParseOptions,
-  entry: Pick<ForeignFormatEntry, 'translate'> | undefined = foreignFormat(format),
+  entry: Pick<ForeignFormatEntry, 'translate'> = foreignFormat(format),
 ): ForeignDocument {
-  if (entry === undefined)
-    throw new ValidationFailedError([{ field: 'format', reason: `the import of ${format} files is not available in this build` }])
   const translated = entry.translate(raw, {
     nowMs: options.nowMs,
     ...(options.sourceEnvironment !== undefined ? { sourceEnvironment: options.sourceEnvironment } : {}),

@@ -1,12 +1,14 @@
 /**
  * The formats of other tools an import takes (docs/migrations.md#from-other-tools): each format's
  * name → its translator and the test that recognises its file by content (for the drop folder).
- * Adding a tool is one line here. Until all four of `FOREIGN_FORMATS` are in, a known name may be
- * missing: the import then answers that the format is not available in this build.
+ * Adding a tool is one line here (and its name in `FOREIGN_FORMATS`).
  */
 
 import { isFliptFile, translateFlipt } from './flipt-translator.ts'
 import { FOREIGN_FORMATS, type ForeignFormat, type Translator } from './foreign-translation.ts'
+import { isGoFeatureFlagFile, translateGoFeatureFlag } from './gofeatureflag-translator.ts'
+import { isLaunchdarklyFile, translateLaunchdarkly } from './launchdarkly-translator.ts'
+import { isUnleashFile, translateUnleash } from './unleash-translator.ts'
 
 /** One tool's import: its translator, and whether a parsed file is one of its files. */
 export interface ForeignFormatEntry {
@@ -14,9 +16,12 @@ export interface ForeignFormatEntry {
   recognises: (raw: unknown) => boolean
 }
 
-/** The registry (see module comment): a Partial record while some tools are still to come. */
-const REGISTRY: Partial<Record<ForeignFormat, ForeignFormatEntry>> = {
+/** The registry (see module comment). */
+const REGISTRY: Record<ForeignFormat, ForeignFormatEntry> = {
+  unleash: { translate: translateUnleash, recognises: isUnleashFile },
+  launchdarkly: { translate: translateLaunchdarkly, recognises: isLaunchdarklyFile },
   flipt: { translate: translateFlipt, recognises: isFliptFile },
+  gofeatureflag: { translate: translateGoFeatureFlag, recognises: isGoFeatureFlagFile },
 }
 
 /** Whether `name` is one of the formats of other tools (available in this build or not). */
@@ -24,8 +29,8 @@ export function isForeignFormat(name: string): name is ForeignFormat {
   return (FOREIGN_FORMATS as readonly string[]).includes(name)
 }
 
-/** The import of `format`, or `undefined` when this build does not have it. */
-export function foreignFormat(format: ForeignFormat): ForeignFormatEntry | undefined {
+/** The import of `format`. */
+export function foreignFormat(format: ForeignFormat): ForeignFormatEntry {
   return REGISTRY[format]
 }
 
@@ -36,6 +41,6 @@ export function takesText(format: ForeignFormat): boolean {
 
 /** The format whose file `raw` is, by its content, or `undefined` (a migration file, a flagd document, anything else). */
 export function recogniseForeignFile(raw: unknown): ForeignFormat | undefined {
-  for (const format of FOREIGN_FORMATS) if (REGISTRY[format]?.recognises(raw) === true) return format
+  for (const format of FOREIGN_FORMATS) if (REGISTRY[format].recognises(raw)) return format
   return undefined
 }

@@ -62,9 +62,6 @@ beforeAll(async () => {
   await new Promise((ready) => sdk.once('ready', ready))
   const translation = translateUnleash(raw, { nowMs: START }) as ForeignTranslation
   flags = translation.flags
-  // prerequisites arrive with their own work on the daemon's flags; until then the flags that need them wait
-  if (!validateDefinition({ type: 'BOOLEAN', prerequisites: [] }).ok)
-    flags = Object.fromEntries(Object.entries(flags).filter(([, f]) => f.prerequisites === undefined))
   world = await worlds.open({ env: { FLAGD_ENVIRONMENT: 'production' } })
   const doc = {
     environment: 'production',
@@ -133,7 +130,17 @@ function unleashAnswer(name: string, context: Obj): { value?: unknown; variant?:
   return v.enabled ? { variant: v.name, value: flag.variants[v.name] } : {}
 }
 
-const splitFlags = () => Object.keys(flags).filter((name) => JSON.stringify(flags[name]?.targeting ?? null).includes('fractional'))
+/** Flags a percentage decides: a split of their own, or one in a flag they require, through any chain. */
+const splitFlags = (): string[] => {
+  const split = (name: string, seen = new Set<string>()): boolean => {
+    const flag = flags[name]
+    if (flag === undefined || seen.has(name)) return false
+    seen.add(name)
+    if (JSON.stringify(flag.targeting ?? null).includes('fractional')) return true
+    return ((flag.prerequisites ?? []) as { flag: string }[]).some((p) => split(p.flag, seen))
+  }
+  return Object.keys(flags).filter((name) => split(name))
+}
 
 // around the promotion's dates; flagd's rules read whole seconds, so the one millisecond a date names is left out
 const TIMES = [
@@ -181,10 +188,11 @@ test('where a percentage decides, each answer takes the same share of many keys 
       const entry = shares.get(name) ?? { flagd: new Map(), unleash: new Map() }
       shares.set(name, entry)
       const got = ofrepAnswer(name, ofrep)
-      count(entry.flagd, JSON.stringify([got.variant ?? null, got.value ?? null]))
       const want = unleashAnswer(name, unleash)
-      const variant = want.variant ?? (want.value === undefined ? null : String(want.value))
-      count(entry.unleash, JSON.stringify([variant, want.value ?? null]))
+      // a BOOLEAN has no variants in Unleash: its value is the answer (flagd names a set value `value`)
+      const boolean = flags[name]?.type === 'BOOLEAN'
+      count(entry.flagd, JSON.stringify([boolean ? null : (got.variant ?? null), got.value ?? null]))
+      count(entry.unleash, JSON.stringify([boolean ? null : (want.variant ?? null), want.value ?? null]))
     }
   }
   expect(shares.size).toBeGreaterThanOrEqual(4)
