@@ -38,16 +38,26 @@ export async function isolatedBrowser(executablePath: string): Promise<Browser> 
   return asBrowser(browser, context)
 }
 
-/** `context` answering as a `Browser` (see `isolatedBrowser`). */
+/**
+ * `context` answering as a `Browser` (see `isolatedBrowser`); further contexts a test makes on it
+ * close with it.
+ */
 function asBrowser(browser: Browser, context: BrowserContext): Browser {
+  const more: BrowserContext[] = []
+  const close = () => Promise.all([context, ...more].map((c) => c.close().catch(() => {}))).then(() => {})
   const own: Partial<Record<keyof Browser, unknown>> = {
     newPage: () => context.newPage(),
     pages: () => context.pages(),
     targets: () => context.targets(),
     defaultBrowserContext: () => context,
-    browserContexts: () => [context],
-    close: () => context.close().catch(() => {}),
-    disconnect: () => context.close().catch(() => {}),
+    browserContexts: () => [context, ...more],
+    createBrowserContext: async (...args: Parameters<Browser['createBrowserContext']>) => {
+      const made = await browser.createBrowserContext(...args)
+      more.push(made)
+      return made
+    },
+    close,
+    disconnect: close,
   }
   return new Proxy(browser, {
     get(target, key) {
