@@ -46,7 +46,7 @@ export async function startUiFixture(chromium: string): Promise<UiFixture> {
   }
 }
 
-/** A browser test file's setting: the daemon and Chromium once per file, tabs closed after each test. */
+/** A browser test file's setting: the daemon and a browser context once per file, tabs closed after each test. */
 export interface BrowserSuite {
   /** Debian's Chromium, or null (the file's tests are skipped). */
   readonly chromium: string | null
@@ -64,7 +64,7 @@ export interface BrowserSuite {
 }
 
 /**
- * Registers the hooks every browser test file needs: start the daemon and Chromium (then `seed`),
+ * Registers the hooks every browser test file needs: start the daemon and a context of the shared Chromium (then `seed`),
  * screenshot and close the test's tabs after each test even when it failed, stop everything and
  * release the scratch directory at the end.
  */
