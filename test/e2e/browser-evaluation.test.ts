@@ -9,8 +9,9 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import puppeteer, { type Browser } from 'puppeteer-core'
+import type { Browser } from 'puppeteer-core'
 import { type Daemon, startDaemon } from '../helpers/daemon.ts'
+import { isolatedBrowser } from '../helpers/shared-chromium.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
@@ -40,11 +41,7 @@ beforeAll(async () => {
   })
   const origin = `http://127.0.0.1:${page.port}`
   d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'admin', FLAGD_ADMIN_PASSWORD: 'admin-password', FLAGD_CORS_ORIGINS: origin })
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  })
+  browser = await isolatedBrowser(chromium)
 }, 60_000)
 
 afterAll(async () => {

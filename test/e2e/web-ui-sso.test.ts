@@ -7,9 +7,10 @@
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import puppeteer, { type Browser } from 'puppeteer-core'
+import type { Browser } from 'puppeteer-core'
 import { type Daemon, freePort, startDaemon } from '../helpers/daemon.ts'
 import { startProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { isolatedBrowser } from '../helpers/shared-chromium.ts'
 import { tempDir } from '../helpers/test-app.ts'
 import { bodyText, clickButton, findChromium, waitForText } from '../helpers/ui-driver.ts'
 
@@ -54,11 +55,7 @@ beforeAll(async () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name, type: 'BOOLEAN', value: true }),
     })
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  })
+  browser = await isolatedBrowser(chromium)
 })
 
 afterAll(async () => {

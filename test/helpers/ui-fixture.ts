@@ -7,44 +7,46 @@ import { afterAll, afterEach, beforeAll } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import type { Daemon } from './daemon.ts'
+import { isolatedBrowser } from './shared-chromium.ts'
 import { startAdminDaemon } from './test-daemon.ts'
-import { findChromium, releaseScratch, screenshotTo, signInAs } from './ui-driver.ts'
+import { findChromium, openSignedIn, releaseScratch, screenshotTo, sessionOf } from './ui-driver.ts'
 
 export interface UiFixture {
   d: Daemon
+  /** A browser context of the process's one Chromium, as a browser of its own (shared-chromium.ts). */
   browser: Browser
   /** The admin's session token. */
   admin: string
   /** Calls the API as the admin (or with `token`). */
   api(method: string, path: string, body?: unknown, token?: string): Promise<Response>
-  /** Closes the browser, stops the daemon, removes its directory. */
+  /** Closes the browser (context), stops the daemon, removes its directory. */
   close(): Promise<void>
 }
 
-/** Starts the daemon and the browser at `chromium`. */
+/** Starts the daemon and a browser context of the process's Chromium at `chromium`, side by side. */
 export async function startUiFixture(chromium: string): Promise<UiFixture> {
-  const d = await startAdminDaemon()
-  const browser = await puppeteer
-    .launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
-    .catch(async (err) => {
-      await d.stop()
-      throw err
-    })
+  const [d, browser] = await Promise.allSettled([startAdminDaemon(), isolatedBrowser(chromium)])
+  if (d.status === 'rejected' || browser.status === 'rejected') {
+    if (d.status === 'fulfilled') await d.value.stop()
+    if (browser.status === 'fulfilled') await browser.value.close()
+    throw d.status === 'rejected' ? d.reason : (browser as PromiseRejectedResult).reason
+  }
+  const [daemon, context] = [d.value, browser.value]
   return {
-    d,
-    browser,
-    admin: d.admin,
-    api: d.api,
+    d: daemon,
+    browser: context,
+    admin: daemon.admin,
+    api: daemon.api,
     async close() {
-      await browser.close()
-      await d.stop()
+      await context.close()
+      await daemon.stop()
     },
   }
 }
 
-/** A browser test file's setting: the daemon and Chromium once per file, tabs closed after each test. */
+/** A browser test file's setting: the daemon and a browser context once per file, tabs closed after each test. */
 export interface BrowserSuite {
   /** Debian's Chromium, or null (the file's tests are skipped). */
   readonly chromium: string | null
@@ -52,14 +54,17 @@ export interface BrowserSuite {
   readonly ui: UiFixture
   /** Where the file keeps screenshots of each test's last screen and the files it moves. */
   readonly scratch: string
-  /** A tab signed in as `username`, closed (after a screenshot) when the test ends. */
+  /**
+   * A tab signed in as `username` (a session from the API put where the sign-in form puts it; the
+   * form itself is web-ui.test.ts's subject), closed (after a screenshot) when the test ends.
+   */
   open(username?: string, password?: string, viewport?: { width: number; height: number }): Promise<Page>
   /** Closes `page` with the test's other tabs. */
   track(page: Page): Page
 }
 
 /**
- * Registers the hooks every browser test file needs: start the daemon and Chromium (then `seed`),
+ * Registers the hooks every browser test file needs: start the daemon and a context of the shared Chromium (then `seed`),
  * screenshot and close the test's tabs after each test even when it failed, stop everything and
  * release the scratch directory at the end.
  */
@@ -95,7 +100,8 @@ export function browserSuite(name: string, seed: (ui: UiFixture) => Promise<void
       return page
     },
     async open(username = 'admin', password = 'admin-password', viewport) {
-      const p = await signInAs((fixture as UiFixture).browser, (fixture as UiFixture).d.url, username, password, viewport)
+      const { browser, d } = fixture as UiFixture
+      const p = await openSignedIn(browser, d.url, await sessionOf(d.url, username, password), viewport)
       pages.push(p)
       return p
     },
