@@ -75,7 +75,7 @@ function fromSplit(flag: Record<string, unknown>, reason: { kind: string; ruleIn
 
 /** Whether a percentage decides LaunchDarkly's answer of `ldKey` for `context`: its own split, or a prerequisite's, through any chain. */
 async function splitDecides(ldKey: string, context: Record<string, unknown>, seen = new Set<string>()): Promise<boolean> {
-  const original = (originals ?? {})[ldKey]
+  const original = originals?.[ldKey]
   if (original === undefined || seen.has(ldKey)) return false
   seen.add(ldKey)
   const detail = await ld.variationDetail(ldKey, { kind: 'user', ...context } as never, APP_DEFAULT)
