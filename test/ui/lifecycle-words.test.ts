@@ -1,5 +1,7 @@
 import { expect, test } from 'bun:test'
 import {
+  lifecycleBody,
+  lifecycleDraftOf,
   listFilterOf,
   prerequisitesBody,
   prerequisitesOf,
@@ -65,4 +67,12 @@ test("the list's filter: only what is given, tags every one, in the live or arch
     owner: 'team-a',
     tags: ['web', 'q4'],
   })
+})
+
+test("a flag's kind, owner and tags in the form and back: an empty owner removes it", () => {
+  const d = lifecycleDraftOf({ kind: 'experiment', owner: 'team-a', tags: ['web', 'q4'] })
+  expect(d).toEqual({ kind: 'experiment', owner: 'team-a', tags: 'web q4' })
+  expect(lifecycleBody(d)).toEqual({ kind: 'experiment', owner: 'team-a', tags: ['web', 'q4'] })
+  expect(lifecycleDraftOf({})).toEqual({ kind: 'release', owner: '', tags: '' })
+  expect(lifecycleBody({ kind: 'release', owner: '  ', tags: '' })).toEqual({ kind: 'release', owner: null, tags: [] })
 })

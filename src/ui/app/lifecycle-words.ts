@@ -76,3 +76,24 @@ export function listFilterOf(input: LifecycleFilterInput, archived: boolean): Fl
   if (tags.length > 0) filter.tags = tags
   return filter
 }
+
+/** A flag's kind, owner and tags as its page's form holds them: tags as one line of text. */
+export interface LifecycleDraft {
+  kind: string
+  owner: string
+  tags: string
+}
+
+/** The form's lifecycle fields from a flag resource. */
+export function lifecycleDraftOf(flag: Record<string, unknown>): LifecycleDraft {
+  return {
+    kind: typeof flag.kind === 'string' ? flag.kind : 'release',
+    owner: typeof flag.owner === 'string' ? flag.owner : '',
+    tags: Array.isArray(flag.tags) ? flag.tags.join(' ') : '',
+  }
+}
+
+/** The lifecycle fields a save sends: an empty owner removes it (`null`); tags as typed, each once. */
+export function lifecycleBody(d: LifecycleDraft): { kind: string; owner: string | null; tags: string[] } {
+  return { kind: d.kind, owner: d.owner.trim() === '' ? null : d.owner, tags: tagsOf(d.tags) }
+}
