@@ -20,6 +20,7 @@ import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycl
 import { listenForChanges } from './live.ts'
 import { localTime } from './local-time.ts'
 import { done, type Notice, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { PrerequisitesCard } from './prerequisites-card.tsx'
 import { RolloutCard } from './rollout-card.tsx'
 import { link, navigate } from './router.ts'
 import { type FlagNow, servesNow } from './serves-now.ts'
@@ -221,6 +222,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         viaRequest={viaRequest}
       />
       <RolloutCard flag={flag} canWrite={canWrite} viaRequest={viaRequest} write={(body) => writeFlag(flag, body, viaRequest)} />
+      <PrerequisitesCard flag={flag} canWrite={canShared} onSaved={load} />
       <UsageCard name={name} revision={flag.revision as number} />
       <VariantsEditor flag={flag} canWrite={canShared} onSaved={load} />
       <section class="card" aria-labelledby="settings-title">
