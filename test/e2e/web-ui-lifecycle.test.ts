@@ -10,6 +10,7 @@ import type { Page } from 'puppeteer-core'
 import { eventually } from '../helpers/eventually.ts'
 import { type AdminDaemon, startAdminDaemon } from '../helpers/test-daemon.ts'
 import {
+  checkByLabel,
   clickButton,
   clickLink,
   fillByLabel,
@@ -175,6 +176,74 @@ function describeStale() {
   })
 }
 
-test.todo('archiving a flag others require is refused with a message naming them')
-test.todo('a flag page says "Requires <flag> to be <variants>" and "Required by …" with links')
-test.todo('prerequisites are edited by picking a flag and ticking its variants')
+/** checkout/new_api (variants on/off), required to be on by checkout/page; checkout/summary requires nothing. */
+async function seedPrerequisites(): Promise<void> {
+  const onOff = { on: true, off: false }
+  expect((await api('POST', '/api/flags', { name: 'checkout/new_api', type: 'BOOLEAN', variants: onOff, value: true })).status).toBe(201)
+  expect((await api('POST', '/api/flags', { name: 'checkout/summary', type: 'BOOLEAN', variants: onOff, value: true })).status).toBe(201)
+  const page = { name: 'checkout/page', type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'checkout/new_api', variants: ['on'] }] }
+  expect((await api('POST', '/api/flags', page)).status).toBe(201)
+}
+
+test.todo('a flag page says "Requires <flag> to be <variants>" and "Required by …", each flag a link', async () => {
+  await seedPrerequisites()
+  const p = await suite.open()
+  await p.goto(`${url()}/ui/flags/checkout/page`)
+  await waitForText(p, 'Requires checkout/new_api to be on')
+  await waitForText(p, 'No flag requires it.')
+  expect(await seriousViolations(p)).toEqual([])
+  await clickLink(p, 'checkout/new_api')
+  await waitForPath(p, '/ui/flags/checkout/new_api')
+  await waitForText(p, 'Required by checkout/page')
+  await clickLink(p, 'checkout/page')
+  await waitForPath(p, '/ui/flags/checkout/page')
+})
+
+test.todo('prerequisites are edited by picking a flag and ticking its variants; a cycle is refused at the prerequisite', async () => {
+  const p = await suite.open()
+  await p.goto(`${url()}/ui/flags/checkout/summary`)
+  await waitForText(p, 'Requires no other flag.')
+  await clickButton(p, 'Add prerequisite')
+  await selectByLabel(p, 'Prerequisite 1 flag', 'checkout/new_api')
+  // the flag's own variants and the built-in ones
+  await checkByLabel(p, 'checkout/new_api is on', true)
+  await checkByLabel(p, 'checkout/new_api is true', true)
+  await clickButton(p, 'Save prerequisites')
+  await waitForText(p, 'prerequisites saved as revision')
+  await waitForText(p, 'Requires checkout/new_api to be on or true')
+  expect((await read('checkout/summary')).prerequisites).toEqual([{ flag: 'checkout/new_api', variants: ['on', 'true'] }])
+  expect(await seriousViolations(p)).toEqual([])
+
+  // checkout/new_api requiring checkout/summary would close a cycle: refused, shown at the prerequisite, nothing saved
+  await p.goto(`${url()}/ui/flags/checkout/new_api`)
+  await waitForText(p, 'Required by checkout/page, checkout/summary')
+  const before = (await read('checkout/new_api')).revision
+  await clickButton(p, 'Add prerequisite')
+  await selectByLabel(p, 'Prerequisite 1 flag', 'checkout/summary')
+  await checkByLabel(p, 'checkout/summary is on', true)
+  await clickButton(p, 'Save prerequisites')
+  await p.waitForFunction(() => (document.querySelector('fieldset.prerequisite .field-error')?.textContent ?? '') !== '', {
+    polling: 'mutation',
+  })
+  expect((await read('checkout/new_api')).revision).toBe(before)
+
+  // removing it again: no prerequisites
+  await p.goto(`${url()}/ui/flags/checkout/summary`)
+  await waitForText(p, 'Requires checkout/new_api to be on or true')
+  await clickButton(p, 'Remove prerequisite 1')
+  await clickButton(p, 'Save prerequisites')
+  await waitForText(p, 'Requires no other flag.')
+  expect((await read('checkout/summary')).prerequisites ?? []).toEqual([])
+})
+
+test.todo('archiving a flag others require is refused with a message naming them', async () => {
+  const p = await suite.open()
+  await p.goto(`${url()}/ui/flags/checkout/new_api`)
+  await waitForText(p, 'Required by checkout/page')
+  await clickButton(p, 'Archive')
+  await clickButton(p, 'Archive checkout/new_api')
+  await waitForText(p, 'checkout/new_api cannot be archived:')
+  const notice = await p.evaluate(() => document.querySelector('.quiet-zone .error')?.textContent ?? '')
+  expect(notice).toContain('checkout/page')
+  expect((await read('checkout/new_api')).archived).toBe(false)
+})
