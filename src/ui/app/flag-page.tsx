@@ -229,7 +229,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         <h2 id="settings-title">Value and settings</h2>
         <form onSubmit={save}>
           <FlagFields d={draft} set={edit} errors={errors} disabled={!canWrite} />
-          <LifecycleFields d={life} set={editLife} errors={errors} disabled={!canWrite} />
+          <LifecycleFields d={life} set={editLife} errors={errors} disabled={!canShared} />
           {canWrite && (
             <div class="actions">
               {viaRequest && (
