@@ -135,6 +135,30 @@ test.skipIf(!chromium)('Archive asks first; the archived view lists the flag wit
   await waitForShown(p, 'shop/', ['shop/banner', 'shop/old_flow'])
 })
 
+test.skipIf(!chromium)(
+  'someone who may write flags in one environment only sees kind, owner and tags but cannot change or archive',
+  async () => {
+    expect((await api('PUT', '/api/environments/qa', { description: 'the qa one' })).status).toBe(201)
+    const tess = { username: 'tess', password: 'tess-password-1', permissions: ['flag:read', 'flag:write@qa'] }
+    expect((await api('POST', '/api/users', tess)).status).toBe(201)
+    const p = await suite.open(tess.username, tess.password)
+    // in qa, where tess may write: the form is hers, the shared fields are not hers to change
+    await selectByLabel(p, 'Environment', 'qa')
+    await p.goto(`${url()}/ui/flags/team/a`)
+    await waitForText(p, 'Has a value')
+    const save = await p.evaluate(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'Save'))
+    expect(save).toBe(true)
+    await waitForText(p, 'experiment flag · owned by team-a · tags web, q4')
+    const disabled = await p.evaluate(() =>
+      ['#f-kind', '#f-owner', '#f-tags'].map((id) =>
+        (document.querySelector(id) as unknown as { matches(s: string): boolean }).matches(':disabled'),
+      ),
+    )
+    expect(disabled).toEqual([true, true, true])
+    expect(await p.evaluate(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'Archive'))).toBe(false)
+  },
+)
+
 describeStale()
 
 /**
