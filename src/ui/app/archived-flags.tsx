@@ -13,6 +13,7 @@ import { link } from './router.ts'
 
 type Archived = { name: string; type: string; description?: string; updatedAt?: string }
 
+/** The archived view of the flag list, `Restore` on each when `canRestore`. */
 export function ArchivedFlags({ canRestore }: { canRestore: boolean }) {
   const [flags, setFlags] = useState<Archived[] | null>(null)
   const [notice, setNotice] = useState<Notice>(null)

@@ -36,6 +36,7 @@ function FlagLinks({ names }: { names: readonly string[] }) {
   )
 }
 
+/** The Prerequisites card of a flag's page; its editor only when `canWrite` (the unscoped `flag:write`). */
 export function PrerequisitesCard({ flag, canWrite, onSaved }: { flag: Record<string, unknown>; canWrite: boolean; onSaved: () => void }) {
   const name = String(flag.name)
   const saved = prerequisitesOf(flag)
