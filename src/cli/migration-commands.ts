@@ -6,6 +6,9 @@ import { defineCommand } from 'citty'
 import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError, type FieldProblem } from '../domain/errors.ts'
 import { exportText } from '../domain/export-document.ts'
+import { takesText } from '../domain/foreign/foreign-formats.ts'
+import { readForeignText, syntaxOfFileName } from '../domain/foreign/foreign-text.ts'
+import { FOREIGN_FORMATS, type ForeignFormat } from '../domain/foreign/foreign-translation.ts'
 import { parseImportDocument } from '../domain/import-document.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
 import type { ImportResult } from '../services/migration-service.ts'
@@ -25,14 +28,27 @@ function validSummary(d: {
     : `${countNoun(d.flags.size, 'flag')}${segments} from environment ${d.source.environment} (format ${d.source.version})`
 }
 
-/** Reads and parses a JSON file, with errors a person can act on. */
-async function readJsonFile(path: string): Promise<unknown> {
-  let bytes: Uint8Array
+/** Reads a file's bytes, with errors a person can act on. */
+async function readBytes(path: string): Promise<Uint8Array> {
   try {
-    bytes = await readFile(path)
+    return await readFile(path)
   } catch (err) {
     throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
   }
+}
+
+/** Reads another tool's file: YAML or TOML by its name's ending when the tool writes them, else JSON (docs/migrations.md#from-other-tools). */
+async function readForeignFile(path: string, format: ForeignFormat): Promise<unknown> {
+  const named = syntaxOfFileName(path)
+  const syntax = takesText(format) && named !== undefined ? named : 'json'
+  const read = readForeignText(await readBytes(path), syntax)
+  if (!read.ok) throw new Error(`${path} is ${read.reason}`)
+  return read.value
+}
+
+/** Reads and parses a JSON file, with errors a person can act on. */
+async function readJsonFile(path: string): Promise<unknown> {
+  const bytes = await readBytes(path)
   // the depth bound of every imported document, checked before parsing (docs/api.md#conventions)
   const read = readBoundedJson(bytes)
   if (read.ok) return read.value
@@ -92,15 +108,23 @@ export const exportCommand = defineCommand({
 })
 
 export const importCommand = defineCommand({
-  meta: { name: 'import', description: 'Import a migration file into the data directory' },
+  meta: { name: 'import', description: "Import a migration file (or another tool's, with --format) into the data directory" },
   args: {
-    file: { type: 'positional', description: 'Migration file (JSON)', required: true },
+    file: { type: 'positional', description: "Migration file (JSON), or another tool's file with --format", required: true },
     mode: { type: 'string', description: 'merge (default) or replace (also delete flags the file does not name)' },
     values: { type: 'string', description: 'overwrite (default) or keep (leave current values of existing flags)' },
     'dry-run': { type: 'boolean', description: 'Show what would change, change nothing' },
     environment: {
       type: 'string',
       description: "Environment whose state the file's per-environment fields set (default: the default environment)",
+    },
+    format: {
+      type: 'string',
+      description: `Another tool's file, translated first: ${FOREIGN_FORMATS.join(', ')} (flipt and gofeatureflag: also .yaml, .yml, .toml)`,
+    },
+    'source-environment': {
+      type: 'string',
+      description: "With --format: the tool's environment (Flipt: namespace) to read; default the first",
     },
     json: { type: 'boolean', description: 'Print the result as JSON' },
     ...configArgs,
@@ -109,13 +133,22 @@ export const importCommand = defineCommand({
     const mode = oneOf('mode', args.mode, ['merge', 'replace'] as const, 'merge')
     const environment = args.environment === undefined ? {} : { environment: String(args.environment) }
     const values = oneOf('values', args.values, ['overwrite', 'keep'] as const, 'overwrite')
-    const raw = await readJsonFile(String(args.file))
+    const format = args.format === undefined ? undefined : oneOf('format', String(args.format), FOREIGN_FORMATS, 'flipt')
+    if (format === undefined && args['source-environment'] !== undefined) throw new UsageError('--source-environment needs --format')
+    const foreign =
+      format === undefined
+        ? {}
+        : { format, ...(args['source-environment'] !== undefined ? { sourceEnvironment: String(args['source-environment']) } : {}) }
+    const raw = format === undefined ? await readJsonFile(String(args.file)) : await readForeignFile(String(args.file), format)
     try {
       const result = await withAdmin(args, (admin) =>
-        admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']), ...environment }),
+        admin.importDocument(raw, { mode, values, dryRun: Boolean(args['dry-run']), ...environment, ...foreign }),
       )
       console.log(args.json ? JSON.stringify(result, null, 2) : summary(result))
-      if (!args.json) for (const w of result.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
+      if (!args.json) {
+        for (const w of result.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
+        for (const s of result.skipped) console.error(`skipped: ${s.name}: ${s.reason}`)
+      }
     } catch (err) {
       const problems = err instanceof AppError ? (err.details?.errors as FieldProblem[] | undefined) : undefined
       if (problems) throw new Error(`${args.file} was not imported, ${problems.length} problem(s):\n${problemLines(problems)}`)

@@ -102,6 +102,14 @@ function untargeted(flag: Flag, context: EvaluationContext, metadata: Evaluation
 }
 
 /**
+ * The answer of an enabled flag whose prerequisite does not hold (docs/api.md#prerequisites): its
+ * default answer, as when its rule names no variant, with `reason: "DEFAULT"`.
+ */
+export function unmetAnswer(flag: Flag, context: EvaluationContext): Evaluation {
+  return untargeted(flag, context, metadataOf(flag), 'DEFAULT')
+}
+
+/**
  * Evaluates `flag` for `context` (docs/openfeature.md#ofrep, docs/targeting.md#rules): disabled → `DISABLED`; no rule → the docs/openfeature.md#ofrep
  * table; a rule (compiled once per revision, given as `rule`) → the variant it names
  * (`TARGETING_MATCH`), the docs/openfeature.md#ofrep answer with `DEFAULT` when it names none, or a `GENERAL` failure

@@ -26,6 +26,7 @@ import { checkLifecycleFields } from './flag-lifecycle.ts'
 import { checkTargetingFields } from './flag-targeting-fields.ts'
 import { forbiddenKeys, isJsonObject } from './json-object.ts'
 import { compileJsonSchema, jsonSchemaProblem } from './json-schema.ts'
+import { checkPrerequisites } from './prerequisite.ts'
 import { type CheckBudget, compilePattern, newCheckBudget, PATTERN_MAX, patternMatches } from './regex-pattern.ts'
 import { closestSpelling, unknownFieldReason } from './spelling-suggestion.ts'
 
@@ -280,6 +281,7 @@ export function validateDefinition(input: Record<string, unknown>, options: Vali
   )
   Object.assign(definition, targeting)
   checkLifecycleFields(input, definition, problem)
+  checkPrerequisites(input, definition, problem)
   if (valuesCheckable && definition.defaultValue !== null) {
     const why = valueProblem(flagType, definition.defaultValue, constraints, budget)
     if (why)

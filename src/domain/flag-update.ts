@@ -7,7 +7,7 @@
 import { CONSTRAINT_FIELDS, definitionOf, type FlagDefinition, LIFECYCLE_FIELDS, TARGETING_FIELDS } from './flag.ts'
 
 /** Fields a client may send back from a GET that the update ignores. */
-export const READ_ONLY_FIELDS = ['createdAt', 'updatedAt', 'revision', 'archived', 'potentiallyStale'] as const
+export const READ_ONLY_FIELDS = ['createdAt', 'updatedAt', 'revision', 'archived', 'potentiallyStale', 'dependents'] as const
 
 const HANDLED = new Set([
   'name',

@@ -100,7 +100,7 @@ export const CONSTRAINT_FIELDS = [
 export const TARGETING_FIELDS = ['enabled', 'variants', 'targeting', 'metadata', 'rollout'] as const
 
 /** Lifecycle fields in output order (after the targeting fields). */
-export const LIFECYCLE_FIELDS = ['kind', 'owner', 'tags'] as const
+export const LIFECYCLE_FIELDS = ['kind', 'owner', 'tags', 'prerequisites'] as const
 
 /** Which constraint fields each type has. */
 export const TYPE_CONSTRAINTS: Record<FlagType, readonly (keyof FlagConstraints)[]> = {
@@ -184,6 +184,7 @@ export function definitionOf(f: FlagDefinition): FlagDefinition {
   if (f.kind !== undefined) out.kind = f.kind
   if (f.owner !== undefined) out.owner = f.owner
   if (f.tags !== undefined) out.tags = f.tags
+  if (f.prerequisites !== undefined) out.prerequisites = f.prerequisites
   return out
 }
 

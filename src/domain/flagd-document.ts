@@ -22,6 +22,7 @@ import type { FieldProblem } from './errors.ts'
 import { allVariants, FLAG_TYPES, type Flag, type FlagType, type FlagValue, isEnabled, type JsonObject, zeroValue } from './flag.ts'
 import { isFlagKind, lifecycleMetadata, TAGS_MAX, tagProblem } from './flag-lifecycle.ts'
 import { isJsonObject } from './json-object.ts'
+import { type PrerequisiteScope, withPrerequisites } from './prerequisite-rule.ts'
 import { rolloutRule, servedRollout } from './rollout.ts'
 import type { Segment } from './segment.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
@@ -79,8 +80,11 @@ function evaluatorOf(segment: Segment, segments: ReadonlyMap<string, unknown>, e
   return expandRefs(segment.rule, segments, expanded, [segment.name]) as JsonObject
 }
 
-/** One flag in flagd's terms, or `undefined` when flagd cannot express it (TAG). */
-export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
+/**
+ * One flag in flagd's terms, or `undefined` when flagd cannot express it (TAG). Its prerequisites
+ * are compiled into its rule with `scope` (docs/targeting.md#prerequisites-in-flagd-format).
+ */
+export function toFlagdFlag(flag: Flag, scope?: PrerequisiteScope): FlagdFlag | undefined {
   if (flag.type === 'TAG') return undefined
   const variants: Record<string, FlagValue> = { ...allVariants(flag) }
   // the answer's variant is named as OFREP names it (one name on every path)
@@ -102,13 +106,49 @@ export function toFlagdFlag(flag: Flag): FlagdFlag | undefined {
   // a rollout goes in front, in flagd's own rule language: providers move with it on their own
   const rollout = flag.rollout && servedRollout(flag.rollout)
   if (rollout) targeting = rolloutRule(rollout, targeting)
-  return {
+  const out: FlagdFlag = {
     state: isEnabled(flag) ? 'ENABLED' : 'DISABLED',
     variants,
     defaultVariant,
     ...(targeting ? { targeting } : {}),
     metadata: { ...(flag.metadata ?? {}), ...lifecycleMetadata(flag), type: flag.type, revision: flag.servedRevision ?? flag.revision },
   }
+  if (flag.prerequisites === undefined || scope === undefined) return out
+  // while a prerequisite does not hold: the default answer, an unpinned A/B test's split included
+  const unmet = flag.type === 'AB-TEST' && !flag.valueExists ? abSplit(flag) : null
+  const compiled = withPrerequisites(flag, out, unmet, scope)
+  const { targeting: _own, ...rest } = out
+  return compiled === undefined ? rest : { ...rest, targeting: compiled }
+}
+
+/** An unpinned A/B test's split by `chancePercentB`, in flagd's rule language. */
+function abSplit(flag: Flag): JsonObject {
+  const w = Math.round((flag.chancePercentB ?? 50) * 1000)
+  return {
+    fractional: [
+      ['A', 100_000 - w],
+      ['B', w],
+    ],
+  }
+}
+
+/** The scope compiling prerequisites needs, over `flags` by name and the segments' `rules`; each flag compiled once. */
+export function prerequisiteScope(flags: ReadonlyMap<string, Flag>, rules: ReadonlyMap<string, unknown>): PrerequisiteScope {
+  const compiled = new Map<string, FlagdFlag | undefined>()
+  const expanded = new Map<string, unknown>()
+  const scope: PrerequisiteScope = {
+    flag: (name) => flags.get(name),
+    flagdOf(name) {
+      if (compiled.has(name)) return compiled.get(name)
+      compiled.set(name, undefined) // a cycle (refused at write) reads as no flag
+      const flag = flags.get(name)
+      const made = flag === undefined ? undefined : toFlagdFlag(flag, scope)
+      compiled.set(name, made)
+      return made
+    },
+    expand: (rule) => expandRefs(rule, rules, expanded),
+  }
+  return scope
 }
 
 /**
@@ -137,12 +177,15 @@ function lifecycleFromMetadata(metadata: Record<string, unknown>, input: Record<
 export function buildFlagdDocument(flags: readonly Flag[], segments: readonly Segment[], environment: string): FlagdDocument {
   const out: Record<string, FlagdFlag> = {}
   const omitted: string[] = []
+  const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
+  const scope = flags.some((f) => f.prerequisites !== undefined)
+    ? prerequisiteScope(new Map(flags.map((f) => [f.name, f])), rules)
+    : undefined
   for (const flag of flags) {
-    const f = toFlagdFlag(flag)
+    const f = scope?.flagdOf(flag.name) ?? toFlagdFlag(flag)
     if (f) out[flag.name] = f
     else omitted.push(flag.name)
   }
-  const rules = new Map(segments.map((s) => [s.name, s.rule as unknown]))
   const expanded = new Map<string, unknown>()
   const sizes = new Map<string, number>()
   // writes refuse segments too large written out; one stored before that rule is left out, named

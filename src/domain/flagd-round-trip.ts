@@ -9,7 +9,7 @@
 
 import type { ExportedSegment } from './export-document.ts'
 import { definitionOf, type Flag, type FlagDefinition } from './flag.ts'
-import { expandRefs, toFlagdFlag } from './flagd-document.ts'
+import { expandRefs, prerequisiteScope } from './flagd-document.ts'
 import { isJsonObject } from './json-object.ts'
 import { sameJson } from './same-json.ts'
 import type { Segment } from './segment.ts'
@@ -26,11 +26,14 @@ export function ownExportFlags(
   incoming: ReadonlyMap<string, FlagDefinition>,
   raw: ReadonlyMap<string, unknown>,
   views: ReadonlyMap<string, Flag>,
+  rules: ReadonlyMap<string, unknown> = new Map(),
 ): Map<string, FlagDefinition> {
   const out = new Map(incoming)
+  // prerequisites are written into the rules as the export writes them (docs/targeting.md#prerequisites-in-flagd-format)
+  const scope = prerequisiteScope(views, rules)
   for (const name of incoming.keys()) {
     const view = views.get(name)
-    const exported = view && toFlagdFlag(view)
+    const exported = view && scope.flagdOf(name)
     if (exported !== undefined && sameJson(withoutRevision(exported), withoutRevision(raw.get(name))))
       out.set(name, definitionOf(view as Flag))
   }

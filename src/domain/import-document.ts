@@ -12,6 +12,7 @@ import { indexNames, nameProblem } from './flag-name.ts'
 import { segmentRuleProblems } from './flag-targeting-fields.ts'
 import { flagdDocumentWarnings, fromFlagdFlag, isFlagdDocument } from './flagd-document.ts'
 import { fromFlagFlow } from './flagflow-flag.ts'
+import type { ForeignFormat } from './foreign/foreign-translation.ts'
 import { parseIsoInstant } from './iso-instant.ts'
 import { forbiddenKeys, isJsonObject as isObject } from './json-object.ts'
 import { newCheckBudget } from './regex-pattern.ts'
@@ -25,8 +26,11 @@ export interface DocumentSource {
   environment: string
   version: string
   createdAt: string
-  /** `flagd` for an OpenFeature flagd document (docs/targeting.md#flagd-format); absent for a migration file. */
-  format?: 'flagd'
+  /**
+   * `flagd` for an OpenFeature flagd document (docs/targeting.md#flagd-format), the tool's name for
+   * another tool's file (docs/migrations.md#from-other-tools); absent for a migration file.
+   */
+  format?: 'flagd' | ForeignFormat
 }
 
 /** A parsed, validated import document, with what was translated or dropped on the way. */

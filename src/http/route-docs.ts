@@ -35,6 +35,8 @@ export interface RouteDoc {
   body?: TSchema | Record<string, unknown>
   /** False when the body may be left out (OFREP evaluations: no body means an empty context). */
   bodyRequired?: boolean
+  /** Media types the body may also be sent as, besides `application/json` (YAML and TOML files of other tools). */
+  bodyTypes?: { type: string; description: string }[]
   /**
    * A wildcard path segment documented as one `{name}` parameter that may contain `/`; `suffix` is a
    * fixed end the handler strips (`/evaluate` after a flag name).
@@ -93,6 +95,14 @@ const stringParameter = (name: string, where: 'header' | 'query', description: s
  * `{name}` that may contain `/`, or its `:name` segments), the query schema's, then documented
  * headers and query parameters the route reads without a schema.
  */
+
+/** A route's request body: JSON by its schema, and the other media types it takes as text (docs/migrations.md#from-other-tools). */
+function requestBodyOf(doc: RouteDoc, body: NonNullable<RouteDoc['body']>) {
+  const content: Record<string, unknown> = { 'application/json': { schema: toOpenApi30(body) } }
+  for (const { type, description } of doc.bodyTypes ?? []) content[type] = { schema: { type: 'string', description } }
+  return { required: doc.bodyRequired ?? true, content }
+}
+
 function parametersOf(spec: RouteSpec, doc: RouteDoc): unknown[] {
   const out: unknown[] = []
   if (doc.wildcard) {
@@ -156,9 +166,7 @@ export function operationOf(spec: RouteSpec & { docs: RouteDoc }): Record<string
     tags: [doc.tag],
     security: authed ? [{ bearerAuth: [] }, { apiKeyAuth: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(doc.body
-      ? { requestBody: { required: doc.bodyRequired ?? true, content: { 'application/json': { schema: toOpenApi30(doc.body) } } } }
-      : {}),
+    ...(doc.body ? { requestBody: requestBodyOf(doc, doc.body) } : {}),
     responses,
     'x-flagd-permission': doc.access,
   }

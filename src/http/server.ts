@@ -43,6 +43,7 @@ import { auditRoutes } from './routes/audit-routes.ts'
 import { authRoutes } from './routes/auth-routes.ts'
 import { changeRequestRoutes } from './routes/change-request-routes.ts'
 import { connectRoutes } from './routes/connect-routes.ts'
+import { dependentsRoutes } from './routes/dependents-routes.ts'
 import { docsRoutes } from './routes/docs-routes.ts'
 import { environmentRoutes } from './routes/environment-routes.ts'
 import { eventRoutes } from './routes/event-routes.ts'
@@ -133,6 +134,7 @@ function apiRoutes(deps: HttpDeps): RouteSpec[] {
     ...authRoutes({ ...deps, bodyLimit }),
     ...userRoutes({ users: deps.users, bodyLimit }),
     ...flagArchiveRoutes({ flags: deps.flags }),
+    ...dependentsRoutes({ flags: deps.flags }),
     ...flagRoutes({ flags: deps.flags, evaluations: deps.evaluations, bodyLimit }),
     ...segmentRoutes({ segments: deps.segments, bodyLimit }),
     ...environmentRoutes({

@@ -20,6 +20,7 @@ import { environmentOf, type Principal } from '../domain/principal.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import { servedTargeting } from '../domain/rollout.ts'
 import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
+import { unmetFor } from './prerequisite-answers.ts'
 import type { ServedSnapshot } from './served-snapshot.ts'
 import type { CountedTemplate } from './usage-counter.ts'
 
@@ -57,10 +58,29 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
     return served.part(flag, key, make, (answer) => answer.failure === undefined)
   }
 
+  // the answer of a flag whose prerequisite does not hold: its default, kept unless a split gives it
+  const unmet = (flag: Flag, context: EvaluationContext, served: ServedSnapshot): Answer =>
+    flag.type === 'AB-TEST' && !flag.valueExists
+      ? plain.unmet(flag, context)
+      : served.part(
+          flag,
+          'p',
+          () => plain.unmet(flag, {}),
+          () => true,
+        )
+
+  // the answer as if its prerequisites held
+  const own = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
+    if (servedTargeting(flag) !== undefined) return ruled(flag, context, served, timestamp)
+    return plain.own(flag, context, served, timestamp)
+  }
+
   const one = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
     if (!fixedAnswer(flag)) {
-      if (servedTargeting(flag) !== undefined) return ruled(flag, context, served, timestamp)
-      return plain.one(flag, context, served, timestamp)
+      if (flag.prerequisites === undefined) return own(flag, context, served, timestamp)
+      const answer = (f: Flag, held: boolean) =>
+        !held ? unmet(f, context, served) : fixedAnswer(f) ? one(f, {}, served) : own(f, context, served, timestamp)
+      return answer(flag, unmetFor(flag, served, answer) === undefined)
     }
     return served.part(
       flag,

@@ -8,6 +8,7 @@
 
 import { AppError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
+import { checkPrerequisiteGraph, type FlagRowChange } from '../domain/prerequisite-graph.ts'
 import { keptRollouts } from '../domain/rollout-written.ts'
 import type { Segment } from '../domain/segment.ts'
 import { type GuardedChange, guardWrite, type WriteAuthority } from '../domain/write-guard.ts'
@@ -98,6 +99,8 @@ export function applyRefusal(who: WriteAuthority, base: Snapshot, work: (tx: Tx)
     const settled = changes().map((c) =>
       c.table === 'flags' && c.after !== null ? { ...c, after: keptRollouts(c.before as FlagRow | null, c.after as FlagRow, '') } : c,
     )
+    // prerequisites across flags, as the store checks them (docs/api.md#prerequisites)
+    checkPrerequisiteGraph(tx.read.flags, settled.filter((c) => c.table === 'flags') as unknown as FlagRowChange[])
     guardWrite(who, tx.read, settled)
     return undefined
   } catch (err) {

@@ -11,6 +11,7 @@ import type { Clock } from '../domain/clock.ts'
 import { ChangeRequestRequiredError, ConflictError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, isArchived } from '../domain/flag.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
+import { dependentIndex } from '../domain/prerequisite-graph.ts'
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -20,12 +21,9 @@ import { flagView } from './environment-views.ts'
 export const archivedConflict = (name: string) =>
   new ConflictError(`flag ${name} is archived; restore it first (POST /api/flags/${name}/restore)`, { field: 'name', archived: true })
 
-/**
- * The flags that still require `row` and so keep it from being archived or deleted (docs/api.md#archive).
- * None yet: flags name no others. Prerequisites fill this in, and `archiveFlag` refuses with `409`.
- */
-export function dependentsOf(_read: Snapshot, _row: FlagRow): string[] {
-  return []
+/** The flags that require flag `name` directly and so keep it from being archived or deleted (docs/api.md#archive), in name order. */
+export function dependentsOf(read: Snapshot, name: string): string[] {
+  return [...(dependentIndex(read.flags).get(name) ?? [])]
 }
 
 /**
@@ -58,7 +56,7 @@ export async function archiveFlag(
           },
         )
       if (archived) {
-        const dependents = dependentsOf(tx.read, current)
+        const dependents = dependentsOf(tx.read, current.name)
         if (dependents.length > 0)
           throw new ConflictError(`flag ${name} is required by ${dependents.join(', ')}; change them first`, { field: 'name', dependents })
       }

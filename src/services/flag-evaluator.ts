@@ -7,13 +7,23 @@
  */
 
 import { canSeeFlag, flagScopeOf, visiblePrefixes } from '../domain/access-policy.ts'
-import { answerFor, type Evaluation, type EvaluationContext, type EvaluationResult, evaluate, isFailure } from '../domain/evaluation.ts'
+import {
+  answerFor,
+  type Evaluation,
+  type EvaluationContext,
+  type EvaluationResult,
+  evaluate,
+  isFailure,
+  unmetAnswer,
+} from '../domain/evaluation.ts'
 import { type Flag, isEnabled } from '../domain/flag.ts'
 import type { Principal } from '../domain/principal.ts'
 import { rolloutAt, servedRollout, servedTargeting } from '../domain/rollout.ts'
 import type { Expr } from '../domain/targeting/rule-compiler.ts'
+import type { PrerequisiteStep } from '../domain/targeting/rule-evaluation.ts'
 import { type RuleOutcome, runRule } from '../domain/targeting/targeting.ts'
 import type { Snapshot } from '../storage/store.ts'
+import { unmetFor } from './prerequisite-answers.ts'
 import type { ServedSnapshot, ServedSnapshots } from './served-snapshot.ts'
 import type { CountableAnswer, CountedTemplate } from './usage-counter.ts'
 
@@ -71,6 +81,10 @@ export interface FlagEvaluator {
 
 /** The parts of the plain evaluator a caching decorator builds on. */
 export interface PlainFlagEvaluator extends FlagEvaluator {
+  /** The flag's answer as if its prerequisites held (or it has none). */
+  own(flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer
+  /** The flag's answer when one of its prerequisites does not hold: its default (docs/api.md#prerequisites). */
+  unmet(flag: Flag, context: EvaluationContext): Answer
   /** What the flag's rule decides for `context` (the flag has a rule). */
   outcome(flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): RuleOutcome
   /** The answer that follows from an outcome (never running the rule again). */
@@ -91,16 +105,24 @@ export const bulkItem = (answer: Answer): string =>
     ? answer.text
     : JSON.stringify({ key: answer.failure.key, errorCode: 'GENERAL', errorDetails: answer.failure.details })
 
-/** True when the flag's answer is the same for every context. */
+/** True when the flag's answer is the same for every context (a flag with prerequisites never is, unless disabled). */
 export const fixedAnswer = (flag: Flag): boolean =>
-  !isEnabled(flag) || (servedTargeting(flag) === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists))
+  !isEnabled(flag) ||
+  (servedTargeting(flag) === undefined && !(flag.type === 'AB-TEST' && !flag.valueExists) && flag.prerequisites === undefined)
 
 /** Creates the plain evaluator over served snapshots; `clock` (ms) is the time rules see. */
 export function createFlagEvaluator(snapshots: ServedSnapshots, clock: () => number): PlainFlagEvaluator {
   const seconds = () => Math.floor(clock() / 1000)
   const evaluator: PlainFlagEvaluator = {
     served: snapshots.of,
-    one: (flag, context, served, timestamp) => answerOf(evaluate(flag, context, served.rule(flag), { timestamp: timestamp ?? seconds() })),
+    own: (flag, context, served, timestamp) => answerOf(evaluate(flag, context, served.rule(flag), { timestamp: timestamp ?? seconds() })),
+    unmet: (flag, context) => answerOf(unmetAnswer(flag, context)),
+    one(flag, context, served, timestamp) {
+      if (flag.prerequisites === undefined || !isEnabled(flag)) return evaluator.own(flag, context, served, timestamp)
+      const at = timestamp ?? seconds()
+      const answer = (f: Flag, held: boolean) => (held ? evaluator.own(f, context, served, at) : evaluator.unmet(f, context))
+      return answer(flag, unmetFor(flag, served, answer) === undefined)
+    },
     outcome: (flag, context, served, timestamp) =>
       runRule(served.rule(flag) as Expr, context, flag.name, { timestamp: timestamp ?? seconds() }),
     answerFrom: (flag, context, outcome) => answerOf(answerFor(flag, context, outcome)),
@@ -117,7 +139,14 @@ export function createFlagEvaluator(snapshots: ServedSnapshots, clock: () => num
     }),
     explain(flag, context, served) {
       const at = seconds()
-      const result = evaluate(flag, context, served.rule(flag), { trace: true, timestamp: at })
+      // its prerequisites first: the one that does not hold, and what it answered, ends the trace
+      const required: PrerequisiteStep[] = []
+      if (isEnabled(flag)) {
+        const answer = (f: Flag, held: boolean) => (held ? evaluator.own(f, context, served, at) : evaluator.unmet(f, context))
+        if (unmetFor(flag, served, answer, required) !== undefined) return { ...unmetAnswer(flag, context), trace: required }
+      }
+      const traced = evaluate(flag, context, served.rule(flag), { trace: true, timestamp: at })
+      const result = required.length > 0 ? { ...traced, trace: [...required, ...(traced.trace ?? [])] } : traced
       // a rollout its guard rolled back serves nothing: no step of its own (docs/guarded-rollouts.md#when-a-guard-trips)
       const rollout = flag.rollout
       if (rollout === undefined || !isEnabled(flag) || servedRollout(rollout) === undefined) return result

@@ -33,7 +33,7 @@ import type { Snapshot, Source, Store, Tx } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
 import { flagView } from './environment-views.ts'
-import { archivedConflict, archiveFlag } from './flag-archive.ts'
+import { archivedConflict, archiveFlag, dependentsOf } from './flag-archive.ts'
 import { createFlagReadModel, type FlagReadModel } from './flag-read-model.ts'
 import { bornIn, carryStates } from './flag-states.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
@@ -73,6 +73,8 @@ export interface FlagService {
   archive(caller: Caller, name: string, env?: string): Promise<Flag>
   /** Restores an archived flag exactly as it was, at a new revision. */
   restore(caller: Caller, name: string, env?: string): Promise<Flag>
+  /** The flags that require `name` directly, in name order, those `principal` may see (docs/api.md#prerequisites). */
+  dependents(principal: Principal, name: string, env?: string): string[]
 }
 
 const notFound = (name: string) => new NotFoundError(`no flag named ${JSON.stringify(name)}`)
@@ -290,6 +292,16 @@ export function createFlagService(
         expectRevision(tx, current, ifMatch)
         tx.delete('flags', current.id)
       })
+    },
+
+    dependents(principal, name, env) {
+      requirePermissionSomewhere(principal, 'flag:read')
+      if (!canSeeFlag(principal, name)) throw notFound(name)
+      const snapshot = store.committed()
+      if (env !== undefined) knownEnvironment(snapshot, env)
+      requireIn(principal, 'flag:read', env ?? environment)
+      findIn(snapshot, name)
+      return dependentsOf(snapshot, name).filter((n) => canSeeFlag(principal, n))
     },
 
     archive: (caller, name, env) => archiveFlag(store, now, caller, name, true, env ?? environment, env ?? environment),

@@ -13,6 +13,10 @@ import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailed
 import { buildExportDocument, type ExportedSegment, exportFileName, exportText } from '../domain/export-document.ts'
 import { type Flag, isArchived } from '../domain/flag.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
+import { parseForeignDocument } from '../domain/foreign/foreign-document.ts'
+import { foreignFlagName } from '../domain/foreign/foreign-flag-name.ts'
+import { takesText } from '../domain/foreign/foreign-formats.ts'
+import type { ForeignFormat, SkippedFlag } from '../domain/foreign/foreign-translation.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
   type ImportMode,
@@ -49,6 +53,10 @@ export interface ImportOptions {
    * shared fields change every environment. Absent: the default one. Unknown: `404`.
    */
   environment?: string | undefined
+  /** The file is another tool's (docs/migrations.md#from-other-tools): translated before it is imported. */
+  format?: ForeignFormat | undefined
+  /** The tool's environment to read where its file holds several; absent: the first in the file. */
+  sourceEnvironment?: string | undefined
 }
 
 /** The migration result (docs/migrations.md). */
@@ -62,6 +70,8 @@ export interface ImportResult {
   backup: string | null
   /** What was translated or dropped (FlagFlow's fields, a value beside valueExists false). */
   warnings: FieldProblem[]
+  /** Flags of another tool's file not imported, by the tool's key, and why (empty for flagd's own documents). */
+  skipped: SkippedFlag[]
   /** Segments created, updated or deleted (docs/targeting.md#rules); present only when there are any. */
   segmentChanges?: PlannedSegmentChange[]
   /** A dry run that applying would see refused: the error it would answer (docs/migrations.md#dry-runs). */
@@ -120,7 +130,8 @@ function resultOf(
   backup: string | null,
   warnings: FieldProblem[],
   showValues: boolean,
-  segmentChanges: readonly PlannedSegmentChange[] = [],
+  segmentChanges: readonly PlannedSegmentChange[],
+  skipped: readonly SkippedFlag[],
 ): ImportResult {
   return {
     dryRun: options.dryRun,
@@ -131,6 +142,7 @@ function resultOf(
     changes: listedChanges(plan.changes, showValues),
     backup,
     warnings: warnings.slice(0, MAX_LISTED_PROBLEMS),
+    skipped: skipped.slice(0, MAX_LISTED_PROBLEMS),
     ...(segmentChanges.length > 0 ? { segmentChanges: [...segmentChanges] } : {}),
   }
 }
@@ -193,10 +205,31 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     }
   }
 
-  const plan = (current: Snapshot, incoming: Parameters<typeof planImport>[1], options: ImportOptions, flagd: boolean) => {
+  /** A migration file or flagd document as it is; another tool's file translated first (docs/migrations.md#from-other-tools). */
+  const parseAnyDocument = (raw: unknown, options: ImportOptions, knownSegments: ReadonlyMap<string, unknown>) => {
+    if (options.format === undefined) {
+      const parsed = parseImportDocument(raw, { knownSegments })
+      if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
+      return { document: parsed.document, skipped: [] as SkippedFlag[] }
+    }
+    return parseForeignDocument(options.format, raw, {
+      knownSegments,
+      nowMs: now().getTime(),
+      sourceEnvironment: options.sourceEnvironment,
+    })
+  }
+
+  const plan = (
+    current: Snapshot,
+    incoming: Parameters<typeof planImport>[1],
+    options: ImportOptions,
+    flagd: boolean,
+    skipped: ReadonlySet<string>,
+  ) => {
     // flagd's format cannot hold TAG flags, nor say a flag is archived: a flagd document never
-    // deletes them (docs/migrations.md#flagd-round-trip, docs/api.md#archive)
-    const holds = flagd ? (f: Flag) => f.type !== 'TAG' && !isArchived(f) : undefined
+    // deletes them (docs/migrations.md#flagd-round-trip, docs/api.md#archive); a flag another
+    // tool's file holds but that was skipped is left as it is (docs/migrations.md#from-other-tools)
+    const holds = flagd ? (f: Flag) => f.type !== 'TAG' && !isArchived(f) : skipped.size > 0 ? (f: Flag) => !skipped.has(f.name) : undefined
     const planned = planImport(flagsInDraft(current, targetOf(current, options)), incoming, options.mode, options.values, holds, flagd)
     if (planned.problems.length > 0) throw new ValidationFailedError(planned.problems)
     const { created, deleted } = planSummary(planned)
@@ -219,16 +252,22 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     // made a moment ago on another replica counts: catch up first)
     if (options.mode === 'merge') await store.refresh()
     const knownSegments = options.mode === 'merge' ? store.committed().segmentRules() : new Map<string, unknown>()
-    const parsed = await gated(() => parseImportDocument(raw, { knownSegments }))
-    if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
+    const parsed = await gated(() => parseAnyDocument(raw, options, knownSegments))
     const { source: origin, warnings, flagdFlags } = parsed.document
+    const { skipped } = parsed
+    const skippedNames = new Set(skipped.flatMap((s) => foreignFlagName(s.name) ?? []))
     // a flagd export of this daemon, imported back, is read as the flags and segments it came from
     // (docs/migrations.md#flagd-round-trip): judged against the state the import is planned on
     const wanted = (snapshot: Snapshot) =>
       flagdFlags === undefined
         ? parsed.document
         : {
-            flags: ownExportFlags(parsed.document.flags, flagdFlags, flagsInDraft(snapshot, targetOf(snapshot, options))),
+            flags: ownExportFlags(
+              parsed.document.flags,
+              flagdFlags,
+              flagsInDraft(snapshot, targetOf(snapshot, options)),
+              snapshot.segmentRules(),
+            ),
             segments: ownExportSegments(parsed.document.segments, snapshot.segments, snapshot.segmentRules()),
           }
     const segmentPlan = (snapshot: Snapshot, segments: ReadonlyMap<string, ExportedSegment>) =>
@@ -236,9 +275,9 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     if (options.dryRun) {
       const current = store.committed()
       const { flags: incoming, segments } = wanted(current)
-      const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined))
+      const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined, skippedNames))
       const segmentChanges = segmentPlan(current, segments)
-      const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges)
+      const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges, skipped)
       if (planned.changes.length === 0 && segmentChanges.length === 0) return result
       // the import done over a scratch copy and put to the commit's check: would it be refused?
       const target = targetOf(current, options)
@@ -262,7 +301,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const out = await gated(() =>
         store.transact(importMeta(caller, source, options), (tx) => {
           const { flags: incoming, segments } = wanted(tx.read)
-          const planned = plan(tx.read, incoming, options, flagdFlags !== undefined)
+          const planned = plan(tx.read, incoming, options, flagdFlags !== undefined, skippedNames)
           const segmentChanges = segmentPlan(tx.read, segments)
           if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()
@@ -276,7 +315,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         }),
       )
       const { planned, segmentChanges } = out.result
-      return resultOf(planned, options, origin, out.backups[0] ?? null, warnings, showValues, segmentChanges)
+      return resultOf(planned, options, origin, out.backups[0] ?? null, warnings, showValues, segmentChanges, skipped)
     })
   }
 
@@ -289,7 +328,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
         async () => {
           requirePermission(caller.principal, 'migration:write')
           requireUnscoped(caller.principal)
-          return applyDocument(caller, await fetchRemoteDocument(url, deps.remote), options, 'import-url')
+          const text = options.format !== undefined && takesText(options.format)
+          return applyDocument(caller, await fetchRemoteDocument(url, deps.remote, text), options, 'import-url')
         },
         url,
       )

@@ -11,6 +11,7 @@ import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError, InvalidError } from '../domain/errors.ts'
+import { readForeignText, syntaxOfFileName, syntaxOfMediaType } from '../domain/foreign/foreign-text.ts'
 import { readLimited } from '../io/read-limited.ts'
 import { bareHost, isAllowedHost, nonPublicRange } from './address-policy.ts'
 
@@ -67,8 +68,11 @@ async function checkHop(url: URL, options: RemoteFetchOptions): Promise<string> 
   return addresses[0] as string
 }
 
-/** Fetches and parses the JSON document at `url` (see module comment). */
-export async function fetchRemoteDocument(url: string, options: RemoteFetchOptions): Promise<unknown> {
+/**
+ * Fetches and parses the JSON document at `url` (see module comment); with `text`, a YAML or TOML
+ * one too, by its Content-Type or its path's ending (docs/migrations.md#from-other-tools).
+ */
+export async function fetchRemoteDocument(url: string, options: RemoteFetchOptions, text = false): Promise<unknown> {
   const signal = AbortSignal.timeout(options.timeoutMs)
   const maxRedirects = options.maxRedirects ?? 3
   let current = parseUrl(url)
@@ -81,7 +85,10 @@ export async function fetchRemoteDocument(url: string, options: RemoteFetchOptio
         redirect: 'manual',
         signal,
         decompress: true,
-        headers: { host: current.host, accept: 'application/json' },
+        headers: {
+          host: current.host,
+          accept: text ? 'application/json, application/yaml, text/yaml, application/toml' : 'application/json',
+        },
         tls: { serverName: bareHost(current.hostname) },
       })
       if (REDIRECTS.has(response.status)) {
@@ -99,6 +106,12 @@ export async function fetchRemoteDocument(url: string, options: RemoteFetchOptio
       const bytes = await readLimited(response.body, options.maxBytes, () =>
         upstream(`the remote document is larger than ${options.maxBytes} bytes`),
       )
+      const syntax = text ? (syntaxOfMediaType(response.headers.get('content-type')) ?? syntaxOfFileName(current.pathname)) : undefined
+      if (syntax === 'yaml' || syntax === 'toml') {
+        const read = readForeignText(bytes, syntax)
+        if (read.ok) return read.value
+        throw new InvalidError(`the document at url is ${read.reason}`, 'url', read.reason)
+      }
       // a valid JSON document nested too deep is the document's fault, as any invalid document (docs/migrations.md)
       const read = readBoundedJson(bytes)
       if (read.ok) return read.value

@@ -136,6 +136,7 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
     targeted = true
     if (readsClock(rule, segments)) clocked.add(flag.name)
   }
+  if (clocked.size > 0) for (const flag of flags.values()) if (requiresClocked(flag, flags, clocked)) clocked.add(flag.name)
   const tag = servedTag(snapshot, env, flags)
   const rules = new Map<Flag, Expr | undefined>()
   const answers = new Map<string, Map<Flag, unknown>>()
@@ -202,6 +203,18 @@ function buildServed(snapshot: Snapshot, env: string, previous: (ServedSnapshot 
       return text
     },
   })
+}
+
+/** Whether a flag `flag` requires, through any chain, reads the clock: then its answer moves with time too. */
+function requiresClocked(flag: Flag, flags: ReadonlyMap<string, Flag>, clocked: ReadonlySet<string>, seen = new Set<string>()): boolean {
+  for (const p of flag.prerequisites ?? []) {
+    if (clocked.has(p.flag)) return true
+    if (seen.has(p.flag)) continue
+    seen.add(p.flag)
+    const required = flags.get(p.flag)
+    if (required !== undefined && requiresClocked(required, flags, clocked, seen)) return true
+  }
+  return false
 }
 
 /** A flagd document with its encodings; the file's only on first use. */

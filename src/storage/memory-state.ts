@@ -10,6 +10,7 @@
 import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
+import { checkPrerequisiteGraph, dependentRevisions, type FlagRowChange, segmentRulesOf } from '../domain/prerequisite-graph.ts'
 import { keptRollouts } from '../domain/rollout-written.ts'
 import type { Segment } from '../domain/segment.ts'
 import { guardWrite } from '../domain/write-guard.ts'
@@ -297,6 +298,13 @@ export class DraftTx implements Tx {
         this.draft.set('flags', settled)
         p.after = settled
       }
+    // prerequisites hold across flags: checked on the rows the transaction ends with, and each flag
+    // requiring a changed one gets its new revision (docs/api.md#prerequisites)
+    const flagChanges = [...this.pending.values()].filter((p) => p.table === 'flags') as unknown as FlagRowChange[]
+    if (flagChanges.length > 0) {
+      const index = checkPrerequisiteGraph(this.read.flags, flagChanges, segmentRulesOf(this.read.segments))
+      for (const row of dependentRevisions(this.read.flags, index, flagChanges, at)) this.put('flags', row)
+    }
     const bypassed = guardWrite(meta, this.read, [...this.pending.values()])
     const { bypassed: _claimed, ...rest } = meta
     return bypassed.length > 0 ? { ...rest, bypassed } : rest

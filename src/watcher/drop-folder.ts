@@ -57,7 +57,9 @@ function dropFolderProblem(watchDir: string, dir: string, err: NodeJS.ErrnoExcep
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
-const JSON_SUFFIX = Buffer.from('.json')
+// the endings the drop folder reads (docs/migrations.md#from-other-tools)
+const SUFFIXES = ['.json', '.yaml', '.yml', '.toml'].map((s) => Buffer.from(s))
+const suffixOf = (name: Buffer) => SUFFIXES.find((s) => name.subarray(name.length - s.length).equals(s))
 
 /**
  * Drop files whose names are not valid UTF-8: under such a name a file cannot be opened through a
@@ -69,14 +71,15 @@ export async function moveBadlyNamed(watchDir: string, at: Date): Promise<string
   const raw = await readdir(watchDir, { encoding: 'buffer' }).catch(() => [] as Buffer[])
   const moved: string[] = []
   for (const name of raw) {
-    if (name[0] === 0x2e || !name.subarray(name.length - JSON_SUFFIX.length).equals(JSON_SUFFIX)) continue
+    const suffix = suffixOf(name)
+    if (name[0] === 0x2e || suffix === undefined) continue
     try {
       strictUtf8.decode(name)
       continue // a valid name: the scan handles it
     } catch {
       // not UTF-8: below
     }
-    const target = `${utcStamp(at)}_name-not-utf8_${name.toString('hex').slice(0, 64)}.json`
+    const target = `${utcStamp(at)}_name-not-utf8_${name.toString('hex').slice(0, 64)}${suffix.toString()}`
     const dir = join(watchDir, 'failed')
     await rename(Buffer.concat([Buffer.from(`${watchDir}/`), name]), join(dir, target))
     await chmod(join(dir, target), 0o600).catch(() => {})

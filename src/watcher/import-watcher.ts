@@ -1,6 +1,6 @@
 /**
  * The watched import folder (docs/migrations.md). chokidar events are only hints that trigger a scan; the
- * folder is also rescanned periodically, because events get lost. A `.json` file not starting with
+ * folder is also rescanned periodically, because events get lost. A `.json` (or another tool's `.yaml`, `.yml`, `.toml`) file not starting with
  * `.` is read once its size and mtime have not changed for `settleMs`, counted from the last change
  * seen; ready files are imported in name order, one at a time, through the same import engine as the
  * API, then moved to `processed/` (with the result) or `failed/` (with the error). Symbolic links and
@@ -13,6 +13,8 @@ import { type FSWatcher, watch } from 'chokidar'
 import { type JsonProblem, MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import type { Clock } from '../domain/clock.ts'
 import { AppError } from '../domain/errors.ts'
+import { recogniseForeignFile, takesText } from '../domain/foreign/foreign-formats.ts'
+import { readForeignText, syntaxOfFileName } from '../domain/foreign/foreign-text.ts'
 import type { ImportMode, ImportValues } from '../domain/migration-plan.ts'
 import { newId } from '../domain/new-id.ts'
 import { systemPrincipal } from '../domain/principal.ts'
@@ -105,10 +107,26 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
         return refuse(name, err.message.includes('larger') ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST', err.message)
       return refuse(name, 'INVALID_REQUEST', 'the file is not valid JSON')
     }
-    // depth is checked on the bytes before parsing, as for an upload (docs/api.md#conventions)
-    const read = readBoundedJson(bytes)
-    if (!read.ok) return refuse(name, 'INVALID_REQUEST', FILE_PROBLEMS[read.problem])
-    const raw = read.value
+    const syntax = syntaxOfFileName(name) ?? 'json'
+    let raw: unknown
+    if (syntax === 'json') {
+      // depth is checked on the bytes before parsing, as for an upload (docs/api.md#conventions)
+      const read = readBoundedJson(bytes)
+      if (!read.ok) return refuse(name, 'INVALID_REQUEST', FILE_PROBLEMS[read.problem])
+      raw = read.value
+    } else {
+      const read = readForeignText(bytes, syntax)
+      if (!read.ok) return refuse(name, 'INVALID_REQUEST', `the file is ${read.reason}`)
+      raw = read.value
+    }
+    // another tool's file is recognised by its content (docs/migrations.md#from-other-tools)
+    const format = recogniseForeignFile(raw)
+    if (syntax !== 'json' && (format === undefined || !takesText(format)))
+      return refuse(
+        name,
+        'INVALID_REQUEST',
+        `a ${syntax.toUpperCase()} file is imported as a Flipt or GO Feature Flag file only, and this one is neither`,
+      )
     let result: ImportResult
     try {
       const caller = { principal: systemPrincipal('drop-folder'), requestId: newId('drop') }
@@ -120,6 +138,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
           values: options.values,
           dryRun: false,
           ...(options.environment !== undefined ? { environment: options.environment } : {}),
+          ...(format !== undefined ? { format } : {}),
         },
         'drop-folder',
         name,
@@ -148,7 +167,7 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     const present = new Set<string>()
     for (const entry of entries) {
       const name = entry.name
-      if (name.startsWith('.') || !name.endsWith('.json') || (entry.isDirectory() && RESERVED_DIRS.has(name))) continue
+      if (name.startsWith('.') || syntaxOfFileName(name) === undefined || (entry.isDirectory() && RESERVED_DIRS.has(name))) continue
       present.add(name)
       const info = await lstat(join(options.watchDir, name)).catch(() => undefined)
       if (!info) continue

@@ -100,6 +100,15 @@ export function describeRule(node: unknown): string {
 
 const isLogic = (n: unknown) => n !== null && typeof n === 'object' && ('and' in n || 'or' in n)
 
+/** What a required flag answered, in words. */
+function answeredInWords(a: { value?: unknown; variant?: string; reason?: string; errorCode?: string }): string {
+  if (a.errorCode === 'FLAG_NOT_FOUND') return 'nothing (no such flag is served)'
+  if (a.errorCode !== undefined) return `an error (${a.errorCode})`
+  if (a.reason === 'DISABLED') return 'nothing (it is disabled)'
+  if (a.value === undefined) return 'no value (it has no default)'
+  return `${JSON.stringify(a.value)}${a.variant !== undefined ? ` (variant ${a.variant})` : ''}`
+}
+
 /** One trace step in words. */
 export function describeStep(step: TraceStep): string {
   switch (step.kind) {
@@ -117,5 +126,7 @@ export function describeStep(step: TraceStep): string {
       if (step.paused)
         return `rollout paused by its guard at ${step.percent} % (step ${step.step} of ${step.steps}): ${show(step.variant)} for that share of contexts, the rule below for the rest`
       return `rollout at ${step.percent} % (step ${step.step} of ${step.steps}): ${show(step.variant)} for that share of contexts, the rule below for the rest`
+    case 'prerequisite':
+      return `requires ${step.flag} to be ${step.variants.map(show).join(' or ')}: it answered ${answeredInWords(step.answered)}, ${step.holds ? 'held' : 'not held, so the default is served'}`
   }
 }

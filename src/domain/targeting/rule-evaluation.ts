@@ -21,6 +21,18 @@ export type TraceStep =
   | { kind: 'fractional-skipped'; path: string; reason: string }
   /** Where a progressive rollout stands (docs/change-control.md#progressive-rollouts), before its rule runs. */
   | { kind: 'rollout'; variant: string; percent: number; step: number; steps: number; paused?: true }
+  /** A prerequisite looked at before the rule (docs/api.md#prerequisites): whether it held, and what the required flag answered. */
+  | PrerequisiteStep
+
+/** A prerequisite as the trace shows it: whether it held and what the required flag answered. */
+export type PrerequisiteStep = {
+  kind: 'prerequisite'
+  flag: string
+  variants: string[]
+  holds: boolean
+  /** What the required flag answered: its value and variant, its reason, or its error (`FLAG_NOT_FOUND`, `GENERAL`). */
+  answered: { value?: unknown; variant?: string; reason?: string; errorCode?: string }
+}
 
 /** The state of one evaluation. */
 export interface RuleRun {

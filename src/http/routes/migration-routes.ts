@@ -6,6 +6,7 @@ import type { ImportOptions, MigrationService } from '../../services/migration-s
 import { customAnswer, notModifiedAnswer } from '../answers.ts'
 import { JSON_TYPE } from '../error-handler.ts'
 import { noneMatch } from '../if-match.ts'
+import { readImportBody, TEXT_BODY_TYPES } from '../import-body.ts'
 import type { RequestContext } from '../request-context.ts'
 import type { RouteDoc } from '../route-docs.ts'
 import { type QueryOf, type RouteSpec, route } from '../route-spec.ts'
@@ -32,6 +33,8 @@ const optionsOf = (q: QueryOf<typeof ImportQuery>): ImportOptions => ({
   dryRun: q.dryRun === 'true',
   diff: q.diff === 'true',
   ...(q.environment !== undefined ? { environment: q.environment } : {}),
+  ...(q.format !== undefined ? { format: q.format } : {}),
+  ...(q.sourceEnvironment !== undefined ? { sourceEnvironment: q.sourceEnvironment } : {}),
 })
 
 const exportDoc = (access: 'public' | 'migration:read'): RouteDoc => ({
@@ -100,7 +103,7 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
       permission: 'migration:write',
       unscoped: true,
       query: ImportQuery,
-      body: { limit: deps.importLimit },
+      body: { limit: deps.importLimit, read: readImportBody },
       handle: (c) => migrations.importDocument(c.caller, c.body, optionsOf(c.query), 'import-upload'),
       docs: {
         summary: 'Import a migration file',
@@ -109,8 +112,19 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
         access: 'migration:write',
         description:
           'The whole document is validated first and every problem reported in details.errors; a valid one is applied atomically in one durable write. ' +
-          'When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time.',
-        body: { oneOf: [ImportDocumentSchema, FlagdDocumentSchema] },
+          'When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time. ' +
+          "With format, the body is another tool's file (docs/migrations.md#from-other-tools), translated first; a YAML or TOML body (flipt, gofeatureflag) that cannot be parsed is a 400 on body.",
+        body: {
+          oneOf: [
+            ImportDocumentSchema,
+            FlagdDocumentSchema,
+            { description: "With format: the tool's own file (LaunchDarkly's REST list may be a bare array)" },
+          ],
+        },
+        bodyTypes: TEXT_BODY_TYPES.map((type) => ({
+          type,
+          description: "With format=flipt or format=gofeatureflag: the tool's file as YAML or TOML",
+        })),
         success: { status: 200, schema: ImportResultSchema, description: 'What changed (or would, on a dry run)' },
         errors: [400, 409, 413, 415, 503],
       },
@@ -131,7 +145,8 @@ export function migrationRoutes(deps: MigrationRouteDeps): RouteSpec[] {
         body: UrlImportBody,
         description:
           'http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). ' +
-          'At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502.',
+          'At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502. ' +
+          "With format, the document is another tool's file; for flipt and gofeatureflag it may be YAML or TOML (by its Content-Type or its name's ending).",
         success: { status: 200, schema: ImportResultSchema, description: 'What changed (or would, on a dry run)' },
         errors: [400, 409, 413, 415, 502, 503],
       },

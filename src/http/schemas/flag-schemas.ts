@@ -10,6 +10,7 @@
 import { CONSTRAINT_FIELDS, FLAG_TYPES, type FlagType, TYPE_CONSTRAINTS } from '../../domain/flag.ts'
 import { DESCRIPTION_MAX, ENUM_VALUE_LENGTH_MAX, ENUM_VALUES_MAX, STRING_VALUE_MAX } from '../../domain/flag-definition.ts'
 import { FLAG_KINDS, OWNER_MAX, TAG_MAX, TAGS_MAX } from '../../domain/flag-lifecycle.ts'
+import { PREREQUISITES_MAX } from '../../domain/prerequisite.ts'
 import { PATTERN_MAX } from '../../domain/regex-pattern.ts'
 
 type Json = Record<string, unknown>
@@ -315,6 +316,28 @@ const LIFECYCLE_SCHEMAS: Record<string, Json> = {
     items: { type: 'string', pattern: '^[A-Za-z0-9._\\-:/]{1,64}$', minLength: 1, maxLength: TAG_MAX },
     description: 'Labels to find flags by (GET /api/flags?tag=)',
   },
+  prerequisites: {
+    type: 'array',
+    maxItems: PREREQUISITES_MAX,
+    description:
+      'Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles.',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['flag', 'variants'],
+      properties: {
+        flag: { type: 'string', description: 'The required flag', example: 'checkout/new_api' },
+        variants: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string' },
+          description:
+            "Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)",
+          example: ['true'],
+        },
+      },
+    },
+  },
 }
 
 const componentName = (type: string, prefix = '') =>
@@ -456,6 +479,7 @@ export function flagComponents(): Record<string, Json> {
       revision: { description: 'Ignored (any value); use If-Match' },
       archived: { description: 'Ignored (any value); use POST …/archive and …/restore' },
       potentiallyStale: { description: 'Ignored (any value)' },
+      dependents: { description: 'Ignored (any value); GET …/dependents lists them' },
     },
     example: { value: 7, maxValue: 20 },
   }

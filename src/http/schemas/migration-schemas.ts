@@ -147,6 +147,18 @@ export const ImportQuery = t.Object(
           "The environment whose state the file's per-environment fields set (shared fields change every environment); the default environment when absent",
       }),
     ),
+    format: t.Optional(
+      t.Union([t.Literal('unleash'), t.Literal('launchdarkly'), t.Literal('flipt'), t.Literal('gofeatureflag')], {
+        description:
+          "The file is another tool's (docs/migrations.md#from-other-tools): translated into flagd's flags first; what cannot be carried exactly is listed in `skipped`. flipt and gofeatureflag files may also be sent as application/yaml, text/yaml or application/toml",
+      }),
+    ),
+    sourceEnvironment: t.Optional(
+      t.String({
+        description:
+          "With format: the tool's environment (Flipt's namespace) to read where the file holds several; the first in the file when absent (named in warnings)",
+      }),
+    ),
     diff: t.Optional(
       t.BooleanString({
         description:
@@ -171,7 +183,11 @@ export const ImportResultSchema = t.Object(
       environment: t.String(),
       version: t.String(),
       createdAt: t.String(),
-      format: t.Optional(t.Literal('flagd', { description: 'Present when the document was an OpenFeature flagd document' })),
+      format: t.Optional(
+        t.Union([t.Literal('flagd'), t.Literal('unleash'), t.Literal('launchdarkly'), t.Literal('flipt'), t.Literal('gofeatureflag')], {
+          description: "flagd for an OpenFeature flagd document, the tool's name for another tool's file; absent for a migration file",
+        }),
+      ),
     }),
     summary: t.Object({ created: t.Integer(), updated: t.Integer(), deleted: t.Integer(), unchanged: t.Integer() }),
     changes: t.Array(
@@ -199,6 +215,10 @@ export const ImportResultSchema = t.Object(
       description:
         "What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was",
     }),
+    skipped: t.Array(t.Object({ name: t.String(), reason: t.String() }), {
+      description:
+        "Flags of another tool's file not imported, by the tool's own key, each with the reason (a rule flagd cannot keep exactly, a name it cannot take, its validation); empty for flagd's own documents",
+    }),
     applyError: ApplyErrorSchema,
   },
   {
@@ -211,6 +231,7 @@ export const ImportResultSchema = t.Object(
       changes: [{ name: 'app/max_retries', action: 'update', fields: ['value', 'maxValue'] }],
       backup: 'flagd_migration_production_20261122-101500.json',
       warnings: [],
+      skipped: [],
     },
   },
 )

@@ -278,6 +278,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flags/{flagName}/dependents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The flags that require a flag
+         * @description Requires permission `flag:read`.
+         *
+         *     The names of the flags whose prerequisites name this one directly (archived ones included: they still require it), in name order; for a token confined to flagPrefixes, only those it may see. While any flag requires it, deleting or archiving it, renaming it, changing its type or removing a variant they name answers 409 naming them.
+         */
+        get: operations["getFlagDependents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flags": {
         parameters: {
             query?: never;
@@ -1068,7 +1090,7 @@ export interface paths {
          * Import a migration file
          * @description Requires permission `migration:write`.
          *
-         *     The whole document is validated first and every problem reported in details.errors; a valid one is applied atomically in one durable write. When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time.
+         *     The whole document is validated first and every problem reported in details.errors; a valid one is applied atomically in one durable write. When something changes, the flags as they were are saved to <dataDir>/backups first. Importing the same file twice changes nothing the second time. With format, the body is another tool's file (docs/migrations.md#from-other-tools), translated first; a YAML or TOML body (flipt, gofeatureflag) that cannot be parsed is a 400 on body.
          */
         put: operations["importMigration"];
         post?: never;
@@ -1079,7 +1101,7 @@ export interface paths {
          * Import a migration file from a URL
          * @description Requires permission `migration:write`.
          *
-         *     http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502.
+         *     http or https only; the host must resolve to public addresses unless listed in import.allowedHosts (400 with details.field "url"). At most 3 redirects, 10 s, 16 MiB; a remote that fails answers 502. With format, the document is another tool's file; for flipt and gofeatureflag it may be YAML or TOML (by its Content-Type or its name's ending).
          */
         patch: operations["importMigrationFromUrl"];
         trace?: never;
@@ -1281,6 +1303,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -1431,6 +1468,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -1581,6 +1633,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -1741,6 +1808,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -1884,6 +1966,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -2039,6 +2136,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -2183,6 +2295,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -2339,6 +2466,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -2493,6 +2635,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -2659,6 +2816,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -2805,6 +2977,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -2961,6 +3148,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -3102,6 +3304,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -3255,6 +3472,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         /**
          * @example {
@@ -3413,6 +3645,21 @@ export interface components {
             owner?: string;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags: string[];
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-22T10:15:00.123Z
@@ -3583,6 +3830,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
         };
         Flag: components["schemas"]["BooleanFlag"] | components["schemas"]["IntegerFlag"] | components["schemas"]["StringFlag"] | components["schemas"]["EnumFlag"] | components["schemas"]["TagFlag"] | components["schemas"]["AbTestFlag"] | components["schemas"]["NumberFlag"] | components["schemas"]["ObjectFlag"];
         NewFlag: components["schemas"]["NewBooleanFlag"] | components["schemas"]["NewIntegerFlag"] | components["schemas"]["NewStringFlag"] | components["schemas"]["NewEnumFlag"] | components["schemas"]["NewTagFlag"] | components["schemas"]["NewAbTestFlag"] | components["schemas"]["NewNumberFlag"] | components["schemas"]["NewObjectFlag"];
@@ -3730,6 +3992,21 @@ export interface components {
             owner?: string | null;
             /** @description Labels to find flags by (GET /api/flags?tag=) */
             tags?: string[] | null;
+            /** @description Flags this one requires, evaluated in the same environment: while one of them is disabled or answers a value none of the named variants has, this flag gives its default answer (reason DEFAULT). Shared by every environment; chains up to 5 links, no cycles. */
+            prerequisites?: {
+                /**
+                 * @description The required flag
+                 * @example checkout/new_api
+                 */
+                flag: string;
+                /**
+                 * @description Variants of the required flag whose value satisfies the requirement (built-in ones count: 'true' for a BOOLEAN that is on)
+                 * @example [
+                 *       "true"
+                 *     ]
+                 */
+                variants: string[];
+            }[] | null;
             /** @description Ignored (any value) */
             createdAt?: unknown;
             /** @description Ignored (any value) */
@@ -3740,6 +4017,8 @@ export interface components {
             archived?: unknown;
             /** @description Ignored (any value) */
             potentiallyStale?: unknown;
+            /** @description Ignored (any value); GET …/dependents lists them */
+            dependents?: unknown;
         };
         /**
          * @example {
@@ -5143,6 +5422,39 @@ export interface operations {
             409: components["responses"]["E409"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
+        };
+    };
+    getFlagDependents: {
+        parameters: {
+            query?: {
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The flag name; its "/" may be written literally (app/checkout/new_flow) or as %2F
+                 * @example app/checkout/new_flow
+                 */
+                flagName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Flag names */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            500: components["responses"]["E500"];
         };
     };
     listFlags: {
@@ -7950,6 +8262,8 @@ export interface operations {
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
                 environment?: string;
+                format?: "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
+                sourceEnvironment?: string;
                 diff?: boolean;
             };
             header?: never;
@@ -8130,7 +8444,10 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number | boolean;
                     };
-                };
+                } | unknown;
+                "application/yaml": string;
+                "text/yaml": string;
+                "application/toml": string;
             };
         };
         responses: {
@@ -8151,10 +8468,10 @@ export interface operations {
                             version: string;
                             createdAt: string;
                             /**
-                             * @description Present when the document was an OpenFeature flagd document
+                             * @description flagd for an OpenFeature flagd document, the tool's name for another tool's file; absent for a migration file
                              * @enum {string}
                              */
-                            format?: "flagd";
+                            format?: "flagd" | "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
                         };
                         summary: {
                             /** Format: int64 */
@@ -8191,6 +8508,11 @@ export interface operations {
                         /** @description What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was */
                         warnings: {
                             field: string;
+                            reason: string;
+                        }[];
+                        /** @description Flags of another tool's file not imported, by the tool's own key, each with the reason (a rule flagd cannot keep exactly, a name it cannot take, its validation); empty for flagd's own documents */
+                        skipped: {
+                            name: string;
                             reason: string;
                         }[];
                         /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
@@ -8230,6 +8552,8 @@ export interface operations {
                 values?: "overwrite" | "keep";
                 dryRun?: boolean;
                 environment?: string;
+                format?: "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
+                sourceEnvironment?: string;
                 diff?: boolean;
             };
             header?: never;
@@ -8265,10 +8589,10 @@ export interface operations {
                             version: string;
                             createdAt: string;
                             /**
-                             * @description Present when the document was an OpenFeature flagd document
+                             * @description flagd for an OpenFeature flagd document, the tool's name for another tool's file; absent for a migration file
                              * @enum {string}
                              */
-                            format?: "flagd";
+                            format?: "flagd" | "unleash" | "launchdarkly" | "flipt" | "gofeatureflag";
                         };
                         summary: {
                             /** Format: int64 */
@@ -8305,6 +8629,11 @@ export interface operations {
                         /** @description What the import translated or dropped (FlagFlow's field names, a value beside valueExists false); empty when nothing was */
                         warnings: {
                             field: string;
+                            reason: string;
+                        }[];
+                        /** @description Flags of another tool's file not imported, by the tool's own key, each with the reason (a rule flagd cannot keep exactly, a name it cannot take, its validation); empty for flagd's own documents */
+                        skipped: {
+                            name: string;
                             reason: string;
                         }[];
                         /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */

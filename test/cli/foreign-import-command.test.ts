@@ -1,0 +1,33 @@
+/** `flagd import --format` (docs/migrations.md#from-other-tools): another tool's YAML or TOML file, what was skipped on stderr, bad names refused. */
+
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
+import { tempDir } from '../helpers/test-app.ts'
+
+setDefaultTimeout(30_000)
+const cwd = tempDir()
+beforeAll(() => runFlagdInProcess(['user', 'add', 'first', '--password-stdin'], { cwd, stdin: 'first-password' }))
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+const FLIPT = join(import.meta.dir, '../fixtures/foreign/flipt')
+
+test("import --format flipt reads Flipt's YAML, says what it skipped and why, and a TOML file by its ending", async () => {
+  const dry = await runFlagdInProcess(['import', join(FLIPT, 'export.yml'), '--format', 'flipt', '--dry-run'], { cwd })
+  expect(dry.code).toBe(0)
+  expect(dry.stdout).toContain('dry run: would apply: 6 created')
+  expect(dry.stderr).toContain('skipped: release-date: rollout 1: segment after-launch')
+  expect(dry.stderr).toContain('warning: percentages:')
+  const toml = await runFlagdInProcess(['import', join(FLIPT, 'small.toml'), '--format', 'flipt', '--json'], { cwd })
+  expect(JSON.parse(toml.stdout)).toMatchObject({ source: { format: 'flipt' }, skipped: [], summary: { created: 1 } })
+})
+
+test('a format flagd does not know, or --source-environment alone, is a usage error (2); an unreadable YAML file fails (1) saying so', async () => {
+  expect((await runFlagdInProcess(['import', join(FLIPT, 'export.yml'), '--format', 'flipd'], { cwd })).code).toBe(2)
+  expect((await runFlagdInProcess(['import', join(FLIPT, 'export.yml'), '--source-environment', 'x'], { cwd })).code).toBe(2)
+  const broken = join(cwd, 'broken.yaml')
+  writeFileSync(broken, 'flags: [\n')
+  const bad = await runFlagdInProcess(['import', broken, '--format', 'flipt'], { cwd })
+  expect(bad.code).toBe(1)
+  expect(bad.stderr).toContain('not valid YAML')
+})

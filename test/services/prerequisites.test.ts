@@ -1,0 +1,177 @@
+/**
+ * Prerequisites (docs/api.md#prerequisites) at the service level: what a write may and may not do
+ * across flags, the answers OFREP gives for every context, the trace, the revisions dependents get,
+ * and OpenFeature's own evaluator (`@openfeature/flagd-core`) on the flagd export giving OFREP's
+ * answers for many contexts, with a split and a rollout in the chain.
+ */
+
+import { afterEach, beforeEach, expect, setSystemTime, test } from 'bun:test'
+import { systemPrincipal } from '../../src/domain/principal.ts'
+import { oracle } from '../helpers/flagd-oracle.ts'
+import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
+
+const START = Date.parse('2026-12-01T09:00:00.000Z')
+let now = START
+let t: TestApp
+
+beforeEach(async () => {
+  now = START
+  t = await createTestApp({}, { now: () => new Date(now) })
+})
+afterEach(async () => {
+  setSystemTime()
+  await t.close()
+})
+
+const flags = () => t.app.services.flags
+const create = (name: string, body: Record<string, unknown>) => flags().create(SYSTEM, { name, ...body })
+const ofrep = (name: string, context: Record<string, unknown> = {}) =>
+  JSON.parse(t.app.services.evaluations.one(systemPrincipal('cli'), name, context).text) as Record<string, unknown>
+const refusal = async (p: Promise<unknown>) => {
+  try {
+    await p
+  } catch (err) {
+    return err as { code: string; message: string; details?: Record<string, unknown> }
+  }
+  throw new Error('expected a refusal')
+}
+
+test('a flag answers as usual while its prerequisite holds and gives its default (DEFAULT) while it does not', async () => {
+  await create('checkout/new_api', { type: 'BOOLEAN', value: true })
+  await create('checkout/page', {
+    type: 'STRING',
+    value: 'old',
+    variants: { new: 'new' },
+    targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'new', null] },
+    prerequisites: [{ flag: 'checkout/new_api', variants: ['true'] }],
+  })
+  expect(ofrep('checkout/page', { plan: 'pro' })).toMatchObject({ value: 'new', reason: 'TARGETING_MATCH' })
+  expect(flags().get(SYSTEM.principal, 'checkout/page').prerequisites).toEqual([{ flag: 'checkout/new_api', variants: ['true'] }])
+  expect(flags().dependents(SYSTEM.principal, 'checkout/new_api')).toEqual(['checkout/page'])
+  const before = flags().get(SYSTEM.principal, 'checkout/page').revision
+  await flags().update(SYSTEM, 'checkout/new_api', { value: false })
+  // the dependent moved with it: a new revision, and the default answer
+  expect(flags().get(SYSTEM.principal, 'checkout/page').revision).toBe(before + 1)
+  expect(ofrep('checkout/page', { plan: 'pro' })).toMatchObject({ value: 'old', reason: 'DEFAULT' })
+  // a disabled prerequisite never holds
+  await flags().update(SYSTEM, 'checkout/new_api', { value: true, enabled: false })
+  expect(ofrep('checkout/page', { plan: 'pro' })).toMatchObject({ value: 'old', reason: 'DEFAULT' })
+})
+
+test('the trace names the prerequisite that did not hold and what it answered', async () => {
+  await create('gate', { type: 'STRING', value: 'closed', variants: { open: 'open' } })
+  await create('feature', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'gate', variants: ['open'] }] })
+  const explained = t.app.services.evaluations.explain(SYSTEM.principal, 'feature', {})
+  expect(explained).toMatchObject({ value: true, reason: 'DEFAULT' })
+  expect(explained.trace).toEqual([
+    {
+      kind: 'prerequisite',
+      flag: 'gate',
+      variants: ['open'],
+      holds: false,
+      answered: { value: 'closed', variant: 'value', reason: 'STATIC' },
+    },
+  ])
+})
+
+test('writes that would break the graph are refused with what they name, and change nothing', async () => {
+  await create('a', { type: 'BOOLEAN', value: true })
+  await create('b', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'a', variants: ['true'] }] })
+  expect(await refusal(create('c', { type: 'BOOLEAN', prerequisites: [{ flag: 'nope', variants: ['true'] }] }))).toMatchObject({
+    code: 'INVALID_REQUEST',
+    details: { field: 'prerequisites[0].flag' },
+  })
+  expect(await refusal(create('c', { type: 'BOOLEAN', prerequisites: [{ flag: 'a', variants: ['maybe'] }] }))).toMatchObject({
+    details: { field: 'prerequisites[0].variants[0]' },
+  })
+  const cycle = await refusal(flags().update(SYSTEM, 'a', { prerequisites: [{ flag: 'b', variants: ['true'] }] }))
+  expect(cycle.message).toContain('a cycle: a requires b requires a')
+  expect(await refusal(flags().remove(SYSTEM, 'a'))).toMatchObject({ code: 'CONFLICT', details: { dependents: ['b'] } })
+  expect(await refusal(flags().archive(SYSTEM, 'a'))).toMatchObject({ code: 'CONFLICT', details: { dependents: ['b'] } })
+  expect(await refusal(flags().update(SYSTEM, 'a', { type: 'STRING', value: 'x' }))).toMatchObject({ code: 'CONFLICT' })
+  // nothing changed
+  expect(flags().get(SYSTEM.principal, 'a').prerequisites).toBeUndefined()
+  expect(flags().get(SYSTEM.principal, 'a').type).toBe('BOOLEAN')
+})
+
+test('a variant a dependent names cannot be removed, and chains stop at five links', async () => {
+  await create('v', { type: 'STRING', value: 'x', variants: { on: 'on' } })
+  await create('w', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'v', variants: ['on'] }] })
+  expect(await refusal(flags().update(SYSTEM, 'v', { variants: null }))).toMatchObject({ code: 'CONFLICT', details: { dependents: ['w'] } })
+  // f0 ← f1 ← … ← f5 is five links below f5: allowed; a sixth is not
+  await create('f0', { type: 'BOOLEAN', value: true })
+  for (let i = 1; i <= 5; i++)
+    await create(`f${i}`, { type: 'BOOLEAN', value: true, prerequisites: [{ flag: `f${i - 1}`, variants: ['true'] }] })
+  const sixth = await refusal(create('f6', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'f5', variants: ['true'] }] }))
+  expect(sixth.message).toContain('chain of 6')
+  // lengthening from below counts too
+  await create('base', { type: 'BOOLEAN', value: true })
+  expect(await refusal(flags().update(SYSTEM, 'f0', { prerequisites: [{ flag: 'base', variants: ['true'] }] }))).toMatchObject({
+    code: 'INVALID_REQUEST',
+  })
+})
+
+test('flagd-core on the flagd export answers as OFREP for 500 contexts: a prerequisite with a split and a rollout, in a chain', async () => {
+  setSystemTime(new Date(START + 3 * 86_400_000))
+  now = START + 3 * 86_400_000
+  await create('seg', { type: 'BOOLEAN', value: true })
+  await create('split', {
+    type: 'STRING',
+    value: 'a',
+    variants: { a: 'a', b: 'b', c: 'c' },
+    targeting: {
+      if: [
+        { '==': [{ var: 'country' }, 'NO'] },
+        'c',
+        {
+          fractional: [
+            ['a', 30],
+            ['b', 70],
+          ],
+        },
+      ],
+    },
+    prerequisites: [{ flag: 'seg', variants: ['true'] }],
+    rollout: {
+      variant: 'c',
+      start: new Date(START).toISOString(),
+      end: new Date(START + 7 * 86_400_000).toISOString(),
+      fromPercent: 0,
+      toPercent: 50,
+    },
+  })
+  await create('ab', { type: 'AB-TEST', chancePercentB: 40, prerequisites: [{ flag: 'split', variants: ['b', 'c'] }] })
+  await create('top', {
+    type: 'INTEGER',
+    value: 1,
+    variants: { one: 1, two: 2 },
+    targeting: {
+      fractional: [
+        ['two', 1],
+        ['one', 1],
+      ],
+    },
+    prerequisites: [
+      { flag: 'split', variants: ['b'] },
+      { flag: 'ab', variants: ['B'] },
+    ],
+  })
+  const doc = JSON.parse(t.app.services.migrations.exportFlagd(SYSTEM.principal).text)
+  const differences: string[] = []
+  for (let i = 0; i < 500; i++) {
+    const context: Record<string, unknown> = {
+      ...(i % 23 === 0 ? {} : { targetingKey: `user-${i}` }),
+      ...(i % 9 === 0 ? { country: 'NO' } : {}),
+    }
+    for (const name of ['split', 'ab', 'top']) {
+      const mine = ofrep(name, context)
+      const theirs = oracle(doc, name, context)
+      if (JSON.stringify(mine.value) !== JSON.stringify(theirs.value))
+        differences.push(`${name} ${JSON.stringify(context)}: ${mine.value} vs ${theirs.value}`)
+    }
+  }
+  expect(differences).toEqual([])
+  // both outcomes of the top flag happen, so the comparison saw both sides of each prerequisite
+  const values = new Set(Array.from({ length: 200 }, (_, i) => ofrep('top', { targetingKey: `k${i}` }).value))
+  expect(values).toEqual(new Set([1, 2]))
+})
