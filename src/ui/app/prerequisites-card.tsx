@@ -17,10 +17,7 @@ import { link } from './router.ts'
 type Listed = { name: string } & Pick<FlagDefinition, 'type' | 'enumValues' | 'variants'>
 
 /** `GET /api/flags/{name}/dependents` (docs/api.md#prerequisites): the flags that require this one, by name. */
-const dependentsOf = (flagName: string) =>
-  (api.GET as unknown as (path: string, init: unknown) => Promise<{ data?: unknown }>)('/api/flags/{flagName}/dependents', {
-    params: { path: { flagName } },
-  })
+const dependentsOf = (flagName: string) => api.GET('/api/flags/{flagName}/dependents', { params: { path: { flagName } } })
 
 /** A comma-separated list of links to flags' pages. */
 function FlagLinks({ names }: { names: readonly string[] }) {
