@@ -8,18 +8,25 @@
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
+import type { Flag as DomainFlag } from '../../domain/flag.ts'
+import { matchesFilter } from '../../domain/flag-lifecycle.ts'
+import { grants } from '../../domain/permission.ts'
 import { api, messageOf } from './api.ts'
+import { ArchivedFlags } from './archived-flags.tsx'
 import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { TypeOptions } from './flag-fields.tsx'
 import { type FlagGroup, flagTree } from './flag-tree.ts'
+import { LifecycleFilters, StaleMark } from './lifecycle-filters.tsx'
+import { type LifecycleFilterInput, listFilterOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
 import { localTime } from './local-time.ts'
-import { link } from './router.ts'
+import { link, useSearch } from './router.ts'
 import { targetingSummary } from './rule-words.ts'
 import { EnvironmentCell, type ListedFlag, Switch, shownValue } from './value-switch.tsx'
 
-type Flag = ListedFlag
+/** A listed flag with its lifecycle (docs/api.md#lifecycle). */
+type Flag = ListedFlag & { kind?: string; owner?: string; tags?: string[]; potentiallyStale?: boolean; createdAt?: string }
 
 /** A flag's usage over the last 30 days, as `GET /api/usage` lists it. */
 type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastServedInProcessAt: string | null; stale: boolean }
@@ -89,6 +96,7 @@ function FlagItem({
         {f.description && <span class="desc">{f.description}</span>}
       </span>
       {f.enabled === false && <span class="chip off">disabled</span>}
+      <StaleMark flag={f} />
       {use?.stale && (
         <span class="chip stale" title={use.lastEvaluatedAt ? `last evaluated ${localTime(use.lastEvaluatedAt)}` : 'never evaluated'}>
           stale
@@ -148,7 +156,15 @@ interface GroupProps {
   onError: (message: string) => void
 }
 
+/** The flag list, or its archived view (`?archived=true`, docs/ui.md#lifecycle-archive-and-prerequisites). */
 export function FlagList({ canWrite, permissions }: { canWrite: boolean; permissions: readonly string[] }) {
+  const archived = new URLSearchParams(useSearch()).get('archived') === 'true'
+  // restoring, like archiving, changes every environment: the unscoped permission
+  if (archived) return <ArchivedFlags canRestore={grants(permissions, 'flag:write')} />
+  return <LiveFlags canWrite={canWrite} permissions={permissions} />
+}
+
+function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: readonly string[] }) {
   const [flags, setFlags] = useState<Flag[] | null>(null)
   const environments = useEnvironments()
   const [others, setOthers] = useState<ReadonlyMap<string, ReadonlyMap<string, Flag>>>(new Map())
@@ -188,23 +204,25 @@ export function FlagList({ canWrite, permissions }: { canWrite: boolean; permiss
   const [state, setState] = useState('')
   const [withRules, setWithRules] = useState(false)
   const [sort, setSort] = useState<'name' | 'changed'>('name')
-  const shown = useMemo(
-    () =>
-      (flags ?? []).filter(
-        (f) =>
-          f.name.toLowerCase().includes(query.toLowerCase()) &&
-          (type === '' || f.type === type) &&
-          (state === '' || (state === 'stale' ? usage.get(f.name)?.stale === true : (state === 'disabled') === (f.enabled === false))) &&
-          (!withRules || (f.targeting !== undefined && f.targeting !== null)),
-      ),
-    [flags, query, type, state, withRules, usage],
-  )
+  const [life, setLife] = useState<LifecycleFilterInput>({ kind: '', owner: '', tags: '' })
+  const owners = useMemo(() => [...new Set((flags ?? []).flatMap((f) => (f.owner ? [f.owner] : [])))].sort(), [flags])
+  const shown = useMemo(() => {
+    const lifecycle = listFilterOf(life, false)
+    return (flags ?? []).filter(
+      (f) =>
+        f.name.toLowerCase().includes(query.toLowerCase()) &&
+        (type === '' || f.type === type) &&
+        (state === '' || stateHolds(state, f, usage)) &&
+        (!withRules || (f.targeting !== undefined && f.targeting !== null)) &&
+        matchesFilter(f as unknown as DomainFlag, lifecycle),
+    )
+  }, [flags, query, type, state, withRules, usage, life])
   const tree = useMemo(() => flagTree(shown), [shown])
   const recent = useMemo(
     () => (sort === 'changed' ? [...shown].sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt))) : []),
     [shown, sort],
   )
-  const filtering = type !== '' || state !== '' || withRules
+  const filtering = type !== '' || state !== '' || withRules || life.kind !== '' || life.owner !== '' || life.tags.trim() !== ''
   const searching = query !== '' || filtering
   const onToggle = (path: string, open: boolean) => {
     if (searching || open !== closed.has(path)) return // searching opens everything without forgetting what was closed
@@ -232,6 +250,7 @@ export function FlagList({ canWrite, permissions }: { canWrite: boolean; permiss
             <option value="enabled">enabled</option>
             <option value="disabled">disabled</option>
             <option value="stale">stale (unused)</option>
+            <option value="old">potentially stale (old)</option>
           </select>
         </div>
         <div class="field">
@@ -245,6 +264,10 @@ export function FlagList({ canWrite, permissions }: { canWrite: boolean; permiss
           <input id="filter-rules" type="checkbox" checked={withRules} onChange={(e) => setWithRules(e.currentTarget.checked)} />
           <label for="filter-rules">Has rules</label>
         </div>
+        <LifecycleFilters value={life} owners={owners} onChange={setLife} />
+        <a class="archived-link" {...link('?archived=true')}>
+          Archived flags
+        </a>
       </div>
       {error && (
         <p class="error" role="alert">
@@ -285,4 +308,11 @@ export function FlagList({ canWrite, permissions }: { canWrite: boolean; permiss
       )}
     </section>
   )
+}
+
+/** Whether flag `f` is in the list's State filter's `state`. */
+function stateHolds(state: string, f: Flag, usage: ReadonlyMap<string, Use>): boolean {
+  if (state === 'stale') return usage.get(f.name)?.stale === true
+  if (state === 'old') return f.potentiallyStale === true
+  return (state === 'disabled') === (f.enabled === false)
 }

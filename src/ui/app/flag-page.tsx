@@ -9,15 +9,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { grants } from '../../domain/permission.ts'
-import { api } from './api.ts'
+import { api, messageOf } from './api.ts'
 import { describeChange, type Entry } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { EnvironmentStates } from './environment-states.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
+import { LifecycleFields, LifecycleLine } from './lifecycle-fields.tsx'
+import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
 import { localTime } from './local-time.ts'
-import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { done, type Notice, NoticeLine, refused, useOutcome } from './notice.tsx'
+import { PrerequisitesCard } from './prerequisites-card.tsx'
 import { RolloutCard } from './rollout-card.tsx'
 import { link, navigate } from './router.ts'
 import { type FlagNow, servesNow } from './serves-now.ts'
@@ -28,6 +31,8 @@ import { VariantsEditor } from './variants-editor.tsx'
 export function FlagPage({ name, canWrite, permissions }: { name: string; canWrite: boolean; permissions: readonly string[] }) {
   const [flag, setFlag] = useState<Record<string, unknown> | null>(null)
   const [draft, setDraft] = useState<Draft | null>(null)
+  const [life, setLife] = useState<LifecycleDraft>({ kind: 'release', owner: '', tags: '' })
+  const [archiveNotice, setArchiveNotice] = useState<Notice>(null)
   const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [history, setHistory] = useState<Entry[]>([])
   const [newName, setNewName] = useState(name)
@@ -46,6 +51,10 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     edited.current = true
     setDraft(next)
   }
+  const editLife = (next: LifecycleDraft) => {
+    edited.current = true
+    setLife(next)
+  }
 
   async function load() {
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
@@ -54,6 +63,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     if (!edited.current) {
       base.current = data as Record<string, unknown>
       setDraft(draftOf(data as Record<string, unknown>))
+      setLife(lifecycleDraftOf(data as Record<string, unknown>))
     }
     const audit = await api.GET('/api/audit', { params: { query: { flag: name, limit: 50 } } })
     if (audit.data) setHistory(audit.data as Entry[])
@@ -78,7 +88,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     setErrors({})
     setMessage(null)
     const at = scheduleAt ? new Date(scheduleAt).toISOString() : undefined
-    const result = await writeFlag(base.current ?? flag, bodyOf(draft) as Record<string, unknown>, viaRequest, at)
+    const result = await writeFlag(base.current ?? flag, { ...bodyOf(draft), ...lifecycleBody(life) }, viaRequest, at)
     if (!('error' in result)) edited.current = false // written (or requested): the next load shows what is
     outcome(result, (r) => `saved as revision ${r}`)
   }
@@ -94,6 +104,23 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     const { error } = await api.DELETE('/api/flags/{flagName}', { params: { path: { flagName: name } } })
     if (error) return setMessage(refused(error))
     navigate('')
+  }
+  /** Archives the flag (docs/api.md#archive); a refusal (required by other flags) is shown beside the button. */
+  async function archive() {
+    const { data, error } = await api.POST('/api/flags/{flagName}/archive', { params: { path: { flagName: name } } })
+    setArchiveNotice(
+      data
+        ? done(`${name} archived: see Archived flags to restore it`)
+        : refused({ error: { message: `${name} cannot be archived: ${messageOf(error)}` } }),
+    )
+    void load()
+  }
+  async function restore() {
+    const { data, error } = await api.POST('/api/flags/{flagName}/restore', { params: { path: { flagName: name } } })
+    const notice = data ? done(`${name} restored: applications get it again`) : refused(error)
+    setMessage(notice)
+    setArchiveNotice(notice)
+    void load()
   }
   async function setEnabled(enabled: boolean) {
     if (!flag) return
@@ -143,6 +170,20 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         </time>
         {flag.description ? ` · ${String(flag.description)}` : ''}
       </p>
+      <LifecycleLine flag={flag} />
+      {flag.archived === true && (
+        <div class="card archived-note" role="note" aria-label="Archived">
+          <p>
+            <strong>Archived.</strong> Every application gets FLAG_NOT_FOUND for it; its definition, its state in every environment, its
+            usage and its history are kept. Restore it to change or serve it again.
+          </p>
+          {canShared && (
+            <button type="button" onClick={restore}>
+              Restore
+            </button>
+          )}
+        </div>
+      )}
       <div class="card now">
         <div class="enabled">
           <button
@@ -181,12 +222,14 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         viaRequest={viaRequest}
       />
       <RolloutCard flag={flag} canWrite={canWrite} viaRequest={viaRequest} write={(body) => writeFlag(flag, body, viaRequest)} />
+      <PrerequisitesCard flag={flag} canWrite={canShared} onSaved={load} />
       <UsageCard name={name} revision={flag.revision as number} />
       <VariantsEditor flag={flag} canWrite={canShared} onSaved={load} />
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Value and settings</h2>
         <form onSubmit={save}>
           <FlagFields d={draft} set={edit} errors={errors} disabled={!canWrite} />
+          <LifecycleFields d={life} set={editLife} errors={errors} disabled={!canShared} />
           {canWrite && (
             <div class="actions">
               {viaRequest && (
@@ -221,7 +264,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         ))}
       </ol>
       {canShared && (
-        <section class="actions quiet-zone" aria-label="Rename or delete">
+        <section class="actions quiet-zone" aria-label="Rename, archive or delete">
           <div class="field">
             <label for="f-rename">New name</label>
             <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
@@ -229,7 +272,9 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
           <button type="button" class="plain" onClick={rename} disabled={newName === name}>
             Rename
           </button>
+          {flag.archived !== true && <ConfirmButton quiet label="Archive" confirm={`Archive ${name}`} onConfirm={archive} />}
           <ConfirmButton quiet label="Delete" confirm={`Delete ${name} for good`} onConfirm={remove} />
+          <NoticeLine notice={archiveNotice} />
         </section>
       )}
     </section>

@@ -26,6 +26,21 @@ export function usePath(): string {
   return path
 }
 
+/** The current query string (`?archived=true`), re-rendering on navigation. */
+export function useSearch(): string {
+  const [search, setSearch] = useState(location.search)
+  useEffect(() => {
+    const update = () => setSearch(location.search)
+    listeners.add(update)
+    addEventListener('popstate', update)
+    return () => {
+      listeners.delete(update)
+      removeEventListener('popstate', update)
+    }
+  }, [])
+  return search
+}
+
 /** Props of a link that navigates inside the app. */
 export function link(path: string) {
   return {
