@@ -5,7 +5,7 @@
  * only with `flag:write` there; creating, deleting and shared fields need the unscoped `flag:write`;
  * segments need it too, unconfined. Whatever would change what a protected environment serves
  * (its state, deleting the flag, its type, default value, metadata, a variant's value, its name,
- * the name of its answer, or a segment its rules use) needs `flag:bypass` there or an approved
+ * the name of its answer, its prerequisites, or a segment its rules use) needs `flag:bypass` there or an approved
  * change request; a flag created there must start disabled with no value (`sealedState`). A
  * rollout's guard may write its trip alone, anywhere (docs/guarded-rollouts.md#when-a-guard-trips).
  */
@@ -85,6 +85,8 @@ function servedDefinition(row: FlagRow, env: string, names: readonly string[]): 
     metadata: sortedEntries(view.metadata ?? {}),
     answer: answerVariant(view)?.variant ?? null,
     variants: names.map((name) => (Object.hasOwn(variants, name) ? [name, variants[name]] : [name])),
+    // what it requires decides when it answers its default (docs/api.md#prerequisites)
+    prerequisites: view.prerequisites ?? null,
   })
 }
 

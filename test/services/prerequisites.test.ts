@@ -175,3 +175,27 @@ test('flagd-core on the flagd export answers as OFREP for 500 contexts: a prereq
   const values = new Set(Array.from({ length: 200 }, (_, i) => ofrep('top', { targetingKey: `k${i}` }).value))
   expect(values).toEqual(new Set([1, 2]))
 })
+
+test('prerequisites change what a protected environment serves: a write without flag:bypass is refused there, a change request brings them', async () => {
+  const s = t.app.services
+  await create('gate', { type: 'BOOLEAN', value: false })
+  await create('feature', { type: 'BOOLEAN', value: true })
+  await s.environments.put(SYSTEM, t.app.config.environment, { protected: true, requiredApprovals: 1 })
+  const user = (id: string, permissions: string[]) => ({
+    principal: { kind: 'user', userId: id, username: id, sessionId: `ses_${id}`, permissions, flagPrefixes: [] } as never,
+    requestId: `req_${id}`,
+  })
+  const dev = user('usr_dev', ['flag:read', 'flag:write'])
+  const lead = user('usr_lead', ['flag:read', 'flag:approve'])
+  const requiring = { prerequisites: [{ flag: 'gate', variants: ['true'] }] }
+  expect(await refusal(flags().update(dev, 'feature', requiring))).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED' })
+  expect(ofrep('feature')).toMatchObject({ value: true, reason: 'STATIC' })
+  const made = await s.changeRequests.create(dev, {
+    environment: t.app.config.environment,
+    title: 'require the gate',
+    changes: [{ flag: 'feature', set: requiring }],
+  })
+  await s.changeRequests.approve(lead, made.id, {})
+  await s.changeRequests.apply(dev, made.id)
+  expect(ofrep('feature')).toMatchObject({ value: true, reason: 'DEFAULT' })
+})

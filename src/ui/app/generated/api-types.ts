@@ -6185,7 +6185,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6269,7 +6269,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -6319,7 +6319,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6419,7 +6419,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6500,7 +6500,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -6548,7 +6548,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6660,7 +6660,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6772,7 +6772,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6878,7 +6878,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6984,7 +6984,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
