@@ -204,6 +204,85 @@ describe('the official flagd provider, in-process', () => {
     expect(inside).toBeGreaterThan(50)
   }, 30_000)
 
+  test('flags with prerequisites (a split, a rollout and an A/B test in the chain) answer the same in the provider as over OFREP for 500 contexts', async () => {
+    const step = (7 * 86_400_000) / 100
+    const start = Date.now() - 50.5 * step
+    const window = { start: new Date(start).toISOString(), end: new Date(start + 100 * step).toISOString() }
+    const made: [string, Record<string, unknown>][] = [
+      ['pre/gate', { type: 'BOOLEAN', value: true }],
+      [
+        'pre/split',
+        {
+          type: 'STRING',
+          value: 'a',
+          variants: { a: 'a', b: 'b', c: 'c' },
+          targeting: {
+            if: [
+              { '==': [{ var: 'country' }, 'NO'] },
+              'c',
+              {
+                fractional: [
+                  ['a', 30],
+                  ['b', 70],
+                ],
+              },
+            ],
+          },
+          rollout: { variant: 'c', ...window, fromPercent: 0, toPercent: 40 },
+          prerequisites: [{ flag: 'pre/gate', variants: ['true'] }],
+        },
+      ],
+      ['pre/ab', { type: 'AB-TEST', chancePercentB: 40, prerequisites: [{ flag: 'pre/split', variants: ['b', 'c'] }] }],
+      [
+        'pre/top',
+        {
+          type: 'STRING',
+          value: 'plain',
+          variants: { fancy: 'fancy', plain: 'plain' },
+          targeting: {
+            fractional: [
+              ['fancy', 1],
+              ['plain', 1],
+            ],
+          },
+          prerequisites: [
+            { flag: 'pre/split', variants: ['b'] },
+            { flag: 'pre/ab', variants: ['B'] },
+          ],
+        },
+      ],
+    ]
+    for (const [name, body] of made) {
+      const res = await api('POST', '/api/flags', { name, ...body }, admin)
+      expect({ name, status: res.status }).toEqual({ name, status: 201 })
+    }
+    await OpenFeature.setProviderAndWait(
+      'pre',
+      new FlagdProvider({
+        deadlineMs: PROVIDER_DEADLINE_MS,
+        resolverType: 'in-process',
+        host: '127.0.0.1',
+        port: syncPort,
+        selector: `token=${token}`,
+      }),
+    )
+    await OpenFeature.setProviderAndWait('pre-ofrep', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
+    const local = OpenFeature.getClient('pre')
+    const remote = OpenFeature.getClient('pre-ofrep')
+    await eventually(async () => (await local.getStringDetails('pre/top', '')).reason !== 'ERROR')
+    const seen = new Set<unknown>()
+    for (let i = 0; i < 500; i++) {
+      const context = { ...(i % 23 === 0 ? {} : { targetingKey: `user-${i}` }), ...(i % 9 === 0 ? { country: 'NO' } : {}) }
+      for (const name of ['pre/split', 'pre/ab', 'pre/top']) {
+        const [l, r] = await Promise.all([local.getStringDetails(name, '', context), remote.getStringDetails(name, '', context)])
+        expect({ name, context, value: l.value }).toEqual({ name, context, value: r.value })
+        if (name === 'pre/top') seen.add(r.value)
+      }
+    }
+    // both sides of the chain were seen
+    expect(seen).toEqual(new Set(['fancy', 'plain']))
+  }, 60_000)
+
   test('the unix socket needs no token (the file system guards it)', async () => {
     expect(statSync(socket).mode & 0o777).toBe(0o660) // owner and group may connect, nobody else
     await OpenFeature.setProviderAndWait(
