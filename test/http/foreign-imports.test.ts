@@ -56,7 +56,7 @@ test('a TOML body is read as TOML; a migration file still answers skipped: []', 
 test('a format name flagd does not know is a 400 naming the parameter; YAML without a format that takes it is a 415', async () => {
   const bad = await put('?format=flipd', '{}', 'application/json')
   expect(bad.status).toBe(400)
-  expect(JSON.stringify(bad.body.error)).toContain('format')
+  expect(bad.body.error.details).toMatchObject({ field: 'format', reason: 'must be one of unleash, launchdarkly, flipt, gofeatureflag' })
   const noFormat = await put('', yaml, 'application/yaml')
   expect(noFormat.status).toBe(415)
   expect(noFormat.body.error.message).toContain('format=flipt or format=gofeatureflag')
