@@ -7,6 +7,7 @@
 
 import { afterEach, beforeEach, expect, setSystemTime, test } from 'bun:test'
 import { systemPrincipal } from '../../src/domain/principal.ts'
+import { explainAnswer } from '../../src/http/evaluation-explained.ts'
 import { oracle } from '../helpers/flagd-oracle.ts'
 import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
 
@@ -72,6 +73,21 @@ test('the trace names the prerequisite that did not hold and what it answered', 
       answered: { value: 'closed', variant: 'value', reason: 'STATIC' },
     },
   ])
+})
+
+test("the trace's closing sentence says a prerequisite that did not hold chose the default, not that no rule did", async () => {
+  await create('gate', { type: 'BOOLEAN', value: false })
+  await create('feature', {
+    type: 'BOOLEAN',
+    value: false,
+    targeting: { if: [true, 'true'] },
+    prerequisites: [{ flag: 'gate', variants: ['true'] }],
+  })
+  const closing = () =>
+    (explainAnswer(t.app.services.evaluations, SYSTEM.principal, 'feature', {}).trace as { text: string }[]).at(-1)?.text
+  expect(closing()).toBe('gate did not answer "true": the default false is served')
+  await flags().update(SYSTEM, 'gate', { value: true })
+  expect(closing()).toBe('the rule chose variant true: true')
 })
 
 test('writes that would break the graph are refused with what they name, and change nothing', async () => {
