@@ -83,3 +83,10 @@ test('the URL import reads a YAML file by its name when the format takes YAML', 
   expect(res.body.source.format).toBe('flipt')
   expect(res.body.skipped).toHaveLength(2)
 })
+
+test('a YAML file by URL without a format is a 400 saying which formats read it, not a failing remote', async () => {
+  const url = `http://127.0.0.1:${remote.port}/flags.yml`
+  const res = await t.req('PATCH', '/api/migrations?dryRun=true', { token: t.adminToken, body: { url } })
+  expect(res.status).toBe(400)
+  expect(res.body.error.details).toMatchObject({ field: 'url', reason: expect.stringContaining('format=flipt or format=gofeatureflag') })
+})
