@@ -90,6 +90,14 @@ test("the trace's closing sentence says a prerequisite that did not hold chose t
   expect(closing()).toBe('the rule chose variant true: true')
 })
 
+test('a prerequisite naming no flag suggests the flag of the nearest name', async () => {
+  await create('checkout/new_api', { type: 'BOOLEAN', value: true })
+  const err = await refusal(create('page', { type: 'BOOLEAN', prerequisites: [{ flag: 'checkout/newapi', variants: ['true'] }] }))
+  expect(err.message).toBe(
+    'prerequisites[0].flag: page requires checkout/newapi, and there is no flag named so; did you mean "checkout/new_api"?',
+  )
+})
+
 test('writes that would break the graph are refused with what they name, and change nothing', async () => {
   await create('a', { type: 'BOOLEAN', value: true })
   await create('b', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'a', variants: ['true'] }] })
