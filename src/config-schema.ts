@@ -136,6 +136,8 @@ function oneOf(...values: string[]): Parser {
 }
 
 const list: Parser = (raw) => {
+  // `["a"]` in a variable would be read as the one entry `["a"]` (docs/configuration.md)
+  if (typeof raw === 'string' && raw.trim().startsWith('[')) return bad('is comma-separated in the environment (a,b), not a JSON list')
   if (typeof raw === 'string')
     return ok(
       raw

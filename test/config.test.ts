@@ -57,6 +57,16 @@ test.each([
   expect((err as Error).message).toContain(`invalid configuration: ${key} `)
 })
 
+test('a list written as JSON in the environment is refused, saying lists there are comma-separated', async () => {
+  const refused = await load({ FLAGD_IMPORT_ALLOWED_HOSTS: '["127.0.0.1"]' }).then(
+    () => undefined,
+    (err: Error) => err,
+  )
+  expect(refused).toBeInstanceOf(ConfigError)
+  expect(refused?.message).toContain('comma-separated')
+  expect(refused?.message).toContain('FLAGD_IMPORT_ALLOWED_HOSTS')
+})
+
 test('a configured secret is used, and no secret file is generated', async () => {
   const dataDir = tempDir()
   const t = await createTestApp({ FLAGD_AUTH_SECRET: 'a-configured-secret-of-at-least-32-chars' }, { dataDir })

@@ -53,6 +53,12 @@ async function readJsonFile(path: string): Promise<unknown> {
   const read = readBoundedJson(bytes)
   if (read.ok) return read.value
   if (read.problem === 'too-deep') throw new Error(`${path} is nested deeper than ${MAX_JSON_DEPTH} levels`)
+  // a YAML or TOML file is another tool's: say which formats read it (docs/migrations.md#from-other-tools)
+  const syntax = syntaxOfFileName(path)
+  if (syntax !== undefined && syntax !== 'json')
+    throw new Error(
+      `${path} is ${syntax.toUpperCase()}, not JSON: flagd reads YAML and TOML from Flipt and GO Feature Flag, add --format flipt or --format gofeatureflag`,
+    )
   throw new Error(read.problem === 'not-utf8' ? `${path} is not valid UTF-8` : `${path} is not valid JSON`)
 }
 

@@ -15,6 +15,7 @@ import { type FlagRow, flagIn, servedRevisionOf, stateIn } from './flag-row.ts'
 import { ownValue, setOwn } from './own-property.ts'
 import { PREREQUISITE_CHAIN_MAX } from './prerequisite.ts'
 import { servedTargeting } from './rollout.ts'
+import { closestSpelling } from './spelling-suggestion.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
 
 /** One changed flag row of a transaction. */
@@ -95,9 +96,11 @@ function ownProblems(flags: ReadonlyMap<string, FlagRow>, row: FlagRow): { field
     const at = `prerequisites[${i}]`
     const required = flags.get(p.flag)
     if (p.flag === row.name) out.push({ field: `${at}.flag`, reason: `${row.name} cannot require itself` })
-    else if (required === undefined)
-      out.push({ field: `${at}.flag`, reason: `${row.name} requires ${p.flag}, and there is no flag named so` })
-    else if (required.type === 'TAG')
+    else if (required === undefined) {
+      const near = closestSpelling(p.flag, flags.keys())
+      const hint = near === undefined ? '' : `; did you mean ${JSON.stringify(near)}?`
+      out.push({ field: `${at}.flag`, reason: `${row.name} requires ${p.flag}, and there is no flag named so${hint}` })
+    } else if (required.type === 'TAG')
       out.push({
         field: `${at}.flag`,
         reason: `${p.flag} is a TAG flag, which flagd's format cannot carry, so in-process providers could not evaluate it`,

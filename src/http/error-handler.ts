@@ -204,7 +204,11 @@ function reasonFor(e: TypeBoxError, where: string): string {
     case ValueErrorType.Union: {
       if (e.schema && 'enum' in e.schema && Array.isArray(e.schema.enum)) return `must be one of ${e.schema.enum.join(', ')}`
       // a query parameter's integer or boolean (a typed branch beside its string form on the wire)
-      const branches = e.schema && 'anyOf' in e.schema && Array.isArray(e.schema.anyOf) ? (e.schema.anyOf as { type?: string }[]) : []
+      const branches =
+        e.schema && 'anyOf' in e.schema && Array.isArray(e.schema.anyOf) ? (e.schema.anyOf as { type?: string; const?: unknown }[]) : []
+      // a choice of names (`?format=`, `?mode=`): list them, so the caller can pick (docs/api.md#conventions)
+      if (branches.length > 0 && branches.every((b) => typeof b.const === 'string'))
+        return `must be one of ${branches.map((b) => b.const).join(', ')}`
       if (branches.some((b) => b.type === 'integer')) return 'must be an integer'
       if (branches.some((b) => b.type === 'boolean')) return 'must be true or false'
       return 'has an invalid value'

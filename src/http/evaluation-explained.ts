@@ -23,11 +23,20 @@ function conclusion(r: EvaluationResult): string {
       return `no rule applies: the flag's value ${JSON.stringify(r.value)} is served`
     case 'SPLIT':
       return `the A/B split (chancePercentB) assigns this targetingKey to ${r.variant}`
-    case 'DEFAULT':
+    case 'DEFAULT': {
+      // a prerequisite that did not hold ends the trace: it, not the rule, chose the default (docs/api.md#prerequisites)
+      const failed = r.trace?.find((s) => s.kind === 'prerequisite' && !s.holds)
+      if (failed?.kind === 'prerequisite') {
+        const why = `${failed.flag} did not answer ${failed.variants.map((v) => JSON.stringify(v)).join(' or ')}`
+        return r.value === undefined
+          ? `${why} and the flag has no default: applications get their own`
+          : `${why}: the default ${JSON.stringify(r.value)} is served`
+      }
       if (r.value === undefined) return 'no rule chose a variant and the flag has no default: applications get their own'
       return r.trace && r.trace.length > 0
         ? `no rule chose a variant: the default ${JSON.stringify(r.value)} is served`
         : `the flag has no value: its default ${JSON.stringify(r.value)} is served`
+    }
   }
 }
 

@@ -15,7 +15,7 @@ import { type Flag, isArchived } from '../domain/flag.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { parseForeignDocument } from '../domain/foreign/foreign-document.ts'
 import { foreignFlagName } from '../domain/foreign/foreign-flag-name.ts'
-import { takesText } from '../domain/foreign/foreign-formats.ts'
+import { recogniseForeignFile, takesText } from '../domain/foreign/foreign-formats.ts'
 import type { ForeignFormat, SkippedFlag } from '../domain/foreign/foreign-translation.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
@@ -40,6 +40,17 @@ import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
 import type { ServedSnapshots } from './served-snapshot.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
+
+/**
+ * Another tool's file sent without its `format`: the one problem that says which format reads it
+ * (docs/migrations.md#from-other-tools), instead of a migration file's many.
+ */
+function formatHint(raw: unknown): FieldProblem[] | undefined {
+  const tool = recogniseForeignFile(raw)
+  if (tool === undefined) return undefined
+  const reason = `this is a file of ${tool}, not a migration file: import it with format=${tool} (flagd import --format ${tool})`
+  return [{ field: 'format', reason }]
+}
 
 /** Import options (query parameters of PUT/PATCH, config for the watcher). */
 export interface ImportOptions {
@@ -209,7 +220,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   const parseAnyDocument = (raw: unknown, options: ImportOptions, knownSegments: ReadonlyMap<string, unknown>) => {
     if (options.format === undefined) {
       const parsed = parseImportDocument(raw, { knownSegments })
-      if (!parsed.ok) throw new ValidationFailedError(parsed.problems)
+      if (!parsed.ok) throw new ValidationFailedError(formatHint(raw) ?? parsed.problems)
       return { document: parsed.document, skipped: [] as SkippedFlag[] }
     }
     return parseForeignDocument(options.format, raw, {

@@ -121,6 +121,12 @@ export async function fetchRemoteDocument(url: string, options: RemoteFetchOptio
           'url',
           `nested deeper than ${MAX_JSON_DEPTH} levels`,
         )
+      // a YAML or TOML file without the format that reads it is the caller's to fix (docs/migrations.md#from-other-tools)
+      const named = syntaxOfMediaType(response.headers.get('content-type')) ?? syntaxOfFileName(current.pathname)
+      if (!text && (named === 'yaml' || named === 'toml')) {
+        const reason = `a ${named.toUpperCase()} document, read only with format=flipt or format=gofeatureflag`
+        throw new InvalidError(`the document at url is ${reason}`, 'url', reason)
+      }
       throw upstream('the remote document is not valid JSON')
     }
   } catch (err) {

@@ -152,8 +152,10 @@ export function createImportWatcher(migrations: MigrationService, options: Impor
     imported.delete(name)
     seen.delete(name)
     const s = result.summary
+    // flags of another tool's file that could not be carried are easy to miss: say so (docs/migrations.md#from-other-tools)
+    const skipped = result.skipped.length > 0 ? `; ${result.skipped.length} skipped (listed in processed/${moved}.result.json)` : ''
     log(
-      `imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}`,
+      `imported ${name}: ${s.created} created, ${s.updated} updated, ${s.deleted} deleted, ${s.unchanged} unchanged; moved to processed/${moved}${skipped}`,
     )
   }
 

@@ -31,3 +31,13 @@ test('a format flagd does not know, or --source-environment alone, is a usage er
   expect(bad.code).toBe(1)
   expect(bad.stderr).toContain('not valid YAML')
 })
+
+test('a YAML or TOML file without --format fails (1) naming the formats that read it, and another JSON file the one to add', async () => {
+  const yaml = await runFlagdInProcess(['import', join(FLIPT, 'export.yml'), '--dry-run'], { cwd })
+  expect(yaml.code).toBe(1)
+  expect(yaml.stderr).toContain('--format flipt or --format gofeatureflag')
+  const unleash = join(import.meta.dir, '../fixtures/foreign/unleash/export.json')
+  const json = await runFlagdInProcess(['import', unleash, '--dry-run'], { cwd })
+  expect(json.code).toBe(1)
+  expect(json.stderr).toContain('--format unleash')
+})

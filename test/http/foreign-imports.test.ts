@@ -56,7 +56,7 @@ test('a TOML body is read as TOML; a migration file still answers skipped: []', 
 test('a format name flagd does not know is a 400 naming the parameter; YAML without a format that takes it is a 415', async () => {
   const bad = await put('?format=flipd', '{}', 'application/json')
   expect(bad.status).toBe(400)
-  expect(JSON.stringify(bad.body.error)).toContain('format')
+  expect(bad.body.error.details).toMatchObject({ field: 'format', reason: 'must be one of unleash, launchdarkly, flipt, gofeatureflag' })
   const noFormat = await put('', yaml, 'application/yaml')
   expect(noFormat.status).toBe(415)
   expect(noFormat.body.error.message).toContain('format=flipt or format=gofeatureflag')
@@ -82,4 +82,11 @@ test('the URL import reads a YAML file by its name when the format takes YAML', 
   expect(res.status).toBe(200)
   expect(res.body.source.format).toBe('flipt')
   expect(res.body.skipped).toHaveLength(2)
+})
+
+test('a YAML file by URL without a format is a 400 saying which formats read it, not a failing remote', async () => {
+  const url = `http://127.0.0.1:${remote.port}/flags.yml`
+  const res = await t.req('PATCH', '/api/migrations?dryRun=true', { token: t.adminToken, body: { url } })
+  expect(res.status).toBe(400)
+  expect(res.body.error.details).toMatchObject({ field: 'url', reason: expect.stringContaining('format=flipt or format=gofeatureflag') })
 })

@@ -126,3 +126,15 @@ test('replace deletes flags the file does not hold, but leaves a flag the file h
   expect(result.changes.filter((c) => c.action === 'delete').map((c) => c.name)).toEqual(['unrelated'])
   expect(Object.keys(s.migrations.exportDocument(SYSTEM.principal).document.flags)).toContain('greeting')
 })
+
+test("another tool's file sent without a format is refused with one problem naming the format to add, and changes nothing", async () => {
+  const { s } = await worlds.open()
+  const unleash = JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/foreign/unleash/export.json'), 'utf8'))
+  const plain: ImportOptions = { mode: 'merge', values: 'overwrite', dryRun: false }
+  const refused = s.migrations.importDocument(admin, unleash, plain, 'import-upload')
+  await expect(refused).rejects.toMatchObject({
+    details: { errors: [{ field: 'format', reason: expect.stringContaining('format=unleash') }], errorCount: 1 },
+  })
+  await expect(s.migrations.importDocument(admin, fliptExport(), plain, 'import-upload')).rejects.toThrow('format=flipt')
+  expect(Object.keys(s.migrations.exportDocument(SYSTEM.principal).document.flags)).toEqual([])
+})

@@ -7,6 +7,7 @@
 
 import { afterEach, beforeEach, expect, setSystemTime, test } from 'bun:test'
 import { systemPrincipal } from '../../src/domain/principal.ts'
+import { explainAnswer } from '../../src/http/evaluation-explained.ts'
 import { oracle } from '../helpers/flagd-oracle.ts'
 import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
 
@@ -72,6 +73,29 @@ test('the trace names the prerequisite that did not hold and what it answered', 
       answered: { value: 'closed', variant: 'value', reason: 'STATIC' },
     },
   ])
+})
+
+test("the trace's closing sentence says a prerequisite that did not hold chose the default, not that no rule did", async () => {
+  await create('gate', { type: 'BOOLEAN', value: false })
+  await create('feature', {
+    type: 'BOOLEAN',
+    value: false,
+    targeting: { if: [true, 'true'] },
+    prerequisites: [{ flag: 'gate', variants: ['true'] }],
+  })
+  const closing = () =>
+    (explainAnswer(t.app.services.evaluations, SYSTEM.principal, 'feature', {}).trace as { text: string }[]).at(-1)?.text
+  expect(closing()).toBe('gate did not answer "true": the default false is served')
+  await flags().update(SYSTEM, 'gate', { value: true })
+  expect(closing()).toBe('the rule chose variant true: true')
+})
+
+test('a prerequisite naming no flag suggests the flag of the nearest name', async () => {
+  await create('checkout/new_api', { type: 'BOOLEAN', value: true })
+  const err = await refusal(create('page', { type: 'BOOLEAN', prerequisites: [{ flag: 'checkout/newapi', variants: ['true'] }] }))
+  expect(err.message).toBe(
+    'prerequisites[0].flag: page requires checkout/newapi, and there is no flag named so; did you mean "checkout/new_api"?',
+  )
 })
 
 test('writes that would break the graph are refused with what they name, and change nothing', async () => {

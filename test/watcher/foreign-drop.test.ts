@@ -61,3 +61,28 @@ test('a YAML file no tool wrote, and an unreadable one, fail with the reason and
   expect(reportOf(dir, 'failed', 'b-broken.yaml.error.json').error.message).toContain('not valid YAML')
   expect((await t.req('GET', '/api/flags', { token: t.adminToken })).body).toEqual([])
 })
+
+test('the log line of an import that skipped flags says how many, and where they are listed', async () => {
+  const { createImportWatcher } = await import('../../src/watcher/import-watcher.ts')
+  const { prepareDropFolder } = await import('../../src/watcher/drop-folder.ts')
+  const t = await createTestApp()
+  apps.push(t)
+  const dir = join(t.dataDir, 'elsewhere')
+  await prepareDropFolder(dir)
+  const lines: string[] = []
+  const watcher = createImportWatcher(t.app.services.migrations, {
+    now: () => new Date('2026-12-01T00:00:00Z'),
+    watchDir: dir,
+    settleMs: 0,
+    rescanMs: 60_000,
+    mode: 'merge',
+    values: 'overwrite',
+    maxBytes: 1 << 20,
+    log: (line) => lines.push(line),
+  })
+  copyFileSync(join(FLIPT, 'export.yml'), join(dir, 'flipt.yml'))
+  await watcher.scan() // first sight: size and mtime recorded
+  await watcher.scan() // unchanged since: imported
+  expect(lines.find((l) => l.startsWith('imported flipt.yml'))).toMatch(/; 2 skipped \(listed in processed\/.*_flipt\.yml\.result\.json\)$/)
+  await watcher.stop()
+})

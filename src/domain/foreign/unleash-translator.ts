@@ -102,7 +102,9 @@ function segmentTable(read: UnleashExport): { ref: SegmentRef; rules: Record<str
   const taken = new Set<string>()
   for (const s of read.segments.values()) {
     if (s.constraints === undefined) {
-      byId.set(s.id, { reason: `segment ${s.name}: the file does not hold its constraints (Unleash's export names segments only)` })
+      byId.set(s.id, {
+        reason: `segment ${s.name}: the file does not hold its constraints (Unleash's export names segments only): add them from Unleash's GET /api/admin/segments to the file's segments (docs/migrations.md#from-unleash)`,
+      })
       continue
     }
     const parts: unknown[] = []

@@ -63,7 +63,9 @@ describe('translating', () => {
       'search.case-blind': expect.stringContaining('case-insensitive'),
       'billing.trial-end': expect.stringContaining('trialEnds, a date given as text'),
       'network.office': expect.stringContaining('10.0.0.0/8'),
-      'marketing.eu-audience': expect.stringContaining('segment eu audience: the file does not hold its constraints'),
+      'marketing.eu-audience': expect.stringContaining(
+        "segment eu audience: the file does not hold its constraints (Unleash's export names segments only): add them from Unleash's GET /api/admin/segments",
+      ),
       'checkout.upsell-child': expect.stringContaining('depends on custom.region, which is skipped'),
     })
   })
