@@ -287,7 +287,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const { flags: incoming, segments } = wanted(current)
       const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined, skippedNames))
       const segmentChanges = segmentPlan(current, segments)
-      const preview = previewScheduled(current, targetOf(current, options), scheduled)
+      const preview = previewScheduled(current, caller.principal, targetOf(current, options), scheduled)
       const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges, skipped, preview)
       if (planned.changes.length === 0 && segmentChanges.length === 0) return result
       // the import done over a scratch copy and put to the commit's check: would it be refused?

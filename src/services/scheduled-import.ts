@@ -17,6 +17,7 @@ import type { Snapshot, Tx } from '../storage/store.ts'
 import { stateWith } from './change-request-deps.ts'
 import { canIn } from './environment-access.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
+import { flagView } from './environment-views.ts'
 
 /** One later change as the import's answer lists it. */
 export interface ScheduledImportResult {
@@ -28,7 +29,7 @@ export interface ScheduledImportResult {
   changeRequest: string | null
   /** The request's state: `scheduled` applies by itself at `at`; `open` waits for approvals. */
   state: ChangeRequestState
-  /** What it waits for, when it will not apply by itself (approvals in the environment). */
+  /** Why it will not apply by itself (approvals the environment needs), or not make the flag serve (off in a protected environment). */
   note?: string
 }
 
@@ -58,22 +59,46 @@ export function scheduleRefusal(snapshot: Snapshot, principal: Principal, env: s
   }
 }
 
-/** The note of a request that will not apply by itself at its time, or nothing. */
-function noteOf(snapshot: Snapshot, env: string, state: ChangeRequestState, at: string): Pick<ScheduledImportResult, 'note'> {
-  if (state !== 'open') return {}
-  const needed = snapshot.environments.get(env)?.requiredApprovals ?? 0
-  return {
-    note: `${env} needs ${needed} approval${needed === 1 ? '' : 's'}: it applies at ${at} only once approved (approved later, it applies at once)`,
+/**
+ * Whether `flag` is off in a protected `env` that `principal` may not bypass, and none of its later
+ * changes turns it on: a flag the import creates there starts off (docs/change-control.md#protected-environments).
+ */
+function staysOff(snapshot: Snapshot, principal: Principal, env: string, flag: string, scheduled: readonly ScheduledImport[]): boolean {
+  if (snapshot.environments.get(env)?.protected !== true || canIn(principal, 'flag:bypass', env)) return false
+  if (scheduled.some((s) => s.flag === flag && s.changes.enabled === true)) return false
+  const row = snapshot.flags.get(flag)
+  return row === undefined || flagView(row, env).enabled === false
+}
+
+/** The note of a request that will not apply by itself at its time, or will not make the flag serve; or nothing. */
+function noteOf(snapshot: Snapshot, env: string, state: ChangeRequestState, at: string, off: boolean): Pick<ScheduledImportResult, 'note'> {
+  const notes: string[] = []
+  if (state === 'open') {
+    const needed = snapshot.environments.get(env)?.requiredApprovals ?? 0
+    notes.push(
+      `${env} needs ${needed} approval${needed === 1 ? '' : 's'}: it applies at ${at} only once approved (approved later, it applies at once)`,
+    )
   }
+  if (off)
+    notes.push(
+      `the flag is off in ${env}, which is protected: the change applies, but the flag serves nothing there until a change request turns it on`,
+    )
+  return notes.length > 0 ? { note: notes.join('; ') } : {}
 }
 
 /** What a dry run would schedule: the requests' states (a pending one that already makes the change named), making none. */
-export function previewScheduled(snapshot: Snapshot, env: string, scheduled: readonly ScheduledImport[]): ScheduledImportResult[] {
+export function previewScheduled(
+  snapshot: Snapshot,
+  principal: Principal,
+  env: string,
+  scheduled: readonly ScheduledImport[],
+): ScheduledImportResult[] {
   return scheduled.map((step) => {
     const { flag, at } = step
     const existing = sameRequest(snapshot, env, step)
+    const off = staysOff(snapshot, principal, env, flag, scheduled)
     const state = existing?.state ?? stateWith(snapshot, { environment: env, scheduledAt: at }, 0)
-    return { flag, at, changeRequest: existing?.id ?? null, state, ...noteOf(snapshot, env, state, at) }
+    return { flag, at, changeRequest: existing?.id ?? null, state, ...noteOf(snapshot, env, state, at, off) }
   })
 }
 
@@ -112,13 +137,14 @@ export function scheduleInTransaction(
     const first = !seen.has(step.flag)
     seen.add(step.flag)
     const existing = sameRequest(tx.read, env, step)
+    const off = staysOff(tx.read, principal, env, step.flag, scheduled)
     if (existing !== undefined) {
       out.push({
         flag: step.flag,
         at: step.at,
         changeRequest: existing.id,
         state: existing.state,
-        ...noteOf(tx.read, env, existing.state, step.at),
+        ...noteOf(tx.read, env, existing.state, step.at, off),
       })
       continue
     }
@@ -145,7 +171,7 @@ export function scheduleInTransaction(
       revision: 1,
     }
     tx.put('changeRequests', request)
-    out.push({ flag: step.flag, at: step.at, changeRequest: request.id, state, ...noteOf(tx.read, env, state, step.at) })
+    out.push({ flag: step.flag, at: step.at, changeRequest: request.id, state, ...noteOf(tx.read, env, state, step.at, off) })
   }
   return out
 }

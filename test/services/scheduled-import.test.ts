@@ -120,3 +120,15 @@ test('an importer who may not write flags in the environment gets the flag skipp
   expect(result.scheduled).toBeUndefined()
   expect(w.requests()).toEqual([])
 })
+
+test('into a protected environment without bypass the flag starts off there, and each entry says the change will not make it serve', async () => {
+  const w = await world({ protected: true })
+  const dry = await w.s.migrations.importDocument(w.importer.as(), { price: file().price }, { ...GOFF, dryRun: true }, 'import-upload')
+  const result = await w.s.migrations.importDocument(w.importer.as(), { price: file().price }, GOFF, 'import-upload')
+  expect(dry.scheduled?.map((s) => s.note)).toEqual(result.scheduled?.map((s) => s.note))
+  // the later disable turns nothing on: the flag is off there either way
+  expect(result.scheduled?.[0]?.note).toContain('the flag is off in staging, which is protected')
+  w.advance(10 * DAY)
+  await w.s.changeRequests.applyDue()
+  expect(w.s.flags.get(SYSTEM.principal, 'price', 'staging')).toMatchObject({ value: 2, enabled: false })
+})
