@@ -132,3 +132,11 @@ test('into a protected environment without bypass the flag starts off there, and
   await w.s.changeRequests.applyDue()
   expect(w.s.flags.get(SYSTEM.principal, 'price', 'staging')).toMatchObject({ value: 2, enabled: false })
 })
+
+test('an import the commit refuses makes no change request either: they share its commit', async () => {
+  const w = await world({ protected: true })
+  await w.s.flags.create(setup, { name: 'price', type: 'INTEGER', variants: { low: 1, high: 2 } })
+  const refused = await w.s.migrations.importDocument(w.importer.as(), file(), GOFF, 'import-upload').catch((err) => err)
+  expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED' })
+  expect(w.requests()).toEqual([])
+})
