@@ -12,6 +12,7 @@ import { FOREIGN_FORMATS, type ForeignFormat } from '../domain/foreign/foreign-t
 import { parseImportDocument } from '../domain/import-document.ts'
 import { writeFileAtomic } from '../io/atomic-write.ts'
 import type { ImportResult } from '../services/migration-service.ts'
+import type { ScheduledImportResult } from '../services/scheduled-import.ts'
 import { configArgs, withAdmin } from './common-args.ts'
 import { countNoun } from './count-noun.ts'
 import { UsageError } from './usage-error.ts'
@@ -154,6 +155,7 @@ export const importCommand = defineCommand({
       if (!args.json) {
         for (const w of result.warnings) console.error(`warning: ${w.field}: ${w.reason}`)
         for (const s of result.skipped) console.error(`skipped: ${s.name}: ${s.reason}`)
+        for (const s of result.scheduled ?? []) console.log(scheduledLine(s))
       }
     } catch (err) {
       const problems = err instanceof AppError ? (err.details?.errors as FieldProblem[] | undefined) : undefined
@@ -162,6 +164,12 @@ export const importCommand = defineCommand({
     }
   },
 })
+
+/** One later change of the import (docs/migrations.md#changes-a-later-time-brings) as a line. */
+function scheduledLine(s: ScheduledImportResult): string {
+  const request = s.changeRequest === null ? 'a change request would be made' : `change request ${s.changeRequest}`
+  return `scheduled: ${s.flag} at ${s.at}: ${request} (${s.state})${s.note === undefined ? '' : `: ${s.note}`}`
+}
 
 export const validateCommand = defineCommand({
   meta: { name: 'validate', description: 'Check a migration file offline (no daemon, no data directory); exit 0 valid, 1 invalid' },

@@ -16,7 +16,7 @@ import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts
 import { parseForeignDocument } from '../domain/foreign/foreign-document.ts'
 import { foreignFlagName } from '../domain/foreign/foreign-flag-name.ts'
 import { recogniseForeignFile, takesText } from '../domain/foreign/foreign-formats.ts'
-import type { ForeignFormat, SkippedFlag } from '../domain/foreign/foreign-translation.ts'
+import type { ForeignFormat, ScheduledImport, SkippedFlag } from '../domain/foreign/foreign-translation.ts'
 import { type DocumentSource, parseImportDocument } from '../domain/import-document.ts'
 import {
   type ImportMode,
@@ -38,6 +38,7 @@ import { applyImport } from './migration-apply.ts'
 import { createMigrationExport, type MigrationExport, sortedFlags, sortedSegments } from './migration-export.ts'
 import { createPatternGate, type PatternGate } from './pattern-gate.ts'
 import { fetchRemoteDocument, type RemoteFetchOptions } from './remote-document.ts'
+import { previewScheduled, type ScheduledImportResult, scheduleInTransaction, scheduleRefusal } from './scheduled-import.ts'
 import type { ServedSnapshots } from './served-snapshot.ts'
 import { type ImportSource, NO_TELEMETRY, type Telemetry } from './telemetry.ts'
 
@@ -83,6 +84,11 @@ export interface ImportResult {
   warnings: FieldProblem[]
   /** Flags of another tool's file not imported, by the tool's key, and why (empty for flagd's own documents). */
   skipped: SkippedFlag[]
+  /**
+   * Later changes of imported flags made scheduled change requests (docs/migrations.md#changes-a-later-time-brings);
+   * present only when there are any.
+   */
+  scheduled?: ScheduledImportResult[]
   /** Segments created, updated or deleted (docs/targeting.md#rules); present only when there are any. */
   segmentChanges?: PlannedSegmentChange[]
   /** A dry run that applying would see refused: the error it would answer (docs/migrations.md#dry-runs). */
@@ -143,6 +149,7 @@ function resultOf(
   showValues: boolean,
   segmentChanges: readonly PlannedSegmentChange[],
   skipped: readonly SkippedFlag[],
+  scheduled: readonly ScheduledImportResult[] = [],
 ): ImportResult {
   return {
     dryRun: options.dryRun,
@@ -154,6 +161,7 @@ function resultOf(
     backup,
     warnings: warnings.slice(0, MAX_LISTED_PROBLEMS),
     skipped: skipped.slice(0, MAX_LISTED_PROBLEMS),
+    ...(scheduled.length > 0 ? { scheduled: [...scheduled] } : {}),
     ...(segmentChanges.length > 0 ? { segmentChanges: [...segmentChanges] } : {}),
   }
 }
@@ -217,16 +225,18 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
   }
 
   /** A migration file or flagd document as it is; another tool's file translated first (docs/migrations.md#from-other-tools). */
-  const parseAnyDocument = (raw: unknown, options: ImportOptions, knownSegments: ReadonlyMap<string, unknown>) => {
+  const parseAnyDocument = (caller: Caller, raw: unknown, options: ImportOptions, knownSegments: ReadonlyMap<string, unknown>) => {
     if (options.format === undefined) {
       const parsed = parseImportDocument(raw, { knownSegments })
       if (!parsed.ok) throw new ValidationFailedError(formatHint(raw) ?? parsed.problems)
-      return { document: parsed.document, skipped: [] as SkippedFlag[] }
+      return { document: parsed.document, skipped: [] as SkippedFlag[], scheduled: [] as ScheduledImport[] }
     }
+    const current = store.committed()
     return parseForeignDocument(options.format, raw, {
       knownSegments,
       nowMs: now().getTime(),
       sourceEnvironment: options.sourceEnvironment,
+      refuseScheduled: scheduleRefusal(current, caller.principal, targetOf(current, options)),
     })
   }
 
@@ -263,9 +273,9 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     // made a moment ago on another replica counts: catch up first)
     if (options.mode === 'merge') await store.refresh()
     const knownSegments = options.mode === 'merge' ? store.committed().segmentRules() : new Map<string, unknown>()
-    const parsed = await gated(() => parseAnyDocument(raw, options, knownSegments))
+    const parsed = await gated(() => parseAnyDocument(caller, raw, options, knownSegments))
     const { source: origin, warnings, flagdFlags } = parsed.document
-    const { skipped } = parsed
+    const { skipped, scheduled } = parsed
     const skippedNames = new Set(skipped.flatMap((s) => foreignFlagName(s.name) ?? []))
     // a flagd export of this daemon, imported back, is read as the flags and segments it came from
     // (docs/migrations.md#flagd-round-trip): judged against the state the import is planned on
@@ -288,7 +298,8 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
       const { flags: incoming, segments } = wanted(current)
       const planned = await gated(() => plan(current, incoming, options, flagdFlags !== undefined, skippedNames))
       const segmentChanges = segmentPlan(current, segments)
-      const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges, skipped)
+      const preview = previewScheduled(current, caller.principal, targetOf(current, options), scheduled)
+      const result = resultOf(planned, options, origin, null, warnings, showValues, segmentChanges, skipped, preview)
       if (planned.changes.length === 0 && segmentChanges.length === 0) return result
       // the import done over a scratch copy and put to the commit's check: would it be refused?
       const target = targetOf(current, options)
@@ -314,19 +325,31 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
           const { flags: incoming, segments } = wanted(tx.read)
           const planned = plan(tx.read, incoming, options, flagdFlags !== undefined, skippedNames)
           const segmentChanges = segmentPlan(tx.read, segments)
-          if (planned.changes.length === 0 && segmentChanges.length === 0) return { planned, segmentChanges }
           const at = now()
-          // the backup is the environment imported into, as its export would be
           const target = targetOf(tx.read, options)
-          const before = sortedFlags(tx.read, target)
-          tx.backup(exportFileName(target, at), exportText(buildExportDocument(before, target, at, sortedSegments(tx.read))))
-          // the environment named, the default one too: a flag the file creates gets its state there only
-          applyImport(tx, planned, segmentChanges, segments, at.toISOString(), target, options.environment !== undefined, caller.principal)
-          return { planned, segmentChanges }
+          if (planned.changes.length > 0 || segmentChanges.length > 0) {
+            // the backup is the environment imported into, as its export would be
+            const before = sortedFlags(tx.read, target)
+            tx.backup(exportFileName(target, at), exportText(buildExportDocument(before, target, at, sortedSegments(tx.read))))
+            // the environment named, the default one too: a flag the file creates gets its state there only
+            applyImport(
+              tx,
+              planned,
+              segmentChanges,
+              segments,
+              at.toISOString(),
+              target,
+              options.environment !== undefined,
+              caller.principal,
+            )
+          }
+          // in the same commit: the later changes as scheduled change requests, made on the flags as imported
+          const made = scheduleInTransaction(tx, caller.principal, target, scheduled, at.toISOString())
+          return { planned, segmentChanges, made }
         }),
       )
-      const { planned, segmentChanges } = out.result
-      return resultOf(planned, options, origin, out.backups[0] ?? null, warnings, showValues, segmentChanges, skipped)
+      const { planned, segmentChanges, made } = out.result
+      return resultOf(planned, options, origin, out.backups[0] ?? null, warnings, showValues, segmentChanges, skipped, made)
     })
   }
 

@@ -22,6 +22,8 @@ export interface ForeignDocument {
 export interface ForeignParseOptions extends ParseOptions {
   sourceEnvironment?: string | undefined
   nowMs: number
+  /** Why some flag's later changes cannot be scheduled (the flag is then skipped with it), or `undefined`. */
+  refuseScheduled?: ((steps: readonly ScheduledImport[]) => string | undefined) | undefined
 }
 
 /** The flag (of `names`) a problem's field is about (`flags.<name>` or `flags.<name>.<field>`), or `undefined`. */
@@ -66,15 +68,13 @@ export function parseForeignDocument(
     const meta = flags[name]?.metadata
     return isJsonObject(meta) && typeof meta.originalKey === 'string' ? meta.originalKey : name
   }
-  // changes a later time brings are not made into scheduled change requests by an import yet: the
-  // flag is skipped whole rather than imported without them (docs/migrations.md#from-other-tools)
+  // changes a later time brings become scheduled change requests (docs/migrations.md#changes-a-later-time-brings);
+  // a flag whose changes cannot is skipped whole rather than imported without them
   for (const name of new Set(translated.scheduled.map((s) => s.flag)))
     if (Object.hasOwn(flags, name)) {
-      const at = translated.scheduled.filter((s) => s.flag === name).map((s) => s.at)
-      skipped.push({
-        name: originalKey(name),
-        reason: `it changes later (${at.join(', ')}): an import cannot schedule those changes yet; import it once they are past, or schedule them as change requests`,
-      })
+      const reason = options.refuseScheduled?.(translated.scheduled.filter((s) => s.flag === name))
+      if (reason === undefined) continue
+      skipped.push({ name: originalKey(name), reason })
       delete flags[name]
     }
   // each round drops what the validation refused; a flag that referred to a dropped segment is refused the next round
@@ -91,7 +91,7 @@ export function parseForeignDocument(
       const document = parsed.document
       document.warnings.unshift(...warnings)
       document.source = { environment: options.sourceEnvironment ?? '', version: '', createdAt: '', format }
-      return { document, skipped, scheduled: [] }
+      return { document, skipped, scheduled: translated.scheduled.filter((s) => document.flags.has(s.flag)) }
     }
     const flagNames = Object.keys(flags)
     const segmentNames = Object.keys(segments)

@@ -219,6 +219,42 @@ export const ImportResultSchema = t.Object(
       description:
         "Flags of another tool's file not imported, by the tool's own key, each with the reason (a rule flagd cannot keep exactly, a name it cannot take, its validation); empty for flagd's own documents",
     }),
+    scheduled: t.Optional(
+      t.Array(
+        t.Object({
+          flag: t.String({ description: 'The flag as imported' }),
+          at: t.String({ format: 'date-time', description: 'When the change applies' }),
+          changeRequest: t.Union([t.String(), t.Null()], {
+            description:
+              'The scheduled change request made for it (or one already pending with the same change); null on a dry run that would make one',
+          }),
+          state: t.Union(
+            [
+              t.Literal('open'),
+              t.Literal('approved'),
+              t.Literal('scheduled'),
+              t.Literal('applied'),
+              t.Literal('rejected'),
+              t.Literal('cancelled'),
+              t.Literal('failed'),
+            ],
+            {
+              description: '`scheduled`: it applies by itself at `at`; `open`: it waits for the approvals the environment needs',
+            },
+          ),
+          note: t.Optional(
+            t.String({
+              description:
+                'Why it will not apply by itself (approvals needed), or will not make the flag serve (the flag is off in a protected environment)',
+            }),
+          ),
+        }),
+        {
+          description:
+            "Changes another tool's file brings later (GO Feature Flag's future `scheduledRollout` steps), each made a scheduled change request of the environment imported into, in the import's commit; present only when there are any",
+        },
+      ),
+    ),
     applyError: ApplyErrorSchema,
   },
   {

@@ -1,7 +1,8 @@
 /**
  * Any tool's translation made an import document (docs/migrations.md#from-other-tools): flags the
  * validation refuses are skipped with its reason and the tool's key, a segment it refuses takes
- * the flags using it along, changes for a later time skip their flag, and the rest is kept.
+ * the flags using it along, changes for a later time are handed on (or skip their flag where they
+ * cannot be scheduled), and the rest is kept.
  */
 
 import { expect, test } from 'bun:test'
@@ -23,15 +24,23 @@ const translation = (): ForeignTranslation => ({
 })
 
 test("what cannot be imported is skipped by the tool's key with the reason; the rest is the document", () => {
-  const out = parseForeignDocument('gofeatureflag', {}, { nowMs: 0 }, { translate: () => translation() })
+  const refuseScheduled = () => 'cannot be scheduled here'
+  const out = parseForeignDocument('gofeatureflag', {}, { nowMs: 0, refuseScheduled }, { translate: () => translation() })
   expect([...out.document.flags.keys()]).toEqual(['kept'])
+  expect(out.scheduled).toEqual([])
   expect(out.document.source).toEqual({ environment: '', version: '', createdAt: '', format: 'gofeatureflag' })
   const reasons = Object.fromEntries(out.skipped.map((s) => [s.name, s.reason]))
   expect(Object.keys(reasons).sort()).toEqual(['bad value', 'custom', 'later', 'on-bad-segment'])
   expect(reasons['bad value']).toContain("refused by flagd's validation: value")
-  expect(reasons.later).toContain('2027-01-01T00:00:00.000Z')
+  expect(reasons.later).toBe('cannot be scheduled here')
   expect(out.document.warnings).toContainEqual({ field: 'percentages', reason: 'sizes kept' })
   expect(out.document.warnings.some((w) => w.field.startsWith('segments.broken'))).toBe(true)
+})
+
+test('changes for a later time that can be scheduled keep their flag and are handed on', () => {
+  const out = parseForeignDocument('gofeatureflag', {}, { nowMs: 0 }, { translate: () => translation() })
+  expect([...out.document.flags.keys()].sort()).toEqual(['kept', 'later'])
+  expect(out.scheduled).toEqual([{ flag: 'later', at: '2027-01-01T00:00:00.000Z', changes: { value: true } }])
 })
 
 test('a file the translator cannot read is refused whole with its problems', () => {

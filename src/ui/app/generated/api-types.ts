@@ -8515,6 +8515,25 @@ export interface operations {
                             name: string;
                             reason: string;
                         }[];
+                        /** @description Changes another tool's file brings later (GO Feature Flag's future `scheduledRollout` steps), each made a scheduled change request of the environment imported into, in the import's commit; present only when there are any */
+                        scheduled?: {
+                            /** @description The flag as imported */
+                            flag: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change applies
+                             */
+                            at: string;
+                            /** @description The scheduled change request made for it (or one already pending with the same change); null on a dry run that would make one */
+                            changeRequest: string | null;
+                            /**
+                             * @description `scheduled`: it applies by itself at `at`; `open`: it waits for the approvals the environment needs
+                             * @enum {string}
+                             */
+                            state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                            /** @description Why it will not apply by itself (approvals needed), or will not make the flag serve (the flag is off in a protected environment) */
+                            note?: string;
+                        }[];
                         /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
                         applyError?: {
                             /**
@@ -8635,6 +8654,25 @@ export interface operations {
                         skipped: {
                             name: string;
                             reason: string;
+                        }[];
+                        /** @description Changes another tool's file brings later (GO Feature Flag's future `scheduledRollout` steps), each made a scheduled change request of the environment imported into, in the import's commit; present only when there are any */
+                        scheduled?: {
+                            /** @description The flag as imported */
+                            flag: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change applies
+                             */
+                            at: string;
+                            /** @description The scheduled change request made for it (or one already pending with the same change); null on a dry run that would make one */
+                            changeRequest: string | null;
+                            /**
+                             * @description `scheduled`: it applies by itself at `at`; `open`: it waits for the approvals the environment needs
+                             * @enum {string}
+                             */
+                            state: "open" | "approved" | "scheduled" | "applied" | "rejected" | "cancelled" | "failed";
+                            /** @description Why it will not apply by itself (approvals needed), or will not make the flag serve (the flag is off in a protected environment) */
+                            note?: string;
                         }[];
                         /** @description Present on a dry run only when applying it would be refused (409 CHANGE_REQUEST_REQUIRED in a protected environment without flag:bypass there, or another error): the error it would answer */
                         applyError?: {
