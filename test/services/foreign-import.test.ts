@@ -24,6 +24,8 @@ test('a Flipt export imports: translated flags created, the skipped named with t
   const { s } = await worlds.open()
   const result = await s.migrations.importDocument(admin, fliptExport(), FLIPT, 'import-upload')
   expect(result.source.format).toBe('flipt')
+  // the namespace read, though none was named
+  expect(result.source.environment).toBe('production')
   expect(result.summary.created).toBe(6)
   expect(result.skipped.map((x) => x.name).sort()).toEqual(['greeting', 'release-date'])
   expect(result.warnings.filter((w) => w.field === 'percentages')).toHaveLength(1)
@@ -137,4 +139,18 @@ test("another tool's file sent without a format is refused with one problem nami
   })
   await expect(s.migrations.importDocument(admin, fliptExport(), plain, 'import-upload')).rejects.toThrow('format=flipt')
   expect(Object.keys(s.migrations.exportDocument(SYSTEM.principal).document.flags)).toEqual([])
+})
+
+test('the Unleash and LaunchDarkly environments read are the source environment, named or the first; flag data that names none says the name was not checked', async () => {
+  const { s } = await worlds.open()
+  const unleash = JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/foreign/unleash/export.json'), 'utf8'))
+  const dry = { mode: 'merge', values: 'overwrite', dryRun: true } as const
+  const u = await s.migrations.importDocument(admin, unleash, { ...dry, format: 'unleash' }, 'import-upload')
+  expect(u.source.environment).toBe('production')
+  const rest = JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/foreign/launchdarkly/rest-flags.json'), 'utf8'))
+  const l = await s.migrations.importDocument(admin, rest, { ...dry, format: 'launchdarkly' }, 'import-upload')
+  expect(l.source.environment).not.toBe('')
+  const data = JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/foreign/launchdarkly/flag-data.json'), 'utf8'))
+  const d = await s.migrations.importDocument(admin, data, { ...dry, format: 'launchdarkly', sourceEnvironment: 'prod' }, 'import-upload')
+  expect(d.warnings.find((w) => w.field === 'sourceEnvironment')?.reason).toContain('was not checked')
 })

@@ -64,7 +64,7 @@ export const translateFlipt: Translator = (raw, options) => {
   const warnings: FieldProblem[] = []
   const doc = chosenDocument(raw, options, warnings)
   if (Array.isArray(doc)) return { problems: doc }
-  const out: ForeignTranslation = { flags: {}, segments: {}, skipped: [], warnings, scheduled: [] }
+  const out: ForeignTranslation = { flags: {}, segments: {}, skipped: [], warnings, scheduled: [], environment: namespaceOf(doc) }
   const known = new Set<string>()
   const refused = new Map<string, string>()
   for (const s of Array.isArray(doc.segments) ? doc.segments : []) {

@@ -90,7 +90,7 @@ export function parseForeignDocument(
     if (parsed.ok) {
       const document = parsed.document
       document.warnings.unshift(...warnings)
-      document.source = { environment: options.sourceEnvironment ?? '', version: '', createdAt: '', format }
+      document.source = { environment: translated.environment ?? options.sourceEnvironment ?? '', version: '', createdAt: '', format }
       return { document, skipped, scheduled: translated.scheduled.filter((s) => document.flags.has(s.flag)) }
     }
     const flagNames = Object.keys(flags)

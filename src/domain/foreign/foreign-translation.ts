@@ -39,6 +39,8 @@ export interface ForeignTranslation {
   skipped: SkippedFlag[]
   warnings: FieldProblem[]
   scheduled: ScheduledImport[]
+  /** The tool's environment (or namespace) read, when the file names one: the answer's `source.environment`. */
+  environment?: string
 }
 
 /** What a translator is told: the tool's environment asked for (`?sourceEnvironment=`) and the time now (ms). */

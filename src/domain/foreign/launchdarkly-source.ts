@@ -33,6 +33,8 @@ export interface LdSource {
   warnings: FieldProblem[]
   /** Flags of the REST list without the chosen environment, with the reason. */
   missing: { name: string; reason: string }[]
+  /** The REST list's environment read; the SDK's flag data holds one, unnamed. */
+  environment?: string
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -71,7 +73,16 @@ export function isLdShape(raw: unknown): boolean {
 
 /** The file read into one shape, or the problems that make it unreadable as a whole. */
 export function readLdSource(raw: unknown, sourceEnvironment: string | undefined): LdSource | { problems: FieldProblem[] } {
-  if (isSdkData(raw)) return sdkSource(raw)
+  if (isSdkData(raw)) {
+    const source = sdkSource(raw)
+    // flag data as an SDK reads it is one environment's, which it does not name
+    if (sourceEnvironment !== undefined)
+      source.warnings.push({
+        field: 'sourceEnvironment',
+        reason: `LaunchDarkly's flag data holds one environment and does not name it: sourceEnvironment ${JSON.stringify(sourceEnvironment)} was not checked against it`,
+      })
+    return source
+  }
   const items = restItems(raw)
   if (items !== undefined) return restSource(items as Record<string, unknown>[], sourceEnvironment)
   return {
@@ -140,5 +151,5 @@ function restSource(items: Record<string, unknown>[], asked: string | undefined)
       temporary: item.temporary,
     })
   }
-  return { flags, segments: new Map(), warnings, missing }
+  return { flags, segments: new Map(), warnings, missing, environment: env }
 }

@@ -95,7 +95,14 @@ export const translateLaunchdarkly: Translator = (raw, options) => {
     sampledSegments.length > 0 &&
     (Object.values(flags).some((f) => usesSampled(f.targeting)) || Object.values(segments).some((s) => usesSampled(s.rule)))
   if (percentages) warnings.push(PERCENTAGES)
-  return { flags, segments, skipped, warnings, scheduled: [] }
+  return {
+    flags,
+    segments,
+    skipped,
+    warnings,
+    scheduled: [],
+    ...(source.environment !== undefined ? { environment: source.environment } : {}),
+  }
 }
 
 /** Why LaunchDarkly's prerequisite `p` of a flag cannot be a prerequisite of flagd, or `undefined` when it can. */

@@ -62,7 +62,14 @@ export const translateUnleash: Translator = (raw, options) => {
       } else if (result.prerequisites.length > 0) t.definition.prerequisites = result.prerequisites
     }
   }
-  const out: ForeignTranslation = { flags: {}, segments: {}, skipped, warnings, scheduled: [] }
+  const out: ForeignTranslation = {
+    flags: {},
+    segments: {},
+    skipped,
+    warnings,
+    scheduled: [],
+    ...(read.environment !== undefined ? { environment: read.environment } : {}),
+  }
   const used = new Set<string>()
   const segmentRules = new Map(Object.entries(segments.rules).map(([n, s]) => [n, s.rule]))
   let split = false
