@@ -32,6 +32,24 @@ function readsFlagKey(node: Record<string, unknown>): boolean {
   return arg === FLAG_KEY || (Array.isArray(arg) && arg[0] === FLAG_KEY)
 }
 
+/** The seed flagd gives a split of flag `key`: `key` followed by the targeting key, none without one. */
+const seedOf = (key: string) => ({ if: [{ var: 'targetingKey' }, { cat: [key, { var: 'targetingKey' }] }, null] })
+
+/**
+ * Whether `node` is a seed `seededFor` wrote: flag K's own (`seedOf(K)`), or a split's expression
+ * kept when it is text, else K's own. Either is text, or nothing only without a targeting key, so
+ * seeding it again for another flag changes no answer.
+ */
+function isSeed(node: unknown): boolean {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return false
+  const arg = (node as { if?: unknown }).if
+  if (Object.keys(node).length !== 1 || !Array.isArray(arg) || arg.length !== 3) return false
+  const key = (arg[1] as { cat?: unknown[] } | null)?.cat?.[0]
+  if (typeof key === 'string' && sameJson(node, seedOf(key))) return true
+  const [test, given, own] = arg
+  return isSeed(own) && sameJson(test, { '===': [{ cat: [given] }, given] }) && !isSeed(given)
+}
+
 /**
  * `rule` as it answers for flag `key` wherever it runs: every `fractional` seeded with `key` as flagd
  * seeds it for `key` (`key` followed by the targeting key, none without one; a bucket key that is no
@@ -49,13 +67,16 @@ export function seededFor(rule: unknown, key: string): unknown {
       continue
     }
     const [first, ...rest] = arg as unknown[]
-    const ownKey = { if: [{ var: 'targetingKey' }, { cat: [key, { var: 'targetingKey' }] }, null] }
+    const ownKey = seedOf(key)
     if (Array.isArray(first)) out[op] = [ownKey, ...arg.map((b) => seededFor(b, key))]
     else if (typeof first === 'string') out[op] = [first, ...rest.map((b) => seededFor(b, key))]
     else {
-      // an expression: its value when it is text, as flagd takes it, else the flag's own seed
+      // an expression: its value when it is text, as flagd takes it, else the flag's own seed; one
+      // seeded already (a required flag's rule inlined in its dependent's) is kept as it is, or each
+      // link of a chain would triple it
       const given = seededFor(first, key)
-      out[op] = [{ if: [{ '===': [{ cat: [given] }, given] }, given, ownKey] }, ...rest.map((b) => seededFor(b, key))]
+      const seed = isSeed(given) ? given : { if: [{ '===': [{ cat: [given] }, given] }, given, ownKey] }
+      out[op] = [seed, ...rest.map((b) => seededFor(b, key))]
     }
   }
   return out
