@@ -81,4 +81,12 @@ test('a flag the administrator linked outside the scope is still written by the 
   expect(admin.status).toBe(201)
   const res = await as('PUT', '/api/flags/a/linked', { name: 'a/linked2', description: 'renamed by the team' })
   expect(res.status).toBe(200)
+  // its trace says whether the link held, not what the flag outside the scope answered
+  const traced = await as('POST', '/api/flags/a/linked2/evaluate', { context: { targetingKey: 'u' } })
+  expect(traced.status).toBe(200)
+  expect(traced.body.trace[0]).toMatchObject({ kind: 'prerequisite', flag: 'b/secret', variants: ['hidden1'], holds: false, answered: {} })
+  expect(traced.body.trace[0].answered).toEqual({})
+  expect(traced.text).not.toContain('"x"')
+  const seen = await t.req('POST', '/api/flags/a/linked2/evaluate', { token: t.adminToken, body: { context: { targetingKey: 'u' } } })
+  expect(seen.body.trace[0].answered).toMatchObject({ value: 'x' })
 })
