@@ -35,50 +35,60 @@ function readsFlagKey(node: Record<string, unknown>): boolean {
 /** The seed flagd gives a split of flag `key`: `key` followed by the targeting key, none without one. */
 const seedOf = (key: string) => ({ if: [{ var: 'targetingKey' }, { cat: [key, { var: 'targetingKey' }] }, null] })
 
-/**
- * Whether `node` is a seed `seededFor` wrote: flag K's own (`seedOf(K)`), or a split's expression
- * kept when it is text, else K's own. Either is text, or nothing only without a targeting key, so
- * seeding it again for another flag changes no answer.
- */
+/** Whether `node` is `seedOf(K)` for some flag K: a split `seededFor` seeded already. */
 function isSeed(node: unknown): boolean {
-  if (node === null || typeof node !== 'object' || Array.isArray(node)) return false
-  const arg = (node as { if?: unknown }).if
+  const key = ((node as { if?: unknown[] } | null)?.if?.[1] as { cat?: unknown[] } | null | undefined)?.cat?.[0]
+  return typeof key === 'string' && sameJson(node, seedOf(key))
+}
+
+/** `{"===": [{"cat": [x]}, x]}`: whether `x` is text. */
+const isText = (x: unknown) => ({ '===': [{ cat: [x] }, x] })
+
+/**
+ * A split whose bucket key is the expression `given`, as flagd runs it for flag `key`: keyed by the
+ * value when it is text; else flagd takes that value as a first bucket (which leaves the split
+ * without an answer unless it is one) and keys it by the flag's own seed.
+ */
+function splitByExpression(given: unknown, buckets: unknown[], key: string): unknown {
+  return { if: [isText(given), { fractional: [given, ...buckets] }, { fractional: [seedOf(key), given, ...buckets] }] }
+}
+
+/** Whether `node` is what `splitByExpression` wrote (for a required flag further down). */
+function isSplitByExpression(node: Record<string, unknown>): boolean {
+  const arg = node.if
   if (Object.keys(node).length !== 1 || !Array.isArray(arg) || arg.length !== 3) return false
-  const key = (arg[1] as { cat?: unknown[] } | null)?.cat?.[0]
-  if (typeof key === 'string' && sameJson(node, seedOf(key))) return true
-  const [test, given, own] = arg
-  return isSeed(own) && sameJson(test, { '===': [{ cat: [given] }, given] }) && !isSeed(given)
+  const own = (arg[2] as { fractional?: unknown[] } | null)?.fractional
+  if (!Array.isArray(own) || own.length < 2 || !isSeed(own[0])) return false
+  const key = (own[0] as { if: [unknown, { cat: [string] }] }).if[1].cat[0]
+  return sameJson(node, splitByExpression(own[1], own.slice(2), key))
 }
 
 /**
- * `rule` as it answers for flag `key` wherever it runs: every `fractional` seeded with `key` as flagd
- * seeds it for `key` (`key` followed by the targeting key, none without one; a bucket key that is no
- * text falls back to that too), and `$flagd.flagKey` read as `key`.
+ * `rule` as it answers for flag `key` wherever it runs: every `fractional` seeded as flagd seeds it
+ * for `key` (`key` followed by the targeting key, none without one; by an expression, as
+ * `splitByExpression` says), and `$flagd.flagKey` read as `key`. A split seeded already (a required
+ * flag's rule inlined in its dependent's) is kept as it is.
  */
 export function seededFor(rule: unknown, key: string): unknown {
   if (rule === null || typeof rule !== 'object') return rule
   if (Array.isArray(rule)) return rule.map((r) => seededFor(r, key))
   const node = rule as Record<string, unknown>
   if (readsFlagKey(node)) return key
-  const out: Record<string, unknown> = {}
-  for (const [op, arg] of Object.entries(node)) {
-    if (op !== 'fractional' || !Array.isArray(arg) || arg.length === 0) {
-      out[op] = seededFor(arg, key)
-      continue
-    }
-    const [first, ...rest] = arg as unknown[]
-    const ownKey = seedOf(key)
-    if (Array.isArray(first)) out[op] = [ownKey, ...arg.map((b) => seededFor(b, key))]
-    else if (typeof first === 'string') out[op] = [first, ...rest.map((b) => seededFor(b, key))]
-    else {
-      // an expression: its value when it is text, as flagd takes it, else the flag's own seed; one
-      // seeded already (a required flag's rule inlined in its dependent's) is kept as it is, or each
-      // link of a chain would triple it
-      const given = seededFor(first, key)
-      const seed = isSeed(given) ? given : { if: [{ '===': [{ cat: [given] }, given] }, given, ownKey] }
-      out[op] = [seed, ...rest.map((b) => seededFor(b, key))]
-    }
+  if (isSplitByExpression(node)) return node
+  const split = node.fractional
+  if (Object.keys(node).length === 1 && Array.isArray(split) && split.length > 0) {
+    const [first, ...rest] = split as unknown[]
+    if (isSeed(first)) return node
+    if (Array.isArray(first)) return { fractional: [seedOf(key), ...split.map((b) => seededFor(b, key))] }
+    if (typeof first === 'string') return { fractional: [first, ...rest.map((b) => seededFor(b, key))] }
+    return splitByExpression(
+      seededFor(first, key),
+      rest.map((b) => seededFor(b, key)),
+      key,
+    )
   }
+  const out: Record<string, unknown> = {}
+  for (const [op, arg] of Object.entries(node)) out[op] = seededFor(arg, key)
   return out
 }
 

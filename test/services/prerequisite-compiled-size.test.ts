@@ -55,3 +55,41 @@ test('a chain of five links of splitting rules compiles within the bound, with O
       expect(oracle(doc, 'chain/c5', context)).toMatchObject({ value: ours.value, reason: ours.reason })
     }
 })
+
+test('a required flag split by an attribute answers in flagd format as OFREP does, the attribute missing or not text', async () => {
+  const create = (body: Record<string, unknown>) => t.app.services.flags.create(SYSTEM, body)
+  const split = (seed: unknown, a: string, b: string) => ({ fractional: [seed, [a, 50], [b, 50]] })
+  await create({ name: 'p0', type: 'STRING', value: 'a', variants: { a: 'a', b: 'b' }, targeting: split({ var: 'email' }, 'a', 'b') })
+  await create({
+    name: 'p1',
+    type: 'STRING',
+    value: 'a',
+    variants: { a: 'a', b: 'b' },
+    targeting: split({ cat: [{ var: '$flagd.flagKey' }, { var: 'org' }] }, 'a', 'b'),
+    prerequisites: [{ flag: 'p0', variants: ['a'] }],
+  })
+  await create({
+    name: 'top',
+    type: 'STRING',
+    value: 'off',
+    variants: { on: 'on', no: 'no' },
+    targeting: split({ var: 'email' }, 'on', 'no'),
+    prerequisites: [{ flag: 'p1', variants: ['b'] }],
+  })
+  const doc = JSON.parse(t.app.services.migrations.exportFlagd(SYSTEM.principal).text)
+  const differences: string[] = []
+  for (let i = 0; i < 300; i++) {
+    const context: Record<string, unknown> = {
+      ...(i % 7 === 0 ? {} : { targetingKey: `u${i}` }),
+      ...(i % 3 === 0 ? {} : { email: i % 5 === 0 ? 12 : `e${i}@example.com` }),
+      org: `o${i % 11}`,
+    }
+    for (const name of ['p0', 'p1', 'top']) {
+      const ours = JSON.parse(t.app.services.evaluations.one(systemPrincipal('cli'), name, context).text)
+      const theirs = oracle(doc, name, context)
+      if (JSON.stringify(ours.value) !== JSON.stringify(theirs.value))
+        differences.push(`${name} ${JSON.stringify(context)}: ${ours.value} vs ${theirs.value}`)
+    }
+  }
+  expect(differences).toEqual([])
+})
