@@ -107,7 +107,7 @@ function ownProblems(
     const required = had.has(p.flag) || sees(p.flag) ? flags.get(p.flag) : undefined
     if (p.flag === row.name) out.push({ field: `${at}.flag`, reason: `${row.name} cannot require itself` })
     else if (required === undefined) {
-      const near = closestSpelling(p.flag, flags.keys())
+      const near = closestSpelling(p.flag, [...flags.keys()].filter(sees))
       const hint = near === undefined ? '' : `; did you mean ${JSON.stringify(near)}?`
       out.push({ field: `${at}.flag`, reason: `${row.name} requires ${p.flag}, and there is no flag named so${hint}` })
     } else if (required.type === 'TAG')

@@ -71,6 +71,22 @@ test('a prerequisite naming a flag outside the scope is refused as one naming no
   })
   expect(holding.status).toBe(400)
   expect((await as('GET', '/api/flags/a/z')).status).toBe(404)
+  // nor does a near miss suggest a flag outside the scope
+  const typo = await as('POST', '/api/flags', {
+    name: 'a/z',
+    type: 'BOOLEAN',
+    value: true,
+    prerequisites: [{ flag: 'b/secrt', variants: ['true'] }],
+  })
+  expect(typo.status).toBe(400)
+  expect(typo.text).not.toContain('b/secret')
+  const seen = await as('POST', '/api/flags', {
+    name: 'a/z',
+    type: 'BOOLEAN',
+    value: true,
+    prerequisites: [{ flag: 'a/xx', variants: ['true'] }],
+  })
+  expect(seen.body.error.message).toContain('did you mean "a/x"?')
 })
 
 test('a flag the administrator linked outside the scope is still written by the confined caller', async () => {
