@@ -14,6 +14,7 @@ import { allVariants, type Flag, isArchived } from './flag.ts'
 import { type FlagRow, flagIn, servedRevisionOf, stateIn } from './flag-row.ts'
 import { ownValue, setOwn } from './own-property.ts'
 import { PREREQUISITE_CHAIN_MAX } from './prerequisite.ts'
+import { namesAsSeen, SEES_EVERY_FLAG, type SeesFlag } from './prerequisite-visibility.ts'
 import { servedTargeting } from './rollout.ts'
 import { closestSpelling } from './spelling-suggestion.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
@@ -89,15 +90,24 @@ function cycleThrough(flags: ReadonlyMap<string, FlagRow>, start: string): strin
   return walk(start) ? [...path, start] : undefined
 }
 
-/** The problems of `row`'s own prerequisites against `flags` (existence, archive, variants, cycles). */
-function ownProblems(flags: ReadonlyMap<string, FlagRow>, row: FlagRow): { field: string; reason: string }[] {
+/**
+ * The problems of `row`'s own prerequisites against `flags` (existence, archive, variants, cycles);
+ * a flag the caller cannot see, newly required (not by `before`), is one that does not exist.
+ */
+function ownProblems(
+  flags: ReadonlyMap<string, FlagRow>,
+  row: FlagRow,
+  before: FlagRow | null,
+  sees: SeesFlag,
+): { field: string; reason: string }[] {
   const out: { field: string; reason: string }[] = []
+  const had = new Set((before?.prerequisites ?? []).map((p) => p.flag))
   for (const [i, p] of (row.prerequisites ?? []).entries()) {
     const at = `prerequisites[${i}]`
-    const required = flags.get(p.flag)
+    const required = had.has(p.flag) || sees(p.flag) ? flags.get(p.flag) : undefined
     if (p.flag === row.name) out.push({ field: `${at}.flag`, reason: `${row.name} cannot require itself` })
     else if (required === undefined) {
-      const near = closestSpelling(p.flag, flags.keys())
+      const near = closestSpelling(p.flag, [...flags.keys()].filter(sees))
       const hint = near === undefined ? '' : `; did you mean ${JSON.stringify(near)}?`
       out.push({ field: `${at}.flag`, reason: `${row.name} requires ${p.flag}, and there is no flag named so${hint}` })
     } else if (required.type === 'TAG')
@@ -119,25 +129,34 @@ function ownProblems(flags: ReadonlyMap<string, FlagRow>, row: FlagRow): { field
   }
   if (out.length > 0) return out
   const cycle = cycleThrough(flags, row.name)
-  if (cycle !== undefined) out.push({ field: 'prerequisites', reason: `a cycle: ${cycle.join(' requires ')}` })
+  if (cycle !== undefined)
+    out.push({
+      field: 'prerequisites',
+      reason: `a cycle: ${cycle.map((n) => (sees(n) ? n : "a flag outside this caller's flagPrefixes")).join(' requires ')}`,
+    })
   return out
 }
 
 /** Why `before` → `after` breaks what its dependents rely on, or `undefined`. */
-function brokenFor(before: FlagRow, after: FlagRow | null, dependents: readonly FlagRow[]): [string, string[]] | undefined {
-  const names = dependents.map((d) => d.name)
-  if (after === null) return [`flag ${before.name} is required by ${names.join(', ')}; change them first`, names]
-  if (isArchived(after) && !isArchived(before)) return [`flag ${before.name} is required by ${names.join(', ')}; change them first`, names]
-  if (after.name !== before.name) return [`flag ${before.name} is required by ${names.join(', ')} under its name; change them first`, names]
-  if (after.type !== before.type)
-    return [`flag ${before.name} is required by ${names.join(', ')}; its type cannot change while they do`, names]
+function brokenFor(before: FlagRow, after: FlagRow | null, dependents: readonly FlagRow[], sees: SeesFlag): [string, string[]] | undefined {
+  const { text: names, seen } = namesAsSeen(
+    dependents.map((d) => d.name),
+    sees,
+  )
+  if (after === null) return [`flag ${before.name} is required by ${names}; change them first`, seen]
+  if (isArchived(after) && !isArchived(before)) return [`flag ${before.name} is required by ${names}; change them first`, seen]
+  if (after.name !== before.name) return [`flag ${before.name} is required by ${names} under its name; change them first`, seen]
+  if (after.type !== before.type) return [`flag ${before.name} is required by ${names}; its type cannot change while they do`, seen]
   const variants = variantsOf(after)
   const losing = dependents.filter((d) =>
     (d.prerequisites ?? []).some((p) => p.flag === before.name && p.variants.some((v) => !Object.hasOwn(variants, v))),
   )
   if (losing.length === 0) return undefined
-  const lost = losing.map((d) => d.name)
-  return [`flag ${before.name} is required by ${lost.join(', ')} with a variant this change removes; change them first`, lost]
+  const lost = namesAsSeen(
+    losing.map((d) => d.name),
+    sees,
+  )
+  return [`flag ${before.name} is required by ${lost.text} with a variant this change removes; change them first`, lost.seen]
 }
 
 /**
@@ -181,6 +200,7 @@ function checkCompiledSizes(
   index: DependentIndex,
   changes: readonly FlagRowChange[],
   segments: ReadonlyMap<string, unknown>,
+  sees: SeesFlag,
 ): void {
   const touched = changes.flatMap((c) => (c.after === null ? [] : [c.after.name]))
   const reach = [...withDependents(index, touched)].filter((n) => flags.get(n)?.prerequisites !== undefined)
@@ -193,7 +213,7 @@ function checkCompiledSizes(
         throw new ValidationFailedError([
           {
             field: 'prerequisites',
-            reason: `${name} with its prerequisites written out in flagd's format would exceed ${EXPANDED_RULE_MAX / 1024} KiB in ${env}`,
+            reason: `${sees(name) ? name : "a flag outside this caller's flagPrefixes"} with its prerequisites written out in flagd's format would exceed ${EXPANDED_RULE_MAX / 1024} KiB in ${env}`,
           },
         ])
   }
@@ -202,12 +222,14 @@ function checkCompiledSizes(
 /**
  * Checks a transaction's flag `changes` against `flags` (the rows it ends with) and answers the
  * dependent index it built; throws `ValidationFailedError` (400) for a flag's own prerequisites, or
- * `ConflictError` (409) naming the dependents a change would break.
+ * `ConflictError` (409) naming the dependents a change would break; `sees` says which flags the
+ * refusal may name to the caller.
  */
 export function checkPrerequisiteGraph(
   flags: ReadonlyMap<string, FlagRow>,
   changes: readonly FlagRowChange[],
   segments: ReadonlyMap<string, unknown> = new Map(),
+  sees: SeesFlag = SEES_EVERY_FLAG,
 ): DependentIndex {
   const index = dependentIndex(flags)
   const depths = new Map<string, number>()
@@ -215,12 +237,12 @@ export function checkPrerequisiteGraph(
   for (const { before, after } of changes) {
     if (before !== null) {
       const live = (index.get(before.name) ?? []).flatMap((n) => (n === before.name ? [] : [flags.get(n) as FlagRow]))
-      const broken = live.length > 0 ? brokenFor(before, after, live) : undefined
+      const broken = live.length > 0 ? brokenFor(before, after, live, sees) : undefined
       if (broken !== undefined) throw new ConflictError(broken[0], { field: 'name', dependents: broken[1] })
     }
     if (after === null || after.prerequisites === undefined) continue
     if (before !== null && before.name === after.name && json(before.prerequisites) === json(after.prerequisites)) continue
-    const problems = ownProblems(flags, after)
+    const problems = ownProblems(flags, after, before, sees)
     if (problems.length > 0) throw new ValidationFailedError(problems)
     const links = heightAbove(index, after.name, heights, new Set()) + depthBelow(flags, after.name, depths, new Set())
     if (links > PREREQUISITE_CHAIN_MAX)
@@ -231,7 +253,7 @@ export function checkPrerequisiteGraph(
         },
       ])
   }
-  if (index.size > 0) checkCompiledSizes(flags, index, changes, segments)
+  if (index.size > 0) checkCompiledSizes(flags, index, changes, segments, sees)
   return index
 }
 

@@ -32,32 +32,63 @@ function readsFlagKey(node: Record<string, unknown>): boolean {
   return arg === FLAG_KEY || (Array.isArray(arg) && arg[0] === FLAG_KEY)
 }
 
+/** The seed flagd gives a split of flag `key`: `key` followed by the targeting key, none without one. */
+const seedOf = (key: string) => ({ if: [{ var: 'targetingKey' }, { cat: [key, { var: 'targetingKey' }] }, null] })
+
+/** Whether `node` is `seedOf(K)` for some flag K: a split `seededFor` seeded already. */
+function isSeed(node: unknown): boolean {
+  const key = ((node as { if?: unknown[] } | null)?.if?.[1] as { cat?: unknown[] } | null | undefined)?.cat?.[0]
+  return typeof key === 'string' && sameJson(node, seedOf(key))
+}
+
+/** `{"===": [{"cat": [x]}, x]}`: whether `x` is text. */
+const isText = (x: unknown) => ({ '===': [{ cat: [x] }, x] })
+
 /**
- * `rule` as it answers for flag `key` wherever it runs: every `fractional` seeded with `key` as flagd
- * seeds it for `key` (`key` followed by the targeting key, none without one; a bucket key that is no
- * text falls back to that too), and `$flagd.flagKey` read as `key`.
+ * A split whose bucket key is the expression `given`, as flagd runs it for flag `key`: keyed by the
+ * value when it is text; else flagd takes that value as a first bucket (which leaves the split
+ * without an answer unless it is one) and keys it by the flag's own seed.
+ */
+function splitByExpression(given: unknown, buckets: unknown[], key: string): unknown {
+  return { if: [isText(given), { fractional: [given, ...buckets] }, { fractional: [seedOf(key), given, ...buckets] }] }
+}
+
+/** Whether `node` is what `splitByExpression` wrote (for a required flag further down). */
+function isSplitByExpression(node: Record<string, unknown>): boolean {
+  const arg = node.if
+  if (Object.keys(node).length !== 1 || !Array.isArray(arg) || arg.length !== 3) return false
+  const own = (arg[2] as { fractional?: unknown[] } | null)?.fractional
+  if (!Array.isArray(own) || own.length < 2 || !isSeed(own[0])) return false
+  const key = (own[0] as { if: [unknown, { cat: [string] }] }).if[1].cat[0]
+  return sameJson(node, splitByExpression(own[1], own.slice(2), key))
+}
+
+/**
+ * `rule` as it answers for flag `key` wherever it runs: every `fractional` seeded as flagd seeds it
+ * for `key` (`key` followed by the targeting key, none without one; by an expression, as
+ * `splitByExpression` says), and `$flagd.flagKey` read as `key`. A split seeded already (a required
+ * flag's rule inlined in its dependent's) is kept as it is.
  */
 export function seededFor(rule: unknown, key: string): unknown {
   if (rule === null || typeof rule !== 'object') return rule
   if (Array.isArray(rule)) return rule.map((r) => seededFor(r, key))
   const node = rule as Record<string, unknown>
   if (readsFlagKey(node)) return key
-  const out: Record<string, unknown> = {}
-  for (const [op, arg] of Object.entries(node)) {
-    if (op !== 'fractional' || !Array.isArray(arg) || arg.length === 0) {
-      out[op] = seededFor(arg, key)
-      continue
-    }
-    const [first, ...rest] = arg as unknown[]
-    const ownKey = { if: [{ var: 'targetingKey' }, { cat: [key, { var: 'targetingKey' }] }, null] }
-    if (Array.isArray(first)) out[op] = [ownKey, ...arg.map((b) => seededFor(b, key))]
-    else if (typeof first === 'string') out[op] = [first, ...rest.map((b) => seededFor(b, key))]
-    else {
-      // an expression: its value when it is text, as flagd takes it, else the flag's own seed
-      const given = seededFor(first, key)
-      out[op] = [{ if: [{ '===': [{ cat: [given] }, given] }, given, ownKey] }, ...rest.map((b) => seededFor(b, key))]
-    }
+  if (isSplitByExpression(node)) return node
+  const split = node.fractional
+  if (Object.keys(node).length === 1 && Array.isArray(split) && split.length > 0) {
+    const [first, ...rest] = split as unknown[]
+    if (isSeed(first)) return node
+    if (Array.isArray(first)) return { fractional: [seedOf(key), ...split.map((b) => seededFor(b, key))] }
+    if (typeof first === 'string') return { fractional: [first, ...rest.map((b) => seededFor(b, key))] }
+    return splitByExpression(
+      seededFor(first, key),
+      rest.map((b) => seededFor(b, key)),
+      key,
+    )
   }
+  const out: Record<string, unknown> = {}
+  for (const [op, arg] of Object.entries(node)) out[op] = seededFor(arg, key)
   return out
 }
 

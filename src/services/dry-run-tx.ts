@@ -6,9 +6,10 @@
  * of finding out later.
  */
 
+import { canSeeFlag } from '../domain/access-policy.ts'
 import { AppError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
-import { checkPrerequisiteGraph, type FlagRowChange } from '../domain/prerequisite-graph.ts'
+import { checkPrerequisiteGraph, type FlagRowChange, segmentRulesOf } from '../domain/prerequisite-graph.ts'
 import { keptRollouts } from '../domain/rollout-written.ts'
 import type { Segment } from '../domain/segment.ts'
 import { type GuardedChange, guardWrite, type WriteAuthority } from '../domain/write-guard.ts'
@@ -100,7 +101,12 @@ export function applyRefusal(who: WriteAuthority, base: Snapshot, work: (tx: Tx)
       c.table === 'flags' && c.after !== null ? { ...c, after: keptRollouts(c.before as FlagRow | null, c.after as FlagRow, '') } : c,
     )
     // prerequisites across flags, as the store checks them (docs/api.md#prerequisites)
-    checkPrerequisiteGraph(tx.read.flags, settled.filter((c) => c.table === 'flags') as unknown as FlagRowChange[])
+    checkPrerequisiteGraph(
+      tx.read.flags,
+      settled.filter((c) => c.table === 'flags') as unknown as FlagRowChange[],
+      segmentRulesOf(tx.read.segments),
+      (name) => canSeeFlag(who.principal, name),
+    )
     guardWrite(who, tx.read, settled)
     return undefined
   } catch (err) {

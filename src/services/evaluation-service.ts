@@ -127,7 +127,12 @@ export function createEvaluationService(
       if (env !== undefined && !snapshot.environments.has(env)) throw new NotFoundError(`no environment named ${JSON.stringify(env)}`)
       requireIn(principal, 'flag:read', env ?? environment)
       const served = evaluator.served(snapshot, env ?? environment)
-      return evaluator.explain(visibleFlag(principal, key, served), context, served)
+      const result = evaluator.explain(visibleFlag(principal, key, served), context, served)
+      // a required flag outside the caller's flagPrefixes: whether it held, never what it answered
+      // (docs/api.md#prerequisites)
+      if (!result.trace?.some((s) => s.kind === 'prerequisite' && !canSeeFlag(principal, s.flag))) return result
+      const trace = result.trace.map((s) => (s.kind === 'prerequisite' && !canSeeFlag(principal, s.flag) ? { ...s, answered: {} } : s))
+      return { ...result, trace }
     },
 
     bulk(principal, context, current) {

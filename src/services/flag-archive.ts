@@ -6,12 +6,13 @@
  * unscoped `flag:write` (the store's write guard checks it, as for every shared field).
  */
 
-import { requireFlagInScope, requirePermission } from '../domain/access-policy.ts'
+import { canSeeFlag, requireFlagInScope, requirePermission } from '../domain/access-policy.ts'
 import type { Clock } from '../domain/clock.ts'
 import { ChangeRequestRequiredError, ConflictError, NotFoundError } from '../domain/errors.ts'
 import { type Flag, isArchived } from '../domain/flag.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
 import { dependentIndex } from '../domain/prerequisite-graph.ts'
+import { namesAsSeen } from '../domain/prerequisite-visibility.ts'
 import type { Caller } from '../domain/principal.ts'
 import type { Snapshot, Store } from '../storage/store.ts'
 import { commitMeta } from './commit-meta.ts'
@@ -57,8 +58,11 @@ export async function archiveFlag(
         )
       if (archived) {
         const dependents = dependentsOf(tx.read, current.name)
-        if (dependents.length > 0)
-          throw new ConflictError(`flag ${name} is required by ${dependents.join(', ')}; change them first`, { field: 'name', dependents })
+        if (dependents.length > 0) {
+          // a confined caller is told only the dependents it can see (docs/api.md#prerequisites)
+          const told = namesAsSeen(dependents, (n) => canSeeFlag(caller.principal, n))
+          throw new ConflictError(`flag ${name} is required by ${told.text}; change them first`, { field: 'name', dependents: told.seen })
+        }
       }
       const { archived: _was, servedRevisions: _served, ...rest } = current
       const next: FlagRow = {

@@ -7,6 +7,7 @@
  * and is never written again. Rows are frozen on the way in, so they can be shared and cached safely.
  */
 
+import { canSeeFlag } from '../domain/access-policy.ts'
 import { deepFreeze } from '../domain/deep-freeze.ts'
 import { PreconditionFailedError } from '../domain/errors.ts'
 import type { FlagRow } from '../domain/flag-row.ts'
@@ -302,7 +303,9 @@ export class DraftTx implements Tx {
     // requiring a changed one gets its new revision (docs/api.md#prerequisites)
     const flagChanges = [...this.pending.values()].filter((p) => p.table === 'flags') as unknown as FlagRowChange[]
     if (flagChanges.length > 0) {
-      const index = checkPrerequisiteGraph(this.read.flags, flagChanges, segmentRulesOf(this.read.segments))
+      const index = checkPrerequisiteGraph(this.read.flags, flagChanges, segmentRulesOf(this.read.segments), (name) =>
+        canSeeFlag(meta.principal, name),
+      )
       for (const row of dependentRevisions(this.read.flags, index, flagChanges, at)) this.put('flags', row)
     }
     const bypassed = guardWrite(meta, this.read, [...this.pending.values()])

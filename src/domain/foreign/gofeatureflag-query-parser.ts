@@ -46,7 +46,8 @@ const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([Ee][+-]?(0|[1-9][0-9]*))?/uy
 const VERSION = /(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)/uy
 const OPERATOR = /==|!=|<=|>=|<|>|[A-Za-z]+/uy
 const LIST_NUMBER = /(0|[1-9][0-9]*)(\.[0-9]+([Ee][+-]?(0|[1-9][0-9]*))?)?/uy
-const STRING = /"(?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/uy
+const SIMPLE_ESCAPES = '"\\/bfnrt'
+const HEX4 = /^[0-9a-fA-F]{4}$/u
 
 /** The query read into a tree, or the first problem with its position (`at 14: …`). */
 export function parseGoFeatureFlagQuery(text: string): { query: QueryNode } | { error: string } {
@@ -200,10 +201,27 @@ class Reader {
     this.fail(`expected a value after "${op}", found ${this.shown()}`)
   }
 
+  /**
+   * Text in double quotes, as written between them, read one character at a time: a regular
+   * expression takes seconds on long text and gives up on text of some megabytes.
+   */
   private string(): string {
-    const s = this.match(STRING)
-    if (s === undefined) this.fail('unterminated text, or an escape other than \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
-    return s.slice(1, -1)
+    const text = this.text
+    let i = this.at + 1
+    for (;;) {
+      const c = text[i]
+      if (c === '"') break
+      if (c === '\\') {
+        const e = text[i + 1]
+        if (e !== undefined && SIMPLE_ESCAPES.includes(e)) i += 2
+        else if (e === 'u' && HEX4.test(text.slice(i + 2, i + 6))) i += 6
+        else this.fail('unterminated text, or an escape other than \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
+      } else if (c === undefined) this.fail('unterminated text, or an escape other than \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
+      else i++
+    }
+    const value = text.slice(this.at + 1, i)
+    this.at = i + 1
+    return value
   }
 
   private list(): QueryValue {

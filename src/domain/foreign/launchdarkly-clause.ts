@@ -6,6 +6,8 @@
  * clause on another context kind) throws {@link Unkept} with the reason, and the flag is skipped.
  */
 
+import { parseStrictVersion, SEM_VER_MAX_LENGTH } from '../targeting/sem-ver.ts'
+
 /** Why a flag or segment cannot be carried exactly. */
 export class Unkept extends Error {}
 
@@ -45,18 +47,17 @@ export function attributePath(attribute: unknown, contextKind: unknown): string 
   return parts.length === 1 && parts[0] === 'key' ? 'targetingKey' : parts.join('.')
 }
 
-/** A version as LaunchDarkly reads a clause's value (a partial `1.2` is `1.2.0`), written out in full; `undefined` when none. */
+/**
+ * A version as LaunchDarkly reads a clause's value (a partial `1.2` is `1.2.0`), written out in full;
+ * `undefined` when none, or when it is longer than flagd's `sem_ver` reads (a rule on it would never
+ * match there).
+ */
 export function fullVersion(v: unknown): string | undefined {
-  if (!isText(v) || v.startsWith('v')) return undefined
+  if (!isText(v) || v.startsWith('v') || v.length > SEM_VER_MAX_LENGTH) return undefined
   const m = /^(\d+)(\.\d+)?(\.\d+)?(.*)$/su.exec(v)
   if (!m) return undefined
   const full = `${m[1]}${m[2] ?? '.0'}${m[3] ?? '.0'}${m[4]}`
-  const ident = '(?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*)'
-  const semver = new RegExp(
-    `^(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)(?:-${ident}(?:\\.${ident})*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$`,
-    'u',
-  )
-  return semver.test(full) ? full : undefined
+  return full === full.trim() && parseStrictVersion(full) !== undefined ? full : undefined
 }
 
 const COMPARISONS: Record<string, string> = {

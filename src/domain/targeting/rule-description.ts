@@ -102,6 +102,7 @@ const isLogic = (n: unknown) => n !== null && typeof n === 'object' && ('and' in
 
 /** What a required flag answered, in words. */
 function answeredInWords(a: { value?: unknown; variant?: string; reason?: string; errorCode?: string }): string {
+  if (Object.keys(a).length === 0) return 'what this caller may not see (the flag is outside its flagPrefixes)'
   if (a.errorCode === 'FLAG_NOT_FOUND') return 'nothing (no such flag is served)'
   if (a.errorCode !== undefined) return `an error (${a.errorCode})`
   if (a.reason === 'DISABLED') return 'nothing (it is disabled)'

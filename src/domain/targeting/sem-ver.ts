@@ -16,7 +16,8 @@ export interface SemVersion {
   prerelease: (string | number)[]
 }
 
-const MAX_LENGTH = 256
+/** The longest text `sem_ver` reads as a version. */
+export const SEM_VER_MAX_LENGTH = 256
 const IDENT = '(?:\\d*[a-zA-Z-][a-zA-Z0-9-]*|0|[1-9]\\d*)'
 const STRICT = new RegExp(
   `^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-(${IDENT}(?:\\.${IDENT})*))?(?:\\+[a-zA-Z0-9-]+(?:\\.[a-zA-Z0-9-]+)*)?$`,
@@ -27,7 +28,7 @@ const COERCE = /(^|[^\d])(\d{1,16})(?:\.(\d{1,16}))?(?:\.(\d{1,16}))?(?:$|[^\d])
 
 /** A strict Semantic Versioning 2.0 version (an optional leading `v`, surrounding blanks ignored). */
 export function parseStrictVersion(text: string): SemVersion | undefined {
-  if (text.length > MAX_LENGTH) return undefined
+  if (text.length > SEM_VER_MAX_LENGTH) return undefined
   const m = STRICT.exec(text.trim())
   if (!m) return undefined
   const major = Number(m[1])

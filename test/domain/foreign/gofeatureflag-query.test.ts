@@ -85,3 +85,15 @@ test('a query is bounded: parentheses 32 deep, 500 tests', () => {
   expect(error(Array.from({ length: 501 }, () => 'a pr').join(' and '))).toBe('at 4501: a query of more than 500 tests is not imported')
   expect(error(Array.from({ length: 500 }, () => 'a pr').join(' or '))).toBeUndefined()
 })
+
+test('text of any length, with every escape, is read whole; an unterminated one or a bad escape is said', () => {
+  // a regular expression gives up on text this long and would call it unterminated
+  const long = 'x'.repeat(4_000_000)
+  const read = tree(`a eq "${long}"`) as { value: { value: string } }
+  expect(read.value.value.length).toBe(long.length)
+  expect(shape(tree('a eq "q\\"u\\\\o\\/t\\be\\fd\\n\\r\\t\\u00e9" and b pr'))).toBe(
+    '(a eq "q\\\\\\"u\\\\\\\\o\\\\/t\\\\be\\\\fd\\\\n\\\\r\\\\t\\\\u00e9" and b pr)',
+  )
+  for (const bad of ['a eq "x\\q"', 'a eq "x\\u12"', 'a eq "x\\u12G4"', 'a eq "x\\', 'a eq "x'])
+    expect(error(bad)).toBe('at 6: unterminated text, or an escape other than \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
+})
