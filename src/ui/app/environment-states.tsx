@@ -83,7 +83,8 @@ export function EnvironmentStates({
             <th scope="col">State</th>
             {shown.map((e) => (
               <th key={e.name} scope="col" aria-current={e.name === current ? 'true' : undefined}>
-                <EnvironmentSwatch name={e.name} /> {e.name}
+                <EnvironmentSwatch name={e.name} />
+                {e.name}
                 {e.name === current ? ' (shown below)' : ''}
               </th>
             ))}

@@ -43,7 +43,8 @@ export function EnvironmentsPage({ canWrite, permissions }: { canWrite: boolean;
   const row = (e: Environment) => (
     <tr key={e.name}>
       <th scope="row">
-        <EnvironmentSwatch name={e.name} /> {e.name}
+        <EnvironmentSwatch name={e.name} />
+        {e.name}
       </th>
       <td>{e.description || '–'}</td>
       <td>{e.default ? 'default (config environment)' : ''}</td>
