@@ -145,7 +145,14 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
     if (c.table === 'environments') {
       const env = (c.after ?? c.before) as Environment
       const shown = (e: Environment | null) =>
-        e && { name: e.name, description: e.description, protected: e.protected, requiredApprovals: e.requiredApprovals }
+        e && {
+          name: e.name,
+          description: e.description,
+          protected: e.protected,
+          requiredApprovals: e.requiredApprovals,
+          // its own colour only: absent, the default for its name (docs/api.md#environment-colours)
+          ...(e.color === undefined ? {} : { color: e.color }),
+        }
       // only the mark of the default moved (a new default in the config, made at start): nothing a reader sees
       if (
         c.before !== null &&

@@ -25,6 +25,8 @@ export interface Environment {
   protected: boolean
   /** Approvals a change request into it needs. */
   requiredApprovals: number
+  /** Its own CSS colour; absent, the default for its name (docs/api.md#environment-colours). */
+  color?: string
   /**
    * True for the one the daemon last served as its default (config `environment`): commands on a
    * stopped data directory act in it, and a default named anew in the config starts as its copy

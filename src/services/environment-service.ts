@@ -14,6 +14,7 @@ import { PENDING_STATES } from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
 import { codePointCount } from '../domain/code-points.ts'
 import { type Environment, environmentNameProblem, type FlagState, MAX_ENVIRONMENTS } from '../domain/environment.ts'
+import { colorProblem, effectiveColor } from '../domain/environment-color.ts'
 import { ConflictError, InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { DESCRIPTION_MAX } from '../domain/flag-definition.ts'
 import { type FlagRow, stateIn, withStateIn } from '../domain/flag-row.ts'
@@ -34,10 +35,12 @@ export interface EnvironmentInput {
   protected?: boolean
   requiredApprovals?: number
   copyFrom?: string
+  /** A CSS colour; `null` goes back to the default for the name (docs/api.md#environment-colours). */
+  color?: string | null
 }
 
 /** An environment as the API shows it. */
-export type EnvironmentResource = Omit<Environment, 'id' | 'default'> & { default: boolean }
+export type EnvironmentResource = Omit<Environment, 'id' | 'default' | 'color'> & { default: boolean; color: string }
 
 /** The environment use cases; compare and promote come from `environment-promotion.ts`. */
 export interface EnvironmentService extends PromotionService {
@@ -70,14 +73,14 @@ function shownState(state: FlagState, nowMs: number): ShownState {
   return rollout === undefined ? rest : { ...rest, rollout: rolloutRead(rollout, nowMs) }
 }
 
-const FIELDS = new Set(['description', 'protected', 'requiredApprovals', 'copyFrom'])
+const FIELDS = new Set(['description', 'protected', 'requiredApprovals', 'copyFrom', 'color'])
 
 /** Checks the body of a PUT; every problem at once. */
 function parseInput(input: unknown): EnvironmentInput {
   if (!isJsonObject(input)) throw new InvalidError('the body must be a JSON object', 'body', 'must be a JSON object')
   const problems: { field: string; reason: string }[] = []
   for (const key of Object.keys(input)) if (!FIELDS.has(key)) problems.push({ field: key, reason: unknownFieldReason(key, FIELDS) })
-  const { description, protected: guarded, requiredApprovals, copyFrom } = input
+  const { description, protected: guarded, requiredApprovals, copyFrom, color } = input
   if (description !== undefined && (typeof description !== 'string' || codePointCount(description, DESCRIPTION_MAX) > DESCRIPTION_MAX))
     problems.push({ field: 'description', reason: `must be a string of at most ${DESCRIPTION_MAX} characters` })
   if (guarded !== undefined && typeof guarded !== 'boolean') problems.push({ field: 'protected', reason: 'must be true or false' })
@@ -87,6 +90,8 @@ function parseInput(input: unknown): EnvironmentInput {
   )
     problems.push({ field: 'requiredApprovals', reason: 'must be an integer from 0 to 10' })
   if (copyFrom !== undefined && typeof copyFrom !== 'string') problems.push({ field: 'copyFrom', reason: 'must be an environment name' })
+  const badColor = color === null || color === undefined ? undefined : colorProblem(color)
+  if (badColor) problems.push({ field: 'color', reason: badColor })
   if (problems.length > 0) throw new ValidationFailedError(problems)
   return input as EnvironmentInput
 }
@@ -104,6 +109,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
     description: e.description,
     protected: e.protected,
     requiredApprovals: e.requiredApprovals,
+    color: effectiveColor(e),
     default: e.name === defaultName,
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
@@ -147,11 +153,14 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
         const current = tx.read.environments.get(name)
         if (current !== undefined) {
           if (body.copyFrom !== undefined) throw new InvalidError('copyFrom is taken on create only', 'copyFrom', 'on create only')
+          const { color: _old, ...rest } = current
+          const color = body.color === undefined ? current.color : (body.color ?? undefined)
           const next: Environment = {
-            ...current,
+            ...rest,
             description: body.description ?? current.description,
             protected: body.protected ?? current.protected,
             requiredApprovals: body.requiredApprovals ?? current.requiredApprovals,
+            ...(color === undefined ? {} : { color }),
             updatedAt: at,
           }
           tx.put('environments', next)
@@ -168,6 +177,7 @@ export function createEnvironmentService(store: Store, defaultName: string, now:
           description: body.description ?? '',
           protected: body.protected ?? false,
           requiredApprovals: body.requiredApprovals ?? 0,
+          ...(typeof body.color === 'string' ? { color: body.color } : {}),
           createdAt: at,
           updatedAt: at,
         }

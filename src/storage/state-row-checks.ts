@@ -50,6 +50,7 @@ const REQUIRED: Record<Table, Record<string, (v: unknown) => boolean>> = {
     description: isText,
     protected: (v) => typeof v === 'boolean',
     requiredApprovals: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+    color: (v) => v === undefined || isText(v),
     createdAt: isTime,
     updatedAt: isTime,
   },

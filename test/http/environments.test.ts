@@ -31,6 +31,7 @@ test('the default environment exists from the start, and is listed to anyone who
       description: '',
       protected: false,
       requiredApprovals: 0,
+      color: '#6b7280',
       default: true,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -144,7 +144,7 @@ export function describeStoreContract(
       expect(entry).toMatchObject({ action: 'segment.deleted', target: { type: 'segment', name: 'beta' } })
     })
 
-    test('environments: by name, their own revision, a flag row with states per environment, all surviving a reopen', async () => {
+    test('environments: by name, their own revision and colour, a flag row with states per environment, all surviving a reopen', async () => {
       const { store, reopen } = await fresh()
       const env = (name: string, extra: Record<string, unknown> = {}) => ({
         ...sampleEnvironment(name, {}, '2026-11-27T00:00:00.000Z'),
@@ -152,7 +152,7 @@ export function describeStoreContract(
       })
       await store.transact(meta, (tx) => {
         tx.put('environments', env('development', { home: true as const }))
-        tx.put('environments', env('production', { protected: true, requiredApprovals: 1 }))
+        tx.put('environments', env('production', { protected: true, requiredApprovals: 1, color: 'hsl(0, 70%, 40%)' }))
       })
       // a flag made while production is protected starts there disabled, with no value (the store refuses more)
       const flag = { ...sampleFlag('a'), states: { production: { valueExists: false, enabled: false } } }
@@ -162,6 +162,8 @@ export function describeStoreContract(
       expect([...s.environments.keys()]).toEqual(['development', 'production'])
       expect(s.environments.get('production')?.requiredApprovals).toBe(1)
       const again = await reopen()
+      // its own colour is stored with it (docs/api.md#environment-colours)
+      expect(again.committed().environments.get('production')?.color).toBe('hsl(0, 70%, 40%)')
       expect([...again.committed().environments.values()]).toEqual([...s.environments.values()])
       expect(again.committed().flags.get('a')).toEqual(flag)
       expect(again.committed().revisionOf('environments')).toBe(2)

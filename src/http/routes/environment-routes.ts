@@ -2,6 +2,7 @@
 
 import { t } from 'elysia'
 import { MAX_ENVIRONMENTS } from '../../domain/environment.ts'
+import { COLOR_MAX } from '../../domain/environment-color.ts'
 import { InvalidError, NotFoundError } from '../../domain/errors.ts'
 import type { EnvironmentService } from '../../services/environment-service.ts'
 import { jsonAnswer } from '../answers.ts'
@@ -26,6 +27,7 @@ const Environment = t.Object({
   description: t.String(),
   protected: t.Boolean({ description: 'Changes to it go through change requests' }),
   requiredApprovals: t.Integer({ minimum: 0, maximum: 10 }),
+  color: t.String({ description: 'Its CSS colour: its own, else the default for its name', example: '#b45309' }),
   default: t.Boolean({ description: 'The one config environment names: evaluated when no environment is given' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
@@ -38,6 +40,12 @@ const EnvironmentInput = t.Object(
     protected: t.Optional(t.Boolean()),
     requiredApprovals: t.Optional(t.Integer({ minimum: 0, maximum: 10 })),
     copyFrom: t.Optional(t.String({ description: 'On create: whose flag states to start from (default: the default environment)' })),
+    color: t.Optional(
+      t.Union([t.String({ maxLength: COLOR_MAX }), t.Null()], {
+        description: 'A CSS colour: #rgb, #rrggbb, rgb(…), hsl(…) or a named colour; null goes back to the default for the name',
+        example: 'teal',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

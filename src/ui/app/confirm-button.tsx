@@ -1,6 +1,6 @@
 /**
  * A destructive action in two steps: the first click asks, the second (named after what it does)
- * acts, and "Keep it" backs out. Used to delete flags and users, revoke tokens, end sessions and
+ * acts, and "Keep it" backs out. The first is outlined, the second filled (docs/ui.md#colours). Used to delete flags and users, revoke tokens, end sessions and
  * roll a flag back.
  */
 
@@ -29,7 +29,7 @@ export function ConfirmButton({
     <span class="confirm">
       <button
         type="button"
-        class="danger"
+        class="danger confirming"
         onClick={async () => {
           await onConfirm()
           setAsking(false)

@@ -9,6 +9,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { grants, type Permission } from '../../domain/permission.ts'
 import { api } from './api.ts'
+import { applyEnvironmentColours } from './environment-colour.tsx'
 
 /** An environment as `GET /api/environments` lists it. */
 export interface Environment {
@@ -16,6 +17,8 @@ export interface Environment {
   description: string
   protected: boolean
   requiredApprovals: number
+  /** Its colour (docs/ui.md#colours). */
+  color: string
   default: boolean
 }
 
@@ -69,6 +72,7 @@ export function choose(name: string): void {
 export async function loadEnvironments(permissions: readonly string[]): Promise<void> {
   const { data } = await api.GET('/api/environments')
   environments = (data as Environment[] | undefined) ?? []
+  applyEnvironmentColours(environments)
   const readable = environments.filter((e) => grants(permissions, 'flag:read', e.name))
   if (!readable.some((e) => e.name === chosen)) chosen = (readable.find((e) => e.default) ?? readable[0])?.name ?? null
   tell()

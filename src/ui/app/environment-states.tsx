@@ -10,6 +10,7 @@ import { ownValue } from '../../domain/own-property.ts'
 import type { Rollout } from '../../domain/rollout.ts'
 import { api } from './api.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { rolloutNow } from './rollout-words.ts'
 import { targetingInWords } from './rule-words.ts'
@@ -82,6 +83,7 @@ export function EnvironmentStates({
             <th scope="col">State</th>
             {shown.map((e) => (
               <th key={e.name} scope="col" aria-current={e.name === current ? 'true' : undefined}>
+                <EnvironmentSwatch name={e.name} />
                 {e.name}
                 {e.name === current ? ' (shown below)' : ''}
               </th>

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { ConfirmButton } from './confirm-button.tsx'
 import { type Environment, loadEnvironments, useEnvironments } from './environment-choice.ts'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { link } from './router.ts'
 
@@ -41,7 +42,10 @@ export function EnvironmentsPage({ canWrite, permissions }: { canWrite: boolean;
   }
   const row = (e: Environment) => (
     <tr key={e.name}>
-      <th scope="row">{e.name}</th>
+      <th scope="row">
+        <EnvironmentSwatch name={e.name} />
+        {e.name}
+      </th>
       <td>{e.description || '–'}</td>
       <td>{e.default ? 'default (config environment)' : ''}</td>
       <td>{e.protected ? `protected, ${e.requiredApprovals} approval(s)` : 'open'}</td>

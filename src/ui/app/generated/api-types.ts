@@ -6024,6 +6024,11 @@ export interface operations {
                         protected: boolean;
                         /** Format: int64 */
                         requiredApprovals: number;
+                        /**
+                         * @description Its CSS colour: its own, else the default for its name
+                         * @example #b45309
+                         */
+                        color: string;
                         /** @description The one config environment names: evaluated when no environment is given */
                         default: boolean;
                         /** Format: date-time */
@@ -6057,6 +6062,11 @@ export interface operations {
                     requiredApprovals?: number;
                     /** @description On create: whose flag states to start from (default: the default environment) */
                     copyFrom?: string;
+                    /**
+                     * @description A CSS colour: #rgb, #rrggbb, rgb(…), hsl(…) or a named colour; null goes back to the default for the name
+                     * @example teal
+                     */
+                    color?: string | null;
                 };
             };
         };
@@ -6074,6 +6084,11 @@ export interface operations {
                         protected: boolean;
                         /** Format: int64 */
                         requiredApprovals: number;
+                        /**
+                         * @description Its CSS colour: its own, else the default for its name
+                         * @example #b45309
+                         */
+                        color: string;
                         /** @description The one config environment names: evaluated when no environment is given */
                         default: boolean;
                         /** Format: date-time */
@@ -6096,6 +6111,11 @@ export interface operations {
                         protected: boolean;
                         /** Format: int64 */
                         requiredApprovals: number;
+                        /**
+                         * @description Its CSS colour: its own, else the default for its name
+                         * @example #b45309
+                         */
+                        color: string;
                         /** @description The one config environment names: evaluated when no environment is given */
                         default: boolean;
                         /** Format: date-time */
