@@ -42,19 +42,20 @@ async function importRequest(format: ImportFormat, n: number): Promise<{ body: s
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number
 
-/** One format's figures: wall and CPU ms per run, the flags the store holds after, the body's bytes. */
+/** One format's figures: wall and CPU ms per run, the flags created and skipped, the body's bytes. */
 export interface ImportFigures {
   format: ImportFormat
   wallMs: number[]
   cpuMs: number[]
   flags: number
+  skipped: number
   bytes: number
 }
 
 /** Imports `n` flags of `format` RUNS times, each into a fresh daemon; throws unless every import answers 200. */
 export async function measureImport(format: ImportFormat, n: number): Promise<ImportFigures> {
   const { body, contentType, query } = await importRequest(format, n)
-  const figures: ImportFigures = { format, wallMs: [], cpuMs: [], flags: 0, bytes: Buffer.byteLength(body) }
+  const figures: ImportFigures = { format, wallMs: [], cpuMs: [], flags: 0, skipped: 0, bytes: Buffer.byteLength(body) }
   for (let run = 0; run < RUNS; run++) {
     const { app, close } = await inProcessApp(`flagd-bench-import-${format}-`)
     try {
@@ -75,7 +76,9 @@ export async function measureImport(format: ImportFormat, n: number): Promise<Im
       const cpu = process.cpuUsage(cpu0)
       figures.cpuMs.push((cpu.user + cpu.system) / 1000)
       if (res.status !== 200) throw new Error(`${format} import: ${res.status} ${answer.slice(0, 500)}`)
-      figures.flags = (JSON.parse(answer) as { summary: { created: number } }).summary.created
+      const result = JSON.parse(answer) as { summary: { created: number }; skipped?: unknown[] }
+      figures.flags = result.summary.created
+      figures.skipped = result.skipped?.length ?? 0
     } finally {
       await close()
     }
@@ -86,7 +89,7 @@ export async function measureImport(format: ImportFormat, n: number): Promise<Im
 /** The table's text of one format's figures. */
 function resultText(f: ImportFigures, n: number): string {
   const list = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ')
-  return `median ${median(f.wallMs).toFixed(0)} ms wall, ${median(f.cpuMs).toFixed(0)} ms CPU over ${f.wallMs.length} runs (wall ${list(f.wallMs)}; CPU ${list(f.cpuMs)}); ${n.toLocaleString('en')} flags in a ${(f.bytes / 2 ** 20).toFixed(1)} MiB file, ${f.flags.toLocaleString('en')} created`
+  return `median ${median(f.wallMs).toFixed(0)} ms wall, ${median(f.cpuMs).toFixed(0)} ms CPU over ${f.wallMs.length} runs (wall ${list(f.wallMs)}; CPU ${list(f.cpuMs)}); ${n.toLocaleString('en')} flags in a ${(f.bytes / 2 ** 20).toFixed(1)} MiB file, ${f.flags.toLocaleString('en')} created, ${f.skipped.toLocaleString('en')} skipped (docs/migrations.md)`
 }
 
 /** The four rows (see module comment). */
