@@ -1,19 +1,14 @@
 /**
  * The Flipt row of the imports from other tools (docs/migrations.md#from-flipt, goal under 2 s): a
  * `flipt export` of 10,000 flags (variant flags with attachments, rules on segments and splits,
- * boolean flags with rollouts) as YAML, read, translated and validated into the flags an import
- * plans with. Prints the median of five runs. Run: `bun bench/import-flipt.ts`.
+ * boolean flags with rollouts) as YAML, imported whole by `PUT /api/migrations?format=flipt`
+ * (bench/imports.ts): read, translated, validated and committed. Run alone: `bun bench/imports.ts flipt`.
  */
 
-import { parseForeignDocument } from '../src/domain/foreign/foreign-document.ts'
-import { readForeignText } from '../src/domain/foreign/foreign-text.ts'
-
-const FLAGS = 10_000
-
 /** A realistic export: a few shared segments, three kinds of flags in turn. */
-function exportYaml(): string {
+export function fliptExportYaml(n: number): string {
   const lines = ['version: "1.4"', 'namespace: production', 'flags:']
-  for (let i = 0; i < FLAGS; i++) {
+  for (let i = 0; i < n; i++) {
     if (i % 3 === 0)
       lines.push(
         `- key: checkout-${i}`,
@@ -63,18 +58,3 @@ function exportYaml(): string {
     )
   return `${lines.join('\n')}\n`
 }
-
-const bytes = new TextEncoder().encode(exportYaml())
-const times: number[] = []
-for (let run = 0; run < 5; run++) {
-  const start = performance.now()
-  const read = readForeignText(bytes, 'yaml')
-  if (!read.ok) throw new Error(read.reason)
-  const { document, skipped } = parseForeignDocument('flipt', read.value, { nowMs: 0 })
-  if (document.flags.size !== FLAGS || skipped.length > 0) throw new Error(`expected ${FLAGS} flags, got ${document.flags.size}`)
-  times.push(performance.now() - start)
-}
-times.sort((a, b) => a - b)
-console.log(
-  `import-flipt: ${FLAGS} flags (${(bytes.length / 1024 / 1024).toFixed(1)} MiB YAML) read, translated and validated: median ${(times[2] as number).toFixed(0)} ms`,
-)

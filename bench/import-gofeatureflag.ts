@@ -1,17 +1,9 @@
 /**
  * The GO Feature Flag import row (docs/migrations.md#from-go-feature-flag): a flag file of 10,000
  * realistic flags (YAML: variations, targeting queries, splits, progressive rollouts, scheduled
- * steps, metadata) read, translated and checked as a migration document. Prints the median of 5
- * runs. Goal: well under 2 s, the import's own write included. Run: `bun bench/import-gofeatureflag.ts`.
+ * steps, metadata), imported whole by `PUT /api/migrations?format=gofeatureflag` (bench/imports.ts):
+ * read, translated, validated and committed. Run alone: `bun bench/imports.ts gofeatureflag`.
  */
-
-import type { ForeignTranslation } from '../src/domain/foreign/foreign-translation.ts'
-import { translateGoFeatureFlag } from '../src/domain/foreign/gofeatureflag-translator.ts'
-import { parseImportDocument } from '../src/domain/import-document.ts'
-
-const FLAGS = 10_000
-const RUNS = 5
-const NOW = Date.parse('2026-12-07T12:00:00Z')
 
 /** One flag of the file, of one of five shapes. */
 function flagYaml(i: number): string {
@@ -30,35 +22,5 @@ function flagYaml(i: number): string {
   }
 }
 
-const text = Array.from({ length: FLAGS }, (_, i) => flagYaml(i)).join('\n')
-const phases = { read: [] as number[], translate: [] as number[], check: [] as number[], total: [] as number[], cpu: [] as number[] }
-let last: ForeignTranslation | undefined
-for (let run = 0; run < RUNS; run++) {
-  const cpu0 = process.cpuUsage()
-  const t0 = performance.now()
-  const raw = Bun.YAML.parse(text)
-  const t1 = performance.now()
-  const t = translateGoFeatureFlag(raw, { nowMs: NOW }) as ForeignTranslation
-  const t2 = performance.now()
-  const parsed = parseImportDocument({
-    environment: 'production',
-    version: '1.0.0',
-    createdAt: new Date(NOW).toISOString(),
-    flags: t.flags,
-  })
-  const t3 = performance.now()
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems.slice(0, 3)))
-  phases.read.push(t1 - t0)
-  phases.translate.push(t2 - t1)
-  phases.check.push(t3 - t2)
-  phases.total.push(t3 - t0)
-  const cpu = process.cpuUsage(cpu0)
-  // CPU time as well: on a shared machine the wall clock counts the waits for a core
-  phases.cpu.push((cpu.user + cpu.system) / 1000)
-  last = t
-}
-const median = (xs: number[]) => ([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number).toFixed(0)
-console.log(
-  `import-gofeatureflag: ${FLAGS} flags (${Object.keys(last?.flags ?? {}).length} imported, ${last?.skipped.length} skipped, ${last?.scheduled.length} scheduled), median of ${RUNS} runs: ` +
-    `YAML ${median(phases.read)} ms + translate ${median(phases.translate)} ms + check ${median(phases.check)} ms = ${median(phases.total)} ms wall, ${median(phases.cpu)} ms CPU (goal < 2000 ms)`,
-)
+/** A GO Feature Flag file of `n` flags, as YAML. */
+export const goFeatureFlagYaml = (n: number): string => Array.from({ length: n }, (_, i) => flagYaml(i)).join('\n')

@@ -1,15 +1,9 @@
 /**
  * The Unleash import's bench row (docs/performance.md): an export of 10,000 realistic features
  * (rollouts, constraints of every kind, user lists, segments, variants with payloads, tags,
- * dependencies) translated and then parsed and validated as the migration document an import
- * applies. Prints the median of several runs. Run: `bun bench/import-unleash.ts`.
+ * dependencies), imported whole by `PUT /api/migrations?format=unleash` (bench/imports.ts): read,
+ * translated, validated and committed. Run alone: `bun bench/imports.ts unleash`.
  */
-
-import { translateUnleash } from '../src/domain/foreign/unleash-translator.ts'
-import { parseImportDocument } from '../src/domain/import-document.ts'
-
-const FEATURES = 10_000
-const RUNS = 5
 
 /** A realistic export of `n` features in one environment. */
 export function unleashExport(n: number) {
@@ -83,37 +77,4 @@ export function unleashExport(n: number) {
       dependencies.push({ feature: name, dependencies: [{ feature: `team-${(i - 1) % 50}.feature-${i - 1}`, variants: ['treatment'] }] })
   }
   return { features, featureStrategies, featureEnvironments, featureTags, segments, dependencies, contextFields: [], tagTypes: [] }
-}
-
-if (import.meta.main) {
-  const raw = JSON.parse(JSON.stringify(unleashExport(FEATURES)))
-  const times: number[] = []
-  const cpu: number[] = []
-  let flags = 0
-  for (let run = 0; run < RUNS; run++) {
-    const started = performance.now()
-    const cpuStarted = process.cpuUsage()
-    const t = translateUnleash(raw, { nowMs: Date.parse('2026-12-07T12:00:00Z') })
-    if ('problems' in t) throw new Error(JSON.stringify(t.problems))
-    // prerequisites are checked by the daemon's flag work; the document check here covers the rest
-    const plain = Object.fromEntries(Object.entries(t.flags).map(([n, { prerequisites: _, ...f }]) => [n, f]))
-    const parsed = parseImportDocument({
-      environment: 'production',
-      version: '1.0.0',
-      createdAt: '2026-12-07T12:00:00.000Z',
-      flags: plain,
-      segments: t.segments,
-    })
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems.slice(0, 3)))
-    times.push(performance.now() - started)
-    const used = process.cpuUsage(cpuStarted)
-    cpu.push((used.user + used.system) / 1000)
-    flags = Object.keys(t.flags).length
-  }
-  times.sort((a, b) => a - b)
-  cpu.sort((a, b) => a - b)
-  const median = (xs: number[]) => Math.round(xs[Math.floor(RUNS / 2)] as number)
-  console.log(
-    `import-unleash: ${FEATURES} features → ${flags} flags, median ${median(times)} ms wall, ${median(cpu)} ms CPU over ${RUNS} runs`,
-  )
 }

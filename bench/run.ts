@@ -24,8 +24,10 @@ import { flagDocument, floorCommand, freePort, loginHeaders, type Scenario, wait
 import { guardCheckRows } from './guard-checks.ts'
 import { guardMetricsRows } from './guard-metrics.ts'
 import { idleRssRow } from './idle-rss.ts'
+import { importRows } from './imports.ts'
 import { memoryRows } from './memory.ts'
 import { ofrepScenarios } from './ofrep.ts'
+import { prerequisiteRows } from './prerequisites.ts'
 import { replicaScenarios } from './replicas.ts'
 import { rolloutBytesRow } from './rollout-bytes.ts'
 import { rpcRows } from './rpc.ts'
@@ -341,6 +343,7 @@ async function main() {
   inProcessRow(row)
   rolloutRow(row)
   await targetingScenarios({ url: flagd.url, auth, scenario, row, dir: work, seconds: LOAD_SECONDS })
+  await prerequisiteRows({ url: flagd.url, pid: flagd.proc.pid, auth, row, dir: work, seconds: SECONDS, rounds: ROUNDS })
   await rolloutBytesRow(flagd.url, auth, row)
   const sync = { url: flagd.url, pid: flagd.proc.pid, auth, syncPort: flagd.syncPort, row, rssMb }
   await syncStreamsRow(sync)
@@ -410,6 +413,8 @@ async function main() {
     importMs < 2000 && imported.status === 200,
     importMs,
   )
+  // the imports from the four other tools, whole, each into a fresh daemon in this process
+  await importRows(row)
   const exports: number[] = []
   for (let i = 0; i < 5; i++) {
     started = performance.now()

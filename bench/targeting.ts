@@ -43,7 +43,8 @@ export const BENCH_RULE = {
   ],
 }
 
-const contextOf = (i: number) => ({
+/** The `i`th of the varied contexts the in-process rows evaluate. */
+export const contextOf = (i: number) => ({
   targetingKey: `user-${i}`,
   email: i % 7 === 0 ? `u${i}@example.com` : `u${i}@mail.test`,
   plan: i % 5 === 0 ? 'beta' : 'free',
@@ -53,7 +54,7 @@ const contextOf = (i: number) => ({
 })
 
 /** Microseconds per evaluation of `evaluate` over `n` varied contexts (best of 5 runs). */
-function perEvaluation(evaluate: (context: Record<string, unknown>) => unknown, n: number): number {
+export function perEvaluation(evaluate: (context: Record<string, unknown>) => unknown, n: number): number {
   const contexts = Array.from({ length: 1000 }, (_, i) => contextOf(i))
   for (let i = 0; i < n; i++) evaluate(contexts[i % 1000] as Record<string, unknown>) // warm-up
   let best = Number.POSITIVE_INFINITY

@@ -6,7 +6,7 @@
  */
 
 import { type EvaluationResult, isFailure } from './evaluation.ts'
-import { allVariants, type Flag } from './flag.ts'
+import { builtInVariants, type Flag } from './flag.ts'
 import type { Prerequisite } from './prerequisite.ts'
 import { sameJson } from './same-json.ts'
 import type { PrerequisiteStep } from './targeting/rule-evaluation.ts'
@@ -18,8 +18,18 @@ export type RequiredAnswer = { flag: Flag; result: EvaluationResult } | undefine
 export function prerequisiteHolds(p: Prerequisite, answer: RequiredAnswer): boolean {
   if (answer === undefined || isFailure(answer.result) || answer.result.value === undefined) return false
   const value = answer.result.value
-  const variants = allVariants(answer.flag)
-  for (const name of p.variants) if (Object.hasOwn(variants, name) && sameJson(variants[name], value)) return true
+  // the flag's own variants before the built-in ones, as `allVariants` merges them, without merging
+  // them on every evaluation (docs/performance.md: this runs for each prerequisite of each answer)
+  const own = answer.flag.variants
+  let builtIn: Record<string, unknown> | undefined
+  for (const name of p.variants) {
+    if (own !== undefined && Object.hasOwn(own, name)) {
+      if (sameJson(own[name], value)) return true
+      continue
+    }
+    builtIn ??= builtInVariants(answer.flag.type, answer.flag.enumValues)
+    if (Object.hasOwn(builtIn, name) && sameJson(builtIn[name], value)) return true
+  }
   return false
 }
 
