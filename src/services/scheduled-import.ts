@@ -93,29 +93,37 @@ export function previewScheduled(
   env: string,
   scheduled: readonly ScheduledImport[],
 ): ScheduledImportResult[] {
+  const index = pendingIndex(snapshot, env)
   return scheduled.map((step) => {
     const { flag, at } = step
-    const existing = sameRequest(snapshot, env, step)
+    const existing = sameRequest(index, step)
     const off = staysOff(snapshot, principal, env, flag, scheduled)
     const state = existing?.state ?? stateWith(snapshot, { environment: env, scheduledAt: at }, 0)
     return { flag, at, changeRequest: existing?.id ?? null, state, ...noteOf(snapshot, env, state, at, off) }
   })
 }
 
-/** The pending request of `env` that already makes this very change (an import made again), if any. */
-function sameRequest(snapshot: Snapshot, env: string, step: ScheduledImport): ChangeRequest | undefined {
+/** The pending requests of `env` by flag and time, each holding one change: where an import made again finds its own (made once per call). */
+type PendingIndex = Map<string, ChangeRequest[]>
+
+const pendingKey = (flag: string, at: string | null | undefined) => `${flag}\u0000${at ?? ''}`
+
+/** The index of `snapshot`'s pending one-change requests of `env` (one pass over the requests). */
+function pendingIndex(snapshot: Snapshot, env: string): PendingIndex {
+  const out: PendingIndex = new Map()
+  for (const r of snapshot.changeRequests.values()) {
+    const only = r.changes[0]
+    if (r.environment !== env || !PENDING_STATES.has(r.state) || r.changes.length !== 1 || only === undefined) continue
+    const key = pendingKey(only.flag, r.scheduledAt)
+    out.set(key, [...(out.get(key) ?? []), r])
+  }
+  return out
+}
+
+/** The pending request of the index that already makes this very change (an import made again), if any. */
+function sameRequest(index: PendingIndex, step: ScheduledImport): ChangeRequest | undefined {
   const wanted = JSON.stringify(step.changes)
-  for (const r of snapshot.changeRequests.values())
-    if (
-      r.environment === env &&
-      PENDING_STATES.has(r.state) &&
-      r.scheduledAt === step.at &&
-      r.changes.length === 1 &&
-      r.changes[0]?.flag === step.flag &&
-      JSON.stringify(r.changes[0]?.set) === wanted
-    )
-      return r
-  return undefined
+  return index.get(pendingKey(step.flag, step.at))?.find((r) => JSON.stringify(r.changes[0]?.set) === wanted)
 }
 
 /**
@@ -133,10 +141,11 @@ export function scheduleInTransaction(
 ): ScheduledImportResult[] {
   const out: ScheduledImportResult[] = []
   const seen = new Set<string>()
+  const index = pendingIndex(tx.read, env)
   for (const step of scheduled) {
     const first = !seen.has(step.flag)
     seen.add(step.flag)
-    const existing = sameRequest(tx.read, env, step)
+    const existing = sameRequest(index, step)
     const off = staysOff(tx.read, principal, env, step.flag, scheduled)
     if (existing !== undefined) {
       out.push({
@@ -171,6 +180,8 @@ export function scheduleInTransaction(
       revision: 1,
     }
     tx.put('changeRequests', request)
+    const key = pendingKey(step.flag, step.at)
+    if (PENDING_STATES.has(state)) index.set(key, [...(index.get(key) ?? []), request])
     out.push({ flag: step.flag, at: step.at, changeRequest: request.id, state, ...noteOf(tx.read, env, state, step.at, off) })
   }
   return out
