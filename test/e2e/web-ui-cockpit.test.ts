@@ -6,7 +6,7 @@
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
-import { layoutWidth, seriousViolations, switchOf } from '../helpers/ui-driver.ts'
+import { checkByLabel, clickButton, fillByLabel, layoutWidth, selectByLabel, seriousViolations, switchOf } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(90_000)
@@ -112,4 +112,36 @@ test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor a
   } finally {
     for (const env of ['qa', 'canary']) await suite.ui.api('DELETE', `/api/environments/${env}`)
   }
+})
+
+/** The flags the table shows, by name. */
+const shownFlags = (p: Page) => p.$$eval('tr.flag[data-flag]', (trs) => trs.map((tr) => tr.getAttribute('data-flag') ?? ''))
+
+test.skipIf(!chromium)('filters are kept in the address: a new tab opens the same filtered view after its sign-in', async () => {
+  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  await p.waitForSelector('tr[data-flag="cells/ramp"]')
+  await checkByLabel(p, 'Rolling out', true)
+  await p.waitForFunction(`document.querySelectorAll('tr.flag').length === 1`)
+  expect(await shownFlags(p)).toEqual(['cells/ramp'])
+  await checkByLabel(p, 'Rolling out', false)
+  await selectByLabel(p, 'Type', 'BOOLEAN')
+  await selectByLabel(p, 'Environment', 'production')
+  await checkByLabel(p, 'Pending review', true)
+  await p.waitForFunction(`document.querySelectorAll('tr.flag').length === 1`)
+  expect(await shownFlags(p)).toEqual(['checkout/flag_1'])
+  const address = (await p.evaluate('location.href')) as string
+  expect(new URL(address).searchParams.get('pending')).toBe('true')
+  expect(new URL(address).searchParams.get('type')).toBe('BOOLEAN')
+  // a new tab has no session: it asks for sign-in, then shows the view the address names
+  const tab = await suite.ui.browser.newPage()
+  await tab.setViewport({ width: 1440, height: 900 })
+  await tab.goto(address)
+  await fillByLabel(tab, 'Username', 'admin')
+  await fillByLabel(tab, 'Password', 'admin-password')
+  await clickButton(tab, 'Sign in')
+  await tab.waitForFunction(`document.querySelectorAll('tr.flag').length === 1`)
+  expect(await shownFlags(tab)).toEqual(['checkout/flag_1'])
+  expect(await tab.evaluate('location.href')).toBe(address)
+  await tab.close()
+  await selectByLabel(p, 'Environment', 'development')
 })

@@ -18,7 +18,7 @@ import { flagTree } from './flag-tree.ts'
 import { LifecycleFilters } from './lifecycle-filters.tsx'
 import { type LifecycleFilterInput, listFilterOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
-import { link, useSearch } from './router.ts'
+import { link, replaceSearch, useSearch } from './router.ts'
 
 /** A listed flag with its lifecycle (docs/api.md#lifecycle). */
 type Flag = TableFlag
@@ -78,11 +78,30 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
     void load()
     return listenForChanges((type) => type.startsWith('flag.') && void load())
   }, [])
-  const [type, setType] = useState('')
-  const [state, setState] = useState('')
-  const [withRules, setWithRules] = useState(false)
-  const [sort, setSort] = useState<'name' | 'changed'>('name')
-  const [life, setLife] = useState<LifecycleFilterInput>({ kind: '', owner: '', tags: '' })
+  // the filters live in the address, so a filtered view can be shared (docs/ui.md#the-flags-table)
+  const params = new URLSearchParams(useSearch())
+  const setParam = (key: string, value: string) => {
+    const next = new URLSearchParams(location.search)
+    if (value === '') next.delete(key)
+    else next.set(key, value)
+    replaceSearch(next.toString())
+  }
+  const type = params.get('type') ?? ''
+  const state = params.get('state') ?? ''
+  const withRules = params.get('rules') === 'true'
+  const rolling = params.get('rolling') === 'true'
+  const inReview = params.get('pending') === 'true'
+  const sort = params.get('sort') === 'changed' ? 'changed' : 'name'
+  const life: LifecycleFilterInput = { kind: params.get('kind') ?? '', owner: params.get('owner') ?? '', tags: params.get('tags') ?? '' }
+  const setLife = (next: LifecycleFilterInput) => {
+    const all = new URLSearchParams(location.search)
+    for (const key of ['kind', 'owner', 'tags'] as const) {
+      if (next[key] === '') all.delete(key)
+      else all.set(key, next[key])
+    }
+    replaceSearch(all.toString())
+  }
+  const pendingHere = pending.get(environments.current ?? '') ?? new Set<string>()
   const owners = useMemo(() => [...new Set((flags ?? []).flatMap((f) => (f.owner ? [f.owner] : [])))].sort(), [flags])
   const shown = useMemo(() => {
     const lifecycle = listFilterOf(life, false)
@@ -92,15 +111,18 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
         (type === '' || f.type === type) &&
         (state === '' || stateHolds(state, f, usage)) &&
         (!withRules || (f.targeting !== undefined && f.targeting !== null)) &&
+        (!rolling || f.rollout?.status === 'running') &&
+        (!inReview || pendingHere.has(f.name)) &&
         matchesFilter(f as unknown as DomainFlag, lifecycle),
     )
-  }, [flags, query, type, state, withRules, usage, life])
+  }, [flags, query, type, state, withRules, rolling, inReview, pendingHere, usage, life.kind, life.owner, life.tags])
   const tree = useMemo(() => flagTree(shown), [shown])
   const recent = useMemo(
     () => (sort === 'changed' ? [...shown].sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt))) : []),
     [shown, sort],
   )
-  const filtering = type !== '' || state !== '' || withRules || life.kind !== '' || life.owner !== '' || life.tags.trim() !== ''
+  const filtering =
+    type !== '' || state !== '' || withRules || rolling || inReview || life.kind !== '' || life.owner !== '' || life.tags.trim() !== ''
   const searching = query !== '' || filtering
   const onToggle = (path: string, open: boolean) => {
     if (searching || open !== closed.has(path)) return // searching opens everything without forgetting what was closed
@@ -119,14 +141,14 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
         </div>
         <div class="field">
           <label for="filter-type">Type</label>
-          <select id="filter-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          <select id="filter-type" value={type} onChange={(e) => setParam('type', e.currentTarget.value)}>
             <option value="">any type</option>
             <TypeOptions />
           </select>
         </div>
         <div class="field">
           <label for="filter-state">State</label>
-          <select id="filter-state" value={state} onChange={(e) => setState(e.currentTarget.value)}>
+          <select id="filter-state" value={state} onChange={(e) => setParam('state', e.currentTarget.value)}>
             <option value="">enabled or disabled</option>
             <option value="enabled">enabled</option>
             <option value="disabled">disabled</option>
@@ -136,14 +158,37 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
         </div>
         <div class="field">
           <label for="sort">Sort by</label>
-          <select id="sort" value={sort} onChange={(e) => setSort(e.currentTarget.value as 'name' | 'changed')}>
+          <select id="sort" value={sort} onChange={(e) => setParam('sort', e.currentTarget.value === 'changed' ? 'changed' : '')}>
             <option value="name">name, in groups</option>
             <option value="changed">last change</option>
           </select>
         </div>
         <div class="field inline">
-          <input id="filter-rules" type="checkbox" checked={withRules} onChange={(e) => setWithRules(e.currentTarget.checked)} />
+          <input
+            id="filter-rules"
+            type="checkbox"
+            checked={withRules}
+            onChange={(e) => setParam('rules', e.currentTarget.checked ? 'true' : '')}
+          />
           <label for="filter-rules">Has rules</label>
+        </div>
+        <div class="field inline">
+          <input
+            id="filter-rolling"
+            type="checkbox"
+            checked={rolling}
+            onChange={(e) => setParam('rolling', e.currentTarget.checked ? 'true' : '')}
+          />
+          <label for="filter-rolling">Rolling out</label>
+        </div>
+        <div class="field inline">
+          <input
+            id="filter-pending"
+            type="checkbox"
+            checked={inReview}
+            onChange={(e) => setParam('pending', e.currentTarget.checked ? 'true' : '')}
+          />
+          <label for="filter-pending">Pending review</label>
         </div>
         <LifecycleFilters value={life} owners={owners} onChange={setLife} />
         <a class="archived-link" {...link('?archived=true')}>
