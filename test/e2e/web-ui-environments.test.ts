@@ -42,14 +42,14 @@ test.skipIf(!chromium)('a column per environment, each with its switch; the Envi
   expect(await valueIn('development', 'shop/dark_mode')).toBe(false)
   await selectByLabel(p, 'Environment', 'staging')
   // staging is the chosen one now: its switch is the flag's own, development has a column
-  await waitForSwitch(p, 'shop/dark_mode', true)
+  await waitForSwitch(p, 'shop/dark_mode in staging', true)
   await waitForSwitch(p, 'shop/dark_mode in development', false)
   await p.reload()
-  await waitForSwitch(p, 'shop/dark_mode', true)
+  await waitForSwitch(p, 'shop/dark_mode in staging', true)
   expect(await selected(p)).toBe('staging')
   expect(await seriousViolations(p)).toEqual([])
   await selectByLabel(p, 'Environment', 'development')
-  await waitForSwitch(p, 'shop/dark_mode', false)
+  await waitForSwitch(p, 'shop/dark_mode in development', false)
 })
 
 test.skipIf(!chromium)("a flag's page shows every environment side by side and copies one's state into the chosen one", async () => {
@@ -146,7 +146,7 @@ test.skipIf(!chromium)('at 1400×900 with three environments the list uses the w
   const rows = await p.$$eval('[data-flag^="layout/"]', (items) =>
     items.map((li) => {
       const el = li as unknown as { querySelector(s: string): { getBoundingClientRect(): { width: number; height: number } } }
-      const name = el.querySelector('.name').getBoundingClientRect()
+      const name = el.querySelector('.what').getBoundingClientRect()
       const values = [
         ...(li as unknown as { querySelectorAll(s: string): Iterable<{ scrollWidth: number; clientWidth: number }> }).querySelectorAll(
           '.env-cell .value',

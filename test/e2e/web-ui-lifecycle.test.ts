@@ -50,8 +50,8 @@ async function waitForShown(p: Page, prefix: string, names: string[]): Promise<v
   await p.waitForFunction(
     (pre, want) =>
       JSON.stringify(
-        [...document.querySelectorAll('li.flag[data-flag]')]
-          .map((li) => li.getAttribute('data-flag') ?? '')
+        [...document.querySelectorAll('.flag[data-flag]')]
+          .map((row) => row.getAttribute('data-flag') ?? '')
           .filter((n) => n.startsWith(pre)),
       ) === want,
     { polling: 'mutation' },
@@ -182,10 +182,10 @@ function describeStale() {
   })
   test.skipIf(!chromium)('potentially stale flags carry a visible mark whose title says why; the State filter finds them', async () => {
     const p = suite.track(await signInAs(suite.ui.browser, d!.url, 'admin', 'admin-password'))
-    await p.waitForSelector('li.flag[data-flag="ops/old_switch"] .chip.old')
+    await p.waitForSelector('tr.flag[data-flag="ops/old_switch"] .chip.old')
     const mark = async (name: string) =>
       p.evaluate((n) => {
-        const chip = document.querySelector(`li.flag[data-flag="${n}"] .chip.old`)
+        const chip = document.querySelector(`tr.flag[data-flag="${n}"] .chip.old`)
         return chip ? `${chip.textContent} | ${chip.getAttribute('title')}` : null
       }, name)
     expect(await mark('ops/old_switch')).toStartWith(

@@ -92,37 +92,35 @@ async function signIn(viewport = { width: 1280, height: 800 }, form = false): Pr
 
 test.skipIf(!chromium)('sign in, toggle a flag with its switch', async () => {
   const p = await signIn(undefined, true)
-  const toggle = await p.waitForSelector(switchOf('shop/checkout/new_flow'))
+  const toggle = await p.waitForSelector(switchOf('shop/checkout/new_flow in development'))
   expect(await toggle!.evaluate((el) => el.getAttribute('aria-checked'))).toBe('false')
   await toggle!.click()
-  await waitForSwitch(p, 'shop/checkout/new_flow', true)
+  await waitForSwitch(p, 'shop/checkout/new_flow in development', true)
   const flag = (await (await api('GET', '/api/flags/shop/checkout/new_flow')).json()) as { value: boolean }
   expect(flag.value).toBe(true)
 })
 
 test.skipIf(!chromium)('the flags are a tree: groups nest, a closed group stays closed through live changes, search opens it', async () => {
   const p = await signIn()
-  // the disclosures around a flag's row, outermost first, by the group paths their summaries carry
+  // the group rows above a flag's row, outermost first, by the group paths they carry
   const groupsAround = (name: string) =>
     p.evaluate(`(() => {
-      const path = []
-      let el = document.querySelector('li[data-flag="${name}"]')
-      while (el && (el = el.parentElement.closest('details'))) path.unshift(el.querySelector(':scope > summary').title)
-      return path
+      const parts = '${name}'.split('/').slice(0, -1)
+      return parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter((g) => document.querySelector('tr[data-group="' + g + '"]'))
     })()`)
-  // shown to a person: rendered and not inside a closed disclosure (puppeteer's own visible/hidden misses the latter)
+  // shown to a person: rendered and not under a closed group row (puppeteer's own visible/hidden misses the latter)
   const waitShown = (name: string, shown: boolean) =>
-    p.waitForFunction(`document.querySelector('li[data-flag="${name}"]')?.checkVisibility() === ${shown}`, { timeout: 5000 })
+    p.waitForFunction(`document.querySelector('tr[data-flag="${name}"]')?.checkVisibility() === ${shown}`, { timeout: 5000 })
   expect(await groupsAround('shop/checkout/new_flow')).toEqual(['shop', 'shop/checkout'])
   expect(await groupsAround('top')).toEqual([])
-  const summary = await p.waitForSelector('summary[title="shop"]')
+  const summary = await p.waitForSelector('tr[data-group="shop"] button')
   expect(await summary!.evaluate((el) => el.textContent)).toBe('shop 2 flags')
   await summary!.click()
   await waitShown('shop/checkout/new_flow', false)
   await waitShown('top', true)
   await api('POST', '/api/flags', { name: 'shop/checkout/tree_probe', type: 'INTEGER', value: 1 })
   try {
-    await p.waitForSelector('li[data-flag="shop/checkout/tree_probe"]', { timeout: 5000 })
+    await p.waitForSelector('tr[data-flag="shop/checkout/tree_probe"]', { timeout: 5000 })
     expect(await summary!.evaluate((el) => el.textContent)).toBe('shop 3 flags')
     await waitShown('shop/checkout/tree_probe', false) // the live change did not reopen the group
     await fillByLabel(p, 'Search flags', 'tree_probe')
@@ -139,11 +137,11 @@ test.skipIf(!chromium)('the flags are a tree: groups nest, a closed group stays 
 test.skipIf(!chromium)('a change made through the API appears without reload; search narrows the list', async () => {
   const p = await signIn()
   await api('PUT', '/api/flags/top', { value: false })
-  await waitForSwitch(p, 'top', false, 5000)
+  await waitForSwitch(p, 'top in development', false, 5000)
   await api('POST', '/api/flags', { name: 'shop/live_new', type: 'BOOLEAN' })
-  await p.waitForSelector(switchOf('shop/live_new'), { timeout: 5000 })
+  await p.waitForSelector(switchOf('shop/live_new in development'), { timeout: 5000 })
   await fillByLabel(p, 'Search flags', 'retries')
-  await waitForNoSwitch(p, 'top')
+  await waitForNoSwitch(p, 'top in development')
   expect(await p.$eval('body', (b) => b.textContent ?? '')).toContain('retries')
 })
 
@@ -241,14 +239,14 @@ test.skipIf(!chromium)(
     // with a rule, the list's switch says it sets the value where the rule names no variant
     await api('PUT', '/api/flags/shop/ruled', { targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true'] } })
     await p.goto(`${d.url}/ui/`)
-    await p.waitForSelector(switchOf('shop/ruled'))
-    const described = await p.$eval(switchOf('shop/ruled'), (b) => {
+    await p.waitForSelector(switchOf('shop/ruled in development'))
+    const described = await p.$eval(switchOf('shop/ruled in development'), (b) => {
       const note = b.parentElement?.querySelector('.switch-note')
       return note && note.id === b.getAttribute('aria-describedby') ? note.textContent : null
     })
     expect(described).toBe('if no rule matches')
-    expect(await p.$eval(switchOf('shop/ruled'), (b) => b.getAttribute('title'))).toContain('the rule decides first')
-    expect(await p.$eval(switchOf('top'), (b) => b.getAttribute('aria-describedby'))).toBeNull()
+    expect(await p.$eval(switchOf('shop/ruled in development'), (b) => b.getAttribute('title'))).toContain('the rule decides first')
+    expect(await p.$eval(switchOf('top in development'), (b) => b.getAttribute('aria-describedby'))).toBeNull()
   },
 )
 

@@ -1,10 +1,8 @@
 /**
- * The flags a team works from (docs/ui.md): a tree of `/` groups, searchable by name and
- * filtered by type, state and "has rules", or one list by last change; each flag with its
- * description, type, effective value, whether it is disabled and its targeting in a few words
- * ("20 % on · 2 rules"). A BOOLEAN flag's value is a switch (`role="switch"`) named after the flag,
- * toggled in one click when the person may write flags. Changes made elsewhere arrive through the
- * change stream.
+ * The Flags page a team works from (docs/ui.md#the-flags-table): one table of every flag in `/`
+ * groups (or by last change), searchable by name and filtered by type, state, "has rules", kind,
+ * owner and tags, with a column per environment the person may read. Changes made elsewhere arrive
+ * through the change stream.
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks'
@@ -13,161 +11,34 @@ import { matchesFilter } from '../../domain/flag-lifecycle.ts'
 import { grants } from '../../domain/permission.ts'
 import { api, messageOf } from './api.ts'
 import { ArchivedFlags } from './archived-flags.tsx'
-import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { TypeOptions } from './flag-fields.tsx'
-import { type FlagGroup, flagTree } from './flag-tree.ts'
-import { LifecycleFilters, StaleMark } from './lifecycle-filters.tsx'
+import { type EnvironmentColumn, FlagTable, type TableFlag, type Use } from './flag-table.tsx'
+import { flagTree } from './flag-tree.ts'
+import { LifecycleFilters } from './lifecycle-filters.tsx'
 import { type LifecycleFilterInput, listFilterOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
-import { localTime } from './local-time.ts'
-import { link, useSearch } from './router.ts'
-import { targetingSummary } from './rule-words.ts'
-import { EnvironmentCell, type ListedFlag, Switch, shownValue } from './value-switch.tsx'
+import { link, replaceSearch, useSearch } from './router.ts'
 
 /** A listed flag with its lifecycle (docs/api.md#lifecycle). */
-type Flag = ListedFlag & { kind?: string; owner?: string; tags?: string[]; potentiallyStale?: boolean; createdAt?: string }
+type Flag = TableFlag
 
-/** A flag's usage over the last 30 days, as `GET /api/usage` lists it. */
-type Use = { name: string; total: number; lastEvaluatedAt: string | null; lastServedInProcessAt: string | null; stale: boolean }
-
-/** The tooltip of a flag's uses: when last evaluated, and when last served to an in-process provider. */
-function usesTitle(use: Use): string {
-  const evaluated = use.lastEvaluatedAt ? `last evaluated ${localTime(use.lastEvaluatedAt)}` : 'not evaluated in 30 days'
-  return use.lastServedInProcessAt ? `${evaluated}; last served in-process ${localTime(use.lastServedInProcessAt)}` : evaluated
-}
-
-/** 1520 → "1.5k". */
-const compact = (n: number) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`)
-
-/** One group: a disclosure (open unless the person closed it; always open while searching) over its subgroups and flags. */
-function GroupItems(props: GroupProps) {
-  const { group, canWrite, closed, searching, onToggle, onError, usage, columns } = props
-  return (
-    <ul>
-      {group.groups.map((g) => (
-        <li key={g.path} class="group">
-          <details open={searching || !closed.has(g.path)} onToggle={(e) => onToggle(g.path, e.currentTarget.open)}>
-            <summary title={g.path}>
-              <span class="group-name">{g.name}</span> <span class="count">{countOf(g.total, 'flag')}</span>
-            </summary>
-            <GroupItems {...props} group={g} />
-          </details>
-        </li>
-      ))}
-      {group.flags.map((f) => (
-        <FlagItem
-          key={f.name}
-          flag={f}
-          shownName={f.name.slice(group.path ? group.path.length + 1 : 0)}
-          canWrite={canWrite}
-          onError={onError}
-          use={usage.get(f.name)}
-          columns={columns}
-        />
-      ))}
-    </ul>
-  )
-}
-
-/** One flag's row: name and description, targeting in a few words, state, type, value or switch. */
-function FlagItem({
-  flag: f,
-  shownName,
-  canWrite,
-  onError,
-  use,
-  columns,
-}: {
-  flag: Flag
-  shownName: string
-  canWrite: boolean
-  onError: (m: string) => void
-  use?: Use | undefined
-  columns: readonly Column[]
-}) {
-  const summary = targetingSummary(f.targeting)
-  return (
-    <li class="flag" data-flag={f.name}>
-      <span class="what">
-        <a class="name" {...link(`flags/${f.name}`)}>
-          {shownName}
-        </a>
-        {f.description && <span class="desc">{f.description}</span>}
-      </span>
-      {f.enabled === false && <span class="chip off">disabled</span>}
-      <StaleMark flag={f} />
-      {use?.stale && (
-        <span class="chip stale" title={use.lastEvaluatedAt ? `last evaluated ${localTime(use.lastEvaluatedAt)}` : 'never evaluated'}>
-          stale
-        </span>
-      )}
-      {use && (
-        <span class="uses" title={usesTitle(use)}>
-          {use.total === 0
-            ? use.lastServedInProcessAt
-              ? 'in-process'
-              : 'unused'
-            : `${compact(use.total)} ${use.total === 1 ? 'use' : 'uses'}`}
-        </span>
-      )}
-      {summary && <span class="chip">{summary}</span>}
-      <span class="type">{f.type}</span>
-      {columns.length === 0 ? (
-        f.type === 'BOOLEAN' ? (
-          <Switch flag={f} canWrite={canWrite} onError={onError} />
-        ) : (
-          <code class="value">{shownValue(f)}</code>
-        )
-      ) : (
-        <span class="env-cells">
-          {columns.map((c) => (
-            <EnvironmentCell
-              key={c.environment}
-              flag={c.chosen ? f : c.flags.get(f.name)}
-              environment={c.environment}
-              chosen={c.chosen}
-              canWrite={c.canWrite}
-              onError={onError}
-            />
-          ))}
-        </span>
-      )}
-    </li>
-  )
-}
-
-/** One environment's column (docs/ui.md#environments): shown when there are several. */
-interface Column {
-  environment: string
-  chosen: boolean
-  flags: ReadonlyMap<string, Flag>
-  canWrite: boolean
-}
-
-interface GroupProps {
-  columns: readonly Column[]
-  usage: ReadonlyMap<string, Use>
-  group: FlagGroup<Flag>
-  canWrite: boolean
-  closed: ReadonlySet<string>
-  searching: boolean
-  onToggle: (path: string, open: boolean) => void
-  onError: (message: string) => void
-}
+/** Request states that mark a flag `pending` in its environment's column (docs/ui.md#the-flags-table). */
+const PENDING = new Set(['open', 'approved', 'scheduled'])
 
 /** The flag list, or its archived view (`?archived=true`, docs/ui.md#lifecycle-archive-and-prerequisites). */
-export function FlagList({ canWrite, permissions }: { canWrite: boolean; permissions: readonly string[] }) {
+export function FlagList({ permissions }: { canWrite: boolean; permissions: readonly string[] }) {
   const archived = new URLSearchParams(useSearch()).get('archived') === 'true'
   // restoring, like archiving, changes every environment: the unscoped permission
   if (archived) return <ArchivedFlags canRestore={grants(permissions, 'flag:write')} />
-  return <LiveFlags canWrite={canWrite} permissions={permissions} />
+  return <LiveFlags permissions={permissions} />
 }
 
-function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: readonly string[] }) {
+function LiveFlags({ permissions }: { permissions: readonly string[] }) {
   const [flags, setFlags] = useState<Flag[] | null>(null)
   const environments = useEnvironments()
   const [others, setOthers] = useState<ReadonlyMap<string, ReadonlyMap<string, Flag>>>(new Map())
+  const [pending, setPending] = useState<ReadonlyMap<string, ReadonlySet<string>>>(new Map())
   const [query, setQuery] = useState('')
   const [error, setError] = useState<string | null>(null)
   // the groups a person closed stay closed while flags change around them
@@ -183,28 +54,54 @@ function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: 
     const lists = await Promise.all(
       readable.map((e) => api.GET('/api/flags', { params: { query: { environment: e.name } } }).then((r) => [e.name, r.data] as const)),
     )
+    const requests = await api.GET('/api/change-requests', { params: { query: {} } })
+    const byEnvironment = new Map<string, Set<string>>()
+    for (const r of (requests.data ?? []) as { environment: string; state: string; changes: { flag: string }[] }[])
+      if (PENDING.has(r.state))
+        for (const c of r.changes) byEnvironment.set(r.environment, (byEnvironment.get(r.environment) ?? new Set()).add(c.flag))
+    setPending(byEnvironment)
     setOthers(new Map(lists.flatMap(([env, list]) => (list ? [[env, new Map((list as Flag[]).map((f) => [f.name, f]))] as const] : []))))
   }
-  const columns: Column[] =
-    others.size === 0
-      ? []
-      : environments.list
-          .filter((e) => e.name === environments.current || others.has(e.name))
-          .map((e) => ({
-            environment: e.name,
-            chosen: e.name === environments.current,
-            flags: others.get(e.name) ?? new Map(),
-            canWrite: holdsIn(permissions, 'flag:write', e.name),
-          }))
+  const chosenFlags = useMemo(() => new Map((flags ?? []).map((f) => [f.name, f])), [flags])
+  const columns: EnvironmentColumn[] = environments.list
+    .filter((e) => e.name === environments.current || others.has(e.name))
+    .map((e) => ({
+      environment: e.name,
+      chosen: e.name === environments.current,
+      flags: e.name === environments.current ? chosenFlags : (others.get(e.name) ?? new Map()),
+      canWrite: holdsIn(permissions, 'flag:write', e.name),
+      protected: e.protected,
+      requiredApprovals: e.requiredApprovals,
+      pending: pending.get(e.name) ?? new Set(),
+    }))
   useEffect(() => {
     void load()
     return listenForChanges((type) => type.startsWith('flag.') && void load())
   }, [])
-  const [type, setType] = useState('')
-  const [state, setState] = useState('')
-  const [withRules, setWithRules] = useState(false)
-  const [sort, setSort] = useState<'name' | 'changed'>('name')
-  const [life, setLife] = useState<LifecycleFilterInput>({ kind: '', owner: '', tags: '' })
+  // the filters live in the address, so a filtered view can be shared (docs/ui.md#the-flags-table)
+  const params = new URLSearchParams(useSearch())
+  const setParam = (key: string, value: string) => {
+    const next = new URLSearchParams(location.search)
+    if (value === '') next.delete(key)
+    else next.set(key, value)
+    replaceSearch(next.toString())
+  }
+  const type = params.get('type') ?? ''
+  const state = params.get('state') ?? ''
+  const withRules = params.get('rules') === 'true'
+  const rolling = params.get('rolling') === 'true'
+  const inReview = params.get('pending') === 'true'
+  const sort = params.get('sort') === 'changed' ? 'changed' : 'name'
+  const life: LifecycleFilterInput = { kind: params.get('kind') ?? '', owner: params.get('owner') ?? '', tags: params.get('tags') ?? '' }
+  const setLife = (next: LifecycleFilterInput) => {
+    const all = new URLSearchParams(location.search)
+    for (const key of ['kind', 'owner', 'tags'] as const) {
+      if (next[key] === '') all.delete(key)
+      else all.set(key, next[key])
+    }
+    replaceSearch(all.toString())
+  }
+  const pendingHere = pending.get(environments.current ?? '') ?? new Set<string>()
   const owners = useMemo(() => [...new Set((flags ?? []).flatMap((f) => (f.owner ? [f.owner] : [])))].sort(), [flags])
   const shown = useMemo(() => {
     const lifecycle = listFilterOf(life, false)
@@ -214,15 +111,18 @@ function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: 
         (type === '' || f.type === type) &&
         (state === '' || stateHolds(state, f, usage)) &&
         (!withRules || (f.targeting !== undefined && f.targeting !== null)) &&
+        (!rolling || f.rollout?.status === 'running') &&
+        (!inReview || pendingHere.has(f.name)) &&
         matchesFilter(f as unknown as DomainFlag, lifecycle),
     )
-  }, [flags, query, type, state, withRules, usage, life])
+  }, [flags, query, type, state, withRules, rolling, inReview, pendingHere, usage, life.kind, life.owner, life.tags])
   const tree = useMemo(() => flagTree(shown), [shown])
   const recent = useMemo(
     () => (sort === 'changed' ? [...shown].sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt))) : []),
     [shown, sort],
   )
-  const filtering = type !== '' || state !== '' || withRules || life.kind !== '' || life.owner !== '' || life.tags.trim() !== ''
+  const filtering =
+    type !== '' || state !== '' || withRules || rolling || inReview || life.kind !== '' || life.owner !== '' || life.tags.trim() !== ''
   const searching = query !== '' || filtering
   const onToggle = (path: string, open: boolean) => {
     if (searching || open !== closed.has(path)) return // searching opens everything without forgetting what was closed
@@ -233,19 +133,22 @@ function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: 
   }
   return (
     <section class="flags">
-      <label for="search">Search flags</label>
-      <input id="search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name contains…" />
+      <h1>Flags</h1>
       <div class="list-filters">
         <div class="field">
+          <label for="search">Search flags</label>
+          <input id="search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name contains…" />
+        </div>
+        <div class="field">
           <label for="filter-type">Type</label>
-          <select id="filter-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          <select id="filter-type" value={type} onChange={(e) => setParam('type', e.currentTarget.value)}>
             <option value="">any type</option>
             <TypeOptions />
           </select>
         </div>
         <div class="field">
           <label for="filter-state">State</label>
-          <select id="filter-state" value={state} onChange={(e) => setState(e.currentTarget.value)}>
+          <select id="filter-state" value={state} onChange={(e) => setParam('state', e.currentTarget.value)}>
             <option value="">enabled or disabled</option>
             <option value="enabled">enabled</option>
             <option value="disabled">disabled</option>
@@ -255,14 +158,37 @@ function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: 
         </div>
         <div class="field">
           <label for="sort">Sort by</label>
-          <select id="sort" value={sort} onChange={(e) => setSort(e.currentTarget.value as 'name' | 'changed')}>
+          <select id="sort" value={sort} onChange={(e) => setParam('sort', e.currentTarget.value === 'changed' ? 'changed' : '')}>
             <option value="name">name, in groups</option>
             <option value="changed">last change</option>
           </select>
         </div>
         <div class="field inline">
-          <input id="filter-rules" type="checkbox" checked={withRules} onChange={(e) => setWithRules(e.currentTarget.checked)} />
+          <input
+            id="filter-rules"
+            type="checkbox"
+            checked={withRules}
+            onChange={(e) => setParam('rules', e.currentTarget.checked ? 'true' : '')}
+          />
           <label for="filter-rules">Has rules</label>
+        </div>
+        <div class="field inline">
+          <input
+            id="filter-rolling"
+            type="checkbox"
+            checked={rolling}
+            onChange={(e) => setParam('rolling', e.currentTarget.checked ? 'true' : '')}
+          />
+          <label for="filter-rolling">Rolling out</label>
+        </div>
+        <div class="field inline">
+          <input
+            id="filter-pending"
+            type="checkbox"
+            checked={inReview}
+            onChange={(e) => setParam('pending', e.currentTarget.checked ? 'true' : '')}
+          />
+          <label for="filter-pending">Pending review</label>
         </div>
         <LifecycleFilters value={life} owners={owners} onChange={setLife} />
         <a class="archived-link" {...link('?archived=true')}>
@@ -275,36 +201,17 @@ function LiveFlags({ canWrite, permissions }: { canWrite: boolean; permissions: 
         </p>
       )}
       {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{searching ? ' match' : ' yet'}.</p> : null}
-      {tree.total > 0 && sort === 'changed' && (
-        <nav class="tree" aria-label="Flags by last change">
-          <ul>
-            {recent.map((f) => (
-              <FlagItem
-                key={f.name}
-                flag={f}
-                shownName={f.name}
-                canWrite={canWrite}
-                onError={setError}
-                use={usage.get(f.name)}
-                columns={columns}
-              />
-            ))}
-          </ul>
-        </nav>
-      )}
-      {tree.total > 0 && sort === 'name' && (
-        <nav class="tree" aria-label="Flags by group">
-          <GroupItems
-            group={tree}
-            canWrite={canWrite}
-            closed={closed}
-            searching={searching}
-            onToggle={onToggle}
-            onError={setError}
-            usage={usage}
-            columns={columns}
-          />
-        </nav>
+      {tree.total > 0 && (
+        <FlagTable
+          tree={tree}
+          flat={sort === 'changed' ? recent : null}
+          columns={columns}
+          usage={usage}
+          closed={closed}
+          searching={searching}
+          onToggle={onToggle}
+          onError={setError}
+        />
       )}
     </section>
   )

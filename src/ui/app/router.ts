@@ -10,6 +10,12 @@ export function navigate(path: string): void {
   for (const l of listeners) l()
 }
 
+/** Replaces the current query string with `search` (a filtered view's address) without a new history entry. */
+export function replaceSearch(search: string): void {
+  history.replaceState(null, '', `${location.pathname}${search ? `?${search}` : ''}`)
+  for (const l of listeners) l()
+}
+
 /** The current path below /ui/ (`''` for the flag list), re-rendering on navigation. */
 export function usePath(): string {
   const read = () => decodeURIComponent(location.pathname.replace(/^\/ui\/?/, ''))
