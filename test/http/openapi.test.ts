@@ -239,13 +239,21 @@ async function lint(ruleset: unknown) {
   return spectral.run(new Document(text, Parsers.Json))
 }
 
-test('spectral:oas reports no error, warning or hint', async () => {
-  const results = await lint(oas)
-  expect(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([])
-}, LINT_MAY_TAKE_MS)
+test(
+  'spectral:oas reports no error, warning or hint',
+  async () => {
+    const results = await lint(oas)
+    expect(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([])
+  },
+  LINT_MAY_TAKE_MS,
+)
 
-test('every OWASP finding left is a deliberate choice listed in docs/api.md (OpenAPI)', async () => {
-  const readme = readFileSync(join(import.meta.dir, '../../docs/api.md'), 'utf8')
-  const codes = [...new Set((await lint(owasp)).map((r) => String(r.code)))].sort()
-  expect(codes.filter((code) => !readme.includes(`\`${code}\``))).toEqual([])
-}, LINT_MAY_TAKE_MS)
+test(
+  'every OWASP finding left is a deliberate choice listed in docs/api.md (OpenAPI)',
+  async () => {
+    const readme = readFileSync(join(import.meta.dir, '../../docs/api.md'), 'utf8')
+    const codes = [...new Set((await lint(owasp)).map((r) => String(r.code)))].sort()
+    expect(codes.filter((code) => !readme.includes(`\`${code}\``))).toEqual([])
+  },
+  LINT_MAY_TAKE_MS,
+)
