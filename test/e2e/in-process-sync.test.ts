@@ -87,21 +87,22 @@ afterAll(async () => {
   await OpenFeature.close()
 })
 
+/** The official flagd provider in-process over TCP, with the backend token. */
+const tokenProvider = () =>
+  new FlagdProvider({
+    deadlineMs: PROVIDER_DEADLINE_MS,
+    resolverType: 'in-process',
+    host: '127.0.0.1',
+    port: syncPort,
+    selector: `token=${token}`,
+  })
+
 /** The details of `key` for `context` through `client`, with the getter of the flag's type. */
 const details = (client: Client, key: string, context: Record<string, unknown>) => testkitDetails(testkit, client, key, context)
 
 describe('the official flagd provider, in-process', () => {
   test('every testkit flag answers locally what OFREP answers, for every context of the testbed', async () => {
-    await OpenFeature.setProviderAndWait(
-      'local',
-      new FlagdProvider({
-        deadlineMs: PROVIDER_DEADLINE_MS,
-        resolverType: 'in-process',
-        host: '127.0.0.1',
-        port: syncPort,
-        selector: `token=${token}`,
-      }),
-    )
+    await OpenFeature.setProviderAndWait('local', tokenProvider())
     await OpenFeature.setProviderAndWait('remote', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
     const local = OpenFeature.getClient('local')
     const remote = OpenFeature.getClient('remote')
@@ -128,13 +129,7 @@ describe('the official flagd provider, in-process', () => {
 
   test('a change made through the API is pushed to the provider, which announces it', async () => {
     await api('POST', '/api/flags', { name: 'live/switch', type: 'BOOLEAN', value: false }, admin)
-    const provider = new FlagdProvider({
-      deadlineMs: PROVIDER_DEADLINE_MS,
-      resolverType: 'in-process',
-      host: '127.0.0.1',
-      port: syncPort,
-      selector: `token=${token}`,
-    })
+    const provider = tokenProvider()
     await OpenFeature.setProviderAndWait('live', provider)
     const client = OpenFeature.getClient('live')
     expect(await client.getBooleanValue('live/switch', true)).toBe(false)
@@ -174,13 +169,7 @@ describe('the official flagd provider, in-process', () => {
       ],
     ]
     for (const [name, body] of rollouts) expect((await api('POST', '/api/flags', { name, ...body }, admin)).status).toBe(201)
-    const provider = new FlagdProvider({
-      deadlineMs: PROVIDER_DEADLINE_MS,
-      resolverType: 'in-process',
-      host: '127.0.0.1',
-      port: syncPort,
-      selector: `token=${token}`,
-    })
+    const provider = tokenProvider()
     await OpenFeature.setProviderAndWait('ramp', provider)
     await OpenFeature.setProviderAndWait('ramp-ofrep', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
     const local = OpenFeature.getClient('ramp')
@@ -213,16 +202,7 @@ describe('the official flagd provider, in-process', () => {
       const res = await api('POST', '/api/flags', { name, ...body }, admin)
       expect({ name, status: res.status }).toEqual({ name, status: 201 })
     }
-    await OpenFeature.setProviderAndWait(
-      'pre',
-      new FlagdProvider({
-        deadlineMs: PROVIDER_DEADLINE_MS,
-        resolverType: 'in-process',
-        host: '127.0.0.1',
-        port: syncPort,
-        selector: `token=${token}`,
-      }),
-    )
+    await OpenFeature.setProviderAndWait('pre', tokenProvider())
     await OpenFeature.setProviderAndWait('pre-ofrep', new OfrepServerProvider({ baseUrl: d.url, headers: [['X-API-Key', token]] }))
     const local = OpenFeature.getClient('pre')
     const remote = OpenFeature.getClient('pre-ofrep')
