@@ -182,3 +182,22 @@ test('prerequisites change what a protected environment serves: a write without 
   await s.changeRequests.apply(dev, made.id)
   expect(ofrep('feature')).toMatchObject({ value: true, reason: 'DEFAULT' })
 })
+
+test('a prerequisite changed in one environment gives its dependents a new revision there only', async () => {
+  const s = t.app.services
+  const home = t.app.config.environment
+  await s.environments.put(SYSTEM, 'staging', {})
+  await create('gate', { type: 'BOOLEAN', value: true })
+  await create('feature', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'gate', variants: ['true'] }] })
+  const seen = (env: string) => {
+    const view = flags().get(SYSTEM.principal, 'feature', env)
+    return view.servedRevision ?? view.revision
+  }
+  const [homeBefore, stagingBefore] = [seen(home), seen('staging')]
+  await flags().update(SYSTEM, 'gate', { value: false }, undefined, undefined, 'staging')
+  expect(seen('staging')).toBeGreaterThan(stagingBefore)
+  expect(seen(home)).toBe(homeBefore)
+  // a shared change of the prerequisite reaches every environment
+  await flags().update(SYSTEM, 'gate', { metadata: { team: 'core' } })
+  expect(seen(home)).toBeGreaterThan(homeBefore)
+})
