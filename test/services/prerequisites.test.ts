@@ -201,3 +201,18 @@ test('a prerequisite changed in one environment gives its dependents a new revis
   await flags().update(SYSTEM, 'gate', { metadata: { team: 'core' } })
   expect(seen(home)).toBeGreaterThan(homeBefore)
 })
+
+test('an import dry run says a cycle it would make is refused, as the import itself is', async () => {
+  const s = t.app.services
+  await create('gate', { type: 'BOOLEAN', value: true })
+  await create('feature', { type: 'BOOLEAN', value: true, prerequisites: [{ flag: 'gate', variants: ['true'] }] })
+  const doc = structuredClone(s.migrations.exportDocument(SYSTEM.principal).document) as { flags: Record<string, Record<string, unknown>> }
+  doc.flags.gate = { ...doc.flags.gate, prerequisites: [{ flag: 'feature', variants: ['true'] }] }
+  const options = { mode: 'merge', values: 'overwrite', dryRun: true } as const
+  const dry = await s.migrations.importDocument(SYSTEM, doc, options, 'import-upload')
+  expect(dry.applyError).toMatchObject({ code: 'INVALID_REQUEST' })
+  expect(dry.applyError?.message).toContain('cycle')
+  const wet = await refusal(s.migrations.importDocument(SYSTEM, doc, { ...options, dryRun: false }, 'import-upload'))
+  expect(wet.code).toBe(dry.applyError?.code as string)
+  expect(flags().get(SYSTEM.principal, 'gate').prerequisites ?? []).toEqual([])
+})
