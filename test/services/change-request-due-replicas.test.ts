@@ -4,56 +4,22 @@
  * and each request is applied exactly once, by one of them, recorded once.
  */
 
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { loadConfig } from '../../src/config.ts'
-import { createServices, type Services } from '../../src/services/services.ts'
-import { fileUsageLog } from '../../src/storage/file-usage-log.ts'
-import { openPostgresStore } from '../../src/storage/postgres-store.ts'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Store } from '../../src/storage/store.ts'
 import { eventually } from '../helpers/eventually.ts'
-import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
+import { type Replica, replicaSuite } from '../helpers/postgres-replicas.ts'
 import { START, storedUser } from '../helpers/temp-services.ts'
-import { CHEAP_HASH, SYSTEM, tempDir } from '../helpers/test-app.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
-const bin = findPostgresBin()
-let server: PostgresServer | undefined
-const opened: Store[] = []
-const dirs: string[] = []
 let at = START
 const now = () => new Date(at)
-
-beforeAll(async () => {
-  if (bin) server = await startPostgres(bin)
-})
-afterEach(async () => {
-  for (const s of opened.splice(0)) await s.close().catch(() => {})
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-afterAll(async () => {
-  await server?.destroy()
-})
-
-/** The services of `n` replicas on one fresh database, on the test's clock. */
-async function replicas(n: number): Promise<{ s: Services; store: Store }[]> {
-  const url = await (server as PostgresServer).freshDatabase()
-  const out = []
-  for (let i = 0; i < n; i++) {
-    const dataDir = tempDir()
-    dirs.push(dataDir)
-    const store = await openPostgresStore({ now, url, dataDir, pollMs: 100, livenessMs: 3000 })
-    opened.push(store)
-    const config = await loadConfig({ cwd: dataDir, env: {}, flags: { dataDir }, warn: () => {} })
-    const s = createServices(store, config, { now, hashCost: CHEAP_HASH, usageLog: fileUsageLog(dataDir) })
-    out.push({ s, store })
-  }
-  return out
-}
+const pg = replicaSuite(now)
+const bin = pg.bin
 
 test.skipIf(!bin)('requests due together on two replicas are each applied once, whichever replica applies it', async () => {
   const COUNT = 60
-  const [a, b] = (await replicas(2)) as [{ s: Services; store: Store }, { s: Services; store: Store }]
+  const [a, b] = (await pg.replicas(2)) as [Replica, Replica]
   await a.s.environments.ensureDefault(SYSTEM)
   const flags = Object.fromEntries(Array.from({ length: COUNT }, (_, i) => [`f${i}`, { type: 'INTEGER', value: 1 }]))
   const doc = { environment: 'development', version: '1.0.0', createdAt: '2026-12-01T00:00:00.000Z', flags }

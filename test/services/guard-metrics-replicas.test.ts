@@ -4,48 +4,28 @@
  * once read back; a database of schema version 6 gets the guard tables when a newer flagd opens it.
  */
 
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { SQL } from 'bun'
-import { loadConfig } from '../../src/config.ts'
 import { createGuardMetrics, type GuardMetrics, type MetricPoint } from '../../src/services/guard-metrics.ts'
-import { createServices } from '../../src/services/services.ts'
-import { fileUsageLog } from '../../src/storage/file-usage-log.ts'
 import { sharedGuardLog } from '../../src/storage/postgres-guard-log.ts'
 import { migrate, SCHEMA_VERSION } from '../../src/storage/postgres-schema.ts'
-import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { setGuardedRollout } from '../helpers/guarded-flag.ts'
-import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
+import { replicaSuite } from '../helpers/postgres-replicas.ts'
 import { START } from '../helpers/temp-services.ts'
-import { CHEAP_HASH, SYSTEM, tempDir } from '../helpers/test-app.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
-const bin = findPostgresBin()
-let server: PostgresServer | undefined
-const opened: { close(): Promise<void> }[] = []
-const dirs: string[] = []
-beforeAll(async () => {
-  if (bin) server = await startPostgres(bin)
-})
-afterEach(async () => {
-  for (const s of opened.splice(0).reverse()) await s.close().catch(() => {})
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-afterAll(async () => {
-  await server?.destroy()
-})
-
 const at = START
 const now = () => new Date(at)
+const pg = replicaSuite(now)
+const bin = pg.bin
 const WRITTEN = START - 60_000
 
 async function replica(url: string): Promise<{ store: Store & { sql: SQL }; metrics: GuardMetrics }> {
-  const dataDir = tempDir()
-  dirs.push(dataDir)
-  const store = await openPostgresStore({ now, url, dataDir, pollMs: 100, livenessMs: 3000 })
+  const store = await pg.store(url)
   const metrics = createGuardMetrics({ store, log: sharedGuardLog(store.sql), now: () => at })
-  opened.push(store, { close: () => metrics.stop() })
+  pg.closeLater({ close: () => metrics.stop() })
   return { store, metrics }
 }
 
@@ -63,14 +43,11 @@ const point = (over: Partial<MetricPoint>): MetricPoint => ({
 })
 
 test.skipIf(!bin)("two replicas' counts add up on both, sums and histograms", async () => {
-  const url = await (server as PostgresServer).freshDatabase()
+  const url = await pg.database()
   const a = await replica(url)
   const b = await replica(url)
-  const dataDir = tempDir()
-  dirs.push(dataDir)
-  const config = await loadConfig({ cwd: dataDir, env: {}, flags: { dataDir }, warn: () => {} })
-  const s = createServices(a.store, config, { now, hashCost: CHEAP_HASH, usageLog: fileUsageLog(dataDir) })
-  opened.push({ close: () => s.guardMetrics.stop() })
+  const s = await pg.services(a.store)
+  pg.closeLater({ close: () => s.guardMetrics.stop() })
   await s.environments.ensureDefault(SYSTEM)
   await s.flags.create(SYSTEM, { name: 'shop/checkout', type: 'BOOLEAN', value: false })
   await setGuardedRollout(a.store, 'shop/checkout', 'development', { writtenAt: new Date(WRITTEN).toISOString() })
@@ -100,7 +77,7 @@ test.skipIf(!bin)("two replicas' counts add up on both, sums and histograms", as
 })
 
 test.skipIf(!bin)('a database of schema version 6 gets the guard tables', async () => {
-  const url = await (server as PostgresServer).freshDatabase()
+  const url = await pg.database()
   const sql = new SQL(url)
   try {
     await migrate(sql)

@@ -4,54 +4,21 @@
  * audited, and both then serve the stopped rollout.
  */
 
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { loadConfig } from '../../src/config.ts'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Rollout } from '../../src/domain/rollout.ts'
 import type { GuardEvidence } from '../../src/domain/rollout-guard.ts'
 import { haltRollout } from '../../src/services/rollout-halt.ts'
-import { createServices, type Services } from '../../src/services/services.ts'
-import { fileUsageLog } from '../../src/storage/file-usage-log.ts'
-import { openPostgresStore } from '../../src/storage/postgres-store.ts'
 import type { Store } from '../../src/storage/store.ts'
 import { eventually } from '../helpers/eventually.ts'
-import { findPostgresBin, type PostgresServer, startPostgres } from '../helpers/postgres.ts'
+import { type Replica, replicaSuite } from '../helpers/postgres-replicas.ts'
 import { START } from '../helpers/temp-services.ts'
-import { CHEAP_HASH, SYSTEM, tempDir } from '../helpers/test-app.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
 setDefaultTimeout(60_000)
-const bin = findPostgresBin()
-let server: PostgresServer | undefined
-const opened: Store[] = []
-const dirs: string[] = []
 let at = START
 const now = () => new Date(at)
-
-beforeAll(async () => {
-  if (bin) server = await startPostgres(bin)
-})
-afterEach(async () => {
-  for (const s of opened.splice(0)) await s.close().catch(() => {})
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-afterAll(async () => {
-  await server?.destroy()
-})
-
-/** The services of two replicas on one fresh database, on the test's clock. */
-async function replicas(): Promise<{ s: Services; store: Store }[]> {
-  const url = await (server as PostgresServer).freshDatabase({ migrated: true })
-  const out = []
-  for (let i = 0; i < 2; i++) {
-    const dataDir = tempDir()
-    dirs.push(dataDir)
-    const store = await openPostgresStore({ now, url, dataDir, pollMs: 100, livenessMs: 3000 })
-    opened.push(store)
-    const config = await loadConfig({ cwd: dataDir, env: {}, flags: { dataDir }, warn: () => {} })
-    out.push({ s: createServices(store, config, { now, hashCost: CHEAP_HASH, usageLog: fileUsageLog(dataDir) }), store })
-  }
-  return out
-}
+const pg = replicaSuite(now)
+const bin = pg.bin
 
 const EVIDENCE: GuardEvidence = {
   check: 0,
@@ -62,7 +29,7 @@ const EVIDENCE: GuardEvidence = {
 }
 
 test.skipIf(!bin)('two replicas halting the same rollout at once: one commit, one audit entry, both serve it stopped', async () => {
-  const [a, b] = (await replicas()) as [{ s: Services; store: Store }, { s: Services; store: Store }]
+  const [a, b] = (await pg.replicas(2, { migrated: true })) as [Replica, Replica]
   await a.s.environments.ensureDefault(SYSTEM)
   const rollout = {
     variant: 'true',
