@@ -5,12 +5,11 @@
  */
 
 import { t } from 'elysia'
-import { NotFoundError } from '../../domain/errors.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import type { GuardImpact } from '../../services/guard-impact.ts'
-import { type RouteSpec, route } from '../route-spec.ts'
+import type { RouteSpec } from '../route-spec.ts'
 import { ENVIRONMENT_PARAM } from '../schemas/common-schemas.ts'
-import { FLAG_NAME, flagNameFromPath, readFlagAnswer } from './flag-routes.ts'
+import { flagSubresourceRoute } from './flag-subresource-route.ts'
 
 /** Dependencies of the impact route. */
 export interface ImpactRouteDeps {
@@ -65,23 +64,13 @@ const IMPACT = {
 /** The impact route. */
 export function impactRoutes(deps: ImpactRouteDeps): RouteSpec[] {
   return [
-    route({
-      method: 'GET',
-      path: '/api/flags/*',
-      when: (path) => path.endsWith(SUFFIX),
-      permission: 'flag:read',
+    flagSubresourceRoute({
+      flags: deps.flags,
+      suffix: SUFFIX,
       query: ImpactQuery,
-      label: '/api/flags/{flagName}/impact',
-      handle(c) {
-        const raw = c.params['*'] ?? ''
+      read(c, name) {
         const { metric, since, step, environment } = c.query
-        // a flag named …/impact is read (a flag and its …/impact cannot both exist)
-        try {
-          return readFlagAnswer(deps.flags, c.auth, raw, c.request.headers.get('if-none-match'), c.id, environment)
-        } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err
-        }
-        return deps.impact.impact(c.auth, flagNameFromPath(raw.slice(0, -SUFFIX.length)), {
+        return deps.impact.impact(c.auth, name, {
           metric: metric ?? '',
           ...(since !== undefined ? { since } : {}),
           ...(step !== undefined ? { step: Number(step) } : {}),
@@ -95,7 +84,6 @@ export function impactRoutes(deps: ImpactRouteDeps): RouteSpec[] {
         access: 'flag:read',
         description:
           "Per variant, step by step, what the application reported over OTLP for a metric a guard of the flag names: a counter's increase, or a histogram's count and sum (its mean is sum / count). Kept 7 days; steps without reports are left out. 404 when no guard of the flag names the metric.",
-        wildcard: { ...FLAG_NAME, suffix: SUFFIX },
         success: { status: 200, schema: IMPACT, description: 'The series' },
         errors: [400, 404],
       },

@@ -4,36 +4,21 @@
  * a flag named `…/rollout` is read as that flag (`x` and `x/rollout` cannot both be flags).
  */
 
-import { NotFoundError } from '../../domain/errors.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import type { GuardWatcher } from '../../services/guard-watcher.ts'
-import { type RouteSpec, route } from '../route-spec.ts'
+import type { RouteSpec } from '../route-spec.ts'
 import { EnvironmentQuery } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
-import { FLAG_NAME, flagNameFromPath, readFlagAnswer } from './flag-routes.ts'
-
-const SUFFIX = '/rollout'
+import { flagSubresourceRoute } from './flag-subresource-route.ts'
 
 /** The rollout route. */
 export function rolloutRoutes(deps: { guards: GuardWatcher; flags: FlagService }): RouteSpec[] {
   return [
-    route({
-      method: 'GET',
-      path: '/api/flags/*',
-      when: (path) => path.endsWith(SUFFIX),
-      permission: 'flag:read',
+    flagSubresourceRoute({
+      flags: deps.flags,
+      suffix: '/rollout',
       query: EnvironmentQuery,
-      label: '/api/flags/{flagName}/rollout',
-      handle(c) {
-        const raw = c.params['*'] ?? ''
-        const { environment } = c.query
-        try {
-          return readFlagAnswer(deps.flags, c.auth, raw, c.request.headers.get('if-none-match'), c.id, environment)
-        } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err
-        }
-        return deps.guards.report(c.auth, flagNameFromPath(raw.slice(0, -SUFFIX.length)), environment)
-      },
+      read: (c, name) => deps.guards.report(c.auth, name, c.query.environment),
       docs: {
         summary: "Where a flag's rollout stands, and what its guard sees",
         operationId: 'getFlagRollout',
@@ -41,7 +26,6 @@ export function rolloutRoutes(deps: { guards: GuardWatcher; flags: FlagService }
         access: 'flag:read',
         description:
           "The rollout of the flag in the environment (default: the default one) with its status and share now, and, for a guarded rollout, each check's treatment and control arms, the difference of treatment minus control with its always-valid interval, and its state. 404 when the flag has no rollout there.",
-        wildcard: { ...FLAG_NAME, suffix: SUFFIX },
         success: { status: 200, schema: ref('RolloutReport'), description: 'The rollout and its guard' },
         errors: [400, 404],
       },
