@@ -128,6 +128,8 @@ test.skipIf(!chromium)('the tabs hold the requests of their states, each with it
   await ops.waitForSelector('table.request-table')
   expect((await rowTitles(ops)).sort()).toEqual(['Open by dev', 'Open by lead', 'Staging roll by dev'])
   expect(await layoutWidth(ops)).toBeLessThanOrEqual(390)
+  // on a phone too, each row says its state
+  expect(await ops.evaluate(`document.querySelector('table.request-table tbody .chip')?.checkVisibility()`)).toBe(true)
   expect(await anyViolations(ops)).toEqual([])
 })
 
