@@ -73,7 +73,7 @@ const api = (method: string, path: string, body?: unknown) => suite.ui.api(metho
 
 /** The titles of the table's rows. */
 const rowTitles = (p: Page) => p.$$eval('table.request-table tbody th a', (as) => as.map((a) => a.textContent ?? ''))
-/** The tabs' accessible text, as shown: name and count. */
+/** The tabs' text, as shown: name and count. */
 const tabTexts = (p: Page) => p.$$eval('[role="tab"]', (tabs) => tabs.map((t) => (t.textContent ?? '').trim()))
 /** Clicks the tab whose name starts with `name` and waits for its panel. */
 async function openTab(p: Page, name: string) {
@@ -106,7 +106,14 @@ test.skipIf(!chromium)('the tabs hold the requests of their states, each with it
   // what needs the lead first, and the address says so
   await p.waitForSelector('table.request-table')
   expect(new URL(p.url()).searchParams.get('tab')).toBe('review')
-  expect(await tabTexts(p)).toEqual(['Needs my review 2', 'Open 4', 'Scheduled 1', 'Closed 3'])
+  expect(await tabTexts(p)).toEqual(['Needs my review (2)', 'Open (4)', 'Scheduled (1)', 'Closed (3)'])
+  // each tab's accessible name is its stable name; its count is its description
+  expect(await p.$$eval('[role="tab"]', (tabs) => tabs.map((t) => t.getAttribute('aria-label')))).toEqual([
+    'Needs my review',
+    'Open',
+    'Scheduled',
+    'Closed',
+  ])
   expect((await rowTitles(p)).sort()).toEqual(['Open by dev', 'Staging roll by dev'])
   await openTab(p, 'Open')
   expect((await rowTitles(p)).sort()).toEqual(['Approved by dev', 'Open by dev', 'Open by lead', 'Staging roll by dev'])

@@ -49,7 +49,7 @@ export function ChangeRequestsPage({ me, permissions }: { me: string; permission
   )
 }
 
-/** The tab strip: one tab per view, its count beside its name; arrow keys move between them. */
+/** The tab strip: one tab per view named by its stable name, its count beside it; arrow keys move between them. */
 function Tabs({ tab, counts }: { tab: TabKey; counts: Record<TabKey, number> }) {
   const strip = useRef<HTMLDivElement>(null)
   const choose = (key: TabKey, focus = false) => {
@@ -75,9 +75,15 @@ function Tabs({ tab, counts }: { tab: TabKey; counts: Record<TabKey, number> }) 
           aria-selected={t.key === tab}
           aria-controls="requests-panel"
           tabIndex={t.key === tab ? 0 : -1}
+          // the stable name alone (docs/ui.md#change-requests); the count, in parentheses, is its description
+          aria-label={t.label}
+          aria-describedby={`tab-count-${t.key}`}
           onClick={() => choose(t.key)}
         >
-          {t.label} <span class="count">{counts[t.key]}</span>
+          {t.label}{' '}
+          <span class="count" id={`tab-count-${t.key}`}>
+            ({counts[t.key]})
+          </span>
         </button>
       ))}
     </div>
