@@ -21,7 +21,15 @@ import {
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(120_000)
-const ROLLOUT = { variant: 'true', start: '2030-01-01T09:00:00Z', end: '2030-01-08T09:00:00Z', fromPercent: 5, toPercent: 100 }
+const ROLLOUT = {
+  variant: 'true',
+  start: '2030-01-01T09:00:00Z',
+  end: '2030-01-08T09:00:00Z',
+  fromPercent: 5,
+  toPercent: 100,
+  // a long attribute: its JSON line is wider than a phone
+  by: 'organisationIdentifierThatEveryServiceSendsAlongWithEachEvaluation',
+}
 const ids = new Map<string, string>()
 const suite = browserSuite('ui-change-requests', async (ui) => {
   expect((await ui.api('PUT', '/api/environments/production', { protected: true, requiredApprovals: 1 })).status).toBe(201)
@@ -158,6 +166,8 @@ test.skipIf(!chromium)("a request's own page says its changes in words, its JSON
   await p.reload()
   await waitForText(p, 'shop/f8: rollout none → rollout of "true" from 5 % on')
   await p.setViewport({ width: 390, height: 844 })
+  await clickButton(p, 'Show JSON')
+  await waitForText(p, '"fromPercent": 5')
   expect(await layoutWidth(p)).toBeLessThanOrEqual(390)
   expect(await anyViolations(p)).toEqual([])
 })
