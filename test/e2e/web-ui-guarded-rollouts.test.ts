@@ -5,7 +5,7 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { clickButton, fillByLabel, selectByLabel, seriousViolations, waitForText } from '../helpers/ui-driver.ts'
+import { clickButton, clickLink, fillByLabel, selectByLabel, seriousViolations, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 // the callbacks below run in the page, where these exist
@@ -141,6 +141,6 @@ test.skipIf(!chromium)('in a protected environment the guard is requested with i
     ((await (await api('GET', '/api/flags/shop/new-checkout?environment=production')).json()) as { rollout?: unknown }).rollout,
   ).toBeUndefined()
   await dev.goto(`${url()}/ui/change-requests`)
-  await clickButton(dev, 'Change shop/new-checkout: rollout')
+  await clickLink(dev, 'Change shop/new-checkout: rollout')
   await waitForText(dev, 'guarded by 1 check (error-rate of app.errors per app.requests) that rolls it back')
 })

@@ -27,11 +27,14 @@ export function describeChange(e: Entry, time: (iso: string) => string = localTi
   const keys = [...new Set([...Object.keys(e.before), ...Object.keys(e.after)])].filter(
     (k) => !BOOKKEEPING.has(k) && JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]),
   )
-  const shown = (k: string, v: unknown) => {
-    if (k === 'rollout') return rolloutInWords(v, time)
-    if (k !== 'targeting') return JSON.stringify(v) ?? '–'
-    const words = targetingInWords(v)
-    return words.length === 0 ? 'none' : `(${words.join('; ')})`
-  }
+  const shown = (k: string, v: unknown) => fieldInWords(k, v, time)
   return keys.map((k) => `${k} ${shown(k, e.before?.[k])} → ${shown(k, e.after?.[k])}`).join('; ') || 'no change'
+}
+
+/** One field's value in words: a rollout or a rule as a sentence, anything else as JSON ("–" for none). */
+export function fieldInWords(field: string, v: unknown, time: (iso: string) => string = localTime): string {
+  if (field === 'rollout') return rolloutInWords(v, time)
+  if (field !== 'targeting') return JSON.stringify(v) ?? '–'
+  const words = targetingInWords(v)
+  return words.length === 0 ? 'none' : `(${words.join('; ')})`
 }

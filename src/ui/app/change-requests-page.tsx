@@ -1,219 +1,152 @@
 /**
- * Change requests (docs/ui.md#change-control): listed by state, newest first; each opens to its
- * diff against what its environment serves now, its approvals and comments, and the buttons the
- * signed-in person may use: `Approve` and `Reject` (with `flag:approve` there, never the author),
- * `Apply` (the author or an approver, once approved), `Cancel` (the author).
+ * The Change requests page (docs/ui.md#change-requests): one table, in tabs `Needs my review`,
+ * `Open`, `Scheduled` and `Closed`, each with its count; the tab is kept in the address (`?tab=`).
+ * A request's title opens its own page (change-request-page.tsx).
  */
 
-import { useEffect, useState } from 'preact/hooks'
-import { grants } from '../../domain/permission.ts'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from './api.ts'
-import { countOf } from './count-words.ts'
+import { firstTab, inTab, type Request, TABS, type TabKey, tabCounts, tabOf, type Viewer } from './change-request-model.ts'
+import { useEnvironments } from './environment-choice.ts'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import { listenForChanges } from './live.ts'
 import { localTime } from './local-time.ts'
-import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
-import { rolloutInWords } from './rollout-words.ts'
-import { targetingInWords } from './rule-words.ts'
+import { NoticeLine, refused, useOutcome } from './notice.tsx'
+import { link, replaceSearch, useSearch } from './router.ts'
 
-type Actor = { type: string; id: string; name: string }
-type Review = { by: Actor; at: string; comment?: string }
-/** A request as the API shows it. */
-export type Request = {
-  id: string
-  environment: string
-  title: string
-  description: string
-  state: string
-  author: Actor
-  changes: { flag: string; set: Record<string, unknown>; diff?: Record<string, { before: unknown; after: unknown }> }[]
-  approvals: Review[]
-  rejection?: Review
-  scheduledAt: string | null
-  createdAt: string
-  failureReason?: string
-}
-
-const STATES = ['open', 'approved', 'scheduled', 'applied', 'rejected', 'cancelled', 'failed']
-/** A field's value in a request's diff: a rollout or a rule in words, anything else as JSON. */
-const shown = (field: string, v: unknown) => {
-  if (v === undefined || v === null) return '–'
-  if (field === 'rollout') return rolloutInWords(v)
-  if (field === 'targeting') return targetingInWords(v).join('; ')
-  return JSON.stringify(v)
-}
-
-/** One request, opened: its diff, reviews and actions. */
-function RequestDetail({
-  id,
-  me,
-  permissions,
-  onChanged,
-}: {
-  id: string
-  me: string
-  permissions: readonly string[]
-  onChanged: () => void
-}) {
-  const [request, setRequest] = useState<Request | null>(null)
-  const [comment, setComment] = useState('')
-  const { message, setMessage } = useOutcome()
-  const load = async () => {
-    const { data, error } = await api.GET('/api/change-requests/{id}', { params: { path: { id } } })
-    if (data) setRequest(data as Request)
-    else setMessage(refused(error))
-  }
-  useEffect(() => void load(), [id])
-  if (!request) return <NoticeLine notice={message} />
-  const pending = ['open', 'approved', 'scheduled'].includes(request.state)
-  const author = request.author.id === me
-  const approver = request.approvals.some((a) => a.by.id === me)
-  const mayApprove = pending && !author && !approver && grants(permissions, 'flag:approve', request.environment)
-  const act = async (action: 'approve' | 'reject' | 'apply' | 'cancel') => {
-    const params = { path: { id } }
-    const { data, error } =
-      action === 'approve'
-        ? await api.POST('/api/change-requests/{id}/approve', { params, body: comment ? { comment } : {} })
-        : action === 'reject'
-          ? await api.POST('/api/change-requests/{id}/reject', { params, body: { comment } })
-          : action === 'apply'
-            ? await api.POST('/api/change-requests/{id}/apply', { params })
-            : await api.POST('/api/change-requests/{id}/cancel', { params })
-    const did = { approve: 'approved', reject: 'rejected', apply: 'applied', cancel: 'cancelled' }[action]
-    setMessage(data ? done(`${did}: the request is ${(data as Request).state} now`) : refused(error))
-    setComment('')
-    await load()
-    onChanged()
-  }
-  return (
-    <div class="request-detail">
-      {request.description && <p>{request.description}</p>}
-      <table class="differences">
-        <caption>
-          What it changes in {request.environment}
-          {request.scheduledAt ? `, at ${localTime(request.scheduledAt)}` : ''}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Flag</th>
-            <th scope="col">Field</th>
-            <th scope="col">Now</th>
-            <th scope="col">After</th>
-          </tr>
-        </thead>
-        <tbody>
-          {request.changes.flatMap((c) =>
-            Object.entries(c.diff ?? {}).map(([field, d], i) => (
-              <tr key={`${c.flag} ${field}`}>
-                <td>{i === 0 ? c.flag : ''}</td>
-                <td>{field}</td>
-                <td>
-                  <code>{shown(field, d.before)}</code>
-                </td>
-                <td>
-                  <code>{shown(field, d.after)}</code>
-                </td>
-              </tr>
-            )),
-          )}
-        </tbody>
-      </table>
-      <ul class="reviews">
-        {request.approvals.map((a) => (
-          <li key={a.by.id}>
-            approved by {a.by.name} {localTime(a.at)}
-            {a.comment ? `: ${a.comment}` : ''}
-          </li>
-        ))}
-        {request.rejection && (
-          <li>
-            rejected by {request.rejection.by.name} {localTime(request.rejection.at)}: {request.rejection.comment}
-          </li>
-        )}
-        {request.failureReason && <li class="error">failed: {request.failureReason}</li>}
-      </ul>
-      {pending && (
-        <div class="actions">
-          {mayApprove && (
-            <>
-              <label for={`comment-${id}`}>Comment</label>
-              <input id={`comment-${id}`} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
-              <button type="button" onClick={() => act('approve')}>
-                Approve
-              </button>
-              <button
-                type="button"
-                class="plain"
-                onClick={() => act('reject')}
-                disabled={comment.trim() === ''}
-                title="say why in the comment"
-              >
-                Reject
-              </button>
-            </>
-          )}
-          {(author || approver) && (request.state === 'approved' || request.state === 'scheduled') && (
-            <button type="button" onClick={() => act('apply')}>
-              Apply
-            </button>
-          )}
-          {author && (
-            <button type="button" class="plain" onClick={() => act('cancel')}>
-              Cancel
-            </button>
-          )}
-        </div>
-      )}
-      <NoticeLine notice={message} />
-    </div>
-  )
-}
-
+/** The list of every request the person may read, newest first, and the tabs over it. */
 export function ChangeRequestsPage({ me, permissions }: { me: string; permissions: readonly string[] }) {
-  // every state at first: a request acted on stays in view as it moves on
-  const [state, setState] = useState('')
+  const viewer: Viewer = { id: me, permissions }
   const [requests, setRequests] = useState<Request[] | null>(null)
-  const [opened, setOpened] = useState<string | null>(null)
   const { message, setMessage } = useOutcome()
+  const asked = tabOf(useSearch())
   const load = async () => {
-    const { data, error } = await api.GET('/api/change-requests', { params: { query: state ? { state } : {} } })
+    const { data, error } = await api.GET('/api/change-requests', { params: { query: {} } })
     if (data) setRequests(data as Request[])
     else setMessage(refused(error))
   }
   useEffect(() => {
     void load()
     return listenForChanges((type) => type.startsWith('flag.') && void load())
-  }, [state])
+  }, [])
+  const counts = tabCounts(requests ?? [], viewer)
+  // no tab in the address: the first load picks one and writes it there, so it stays put while requests move
+  useEffect(() => {
+    if (requests !== null && asked === null) replaceSearch(`tab=${firstTab(counts)}`)
+  }, [requests === null, asked])
+  const tab = asked ?? (requests === null ? null : firstTab(counts))
   return (
     <section class="page change-requests">
       <h1>Change requests</h1>
-      <div class="field">
-        <label for="cr-state">State</label>
-        <select id="cr-state" value={state} onChange={(e) => setState(e.currentTarget.value)}>
-          <option value="">any state</option>
-          {STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </div>
       <NoticeLine notice={message} />
-      {requests !== null && requests.length === 0 && <p>No change requests{state ? ` ${state}` : ''}.</p>}
-      <ul class="requests">
-        {(requests ?? []).map((r) => (
-          <li key={r.id} data-request={r.id}>
-            <button type="button" class="plain" aria-expanded={opened === r.id} onClick={() => setOpened(opened === r.id ? null : r.id)}>
-              {r.title}
-            </button>{' '}
-            <span class="chip">{r.state}</span>{' '}
-            <span class="meta">
-              {r.environment} · {r.changes.map((c) => c.flag).join(', ')} · by {r.author.name} {localTime(r.createdAt)}
-              {r.scheduledAt ? ` · at ${localTime(r.scheduledAt)}` : ''} · {countOf(r.approvals.length, 'approval')}
-            </span>
-            {opened === r.id && <RequestDetail id={r.id} me={me} permissions={permissions} onChanged={load} />}
-          </li>
-        ))}
-      </ul>
+      {tab && <Tabs tab={tab} counts={counts} />}
+      {tab && requests && (
+        <div role="tabpanel" id="requests-panel" aria-labelledby={`tab-${tab}`} class="requests-panel">
+          <RequestTable requests={requests.filter((r) => inTab(r, tab, viewer))} tab={tab} />
+        </div>
+      )}
     </section>
+  )
+}
+
+/** The tab strip: one tab per view named by its stable name, its count beside it; arrow keys move between them. */
+function Tabs({ tab, counts }: { tab: TabKey; counts: Record<TabKey, number> }) {
+  const strip = useRef<HTMLDivElement>(null)
+  const choose = (key: TabKey, focus = false) => {
+    replaceSearch(`tab=${key}`)
+    if (focus) requestAnimationFrame(() => strip.current?.querySelector<HTMLElement>(`#tab-${key}`)?.focus())
+  }
+  const onKey = (e: KeyboardEvent) => {
+    const at = TABS.findIndex((t) => t.key === tab)
+    const to = e.key === 'ArrowRight' ? at + 1 : e.key === 'ArrowLeft' ? at - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? -1 : null
+    if (to === null) return
+    e.preventDefault()
+    const next = TABS.at(to % TABS.length)
+    if (next) choose(next.key, true)
+  }
+  return (
+    <div class="request-tabs" role="tablist" aria-label="Change requests by state" ref={strip} onKeyDown={onKey}>
+      {TABS.map((t) => (
+        <button
+          key={t.key}
+          type="button"
+          role="tab"
+          id={`tab-${t.key}`}
+          aria-selected={t.key === tab}
+          aria-controls="requests-panel"
+          tabIndex={t.key === tab ? 0 : -1}
+          // the stable name alone (docs/ui.md#change-requests); the count, in parentheses, is its description
+          aria-label={t.label}
+          aria-describedby={`tab-count-${t.key}`}
+          onClick={() => choose(t.key)}
+        >
+          {t.label}{' '}
+          <span class="count" id={`tab-count-${t.key}`}>
+            ({counts[t.key]})
+          </span>
+        </button>
+      ))}
+    </div>
+  )
+}
+
+const EMPTY: Record<TabKey, string> = {
+  review: 'Nothing waits for your review.',
+  open: 'No open requests.',
+  scheduled: 'No scheduled requests.',
+  closed: 'No closed requests yet.',
+}
+
+/** The requests of one tab as a table: title (a link to its page), flags, environment, author, state, approvals, last update. */
+function RequestTable({ requests, tab }: { requests: readonly Request[]; tab: TabKey }) {
+  const environments = useEnvironments()
+  if (requests.length === 0) return <p class="meta">{EMPTY[tab]}</p>
+  const required = (env: string) => environments.list.find((e) => e.name === env)?.requiredApprovals ?? 0
+  return (
+    <table class="request-table">
+      <thead>
+        <tr>
+          <th scope="col" class="col-title">
+            Title
+          </th>
+          <th scope="col" class="opt">
+            Flags
+          </th>
+          <th scope="col">Environment</th>
+          <th scope="col" class="opt">
+            Author
+          </th>
+          <th scope="col">State</th>
+          <th scope="col">Approvals</th>
+          <th scope="col" class="opt">
+            Updated
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {requests.map((r) => (
+          <tr key={r.id} data-request={r.id}>
+            <th scope="row" class="title">
+              <a {...link(`change-requests/${encodeURIComponent(r.id)}`)}>{r.title}</a>
+              {r.scheduledAt && <span class="desc">at {localTime(r.scheduledAt)}</span>}
+            </th>
+            <td class="opt flags">{r.changes.map((c) => c.flag).join(', ')}</td>
+            <td class="environment">
+              <EnvironmentSwatch name={r.environment} /> {r.environment}
+            </td>
+            <td class="opt">{r.author.name}</td>
+            <td>
+              <span class={`chip state-${r.state}`}>{r.state}</span>
+            </td>
+            <td class="approvals" title={`${r.approvals.length} of ${required(r.environment)} approvals needed`}>
+              {r.approvals.length}/{required(r.environment)}
+            </td>
+            <td class="opt updated">
+              <time dateTime={r.updatedAt}>{localTime(r.updatedAt)}</time>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   )
 }

@@ -38,7 +38,7 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
   const [flags, setFlags] = useState<Flag[] | null>(null)
   const environments = useEnvironments()
   const [others, setOthers] = useState<ReadonlyMap<string, ReadonlyMap<string, Flag>>>(new Map())
-  const [pending, setPending] = useState<ReadonlyMap<string, ReadonlySet<string>>>(new Map())
+  const [pending, setPending] = useState<ReadonlyMap<string, ReadonlyMap<string, string>>>(new Map())
   const [query, setQuery] = useState('')
   const [error, setError] = useState<string | null>(null)
   // the groups a person closed stay closed while flags change around them
@@ -55,10 +55,14 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
       readable.map((e) => api.GET('/api/flags', { params: { query: { environment: e.name } } }).then((r) => [e.name, r.data] as const)),
     )
     const requests = await api.GET('/api/change-requests', { params: { query: {} } })
-    const byEnvironment = new Map<string, Set<string>>()
-    for (const r of (requests.data ?? []) as { environment: string; state: string; changes: { flag: string }[] }[])
-      if (PENDING.has(r.state))
-        for (const c of r.changes) byEnvironment.set(r.environment, (byEnvironment.get(r.environment) ?? new Set()).add(c.flag))
+    // per environment, each flag's newest pending request (the list is newest first): its `pending` mark links there
+    const byEnvironment = new Map<string, Map<string, string>>()
+    for (const r of (requests.data ?? []) as { id: string; environment: string; state: string; changes: { flag: string }[] }[])
+      if (PENDING.has(r.state)) {
+        const here = byEnvironment.get(r.environment) ?? new Map<string, string>()
+        for (const c of r.changes) if (!here.has(c.flag)) here.set(c.flag, r.id)
+        byEnvironment.set(r.environment, here)
+      }
     setPending(byEnvironment)
     setOthers(new Map(lists.flatMap(([env, list]) => (list ? [[env, new Map((list as Flag[]).map((f) => [f.name, f]))] as const] : []))))
   }
@@ -72,7 +76,7 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
       canWrite: holdsIn(permissions, 'flag:write', e.name),
       protected: e.protected,
       requiredApprovals: e.requiredApprovals,
-      pending: pending.get(e.name) ?? new Set(),
+      pending: pending.get(e.name) ?? new Map(),
     }))
   useEffect(() => {
     void load()
@@ -101,7 +105,7 @@ function LiveFlags({ permissions }: { permissions: readonly string[] }) {
     }
     replaceSearch(all.toString())
   }
-  const pendingHere = pending.get(environments.current ?? '') ?? new Set<string>()
+  const pendingHere = pending.get(environments.current ?? '') ?? new Map<string, string>()
   const owners = useMemo(() => [...new Set((flags ?? []).flatMap((f) => (f.owner ? [f.owner] : [])))].sort(), [flags])
   const shown = useMemo(() => {
     const lifecycle = listFilterOf(life, false)

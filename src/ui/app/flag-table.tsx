@@ -33,7 +33,8 @@ export interface EnvironmentColumn {
   canWrite: boolean
   protected: boolean
   requiredApprovals: number
-  pending: ReadonlySet<string>
+  /** Per flag with a pending request here, the id of the newest one (its `pending` mark links to it). */
+  pending: ReadonlyMap<string, string>
 }
 
 /** How long a value's text may be in a cell before it is cut (the whole value is its title). */
@@ -70,7 +71,15 @@ function Cell({ column, name, onError }: { column: EnvironmentColumn; name: stri
       )}
       {f?.enabled === false && <span class="chip off">off</span>}
       {running && <span class="chip rolling">{Math.round(f?.rollout?.percent ?? 0)}%</span>}
-      {column.pending.has(name) && <span class="chip pending">pending</span>}
+      {column.pending.has(name) && (
+        <a
+          class="chip pending"
+          {...link(`change-requests/${encodeURIComponent(column.pending.get(name) ?? '')}`)}
+          title="open its change request"
+        >
+          pending
+        </a>
+      )}
     </td>
   )
 }

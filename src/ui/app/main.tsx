@@ -9,6 +9,7 @@ import { grants, grantsSomewhere } from '../../domain/permission.ts'
 import { AccountPage } from './account-page.tsx'
 import { api, type Me, type Permission, session } from './api.ts'
 import { AuditPage } from './audit-page.tsx'
+import { ChangeRequestPage } from './change-request-page.tsx'
 import { ChangeRequestsPage } from './change-requests-page.tsx'
 import { ComparePage } from './compare-page.tsx'
 import { loadEnvironments, useEnvironments } from './environment-choice.ts'
@@ -100,7 +101,9 @@ function App() {
   const who = 'username' in me ? me.username : me.name
   const offered = PAGES.filter((p) => p.needs(can, anywhere))
   // the start page is the first one this person may open (the flags, for most)
-  const page = path.startsWith('flags/') ? 'flags/' : path === '' ? (offered[0]?.path ?? '') : path
+  // a request's own page (docs/ui.md#change-requests) belongs to the Change requests page
+  const request = path.startsWith('change-requests/') ? path.slice('change-requests/'.length) : null
+  const page = path.startsWith('flags/') ? 'flags/' : request !== null ? 'change-requests' : path === '' ? (offered[0]?.path ?? '') : path
   const allowed = page === 'account' || (page === 'flags/' ? can('flag:read') : offered.some((p) => p.path === page))
   return (
     <div class="app">
@@ -152,6 +155,8 @@ function App() {
           <SessionsPage canEndAny={can('session:write')} meId={me.id} onSignedOut={signedOut} />
         ) : page === 'audit' ? (
           <AuditPage />
+        ) : request ? (
+          <ChangeRequestPage id={request} viewer={{ id: me.id, permissions: me.permissions }} />
         ) : page === 'change-requests' ? (
           <ChangeRequestsPage me={me.id} permissions={me.permissions} />
         ) : page === 'compare' ? (

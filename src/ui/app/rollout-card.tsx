@@ -91,7 +91,7 @@ export function RolloutCard({
         <ul class="pending">
           {pending.map((r) => (
             <li key={r.id}>
-              <a {...link('change-requests')}>{r.title}</a> <span class="chip">{r.state}</span>
+              <a {...link(`change-requests/${encodeURIComponent(r.id)}`)}>{r.title}</a> <span class="chip">{r.state}</span>
               {r.scheduledAt ? ` at ${localTime(r.scheduledAt)}` : ''}
             </li>
           ))}

@@ -1,0 +1,48 @@
+/**
+ * A change request's changes in words (docs/ui.md#change-requests): per flag, each field it sets
+ * from what the environment serves now to what it would serve ("value false → true"), rules and
+ * rollouts as sentences, as the history says them.
+ */
+
+import { SHARED_REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
+import { fieldInWords } from './audit-diff.ts'
+import { isPending, type Request } from './change-request-model.ts'
+import { localTime } from './local-time.ts'
+
+/** One flag's part of a request, in words. */
+export type ChangeLine = {
+  flag: string
+  /** "value false → true; enabled → false", or "deleted". */
+  words: string
+  /** Whether it changes every environment (a shared field or a deletion), not only the request's own. */
+  everywhere: boolean
+}
+
+const SHARED: ReadonlySet<string> = new Set(SHARED_REQUESTABLE_FIELDS)
+
+/**
+ * The lines of `r`'s changes. A field the environment differs in reads "before → after"; one it
+ * serves already reads "after (already so)" while the request waits; a closed request's reads "→ after".
+ */
+export function changesInWords(r: Request, time: (iso: string) => string = localTime): ChangeLine[] {
+  return r.changes.map((c) => {
+    if (c.delete) return { flag: c.flag, words: 'deleted', everywhere: true }
+    const parts = Object.entries(c.set).map(([field, after]) => {
+      const now = c.diff?.[field]
+      const to = fieldInWords(field, after, time)
+      if (now) return `${field} ${fieldInWords(field, now.before, time)} → ${to}`
+      if (c.diff && isPending(r)) return `${field} ${to} (already so)`
+      return `${field} → ${to}`
+    })
+    return { flag: c.flag, words: parts.join('; ') || 'no change', everywhere: Object.keys(c.set).some((f) => SHARED.has(f)) }
+  })
+}
+
+/** The request's changes as the API takes them, for the `Show JSON` view. */
+export function changesAsJson(r: Request): string {
+  return JSON.stringify(
+    r.changes.map(({ diff: _diff, ...c }) => c),
+    null,
+    2,
+  )
+}
