@@ -1,7 +1,7 @@
 /**
  * A flag's state in every environment the person may read, and its pending change requests per
  * environment (docs/ui.md#a-flags-page): what the environment tabs and the Environments table show,
- * read again each time the page reloads the flag (`version`).
+ * read again each time the page reloads the flag (`version`, 0 before the first load).
  */
 
 import { useEffect, useState } from 'preact/hooks'
@@ -24,6 +24,7 @@ export function useFlagStates(name: string, version: number): { states: Record<s
   const [states, setStates] = useState<Record<string, FlagState> | null>(null)
   const [pending, setPending] = useState<Map<string, number>>(new Map())
   useEffect(() => {
+    if (version === 0) return // the page has not read the flag yet: its first load asks
     void api.GET('/api/flags/{flagName}/environments', { params: { path: { flagName: name } } }).then(({ data }) => {
       if (data) setStates(data as Record<string, FlagState>)
     })
