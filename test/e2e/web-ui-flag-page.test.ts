@@ -50,6 +50,8 @@ const suite = browserSuite('ui-flag-page', async (ui) => {
   expect((await ui.api('POST', '/api/change-requests', request)).status).toBe(201)
   const dev = { username: 'dev', password: 'dev-password-1', permissions: ['flag:read', 'flag:write'] }
   expect((await ui.api('POST', '/api/users', dev)).status).toBe(201)
+  const reader = { username: 'reader', password: 'reader-password-1', permissions: ['flag:read'] }
+  expect((await ui.api('POST', '/api/users', reader)).status).toBe(201)
 })
 const chromium = suite.chromium
 const url = () => suite.ui.d.url
@@ -146,6 +148,16 @@ test.skipIf(!chromium)('targeting shows in words; the builder appears only after
   const flag = await json(`/api/flags/${FLAG}?environment=development`)
   expect(flag.targeting).toEqual({ if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true'] })
   expect(await p.$eval('[aria-label="Targeting in words"]', (u) => u.textContent)).toContain('if plan is "pro" → true')
+})
+
+test.skipIf(!chromium)('someone who may only read sees the targeting in words, with no Edit', async () => {
+  const p = await openFlag('development', undefined, ['reader', 'reader-password-1'])
+  await p.waitForSelector('[aria-label="Targeting in words"]')
+  expect(await p.$eval('[aria-label="Targeting in words"]', (u) => u.textContent)).toContain('if plan is "pro" → true')
+  const buttons = await p.$$eval('section[aria-label="Targeting"] button', (all) => all.map((b) => b.textContent ?? ''))
+  expect(buttons).toEqual([])
+  // nor the builder, not even greyed out
+  expect(await p.$$('section[aria-label="Targeting"] :is(fieldset, select, textarea)')).toHaveLength(0)
 })
 
 test.skipIf(!chromium)('history entries name their environment', async () => {
