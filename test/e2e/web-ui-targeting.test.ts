@@ -78,6 +78,7 @@ test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer 
   const p = await open()
   await p.goto(`${url()}/ui/flags/shop/new-checkout`)
   await waitForText(p, 'No rule')
+  await clickButton(p, 'Edit')
   await clickButton(p, 'Add rule')
   await fillIn(p, 'Rule 1', 'Attribute', 'email')
   await fillIn(p, 'Rule 1', 'Operator', 'ends with', true)
@@ -146,6 +147,7 @@ test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer 
 
   // the builder reads back what it wrote: the same rows, unchanged on a second save
   await p.goto(`${url()}/ui/flags/shop/new-checkout`)
+  await clickButton(p, 'Edit')
   await waitForText(p, 'Rule 3')
   expect(await p.$eval('#rule-2-c1-value', (i) => (i as unknown as { value: string }).value)).toBe('DE, FR')
   await clickButton(p, 'Save targeting')
@@ -159,12 +161,16 @@ test.skipIf(!chromium)(
     await api('POST', '/api/flags', { name: 'shop/age-gate', type: 'STRING', variants: { adult: 'full', child: 'kids' }, targeting: rule })
     const p = await open()
     await p.goto(`${url()}/ui/flags/shop/age-gate`)
+    await clickButton(p, 'Edit')
     await waitForText(p, 'Rule (JSON)')
     expect(await bodyText(p)).toContain('cannot show this rule exactly')
     await clickButton(p, 'Save targeting')
     await waitForText(p, 'targeting saved as revision 1') // nothing to change: the same revision
     expect((await json('GET', '/api/flags/shop/age-gate')).targeting).toEqual(rule)
 
+    // saved, the page shows the rule in words again; Edit opens it once more
+    await clickButton(p, 'Edit')
+    await p.waitForSelector('#targeting-json')
     const bad = JSON.stringify({ if: [{ $ref: 'nobody' }, 'adult', 'teen'] }, null, 2)
     await p.$eval(
       '#targeting-json',
@@ -266,12 +272,14 @@ test.skipIf(!chromium)('the targeting pages: no serious accessibility problem, n
     { width: 390, height: 844 },
   ]
   const p = await open()
+  // a flag's page is checked with its editor open (after Edit): the builder, or the JSON editor
   for (const [path, ready] of [
-    ['flags/shop/new-checkout', 'Targeting'],
+    ['flags/shop/new-checkout', 'Save targeting'],
     ['flags/shop/age-gate', 'Rule (JSON)'],
     ['segments', 'New segment'],
   ] as const) {
     await p.goto(`${url()}/ui/${path}`)
+    if (path.startsWith('flags/')) await clickButton(p, 'Edit')
     await waitForText(p, ready)
     for (const viewport of WIDTHS) {
       await p.setViewport(viewport)
@@ -369,6 +377,7 @@ test.skipIf(!chromium)(
     await waitForText(p, 'variants saved as revision 2')
     expect((await json('GET', '/api/flags/shop/limit')).variants).toEqual({ big: 4 })
     // the new variant is offered at once to the builder
+    await clickButton(p, 'Edit')
     await clickButton(p, 'Add rule')
     await fillIn(p, 'Rule 1', 'Attribute', 'plan')
     await fillIn(p, 'Rule 1', 'Value', 'pro')

@@ -23,9 +23,55 @@ test('before and after its window, and with a rule', () => {
   )
   const ruled = { ...flag, targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true'] } }
   expect(servesNow({ ...ruled, rollout }, Date.parse('2026-12-06T00:00:00Z'), iso)).toEndWith(
-    'the others: the rule decides (see Targeting), else false.',
+    'the others: 1 rule decides first (see Targeting), then false.',
   )
-  expect(servesNow(ruled, 0, iso)).toBe('Depends on who asks (see Targeting); when no rule decides: false.')
+  expect(servesNow(ruled, 0, iso)).toBe('Depends on who asks: 1 rule decides first (see Targeting), then false.')
+})
+
+const split = {
+  fractional: [
+    ['on', 20],
+    ['off', 80],
+  ],
+}
+const twoRules = {
+  if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', { in: [{ var: 'country' }, ['DE', 'FR']] }, 'off', split],
+}
+
+test('rules and splits are counted: how many rules decide first, and what share each variant gets', () => {
+  expect(servesNow({ ...flag, targeting: twoRules }, 0, iso)).toBe(
+    'Depends on who asks: 2 rules decide first (see Targeting), then 20 % on, 80 % off, sticky by targetingKey.',
+  )
+  expect(servesNow({ ...flag, targeting: split }, 0, iso)).toBe('Serves 20 % on, 80 % off, sticky by targetingKey (see Targeting).')
+  expect(servesNow({ ...flag, targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', 'off'] } }, 0, iso)).toBe(
+    'Depends on who asks: 1 rule decides first (see Targeting), then "off".',
+  )
+  const custom = { if: [{ '>=': [{ var: 'age' }, 18] }, 'on', { if: [{ var: 'guardian' }, 'on', 'off'] }] }
+  expect(servesNow({ ...flag, targeting: custom }, 0, iso)).toBe(
+    'Depends on who asks: a rule written as JSON decides (see Targeting), then false where it serves nothing.',
+  )
+  const at = Date.parse('2026-12-06T00:00:00Z')
+  expect(servesNow({ ...flag, targeting: split, rollout }, at, iso)).toEndWith('; the others: 20 % on, 80 % off, sticky by targetingKey.')
+})
+
+test('never "to everyone" while a rule or a rollout decides, even one its guard rolled back', () => {
+  const at = Date.parse('2026-12-06T00:00:00Z')
+  const back = { ...rollout, status: 'rolled-back', percent: 0 }
+  for (const targeting of [twoRules, split, { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on'] }]) {
+    expect(servesNow({ ...flag, targeting }, at, iso)).not.toContain('everyone')
+    expect(servesNow({ ...flag, targeting, rollout }, at, iso)).not.toContain('everyone')
+    expect(servesNow({ ...flag, targeting, rollout: back }, at, iso)).not.toContain('everyone')
+  }
+  expect(servesNow({ ...flag, targeting: split, rollout: back }, at, iso)).toBe(
+    'Rolled back by its guard: serves "true" to no context (was rising to 100 %); instead: 20 % on, 80 % off, sticky by targetingKey.',
+  )
+})
+
+test("a rollout's share is said to a tenth of a percent, as it stands now", () => {
+  // 3 % → 100 % in 100 steps: the share moves by 0.97 %, so it stands at hundredths (25.31 % here)
+  const odd = { ...rollout, fromPercent: 3, toPercent: 100 }
+  const sentence = servesNow({ ...flag, rollout: odd }, Date.parse('2026-12-03T08:00:00Z'), iso)
+  expect(sentence).toMatch(/^Serves "true" to \d+(\.\d)? % of contexts now, rising to 100 % on 2026-12-11T00:00:00Z; the others: false\.$/)
 })
 
 test('without a rule or rollout, the value to everyone; disabled, nothing; an A/B split says its B share', () => {

@@ -5,52 +5,36 @@
  * states stand side by side above the button, so what it changes is in view).
  */
 
-import { useEffect, useState } from 'preact/hooks'
 import { ownValue } from '../../domain/own-property.ts'
-import type { Rollout } from '../../domain/rollout.ts'
 import { api } from './api.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { EnvironmentSwatch } from './environment-colour.tsx'
+import type { FlagState } from './flag-states.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { rolloutNow } from './rollout-words.ts'
 import { targetingInWords } from './rule-words.ts'
 
-/** One environment's state of the flag. */
-type State = {
-  valueExists: boolean
-  value?: unknown
-  enabled?: boolean
-  targeting?: unknown
-  chancePercentB?: number
-  rollout?: Rollout | null
-}
-
-const shownValue = (s: State) => (s.valueExists ? JSON.stringify(s.value) : 'no value (default)')
+const shownValue = (s: FlagState) => (s.valueExists ? JSON.stringify(s.value) : 'no value (default)')
 /** The rule in words; without one, what decides instead (a rollout, or the value for everyone). */
-const ruleOf = (s: State) =>
+const ruleOf = (s: FlagState) =>
   s.targeting ? targetingInWords(s.targeting).join('; ') : s.rollout ? 'no rule: the rollout decides, then the value' : 'no rule: the value'
 /** Where the rollout stands now, or "none". */
-const rolloutOf = (s: State) => (s.rollout ? rolloutNow(s.rollout, Date.now()) : 'none')
+const rolloutOf = (s: FlagState) => (s.rollout ? rolloutNow(s.rollout, Date.now()) : 'none')
 
 export function EnvironmentStates({
   name,
-  revision,
+  states,
   permissions,
   onCopied,
 }: {
   name: string
-  revision: number
+  /** The flag's state per environment (flag-states.ts), `null` until read. */
+  states: Record<string, FlagState> | null
   permissions: readonly string[]
   onCopied: () => void
 }) {
   const { list, current } = useEnvironments()
-  const [states, setStates] = useState<Record<string, State> | null>(null)
   const { message, setMessage } = useOutcome()
-  useEffect(() => {
-    void api.GET('/api/flags/{flagName}/environments', { params: { path: { flagName: name } } }).then(({ data }) => {
-      if (data) setStates(data as Record<string, State>)
-    })
-  }, [name, revision])
   // an environment's own entry only: one named like a built-in property (toString) is a name, not a method
   const shown = list.filter((e) => ownValue(states ?? undefined, e.name) !== undefined)
   if (shown.length < 2 || !states || current === undefined) return null
@@ -67,7 +51,7 @@ export function EnvironmentStates({
     onCopied()
   }
 
-  const rows: [string, (s: State) => string][] = [
+  const rows: [string, (s: FlagState) => string][] = [
     ['Value', shownValue],
     ['Enabled', (s) => (s.enabled === false ? 'disabled' : 'enabled')],
     ['Rule', ruleOf],
@@ -77,46 +61,50 @@ export function EnvironmentStates({
   return (
     <section class="card" aria-labelledby="environments-title">
       <h2 id="environments-title">Environments</h2>
-      <table class="environments">
-        <thead>
-          <tr>
-            <th scope="col">State</th>
-            {shown.map((e) => (
-              <th key={e.name} scope="col" aria-current={e.name === current ? 'true' : undefined}>
-                <EnvironmentSwatch name={e.name} />
-                {e.name}
-                {e.name === current ? ' (shown below)' : ''}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(([label, show]) => (
-            <tr key={label}>
-              <th scope="row">{label}</th>
-              {shown.map((e) => (
-                <td key={e.name}>{show(ownValue(states, e.name) as State)}</td>
-              ))}
-            </tr>
-          ))}
-          {canCopy && (
+      {/* on a phone the table scrolls inside its card, never the page (docs/ui.md#a-flags-page) */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls must take the focus, or a keyboard cannot scroll it */}
+      <section class="env-states-scroll" aria-label="Each environment's state" tabIndex={0}>
+        <table class="environments">
+          <thead>
             <tr>
-              <th scope="row">
-                <span class="sr-only">Copy</span>
-              </th>
+              <th scope="col">State</th>
               {shown.map((e) => (
-                <td key={e.name}>
-                  {e.name !== current && (
-                    <button type="button" class="plain" onClick={() => copyFrom(e.name)}>
-                      Copy from {e.name}
-                    </button>
-                  )}
-                </td>
+                <th key={e.name} scope="col" aria-current={e.name === current ? 'true' : undefined}>
+                  <EnvironmentSwatch name={e.name} />
+                  {e.name}
+                  {e.name === current ? ' (shown below)' : ''}
+                </th>
               ))}
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map(([label, show]) => (
+              <tr key={label}>
+                <th scope="row">{label}</th>
+                {shown.map((e) => (
+                  <td key={e.name}>{show(ownValue(states, e.name) as FlagState)}</td>
+                ))}
+              </tr>
+            ))}
+            {canCopy && (
+              <tr>
+                <th scope="row">
+                  <span class="sr-only">Copy</span>
+                </th>
+                {shown.map((e) => (
+                  <td key={e.name}>
+                    {e.name !== current && (
+                      <button type="button" class="plain" onClick={() => copyFrom(e.name)}>
+                        Copy from {e.name}
+                      </button>
+                    )}
+                  </td>
+                ))}
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </section>
       <NoticeLine notice={message} />
     </section>
   )

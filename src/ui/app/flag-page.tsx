@@ -1,29 +1,34 @@
 /**
- * One flag (docs/ui.md), laid out as a team works with it: at the top what it serves now,
- * the Enabled switch and the targeting (in words and in the builder); then its variants and its
- * value and settings (type-aware inputs, saved with If-Match, the service's messages at the
- * fields); then the history with what changed and a rollback to any revision; rename and delete
- * last, quiet and confirmed.
+ * One flag (docs/ui.md#a-flags-page), laid out as a team works with it: its name, then one tab per
+ * environment (on/off and pending requests there) that chooses the environment the rest shows: what
+ * it serves now and the Enabled switch; then, side by side on a wide window, what a person edits
+ * (targeting in words with `Edit`, variants, value and settings saved with If-Match, the service's
+ * messages at the fields) beside what happened and happens (rollout and pending requests, history
+ * with rollback, usage, prerequisites, every environment's state); rename, archive and delete last,
+ * quiet and confirmed.
  */
 
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { grants } from '../../domain/permission.ts'
-import { api, messageOf } from './api.ts'
-import { describeChange, type Entry } from './audit-diff.ts'
-import { ConfirmButton } from './confirm-button.tsx'
+import { api } from './api.ts'
+import type { Entry } from './audit-diff.ts'
+import { useEnvironments } from './environment-choice.ts'
 import { EnvironmentStates } from './environment-states.tsx'
+import { ENVIRONMENT_PANEL, EnvironmentTabs, tabId } from './environment-tabs.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
+import { FlagHeader } from './flag-header.tsx'
+import { FlagHistory } from './flag-history.tsx'
+import { FlagNowCard } from './flag-now-card.tsx'
+import { FlagQuietZone } from './flag-quiet-zone.tsx'
+import { useFlagStates } from './flag-states.ts'
 import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
-import { LifecycleFields, LifecycleLine } from './lifecycle-fields.tsx'
+import { LifecycleFields } from './lifecycle-fields.tsx'
 import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
-import { localTime } from './local-time.ts'
 import { done, type Notice, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PrerequisitesCard } from './prerequisites-card.tsx'
 import { RolloutCard } from './rollout-card.tsx'
-import { link, navigate } from './router.ts'
-import { type FlagNow, servesNow } from './serves-now.ts'
 import { TargetingEditor } from './targeting-editor.tsx'
 import { UsageCard } from './usage-card.tsx'
 import { VariantsEditor } from './variants-editor.tsx'
@@ -35,8 +40,11 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   const [archiveNotice, setArchiveNotice] = useState<Notice>(null)
   const { errors, setErrors, message, setMessage, refusedWith } = useOutcome()
   const [history, setHistory] = useState<Entry[]>([])
-  const [newName, setNewName] = useState(name)
   const [segments, setSegments] = useState<string[]>([])
+  // every environment's state and pending requests, read again with each load (a change elsewhere, one's own write)
+  const [loads, setLoads] = useState(0)
+  const { states, pending } = useFlagStates(name, loads)
+  const { list, current } = useEnvironments()
   // in a protected environment, changes of its state are requested (flag-writes.ts)
   const viaRequest = useNeedsRequest(permissions)
   const [scheduleAt, setScheduleAt] = useState('')
@@ -60,6 +68,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     const { data, error } = await api.GET('/api/flags/{flagName}', { params: { path: { flagName: name } } })
     if (!data) return setMessage(refused(error))
     setFlag(data as Record<string, unknown>)
+    setLoads((n) => n + 1)
     if (!edited.current) {
       base.current = data as Record<string, unknown>
       setDraft(draftOf(data as Record<string, unknown>))
@@ -92,29 +101,6 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     if (!('error' in result)) edited.current = false // written (or requested): the next load shows what is
     outcome(result, (r) => `saved as revision ${r}`)
   }
-  async function rename() {
-    const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: name } },
-      body: { name: newName },
-    })
-    if (!data) return setMessage(refused(error))
-    navigate(`flags/${newName}`)
-  }
-  async function remove() {
-    const { error } = await api.DELETE('/api/flags/{flagName}', { params: { path: { flagName: name } } })
-    if (error) return setMessage(refused(error))
-    navigate('')
-  }
-  /** Archives the flag (docs/api.md#archive); a refusal (required by other flags) is shown beside the button. */
-  async function archive() {
-    const { data, error } = await api.POST('/api/flags/{flagName}/archive', { params: { path: { flagName: name } } })
-    setArchiveNotice(
-      data
-        ? done(`${name} archived: see Archived flags to restore it`)
-        : refused({ error: { message: `${name} cannot be archived: ${messageOf(error)}` } }),
-    )
-    void load()
-  }
   async function restore() {
     const { data, error } = await api.POST('/api/flags/{flagName}/restore', { params: { path: { flagName: name } } })
     const notice = data ? done(`${name} restored: applications get it again`) : refused(error)
@@ -134,7 +120,6 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     void load()
   }
 
-  const enabled = flag?.enabled !== false
   // variants, renaming and deleting change every environment: the unscoped permission
   const canShared = grants(permissions, 'flag:write')
   if (!flag || !draft)
@@ -149,133 +134,74 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
         )}
       </section>
     )
+  // the environment's part of the page is the tabs' panel, labelled by the chosen tab (when there are tabs)
+  const tabbed = current !== undefined && list.some((e) => grants(permissions, 'flag:read', e.name))
+  const panel = tabbed ? { role: 'tabpanel' as const, id: ENVIRONMENT_PANEL, 'aria-labelledby': tabId(current) } : {}
   return (
     <section class="page flag">
-      <p>
-        <a
-          href="/ui/"
-          onClick={(e) => {
-            e.preventDefault()
-            navigate('')
-          }}
-        >
-          ← All flags
-        </a>
-      </p>
-      <h1>{name}</h1>
-      <p class="meta">
-        {String(flag.type)} · revision {String(flag.revision)} · updated{' '}
-        <time dateTime={String(flag.updatedAt)} title={String(flag.updatedAt)}>
-          {localTime(String(flag.updatedAt))}
-        </time>
-        {flag.description ? ` · ${String(flag.description)}` : ''}
-      </p>
-      <LifecycleLine flag={flag} />
-      {flag.archived === true && (
-        <div class="card archived-note" role="note" aria-label="Archived">
-          <p>
-            <strong>Archived.</strong> Every application gets FLAG_NOT_FOUND for it; its definition, its state in every environment, its
-            usage and its history are kept. Restore it to change or serve it again.
-          </p>
-          {canShared && (
-            <button type="button" onClick={restore}>
-              Restore
-            </button>
-          )}
-        </div>
-      )}
-      <div class="card now">
-        <div class="enabled">
-          <button
-            type="button"
-            role="switch"
-            aria-checked={enabled}
-            aria-label="Enabled"
-            aria-describedby="enabled-meaning"
-            class={enabled ? 'switch on' : 'switch'}
-            disabled={!canWrite}
-            onClick={() => setEnabled(!enabled)}
-          />
-          <span class="state">{enabled ? 'Enabled' : 'Disabled'}</span>
-        </div>
-        <p class="meta" id="enabled-meaning">
-          {enabled
-            ? 'Applications get its value and rules. Switch off to make every application use its own default: a kill switch that keeps the whole configuration.'
-            : 'Every application gets its own default (OFREP reason DISABLED); value, variants and rules are kept. Switch on to serve them again.'}
-        </p>
-        <p class="serves">
-          {servesNow(flag as unknown as FlagNow, Date.now())}{' '}
-          <a {...link(`evaluate?flag=${encodeURIComponent(name)}`)}>Evaluate for a context</a>
-        </p>
-      </div>
-      <NoticeLine notice={message} />
-      <EnvironmentStates name={name} revision={flag.revision as number} permissions={permissions} onCopied={load} />
-      <TargetingEditor
-        revision={flag.revision as number}
-        rule={flag.targeting}
-        variants={Object.keys(allVariants(flag as unknown as FlagDefinition))}
-        splitVariants={listedOrAll(flag)}
-        segments={segments}
-        canWrite={canWrite}
-        onSaved={load}
-        write={(body) => writeFlag(flag, body, viaRequest)}
-        viaRequest={viaRequest}
-      />
-      <RolloutCard flag={flag} canWrite={canWrite} viaRequest={viaRequest} write={(body) => writeFlag(flag, body, viaRequest)} />
-      <PrerequisitesCard flag={flag} canWrite={canShared} onSaved={load} />
-      <UsageCard name={name} revision={flag.revision as number} />
-      <VariantsEditor flag={flag} canWrite={canShared} onSaved={load} />
-      <section class="card" aria-labelledby="settings-title">
-        <h2 id="settings-title">Value and settings</h2>
-        <form onSubmit={save}>
-          <FlagFields d={draft} set={edit} errors={errors} disabled={!canWrite} />
-          <LifecycleFields d={life} set={editLife} errors={errors} disabled={!canShared} />
-          {canWrite && (
-            <div class="actions">
-              {viaRequest && (
-                <span class="field inline">
-                  <label for="f-schedule">Schedule (optional)</label>
-                  <input id="f-schedule" type="datetime-local" value={scheduleAt} onInput={(e) => setScheduleAt(e.currentTarget.value)} />
-                </span>
-              )}
-              <button type="submit">{viaRequest ? 'Request change' : 'Save'}</button>
-            </div>
-          )}
-        </form>
-      </section>
-      <h2>History</h2>
-      <ol class="history">
-        {history.map((e) => (
-          <li key={e.id}>
-            <span>
-              {localTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision} ·{' '}
-              <span class={e.environment ? 'chip env' : 'chip'}>{e.environment ? `in ${e.environment}` : 'every environment'}</span>
-            </span>
-            <span class="diff">{describeChange(e)}</span>
-            {canWrite && e.after && e.revision !== flag.revision && (
-              <ConfirmButton
-                quiet
-                label={`Roll back to revision ${e.revision}`}
-                confirm={`Restore revision ${e.revision} now`}
-                onConfirm={() => rollback(e.revision as number)}
-              />
-            )}
-          </li>
-        ))}
-      </ol>
-      {canShared && (
-        <section class="actions quiet-zone" aria-label="Rename, archive or delete">
-          <div class="field">
-            <label for="f-rename">New name</label>
-            <input id="f-rename" value={newName} onInput={(e) => setNewName(e.currentTarget.value)} />
+      <FlagHeader name={name} flag={flag} canRestore={canShared} onRestore={restore} />
+      <EnvironmentTabs permissions={permissions} states={states} pending={pending} />
+      <div class="flag-panel" {...panel}>
+        <FlagNowCard name={name} flag={flag} canWrite={canWrite} onEnabled={setEnabled} />
+        <NoticeLine notice={message} />
+        <div class="flag-columns">
+          <div class="flag-column">
+            <TargetingEditor
+              revision={flag.revision as number}
+              rule={flag.targeting}
+              variants={Object.keys(allVariants(flag as unknown as FlagDefinition))}
+              splitVariants={listedOrAll(flag)}
+              segments={segments}
+              canWrite={canWrite}
+              onSaved={load}
+              write={(body) => writeFlag(flag, body, viaRequest)}
+              viaRequest={viaRequest}
+            />
+            <VariantsEditor flag={flag} canWrite={canShared} onSaved={load} />
+            <section class="card" aria-labelledby="settings-title">
+              <h2 id="settings-title">Value and settings</h2>
+              <form onSubmit={save}>
+                <FlagFields d={draft} set={edit} errors={errors} disabled={!canWrite} />
+                <LifecycleFields d={life} set={editLife} errors={errors} disabled={!canShared} />
+                {canWrite && (
+                  <div class="actions">
+                    {viaRequest && (
+                      <span class="field inline">
+                        <label for="f-schedule">Schedule (optional)</label>
+                        <input
+                          id="f-schedule"
+                          type="datetime-local"
+                          value={scheduleAt}
+                          onInput={(e) => setScheduleAt(e.currentTarget.value)}
+                        />
+                      </span>
+                    )}
+                    <button type="submit">{viaRequest ? 'Request change' : 'Save'}</button>
+                  </div>
+                )}
+              </form>
+            </section>
           </div>
-          <button type="button" class="plain" onClick={rename} disabled={newName === name}>
-            Rename
-          </button>
-          {flag.archived !== true && <ConfirmButton quiet label="Archive" confirm={`Archive ${name}`} onConfirm={archive} />}
-          <ConfirmButton quiet label="Delete" confirm={`Delete ${name} for good`} onConfirm={remove} />
-          <NoticeLine notice={archiveNotice} />
-        </section>
+          <div class="flag-column">
+            <RolloutCard flag={flag} canWrite={canWrite} viaRequest={viaRequest} write={(body) => writeFlag(flag, body, viaRequest)} />
+            <FlagHistory history={history} revision={flag.revision} canWrite={canWrite} onRollback={rollback} />
+            <UsageCard name={name} revision={flag.revision as number} />
+            <PrerequisitesCard flag={flag} canWrite={canShared} onSaved={load} />
+            <EnvironmentStates name={name} states={states} permissions={permissions} onCopied={load} />
+          </div>
+        </div>
+      </div>
+      {canShared && (
+        <FlagQuietZone
+          name={name}
+          archived={flag.archived === true}
+          notice={archiveNotice}
+          onChanged={(notice) => {
+            setArchiveNotice(notice)
+            void load()
+          }}
+          onRefused={setMessage}
+        />
       )}
     </section>
   )

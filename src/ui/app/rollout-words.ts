@@ -10,12 +10,18 @@ import { localTime } from './local-time.ts'
 /** A rollout as a read shows it: with its status and percent (docs/guarded-rollouts.md#status-and-percent). */
 export type ReadRollout = Rollout & { status?: string; percent?: number }
 
+/** A share as a person reads it: to a tenth of a percent ("31.6"), whole numbers without a decimal. */
+export function tenths(percent: number): string {
+  return String(Math.round(percent * 10) / 10)
+}
+
 /** A rollout in words: where it stands at `nowMs`, and where it goes; stopped by its guard, where it stays. */
 export function rolloutNow(r: ReadRollout, nowMs: number, time: (iso: string) => string = localTime): string {
-  const now = rolloutAt(r, Math.floor(nowMs / 1000))
+  const now = { percent: tenths(rolloutAt(r, Math.floor(nowMs / 1000)).percent) }
   const variant = JSON.stringify(r.variant)
   if (r.status === 'rolled-back') return `Rolled back by its guard: serves ${variant} to no context (was rising to ${r.toPercent} %)`
-  if (r.status === 'paused') return `Paused by its guard: serves ${variant} to ${r.percent ?? now.percent} % of contexts, no more`
+  if (r.status === 'paused')
+    return `Paused by its guard: serves ${variant} to ${r.percent === undefined ? now.percent : tenths(r.percent)} % of contexts, no more`
   if (nowMs < Date.parse(r.start))
     return `Will serve ${variant} to ${r.fromPercent} % of contexts from ${time(r.start)}, rising to ${r.toPercent} % on ${time(r.end)}`
   if (nowMs >= Date.parse(r.end)) return `Serves ${variant} to ${r.toPercent} % of contexts (its rollout ended ${time(r.end)})`

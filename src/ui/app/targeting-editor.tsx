@@ -1,5 +1,6 @@
 /**
- * A flag's targeting (docs/ui.md): the rule in words, and an editor: the builder for the shapes it
+ * A flag's targeting (docs/ui.md#targeting-without-json): the rule in words with an `Edit` button
+ * that opens an editor (`Cancel` returns to the words unsaved): the builder for the shapes it
  * can show exactly (rules in order, a split, a default), the JSON editor for anything else, with
  * the service's messages at their places. A rule the builder cannot show opens as JSON and is saved
  * only as the person wrote it. Saved with `If-Match`, so a change made elsewhere meanwhile is not
@@ -9,11 +10,11 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { WriteOutcome } from './flag-writes.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
+import { RuleBuilder } from './rule-builder.tsx'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
 import { asRuleObject, readTargeting, type TargetingModel, writeTargeting } from './rule-model.ts'
-import { AttributeSuggestions, blankCondition, RuleGroup } from './rule-rows.tsx'
+import { AttributeSuggestions } from './rule-rows.tsx'
 import { targetingInWords } from './rule-words.ts'
-import { SplitFields } from './split-fields.tsx'
 
 type Mode = { kind: 'builder'; model: TargetingModel } | { kind: 'json'; text: string }
 
@@ -22,10 +23,6 @@ const modeOf = (rule: unknown): Mode => {
   const model = readTargeting(rule ?? null)
   return model ? { kind: 'builder', model } : { kind: 'json', text: jsonOf(rule) }
 }
-
-/** The problems that belong to rule `k` (its condition or its Serve), by the service's paths. */
-const ruleError = (problems: RuleProblem[], k: number) =>
-  problems.find((p) => p.field.startsWith(`targeting.if[${2 * k}]`) || p.field === `targeting.if[${2 * k + 1}]`)?.reason
 
 export function TargetingEditor({
   revision,
@@ -52,6 +49,8 @@ export function TargetingEditor({
   viaRequest?: boolean
 }) {
   const [mode, setMode] = useState<Mode>(() => modeOf(rule))
+  // the rule shows in words; the builder (or the JSON editor) only after `Edit`
+  const [editing, setEditing] = useState(false)
   const [dirty, setDirty] = useState(false)
   const [problems, setProblems] = useState<RuleProblem[]>([])
   const [notice, setNotice] = useState<Notice>(null)
@@ -65,7 +64,13 @@ export function TargetingEditor({
     setMode(next)
     setDirty(true)
   }
-  const setModel = (model: TargetingModel) => edit({ kind: 'builder', model })
+  /** Back to the rule in words, the edits dropped (docs/ui.md#targeting-without-json). */
+  const cancel = () => {
+    setEditing(false)
+    setDirty(false)
+    setProblems([])
+    setMode(modeOf(rule))
+  }
 
   async function save() {
     setProblems([])
@@ -86,6 +91,7 @@ export function TargetingEditor({
       return setNotice(refused(result.error))
     }
     setDirty(false)
+    setEditing(false)
     setNotice(
       done(
         'saved' in result
@@ -118,100 +124,41 @@ export function TargetingEditor({
           ))}
         </ul>
       )}
-      <AttributeSuggestions />
-      {mode.kind === 'builder' ? (
-        <>
-          {mode.model.rules.map((r, k) => (
-            <RuleGroup
-              key={k}
-              index={k}
-              count={mode.model.rules.length}
-              rule={r}
-              variants={variants}
-              segments={segments}
-              disabled={disabled}
-              error={ruleError(problems, k)}
-              onChange={(next) => setModel({ ...mode.model, rules: mode.model.rules.map((x, j) => (j === k ? next : x)) })}
-              onRemove={() => setModel({ ...mode.model, rules: mode.model.rules.filter((_, j) => j !== k) })}
-              onMove={(to) => {
-                const rules = [...mode.model.rules]
-                const [moved] = rules.splice(k, 1)
-                rules.splice(to, 0, moved as (typeof rules)[number])
-                setModel({ ...mode.model, rules })
-              }}
-            />
-          ))}
-          {canWrite && (
-            <div class="actions">
-              <button
-                type="button"
-                class="plain"
-                onClick={() =>
-                  setModel({ ...mode.model, rules: [...mode.model.rules, { conditions: [blankCondition()], serve: variants[0] ?? '' }] })
-                }
-              >
-                Add rule
-              </button>
-              {!mode.model.split && (
-                <button type="button" class="plain" onClick={() => setModel({ ...mode.model, split: { by: '', weights: [] } })}>
-                  Add split
-                </button>
-              )}
-            </div>
-          )}
-          {mode.model.split && (
-            <SplitFields
-              split={mode.model.split}
-              variants={splitVariants}
-              disabled={disabled}
-              onChange={(split) => setModel({ ...mode.model, split })}
-            />
-          )}
-          <div class="field">
-            <label for="targeting-default">Default</label>
-            <select
-              id="targeting-default"
-              value={mode.model.fallback}
-              disabled={disabled}
-              onChange={(e) => setModel({ ...mode.model, fallback: e.currentTarget.value })}
-            >
-              <option value="">the flag's own value (reason DEFAULT)</option>
-              {[...new Set([...variants, mode.model.fallback].filter((v) => v !== ''))].map((v) => (
-                <option key={v} value={v}>
-                  {v}
-                </option>
-              ))}
-            </select>
-          </div>
-          <p class="meta">
-            {mode.model.split
-              ? 'Default: served when the split cannot place a user (the context has no such attribute).'
-              : 'Default: served when no rule matches.'}
-          </p>
-          {problems
-            .filter((p) => !/^targeting\.if\[\d+\]/.test(p.field) || mode.model.rules.length === 0)
-            .map((p, i) => (
-              <p key={i} class="error field-error" role="alert">
-                {p.field}: {p.reason}
-              </p>
-            ))}
-        </>
-      ) : (
-        <>
-          {!builderFits && parsedJson !== null && <p class="meta">The builder cannot show this rule exactly; it is kept as written.</p>}
-          <RuleJsonEditor
-            id="targeting-json"
-            label="Rule (JSON)"
-            root="targeting"
-            text={mode.text}
-            problems={problems}
+      {editing && <AttributeSuggestions />}
+      {editing &&
+        (mode.kind === 'builder' ? (
+          <RuleBuilder
+            model={mode.model}
+            variants={variants}
+            splitVariants={splitVariants}
+            segments={segments}
             disabled={disabled}
-            onInput={(text) => edit({ kind: 'json', text })}
+            problems={problems}
+            onChange={(model) => edit({ kind: 'builder', model })}
           />
-        </>
-      )}
+        ) : (
+          <>
+            {!builderFits && parsedJson !== null && <p class="meta">The builder cannot show this rule exactly; it is kept as written.</p>}
+            <RuleJsonEditor
+              id="targeting-json"
+              label="Rule (JSON)"
+              root="targeting"
+              text={mode.text}
+              problems={problems}
+              disabled={disabled}
+              onInput={(text) => edit({ kind: 'json', text })}
+            />
+          </>
+        ))}
       <NoticeLine notice={notice} />
-      {canWrite && (
+      {canWrite && !editing && (
+        <div class="actions">
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        </div>
+      )}
+      {canWrite && editing && (
         <div class="actions">
           <button type="button" onClick={save}>
             {viaRequest ? 'Request change' : 'Save targeting'}
@@ -230,19 +177,9 @@ export function TargetingEditor({
               Use the builder
             </button>
           )}
-          {dirty && (
-            <button
-              type="button"
-              class="plain"
-              onClick={() => {
-                setDirty(false)
-                setProblems([])
-                setMode(modeOf(rule))
-              }}
-            >
-              Discard changes
-            </button>
-          )}
+          <button type="button" class="plain" onClick={cancel}>
+            Cancel
+          </button>
         </div>
       )}
     </section>
