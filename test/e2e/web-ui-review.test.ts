@@ -31,6 +31,8 @@ const suite = browserSuite('ui-review', async (ui) => {
   ).toBe(200)
   for (const name of ['promo/other', 'promo/ramp'])
     expect((await ui.api('PUT', `/api/flags/${name}?environment=staging`, { value: true })).status).toBe(200)
+  expect((await ui.api('POST', '/api/flags', { name: 'copy/limit', type: 'INTEGER', value: 3 })).status).toBe(201)
+  expect((await ui.api('PUT', '/api/flags/copy/limit?environment=staging', { value: 7 })).status).toBe(200)
   const author = { username: 'author', password: 'author-password-1', permissions: ['flag:read', 'flag:write'] }
   expect((await ui.api('POST', '/api/users', author)).status).toBe(201)
 })
@@ -164,6 +166,20 @@ test.skipIf(!chromium)(
     expect(await requestsFor('promo/ramp')).toEqual([])
   },
 )
+
+test.skipIf(!chromium)('Copy from another environment into production is reviewed too, and requested', async () => {
+  const p = await suite.open('author', 'author-password-1')
+  await selectByLabel(p, 'Environment', 'production')
+  await p.goto(`${suite.ui.d.url}/ui/flags/copy/limit`)
+  await clickButton(p, 'Copy from staging')
+  await p.waitForSelector(DIALOG)
+  expect((await dialogOf(p)).text).toContain('value 3 → 7')
+  await clickButton(p, 'Request approval')
+  await p.waitForSelector(`${DIALOG} .review-made a`)
+  const [made] = await requestsFor('copy/limit')
+  expect(made?.changes).toEqual([{ flag: 'copy/limit', set: { value: 7 } }])
+  expect(await valueIn('production', 'copy/limit')).toBe(3)
+})
 
 test.skipIf(!chromium)('axe-core finds nothing on the open dialog at 1440×900 and 390×844', async () => {
   for (const viewport of [

@@ -9,14 +9,13 @@
 
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from './api.ts'
-import { changeInWords } from './change-words.ts'
 import { compareDirection } from './compare-direction.ts'
 import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
-import { requestChanges } from './flag-writes.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
-import { type Difference, endsRunningRollout, promotedByDefault, promotionSet, targetState } from './promotion-choice.ts'
-import { needsReview, reviewChanges } from './review-dialog.tsx'
+import { type Difference, endsRunningRollout, promotedByDefault } from './promotion-choice.ts'
+import { reviewPromotion } from './promotion-review.ts'
+import { needsReview } from './review-dialog.tsx'
 
 const shown = (v: unknown) => (v === null || v === undefined ? '–' : JSON.stringify(v))
 
@@ -64,19 +63,7 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
       return compare()
     }
     const picked = (differences ?? []).filter((d) => chosen.has(d.name))
-    const result = await reviewChanges({
-      environment: to,
-      changes: picked.map((d) => ({ flag: d.name, lines: changeInWords(targetState(d), promotionSet(d)) })),
-      title: `Promote ${countOf(picked.length, 'flag')} from ${from} to ${to}`,
-      run: (choice) =>
-        choice.apply
-          ? promoteNow()
-          : requestChanges(
-              to,
-              choice,
-              picked.map((d) => ({ flag: d.name, set: promotionSet(d) })),
-            ),
-    })
+    const result = await reviewPromotion(from, to, picked, promoteNow)
     if ('requested' in result)
       setMessage(done(`change request made (${result.requested.state}) to promote ${countOf(picked.length, 'flag')}`))
     if (!('cancelled' in result)) await compare()
