@@ -196,6 +196,10 @@ test.skipIf(!chromium)('axe-core finds nothing on the open dialog at 1440×900 a
     const fits = await p.$eval(DIALOG, (d) => d.getBoundingClientRect().right <= window.innerWidth && d.scrollWidth <= d.clientWidth)
     expect(fits).toBe(true)
     await p.keyboard.press('Escape')
-    await p.waitForFunction((s) => !document.querySelector(s), {}, DIALOG)
+    // the page hears that the review was cancelled, and keeps what it had
+    await waitForText(p, 'review cancelled: nothing was changed')
+    expect(await p.evaluate(() => document.querySelector('dialog') === null)).toBe(true)
+    const enabled = (await (await api('GET', '/api/flags/shop/dark_mode?environment=production')).json()) as { enabled: boolean }
+    expect(enabled.enabled).toBe(true)
   }
 })

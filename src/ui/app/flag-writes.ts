@@ -20,7 +20,7 @@ const REQUESTABLE: ReadonlySet<string> = new Set(REQUESTABLE_FIELDS)
 export type WriteOutcome = { saved: number } | { requested: { id: string; state: string } } | { error: unknown }
 
 /** A cancelled review, told as a refusal so every form keeps its edits and says nothing was written. */
-export const CANCELLED = { error: { code: 'CANCELLED', message: 'review cancelled: nothing was changed' } }
+export const CANCELLED: WriteOutcome = { error: { error: { code: 'CANCELLED', message: 'review cancelled: nothing was changed' } } }
 
 /**
  * Whether changes of the chosen environment's state are reviewed (and so requested by default): it

@@ -61,9 +61,10 @@ export function ReviewHost({ permissions }: { permissions: readonly string[] }) 
     }
   }, [])
   if (!shown) return null
+  // closes this review only: a later one that replaced it stays
   const close = () => {
     if (current.current?.ask === shown.ask) current.current = null
-    setShown(null)
+    setShown((now) => (now?.ask === shown.ask ? null : now))
   }
   return (
     <ReviewDialog
@@ -158,6 +159,8 @@ function ReviewDialog({ ask, done, bypass, onClose }: Shown & { bypass: boolean;
         e.preventDefault() // Escape: the dialog closes through `cancel`, which tells the caller
         cancel()
       }}
+      // Chromium closes a modal dialog on Escape without a `cancel` event when nothing was clicked or typed in it
+      onClose={cancel}
       onKeyDown={trap}
     >
       <h2 id="review-heading">Review changes</h2>
