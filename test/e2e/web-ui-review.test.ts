@@ -31,6 +31,7 @@ const suite = browserSuite('ui-review', async (ui) => {
   ).toBe(200)
   for (const name of ['promo/other', 'promo/ramp'])
     expect((await ui.api('PUT', `/api/flags/${name}?environment=staging`, { value: true })).status).toBe(200)
+  expect((await ui.api('POST', '/api/flags', { name: 'save/limit', type: 'INTEGER', value: 3 })).status).toBe(201)
   expect((await ui.api('POST', '/api/flags', { name: 'copy/limit', type: 'INTEGER', value: 3 })).status).toBe(201)
   expect((await ui.api('PUT', '/api/flags/copy/limit?environment=staging', { value: 7 })).status).toBe(200)
   const author = { username: 'author', password: 'author-password-1', permissions: ['flag:read', 'flag:write'] }
@@ -179,6 +180,36 @@ test.skipIf(!chromium)('Copy from another environment into production is reviewe
   const [made] = await requestsFor('copy/limit')
   expect(made?.changes).toEqual([{ flag: 'copy/limit', set: { value: 7 } }])
   expect(await valueIn('production', 'copy/limit')).toBe(3)
+})
+
+test.skipIf(!chromium)("a save on a flag's page is reviewed with the page's schedule, and requested for that time", async () => {
+  const p = await suite.open('author', 'author-password-1')
+  await selectByLabel(p, 'Environment', 'production')
+  await p.goto(`${suite.ui.d.url}/ui/flags/save/limit`)
+  await fillByLabel(p, 'Value', '5')
+  // a date-time input is set as a person's picker sets it: its value, then an input event
+  const typed = '2030-01-02T09:30'
+  await p.$eval(
+    '#f-schedule',
+    (i, v) => {
+      const input = i as unknown as { value: string; dispatchEvent(e: unknown): void }
+      input.value = v
+      input.dispatchEvent(new Event('input', { bubbles: true }))
+    },
+    typed,
+  )
+  // Enter in the value submits its own form (the targeting editor's button is named Request change too)
+  await p.focus('#f-value')
+  await p.keyboard.press('Enter')
+  await p.waitForSelector(DIALOG)
+  expect((await dialogOf(p)).text).toContain('value 3 → 5')
+  expect(await p.$eval('#review-schedule', (i) => (i as unknown as { value: string }).value)).toBe(typed)
+  await clickButton(p, 'Request approval')
+  await p.waitForSelector(`${DIALOG} .review-made a`)
+  const [made] = (await requestsFor('save/limit')) as (Request & { scheduledAt: string })[]
+  expect(made?.changes).toEqual([{ flag: 'save/limit', set: { value: 5 } }])
+  expect(made?.scheduledAt).toBe(await p.evaluate((v) => new Date(v).toISOString(), typed))
+  expect(await valueIn('production', 'save/limit')).toBe(3)
 })
 
 test.skipIf(!chromium)('axe-core finds nothing on the open dialog at 1440×900 and 390×844', async () => {
