@@ -208,7 +208,7 @@ function ReviewDialog({ ask, done, bypass, onClose }: Shown & { bypass: boolean;
           </div>
           <div class="field">
             <label for="review-comment">Comment</label>
-            <textarea id="review-comment" rows={3} maxLength={4000} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
+            <textarea id="review-comment" rows={3} maxLength={4096} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
           </div>
           <div class="field">
             <label for="review-schedule">Schedule at (optional)</label>
