@@ -120,9 +120,11 @@ function ReviewDialog({ ask, done, bypass, onClose }: Shown & { bypass: boolean;
   async function submit(e: Event) {
     e.preventDefault()
     if (busy) return
+    const when = schedule && !applyNow ? new Date(schedule) : undefined
+    if (when && Number.isNaN(when.getTime())) return setProblem('Schedule at: not a date and time; clear it to apply once approved')
     setBusy(true)
     setProblem(null)
-    const at = schedule ? new Date(schedule).toISOString() : undefined
+    const at = when?.toISOString()
     const outcome = await ask.run(
       applyNow ? { apply: true } : { apply: false, title, description: comment, ...(at ? { scheduledAt: at } : {}) },
     )
