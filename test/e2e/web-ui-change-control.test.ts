@@ -28,6 +28,10 @@ test.skipIf(!chromium)('a change in a protected environment is requested, then a
   await waitForText(dev, 'Request change')
   expect(await bodyText(dev)).not.toContain('Save targeting')
   await clickButton(dev, 'Enabled')
+  // the switch opens the review first (docs/ui.md#review-before-protected-changes): the change in words, then the request
+  await waitForText(dev, 'Review changes')
+  await waitForText(dev, 'enabled true → false')
+  await clickButton(dev, 'Request approval')
   await waitForText(dev, 'change request made (open)')
   expect(((await (await api('GET', '/api/flags/shop/dark_mode?environment=production')).json()) as { enabled: boolean }).enabled).toBe(true)
 

@@ -128,6 +128,8 @@ test.skipIf(!chromium)('in a protected environment the guard is requested with i
   await waitForText(dev, 'Request rollout')
   await clickButton(dev, 'Add error rate check')
   await clickButton(dev, 'Request rollout')
+  await waitForText(dev, 'Review changes')
+  await clickButton(dev, 'Request approval')
   await waitForText(dev, 'change request made (open)')
   const requests = (await (await api('GET', '/api/change-requests?flag=shop/new-checkout')).json()) as {
     changes: { set: { rollout?: { guard?: unknown } } }[]

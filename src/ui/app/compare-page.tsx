@@ -2,7 +2,9 @@
  * Compare two environments and promote (docs/ui.md#environments): pick `From` and `To` (and a name
  * prefix), see every flag whose state differs field by field, tick the flags to carry over, and
  * `Promote` them in one durable commit. The differences are on screen before the button is; the
- * answer lists what changed, and the list is shown again, now without them.
+ * answer lists what changed, and the list is shown again, now without them. Into a protected
+ * environment a promotion is reviewed first, and a flag whose promotion would end a rollout running
+ * there starts unticked (docs/ui.md#review-before-protected-changes).
  */
 
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -11,8 +13,9 @@ import { compareDirection } from './compare-direction.ts'
 import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
-
-type Difference = { name: string; fields: Record<string, { from: unknown; to: unknown }> }
+import { type Difference, endsRunningRollout, promotedByDefault } from './promotion-choice.ts'
+import { reviewPromotion } from './promotion-review.ts'
+import { needsReview } from './review-dialog.tsx'
 
 const shown = (v: unknown) => (v === null || v === undefined ? '–' : JSON.stringify(v))
 
@@ -36,22 +39,34 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
     if (mine !== asked.current) return
     if (!data) return setMessage(refused(error))
     setDifferences(data as Difference[])
-    setChosen(new Set((data as Difference[]).map((d) => d.name)))
+    setChosen(promotedByDefault(data as Difference[], Date.now()))
   }
   useEffect(() => {
     setDifferences(null)
     void compare()
   }, [from, to])
 
-  async function promote() {
+  async function promoteNow() {
     const { data, error } = await api.POST('/api/environments/{name}/promote', {
       params: { path: { name: to } },
       body: { from, flags: [...chosen] },
     })
-    if (!data) return setMessage(refused(error))
+    if (!data) return { error }
     const n = (data as { changes: unknown[] }).changes.length
     setMessage(done(`promoted ${countOf(n, 'flag')} from ${from} to ${to}`))
-    await compare()
+    return { applied: true as const }
+  }
+  async function promote() {
+    if (!needsReview(to)) {
+      const result = await promoteNow()
+      if ('error' in result) return setMessage(refused(result.error))
+      return compare()
+    }
+    const picked = (differences ?? []).filter((d) => chosen.has(d.name))
+    const result = await reviewPromotion(from, to, picked, promoteNow)
+    if ('requested' in result)
+      setMessage(done(`change request made (${result.requested.state}) to promote ${countOf(picked.length, 'flag')}`))
+    if (!('cancelled' in result)) await compare()
   }
   const toggle = (name: string, on: boolean) => {
     const next = new Set(chosen)
@@ -130,6 +145,7 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
                           <label class="sr-only" for={`promote-${n}`}>
                             Promote {d.name}
                           </label>
+                          {endsRunningRollout(d, Date.now()) && <span class="meta"> ends the rollout running in {to}</span>}
                         </>
                       )}
                     </td>

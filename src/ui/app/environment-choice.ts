@@ -58,6 +58,11 @@ export function current(): string | undefined {
   return environments.some((e) => e.name === chosen) ? (chosen as string) : environments.find((e) => e.default)?.name
 }
 
+/** The environment named `name` as last loaded, or `undefined` (outside a component: no re-render on change). */
+export function environmentNamed(name: string | undefined): Environment | undefined {
+  return environments.find((e) => e.name === name)
+}
+
 /** Chooses `name` (remembered in this browser). */
 export function choose(name: string): void {
   chosen = name

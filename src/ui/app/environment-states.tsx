@@ -2,7 +2,8 @@
  * A flag in every environment side by side (docs/ui.md#environments): value, enabled, rule in words,
  * rollout and A/B share per environment the person may read, the chosen one marked; "Copy from <env>" copies
  * another environment's state of this flag into the chosen one (a promotion of this one flag; the
- * states stand side by side above the button, so what it changes is in view).
+ * states stand side by side above the button, so what it changes is in view); into a protected
+ * environment it is reviewed first (docs/ui.md#review-before-protected-changes).
  */
 
 import { ownValue } from '../../domain/own-property.ts'
@@ -11,6 +12,9 @@ import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { EnvironmentSwatch } from './environment-colour.tsx'
 import type { FlagState } from './flag-states.ts'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
+import type { Difference } from './promotion-choice.ts'
+import { reviewPromotion } from './promotion-review.ts'
+import { needsReview } from './review-dialog.tsx'
 import { rolloutNow } from './rollout-words.ts'
 import { targetingInWords } from './rule-words.ts'
 
@@ -40,15 +44,30 @@ export function EnvironmentStates({
   if (shown.length < 2 || !states || current === undefined) return null
   const canCopy = holdsIn(permissions, 'flag:write', current)
 
-  async function copyFrom(from: string) {
+  async function copyNow(from: string) {
     const { data, error } = await api.POST('/api/environments/{name}/promote', {
       params: { path: { name: current as string } },
       body: { from, flags: [name] },
     })
-    if (!data) return setMessage(refused(error))
+    if (!data) return { error }
     const copied = (data as { changes: unknown[] }).changes.length
     setMessage(done(copied === 0 ? `${current} already matches ${from}` : `copied ${from}'s state into ${current}`))
     onCopied()
+    return { applied: true as const }
+  }
+  async function copyFrom(from: string) {
+    const to = current as string
+    if (!needsReview(to)) {
+      const result = await copyNow(from)
+      return 'error' in result ? setMessage(refused(result.error)) : undefined
+    }
+    // the fields that differ, as the service compares them, are what the review shows and requests
+    const { data, error } = await api.GET('/api/environments/compare', { params: { query: { from, to, prefix: name } } })
+    if (!data) return setMessage(refused(error))
+    const difference = (data as Difference[]).find((d) => d.name === name)
+    if (!difference) return setMessage(done(`${to} already matches ${from}`))
+    const result = await reviewPromotion(from, to, [difference], () => copyNow(from), `Copy ${name} from ${from} into ${to}`)
+    if ('requested' in result) setMessage(done(`change request made (${result.requested.state}) to copy ${from}'s state into ${to}`))
   }
 
   const rows: [string, (s: FlagState) => string][] = [

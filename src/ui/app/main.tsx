@@ -20,6 +20,7 @@ import { FlagList } from './flag-list.tsx'
 import { FlagPage } from './flag-page.tsx'
 import { MigrationsPage } from './migrations-page.tsx'
 import { NewFlag } from './new-flag.tsx'
+import { ReviewHost } from './review-dialog.tsx'
 import { link, usePath } from './router.ts'
 import { SegmentsPage } from './segments-page.tsx'
 import { SessionsPage } from './sessions-page.tsx'
@@ -167,6 +168,7 @@ function App() {
           <FlagList canWrite={can('flag:write')} permissions={me.permissions} />
         )}
       </main>
+      <ReviewHost permissions={me.permissions} />
     </div>
   )
 }

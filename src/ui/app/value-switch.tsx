@@ -1,10 +1,15 @@
 /**
  * A flag's value as the flag list shows it (docs/ui.md): a BOOLEAN's value is a switch
  * (`role="switch"`) named after the flag (and its environment, in another environment's column),
- * toggled in one click when the person may write there; any other value is shown as JSON.
+ * toggled in one click when the person may write there (in a protected environment, through the
+ * `Review changes` dialog: docs/ui.md#review-before-protected-changes); any other value is shown as JSON.
  */
 
 import { api, messageOf } from './api.ts'
+import { changeInWords } from './change-words.ts'
+import { current } from './environment-choice.ts'
+import { requestChanges } from './flag-writes.ts'
+import { needsReview, reviewChanges } from './review-dialog.tsx'
 
 /** What the list needs of a flag. */
 export type ListedFlag = {
@@ -57,8 +62,8 @@ export function Switch({
   const on = effective(flag) === true
   const note = switchNote(flag)
   const noteId = `switch-note-${flag.name}${environment ? `@${environment}` : ''}`
-  async function toggle() {
-    const { error } = await api.PUT('/api/flags/{flagName}', {
+  async function put() {
+    return api.PUT('/api/flags/{flagName}', {
       params: {
         path: { flagName: flag.name },
         header: { 'If-Match': `"${flag.revision}"` },
@@ -66,7 +71,25 @@ export function Switch({
       },
       body: { value: !on },
     })
-    if (error) onError(messageOf(error))
+  }
+  async function toggle() {
+    const env = environment ?? current()
+    if (env === undefined || !needsReview(env)) {
+      const { error } = await put()
+      if (error) onError(messageOf(error))
+      return
+    }
+    // the dialog shows a refusal itself, and a cancelled review changes nothing
+    await reviewChanges({
+      environment: env,
+      changes: [{ flag: flag.name, lines: changeInWords({ value: on }, { value: !on }) }],
+      title: `Change ${flag.name}: value`,
+      async run(choice) {
+        if (!choice.apply) return requestChanges(env, choice, [{ flag: flag.name, set: { value: !on } }])
+        const { error } = await put()
+        return error ? { error } : { applied: true }
+      },
+    })
   }
   return (
     <span class="value-switch">
