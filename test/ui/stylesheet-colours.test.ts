@@ -64,3 +64,16 @@ test('no literal colour outside the custom properties on :root', () => {
   // and the palette is there
   expect(all.filter((d) => d.selector === ':root' && d.property.startsWith('--')).length).toBeGreaterThan(10)
 })
+
+test('every block of the stylesheet is closed where it ends, not by the end of the file', () => {
+  // CSS closes a block left open at the end of the file, so a brace lost in a merge would silently
+  // nest every rule after it inside the block before
+  const text = readFileSync(STYLESHEET, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '')
+  let depth = 0
+  let lowest = 0
+  for (const ch of text) {
+    if (ch === '{') depth++
+    else if (ch === '}') lowest = Math.min(lowest, --depth)
+  }
+  expect({ depth, lowest }).toEqual({ depth: 0, lowest: 0 })
+})
