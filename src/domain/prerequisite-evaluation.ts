@@ -17,17 +17,21 @@ export type RequiredAnswer = { flag: Flag; result: EvaluationResult } | undefine
 /** Whether `answer` (of the required flag) satisfies `p`: a value, equal to the value of one of the variants named. */
 export function prerequisiteHolds(p: Prerequisite, answer: RequiredAnswer): boolean {
   if (answer === undefined || isFailure(answer.result) || answer.result.value === undefined) return false
-  const value = answer.result.value
+  return valueHolds(p, answer.flag, answer.result.value)
+}
+
+/** Whether `value`, answered by `flag`, satisfies `p`: it equals the value of one of the variants named. */
+export function valueHolds(p: Prerequisite, flag: Flag, value: unknown): boolean {
   // the flag's own variants before the built-in ones, as `allVariants` merges them, without merging
   // them on every evaluation (docs/performance.md: this runs for each prerequisite of each answer)
-  const own = answer.flag.variants
+  const own = flag.variants
   let builtIn: Record<string, unknown> | undefined
   for (const name of p.variants) {
     if (own !== undefined && Object.hasOwn(own, name)) {
       if (sameJson(own[name], value)) return true
       continue
     }
-    builtIn ??= builtInVariants(answer.flag.type, answer.flag.enumValues)
+    builtIn ??= builtInVariants(flag.type, flag.enumValues)
     if (Object.hasOwn(builtIn, name) && sameJson(builtIn[name], value)) return true
   }
   return false

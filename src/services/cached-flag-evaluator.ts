@@ -19,8 +19,9 @@ import type { Flag } from '../domain/flag.ts'
 import { environmentOf, type Principal } from '../domain/principal.ts'
 import { type RequestCache, scopeKey, textBytes } from '../domain/request-cache.ts'
 import { servedTargeting } from '../domain/rollout.ts'
+import type { RuleOutcome } from '../domain/targeting/targeting.ts'
+import { prerequisiteCheck } from './cached-prerequisites.ts'
 import { type Answer, bulkItem, type FlagEvaluator, fixedAnswer, type PlainFlagEvaluator } from './flag-evaluator.ts'
-import { unmetFor } from './prerequisite-answers.ts'
 import type { ServedSnapshot } from './served-snapshot.ts'
 import type { CountedTemplate } from './usage-counter.ts'
 
@@ -48,13 +49,13 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
   const answers = cache.region<KeptBulk>('bulk-answers', (k) => textBytes(k.flags) + 48 * k.outcomes.fixed.length)
   const seen = cache.region<true>('bulk-seen', () => 0)
 
-  const ruled = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
-    const outcome = plain.outcome(flag, context, served, timestamp)
+  // the answer a rule's outcome gives: only the flag's own outcomes are kept (a rule may return any
+  // text of the context, an error)
+  const fromOutcome = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, outcome: RuleOutcome): Answer => {
     const key =
       outcome.kind === 'variant' ? `v\u0000${outcome.variant}` : outcome.kind === 'default' && flag.type !== 'AB-TEST' ? 'd' : undefined
     const make = () => plain.answerFrom(flag, context, outcome)
     if (key === undefined) return make()
-    // only the flag's own outcomes are kept: a rule may return any text of the context, an error
     return served.part(flag, key, make, (answer) => answer.failure === undefined)
   }
 
@@ -71,16 +72,18 @@ export function cachedFlagEvaluator(plain: PlainFlagEvaluator, cache: RequestCac
 
   // the answer as if its prerequisites held
   const own = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
-    if (servedTargeting(flag) !== undefined) return ruled(flag, context, served, timestamp)
+    if (servedTargeting(flag) !== undefined) return fromOutcome(flag, context, served, plain.outcome(flag, context, served, timestamp))
     return plain.own(flag, context, served, timestamp)
   }
+
+  const prerequisitesHold = prerequisiteCheck(plain, { own, unmet, ruled: fromOutcome })
 
   const one = (flag: Flag, context: EvaluationContext, served: ServedSnapshot, timestamp?: number): Answer => {
     if (!fixedAnswer(flag)) {
       if (flag.prerequisites === undefined) return own(flag, context, served, timestamp)
-      const answer = (f: Flag, held: boolean) =>
-        !held ? unmet(f, context, served) : fixedAnswer(f) ? one(f, {}, served) : own(f, context, served, timestamp)
-      return answer(flag, unmetFor(flag, served, answer) === undefined)
+      // one second for every rule of the chain, as the plain evaluator reads it
+      const at = timestamp ?? plain.second()
+      return prerequisitesHold(flag, context, served, at) ? own(flag, context, served, at) : unmet(flag, context, served)
     }
     return served.part(
       flag,

@@ -91,6 +91,8 @@ export interface PlainFlagEvaluator extends FlagEvaluator {
   answerFrom(flag: Flag, context: EvaluationContext, outcome: RuleOutcome): Answer
   /** The flags `principal` sees, in name order. */
   visible(principal: Principal, served: ServedSnapshot): Flag[]
+  /** The second (Unix) rules see now. */
+  second(): number
 }
 
 /** The answer of an evaluation result. */
@@ -115,6 +117,7 @@ export function createFlagEvaluator(snapshots: ServedSnapshots, clock: () => num
   const seconds = () => Math.floor(clock() / 1000)
   const evaluator: PlainFlagEvaluator = {
     served: snapshots.of,
+    second: seconds,
     own: (flag, context, served, timestamp) => answerOf(evaluate(flag, context, served.rule(flag), { timestamp: timestamp ?? seconds() })),
     unmet: (flag, context) => answerOf(unmetAnswer(flag, context)),
     one(flag, context, served, timestamp) {

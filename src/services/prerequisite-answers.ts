@@ -1,13 +1,14 @@
 /**
- * Prerequisites at evaluation, for both evaluators (docs/api.md#prerequisites): the flags a flag
- * requires, through every chain, each answered once per evaluation, deepest first, so a flag whose
- * prerequisites share others never evaluates one twice: the work is bounded by how many flags the
- * chains reach, not by how many paths lead to them.
+ * Prerequisites at evaluation (docs/api.md#prerequisites): the flags a flag requires, through every
+ * chain, resolved once per snapshot, and at evaluation each answered at most once, only when needed,
+ * so a flag whose prerequisites share others never evaluates one twice: the work is bounded by how
+ * many flags the chains reach, not by how many paths lead to them.
  */
 
 import type { EvaluationResult } from '../domain/evaluation.ts'
-import { type Flag, isEnabled } from '../domain/flag.ts'
+import type { Flag } from '../domain/flag.ts'
 import { type RequiredAnswer, unmetPrerequisite } from '../domain/prerequisite-evaluation.ts'
+import { type PrerequisitePlan, planPrerequisites, type RequiredFlag, type Requirement } from '../domain/prerequisite-plan.ts'
 import type { PrerequisiteStep } from '../domain/targeting/rule-evaluation.ts'
 import type { Answer } from './flag-evaluator.ts'
 import type { ServedSnapshot } from './served-snapshot.ts'
@@ -18,27 +19,16 @@ export function resultOf(answer: Answer, key: string): EvaluationResult {
   return { key, errorCode: 'GENERAL', errorDetails: answer.failure?.details ?? 'the rule could not decide' }
 }
 
-/** The flags `flag` requires through any chain, as the environment serves them, deepest first (made once per snapshot). */
-function requiredInOrder(flag: Flag, served: ServedSnapshot): Flag[] {
+/**
+ * The prerequisites of `flag` resolved against what `served` serves, made once per snapshot and kept
+ * while the flag is unchanged: a change to any flag of its chains gives it a new revision, so a new
+ * object (docs/api.md#prerequisites).
+ */
+export function prerequisitePlan(flag: Flag, served: ServedSnapshot): PrerequisitePlan {
   return served.part(
     flag,
-    'prerequisite-order',
-    () => {
-      const out: Flag[] = []
-      const seen = new Set<string>([flag.name])
-      const visit = (f: Flag) => {
-        for (const p of f.prerequisites ?? []) {
-          if (seen.has(p.flag)) continue
-          seen.add(p.flag)
-          const required = served.flags.get(p.flag)
-          if (required === undefined) continue
-          visit(required)
-          out.push(required)
-        }
-      }
-      visit(flag)
-      return out
-    },
+    'prerequisite-plan',
+    () => planPrerequisites(flag, served.flags),
     () => true,
   )
 }
@@ -46,8 +36,10 @@ function requiredInOrder(flag: Flag, served: ServedSnapshot): Flag[] {
 /**
  * The first prerequisite of `flag` that does not hold for the context, or `undefined` when all do
  * (or it has none). `answer(f, held)` answers a required flag `f` for the context: as usual when
- * its own prerequisites `held`, else its default. With `steps`, each of `flag`'s own prerequisites
- * looked at is appended there.
+ * its own prerequisites `held`, else its default. Each required flag is answered at most once, and
+ * only when a prerequisite looked at needs it. With `steps`, each of `flag`'s own prerequisites
+ * looked at is appended there. This is the plain way, answering every required flag in full; the
+ * caching evaluator has a cheaper one that gives the same answers (`cached-prerequisites.ts`).
  */
 export function unmetFor(
   flag: Flag,
@@ -56,11 +48,18 @@ export function unmetFor(
   steps?: PrerequisiteStep[],
 ): PrerequisiteStep | undefined {
   if (flag.prerequisites === undefined) return undefined
-  const answers = new Map<string, RequiredAnswer>()
-  const lookup = (name: string) => answers.get(name)
-  for (const f of requiredInOrder(flag, served)) {
-    const held = !isEnabled(f) || unmetPrerequisite(f, lookup) === undefined
-    answers.set(f.name, { flag: f, result: resultOf(answer(f, held), f.name) })
+  const answers = new Map<RequiredFlag, RequiredAnswer>()
+  const answerOf = (node: RequiredFlag | undefined): RequiredAnswer => {
+    if (node === undefined) return undefined
+    let got = answers.get(node)
+    if (got === undefined) {
+      const held = !node.enabled || unmetIn(node.flag, node.requires) === undefined
+      got = { flag: node.flag, result: resultOf(answer(node.flag, held), node.flag.name) }
+      answers.set(node, got)
+    }
+    return got
   }
-  return unmetPrerequisite(flag, lookup, steps)
+  const unmetIn = (f: Flag, requires: readonly Requirement[], trace?: PrerequisiteStep[]) =>
+    unmetPrerequisite(f, (name) => answerOf(requires.find((r) => r.prerequisite.flag === name)?.node), trace)
+  return unmetIn(flag, prerequisitePlan(flag, served).requires, steps)
 }

@@ -120,7 +120,7 @@ describe('first user', () => {
 })
 
 describe('configuration', () => {
-  test('flagd.config.ts < environment < flags', async () => {
+  test('flagd.config.ts < environment < flags; --config names another file', async () => {
     const cwd = dir()
     writeFileSync(join(cwd, 'flagd.config.ts'), `export default { dataDir: './from-file', environment: 'from-file', host: '127.0.0.1' }\n`)
     const d = await startDaemon(cwd, ['--data-dir', './from-flag'], { FLAGD_DATA_DIR: './from-env' })
@@ -128,8 +128,11 @@ describe('configuration', () => {
     expect(d.output()).toContain('environment from-file')
     d.proc.kill('SIGTERM')
     await d.proc.exited
-    const e = await startDaemon(cwd, [], { FLAGD_DATA_DIR: './from-env' })
+    // the file --config names is read instead of flagd.config.ts, and the environment still wins over it
+    writeFileSync(join(cwd, 'other.ts'), `export default { dataDir: './from-other', environment: 'other-env' }\n`)
+    const e = await startDaemon(cwd, ['--config', 'other.ts'], { FLAGD_DATA_DIR: './from-env' })
     expect(e.output()).toContain(join(cwd, 'from-env'))
+    expect(e.output()).toContain('environment other-env')
     e.proc.kill('SIGTERM')
     await e.proc.exited
   })
@@ -154,14 +157,8 @@ describe('configuration', () => {
     expect(res.stderr).toContain('unknown configuration key "prot"')
   })
 
-  test('--config names another file; a missing one is an error', async () => {
-    const cwd = dir()
-    writeFileSync(join(cwd, 'other.ts'), `export default { environment: 'other-env' }\n`)
-    const d = await startDaemon(cwd, ['--config', 'other.ts'])
-    expect(d.output()).toContain('environment other-env')
-    d.proc.kill('SIGTERM')
-    await d.proc.exited
-    const missing = await runFlagdInProcess(['serve', '--config', 'nope.ts'], { cwd })
+  test('--config naming a missing file is an error', async () => {
+    const missing = await runFlagdInProcess(['serve', '--config', 'nope.ts'], { cwd: dir() })
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('does not exist')
   })
