@@ -4,7 +4,8 @@
  * text goes to both journals. Rows and entries are frozen, so a text made once stays true. Texts are
  * kept by the value they are of, and only until the checkpoint that covers them: `roll` starts a
  * new generation, so what is held is at most what the change journal holds, never a second copy of
- * the whole state (docs/performance.md#memory).
+ * the whole state (docs/performance.md#memory). The PostgreSQL store uses one per batch, for a row's
+ * body and its change feed entry.
  */
 
 /** Texts of the values serialised since the last checkpoint (see module comment). */
