@@ -177,8 +177,11 @@ export function auditEntriesOf(context: ChangeContext, at: string, changes: read
       const seen = (f: FlagRow) => flagIn(f, environment ?? context.shownIn ?? Object.keys(f.states)[0] ?? '')
       const environmentMoved = (before: FlagRow | null, after: FlagRow | null): string | null => {
         if (environment === undefined) return null
-        const state = (f: FlagRow | null) => (f === null ? undefined : JSON.stringify(stateIn(f, environment)))
-        return state(before) === state(after) ? null : environment
+        // a created or deleted flag moved it: nothing to compare (an import creates thousands)
+        if (before === null || after === null) return environment
+        const was = stateIn(before, environment)
+        const is = stateIn(after, environment)
+        return was === is || JSON.stringify(was) === JSON.stringify(is) ? null : environment
       }
       // the environment whose state moved, and whether a protection was bypassed to move it
       const flagContext = (before: FlagRow | null, after: FlagRow | null) => {

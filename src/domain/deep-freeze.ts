@@ -4,7 +4,16 @@
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value)
-    for (const v of Object.values(value)) deepFreeze(v)
+    // only objects are descended into, and no list of the children is made: the store freezes
+    // every row an import writes (docs/performance.md#imports)
+    if (Array.isArray(value)) {
+      for (const v of value) if (typeof v === 'object' && v !== null) deepFreeze(v)
+    } else
+      for (const key in value)
+        if (Object.hasOwn(value, key)) {
+          const v = (value as Record<string, unknown>)[key]
+          if (typeof v === 'object' && v !== null) deepFreeze(v)
+        }
   }
   return value
 }

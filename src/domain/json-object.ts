@@ -21,24 +21,53 @@ export function requireJsonObject(input: unknown): Record<string, unknown> {
 export function nestingExceeds(v: unknown, max: number): boolean {
   if (v === null || typeof v !== 'object') return false
   if (max <= 0) return true
-  for (const child of Object.values(v)) if (nestingExceeds(child, max - 1)) return true
+  // no list of the children is made: an import walks every rule of thousands of flags (docs/performance.md#imports)
+  if (Array.isArray(v)) {
+    for (const child of v) if (child !== null && typeof child === 'object' && nestingExceeds(child, max - 1)) return true
+    return false
+  }
+  for (const key in v)
+    if (Object.hasOwn(v, key)) {
+      const child = (v as Record<string, unknown>)[key]
+      if (child !== null && typeof child === 'object' && nestingExceeds(child, max - 1)) return true
+    }
   return false
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/** The dotted path of `keys` as `forbiddenKeys` reports it. */
+function dotted(keys: readonly string[]): string {
+  let path = ''
+  for (const key of keys) path = path ? `${path}.${key}` : key
+  return path
+}
+
+/** Walks `value` for `forbiddenKeys`, `keys` being the path to it (spelt out only for a key reported). */
+function collectForbidden(value: object, keys: string[], out: string[], depth: number): void {
+  if (depth > 64) return
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) {
+      keys.push(key)
+      out.push(dotted(keys))
+      keys.pop()
+      continue
+    }
+    const child = (value as Record<string, unknown>)[key]
+    if (typeof child !== 'object' || child === null) continue
+    keys.push(key)
+    collectForbidden(child, keys, out, depth + 1)
+    keys.pop()
+  }
+}
 
 /**
  * Paths of `__proto__`, `constructor` or `prototype` keys anywhere in a parsed JSON value. Such keys
  * are refused in every request body and document (docs/api.md#conventions): spread or merged into an object,
  * they would change its prototype instead of being refused as unknown fields.
  */
-export function forbiddenKeys(value: unknown, path = '', out: string[] = [], depth = 0): string[] {
-  if (depth > 64 || typeof value !== 'object' || value === null) return out
-  for (const key of Object.keys(value)) {
-    const child = (value as Record<string, unknown>)[key]
-    // a path is spelled out only where it is reported or descended into (evaluation contexts are mostly flat)
-    if (FORBIDDEN_KEYS.has(key)) out.push(path ? `${path}.${key}` : key)
-    else if (typeof child === 'object' && child !== null) forbiddenKeys(child, path ? `${path}.${key}` : key, out, depth + 1)
-  }
+export function forbiddenKeys(value: unknown): string[] {
+  const out: string[] = []
+  if (typeof value === 'object' && value !== null) collectForbidden(value, [], out, 0)
   return out
 }

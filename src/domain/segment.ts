@@ -27,10 +27,12 @@ export function referencedSegments(rule: unknown, out: string[] = []): string[] 
     for (const item of rule) referencedSegments(item, out)
     return out
   }
-  for (const [key, value] of Object.entries(rule)) {
+  for (const key in rule) {
+    if (!Object.hasOwn(rule, key)) continue
+    const value = (rule as Record<string, unknown>)[key]
     if (key === '$ref' && typeof value === 'string') {
       if (!out.includes(value)) out.push(value)
-    } else referencedSegments(value, out)
+    } else if (value !== null && typeof value === 'object') referencedSegments(value, out)
   }
   return out
 }

@@ -254,10 +254,13 @@ export class AuditJournal {
   /**
    * Appends `entries` durably and returns their index items; they become visible with `publish`, once
    * the state file holding their changes is written too. On failure the caller calls `discard`.
+   * `texts`: each entry's JSON when the caller has made it already (the file store writes the same
+   * text to its change journal, docs/performance.md#imports).
    */
   async append(
     entries: readonly StoredAuditEntry[],
     durable = true,
+    texts?: readonly string[],
   ): Promise<{ items: IndexItem[]; mark: { segment: string; size: number } }> {
     const first = entries[0]
     if (!first) throw new Error('nothing to append')
@@ -266,8 +269,8 @@ export class AuditJournal {
     const items: IndexItem[] = []
     const lines: string[] = []
     let offset = this.size
-    for (const stored of entries) {
-      const line = JSON.stringify(stored)
+    for (const [i, stored] of entries.entries()) {
+      const line = texts?.[i] ?? JSON.stringify(stored)
       const length = Buffer.byteLength(line)
       items.push(indexItem(stored, this.current as string, offset, length))
       lines.push(line)

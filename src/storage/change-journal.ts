@@ -138,23 +138,40 @@ function truncate(path: string, size: number): void {
 const CHUNK = 256 * 1024
 
 /**
- * The line of `batch` (`JSON.stringify(batch)` and a newline) in chunks of about 256 KB, so that an
- * import of many flags never builds its whole line, or its bytes, at once.
+ * The JSON texts a line is made of, when the caller has made them already (the file store makes each
+ * row's and audit entry's once per commit, docs/performance.md#imports): `row` of a changed row,
+ * `audit` of the batch's audit entries, in order. Absent: `JSON.stringify`.
  */
-export function* lineChunks(batch: JournalBatch): Generator<string> {
+export interface LineTexts {
+  row(row: object): string
+  audit: readonly string[]
+}
+
+/**
+ * The line of `batch` (`JSON.stringify(batch)` and a newline) in chunks of about 256 KB, so that an
+ * import of many flags never builds its whole line, or its bytes, at once; `texts` gives the rows'
+ * and audit entries' texts when they are made already (the line is the same).
+ */
+export function* lineChunks(batch: JournalBatch, texts?: LineTexts): Generator<string> {
   const store = batch.store === undefined ? '' : `"store":${JSON.stringify(batch.store)},`
   let text = `{${store}"from":${batch.from},"to":${batch.to},"at":${JSON.stringify(batch.at)},"changes":[`
-  for (const [key, items] of [
-    ['changes', batch.changes],
-    ['audit', batch.audit],
-  ] as const) {
-    if (key === 'audit') text += `],"uses":${JSON.stringify(batch.uses)},"audit":[`
-    for (const [i, item] of items.entries()) {
-      text += `${i > 0 ? ',' : ''}${JSON.stringify(item)}`
-      if (text.length >= CHUNK) {
-        yield text
-        text = ''
-      }
+  for (const [i, change] of batch.changes.entries()) {
+    const [seq, table, id, row] = change
+    text +=
+      texts === undefined
+        ? `${i > 0 ? ',' : ''}${JSON.stringify(change)}`
+        : `${i > 0 ? ',' : ''}[${seq},${JSON.stringify(table)},${JSON.stringify(id)},${row === null ? 'null' : texts.row(row)}]`
+    if (text.length >= CHUNK) {
+      yield text
+      text = ''
+    }
+  }
+  text += `],"uses":${JSON.stringify(batch.uses)},"audit":[`
+  for (const [i, entry] of batch.audit.entries()) {
+    text += `${i > 0 ? ',' : ''}${texts?.audit[i] ?? JSON.stringify(entry)}`
+    if (text.length >= CHUNK) {
+      yield text
+      text = ''
     }
   }
   yield `${text}]}\n`
@@ -187,8 +204,8 @@ export class ChangeJournal {
     return new ChangeJournal(dir, [...segments], faults)
   }
 
-  /** Appends `batch` as one line and makes it durable; on failure the caller calls `discard`. */
-  async append(batch: JournalBatch): Promise<JournalMark> {
+  /** Appends `batch` as one line (made of `texts`, see `lineChunks`) and makes it durable; on failure the caller calls `discard`. */
+  async append(batch: JournalBatch, texts?: LineTexts): Promise<JournalMark> {
     if (this.startNew || this.handle === undefined) await this.startSegment()
     const segment = this.segments.at(-1) as Segment
     const mark = { segment: segment.name, size: this.size }
@@ -196,7 +213,7 @@ export class ChangeJournal {
     segment.newest = Math.max(segment.newest, batch.to)
     await this.faults?.(join(this.dir, segment.name))
     let bytes = 0
-    for (const chunk of lineChunks(batch)) bytes += await writeAll(this.handle as FileHandle, chunk)
+    for (const chunk of lineChunks(batch, texts)) bytes += await writeAll(this.handle as FileHandle, chunk)
     this.size += bytes
     this.bytesSinceRoll += bytes
     await (this.handle as FileHandle).datasync()

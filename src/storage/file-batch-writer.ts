@@ -16,6 +16,7 @@ import { writeFileAtomic } from '../io/atomic-write.ts'
 import type { AuditJournal } from './audit-journal.ts'
 import { backupDir, writeBackup } from './backup-store.ts'
 import type { ChangeJournal, DiskFaults, JournalChange, JournalMark, JournalUse } from './change-journal.ts'
+import type { JsonTexts } from './json-texts.ts'
 import type { BackupRequest, Draft, StateData } from './memory-state.ts'
 import type { Change, CommitMeta } from './store.ts'
 import type { UsageTimes, Use } from './usage-times.ts'
@@ -54,6 +55,7 @@ export class FileBatchWriter {
     private readonly usage: UsageTimes,
     private readonly dataDir: string,
     private readonly now: Clock,
+    private readonly texts: JsonTexts,
     private readonly faults?: DiskFaults,
   ) {}
 
@@ -80,10 +82,12 @@ export class FileBatchWriter {
     const changes = entries.flatMap((e) => e.changes)
     if (changes.length === 0 && uses.length === 0) return { data, uses, appended: undefined, mark: undefined, names, at, started }
     const audit = entries.flatMap((e) => auditEntriesOf(e.meta, at, e.changes))
+    // each entry's and each row's JSON is made once: both journals and the next checkpoint use it
+    const auditTexts = audit.map((e) => JSON.stringify(e))
     let appended: Appended | undefined
     try {
-      appended = audit.length > 0 ? await this.journal.append(audit, false) : undefined
-      const mark = await this.changes.append({
+      appended = audit.length > 0 ? await this.journal.append(audit, false, auditTexts) : undefined
+      const batch = {
         ...(data.storeId === undefined ? {} : { store: data.storeId }),
         from,
         to: data.revision,
@@ -91,7 +95,8 @@ export class FileBatchWriter {
         changes: changes.map((c): JournalChange => [c.seq, c.table, c.id, c.after]),
         uses: uses.map((u): JournalUse => [u.tbl, u.id, u.at]),
         audit,
-      })
+      }
+      const mark = await this.changes.append(batch, { row: (row) => this.texts.of(row), audit: auditTexts })
       return { data, uses, appended, mark, names, at, started }
     } catch (err) {
       if (appended) await this.journal.discard(appended.mark).catch(() => {}) // else opening cuts them off

@@ -28,6 +28,7 @@ import { type BatchEntry, FileBatchWriter, type PreparedBatch } from './file-bat
 import { acquireDirLock, type DirLock } from './file-lock.ts'
 import { type Deferred, deferred, GroupCommit, type PipelineBatch } from './group-commit.ts'
 import { replayJournal } from './journal-replay.ts'
+import { JsonTexts } from './json-texts.ts'
 import { Draft, DraftTx, MemorySnapshot, type StateData } from './memory-state.ts'
 import { type CheckpointPolicy, DEFAULT_CHECKPOINTS, StateCheckpoints } from './state-checkpoint.ts'
 import { emptyStateText, newStoreId, parseStateFile, serializeState } from './state-file-format.ts'
@@ -163,7 +164,8 @@ class JsonFileStore implements Store {
       () => options.auditRetentionMs ?? 365 * 86_400_000,
       () => options.now().getTime(),
     )
-    this.writer = new FileBatchWriter(changes, journal, this.usage, options.dataDir, options.now, options.faults)
+    const texts = new JsonTexts()
+    this.writer = new FileBatchWriter(changes, journal, this.usage, options.dataDir, options.now, texts, options.faults)
     this.checkpoints = new StateCheckpoints(
       {
         path: stateFilePath(options.dataDir),
@@ -171,6 +173,7 @@ class JsonFileStore implements Store {
         audit: journal,
         committed: () => this.current,
         lastUsed: (table, id) => this.usage.get(table, id),
+        texts,
         ...(options.faults ? { faults: options.faults } : {}),
         failed: (err) =>
           options.log?.(

@@ -7,6 +7,7 @@
 
 import type { SQL } from 'bun'
 import { auditEntriesOf } from '../domain/audit-entry.ts'
+import { JsonTexts } from './json-texts.ts'
 import { Draft, type StateData, stateFromRows } from './memory-state.ts'
 import { auditRow } from './postgres-audit-log.ts'
 import { type Change, type Commit, type CommitMeta, type Rows, TABLES, type Table } from './store.ts'
@@ -77,13 +78,20 @@ export interface WrittenCommit {
 /** Writes a batch's rows, change feed and audit entries, and moves the revisions (inside `q`'s transaction). */
 export async function writeCommits(q: SQL, commits: readonly WrittenCommit[], state: StateData, at: string): Promise<void> {
   const last = new Map<string, { tbl: Table; id: string; body: unknown }>()
-  const feed: unknown[] = []
+  // each row's JSON is made once for its row and its feed entries, each commit's meta once for all
+  // its feed entries (docs/performance.md#imports): the texts are the ones JSON.stringify would make
+  const texts = new JsonTexts()
+  const rowText = (row: unknown) => (row === null ? 'null' : texts.of(row as object))
+  const feed: string[] = []
   const audit: unknown[] = []
   for (const { meta, changes } of commits) {
     const commitSeq = changes.at(-1)?.seq ?? 0
+    const metaText = JSON.stringify(meta)
     for (const c of changes) {
       last.set(`${c.table}\u0000${c.id}`, { tbl: c.table, id: c.id, body: c.after })
-      feed.push({ seq: c.seq, commit_seq: commitSeq, tbl: c.table, id: c.id, before: c.before, after: c.after, meta })
+      feed.push(
+        `{"seq":${c.seq},"commit_seq":${commitSeq},"tbl":${JSON.stringify(c.table)},"id":${JSON.stringify(c.id)},"before":${rowText(c.before)},"after":${rowText(c.after)},"meta":${metaText}}`,
+      )
     }
     for (const entry of auditEntriesOf(meta, at, changes)) audit.push(auditRow(entry))
   }
@@ -93,14 +101,15 @@ export async function writeCommits(q: SQL, commits: readonly WrittenCommit[], st
   if (deletes.length > 0)
     await q`DELETE FROM flagd_rows WHERE (tbl, id) IN (SELECT r->>'tbl', r->>'id' FROM jsonb_array_elements(${JSON.stringify(deletes)}::text::jsonb) r)`
   if (upserts.length > 0) {
+    const upserted = `[${upserts.map((r) => `{"tbl":${JSON.stringify(r.tbl)},"id":${JSON.stringify(r.id)},"body":${rowText(r.body)}}`).join(',')}]`
     await q`INSERT INTO flagd_rows (tbl, id, body)
-      SELECT r.tbl, r.id, r.body FROM jsonb_to_recordset(${JSON.stringify(upserts)}::text::jsonb) AS r(tbl text, id text, body jsonb)
+      SELECT r.tbl, r.id, r.body FROM jsonb_to_recordset(${upserted}::text::jsonb) AS r(tbl text, id text, body jsonb)
       ON CONFLICT (tbl, id) DO UPDATE SET body = EXCLUDED.body`
   }
   if (feed.length > 0) {
     await q`INSERT INTO flagd_changes (seq, commit_seq, tbl, id, before, after, meta, at)
       SELECT r.seq, r.commit_seq, r.tbl, r.id, r.before, r.after, r.meta, ${at}::timestamptz
-      FROM jsonb_to_recordset(${JSON.stringify(feed)}::text::jsonb) AS r(seq bigint, commit_seq bigint, tbl text, id text, before jsonb, after jsonb, meta jsonb)`
+      FROM jsonb_to_recordset(${`[${feed.join(',')}]`}::text::jsonb) AS r(seq bigint, commit_seq bigint, tbl text, id text, before jsonb, after jsonb, meta jsonb)`
   }
   if (audit.length > 0) {
     await q`INSERT INTO flagd_audit (id, at, actor_id, action, flag_id, names, revision, entry)

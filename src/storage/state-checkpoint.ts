@@ -11,6 +11,7 @@
 
 import type { AuditJournal } from './audit-journal.ts'
 import type { ChangeJournal, DiskFaults } from './change-journal.ts'
+import type { JsonTexts } from './json-texts.ts'
 import type { StateData } from './memory-state.ts'
 import { writeStateFile } from './state-file-writer.ts'
 import type { LastUsed } from './state-text-builder.ts'
@@ -32,6 +33,8 @@ export interface CheckpointDeps {
   audit: AuditJournal
   committed: () => StateData
   lastUsed: LastUsed
+  /** The rows' texts made for the change journal since the last checkpoint: the state file reuses them. */
+  texts: JsonTexts
   faults?: DiskFaults
   /** Told when a checkpoint fails (it is retried later). */
   failed: (err: unknown) => void
@@ -112,10 +115,11 @@ export class StateCheckpoints {
     this.behind = false
     const { changes, audit, path } = this.deps
     changes.roll() // what is appended from now on is not in this checkpoint
+    const known = this.deps.texts.roll() // nor are the texts of its rows kept past it
     const data = this.deps.committed()
     try {
       await audit.sync()
-      this.stateBytes = await writeStateFile(path, data, this.deps.lastUsed, this.deps.faults)
+      this.stateBytes = await writeStateFile(path, data, this.deps.lastUsed, this.deps.faults, (row) => known.known(row))
       await changes.dropThrough(data.revision)
       this.count++
     } catch (err) {

@@ -13,16 +13,25 @@ import { fsyncDirectory, tempPrefix } from '../io/atomic-write.ts'
 import { writeAll } from '../io/write-all.ts'
 import type { DiskFaults } from './change-journal.ts'
 import type { StateData } from './memory-state.ts'
-import { type LastUsed, stateChunks } from './state-text-builder.ts'
+import { type KnownText, type LastUsed, stateChunks } from './state-text-builder.ts'
 
-/** Replaces the state file at `path` with `data` (see module comment); answers its size in bytes. */
-export async function writeStateFile(path: string, data: StateData, lastUsed: LastUsed, faults?: DiskFaults): Promise<number> {
+/**
+ * Replaces the state file at `path` with `data` (see module comment), reusing the rows' texts `known`
+ * gives; answers its size in bytes.
+ */
+export async function writeStateFile(
+  path: string,
+  data: StateData,
+  lastUsed: LastUsed,
+  faults?: DiskFaults,
+  known?: KnownText,
+): Promise<number> {
   await faults?.(path)
   const tmp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${randomBytes(6).toString('hex')}`)
   const handle = await open(tmp, 'wx', 0o600)
   let bytes = 0
   try {
-    for (const chunk of stateChunks(data, lastUsed)) bytes += await writeAll(handle, chunk)
+    for (const chunk of stateChunks(data, lastUsed, undefined, known)) bytes += await writeAll(handle, chunk)
     await handle.sync()
     await handle.close()
     await rename(tmp, path)

@@ -21,15 +21,21 @@ const CHUNK = 64 * 1024
 
 const isUsageTable = (table: Table): table is UsageTable => (USAGE_TABLES as readonly Table[]).includes(table)
 
+/** The JSON text of a row when one was made already (its change journal line's, docs/performance.md#imports). */
+export type KnownText = (row: object) => string | undefined
+
 /** A row's member of its table object, with its last use when one is newer than the row's. */
-function member(id: string, row: object, touched: string | undefined): string {
+function member(id: string, row: object, touched: string | undefined, known: KnownText | undefined): string {
   const stored = (row as { lastUsedAt?: string | null }).lastUsedAt
   const shown = touched !== undefined && (stored == null || touched > stored) ? { ...row, lastUsedAt: touched } : row
-  return `${JSON.stringify(id)}:${JSON.stringify(shown)}`
+  return `${JSON.stringify(id)}:${(shown === row ? known?.(row) : undefined) ?? JSON.stringify(shown)}`
 }
 
-/** The state file's text of `data`, as chunks of about `chunk` characters that join to the file. */
-export function* stateChunks(data: StateData, lastUsed: LastUsed, chunk = CHUNK): Generator<string> {
+/**
+ * The state file's text of `data`, as chunks of about `chunk` characters that join to the file;
+ * `known` gives the texts of rows serialised already (the same text either way).
+ */
+export function* stateChunks(data: StateData, lastUsed: LastUsed, chunk = CHUNK, known?: KnownText): Generator<string> {
   const id = data.storeId === undefined ? '' : `,"storeId":${JSON.stringify(data.storeId)}`
   let text = `{"schemaVersion":${SCHEMA_VERSION}${id},"revision":${data.revision},"revisions":${JSON.stringify(data.revisions)}`
   for (const table of TABLES) {
@@ -37,7 +43,7 @@ export function* stateChunks(data: StateData, lastUsed: LastUsed, chunk = CHUNK)
     const usage = isUsageTable(table)
     let first = true
     for (const [id, row] of data.tables[table]) {
-      text += `${first ? '' : ','}${member(id, row, usage ? lastUsed(table, id) : undefined)}`
+      text += `${first ? '' : ','}${member(id, row, usage ? lastUsed(table, id) : undefined, known)}`
       first = false
       if (text.length >= chunk) {
         yield text

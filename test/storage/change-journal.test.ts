@@ -51,6 +51,8 @@ test('a line written in chunks is the JSON of its batch, however large', () => {
   const chunks = [...lineChunks(batch)]
   expect(chunks.length).toBeGreaterThan(1)
   expect(chunks.join('')).toBe(`${JSON.stringify(batch)}\n`)
+  // the same line from texts made already (the file store's, made once per commit)
+  expect([...lineChunks(batch, { row: (row) => JSON.stringify(row), audit: [] })].join('')).toBe(`${JSON.stringify(batch)}\n`)
 })
 
 test('a torn last line is cut off at opening, and left alone when only reading', async () => {

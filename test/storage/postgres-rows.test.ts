@@ -99,3 +99,33 @@ test.skipIf(!bin)('a database written by a newer flagd is refused with a sentenc
   await upgraded.close()
   await expect(openPostgresStore({ now: systemClock, url, dataDir })).rejects.toThrow('newer than this flagd understands')
 })
+
+/** A JSON value that counts how many times it is serialised (`toJSON` is not one of its fields). */
+class Counted {
+  static calls = 0
+  readonly size = 'large'
+  toJSON() {
+    Counted.calls++
+    return { size: this.size }
+  }
+}
+
+test.skipIf(!bin)('a commit serialises a row once for its row and its feed entry, its audit entry once', async () => {
+  const url = await server!.freshDatabase()
+  const dataDir = tempDir()
+  dirs.push(dataDir)
+  const store = await openPostgresStore({ now: systemClock, url, dataDir })
+  try {
+    const row = { ...sampleFlag('counted'), type: 'OBJECT' as const, defaultValue: new Counted() as unknown as Record<string, unknown> }
+    Counted.calls = 0
+    await store.transact(meta, (tx) => tx.put('flags', row))
+    expect(Counted.calls).toBe(2)
+    const [stored] = await store.sql`SELECT body FROM flagd_rows WHERE tbl = 'flags' AND id = ${row.id}`
+    const [fed] = await store.sql`SELECT after, meta FROM flagd_changes WHERE id = ${row.id}`
+    expect(stored.body.defaultValue).toEqual({ size: 'large' })
+    expect(fed.after.defaultValue).toEqual({ size: 'large' })
+    expect(fed.meta.requestId).toBe('req-1')
+  } finally {
+    await store.close()
+  }
+})

@@ -26,22 +26,20 @@ export interface ForeignParseOptions extends ParseOptions {
   refuseScheduled?: ((steps: readonly ScheduledImport[]) => string | undefined) | undefined
 }
 
-/** The flag (of `names`) a problem's field is about (`flags.<name>` or `flags.<name>.<field>`), or `undefined`. */
-function flagOf(field: string, names: readonly string[]): string | undefined {
-  let found: string | undefined
-  for (const name of names)
-    if ((field === `flags.${name}` || field.startsWith(`flags.${name}.`)) && (found === undefined || name.length > found.length))
-      found = name
-  return found
-}
-
-/** The segment a problem's field is about (`segments.<name>...`), among `names`, or `undefined`. */
-function segmentOf(field: string, names: readonly string[]): string | undefined {
-  let found: string | undefined
-  for (const name of names)
-    if ((field === `segments.${name}` || field.startsWith(`segments.${name}.`)) && (found === undefined || name.length > found.length))
-      found = name
-  return found
+/**
+ * The name (of `names`) a problem's field is about: `<head><name>` or `<head><name>.<field>`, the
+ * longest such name when several fit (names may hold dots), or `undefined`. Looked up by the field's
+ * prefixes, not by trying every name: a file may have thousands of flags refused at once.
+ */
+function ownerOf(field: string, head: string, names: ReadonlySet<string>): string | undefined {
+  if (!field.startsWith(head)) return undefined
+  const rest = field.slice(head.length)
+  if (names.has(rest)) return rest
+  for (let i = rest.lastIndexOf('.'); i !== -1; i = i === 0 ? -1 : rest.lastIndexOf('.', i - 1)) {
+    const name = rest.slice(0, i)
+    if (names.has(name)) return name
+  }
+  return undefined
 }
 
 /**
@@ -70,9 +68,15 @@ export function parseForeignDocument(
   }
   // changes a later time brings become scheduled change requests (docs/migrations.md#changes-a-later-time-brings);
   // a flag whose changes cannot is skipped whole rather than imported without them
-  for (const name of new Set(translated.scheduled.map((s) => s.flag)))
+  const stepsOf = new Map<string, ScheduledImport[]>()
+  for (const step of translated.scheduled) {
+    const steps = stepsOf.get(step.flag)
+    if (steps === undefined) stepsOf.set(step.flag, [step])
+    else steps.push(step)
+  }
+  for (const [name, steps] of stepsOf)
     if (Object.hasOwn(flags, name)) {
-      const reason = options.refuseScheduled?.(translated.scheduled.filter((s) => s.flag === name))
+      const reason = options.refuseScheduled?.(steps)
       if (reason === undefined) continue
       skipped.push({ name: originalKey(name), reason })
       delete flags[name]
@@ -93,14 +97,14 @@ export function parseForeignDocument(
       document.source = { environment: translated.environment ?? options.sourceEnvironment ?? '', version: '', createdAt: '', format }
       return { document, skipped, scheduled: translated.scheduled.filter((s) => document.flags.has(s.flag)) }
     }
-    const flagNames = Object.keys(flags)
-    const segmentNames = Object.keys(segments)
+    const flagNames = new Set(Object.keys(flags))
+    const segmentNames = new Set(Object.keys(segments))
     const refused = new Map<string, string[]>()
     let progress = false
     const left: FieldProblem[] = []
     for (const p of parsed.problems) {
-      const flag = flagOf(p.field, flagNames)
-      const segment = flag === undefined ? segmentOf(p.field, segmentNames) : undefined
+      const flag = ownerOf(p.field, 'flags.', flagNames)
+      const segment = flag === undefined ? ownerOf(p.field, 'segments.', segmentNames) : undefined
       if (flag !== undefined)
         refused.set(flag, [...(refused.get(flag) ?? []), `${p.field.slice(`flags.${flag}`.length + 1) || 'flag'}: ${p.reason}`])
       else if (segment !== undefined && Object.hasOwn(segments, segment)) {

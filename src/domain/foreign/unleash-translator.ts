@@ -7,6 +7,7 @@
 import type { FieldProblem } from '../errors.ts'
 import { validateDefinition } from '../flag-definition.ts'
 import { segmentRuleProblems } from '../flag-targeting-fields.ts'
+import { referencedSegments } from '../segment.ts'
 import { VARIANT_NAME } from '../variant-name.ts'
 import { foreignFlagNames } from './foreign-flag-name.ts'
 import type { ForeignTranslation, Translator } from './foreign-translation.ts'
@@ -83,7 +84,7 @@ export const translateUnleash: Translator = (raw, options) => {
     out.flags[name] = t.definition
     split ||= t.split
     for (const note of t.notes) warnings.push({ field: `flags.${name}`, reason: note })
-    for (const ref of JSON.stringify(t.definition.targeting ?? null).matchAll(/"\$ref":"([^"]+)"/g)) used.add(ref[1] as string)
+    for (const ref of referencedSegments(t.definition.targeting ?? null)) used.add(ref)
   }
   for (const n of used) if (segments.rules[n] !== undefined) out.segments[n] = segments.rules[n]
   if (split) warnings.push(PERCENTAGES)

@@ -48,3 +48,36 @@ test('a file the translator cannot read is refused whole with its problems', () 
     parseForeignDocument('flipt', {}, { nowMs: 0 }, { translate: () => ({ problems: [{ field: 'body', reason: 'no' }] }) })
   expect(unreadable).toThrow()
 })
+
+test('a refusal is charged to the longest flag name its field starts with (names may hold dots), each step to its own flag', () => {
+  const steps = (flag: string) => [
+    { flag, at: '2027-01-01T00:00:00.000Z', changes: { value: true } },
+    { flag, at: '2027-02-01T00:00:00.000Z', changes: { value: false } },
+  ]
+  const seen: string[][] = []
+  const out = parseForeignDocument(
+    'gofeatureflag',
+    {},
+    { nowMs: 0, refuseScheduled: (s) => (seen.push(s.map((x) => `${x.flag}@${x.at}`)), undefined) },
+    {
+      translate: () => ({
+        flags: {
+          app: { type: 'BOOLEAN', value: true, metadata: meta('app') },
+          'app.checkout': { type: 'INTEGER', value: 'seven', metadata: meta('app.checkout') },
+          'app.checkout.v2': { type: 'BOOLEAN', value: false, metadata: meta('app.checkout.v2') },
+        },
+        segments: {},
+        skipped: [],
+        warnings: [],
+        scheduled: [...steps('app'), ...steps('app.checkout.v2')],
+      }),
+    },
+  )
+  expect([...out.document.flags.keys()]).toEqual(['app', 'app.checkout.v2'])
+  expect(out.skipped.map((s) => s.name)).toEqual(['app.checkout'])
+  expect(seen).toEqual([
+    ['app@2027-01-01T00:00:00.000Z', 'app@2027-02-01T00:00:00.000Z'],
+    ['app.checkout.v2@2027-01-01T00:00:00.000Z', 'app.checkout.v2@2027-02-01T00:00:00.000Z'],
+  ])
+  expect(out.scheduled).toHaveLength(4)
+})
