@@ -17,6 +17,7 @@ import { EnvironmentsPage } from './environments-page.tsx'
 import { EvaluatePage } from './evaluate-page.tsx'
 import { FlagList } from './flag-list.tsx'
 import { FlagPage } from './flag-page.tsx'
+import { ShortcutsHelp } from './keyboard-shortcuts.tsx'
 import { MigrationsPage } from './migrations-page.tsx'
 import { NewFlag } from './new-flag.tsx'
 import { link, usePath } from './router.ts'
@@ -159,9 +160,10 @@ function App() {
         ) : page === 'environments' ? (
           <EnvironmentsPage canWrite={can('environment:write')} permissions={me.permissions} />
         ) : (
-          <FlagList canWrite={can('flag:write')} permissions={me.permissions} />
+          <FlagList canWrite={can('flag:write')} permissions={me.permissions} me={me.id} />
         )}
       </main>
+      <ShortcutsHelp />
     </div>
   )
 }
