@@ -113,10 +113,18 @@ test.skipIf(!chromium)('at 1440×900 at least 14 flag rows show above the fold, 
     }),
   )
   expect(rows.length).toBeGreaterThanOrEqual(60)
-  expect(rows.filter((r) => r.bottom <= 900).length).toBeGreaterThanOrEqual(14)
+  const fold = (await p.evaluate('window.innerHeight')) as number
+  expect(rows.filter((r) => r.bottom <= fold).length).toBeGreaterThanOrEqual(14)
   expect(Math.max(...rows.map((r) => r.height))).toBeLessThanOrEqual(56)
   expect(Math.min(...rows.map((r) => r.name))).toBeGreaterThanOrEqual(160)
   expect(await layoutWidth(p)).toBeLessThanOrEqual(1440)
+  // the counters and every filter fit the width: the filters on one line
+  await p.waitForFunction(`[...document.querySelectorAll('.counters a')].every((a) => /^\\d+ /.test(a.textContent))`)
+  const tops = await p.$$eval('.list-filters > *', (fields) => fields.map((f) => Math.round(f.getBoundingClientRect().top)))
+  expect(tops.length).toBeGreaterThanOrEqual(10)
+  expect(Math.max(...tops) - Math.min(...tops)).toBeLessThanOrEqual(8)
+  const strip = await p.$$eval('.counters a', (as) => as.map((a) => Math.round(a.getBoundingClientRect().top)))
+  expect(new Set(strip).size).toBe(1)
 })
 
 test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor at 390×844; axe-core clean on a phone', async () => {

@@ -1,8 +1,8 @@
 /**
- * The Flags page's filters, one row above the table (docs/ui.md#the-flags-table): search, type,
- * state, sort, the checkboxes (has rules, rolling out, pending review, needs your review, changed in
- * 24 h) and the lifecycle filters. Everything but the search lives in the address, so a filtered view
- * can be shared.
+ * The Flags page's filters, one row above the table (docs/ui.md#the-flags-table): type, state, the
+ * checkboxes (has rules, rolling out, pending review, needs your review, changed in 24 h) and the
+ * lifecycle filters; search, sort and the archive's link on the heading's line. Everything but the
+ * search lives in the address, so a filtered view can be shared.
  */
 
 import { TypeOptions } from './flag-fields.tsx'
@@ -74,15 +74,32 @@ function Check({ id, label, on, param, value = 'true' }: { id: string; label: st
   )
 }
 
-/** The row of filters; `owners` are the owners the flags have. */
-export function FlagFilters(props: { filters: ListFilters; owners: readonly string[]; query: string; onQuery: (q: string) => void }) {
-  const { filters: f, owners, query, onQuery } = props
+/** Search, sort and the archive's link: the heading's line, beside the counters. */
+export function ListTools({ sort, query, onQuery }: { sort: ListFilters['sort']; query: string; onQuery: (q: string) => void }) {
   return (
-    <div class="list-filters">
+    <div class="list-tools">
       <div class="field">
         <label for="search">Search flags</label>
         <input id="search" type="search" value={query} onInput={(e) => onQuery(e.currentTarget.value)} placeholder="name contains…" />
       </div>
+      <div class="field">
+        <label for="sort">Sort by</label>
+        <select id="sort" value={sort} onChange={(e) => setParams({ sort: e.currentTarget.value === 'changed' ? 'changed' : '' })}>
+          <option value="name">name, in groups</option>
+          <option value="changed">last change</option>
+        </select>
+      </div>
+      <a class="archived-link" {...link('?archived=true')}>
+        Archived flags
+      </a>
+    </div>
+  )
+}
+
+/** The row of filters; `owners` are the owners the flags have. */
+export function FlagFilters({ filters: f, owners }: { filters: ListFilters; owners: readonly string[] }) {
+  return (
+    <div class="list-filters">
       <div class="field">
         <label for="filter-type">Type</label>
         <select id="filter-type" value={f.type} onChange={(e) => setParams({ type: e.currentTarget.value })}>
@@ -93,18 +110,11 @@ export function FlagFilters(props: { filters: ListFilters; owners: readonly stri
       <div class="field">
         <label for="filter-state">State</label>
         <select id="filter-state" value={f.state} onChange={(e) => setParams({ state: e.currentTarget.value })}>
-          <option value="">enabled or disabled</option>
+          <option value="">any state</option>
           <option value="enabled">enabled</option>
           <option value="disabled">disabled</option>
           <option value="stale">stale (unused)</option>
-          <option value="old">potentially stale (old)</option>
-        </select>
-      </div>
-      <div class="field">
-        <label for="sort">Sort by</label>
-        <select id="sort" value={f.sort} onChange={(e) => setParams({ sort: e.currentTarget.value === 'changed' ? 'changed' : '' })}>
-          <option value="name">name, in groups</option>
-          <option value="changed">last change</option>
+          <option value="old">potentially stale</option>
         </select>
       </div>
       <Check id="filter-rules" label="Has rules" on={f.rules} param="rules" />
@@ -113,9 +123,6 @@ export function FlagFilters(props: { filters: ListFilters; owners: readonly stri
       <Check id="filter-review" label="Needs your review" on={f.review} param="review" />
       <Check id="filter-changed" label="Changed in 24 h" on={f.changed} param="changed" value="24h" />
       <LifecycleFilters value={f.life} owners={owners} onChange={(life) => setParams({ ...life })} />
-      <a class="archived-link" {...link('?archived=true')}>
-        Archived flags
-      </a>
     </div>
   )
 }

@@ -10,7 +10,7 @@ import { matchesFilter } from '../../domain/flag-lifecycle.ts'
 import { grants } from '../../domain/permission.ts'
 import { ArchivedFlags } from './archived-flags.tsx'
 import { changedLately, countsOf, FlagCounters, mayReview, rollingOut } from './flag-counters.tsx'
-import { FlagFilters, filtering, filtersOf } from './flag-filters.tsx'
+import { FlagFilters, filtering, filtersOf, ListTools } from './flag-filters.tsx'
 import { useFlagListData } from './flag-list-data.ts'
 import { FlagTable, type TableFlag, type Use } from './flag-table.tsx'
 import { flagTree } from './flag-tree.ts'
@@ -79,8 +79,9 @@ function LiveFlags({ permissions, me }: { permissions: readonly string[]; me: st
       <div class="flags-head">
         <h1>Flags</h1>
         <FlagCounters counts={counts} />
+        <ListTools sort={filters.sort} query={query} onQuery={setQuery} />
       </div>
-      <FlagFilters filters={filters} owners={owners} query={query} onQuery={setQuery} />
+      <FlagFilters filters={filters} owners={owners} />
       {error && (
         <p class="error" role="alert">
           {error}
