@@ -137,6 +137,13 @@ test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor a
     const phone = await suite.open('admin', 'admin-password', { width: 390, height: 844 })
     await phone.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="canary"]')
     expect(await layoutWidth(phone)).toBeLessThanOrEqual(390)
+    // the chosen environment's cell holds its whole switch, though group rows span the hidden columns too
+    const fits = await phone.$eval(`tr[data-flag="checkout/flag_0"] td.env-cell.chosen`, (td) => {
+      const cell = td.getBoundingClientRect()
+      const toggle = td.querySelector('[role="switch"]')?.getBoundingClientRect()
+      return toggle !== undefined && toggle.width > 0 && toggle.right <= cell.right
+    })
+    expect(fits).toBe(true)
     expect(await seriousViolations(phone)).toEqual([])
   } finally {
     for (const env of ['qa', 'canary']) await suite.ui.api('DELETE', `/api/environments/${env}`)
