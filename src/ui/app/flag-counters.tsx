@@ -3,46 +3,8 @@
  * each a count of what the person may see and a link to the table filtered by it.
  */
 
-import { holdsIn } from './environment-choice.ts'
-import type { ListedRequest } from './flag-list-data.ts'
-import type { TableFlag, Use } from './flag-table.tsx'
+import type { Counts } from './flag-counts.ts'
 import { link } from './router.ts'
-
-const DAY_MS = 86_400_000
-
-/** Whether person `me` may approve request `r`: open, not theirs, not approved by them yet, `flag:approve` in its environment. */
-export function mayReview(r: ListedRequest, me: string, permissions: readonly string[]): boolean {
-  return (
-    r.state === 'open' &&
-    r.author?.id !== me &&
-    !(r.approvals ?? []).some((a) => a.by?.id === me) &&
-    holdsIn(permissions, 'flag:approve', r.environment)
-  )
-}
-
-/** Whether flag `f` changed within 24 h of `at` (the browser's clock). */
-export const changedLately = (f: TableFlag, at: number): boolean => f.updatedAt !== undefined && at - Date.parse(f.updatedAt) <= DAY_MS
-
-/** Whether a rollout runs for flag `f` in the environment it was read in. */
-export const rollingOut = (f: TableFlag): boolean => f.rollout?.status === 'running'
-
-/** The four numbers the strip shows. */
-export interface Counts {
-  review: number
-  rolling: number
-  changed: number
-  stale: number
-}
-
-/** The counts of `flags` (the chosen environment's), `usage` and the requests `toReview`. */
-export function countsOf(flags: readonly TableFlag[], usage: ReadonlyMap<string, Use>, toReview: number, at: number): Counts {
-  return {
-    review: toReview,
-    rolling: flags.filter(rollingOut).length,
-    changed: flags.filter((f) => changedLately(f, at)).length,
-    stale: flags.filter((f) => usage.get(f.name)?.stale === true).length,
-  }
-}
 
 /** The filter each counter links to: its query parameter and value. */
 export const COUNTER_FILTERS = {

@@ -8,17 +8,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
+import type { ListedRequest } from './flag-counts.ts'
 import type { EnvironmentColumn, TableFlag, Use } from './flag-table.tsx'
 import { listenForChanges } from './live.ts'
-
-/** A change request as the Flags page needs it. */
-export type ListedRequest = {
-  environment: string
-  state: string
-  author?: { id?: string }
-  approvals?: { by?: { id?: string } }[]
-  changes: { flag: string }[]
-}
 
 /** Request states that mark a flag `pending` in its environment's column (docs/ui.md#the-flags-table). */
 const PENDING = new Set(['open', 'approved', 'scheduled'])
