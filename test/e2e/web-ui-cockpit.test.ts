@@ -95,6 +95,12 @@ test.skipIf(!chromium)('the Flags page is a table with a column per environment;
   expect((await cellOf(p, 'cells/ramp', 'development')).text).toMatch(/\d+%$/)
   expect((await cellOf(p, 'checkout/flag_1', 'production')).text).toContain('pending')
   expect((await cellOf(p, 'checkout/flag_1', 'staging')).text).not.toContain('pending')
+  // a long value leaves its chips in sight
+  const chip = await p.$eval(`tr[data-flag="cells/banner"] td[data-environment="production"]`, (td) => {
+    const pending = td.querySelector('.chip.pending')?.getBoundingClientRect()
+    return pending !== undefined && pending.width > 0 && pending.right <= td.getBoundingClientRect().right
+  })
+  expect(chip).toBe(true)
   // groups are rows that close and open
   await p.click('tr[data-group="checkout"] button')
   await p.waitForFunction(`document.querySelector('tr[data-flag="checkout/flag_0"]')?.checkVisibility() === false`)
