@@ -54,10 +54,11 @@ export interface UsageService {
   /** `GET /api/flags/{name}/usage`: since `since` (ISO 8601; 30 days ago when absent), in environment `env` (default: the default one). */
   flagUsage(principal: Principal, name: string, since?: string, env?: string): Promise<FlagUsage>
   /**
-   * `GET /api/usage`: every visible flag over the last 30 days, in name order, counted in
-   * environment `env` (default: the default one), `stale` when unused in every environment.
+   * `GET /api/usage`: every visible flag since `since` (ISO 8601; 30 days ago when absent), in name
+   * order, counted in environment `env` (default: the default one), `stale` when unused in every
+   * environment (whatever `since` says: docs/api.md#usage).
    */
-  list(principal: Principal, env?: string): Promise<UsageSummary[]>
+  list(principal: Principal, env?: string, since?: string): Promise<UsageSummary[]>
   /** Writes the counts kept in memory (the timer does it once a minute; shutdown once more). */
   flush(): Promise<void>
   /** The counts not yet handed to `onCounted`, by flag name (a metrics scrape adds them). */
@@ -159,6 +160,15 @@ export function createUsageService(deps: UsageDeps): UsageService {
     return env === undefined || env === deps.environment ? undefined : env
   }
 
+  /** `since` as epoch ms (30 days ago when absent); `400` naming the field when it is no real instant. */
+  const sinceOf = (since: string | undefined): number => {
+    if (since === undefined) return now() - USAGE_RETENTION_DAYS * DAY_MS
+    const parsed = parseIsoInstant(since)
+    if (parsed === undefined)
+      throw new InvalidError('since must be an ISO 8601 date or date-time (2026-11-01T00:00:00Z)', 'since', 'must be an ISO 8601 date-time')
+    return parsed
+  }
+
   return {
     pendingCounts: () => byName(counter.peek()),
 
@@ -166,32 +176,24 @@ export function createUsageService(deps: UsageDeps): UsageService {
       const key = environmentKey(principal, env)
       const flag = canSeeFlag(principal, name) ? store.committed().flags.get(name) : undefined
       if (!flag) throw new NotFoundError(`no flag named ${JSON.stringify(name)}`)
-      let sinceMs = now() - USAGE_RETENTION_DAYS * DAY_MS
-      if (since !== undefined) {
-        const parsed = parseIsoInstant(since)
-        if (parsed === undefined)
-          throw new InvalidError(
-            'since must be an ISO 8601 date or date-time (2026-11-01T00:00:00Z)',
-            'since',
-            'must be an ISO 8601 date-time',
-          )
-        sinceMs = parsed
-      }
-      const buckets = await bucketsSince(sinceMs, [usageKey(flag.id, key)])
+      const buckets = await bucketsSince(sinceOf(since), [usageKey(flag.id, key)])
       return flagUsageOf(flag.name, buckets, syncedAt(flag.name, key ?? ''), deps.heldNow?.(key ?? '', flag.name) ?? false)
     },
 
-    async list(principal, env) {
+    async list(principal, env, since) {
       const key = environmentKey(principal, env)
       const at = now()
-      const buckets = await bucketsSince(at - USAGE_RETENTION_DAYS * DAY_MS)
+      const sinceMs = sinceOf(since)
+      const counted = hourOf(sinceMs)
+      // every kept day is read: `stale` does not depend on `since`
+      const buckets = await bucketsSince(Math.min(at - USAGE_RETENTION_DAYS * DAY_MS, sinceMs))
       // counts of the environment asked about; the last use in any environment decides `stale`
       const byFlag = new Map<string, { total: number; last: string | null }>()
       const lastAnywhere = new Map<string, string>()
       for (const b of buckets) {
         const id = flagIdOfKey(b.flagId)
         if (!(lastAnywhere.get(id) !== undefined && (lastAnywhere.get(id) as string) >= b.lastAt)) lastAnywhere.set(id, b.lastAt)
-        if (b.flagId !== usageKey(id, key)) continue
+        if (b.flagId !== usageKey(id, key) || b.hour < counted) continue
         const known = byFlag.get(id) ?? { total: 0, last: null }
         known.total += b.count
         if (known.last === null || b.lastAt > known.last) known.last = b.lastAt

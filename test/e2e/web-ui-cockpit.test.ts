@@ -6,7 +6,17 @@
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
-import { checkByLabel, clickButton, fillByLabel, layoutWidth, selectByLabel, seriousViolations, switchOf } from '../helpers/ui-driver.ts'
+import {
+  checkByLabel,
+  clickButton,
+  fillByLabel,
+  layoutWidth,
+  selectByLabel,
+  seriousViolations,
+  sessionOf,
+  switchOf,
+  waitForSwitch,
+} from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(90_000)
@@ -45,6 +55,17 @@ const suite = browserSuite('ui-cockpit', async (ui) => {
     changes: [{ flag: 'checkout/flag_1', set: { value: true } }],
   })
   expect(request.status).toBe(201)
+  // another person's request the admin may approve: the one `Needs your review` counts
+  const dev = { username: 'dev', password: 'dev-password-1', permissions: ['flag:read', 'flag:write'] }
+  expect((await ui.api('POST', '/api/users', dev)).status).toBe(201)
+  const devToken = await sessionOf(ui.d.url, dev.username, dev.password)
+  const devs = await ui.api(
+    'POST',
+    '/api/change-requests',
+    { environment: 'production', title: 'A shorter banner', changes: [{ flag: 'cells/banner', set: { value: 'hi' } }] },
+    devToken,
+  )
+  expect(devs.status).toBe(201)
 })
 const chromium = suite.chromium
 
@@ -62,7 +83,7 @@ test.skipIf(!chromium)('the Flags page is a table with a column per environment;
   const heads = await p.$$eval('table.flag-table thead th', (ths) => ths.map((th) => th.textContent ?? ''))
   expect(heads.slice(0, 3)).toEqual(['Name', 'Type', 'Targeting'])
   expect(heads).toContain('production protected · 2')
-  expect(heads.slice(-2)).toEqual(['Uses (30 days)', 'Last changed'])
+  expect(heads.slice(-2)).toEqual(['Uses (7 days)', 'Last changed'])
   expect(await p.$eval('[role="table"], table', (t) => t.tagName)).toBe('TABLE')
   // a switch per environment, named after the flag and the environment
   for (const env of ['development', 'staging', 'production']) await p.waitForSelector(switchOf(`checkout/flag_0 in ${env}`))
@@ -74,6 +95,12 @@ test.skipIf(!chromium)('the Flags page is a table with a column per environment;
   expect((await cellOf(p, 'cells/ramp', 'development')).text).toMatch(/\d+%$/)
   expect((await cellOf(p, 'checkout/flag_1', 'production')).text).toContain('pending')
   expect((await cellOf(p, 'checkout/flag_1', 'staging')).text).not.toContain('pending')
+  // a long value leaves its chips in sight
+  const chip = await p.$eval(`tr[data-flag="cells/banner"] td[data-environment="production"]`, (td) => {
+    const pending = td.querySelector('.chip.pending')?.getBoundingClientRect()
+    return pending !== undefined && pending.width > 0 && pending.right <= td.getBoundingClientRect().right
+  })
+  expect(chip).toBe(true)
   // groups are rows that close and open
   await p.click('tr[data-group="checkout"] button')
   await p.waitForFunction(`document.querySelector('tr[data-flag="checkout/flag_0"]')?.checkVisibility() === false`)
@@ -92,10 +119,18 @@ test.skipIf(!chromium)('at 1440×900 at least 14 flag rows show above the fold, 
     }),
   )
   expect(rows.length).toBeGreaterThanOrEqual(60)
-  expect(rows.filter((r) => r.bottom <= 900).length).toBeGreaterThanOrEqual(14)
+  const fold = (await p.evaluate('window.innerHeight')) as number
+  expect(rows.filter((r) => r.bottom <= fold).length).toBeGreaterThanOrEqual(14)
   expect(Math.max(...rows.map((r) => r.height))).toBeLessThanOrEqual(56)
   expect(Math.min(...rows.map((r) => r.name))).toBeGreaterThanOrEqual(160)
   expect(await layoutWidth(p)).toBeLessThanOrEqual(1440)
+  // the counters and every filter fit the width: the filters on one line
+  await p.waitForFunction(`[...document.querySelectorAll('.counters a')].every((a) => /^\\d+ /.test(a.textContent))`)
+  const tops = await p.$$eval('.list-filters > *', (fields) => fields.map((f) => Math.round(f.getBoundingClientRect().top)))
+  expect(tops.length).toBeGreaterThanOrEqual(10)
+  expect(Math.max(...tops) - Math.min(...tops)).toBeLessThanOrEqual(8)
+  const strip = await p.$$eval('.counters a', (as) => as.map((a) => Math.round(a.getBoundingClientRect().top)))
+  expect(new Set(strip).size).toBe(1)
 })
 
 test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor at 390×844; axe-core clean on a phone', async () => {
@@ -108,6 +143,13 @@ test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor a
     const phone = await suite.open('admin', 'admin-password', { width: 390, height: 844 })
     await phone.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="canary"]')
     expect(await layoutWidth(phone)).toBeLessThanOrEqual(390)
+    // the chosen environment's cell holds its whole switch, though group rows span the hidden columns too
+    const fits = await phone.$eval(`tr[data-flag="checkout/flag_0"] td.env-cell.chosen`, (td) => {
+      const cell = td.getBoundingClientRect()
+      const toggle = td.querySelector('[role="switch"]')?.getBoundingClientRect()
+      return toggle !== undefined && toggle.width > 0 && toggle.right <= cell.right
+    })
+    expect(fits).toBe(true)
     expect(await seriousViolations(phone)).toEqual([])
   } finally {
     for (const env of ['qa', 'canary']) await suite.ui.api('DELETE', `/api/environments/${env}`)
@@ -144,4 +186,100 @@ test.skipIf(!chromium)('filters are kept in the address: a new tab opens the sam
   expect(await tab.evaluate('location.href')).toBe(address)
   await tab.close()
   await selectByLabel(p, 'Environment', 'development')
+})
+
+/** The counters' accessible names, in order. */
+const counterNames = (p: Page) => p.$$eval('.counters a', (as) => as.map((a) => (a.textContent ?? '').replace(/\s+/g, ' ').trim()))
+
+test.skipIf(!chromium)('four counters above the table, each a link to the table filtered by it', async () => {
+  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  await p.waitForSelector('tr[data-flag="cells/ramp"]')
+  await p.waitForFunction(`[...document.querySelectorAll('.counters a')].every((a) => /^\\d+ /.test(a.textContent))`)
+  // the admin's own request is not theirs to review; dev's is
+  expect(await counterNames(p)).toEqual(['1 Needs your review', '1 Rolling out', '64 Changed in 24 h', '0 Stale'])
+  const follow = async (counter: string, search: string, rows: number) => {
+    await p.click(`.counters a[data-counter="${counter}"]`)
+    await p.waitForFunction(`location.search === '${search}' && document.querySelectorAll('tr.flag').length === ${rows}`)
+  }
+  await follow('review', '?review=true', 1)
+  expect(await shownFlags(p)).toEqual(['cells/banner'])
+  expect(await p.$eval('#filter-review', (box) => (box as unknown as { checked: boolean }).checked)).toBe(true)
+  await follow('rolling', '?rolling=true', 1)
+  expect(await shownFlags(p)).toEqual(['cells/ramp'])
+  await follow('changed', '?changed=24h', 64)
+  await p.click('.counters a[data-counter="stale"]')
+  await p.waitForFunction(`location.search === '?state=stale'`)
+  await p.waitForSelector('tr.flag', { hidden: true })
+  expect(await p.$eval('#filter-state', (s) => (s as unknown as { value: string }).value)).toBe('stale')
+  expect(await seriousViolations(p)).toEqual([])
+})
+
+test.skipIf(!chromium)('Changed in 24 h counts by the browser clock: a day and more later nothing changed lately', async () => {
+  const tab = suite.track(await suite.ui.browser.newPage())
+  await tab.evaluateOnNewDocument(() => {
+    const real = Date.now
+    Date.now = () => real() + 25 * 3_600_000
+  })
+  await tab.setViewport({ width: 1440, height: 900 })
+  await tab.goto(`${suite.ui.d.url}/ui/`)
+  await fillByLabel(tab, 'Username', 'admin')
+  await fillByLabel(tab, 'Password', 'admin-password')
+  await clickButton(tab, 'Sign in')
+  await tab.waitForSelector('tr[data-flag="cells/ramp"]')
+  await tab.waitForFunction(`[...document.querySelectorAll('.counters a')].every((a) => /^\\d+ /.test(a.textContent))`)
+  expect((await counterNames(tab))[2]).toBe('0 Changed in 24 h')
+})
+
+test.skipIf(!chromium)('keyboard: ? lists the shortcuts, / searches, j and k move between rows, t toggles the switch', async () => {
+  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  await p.waitForSelector('tr[data-flag="cells/ramp"]')
+  // ? opens a named dialog; Escape closes it and focus goes back
+  await p.focus('a.archived-link')
+  await p.keyboard.type('?')
+  const dialog = await p.waitForSelector('dialog[open]')
+  expect(
+    await p.evaluate(`document.getElementById(document.querySelector('dialog[open]').getAttribute('aria-labelledby')).textContent`),
+  ).toBe('Keyboard shortcuts')
+  expect(await dialog!.evaluate((d) => d.textContent)).toContain('j')
+  expect(await seriousViolations(p)).toEqual([])
+  await p.keyboard.press('Escape')
+  await p.waitForSelector('dialog[open]', { hidden: true })
+  expect(await p.evaluate('document.activeElement?.className')).toBe('archived-link')
+  // / focuses the search; keys typed there are text
+  await p.keyboard.type('/')
+  expect(await p.evaluate('document.activeElement?.id')).toBe('search')
+  await p.keyboard.type('jk')
+  expect(await p.$eval('#search', (i) => (i as unknown as { value: string }).value)).toBe('jk')
+  await fillByLabel(p, 'Search flags', '')
+  await p.evaluate('document.activeElement.blur()')
+  const focused = () => p.evaluate(`document.activeElement?.getAttribute('data-flag') ?? null`)
+  const visible = (await p.evaluate(
+    `[...document.querySelectorAll('tr.flag')].filter((tr) => !tr.hidden).map((tr) => tr.getAttribute('data-flag'))`,
+  )) as string[]
+  await p.keyboard.press('j')
+  expect(await focused()).toBe(visible[0] ?? '')
+  await p.keyboard.press('j')
+  await p.keyboard.press('j')
+  await p.keyboard.press('k')
+  expect(await focused()).toBe(visible[1] ?? '')
+  expect(await p.evaluate('getComputedStyle(document.activeElement).outlineStyle')).not.toBe('none')
+  // with a modifier the key is the browser's
+  await p.keyboard.down('Control')
+  await p.keyboard.press('j')
+  await p.keyboard.up('Control')
+  expect(await focused()).toBe(visible[1] ?? '')
+  // t clicks the focused row's switch in the chosen environment (development)
+  const name = visible[1] as string
+  const was = await p.$eval(switchOf(`${name} in development`), (s) => s.getAttribute('aria-checked') === 'true')
+  await p.keyboard.press('t')
+  await waitForSwitch(p, `${name} in development`, !was)
+  const stored = (await (await suite.ui.api('GET', `/api/flags/${name}`)).json()) as { value: boolean }
+  expect(stored.value).toBe(!was)
+  await p.keyboard.press('t')
+  await waitForSwitch(p, `${name} in development`, was)
+  // ? works on every page
+  await p.goto(`${suite.ui.d.url}/ui/change-requests`)
+  await p.waitForSelector('h1')
+  await p.keyboard.type('?')
+  await p.waitForSelector('dialog[open]')
 })

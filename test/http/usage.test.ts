@@ -226,3 +226,20 @@ test("a reader of one environment reads a flag's usage there (the route no longe
   // and the default environment's stays closed to it
   expect((await a.req('GET', '/api/flags/u/env/usage', { token: reader.token })).status).toBe(403)
 })
+
+test('GET /api/usage?since= counts from then on; a bad since is a 400 naming it', async () => {
+  const a = await app()
+  await a.req('POST', '/api/flags', { token: a.adminToken, body: { name: 'week', type: 'INTEGER', value: 1 } })
+  expect((await ofrep(a, 'week', {})).status).toBe(200)
+  const past = await a.req('GET', '/api/usage?since=2026-01-01', { token: a.adminToken })
+  expect(past.status).toBe(200)
+  expect(past.body).toMatchObject([{ name: 'week', total: 1 }])
+  const later = new Date(Date.now() + 2 * 3_600_000).toISOString()
+  expect((await a.req('GET', `/api/usage?since=${later}`, { token: a.adminToken })).body).toMatchObject([
+    { name: 'week', total: 0, lastEvaluatedAt: null, stale: false },
+  ])
+  for (const bad of ['yesterday', '2026-02-31', '2026-11-27T10:00:00']) {
+    const answer = await a.req('GET', `/api/usage?since=${bad}`, { token: a.adminToken })
+    expect([bad, answer.status, answer.body.error?.details?.field]).toEqual([bad, 400, 'since'])
+  }
+})

@@ -66,3 +66,40 @@ test('a read during a slow write counts each evaluation once; a failed write kee
     await usage.stop()
   }
 })
+
+test('the usage list counts since `since` (default 30 days); `stale` still looks at every kept day; a bad since changes nothing', async () => {
+  const at = Date.parse('2026-12-01T12:00:00Z')
+  const day = 86_400_000
+  const bucket = (daysAgo: number, count: number) => {
+    const when = new Date(at - daysAgo * day).toISOString()
+    return { flagId: 'flg_1', hour: `${when.slice(0, 13)}:00:00.000Z`, variant: 'on', reason: 'STATIC', count, lastAt: when }
+  }
+  const rows: UsageBucket[] = [bucket(20, 5), bucket(2, 3)]
+  const log: UsageLog = {
+    add: async () => {},
+    read: async (since) => rows.filter((r) => r.hour >= since),
+    prune: async () => {},
+    close() {},
+  }
+  const old = { ...flag, updatedAt: new Date(at - 60 * day).toISOString() } as Flag
+  const oldStore = { committed: () => ({ flags: new Map([['f', old]]), environments: new Map() }) } as unknown as Store
+  const usage = createUsageService({
+    store: oldStore,
+    log,
+    counter: new UsageCounter(() => at, 'development'),
+    environment: 'development',
+    staleDays: 10,
+    now: () => at,
+  })
+  const cli = systemPrincipal('cli')
+  try {
+    expect(await usage.list(cli)).toMatchObject([{ name: 'f', total: 8, stale: false }])
+    const week = await usage.list(cli, undefined, new Date(at - 7 * day).toISOString())
+    expect(week).toMatchObject([{ name: 'f', total: 3, lastEvaluatedAt: new Date(at - 2 * day).toISOString(), stale: false }])
+    expect(await usage.list(cli, undefined, '2026-11-30')).toMatchObject([{ total: 0, lastEvaluatedAt: null, stale: false }])
+    for (const bad of ['yesterday', '2026-02-31', '2026-11-27T10:00:00'])
+      expect(usage.list(cli, undefined, bad)).rejects.toMatchObject({ details: { field: 'since' } })
+  } finally {
+    await usage.stop()
+  }
+})

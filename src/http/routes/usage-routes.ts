@@ -9,7 +9,7 @@ import { NotFoundError } from '../../domain/errors.ts'
 import type { FlagService } from '../../services/flag-service.ts'
 import type { UsageService } from '../../services/usage-service.ts'
 import { type RouteSpec, route } from '../route-spec.ts'
-import { ENVIRONMENT_PARAM, EnvironmentQuery } from '../schemas/common-schemas.ts'
+import { ENVIRONMENT_PARAM } from '../schemas/common-schemas.ts'
 import { ref } from '../schemas/flag-schemas.ts'
 import { FLAG_NAME, flagNameFromPath, readFlagAnswer } from './flag-routes.ts'
 
@@ -71,15 +71,15 @@ export function usageRoutes(deps: UsageRouteDeps): RouteSpec[] {
       path: '/api/usage',
       compress: true,
       permission: 'flag:read',
-      query: EnvironmentQuery,
-      handle: (c) => deps.usage.list(c.auth, c.query.environment),
+      query: UsageQuery,
+      handle: (c) => deps.usage.list(c.auth, c.query.environment, c.query.since),
       docs: {
         summary: 'Usage of every flag',
         operationId: 'listUsage',
         tag: 'flags',
         access: 'flag:read',
         description:
-          'Every flag the caller may see, in name order, with its evaluations over the last 30 days in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays).',
+          'Every flag the caller may see, in name order, with its evaluations since `since` (default: the last 30 days) in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays, whatever `since` says).',
         success: { status: 200, schema: { type: 'array', items: ref('UsageSummary') }, description: 'The usage of every flag' },
         errors: [400],
       },

@@ -90,7 +90,8 @@ function FlagRow(props: RowProps & { flag: TableFlag; shownName: string; hidden:
   const use = usage.get(f.name)
   const summary = targetingSummary(f.targeting)
   return (
-    <tr class="flag" data-flag={f.name} hidden={hidden}>
+    // focusable by script only: `j`/`k` move between rows (docs/ui.md#flags-page-counters-and-shortcuts)
+    <tr class="flag" data-flag={f.name} hidden={hidden} tabIndex={-1}>
       <th scope="row" class="what" style={depth ? { paddingLeft: `${0.5 + depth}rem` } : undefined}>
         <a class="name" {...link(`flags/${f.name}`)}>
           {shownName}
@@ -190,7 +191,7 @@ export function FlagTable(props: TableProps) {
               </th>
             ))}
             <th scope="col" class="opt col-uses">
-              Uses (30 days)
+              Uses (7 days)
             </th>
             <th scope="col" class="opt col-changed">
               Last changed

@@ -18,6 +18,7 @@ import { EnvironmentsPage } from './environments-page.tsx'
 import { EvaluatePage } from './evaluate-page.tsx'
 import { FlagList } from './flag-list.tsx'
 import { FlagPage } from './flag-page.tsx'
+import { ShortcutsHelp } from './keyboard-shortcuts.tsx'
 import { MigrationsPage } from './migrations-page.tsx'
 import { NewFlag } from './new-flag.tsx'
 import { ReviewHost } from './review-dialog.tsx'
@@ -165,10 +166,11 @@ function App() {
         ) : page === 'environments' ? (
           <EnvironmentsPage canWrite={can('environment:write')} permissions={me.permissions} />
         ) : (
-          <FlagList canWrite={can('flag:write')} permissions={me.permissions} />
+          <FlagList canWrite={can('flag:write')} permissions={me.permissions} me={me.id} />
         )}
       </main>
       <ReviewHost permissions={me.permissions} />
+      <ShortcutsHelp />
     </div>
   )
 }

@@ -979,7 +979,7 @@ export interface paths {
          * Usage of every flag
          * @description Requires permission `flag:read`.
          *
-         *     Every flag the caller may see, in name order, with its evaluations over the last 30 days in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays).
+         *     Every flag the caller may see, in name order, with its evaluations since `since` (default: the last 30 days) in the environment asked about (default: the default one) and whether it is stale (neither evaluated in any environment nor changed for usage.staleDays, whatever `since` says).
          */
         get: operations["listUsage"];
         put?: never;
@@ -7944,6 +7944,7 @@ export interface operations {
     listUsage: {
         parameters: {
             query?: {
+                since?: string;
                 environment?: string;
             };
             header?: never;
