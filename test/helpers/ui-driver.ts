@@ -217,6 +217,18 @@ export async function seriousViolations(p: Page): Promise<string[]> {
   })
 }
 
+/**
+ * Every accessibility problem axe-core finds on the page as it is now, of any impact (minor and
+ * moderate too): docs/ui.md#everywhere holds the UI to none at all.
+ */
+export async function allViolations(p: Page): Promise<string[]> {
+  if (!(await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object'))) await p.evaluate(AXE)
+  return p.evaluate(async () => {
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+  })
+}
+
 /** What the page's clipboard holds (the browser context must have been granted clipboard-read). */
 export const clipboardText = (p: Page) => p.evaluate(() => navigator.clipboard.readText())
 
