@@ -187,22 +187,3 @@ test.skipIf(!chromium)('the sweep sees what it looks for: a minor violation, a p
   expect(found.sideways.length).toBeGreaterThan(0)
   expect(found.loud.map((l) => l.split(':')[0])).toEqual(['Delete everything'])
 })
-
-test.skipIf(!chromium)('a destructive button is outlined until its confirmation, which is filled', async () => {
-  const p = await suite.open('admin', 'admin-password', DESKTOP)
-  await p.goto(`${suite.ui.d.url}/ui/users`)
-  await waitForText(p, 'Add a user')
-  const look = (name: string) =>
-    p.evaluate(
-      `(() => { const b = [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent.trim()) === ${JSON.stringify(name)});
-        const s = getComputedStyle(b); return { fill: s.backgroundColor, border: s.borderTopStyle + ' ' + s.borderTopColor, text: s.color } })()`,
-    ) as Promise<{ fill: string; border: string; text: string }>
-  const before = await look('Delete viewer')
-  expect(before.fill).toBe('rgb(255, 255, 255)') // the surface it sits on
-  expect(before.border).toBe(`solid ${before.text}`) // an outline in the danger colour of its text
-  await clickButton(p, 'Delete viewer')
-  const asking = await look('Delete viewer for good')
-  expect(asking.fill).not.toBe('rgb(255, 255, 255)')
-  expect(asking.fill).toBe(before.text) // filled with the danger colour only now
-  await clickButton(p, 'Keep it')
-})

@@ -205,6 +205,7 @@ declare const axe: { run(context: unknown, options: unknown): Promise<AxeResults
  * The serious and critical accessibility problems axe-core finds on the page as it is now. axe is
  * injected through DevTools evaluation, which the page's CSP (no inline script) does not govern,
  * once per loaded document.
+ * @deprecated the UI holds to no violation of any impact: use `allViolations`.
  */
 export async function seriousViolations(p: Page): Promise<string[]> {
   // injected once per loaded document: a second check of the same page (another width) reuses it
