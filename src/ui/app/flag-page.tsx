@@ -12,6 +12,7 @@ import { grants } from '../../domain/permission.ts'
 import { api, messageOf } from './api.ts'
 import { describeChange, type Entry } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import { EnvironmentStates } from './environment-states.tsx'
 import { bodyOf, type Draft, draftOf, FlagFields } from './flag-fields.tsx'
 import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
@@ -249,7 +250,10 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
           <li key={e.id}>
             <span>
               {localTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision} ·{' '}
-              <span class={e.environment ? 'chip env' : 'chip'}>{e.environment ? `in ${e.environment}` : 'every environment'}</span>
+              <span class={e.environment ? 'chip env' : 'chip'}>
+                {e.environment && <EnvironmentSwatch name={e.environment} />}
+                {e.environment ? `in ${e.environment}` : 'every environment'}
+              </span>
             </span>
             <span class="diff">{describeChange(e)}</span>
             {canWrite && e.after && e.revision !== flag.revision && (
