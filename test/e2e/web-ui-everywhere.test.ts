@@ -85,7 +85,7 @@ const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void> }
       await waitForText(p, 'What it changes in')
     },
   },
-  { path: 'environments', ready: 'New environment' },
+  { path: 'environments', ready: 'where releases are tried' },
   { path: 'account', ready: 'Change your password' },
   { path: '?archived=true', ready: '[data-flag="profile/old_avatar"]' },
 ]
@@ -132,10 +132,10 @@ async function problemsOn(p: Page, width: number): Promise<{ violations: string[
 const anything = (found: { violations: string[]; sideways: string[]; loud: string[] }) =>
   found.violations.length + found.sideways.length + found.loud.length > 0
 
-test.skipIf(!chromium)('every page at 1440×900 and 390×844: no axe-core violation of any impact, no sideways scroll', async () => {
-  const p = await suite.open('admin', 'admin-password', DESKTOP)
+/** Visits each of `pages` in `p` and answers what is wrong on each at both sizes, by page and width. */
+async function sweep(p: Page, pages: typeof PAGES): Promise<Record<string, unknown>> {
   const found: Record<string, unknown> = {}
-  for (const { path, ready, first } of PAGES) {
+  for (const { path, ready, first } of pages) {
     await p.setViewport(DESKTOP)
     await p.goto(`${suite.ui.d.url}/ui/${path}`)
     await (ready.startsWith('[') ? p.waitForSelector(ready) : waitForText(p, ready))
@@ -147,6 +147,11 @@ test.skipIf(!chromium)('every page at 1440×900 and 390×844: no axe-core violat
       if (anything(problems)) found[`/ui/${path} at ${viewport.width}`] = problems
     }
   }
+  return found
+}
+
+test.skipIf(!chromium)('every page at 1440×900 and 390×844: no axe-core violation of any impact, no sideways scroll', async () => {
+  const found = await sweep(await suite.open('admin', 'admin-password', DESKTOP), PAGES)
   const signIn = suite.track(await suite.ui.browser.newPage())
   await signIn.goto(`${suite.ui.d.url}/ui/`)
   await waitForText(signIn, 'Sign in')
@@ -158,15 +163,28 @@ test.skipIf(!chromium)('every page at 1440×900 and 390×844: no axe-core violat
   expect(found).toEqual({})
 })
 
-test.skipIf(!chromium)('the Flags table at a desktop and a phone width (docs/ui.md screenshots)', async () => {
-  const p = await suite.open('admin', 'admin-password', DESKTOP)
-  await p.waitForSelector('[data-flag="search/limits"]')
-  const shots = process.env.TEST_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dir, '../../docs/screenshots') : null
-  if (shots) await p.screenshot({ path: join(shots, 'flags-desktop.png') })
-  await p.setViewport(PHONE)
-  expect(await layoutWidth(p)).toBeLessThanOrEqual(PHONE.width)
-  if (shots) await p.screenshot({ path: join(shots, 'flags-phone.png') })
+test.skipIf(!chromium)('the pages of a person who may only read: the same at both sizes (switches they cannot use)', async () => {
+  const reader = PAGES.filter((page) => ['', 'flags/checkout/new_flow', 'segments', 'environments', 'account'].includes(page.path))
+  expect(await sweep(await suite.open('viewer', 'viewer-password', DESKTOP), reader)).toEqual({})
 })
+
+test.skipIf(!chromium)(
+  'the Flags table at a desktop and a phone width, the chosen environment readable (docs/ui.md screenshots)',
+  async () => {
+    const p = await suite.open('admin', 'admin-password', DESKTOP)
+    await p.waitForSelector('[data-flag="search/limits"]')
+    const shots = process.env.TEST_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dir, '../../docs/screenshots') : null
+    if (shots) await p.screenshot({ path: join(shots, 'flags-desktop.png') })
+    await p.setViewport(PHONE)
+    expect(await layoutWidth(p)).toBeLessThanOrEqual(PHONE.width)
+    // on a phone the name and the chosen environment's cell share the table: the cell is readable
+    const chosen = (await p.evaluate(
+      `document.querySelector('.flag-table thead th.env-head.chosen').getBoundingClientRect().width`,
+    )) as number
+    expect(chosen).toBeGreaterThanOrEqual(100)
+    if (shots) await p.screenshot({ path: join(shots, 'flags-phone.png') })
+  },
+)
 
 test.skipIf(!chromium)('the sweep sees what it looks for: a minor violation, a page too wide, a filled Delete button', async () => {
   const p = await suite.open('admin', 'admin-password', PHONE)
