@@ -9,7 +9,7 @@
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
-import { allViolations, clickButton, layoutWidth, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, clickButton, layoutWidth, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(180_000)
@@ -88,6 +88,16 @@ const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void> }
   { path: 'environments', ready: 'where releases are tried' },
   { path: 'account', ready: 'Change your password' },
   { path: '?archived=true', ready: '[data-flag="profile/old_avatar"]' },
+  // the protected environment chosen: writes become requests (the choice stays for the pages after)
+  {
+    path: 'flags/checkout/new_flow',
+    ready: 'History',
+    first: async (p) => {
+      await selectByLabel(p, 'Environment', 'production')
+      await waitForText(p, 'History')
+    },
+  },
+  { path: '', ready: '[data-flag="search/limits"]' },
 ]
 
 /** The innermost elements that reach past the right edge of the viewport (what makes a page scroll sideways). */
@@ -144,7 +154,8 @@ async function sweep(p: Page, pages: typeof PAGES): Promise<Record<string, unkno
     for (const viewport of [DESKTOP, PHONE]) {
       await p.setViewport(viewport)
       const problems = await problemsOn(p, viewport.width)
-      if (anything(problems)) found[`/ui/${path} at ${viewport.width}`] = problems
+      const env = await p.$eval('#environment', (select) => (select as unknown as { value: string }).value).catch(() => '')
+      if (anything(problems)) found[`/ui/${path} in ${env} at ${viewport.width}`] = problems
     }
   }
   return found
@@ -173,6 +184,8 @@ test.skipIf(!chromium)(
   async () => {
     const p = await suite.open('admin', 'admin-password', DESKTOP)
     await p.waitForSelector('[data-flag="search/limits"]')
+    await selectByLabel(p, 'Environment', 'development') // the sweep leaves production chosen
+    await p.waitForSelector('tr[data-flag="search/limits"] td.env-cell.chosen[data-environment="development"]')
     const shots = process.env.TEST_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dir, '../../docs/screenshots') : null
     if (shots) await p.screenshot({ path: join(shots, 'flags-desktop.png') })
     await p.setViewport(PHONE)
