@@ -153,6 +153,12 @@ test.skipIf(!chromium)("the Flags table's column headers and a flag's history ba
   )
   expect(badge).toContainEqual(['in production', await computed(p, '#b91c1c')])
   expect(await allViolations(p)).toEqual([])
+  // Compare's columns are named after the two environments (it opens toward production, from staging)
+  await p.goto(`${suite.ui.d.url}/ui/compare`)
+  await clickButton(p, 'Show differences')
+  await p.waitForSelector('table.differences')
+  const compared = await p.$$eval('table.differences thead th .env-swatch', (s) => s.map((x) => getComputedStyle(x).backgroundColor))
+  expect(compared).toEqual([await computed(p, '#b45309'), await computed(p, '#b91c1c')]) // staging to production
 })
 
 test.skipIf(!chromium)('a destructive button is outlined until its confirmation step, which is filled', async () => {
