@@ -5,7 +5,7 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { bodyText, clickButton, clickLink, selectByLabel, seriousViolations, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, bodyText, clickButton, clickLink, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(60_000)
@@ -41,7 +41,7 @@ test.skipIf(!chromium)('a change in a protected environment is requested, then a
   await clickLink(lead, 'Change shop/dark_mode: enabled')
   await waitForText(lead, 'What it changes in production')
   expect(await bodyText(lead)).toContain('enabled')
-  expect(await seriousViolations(lead)).toEqual([])
+  expect(await allViolations(lead)).toEqual([])
   await clickButton(lead, 'Approve')
   await waitForText(lead, 'approved: the request is approved now')
   await clickButton(lead, 'Apply')
@@ -73,7 +73,7 @@ test.skipIf(!chromium)("a rollout started from a flag's page, shown as a timelin
   const flag = (await (await api('GET', '/api/flags/shop/dark_mode')).json()) as { rollout: { fromPercent: number; toPercent: number } }
   expect(flag.rollout).toMatchObject({ fromPercent: 5, toPercent: 100 })
   expect(await p.$$eval('ol.timeline li', (l) => l.length)).toBe(5)
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 })
 
 test.skipIf(!chromium)("during a rollout a flag's page says what it serves in words, per environment and in its history", async () => {
@@ -136,7 +136,7 @@ test.skipIf(!chromium)("a flag's history names the environment of each change", 
   const history = await p.$$eval('ol.history li', (items) => items.map((li) => li.textContent ?? ''))
   expect(history.find((h) => h.includes('enabled true → false'))).toContain('in production')
   expect(history.find((h) => h.includes('created'))).toContain('every environment')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 })
 
 test.skipIf(!chromium)('Compare opens toward the protected environment', async () => {

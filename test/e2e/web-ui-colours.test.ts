@@ -7,7 +7,7 @@
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
-import { clickButton, clickLink, selectByLabel, seriousViolations, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, clickButton, clickLink, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 /** The browser's, inside page functions (the test project's types have no DOM). */
@@ -51,20 +51,6 @@ const computed = (p: Page, colour: string) =>
 /** The background colour of the `n`th swatch inside `selector`. */
 const swatchIn = (p: Page, selector: string) => p.$eval(`${selector} .env-swatch`, (s) => getComputedStyle(s as never).backgroundColor)
 
-/** Every axe-core violation of any impact on the page as it is now. */
-async function allViolations(p: Page): Promise<string[]> {
-  await seriousViolations(p) // injects axe-core
-  return p.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(d: unknown, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> }
-      }
-    ).axe
-    const result = await axe.run(document, { resultTypes: ['violations'] })
-    return result.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  })
-}
-
 /** The computed colours of the button named `name`. */
 const buttonColours = (p: Page, name: string) =>
   p.$$eval(
@@ -104,7 +90,7 @@ test.skipIf(!chromium)("the switcher shows the chosen environment's colour besid
   ).toContain('production')
   expect(await p.$eval('.environment-switch .env-swatch', (s) => s.getAttribute('aria-hidden'))).toBe('true')
   // the Flags page's any-impact check comes with its table (a page heading); nothing serious here
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await selectByLabel(p, 'Environment', 'development')
 })
 
@@ -140,6 +126,40 @@ test.skipIf(!chromium)(
     expect((await suite.ui.api('PUT', '/api/environments/staging', { color: null })).status).toBe(200)
   },
 )
+
+test.skipIf(!chromium)("the Flags table's column headers and a flag's history badges carry each environment's colour", async () => {
+  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  await p.waitForSelector('tr[data-flag="shop/limit"]')
+  const heads = await p.$$eval('thead th.env-head', (ths) =>
+    ths.map((th) => [
+      th.querySelector('.env-name')?.textContent,
+      th.querySelector('.env-swatch') ? getComputedStyle(th.querySelector('.env-swatch') as never).backgroundColor : null,
+    ]),
+  )
+  expect(heads).toEqual([
+    ['development', await computed(p, '#6b7280')],
+    ['staging', await computed(p, '#b45309')],
+    ['production', await computed(p, '#b91c1c')],
+    ['qa', await computed(p, 'teal')],
+  ])
+  expect(await suite.ui.api('PUT', '/api/flags/shop/limit?environment=production', { value: 4 })).toHaveProperty('status', 200)
+  await p.goto(`${suite.ui.d.url}/ui/flags/shop/limit`)
+  await waitForText(p, 'in production')
+  const badge = await p.$$eval('.history .chip.env', (chips) =>
+    chips.map((c) => [
+      c.textContent,
+      c.querySelector('.env-swatch') ? getComputedStyle(c.querySelector('.env-swatch') as never).backgroundColor : null,
+    ]),
+  )
+  expect(badge).toContainEqual(['in production', await computed(p, '#b91c1c')])
+  expect(await allViolations(p)).toEqual([])
+  // Compare's columns are named after the two environments (it opens toward production, from staging)
+  await p.goto(`${suite.ui.d.url}/ui/compare`)
+  await clickButton(p, 'Show differences')
+  await p.waitForSelector('table.differences')
+  const compared = await p.$$eval('table.differences thead th .env-swatch', (s) => s.map((x) => getComputedStyle(x).backgroundColor))
+  expect(compared).toEqual([await computed(p, '#b45309'), await computed(p, '#b91c1c')]) // staging to production
+})
 
 test.skipIf(!chromium)('a destructive button is outlined until its confirmation step, which is filled', async () => {
   const p = await suite.open()

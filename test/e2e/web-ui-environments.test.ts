@@ -7,13 +7,13 @@
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import {
+  allViolations,
   bodyText,
   checkByLabel,
   clickButton,
   clickLink,
   fillByLabel,
   selectByLabel,
-  seriousViolations,
   waitForSwitch,
   waitForText,
 } from '../helpers/ui-driver.ts'
@@ -47,7 +47,7 @@ test.skipIf(!chromium)('a column per environment, each with its switch; the Envi
   await p.reload()
   await waitForSwitch(p, 'shop/dark_mode in staging', true)
   expect(await selected(p)).toBe('staging')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await selectByLabel(p, 'Environment', 'development')
   await waitForSwitch(p, 'shop/dark_mode in development', false)
 })
@@ -65,7 +65,7 @@ test.skipIf(!chromium)("a flag's page shows every environment side by side and c
   await waitForText(p, "copied staging's state into production")
   expect(await valueIn('production', 'shop/limit')).toBe(7)
   expect(await valueIn('development', 'shop/limit')).toBe(3)
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await selectByLabel(p, 'Environment', 'development')
 })
 
@@ -78,7 +78,7 @@ test.skipIf(!chromium)('Compare shows the differences, then Promote copies the t
   await selectByLabel(p, 'To', 'production')
   await waitForText(p, 'between staging and production')
   await waitForText(p, 'Promote shop/dark_mode')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await checkByLabel(p, 'Promote shop/limit', false)
   await clickButton(p, 'Promote')
   await waitForText(p, 'promoted 1 flag from staging to production')
@@ -94,7 +94,7 @@ test.skipIf(!chromium)('the Environments page creates and removes one; a user ma
   await clickButton(p, 'Create environment')
   await waitForText(p, 'created qa')
   expect(await p.$$eval('#environment option', (o) => o.map((x) => (x as unknown as { value: string }).value))).toContain('qa')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await fillByLabel(p, 'Name', 'scratch')
   await clickButton(p, 'Create environment')
   await waitForText(p, 'created scratch')

@@ -5,7 +5,7 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { clickButton, clickLink, fillByLabel, selectByLabel, seriousViolations, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, clickButton, clickLink, fillByLabel, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 // the callbacks below run in the page, where these exist
@@ -70,7 +70,7 @@ test.skipIf(!chromium)('a guard set up on the rollout card is saved with the rol
   await waitForText(p, 'app.crashes 0 in the last 10 min with the new variant (at most 20)')
   await p.waitForSelector('svg[role="img"][aria-label^="app.errors per app.requests over time"]')
   await p.waitForSelector('svg[role="img"][aria-label^="app.crashes increase over time"]')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 })
 
 /** An OTLP/JSON report of delta counters, one point per variant: they count as they come, whatever the clocks say. */
@@ -118,7 +118,7 @@ test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a
   // one burst of reports is one step: each arm is drawn as a dot where its line would end
   await p.waitForSelector('svg[role="img"] circle.treatment')
   await p.waitForSelector('svg[role="img"] circle.control')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 })
 
 test.skipIf(!chromium)('in a protected environment the guard is requested with its rollout, and the request says it in words', async () => {

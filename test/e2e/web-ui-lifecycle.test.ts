@@ -10,12 +10,12 @@ import type { Page } from 'puppeteer-core'
 import { eventually } from '../helpers/eventually.ts'
 import { type AdminDaemon, startAdminDaemon } from '../helpers/test-daemon.ts'
 import {
+  allViolations,
   checkByLabel,
   clickButton,
   clickLink,
   fillByLabel,
   selectByLabel,
-  seriousViolations,
   signInAs,
   waitForPath,
   waitForText,
@@ -76,7 +76,7 @@ test.skipIf(!chromium)("kind, owner and tags are shown and edited on a flag's pa
     owner: 'team-checkout',
     tags: ['web', 'q4'],
   })
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 
   // a tag the service does not take: its reason at the Tags field, nothing saved
   await fillByLabel(p, 'Tags', 'web q4 ünicode')
@@ -105,7 +105,7 @@ test.skipIf(!chromium)('the list filters by kind, owner and tags (every tag type
   await waitForShown(p, 'team/', ['team/a'])
   await fillByLabel(p, 'Tags (all of)', 'q4')
   await waitForShown(p, 'team/', ['team/a', 'team/c'])
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 })
 
 test.skipIf(!chromium)('Archive asks first; the archived view lists the flag with Restore, which brings it back', async () => {
@@ -125,7 +125,7 @@ test.skipIf(!chromium)('Archive asks first; the archived view lists the flag wit
   await p.waitForFunction(() => location.search === '?archived=true')
   await waitForShown(p, 'shop/', ['shop/old_flow'])
   await waitForText(p, 'the checkout before 2026')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await clickButton(p, 'Restore shop/old_flow')
   await waitForText(p, 'shop/old_flow restored')
   await waitForText(p, 'No archived flags.')
@@ -194,7 +194,7 @@ function describeStale() {
     expect(await mark('ops/kept')).toBeNull()
     await selectByLabel(p, 'State', 'old')
     await waitForShown(p, 'ops/', ['ops/old_switch'])
-    expect(await seriousViolations(p)).toEqual([])
+    expect(await allViolations(p)).toEqual([])
     await p.goto(`${d!.url}/ui/flags/ops/old_switch`)
     await waitForText(p, 'operational flag potentially stale')
   })
@@ -215,7 +215,7 @@ test.skipIf(!chromium)('a flag page says "Requires <flag> to be <variants>" and 
   await p.goto(`${url()}/ui/flags/checkout/page`)
   await waitForText(p, 'Requires checkout/new_api to be on')
   await waitForText(p, 'No flag requires it.')
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await clickLink(p, 'checkout/new_api')
   await waitForPath(p, '/ui/flags/checkout/new_api')
   await waitForText(p, 'Required by checkout/page')
@@ -236,7 +236,7 @@ test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking i
   await waitForText(p, 'prerequisites saved as revision')
   await waitForText(p, 'Requires checkout/new_api to be true or on')
   expect((await read('checkout/summary')).prerequisites).toEqual([{ flag: 'checkout/new_api', variants: ['true', 'on'] }])
-  expect(await seriousViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 
   // checkout/new_api requiring checkout/summary would close a cycle: refused, shown at the prerequisite, nothing saved
   await p.goto(`${url()}/ui/flags/checkout/new_api`)

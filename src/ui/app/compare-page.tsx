@@ -12,6 +12,7 @@ import { api } from './api.ts'
 import { compareDirection } from './compare-direction.ts'
 import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { type Difference, endsRunningRollout, promotedByDefault } from './promotion-choice.ts'
 import { reviewPromotion } from './promotion-review.ts'
@@ -125,8 +126,14 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
                 <th scope="col">Promote</th>
                 <th scope="col">Flag</th>
                 <th scope="col">Field</th>
-                <th scope="col">In {from}</th>
-                <th scope="col">In {to}</th>
+                <th scope="col">
+                  <EnvironmentSwatch name={from} />
+                  In {from}
+                </th>
+                <th scope="col">
+                  <EnvironmentSwatch name={to} />
+                  In {to}
+                </th>
               </tr>
             </thead>
             <tbody>

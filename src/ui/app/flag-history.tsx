@@ -6,6 +6,7 @@
 
 import { describeChange, type Entry } from './audit-diff.ts'
 import { ConfirmButton } from './confirm-button.tsx'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import { localTime } from './local-time.ts'
 
 /** Where an entry applied, as its chip says it. */
@@ -31,7 +32,10 @@ export function FlagHistory({
           <li key={e.id}>
             <span>
               {localTime(e.at)} · {e.actor.name} ({e.source}) · revision {e.revision} ·{' '}
-              <span class={e.environment ? 'chip env' : 'chip'}>{whereOf(e)}</span>
+              <span class={e.environment ? 'chip env' : 'chip'}>
+                {e.environment && <EnvironmentSwatch name={e.environment} />}
+                {whereOf(e)}
+              </span>
             </span>
             <span class="diff">{describeChange(e)}</span>
             {canWrite && e.after && e.revision !== revision && (

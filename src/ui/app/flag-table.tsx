@@ -5,6 +5,7 @@
  */
 
 import { countOf } from './count-words.ts'
+import { EnvironmentSwatch } from './environment-colour.tsx'
 import type { FlagGroup } from './flag-tree.ts'
 import { StaleMark } from './lifecycle-filters.tsx'
 import { localTime } from './local-time.ts'
@@ -182,6 +183,7 @@ export function FlagTable(props: TableProps) {
             </th>
             {props.columns.map((c) => (
               <th key={c.environment} scope="col" class={c.chosen ? 'env-head chosen' : 'env-head'}>
+                <EnvironmentSwatch name={c.environment} />
                 <span class="env-name">{c.environment}</span>{' '}
                 {c.protected && (
                   <span class="chip protected" title={`changes need ${countOf(c.requiredApprovals, 'approval')}`}>
