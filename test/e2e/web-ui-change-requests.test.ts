@@ -8,12 +8,12 @@
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import {
+  allViolations,
   bodyText,
   clickButton,
   clickLink,
   layoutWidth,
   selectByLabel,
-  seriousViolations,
   sessionOf,
   waitForPath,
   waitForText,
@@ -94,19 +94,6 @@ async function openTab(p: Page, name: string) {
   await p.waitForSelector(`[role="tab"][aria-selected="true"][id="tab-${TAB_KEYS[name]}"]`)
 }
 const TAB_KEYS: Record<string, string> = { 'Needs my review': 'review', Open: 'open', Scheduled: 'scheduled', Closed: 'closed' }
-/** Every axe-core violation, whatever its impact. */
-async function anyViolations(p: Page): Promise<string[]> {
-  await seriousViolations(p) // injects axe-core into the page
-  return p.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(c: unknown, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> }
-      }
-    ).axe
-    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] })
-    return result.violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  })
-}
 
 test.skipIf(!chromium)('the tabs hold the requests of their states, each with its count; Needs my review leaves out my own', async () => {
   const p = await suite.open('lead', 'lead-password-1', { width: 1440, height: 900 })
@@ -133,7 +120,7 @@ test.skipIf(!chromium)('the tabs hold the requests of their states, each with it
   // a row: its flags, environment, author, state and approvals n/m
   const row = await p.$eval(`tr[data-request="${ids.get('Applied by dev')}"]`, (tr) => tr.textContent ?? '')
   for (const part of ['shop/f5', 'production', 'dev', 'applied', '1/1']) expect(row).toContain(part)
-  expect(await anyViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   // the tab survives a reload; ops, who wrote nothing, has only the others' requests to review
   await p.reload()
   await p.waitForSelector('table.request-table')
@@ -145,7 +132,7 @@ test.skipIf(!chromium)('the tabs hold the requests of their states, each with it
   expect(await layoutWidth(ops)).toBeLessThanOrEqual(390)
   // on a phone too, each row says its state
   expect(await ops.evaluate(`document.querySelector('table.request-table tbody .chip')?.checkVisibility()`)).toBe(true)
-  expect(await anyViolations(ops)).toEqual([])
+  expect(await allViolations(ops)).toEqual([])
 })
 
 test.skipIf(!chromium)("a request's own page says its changes in words, its JSON behind Show JSON; a reload there works", async () => {
@@ -162,14 +149,14 @@ test.skipIf(!chromium)("a request's own page says its changes in words, its JSON
   // staging needs two approvals: the lead's alone does not complete it
   await p.waitForFunction("[...document.querySelectorAll('button')].some((b) => b.textContent === 'Approve')")
   expect(await bodyText(p)).not.toContain('Approve & apply')
-  expect(await anyViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
   await p.reload()
   await waitForText(p, 'shop/f8: rollout none → rollout of "true" from 5 % on')
   await p.setViewport({ width: 390, height: 844 })
   await clickButton(p, 'Show JSON')
   await waitForText(p, '"fromPercent": 5')
   expect(await layoutWidth(p)).toBeLessThanOrEqual(390)
-  expect(await anyViolations(p)).toEqual([])
+  expect(await allViolations(p)).toEqual([])
 })
 
 test.skipIf(!chromium)('Approve & apply is offered where the approval completes a request, and applies it', async () => {

@@ -7,9 +7,8 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import type { Page } from 'puppeteer-core'
-import { bodyText, clickButton, layoutWidth, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, bodyText, clickButton, layoutWidth, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 // the callbacks below run in the page, where these exist
@@ -78,20 +77,6 @@ const box = (p: Page, selector: string) =>
     const r = (el as unknown as { getBoundingClientRect(): Box }).getBoundingClientRect()
     return { left: r.left, right: r.right, top: r.top, bottom: r.bottom }
   })
-
-const AXE = readFileSync(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir), 'utf8')
-declare const axe: {
-  run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>
-}
-
-/** Every accessibility problem axe-core finds on the page as it is now, of any impact. */
-async function violations(p: Page): Promise<string[]> {
-  if (!(await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object'))) await p.evaluate(AXE)
-  return p.evaluate(async () => {
-    const result = await axe.run(document, { resultTypes: ['violations'] })
-    return result.violations.map((v) => `${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  })
-}
 
 test.skipIf(!chromium)('one tab per environment, naming its on/off state and pending requests, chooses what the page shows', async () => {
   const p = await openFlag('development')
@@ -182,7 +167,7 @@ test.skipIf(!chromium)('two columns at 1440 px, one at 390 px without sideways s
   expect(rollout.left).toBe(right.left)
   expect(Math.abs(rollout.top - left.top)).toBeLessThan(2)
   expect(await layoutWidth(p)).toBeLessThanOrEqual(1440)
-  expect({ width: 1440, violations: await violations(p) }).toEqual({ width: 1440, violations: [] })
+  expect({ width: 1440, violations: await allViolations(p) }).toEqual({ width: 1440, violations: [] })
 
   await p.setViewport({ width: 390, height: 844 })
   await p.waitForFunction(() => {
@@ -193,5 +178,5 @@ test.skipIf(!chromium)('two columns at 1440 px, one at 390 px without sideways s
   const [top, below] = [await box(p, targeting), await box(p, history)]
   expect(Math.round(below.left)).toBe(Math.round(top.left)) // one column
   expect(await layoutWidth(p)).toBeLessThanOrEqual(390)
-  expect({ width: 390, violations: await violations(p) }).toEqual({ width: 390, violations: [] })
+  expect({ width: 390, violations: await allViolations(p) }).toEqual({ width: 390, violations: [] })
 })

@@ -7,9 +7,17 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import type { Page } from 'puppeteer-core'
-import { checkByLabel, clickButton, clickLink, fillByLabel, selectByLabel, switchOf, waitForText } from '../helpers/ui-driver.ts'
+import {
+  allViolations,
+  checkByLabel,
+  clickButton,
+  clickLink,
+  fillByLabel,
+  selectByLabel,
+  switchOf,
+  waitForText,
+} from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 // the page's globals, for the functions run in Chromium (the DOM library stays out of the project: ui-driver.ts)
@@ -59,19 +67,6 @@ async function toggleInProduction(p: Page, flag: string): Promise<void> {
   await p.waitForSelector(switchOf(`${flag} in production`))
   await p.click(switchOf(`${flag} in production`))
   await p.waitForSelector(DIALOG)
-}
-
-const AXE = readFileSync(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir), 'utf8')
-/** Every axe-core violation, of any impact, in the open dialog. */
-async function violations(p: Page): Promise<string[]> {
-  if (!(await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object'))) await p.evaluate(AXE)
-  return p.evaluate(async () => {
-    const run = (
-      globalThis as unknown as { axe: { run(c: unknown, o: unknown): Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }
-    ).axe
-    const result = await run.run(document.querySelector('dialog[open]'), { resultTypes: ['violations'] })
-    return result.violations.map((v) => `${v.id} (${v.nodes.length})`)
-  })
 }
 
 test.skipIf(!chromium)(
@@ -222,7 +217,7 @@ test.skipIf(!chromium)('axe-core finds nothing on the open dialog at 1440×900 a
     await selectByLabel(p, 'Environment', 'production')
     await clickButton(p, 'Enabled')
     await p.waitForSelector(DIALOG)
-    expect(await violations(p)).toEqual([])
+    expect(await allViolations(p, 'dialog[open]')).toEqual([])
     // the dialog fits the window's width, its own content included
     const fits = await p.$eval(DIALOG, (d) => d.getBoundingClientRect().right <= window.innerWidth && d.scrollWidth <= d.clientWidth)
     expect(fits).toBe(true)

@@ -202,32 +202,18 @@ const AXE = readFileSync(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir)
 declare const axe: { run(context: unknown, options: unknown): Promise<AxeResults> }
 
 /**
- * The serious and critical accessibility problems axe-core finds on the page as it is now. axe is
- * injected through DevTools evaluation, which the page's CSP (no inline script) does not govern,
- * once per loaded document.
- * @deprecated the UI holds to no violation of any impact: use `allViolations`.
- */
-export async function seriousViolations(p: Page): Promise<string[]> {
-  // injected once per loaded document: a second check of the same page (another width) reuses it
-  if (!(await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object'))) await p.evaluate(AXE)
-  return p.evaluate(async () => {
-    const result = await axe.run(document, { resultTypes: ['violations'] })
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  })
-}
-
-/**
  * Every accessibility problem axe-core finds on the page as it is now, of any impact (minor and
- * moderate too): docs/ui.md#everywhere holds the UI to none at all.
+ * moderate too): docs/ui.md#everywhere holds the UI to none at all. `within` (a selector) limits it
+ * to one part of the page.
  */
-export async function allViolations(p: Page): Promise<string[]> {
+export async function allViolations(p: Page, within?: string): Promise<string[]> {
   if (!(await p.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object'))) await p.evaluate(AXE)
-  return p.evaluate(async () => {
-    const result = await axe.run(document, { resultTypes: ['violations'] })
+  return p.evaluate(async (selector) => {
+    // `within`: one part of the page only (an open dialog, say)
+    const context = selector ? document.querySelector(selector) : document
+    const result = await axe.run(context, { resultTypes: ['violations'] })
     return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  })
+  }, within)
 }
 
 /** What the page's clipboard holds (the browser context must have been granted clipboard-read). */
