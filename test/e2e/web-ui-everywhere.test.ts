@@ -1,15 +1,15 @@
 /**
  * docs/ui.md#everywhere in Chromium: every page of the UI, on seeded data (flags in groups, three
  * environments with production protected, a rollout, a change request, an archived flag), at a
- * desktop (1440×900) and a phone (390×844): axe-core finds no violation of any impact and nothing
- * scrolls sideways. Destructive buttons are outlined until their confirmation. With
+ * desktop (1440×900) and a phone (390×844), a request's own page, the review dialog and the
+ * shortcuts included: axe-core finds no violation of any impact and nothing scrolls sideways. Destructive buttons are outlined until their confirmation. With
  * TEST_UPDATE_SCREENSHOTS=1 the Flags table at both sizes is written to docs/screenshots/.
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
-import { allViolations, clickButton, layoutWidth, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, clickButton, clickLink, layoutWidth, selectByLabel, switchOf, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 setDefaultTimeout(180_000)
@@ -56,7 +56,7 @@ const DESKTOP = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
 
 /** Every page, what shows it has loaded (a text, or an element), and what to do on it first (open a detail). */
-const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void> }[] = [
+const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void>; writes?: true }[] = [
   { path: '', ready: '[data-flag="search/limits"]' },
   { path: 'flags/checkout/new_flow', ready: 'History' },
   { path: `flags/${LONG}`, ready: 'History' },
@@ -77,11 +77,12 @@ const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void> }
       await p.waitForSelector('table.differences')
     },
   },
+  { path: 'change-requests?tab=open', ready: 'Turn the new checkout off' },
   {
-    path: 'change-requests',
+    path: 'change-requests?tab=open',
     ready: 'Turn the new checkout off',
     first: async (p) => {
-      await clickButton(p, 'Turn the new checkout off')
+      await clickLink(p, 'Turn the new checkout off')
       await waitForText(p, 'What it changes in')
     },
   },
@@ -98,6 +99,25 @@ const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void> }
     },
   },
   { path: '', ready: '[data-flag="search/limits"]' },
+  // a write to the protected environment: Review changes open over the Flags table
+  {
+    path: '',
+    ready: '[data-flag="checkout/new_flow"]',
+    writes: true,
+    first: async (p) => {
+      await p.click(switchOf('checkout/new_flow in production'))
+      await p.waitForSelector('dialog[open]')
+    },
+  },
+  // `?` on any page: the shortcuts
+  {
+    path: 'segments',
+    ready: 'beta-testers',
+    first: async (p) => {
+      await p.keyboard.press('?')
+      await p.waitForSelector('dialog.shortcuts[open]')
+    },
+  },
 ]
 
 /** The innermost elements that reach past the right edge of the viewport (what makes a page scroll sideways). */
@@ -175,7 +195,9 @@ test.skipIf(!chromium)('every page at 1440×900 and 390×844: no axe-core violat
 })
 
 test.skipIf(!chromium)('the pages of a person who may only read: the same at both sizes (switches they cannot use)', async () => {
-  const reader = PAGES.filter((page) => ['', 'flags/checkout/new_flow', 'segments', 'environments', 'account'].includes(page.path))
+  const reader = PAGES.filter(
+    (page) => !page.writes && ['', 'flags/checkout/new_flow', 'segments', 'environments', 'account'].includes(page.path),
+  )
   expect(await sweep(await suite.open('viewer', 'viewer-password', DESKTOP), reader)).toEqual({})
 })
 

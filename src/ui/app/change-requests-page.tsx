@@ -4,7 +4,7 @@
  * A request's title opens its own page (change-request-page.tsx).
  */
 
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api } from './api.ts'
 import { firstTab, inTab, type Request, TABS, type TabKey, tabCounts, tabOf, type Viewer } from './change-request-model.ts'
 import { useEnvironments } from './environment-choice.ts'
@@ -30,8 +30,9 @@ export function ChangeRequestsPage({ me, permissions }: { me: string; permission
     return listenForChanges((type) => type.startsWith('flag.') && void load())
   }, [])
   const counts = tabCounts(requests ?? [], viewer)
-  // no tab in the address: the first load picks one and writes it there, so it stays put while requests move
-  useEffect(() => {
+  // no tab in the address: the first load picks one and writes it there, so it stays put while requests
+  // move; before the browser paints, so the table never shows under an address that does not name its tab
+  useLayoutEffect(() => {
     if (requests !== null && asked === null) replaceSearch(`tab=${firstTab(counts)}`)
   }, [requests === null, asked])
   const tab = asked ?? (requests === null ? null : firstTab(counts))
