@@ -249,7 +249,8 @@ test.skipIf(!chromium)('keyboard: ? lists the shortcuts, / searches, j and k mov
   await p.keyboard.type('/')
   expect(await p.evaluate('document.activeElement?.id')).toBe('search')
   await p.keyboard.type('jk')
-  expect(await p.$eval('#search', (i) => (i as unknown as { value: string }).value)).toBe('jk')
+  // the list re-renders as each letter filters it: wait for the field to show both
+  await p.waitForFunction(`document.getElementById('search').value === 'jk'`)
   await fillByLabel(p, 'Search flags', '')
   await p.evaluate('document.activeElement.blur()')
   const focused = () => p.evaluate(`document.activeElement?.getAttribute('data-flag') ?? null`)
