@@ -217,3 +217,40 @@ test.skipIf(!chromium)('an apply that fails after the approval says why and keep
   const read = (await (await api('GET', `/api/change-requests/${id}`)).json()) as { approvals: { by: { name: string } }[] }
   expect(read.approvals.map((a) => a.by.name)).toEqual(['lead'])
 })
+
+/** The words of the elements matching `selector` that wrap inside themselves ("r ollout"). */
+const brokenWords = (p: Page, selector: string) =>
+  p.$$eval(selector, (elements) =>
+    elements.flatMap((element) => {
+      const broken: string[] = []
+      const walker = element.ownerDocument.createTreeWalker(element, 4) // NodeFilter.SHOW_TEXT
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const word of (node.textContent ?? '').matchAll(/[A-Za-z]+/g)) {
+          const range = element.ownerDocument.createRange()
+          range.setStart(node, word.index)
+          range.setEnd(node, word.index + word[0].length)
+          if (range.getClientRects().length > 1) broken.push(word[0])
+        }
+      }
+      return broken
+    }),
+  )
+
+test.skipIf(!chromium)("on a phone, a request's title and the table's headers wrap between words, never inside one", async () => {
+  const made = await suite.ui.api('POST', '/api/change-requests', {
+    environment: 'production',
+    title: 'Change shop/f7: value and rollout for everyone',
+    changes: [{ flag: 'shop/f7', set: { value: true } }],
+  })
+  expect(made.status).toBe(201)
+  const { id } = (await made.json()) as { id: string }
+  const p = await suite.open('lead', 'lead-password-1', { width: 390, height: 844 })
+  await p.goto(`${suite.ui.d.url}/ui/change-requests/${id}`)
+  await waitForText(p, 'shop/f7: value')
+  // docs/ui.md#everywhere: only a name with no space in it breaks where it must
+  expect(await brokenWords(p, 'h1')).toEqual([])
+  await p.goto(`${suite.ui.d.url}/ui/change-requests?tab=open`)
+  await p.waitForSelector('table.request-table')
+  expect(await brokenWords(p, 'table.request-table thead th')).toEqual([])
+  expect(await layoutWidth(p)).toBeLessThanOrEqual(390)
+})

@@ -284,3 +284,28 @@ test.skipIf(!chromium)('keyboard: ? lists the shortcuts, / searches, j and k mov
   await p.keyboard.type('?')
   await p.waitForSelector('dialog[open]')
 })
+
+test.skipIf(!chromium)('a pending mark names its flag and environment, its visible word first', async () => {
+  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  // every mark reads "pending": its name says which request it opens (docs/ui.md#the-flags-table)
+  const mark = 'tr[data-flag="checkout/flag_1"] td[data-environment="production"] a.pending'
+  await p.waitForSelector(mark)
+  expect(await p.$eval(mark, (a) => a.getAttribute('aria-label'))).toBe('pending: the change request for checkout/flag_1 in production')
+})
+
+test.skipIf(!chromium)('a search survives switching the environment', async () => {
+  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  await p.waitForSelector('tr[data-flag="cells/ramp"]')
+  await fillByLabel(p, 'Search flags', 'flag_3')
+  await p.waitForFunction(`document.querySelectorAll('tr.flag').length === ${GROUPS.length}`)
+  // comparing environments keeps what was typed (docs/ui.md#the-flags-table)
+  await selectByLabel(p, 'Environment', 'production')
+  await p.waitForSelector('td.env-cell.chosen[data-environment="production"]')
+  try {
+    expect(await p.$eval('#search', (s) => (s as unknown as { value: string }).value)).toBe('flag_3')
+    expect(await p.$$eval('tr.flag', (trs) => trs.length)).toBe(GROUPS.length)
+  } finally {
+    // the browser remembers the environment for the next test
+    await selectByLabel(p, 'Environment', 'development')
+  }
+})

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { changeInWords } from '../../src/ui/app/change-words.ts'
+import { changeInWords, protectionInWords } from '../../src/ui/app/change-words.ts'
 import { writeTargeting } from '../../src/ui/app/rule-model.ts'
 
 const utc = (iso: string) => iso.slice(0, 16).replace('T', ' ')
@@ -37,4 +37,14 @@ test('a rollout reads in words, and fields that stay the same say nothing', () =
     'rollout none → rollout of "true" from 5 % on 2030-01-01 09:00 to 100 % on 2030-01-08 09:00',
   ])
   expect(changeInWords({ value: true }, { value: true })).toEqual(['no change to what it serves'])
+})
+
+test('the review dialog says how many approvals apply a request, verb agreeing with the count', () => {
+  expect(protectionInWords('production', 1)).toBe(
+    'production is protected: a change there is a change request, applied once 1 approval agrees.',
+  )
+  expect(protectionInWords('production', 2)).toBe(
+    'production is protected: a change there is a change request, applied once 2 approvals agree.',
+  )
+  expect(protectionInWords('staging', 0)).toBe('staging is protected: a change there is a change request.')
 })

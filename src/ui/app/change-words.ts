@@ -4,6 +4,7 @@
  * "split true 10 % → 20 %", rules and rollouts in words.
  */
 
+import { countOf } from './count-words.ts'
 import { localTime } from './local-time.ts'
 import { rolloutInWords } from './rollout-words.ts'
 import { readTargeting } from './rule-model.ts'
@@ -54,4 +55,13 @@ export function changeInWords(
     else lines.push(`${field} ${json(was)} → ${json(after)}`)
   }
   return lines.length > 0 ? lines : ['no change to what it serves']
+}
+
+/**
+ * The line under `Review changes` saying why the write becomes a request and what applies it, its
+ * verb agreeing with the count ("once 1 approval agrees", "once 2 approvals agree"; docs/ui.md#times).
+ */
+export function protectionInWords(environment: string, approvals: number): string {
+  const applied = approvals > 0 ? `, applied once ${countOf(approvals, 'approval agrees', 'approvals agree')}` : ''
+  return `${environment} is protected: a change there is a change request${applied}.`
 }

@@ -23,16 +23,37 @@ import { useSearch } from './router.ts'
 type Flag = TableFlag
 
 /** The flag list, or its archived view (`?archived=true`, docs/ui.md#lifecycle-archive-and-prerequisites). */
-export function FlagList({ permissions, me }: { canWrite: boolean; permissions: readonly string[]; me: string }) {
+export function FlagList({
+  permissions,
+  me,
+  query,
+  onQuery,
+}: {
+  canWrite: boolean
+  permissions: readonly string[]
+  me: string
+  /** The search text, held by the app so that it outlives the page remade per environment. */
+  query: string
+  onQuery: (q: string) => void
+}) {
   const archived = new URLSearchParams(useSearch()).get('archived') === 'true'
   // restoring, like archiving, changes every environment: the unscoped permission
   if (archived) return <ArchivedFlags canRestore={grants(permissions, 'flag:write')} />
-  return <LiveFlags permissions={permissions} me={me} />
+  return <LiveFlags permissions={permissions} me={me} query={query} onQuery={onQuery} />
 }
 
-function LiveFlags({ permissions, me }: { permissions: readonly string[]; me: string }) {
+function LiveFlags({
+  permissions,
+  me,
+  query,
+  onQuery,
+}: {
+  permissions: readonly string[]
+  me: string
+  query: string
+  onQuery: (q: string) => void
+}) {
   const { flags, columns, requests, pending, usage, error, setError, current } = useFlagListData(permissions)
-  const [query, setQuery] = useState('')
   // the groups a person closed stay closed while flags change around them
   const [closed, setClosed] = useState<ReadonlySet<string>>(new Set())
   useFlagShortcuts()
@@ -80,7 +101,7 @@ function LiveFlags({ permissions, me }: { permissions: readonly string[]; me: st
       <div class="flags-head">
         <h1>Flags</h1>
         <FlagCounters counts={counts} />
-        <ListTools sort={filters.sort} query={query} onQuery={setQuery} />
+        <ListTools sort={filters.sort} query={query} onQuery={onQuery} />
       </div>
       <FlagFilters filters={filters} owners={owners} />
       {error && (

@@ -58,6 +58,8 @@ function Cell({ column, name, onError }: { column: EnvironmentColumn; name: stri
   const f = column.flags.get(name)
   const running = f?.rollout?.status === 'running' && typeof f.rollout.percent === 'number'
   const shown = f && f.type !== 'BOOLEAN' ? cellValue(f) : null
+  const pendingId = column.pending.get(name)
+  const request = pendingId === undefined ? undefined : link(`change-requests/${encodeURIComponent(pendingId)}`)
   return (
     <td class={column.chosen ? 'env-cell chosen' : 'env-cell'} data-environment={column.environment}>
       {f === undefined ? (
@@ -72,11 +74,14 @@ function Cell({ column, name, onError }: { column: EnvironmentColumn; name: stri
       )}
       {f?.enabled === false && <span class="chip off">off</span>}
       {running && <span class="chip rolling">{Math.round(f?.rollout?.percent ?? 0)}%</span>}
-      {column.pending.has(name) && (
+      {request !== undefined && (
         <a
           class="chip pending"
-          {...link(`change-requests/${encodeURIComponent(column.pending.get(name) ?? '')}`)}
+          href={request.href}
+          onClick={request.onClick}
           title="open its change request"
+          // each mark says which request it opens, its visible word first (docs/ui.md#the-flags-table)
+          aria-label={`pending: the change request for ${name} in ${column.environment}`}
         >
           pending
         </a>

@@ -59,6 +59,8 @@ function App() {
   const [signedIn, setSignedIn] = useState(Boolean(session.token) && !location.hash.startsWith('#oidc-'))
   const path = usePath()
   const [notice, setNotice] = useState<string | null>(null)
+  // the Flags page's search, kept above the page remade per environment: switching environments keeps what was typed (docs/ui.md#the-flags-table)
+  const [flagSearch, setFlagSearch] = useState('')
   useEffect(
     () =>
       session.onExpired(() => {
@@ -78,6 +80,7 @@ function App() {
   const environments = useEnvironments()
   function signedOut() {
     session.set(null)
+    setFlagSearch('')
     setMe(null)
     setSignedIn(false)
   }
@@ -166,7 +169,7 @@ function App() {
         ) : page === 'environments' ? (
           <EnvironmentsPage canWrite={can('environment:write')} permissions={me.permissions} />
         ) : (
-          <FlagList canWrite={can('flag:write')} permissions={me.permissions} me={me.id} />
+          <FlagList canWrite={can('flag:write')} permissions={me.permissions} me={me.id} query={flagSearch} onQuery={setFlagSearch} />
         )}
       </main>
       <ReviewHost permissions={me.permissions} />

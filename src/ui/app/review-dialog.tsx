@@ -9,6 +9,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { grants } from '../../domain/permission.ts'
 import { messageOf } from './api.ts'
+import { protectionInWords } from './change-words.ts'
 import { environmentNamed } from './environment-choice.ts'
 import { link } from './router.ts'
 
@@ -166,10 +167,7 @@ function ReviewDialog({ ask, done, bypass, onClose }: Shown & { bypass: boolean;
       onKeyDown={trap}
     >
       <h2 id="review-heading">Review changes</h2>
-      <p class="meta">
-        {ask.environment} is protected: a change there is a change request
-        {approvals > 0 ? `, applied once ${approvals === 1 ? '1 approval' : `${approvals} approvals`} agree` : ''}.
-      </p>
+      <p class="meta">{protectionInWords(ask.environment, approvals)}</p>
       <ul class="review-lines" aria-label="The changes">
         {ask.changes.map((c) => (
           <li key={c.flag}>
