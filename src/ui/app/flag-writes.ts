@@ -79,6 +79,8 @@ export async function writeFlag(
   let sharedMoves = Object.entries(shared).some(([k, v]) => JSON.stringify(v ?? null) !== JSON.stringify(flag[k] ?? null))
   if (Object.keys(set).length === 0) return sharedMoves ? put(shared) : { saved: flag.revision as number }
   let written: WriteOutcome = CANCELLED
+  // the revision the shared fields were saved as, when a request then refused left them saved
+  let sharedSaved: number | undefined
   const reviewed = await reviewChanges({
     environment,
     changes: [{ flag: name, lines: changeInWords(flag, set) }],
@@ -94,11 +96,17 @@ export async function writeFlag(
         const saved = await put(shared)
         if ('error' in saved) return saved
         sharedMoves = false
+        if ('saved' in saved) sharedSaved = saved.saved
       }
       const made = await requestChanges(environment, choice, [{ flag: name, set }])
       if ('requested' in made) written = made
       return made
     },
   })
-  return 'cancelled' in reviewed ? CANCELLED : written
+  if (!('cancelled' in reviewed)) return written
+  // a cancel changes nothing more, but what an attempt saved stays saved: said so, never "nothing"
+  if (sharedSaved === undefined) return CANCELLED
+  const fields = Object.keys(shared).filter((k) => JSON.stringify(shared[k] ?? null) !== JSON.stringify(flag[k] ?? null))
+  const message = `review cancelled: no change request was made, but ${fields.join(', ')} ${fields.length === 1 ? 'was' : 'were'} saved as revision ${sharedSaved}`
+  return { error: { error: { code: 'CANCELLED', message } } }
 }

@@ -1,0 +1,72 @@
+/**
+ * A save in a protected environment that also changes shared fields (docs/ui.md#review-before-protected-changes):
+ * the shared fields are saved directly before the change request is made, so a review cancelled
+ * after the request was refused must not say that nothing was changed.
+ */
+
+import { expect, mock, test } from 'bun:test'
+
+const calls: string[] = []
+let revision = 4
+let refuseRequest = true
+
+// the browser-bound modules flag-writes reaches, replaced: the API, the environment chosen, the dialog
+mock.module('../../src/ui/app/api.ts', () => ({
+  api: {
+    PUT: async (_path: string, init: { body: Record<string, unknown> }) => {
+      calls.push(`PUT ${Object.keys(init.body).sort().join(',')}`)
+      revision++
+      return { data: { revision } }
+    },
+    POST: async (path: string) => {
+      calls.push(`POST ${path}`)
+      return refuseRequest
+        ? { error: { error: { code: 'VALIDATION_FAILED', message: 'scheduledAt must be in the future' } } }
+        : { data: { id: 'cr_1', state: 'open' } }
+    },
+  },
+  messageOf: (e: { error?: { message?: string } }) => e?.error?.message ?? String(e),
+}))
+mock.module('../../src/ui/app/environment-choice.ts', () => ({
+  current: () => 'production',
+  useEnvironments: () => ({ list: [], current: 'production' }),
+}))
+mock.module('../../src/ui/app/review-dialog.tsx', () => ({
+  needsReview: (env: string | undefined) => env === 'production',
+  // the person asks for approval once (refused), then cancels
+  reviewChanges: async (ask: { run: (choice: unknown) => Promise<unknown> }) => {
+    const outcome = await ask.run({ apply: false, title: 't', description: '' })
+    if (outcome && typeof outcome === 'object' && 'error' in outcome) return { cancelled: true }
+    return outcome
+  },
+}))
+
+// imported by a name the type checker does not follow: the module is the browser program's (its own tsconfig, DOM types)
+const modulePath = '../../src/ui/app/flag-writes.ts'
+type Outcome = { saved: number } | { requested: unknown } | { error: unknown }
+const { writeFlag } = (await import(modulePath)) as {
+  writeFlag: (flag: Record<string, unknown>, body: Record<string, unknown>, viaRequest: boolean) => Promise<Outcome>
+}
+
+const flag = { name: 'shop/dark', revision: 4, type: 'BOOLEAN', description: 'old', value: false, valueExists: true }
+
+test('a review cancelled after its shared fields were saved says they were, with their revision', async () => {
+  calls.length = 0
+  refuseRequest = true
+  const outcome = await writeFlag(flag, { description: 'new', value: true }, false)
+  // the description went out directly, the request was refused
+  expect(calls).toEqual(['PUT description', 'POST /api/change-requests'])
+  expect('error' in outcome).toBe(true)
+  const message = (outcome as { error: { error: { message: string } } }).error.error.message
+  expect(message).not.toContain('nothing was changed')
+  expect(message).toContain('description')
+  expect(message).toContain('revision 5')
+})
+
+test('a review cancelled before anything was written still says nothing was changed', async () => {
+  calls.length = 0
+  refuseRequest = true
+  const outcome = await writeFlag({ ...flag, revision: revision }, { description: 'old', value: true }, false)
+  expect(calls).toEqual(['POST /api/change-requests'])
+  expect((outcome as { error: { error: { message: string } } }).error.error.message).toContain('nothing was changed')
+})
