@@ -7,6 +7,7 @@
 import { expect, mock, test } from 'bun:test'
 
 const calls: string[] = []
+const reviewed: string[][] = []
 let revision = 4
 let refuseRequest = true
 
@@ -18,8 +19,12 @@ mock.module('../../src/ui/app/api.ts', () => ({
       revision++
       return { data: { revision } }
     },
-    POST: async (path: string) => {
-      calls.push(`POST ${path}`)
+    POST: async (path: string, init: { body: { changes?: { set: Record<string, unknown> }[] } }) => {
+      calls.push(
+        `POST ${path} ${Object.keys(init.body.changes?.[0]?.set ?? {})
+          .sort()
+          .join(',')}`,
+      )
       return refuseRequest
         ? { error: { error: { code: 'VALIDATION_FAILED', message: 'scheduledAt must be in the future' } } }
         : { data: { id: 'cr_1', state: 'open' } }
@@ -34,7 +39,8 @@ mock.module('../../src/ui/app/environment-choice.ts', () => ({
 mock.module('../../src/ui/app/review-dialog.tsx', () => ({
   needsReview: (env: string | undefined) => env === 'production',
   // the person asks for approval once (refused), then cancels
-  reviewChanges: async (ask: { run: (choice: unknown) => Promise<unknown> }) => {
+  reviewChanges: async (ask: { changes: { lines: string[] }[]; run: (choice: unknown) => Promise<unknown> }) => {
+    reviewed.push(ask.changes.flatMap((c) => c.lines))
     const outcome = await ask.run({ apply: false, title: 't', description: '' })
     if (outcome && typeof outcome === 'object' && 'error' in outcome) return { cancelled: true }
     return outcome
@@ -55,7 +61,7 @@ test('a review cancelled after its shared fields were saved says they were, with
   refuseRequest = true
   const outcome = await writeFlag(flag, { description: 'new', value: true }, false)
   // the description went out directly, the request was refused
-  expect(calls).toEqual(['PUT description', 'POST /api/change-requests'])
+  expect(calls).toEqual(['PUT description', 'POST /api/change-requests value'])
   expect('error' in outcome).toBe(true)
   const message = (outcome as { error: { error: { message: string } } }).error.error.message
   expect(message).not.toContain('nothing was changed')
@@ -67,6 +73,22 @@ test('a review cancelled before anything was written still says nothing was chan
   calls.length = 0
   refuseRequest = true
   const outcome = await writeFlag({ ...flag, revision: revision }, { description: 'old', value: true }, false)
-  expect(calls).toEqual(['POST /api/change-requests'])
+  expect(calls).toEqual(['POST /api/change-requests value'])
   expect((outcome as { error: { error: { message: string } } }).error.error.message).toContain('nothing was changed')
+})
+
+test('a default value, which every protected environment serves, is reviewed and requested, never written directly', async () => {
+  calls.length = 0
+  reviewed.length = 0
+  refuseRequest = false
+  const current = { ...flag, revision, defaultValue: false }
+  // only the default moves: without a review the write would go out at once (a bypass, for one who holds it)
+  const outcome = await writeFlag(current, { description: 'old', defaultValue: true }, false)
+  expect(reviewed).toEqual([['defaultValue false → true']])
+  expect(calls).toEqual(['POST /api/change-requests defaultValue'])
+  expect(outcome).toEqual({ requested: { id: 'cr_1', state: 'open' } })
+  // with a value and a description: the description alone is saved directly
+  calls.length = 0
+  await writeFlag(current, { description: 'new', defaultValue: true, value: true }, false)
+  expect(calls).toEqual(['PUT description', 'POST /api/change-requests defaultValue,value'])
 })

@@ -7,14 +7,17 @@
  * apply the write at once instead.
  */
 
-import { REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
+import { REQUESTABLE_FIELDS, SHARED_REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
 import { api } from './api.ts'
 import { changeInWords } from './change-words.ts'
 import { current, useEnvironments } from './environment-choice.ts'
 import type { components } from './generated/api-types.ts'
 import { needsReview, type ReviewChoice, type ReviewOutcome, reviewChanges } from './review-dialog.tsx'
 
-const REQUESTABLE: ReadonlySet<string> = new Set(REQUESTABLE_FIELDS)
+// what a protected environment serves: its state, and the shared fields every environment serves
+// (type, default value, variants, metadata, prerequisites); only the rest (the description, the
+// constraints) needs no review (docs/ui.md#review-before-protected-changes)
+const REQUESTABLE: ReadonlySet<string> = new Set([...REQUESTABLE_FIELDS, ...SHARED_REQUESTABLE_FIELDS])
 
 /** What a write did: saved (the flag's new revision), requested (the request), or refused (the error). */
 export type WriteOutcome = { saved: number } | { requested: { id: string; state: string } } | { error: unknown }
