@@ -92,3 +92,14 @@ test('a default value, which every protected environment serves, is reviewed and
   await writeFlag(current, { description: 'new', defaultValue: true, value: true }, false)
   expect(calls).toEqual(['PUT description', 'POST /api/change-requests defaultValue,value'])
 })
+
+test('variants and prerequisites, which every environment serves, are requested in a protected environment too', async () => {
+  calls.length = 0
+  reviewed.length = 0
+  refuseRequest = false
+  const current = { ...flag, revision, variants: { on: true } }
+  await writeFlag(current, { variants: { on: true, off: false } }, false)
+  await writeFlag(current, { prerequisites: [{ flag: 'shop/base', variants: ['true'] }] }, false)
+  expect(reviewed.length).toBe(2)
+  expect(calls).toEqual(['POST /api/change-requests variants', 'POST /api/change-requests prerequisites'])
+})
