@@ -7,14 +7,17 @@
  * apply the write at once instead.
  */
 
-import { REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
+import { REQUESTABLE_FIELDS, SHARED_REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
 import { api } from './api.ts'
 import { changeInWords } from './change-words.ts'
 import { current, useEnvironments } from './environment-choice.ts'
 import type { components } from './generated/api-types.ts'
 import { needsReview, type ReviewChoice, type ReviewOutcome, reviewChanges } from './review-dialog.tsx'
 
-const REQUESTABLE: ReadonlySet<string> = new Set(REQUESTABLE_FIELDS)
+// what a protected environment serves: its state, and the shared fields every environment serves
+// (type, default value, variants, metadata, prerequisites); only the rest (the description, the
+// constraints) needs no review (docs/ui.md#review-before-protected-changes)
+const REQUESTABLE: ReadonlySet<string> = new Set([...REQUESTABLE_FIELDS, ...SHARED_REQUESTABLE_FIELDS])
 
 /** What a write did: saved (the flag's new revision), requested (the request), or refused (the error). */
 export type WriteOutcome = { saved: number } | { requested: { id: string; state: string } } | { error: unknown }
@@ -79,6 +82,8 @@ export async function writeFlag(
   let sharedMoves = Object.entries(shared).some(([k, v]) => JSON.stringify(v ?? null) !== JSON.stringify(flag[k] ?? null))
   if (Object.keys(set).length === 0) return sharedMoves ? put(shared) : { saved: flag.revision as number }
   let written: WriteOutcome = CANCELLED
+  // the revision the shared fields were saved as, when a request then refused left them saved
+  let sharedSaved: number | undefined
   const reviewed = await reviewChanges({
     environment,
     changes: [{ flag: name, lines: changeInWords(flag, set) }],
@@ -94,11 +99,17 @@ export async function writeFlag(
         const saved = await put(shared)
         if ('error' in saved) return saved
         sharedMoves = false
+        if ('saved' in saved) sharedSaved = saved.saved
       }
       const made = await requestChanges(environment, choice, [{ flag: name, set }])
       if ('requested' in made) written = made
       return made
     },
   })
-  return 'cancelled' in reviewed ? CANCELLED : written
+  if (!('cancelled' in reviewed)) return written
+  // a cancel changes nothing more, but what an attempt saved stays saved: said so, never "nothing"
+  if (sharedSaved === undefined) return CANCELLED
+  const fields = Object.keys(shared).filter((k) => JSON.stringify(shared[k] ?? null) !== JSON.stringify(flag[k] ?? null))
+  const message = `review cancelled: no change request was made, but ${fields.join(', ')} ${fields.length === 1 ? 'was' : 'were'} saved as revision ${sharedSaved}`
+  return { error: { error: { code: 'CANCELLED', message } } }
 }

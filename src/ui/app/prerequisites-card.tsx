@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { PREREQUISITES_MAX } from '../../domain/prerequisite.ts'
 import { api } from './api.ts'
-import type { components } from './generated/api-types.ts'
+import { writeFlag } from './flag-writes.ts'
 import { type PrerequisiteRow, prerequisitesBody, prerequisitesOf, variantsInWords, withVariant } from './lifecycle-words.ts'
 import { done, NoticeLine, useOutcome } from './notice.tsx'
 import { link } from './router.ts'
@@ -63,13 +63,18 @@ export function PrerequisitesCard({ flag, canWrite, onSaved }: { flag: Record<st
   async function save() {
     setErrors({})
     setMessage(null)
-    const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: name }, header: { 'If-Match': `"${flag.revision}"` } },
-      body: { prerequisites: prerequisitesBody(rows) } as components['schemas']['FlagUpdate'],
-    })
-    if (!data) return refusedWith(error)
+    // what a flag requires decides what every environment serves: reviewed and requested in a
+    // protected one (docs/ui.md#review-before-protected-changes)
+    const result = await writeFlag(flag, { prerequisites: prerequisitesBody(rows) }, false)
+    if ('error' in result) return refusedWith(result.error)
     setDirty(false)
-    setMessage(done(`prerequisites saved as revision ${(data as { revision: number }).revision}`))
+    setMessage(
+      done(
+        'saved' in result
+          ? `prerequisites saved as revision ${result.saved}`
+          : `change request made (${result.requested.state}): see Change requests`,
+      ),
+    )
     onSaved()
   }
 

@@ -7,9 +7,9 @@
 
 import { useEffect, useState } from 'preact/hooks'
 import { builtInVariants, type FlagType } from '../../domain/flag.ts'
-import { api } from './api.ts'
 import { fieldErrors } from './field-errors.ts'
 import { type Draft, draftOf, ValueInput } from './flag-fields.tsx'
+import { writeFlag } from './flag-writes.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 
 type Row = { name: string; value: unknown }
@@ -39,16 +39,21 @@ export function VariantsEditor({ flag, canWrite, onSaved }: { flag: Record<strin
     setErrors({})
     setNotice(null)
     const variants = rows.length === 0 ? null : Object.fromEntries(rows.map((r) => [r.name, r.value]))
-    const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: String(flag.name) }, header: { 'If-Match': `"${flag.revision}"` } },
-      body: { variants },
-    })
-    if (!data) {
-      setErrors(fieldErrors(error))
-      return setNotice(refused(error))
+    // variants are served by every environment: reviewed and requested in a protected one
+    // (docs/ui.md#review-before-protected-changes)
+    const result = await writeFlag(flag, { variants }, false)
+    if ('error' in result) {
+      setErrors(fieldErrors(result.error))
+      return setNotice(refused(result.error))
     }
     setDirty(false)
-    setNotice(done(`variants saved as revision ${(data as { revision: number }).revision}`))
+    setNotice(
+      done(
+        'saved' in result
+          ? `variants saved as revision ${result.saved}`
+          : `change request made (${result.requested.state}): see Change requests`,
+      ),
+    )
     onSaved()
   }
 
