@@ -33,6 +33,8 @@ export function FlagList({ permissions, me }: { canWrite: boolean; permissions: 
 function LiveFlags({ permissions, me }: { permissions: readonly string[]; me: string }) {
   const { flags, columns, requests, pending, usage, error, setError, current } = useFlagListData(permissions)
   const [query, setQuery] = useState('')
+  // what the last switch flipped in the table did, said near it (docs/ui.md#common-tasks)
+  const [written, setWritten] = useState('')
   // the groups a person closed stay closed while flags change around them
   const [closed, setClosed] = useState<ReadonlySet<string>>(new Set())
   useFlagShortcuts()
@@ -88,6 +90,9 @@ function LiveFlags({ permissions, me }: { permissions: readonly string[]; me: st
           {error}
         </p>
       )}
+      <p class="flag-status" role="status" aria-live="polite">
+        {written}
+      </p>
       {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{searching ? ' match' : ' yet'}.</p> : null}
       {tree.total > 0 && (
         <FlagTable
@@ -99,6 +104,7 @@ function LiveFlags({ permissions, me }: { permissions: readonly string[]; me: st
           searching={searching}
           onToggle={onToggle}
           onError={setError}
+          onWritten={setWritten}
         />
       )}
     </section>
