@@ -28,6 +28,7 @@ import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycl
 import { listenForChanges } from './live.ts'
 import { done, type Notice, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PrerequisitesCard } from './prerequisites-card.tsx'
+import { QuickRollout } from './quick-rollout.tsx'
 import { RolloutCard } from './rollout-card.tsx'
 import { TargetingEditor } from './targeting-editor.tsx'
 import { UsageCard } from './usage-card.tsx'
@@ -114,6 +115,9 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       enabled ? 'enabled: applications get its value and rules' : 'disabled: applications use their own default',
     )
   }
+  async function rollOut(body: Record<string, unknown>) {
+    outcome(await writeFlag(flag ?? {}, body, viaRequest), (r) => `rolled out: saved as revision ${r}`)
+  }
   async function rollback(revision: number) {
     const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
     setMessage(data ? done(`rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}`) : refused(error))
@@ -143,6 +147,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       <EnvironmentTabs permissions={permissions} states={states} pending={pending} />
       <div class="flag-panel" {...panel}>
         <FlagNowCard name={name} flag={flag} canWrite={canWrite} onEnabled={setEnabled} />
+        <QuickRollout flag={flag} canWrite={canWrite} onRollOut={rollOut} />
         <NoticeLine notice={message} />
         <div class="flag-columns">
           <div class="flag-column">
