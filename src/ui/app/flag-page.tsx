@@ -23,6 +23,7 @@ import { FlagNowCard } from './flag-now-card.tsx'
 import { FlagQuietZone } from './flag-quiet-zone.tsx'
 import { useFlagStates } from './flag-states.ts'
 import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
+import { rollBack, rollbackTarget, useDefaultEnvironment } from './history-rollback.ts'
 import { LifecycleFields } from './lifecycle-fields.tsx'
 import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
@@ -49,6 +50,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   // in a protected environment, changes of its state are requested (flag-writes.ts)
   const viaRequest = useNeedsRequest(permissions)
   const [scheduleAt, setScheduleAt] = useState('')
+  const defaultEnvironment = useDefaultEnvironment()
 
   // edits not saved yet: a reload (after any change, pushed live, or the echo of one's own write)
   // must not wipe them. They are saved against the flag they were made from (`base`: its revision
@@ -118,9 +120,13 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   async function rollOut(body: Record<string, unknown>) {
     outcome(await writeFlag(flag ?? {}, body, viaRequest), (r) => `rolled out: saved as revision ${r}`)
   }
-  async function rollback(revision: number) {
-    const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
-    setMessage(data ? done(`rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}`) : refused(error))
+  // in a protected environment, reviewed first (history-rollback.ts)
+  async function rollback(entry: Entry) {
+    const result = await rollBack(name, entry, rollbackTarget(entry, defaultEnvironment))
+    if ('cancelled' in result) return
+    if ('error' in result) setMessage(refused(result.error))
+    else if ('requested' in result) setMessage(done(`change request made (${result.requested.state}): see Change requests`))
+    else setMessage(done(`rolled back to revision ${entry.revision}: now revision ${result.rolledBack}`))
     void load()
   }
 
