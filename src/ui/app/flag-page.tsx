@@ -118,7 +118,8 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     )
   }
   async function rollOut(body: Record<string, unknown>) {
-    outcome(await writeFlag(flag ?? {}, body, viaRequest), (r) => `rolled out: saved as revision ${r}`)
+    if (!flag) return
+    outcome(await writeFlag(flag, body, viaRequest), (r) => `rolled out: saved as revision ${r}`)
   }
   // in a protected environment, reviewed first (history-rollback.ts)
   async function rollback(entry: Entry) {
