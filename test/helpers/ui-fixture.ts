@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Daemon } from './daemon.ts'
 import { isolatedBrowser } from './shared-chromium.ts'
-import { startAdminDaemon } from './test-daemon.ts'
+import { type DaemonEnv, startAdminDaemon } from './test-daemon.ts'
 import { findChromium, openSignedIn, releaseScratch, screenshotTo, sessionOf } from './ui-driver.ts'
 
 export interface UiFixture {
@@ -25,9 +25,9 @@ export interface UiFixture {
   close(): Promise<void>
 }
 
-/** Starts the daemon and a browser context of the process's Chromium at `chromium`, side by side. */
-export async function startUiFixture(chromium: string): Promise<UiFixture> {
-  const [d, browser] = await Promise.allSettled([startAdminDaemon(), isolatedBrowser(chromium)])
+/** Starts the daemon (with `env`) and a browser context of the process's Chromium at `chromium`, side by side. */
+export async function startUiFixture(chromium: string, env: DaemonEnv = {}): Promise<UiFixture> {
+  const [d, browser] = await Promise.allSettled([startAdminDaemon(env), isolatedBrowser(chromium)])
   if (d.status === 'rejected' || browser.status === 'rejected') {
     if (d.status === 'fulfilled') await d.value.stop()
     if (browser.status === 'fulfilled') await browser.value.close()
@@ -64,18 +64,19 @@ export interface BrowserSuite {
 }
 
 /**
- * Registers the hooks every browser test file needs: start the daemon and a context of the shared Chromium (then `seed`),
+ * Registers the hooks every browser test file needs: start the daemon (with `env`, which may prepare
+ * its directory) and a context of the shared Chromium (then `seed`),
  * screenshot and close the test's tabs after each test even when it failed, stop everything and
  * release the scratch directory at the end.
  */
-export function browserSuite(name: string, seed: (ui: UiFixture) => Promise<void> = async () => {}): BrowserSuite {
+export function browserSuite(name: string, seed: (ui: UiFixture) => Promise<void> = async () => {}, env: DaemonEnv = {}): BrowserSuite {
   const chromium = findChromium()
   const scratch = mkdtempSync(join(tmpdir(), `flagd-${name}-`))
   const pages: Page[] = []
   let fixture: UiFixture | undefined
   beforeAll(async () => {
     if (!chromium) return
-    fixture = await startUiFixture(chromium)
+    fixture = await startUiFixture(chromium, env)
     await seed(fixture)
   }, 60_000)
   afterEach(async () => {

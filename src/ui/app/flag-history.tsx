@@ -22,7 +22,7 @@ export function FlagHistory({
   /** The flag's revision now: its own entry offers no rollback. */
   revision: unknown
   canWrite: boolean
-  onRollback: (revision: number) => void
+  onRollback: (entry: Entry) => void
 }) {
   return (
     <section class="card" aria-labelledby="history-title">
@@ -43,7 +43,7 @@ export function FlagHistory({
                 quiet
                 label={`Roll back to revision ${e.revision}`}
                 confirm={`Restore revision ${e.revision} now`}
-                onConfirm={() => onRollback(e.revision as number)}
+                onConfirm={() => onRollback(e)}
               />
             )}
           </li>

@@ -54,6 +54,8 @@ function LiveFlags({
   onQuery: (q: string) => void
 }) {
   const { flags, columns, requests, pending, usage, error, setError, current } = useFlagListData(permissions)
+  // what the last switch flipped in the table did, said near it (docs/ui.md#common-tasks)
+  const [written, setWritten] = useState('')
   // the groups a person closed stay closed while flags change around them
   const [closed, setClosed] = useState<ReadonlySet<string>>(new Set())
   useFlagShortcuts()
@@ -109,6 +111,9 @@ function LiveFlags({
           {error}
         </p>
       )}
+      <p class="flag-status" role="status" aria-live="polite">
+        {written}
+      </p>
       {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{searching ? ' match' : ' yet'}.</p> : null}
       {tree.total > 0 && (
         <FlagTable
@@ -120,6 +125,7 @@ function LiveFlags({
           searching={searching}
           onToggle={onToggle}
           onError={setError}
+          onWritten={setWritten}
         />
       )}
     </section>

@@ -23,11 +23,13 @@ import { FlagNowCard } from './flag-now-card.tsx'
 import { FlagQuietZone } from './flag-quiet-zone.tsx'
 import { useFlagStates } from './flag-states.ts'
 import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
+import { rollBack, rollbackTarget, useDefaultEnvironment } from './history-rollback.ts'
 import { LifecycleFields } from './lifecycle-fields.tsx'
 import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycle-words.ts'
 import { listenForChanges } from './live.ts'
 import { done, type Notice, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { PrerequisitesCard } from './prerequisites-card.tsx'
+import { QuickRollout } from './quick-rollout.tsx'
 import { RolloutCard } from './rollout-card.tsx'
 import { TargetingEditor } from './targeting-editor.tsx'
 import { UsageCard } from './usage-card.tsx'
@@ -48,6 +50,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   // in a protected environment, changes of its state are requested (flag-writes.ts)
   const viaRequest = useNeedsRequest(permissions)
   const [scheduleAt, setScheduleAt] = useState('')
+  const defaultEnvironment = useDefaultEnvironment()
 
   // edits not saved yet: a reload (after any change, pushed live, or the echo of one's own write)
   // must not wipe them. They are saved against the flag they were made from (`base`: its revision
@@ -114,9 +117,17 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       enabled ? 'enabled: applications get its value and rules' : 'disabled: applications use their own default',
     )
   }
-  async function rollback(revision: number) {
-    const { data, error } = await api.POST('/api/rollbacks', { body: { name, revision } })
-    setMessage(data ? done(`rolled back to revision ${revision}: now revision ${(data as { revision: number }).revision}`) : refused(error))
+  async function rollOut(body: Record<string, unknown>) {
+    if (!flag) return
+    outcome(await writeFlag(flag, body, viaRequest), (r) => `rolled out: saved as revision ${r}`)
+  }
+  // in a protected environment, reviewed first (history-rollback.ts)
+  async function rollback(entry: Entry) {
+    const result = await rollBack(name, entry, rollbackTarget(entry, defaultEnvironment))
+    if ('cancelled' in result) return
+    if ('error' in result) setMessage(refused(result.error))
+    else if ('requested' in result) setMessage(done(`change request made (${result.requested.state}): see Change requests`))
+    else setMessage(done(`rolled back to revision ${entry.revision}: now revision ${result.rolledBack}`))
     void load()
   }
 
@@ -143,6 +154,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
       <EnvironmentTabs permissions={permissions} states={states} pending={pending} />
       <div class="flag-panel" {...panel}>
         <FlagNowCard name={name} flag={flag} canWrite={canWrite} onEnabled={setEnabled} />
+        <QuickRollout flag={flag} canWrite={canWrite} onRollOut={rollOut} />
         <NoticeLine notice={message} />
         <div class="flag-columns">
           <div class="flag-column">

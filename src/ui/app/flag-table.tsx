@@ -54,7 +54,7 @@ export function cellValue(f: ListedFlag): { text: string; whole: string } {
 const compact = (n: number) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`)
 
 /** One environment's cell: the switch or the cut value, then `off`, the rollout's percentage and `pending`. */
-function Cell({ column, name, onError }: { column: EnvironmentColumn; name: string; onError: (m: string) => void }) {
+function Cell({ column, name, onError, onWritten }: { column: EnvironmentColumn; name: string } & Pick<RowProps, 'onError' | 'onWritten'>) {
   const f = column.flags.get(name)
   const running = f?.rollout?.status === 'running' && typeof f.rollout.percent === 'number'
   const shown = f && f.type !== 'BOOLEAN' ? cellValue(f) : null
@@ -70,7 +70,7 @@ function Cell({ column, name, onError }: { column: EnvironmentColumn; name: stri
           {shown.text}
         </code>
       ) : (
-        <Switch flag={f} canWrite={column.canWrite} onError={onError} environment={column.environment} />
+        <Switch flag={f} canWrite={column.canWrite} onError={onError} onWritten={onWritten} environment={column.environment} />
       )}
       {f?.enabled === false && <span class="chip off">off</span>}
       {running && <span class="chip rolling">{Math.round(f?.rollout?.percent ?? 0)}%</span>}
@@ -92,7 +92,7 @@ function Cell({ column, name, onError }: { column: EnvironmentColumn; name: stri
 
 /** One flag's row. */
 function FlagRow(props: RowProps & { flag: TableFlag; shownName: string; hidden: boolean; depth: number }) {
-  const { flag: f, shownName, columns, usage, onError, hidden, depth } = props
+  const { flag: f, shownName, columns, usage, onError, onWritten, hidden, depth } = props
   const use = usage.get(f.name)
   const summary = targetingSummary(f.targeting)
   return (
@@ -114,7 +114,7 @@ function FlagRow(props: RowProps & { flag: TableFlag; shownName: string; hidden:
       <td class="type opt">{f.type}</td>
       <td class="targeting opt">{summary ?? <span class="meta">–</span>}</td>
       {columns.map((c) => (
-        <Cell key={c.environment} column={c} name={f.name} onError={onError} />
+        <Cell key={c.environment} column={c} name={f.name} onError={onError} onWritten={onWritten} />
       ))}
       <td class="uses opt" title={use?.lastEvaluatedAt ? `last evaluated ${localTime(use.lastEvaluatedAt)}` : undefined}>
         {use ? compact(use.total) : '–'}
@@ -128,6 +128,8 @@ interface RowProps {
   columns: readonly EnvironmentColumn[]
   usage: ReadonlyMap<string, Use>
   onError: (m: string) => void
+  /** Told what a switch's write did, in words (docs/ui.md#common-tasks). */
+  onWritten: (words: string) => void
 }
 
 /** The rows of `group`: each subgroup's row (a disclosure button) above its rows, then its own flags. */

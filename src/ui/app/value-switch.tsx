@@ -51,11 +51,14 @@ export function Switch({
   flag,
   canWrite,
   onError,
+  onWritten,
   environment,
 }: {
   flag: Flag
   canWrite: boolean
   onError: (m: string) => void
+  /** Told what a write did in words ("checkout/x in staging: on"), for a status line (docs/ui.md#common-tasks). */
+  onWritten?: ((words: string) => void) | undefined
   /** Another environment than the chosen one: its column's switch, named with it. */
   environment?: string | undefined
 }) {
@@ -74,13 +77,15 @@ export function Switch({
   }
   async function toggle() {
     const env = environment ?? current()
+    const where = env === undefined ? flag.name : `${flag.name} in ${env}`
     if (env === undefined || !needsReview(env)) {
       const { error } = await put()
       if (error) onError(messageOf(error))
+      else onWritten?.(`${where}: ${on ? 'off' : 'on'}`)
       return
     }
     // the dialog shows a refusal itself, and a cancelled review changes nothing
-    await reviewChanges({
+    const reviewed = await reviewChanges({
       environment: env,
       changes: [{ flag: flag.name, lines: changeInWords({ value: on }, { value: !on }) }],
       title: `Change ${flag.name}: value`,
@@ -90,6 +95,8 @@ export function Switch({
         return error ? { error } : { applied: true }
       },
     })
+    if ('applied' in reviewed) onWritten?.(`${where}: ${on ? 'off' : 'on'}`)
+    else if ('requested' in reviewed) onWritten?.(`${where}: change request made (${reviewed.requested.state})`)
   }
   return (
     <span class="value-switch">
