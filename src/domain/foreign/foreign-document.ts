@@ -6,6 +6,7 @@
  */
 
 import { type FieldProblem, ValidationFailedError } from '../errors.ts'
+import { rememberingRuleChecks } from '../flag-targeting-fields.ts'
 import { type ParsedDocument, type ParseOptions, parseImportDocument } from '../import-document.ts'
 import { isJsonObject } from '../json-object.ts'
 import { type ForeignFormatEntry, foreignFormat } from './foreign-formats.ts'
@@ -52,6 +53,16 @@ export function parseForeignDocument(
   raw: unknown,
   options: ForeignParseOptions,
   entry: Pick<ForeignFormatEntry, 'translate'> = foreignFormat(format),
+): ForeignDocument {
+  // the translator validates each flag it makes, and the document of them is validated again: a rule found valid is not compiled twice
+  return rememberingRuleChecks(() => translateAndParse(format, raw, options, entry))
+}
+
+function translateAndParse(
+  format: ForeignFormat,
+  raw: unknown,
+  options: ForeignParseOptions,
+  entry: Pick<ForeignFormatEntry, 'translate'>,
 ): ForeignDocument {
   const translated = entry.translate(raw, {
     nowMs: options.nowMs,
