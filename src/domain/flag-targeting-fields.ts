@@ -125,18 +125,22 @@ interface ValidRule {
   segments: ReadonlyMap<string, unknown>
 }
 
-let validRules: WeakMap<object, ValidRule> | undefined
+/** The rules found valid while checks are remembered (see `rememberingRuleChecks`), by rule object. */
+export type RuleChecks = WeakMap<object, ValidRule>
+
+let validRules: RuleChecks | undefined
 
 /**
- * Runs `work` remembering which `targeting` rules were found valid, by the rule object: a rule checked
- * again with the same variant names and the same segment rules is not compiled again. An import of
- * another tool's file validates each translated flag, then the document made of them
- * (docs/performance.md#imports); the objects are the import's own and nothing changes them in between.
- * What was found invalid is always checked again, so every problem is reported as it would be.
+ * Runs `work` remembering in `checks` which `targeting` rules were found valid, by the rule object: a
+ * rule checked again with the same variant names and the same segment rules is not compiled again.
+ * An import of another tool's file validates each translated flag, then the document made of them,
+ * then each later step it schedules (docs/performance.md#imports); the objects are the import's own
+ * (its rows frozen) and nothing changes them in between. What was found invalid is always checked
+ * again, so every problem is reported as it would be.
  */
-export function rememberingRuleChecks<T>(work: () => T): T {
+export function rememberingRuleChecks<T>(work: () => T, checks: RuleChecks = new WeakMap()): T {
   const outer = validRules
-  validRules = new WeakMap()
+  validRules = checks
   try {
     return work()
   } finally {

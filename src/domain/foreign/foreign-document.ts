@@ -6,7 +6,7 @@
  */
 
 import { type FieldProblem, ValidationFailedError } from '../errors.ts'
-import { rememberingRuleChecks } from '../flag-targeting-fields.ts'
+import { type RuleChecks, rememberingRuleChecks } from '../flag-targeting-fields.ts'
 import { type ParsedDocument, type ParseOptions, parseImportDocument } from '../import-document.ts'
 import { isJsonObject } from '../json-object.ts'
 import { type ForeignFormatEntry, foreignFormat } from './foreign-formats.ts'
@@ -17,6 +17,8 @@ export interface ForeignDocument {
   document: ParsedDocument
   skipped: SkippedFlag[]
   scheduled: ScheduledImport[]
+  /** The rules found valid on the way: checking the scheduled steps again needs not compile them again. */
+  ruleChecks: RuleChecks
 }
 
 /** What the translation is told besides the file. */
@@ -55,7 +57,8 @@ export function parseForeignDocument(
   entry: Pick<ForeignFormatEntry, 'translate'> = foreignFormat(format),
 ): ForeignDocument {
   // the translator validates each flag it makes, and the document of them is validated again: a rule found valid is not compiled twice
-  return rememberingRuleChecks(() => translateAndParse(format, raw, options, entry))
+  const ruleChecks: RuleChecks = new WeakMap()
+  return { ...rememberingRuleChecks(() => translateAndParse(format, raw, options, entry), ruleChecks), ruleChecks }
 }
 
 function translateAndParse(
@@ -63,7 +66,7 @@ function translateAndParse(
   raw: unknown,
   options: ForeignParseOptions,
   entry: Pick<ForeignFormatEntry, 'translate'>,
-): ForeignDocument {
+): Omit<ForeignDocument, 'ruleChecks'> {
   const translated = entry.translate(raw, {
     nowMs: options.nowMs,
     ...(options.sourceEnvironment !== undefined ? { sourceEnvironment: options.sourceEnvironment } : {}),
