@@ -19,7 +19,7 @@ import { forbiddenKeys, isJsonObject } from './json-object.ts'
 import { rolloutProblems } from './rollout.ts'
 import { referencedSegments } from './segment.ts'
 import { EXPANDED_RULE_MAX, expandedRuleSize } from './targeting/expanded-size.ts'
-import { compileRule } from './targeting/rule-compiler.ts'
+import { compileRule, compileRuleReferring } from './targeting/rule-compiler.ts'
 import { ruleShapeProblems } from './targeting/targeting.ts'
 import { VARIANT_NAME } from './variant-name.ts'
 
@@ -77,9 +77,8 @@ export function checkTargetingFields(
     const rule = input.targeting
     if (!isJsonObject(rule)) problem('targeting', 'must be a rule: a JSON object such as {"if": [...]}')
     else {
-      const shape = ruleShapeProblems(rule, 'targeting')
       const variantNames = new Set(Object.keys({ ...builtInVariants(check.type, check.constraints.enumValues), ...(out.variants ?? {}) }))
-      const found = shape.length > 0 ? shape : compileRule(rule, { segments: check.segments, variants: variantNames }).problems
+      const found = targetingProblems(rule, check.segments, variantNames)
       for (const p of found) problem(p.field, p.reason)
       if (found.length === 0) out.targeting = rule as JsonObject
     }
@@ -115,6 +114,55 @@ export function checkTargetingFields(
     }
   }
   return out
+}
+
+/**
+ * A rule found valid while rule checks are remembered (`rememberingRuleChecks`): the variant names
+ * it was checked against, and the rule of each segment it referred to, directly or through others.
+ */
+interface ValidRule {
+  variants: ReadonlySet<string>
+  segments: ReadonlyMap<string, unknown>
+}
+
+/** The rules found valid while checks are remembered (see `rememberingRuleChecks`), by rule object. */
+export type RuleChecks = WeakMap<object, ValidRule>
+
+let validRules: RuleChecks | undefined
+
+/**
+ * Runs `work` remembering in `checks` which `targeting` rules were found valid, by the rule object: a
+ * rule checked again with the same variant names and the same segment rules is not compiled again.
+ * An import of another tool's file validates each translated flag, then the document made of them,
+ * then each later step it schedules (docs/performance.md#imports); the objects are the import's own
+ * (its rows frozen) and nothing changes them in between. What was found invalid is always checked
+ * again, so every problem is reported as it would be.
+ */
+export function rememberingRuleChecks<T>(work: () => T, checks: RuleChecks = new WeakMap()): T {
+  const outer = validRules
+  validRules = checks
+  try {
+    return work()
+  } finally {
+    validRules = outer
+  }
+}
+
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x))
+
+/** The problems of `rule` as a flag's `targeting` (shape, then compiled against segments and variant names). */
+function targetingProblems(rule: JsonObject, segments: ReadonlyMap<string, unknown>, variants: ReadonlySet<string>): FieldProblem[] {
+  const known = validRules?.get(rule)
+  if (known && sameSet(known.variants, variants) && [...known.segments].every(([name, r]) => segments.get(name) === r)) return []
+  const shape = ruleShapeProblems(rule, 'targeting')
+  if (shape.length > 0) return shape
+  const { problems, referred } = compileRuleReferring(rule, { segments, variants })
+  if (problems.length === 0 && validRules) {
+    const used = new Map<string, unknown>()
+    for (const name of referred) used.set(name, segments.get(name))
+    validRules.set(rule, { variants, segments: used })
+  }
+  return problems
 }
 
 /** `name` and every segment that uses it, directly or through others. */

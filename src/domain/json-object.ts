@@ -46,6 +46,18 @@ function dotted(keys: readonly string[]): string {
 /** Walks `value` for `forbiddenKeys`, `keys` being the path to it (spelt out only for a key reported). */
 function collectForbidden(value: object, keys: string[], out: string[], depth: number): void {
   if (depth > 64) return
+  if (Array.isArray(value)) {
+    // an array of parsed JSON has index keys only, never a forbidden one: no list of them is made
+    // (a foreign import's rules hold hundreds of thousands of arrays, docs/performance.md#imports)
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i]
+      if (typeof child !== 'object' || child === null) continue
+      keys.push(String(i))
+      collectForbidden(child, keys, out, depth + 1)
+      keys.pop()
+    }
+    return
+  }
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) {
       keys.push(key)

@@ -12,6 +12,7 @@ import type { Clock } from '../domain/clock.ts'
 import { type FieldProblem, MAX_LISTED_PROBLEMS, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { buildExportDocument, type ExportedSegment, exportFileName, exportText } from '../domain/export-document.ts'
 import { type Flag, isArchived } from '../domain/flag.ts'
+import { rememberingRuleChecks } from '../domain/flag-targeting-fields.ts'
 import { ownExportFlags, ownExportSegments } from '../domain/flagd-round-trip.ts'
 import { parseForeignDocument } from '../domain/foreign/foreign-document.ts'
 import { foreignFlagName } from '../domain/foreign/foreign-flag-name.ts'
@@ -276,6 +277,7 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
     const parsed = await gated(() => parseAnyDocument(caller, raw, options, knownSegments))
     const { source: origin, warnings, flagdFlags } = parsed.document
     const { skipped, scheduled } = parsed
+    const ruleChecks = 'ruleChecks' in parsed ? parsed.ruleChecks : undefined
     const skippedNames = new Set(skipped.flatMap((s) => foreignFlagName(s.name) ?? []))
     // a flagd export of this daemon, imported back, is read as the flags and segments it came from
     // (docs/migrations.md#flagd-round-trip): judged against the state the import is planned on
@@ -344,7 +346,11 @@ export function createMigrationService(deps: MigrationDeps): MigrationService {
             )
           }
           // in the same commit: the later changes as scheduled change requests, made on the flags as imported
-          const made = scheduleInTransaction(tx, caller.principal, target, scheduled, at.toISOString())
+          // each step is validated on the flag as imported: its rules, found valid by the translation, are not compiled again
+          const made = rememberingRuleChecks(
+            () => scheduleInTransaction(tx, caller.principal, target, scheduled, at.toISOString()),
+            ruleChecks,
+          )
           return { planned, segmentChanges, made }
         }),
       )

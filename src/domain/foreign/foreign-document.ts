@@ -6,6 +6,7 @@
  */
 
 import { type FieldProblem, ValidationFailedError } from '../errors.ts'
+import { type RuleChecks, rememberingRuleChecks } from '../flag-targeting-fields.ts'
 import { type ParsedDocument, type ParseOptions, parseImportDocument } from '../import-document.ts'
 import { isJsonObject } from '../json-object.ts'
 import { type ForeignFormatEntry, foreignFormat } from './foreign-formats.ts'
@@ -16,6 +17,8 @@ export interface ForeignDocument {
   document: ParsedDocument
   skipped: SkippedFlag[]
   scheduled: ScheduledImport[]
+  /** The rules found valid on the way: checking the scheduled steps again needs not compile them again. */
+  ruleChecks: RuleChecks
 }
 
 /** What the translation is told besides the file. */
@@ -53,6 +56,17 @@ export function parseForeignDocument(
   options: ForeignParseOptions,
   entry: Pick<ForeignFormatEntry, 'translate'> = foreignFormat(format),
 ): ForeignDocument {
+  // the translator validates each flag it makes, and the document of them is validated again: a rule found valid is not compiled twice
+  const ruleChecks: RuleChecks = new WeakMap()
+  return { ...rememberingRuleChecks(() => translateAndParse(format, raw, options, entry), ruleChecks), ruleChecks }
+}
+
+function translateAndParse(
+  format: ForeignFormat,
+  raw: unknown,
+  options: ForeignParseOptions,
+  entry: Pick<ForeignFormatEntry, 'translate'>,
+): Omit<ForeignDocument, 'ruleChecks'> {
   const translated = entry.translate(raw, {
     nowMs: options.nowMs,
     ...(options.sourceEnvironment !== undefined ? { sourceEnvironment: options.sourceEnvironment } : {}),

@@ -124,6 +124,17 @@ function compiledSegment(walk: Walk, name: string, rule: unknown, path: string, 
  * whose rule this is, so a reference back to it is reported as a cycle.
  */
 export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', within?: string): { expr: Expr; problems: FieldProblem[] } {
+  const { expr, problems } = compileRuleReferring(rule, env, field, within)
+  return { expr, problems }
+}
+
+/** `compileRule`, also naming every segment the rule refers to, directly or through others. */
+export function compileRuleReferring(
+  rule: unknown,
+  env: RuleEnv,
+  field = 'targeting',
+  within?: string,
+): { expr: Expr; problems: FieldProblem[]; referred: Iterable<string> } {
   const walk: Walk = {
     env,
     problems: [],
@@ -173,5 +184,5 @@ export function compileRule(rule: unknown, env: RuleEnv, field = 'targeting', wi
     },
   }
   const expr = walk.compile(rule, field, env.variants !== undefined)
-  return { expr, problems: walk.problems }
+  return { expr, problems: walk.problems, referred: walk.compiledSegments.keys() }
 }
