@@ -95,7 +95,9 @@ test.skipIf(!chromium)("during a rollout a flag's page says what it serves in wo
   // the sentence at the top counts the rollout: never "to everyone" while it decides
   await p.waitForFunction("document.querySelector('.serves')?.textContent?.includes('of contexts now')")
   expect(await p.$eval('.serves', (e) => e.textContent ?? '')).not.toContain('everyone')
-  // the environments table: production's rollout in words, its rule row not a bare "no rule"
+  // the environments table: production's rollout in words, its rule row not a bare "no rule" (the
+  // table's states are read after the flag, so wait for them)
+  await p.waitForFunction("document.querySelector('table.environments')?.textContent?.includes('of contexts now')")
   const table = await p.$$eval('table.environments tr', (rows) =>
     rows.map((r) => [...(r as unknown as { children: Iterable<{ textContent: string | null }> }).children].map((c) => c.textContent ?? '')),
   )
