@@ -114,6 +114,8 @@ const PAGES: { path: string; ready: string; first?: (p: Page) => Promise<void>; 
     path: 'segments',
     ready: 'beta-testers',
     first: async (p) => {
+      // keys reach a page that holds the focus: a link of the navigation takes it (as a person's click would)
+      await p.focus('nav a')
       await p.keyboard.press('?')
       await p.waitForSelector('dialog.shortcuts[open]')
     },
