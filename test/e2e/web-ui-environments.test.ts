@@ -93,6 +93,8 @@ test.skipIf(!chromium)('the Environments page creates and removes one; a user ma
   await fillByLabel(p, 'Description', 'for the testers')
   await clickButton(p, 'Create environment')
   await waitForText(p, 'created qa')
+  // the switcher reads the environments again after the page says so: wait for its new option
+  await p.waitForSelector('#environment option[value="qa"]')
   expect(await p.$$eval('#environment option', (o) => o.map((x) => (x as unknown as { value: string }).value))).toContain('qa')
   expect(await allViolations(p)).toEqual([])
   await fillByLabel(p, 'Name', 'scratch')
