@@ -30,7 +30,7 @@ const STALE = ['attic/old_banner', 'attic/old_promo']
  */
 async function staleDataDir(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'flagd-tasks-data-'))
-  const long = new Date(Date.now() - 60 * 86_400_000)
+  const long = new Date('2020-01-01T00:00:00.000Z') // long before any day the test runs: the flags are stale
   const app = await createTestApp({}, { dataDir: dir, now: () => long })
   for (const name of STALE)
     expect((await app.req('POST', '/api/flags', { token: app.adminToken, body: { name, type: 'BOOLEAN', value: false } })).status).toBe(201)
