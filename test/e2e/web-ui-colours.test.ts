@@ -130,6 +130,8 @@ test.skipIf(!chromium)(
 test.skipIf(!chromium)("the Flags table's column headers and a flag's history badges carry each environment's colour", async () => {
   const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
   await p.waitForSelector('tr[data-flag="shop/limit"]')
+  // the other environments' columns load after the chosen one's: wait for the last of them
+  await p.waitForFunction(() => document.querySelectorAll('thead th.env-head .env-swatch').length === 4)
   const heads = await p.$$eval('thead th.env-head', (ths) =>
     ths.map((th) => [
       th.querySelector('.env-name')?.textContent,
