@@ -16,4 +16,8 @@ test("a time is written in the viewer's locale and zone, with the zone named", (
   expect(localTime(at, 'en-US', 'America/New_York')).toBe('Dec 8, 2026, 04:00 AM EST')
   expect(localTime(at, 'de-DE', 'Europe/Berlin')).toBe('8. Dez. 2026, 10:00 MEZ')
   expect(localTime('not a time')).toBe('not a time')
+  // formatters are kept per locale and zone: asking again, in any order, gives each its own answer
+  expect(localTime(at, 'en-GB', 'Europe/Berlin')).toBe('8 Dec 2026, 10:00 CET')
+  expect(localTime(at, 'en-GB', 'UTC')).toBe('8 Dec 2026, 09:00 UTC')
+  expect(localTime('2026-12-08T10:30:00Z', 'de-DE', 'Europe/Berlin')).toBe('8. Dez. 2026, 11:30 MEZ')
 })
