@@ -10,8 +10,23 @@
 
 import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core'
 
-/** The arguments every test Chromium starts with: headless, no sandbox or GPU, no /dev/shm. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
+/**
+ * The arguments every test Chromium starts with: headless, no sandbox or GPU, no /dev/shm, and one
+ * renderer process for all tabs. A renderer process per tab, and another whenever a tab leaves
+ * about:blank for the daemon (site isolation), cost about 0.2 to 0.4 s of CPU each; the tests open
+ * about a hundred tabs in a run and load the UI over two hundred times. The tests are about the
+ * UI, not about Chromium's process model; every browser context keeps its own storage either way
+ * (docs/performance.md#2026-12-07-ninth-session-the-browser-files-cpu).
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--process-per-site',
+  '--renderer-process-limit=1',
+  '--disable-site-isolation-trials',
+  '--disable-features=IsolateOrigins,site-per-process',
+]
 
 let shared: Promise<Browser> | undefined
 
