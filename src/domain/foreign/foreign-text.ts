@@ -42,7 +42,7 @@ function shapeProblem(value: unknown, budget: number): string | undefined {
   let left = budget
   let forbidden = false
   // one walk counts the values, measures the depth and looks for forbidden keys; the path of one
-  // found is spelt out by a second walk only then (docs/performance.md#third-round)
+  // found is spelt out by a second walk only then (docs/performance.md#third-round-2026-12-07)
   const values: unknown[] = [value]
   const depths: number[] = [0]
   while (values.length > 0) {

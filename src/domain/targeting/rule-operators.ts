@@ -34,7 +34,7 @@ const ONLY_DOTS = /^\.*$/u
 export function splitPath(path: string): string[] {
   // most paths have no backslash and a character besides dots: the native split reads them the same,
   // without building each part a character at a time (rules are compiled by the thousand on an import,
-  // docs/performance.md#third-round)
+  // docs/performance.md#third-round-2026-12-07)
   if (!path.includes('\\') && !ONLY_DOTS.test(path)) return path.split('.')
   const parts: string[] = []
   let current = ''
