@@ -83,3 +83,12 @@ export function forbiddenKeys(value: unknown): string[] {
   if (typeof value === 'object' && value !== null) collectForbidden(value, [], out, 0)
   return out
 }
+
+/**
+ * False when JSON `text` cannot hold a `__proto__`, `constructor` or `prototype` key, so the walk of
+ * `forbiddenKeys` over its value may be left out: only a `\u` escape spells a letter or `_` other
+ * than as itself, so without one such a key is in the text as it reads (docs/performance.md#third-round-2026-12-07).
+ */
+export function mayHoldForbiddenKeys(text: string): boolean {
+  return text.includes('\\u') || text.includes('proto') || text.includes('constructor')
+}

@@ -8,7 +8,7 @@
 
 import { MAX_JSON_DEPTH, readBoundedJson } from '../domain/bounded-json.ts'
 import { AppError, InvalidError, ValidationFailedError } from '../domain/errors.ts'
-import { forbiddenKeys } from '../domain/json-object.ts'
+import { forbiddenKeys, mayHoldForbiddenKeys } from '../domain/json-object.ts'
 import { readLimited } from '../io/read-limited.ts'
 
 /** True for `application/json`, with or without parameters such as charset. */
@@ -110,7 +110,8 @@ export async function readJsonBody(request: Request, limit: number, small?: Smal
   const read = readBoundedJson(bytes)
   if (!read.ok) throw bodyProblem[read.problem]()
   const body = read.value
-  const forbidden = forbiddenKeys(body)
+  // a large body is walked only when its text could hold a forbidden key
+  const forbidden = mayHoldForbiddenKeys(read.text) ? forbiddenKeys(body) : []
   if (forbidden.length > 0)
     throw new ValidationFailedError(forbidden.slice(0, 1000).map((field) => ({ field, reason: 'this key is not allowed' })))
   return body

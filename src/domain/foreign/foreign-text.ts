@@ -14,6 +14,9 @@ export type ForeignSyntax = 'json' | 'yaml' | 'toml'
 /** A parsed file, or why it could not be read (a sentence naming the syntax). */
 export type ForeignReading = { ok: true; value: unknown } | { ok: false; reason: string }
 
+/** The keys `forbiddenKeys` reports. */
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype'])
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /** The syntax a media type names (`application/yaml`, `text/yaml`, `application/toml`, JSON), or `undefined`. */
@@ -37,16 +40,30 @@ export function syntaxOfFileName(name: string): ForeignSyntax | undefined {
 /** The problem with a parsed value: nested too deep, more values than `budget`, or a forbidden key. */
 function shapeProblem(value: unknown, budget: number): string | undefined {
   let left = budget
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
-  while (stack.length > 0) {
-    const { value: v, depth } = stack.pop() as { value: unknown; depth: number }
+  let forbidden = false
+  // one walk counts the values, measures the depth and looks for forbidden keys; the path of one
+  // found is spelt out by a second walk only then (docs/performance.md#third-round-2026-12-07)
+  const values: unknown[] = [value]
+  const depths: number[] = [0]
+  while (values.length > 0) {
+    const v = values.pop()
+    const depth = depths.pop() as number
     if (--left < 0) return 'it holds more values than its size allows (aliases repeated too often)'
     if (typeof v !== 'object' || v === null) continue
     if (depth + 1 > MAX_JSON_DEPTH) return `it is nested deeper than ${MAX_JSON_DEPTH} levels`
-    for (const child of Object.values(v)) stack.push({ value: child, depth: depth + 1 })
+    if (Array.isArray(v))
+      for (let i = 0; i < v.length; i++) {
+        values.push(v[i])
+        depths.push(depth + 1)
+      }
+    else
+      for (const key of Object.keys(v)) {
+        forbidden ||= FORBIDDEN.has(key)
+        values.push((v as Record<string, unknown>)[key])
+        depths.push(depth + 1)
+      }
   }
-  const forbidden = forbiddenKeys(value)
-  return forbidden.length > 0 ? `the key ${forbidden[0]} is not allowed` : undefined
+  return forbidden ? `the key ${forbiddenKeys(value)[0]} is not allowed` : undefined
 }
 
 /** Reads `bytes` written in `syntax` (see module comment). */

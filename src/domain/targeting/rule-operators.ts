@@ -27,8 +27,15 @@ import { semVer } from './sem-ver.ts'
 /** An operator over evaluated arguments; `data` is the current data (for `missing`). */
 export type ValueOperator = (args: readonly unknown[], data: unknown) => unknown
 
+/** A path of dots only (the empty one too), which the loop below reads unlike `split`. */
+const ONLY_DOTS = /^\.*$/u
+
 /** Splits a `var`/`missing` path: dots separate, a backslash escapes a dot or a backslash. */
 export function splitPath(path: string): string[] {
+  // most paths have no backslash and a character besides dots: the native split reads them the same,
+  // without building each part a character at a time (rules are compiled by the thousand on an import,
+  // docs/performance.md#third-round-2026-12-07)
+  if (!path.includes('\\') && !ONLY_DOTS.test(path)) return path.split('.')
   const parts: string[] = []
   let current = ''
   for (let i = 0; i < path.length; i++) {
