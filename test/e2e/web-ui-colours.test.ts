@@ -16,6 +16,7 @@ declare const document: {
   body: { append(e: unknown): void }
   createElement(tag: string): { style: { color: string }; remove(): void }
   querySelector(selector: string): unknown
+  querySelectorAll(selector: string): { length: number }
 }
 declare const getComputedStyle: (e: unknown) => {
   color: string
