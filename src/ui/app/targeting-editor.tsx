@@ -155,7 +155,7 @@ export function TargetingEditor({
       {canWrite && editing && (
         <div class="actions">
           <button type="button" onClick={save}>
-            {viaRequest ? 'Request change' : 'Save targeting'}
+            {viaRequest ? 'Request targeting change' : 'Save targeting'}
           </button>
           {mode.kind === 'builder' ? (
             <button type="button" class="plain" onClick={() => setMode({ kind: 'json', text: asJson })}>
