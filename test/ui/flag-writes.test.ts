@@ -140,3 +140,19 @@ test('with staging chosen, a shared change is reviewed and requested in the stri
   expect(reviewed).toHaveLength(1)
   chosen = 'production'
 })
+
+test("an ENUM's values are reviewed only when one is removed; adding one, or a TAG's, is saved directly", async () => {
+  chosen = 'staging'
+  calls.length = 0
+  reviewed.length = 0
+  refuseRequest = false
+  const size = { ...flag, type: 'ENUM', revision, enumValues: ['s', 'm'], value: 's', defaultValue: 's' }
+  await writeFlag(size, { enumValues: ['s', 'm', 'l'] }, false)
+  expect(calls).toEqual(['PUT enumValues'])
+  await writeFlag({ ...size, revision }, { enumValues: ['s'] }, false)
+  expect(calls).toEqual(['PUT enumValues', 'POST /api/change-requests enumValues'])
+  await writeFlag({ ...size, type: 'TAG', revision }, { enumValues: ['s'] }, false)
+  expect(calls).toEqual(['PUT enumValues', 'POST /api/change-requests enumValues', 'PUT enumValues'])
+  expect(reviewed).toHaveLength(1)
+  chosen = 'production'
+})

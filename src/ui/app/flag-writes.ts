@@ -21,12 +21,16 @@ const OWN: ReadonlySet<string> = new Set(REQUESTABLE_FIELDS)
 const SERVED_SHARED: ReadonlySet<string> = new Set(SHARED_REQUESTABLE_FIELDS.filter((f) => f !== 'enumValues'))
 
 /**
- * Whether shared field `key` of `flag` is served by every environment: the type, default value,
- * variants, metadata and prerequisites, and an ENUM's values, which are its variants; a TAG's values
- * and the other constraints only check what is written (docs/environments.md#protected-environments).
+ * Whether setting shared field `key` of `flag` to `value` changes what every environment serves:
+ * the type, default value, variants, metadata and prerequisites, and an ENUM's values when one goes
+ * (they are its variants; a new one serves nothing yet); a TAG's values and the other constraints
+ * only check what is written (docs/environments.md#protected-environments).
  */
-export function servedShared(flag: Record<string, unknown>, key: string): boolean {
-  return SERVED_SHARED.has(key) || (key === 'enumValues' && flag.type === 'ENUM')
+export function servedShared(flag: Record<string, unknown>, key: string, value: unknown): boolean {
+  if (SERVED_SHARED.has(key)) return true
+  if (key !== 'enumValues' || flag.type !== 'ENUM' || !Array.isArray(flag.enumValues)) return false
+  const kept = new Set(Array.isArray(value) ? value : [])
+  return flag.enumValues.some((v) => !kept.has(v))
 }
 
 /** What a write did: saved (the flag's new revision; `bypassed` when it skipped a review), requested (the request, in `environment`), or refused (the error). */
@@ -124,7 +128,7 @@ export async function writeFlag(
   const direct: Record<string, unknown> = {}
   const servedFields: string[] = []
   for (const [key, value] of Object.entries(body)) {
-    const reviewed = OWN.has(key) ? chosenGuarded : servedShared(flag, key) && guarded.length > 0
+    const reviewed = OWN.has(key) ? chosenGuarded : servedShared(flag, key, value) && guarded.length > 0
     if (!reviewed) direct[key] = value
     else if (moves(key)) {
       set[key] = value
