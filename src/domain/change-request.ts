@@ -71,7 +71,7 @@ export const REQUESTABLE_FIELDS = ['valueExists', 'value', 'enabled', 'targeting
  * The shared fields a change request may set too: those that change what a protected environment
  * serves (docs/change-control.md#change-requests); they change every environment when applied.
  */
-export const SHARED_REQUESTABLE_FIELDS = ['type', 'defaultValue', 'variants', 'metadata', 'prerequisites'] as const
+export const SHARED_REQUESTABLE_FIELDS = ['type', 'defaultValue', 'variants', 'metadata', 'prerequisites', 'enumValues'] as const
 
 /** Whether `change` reaches beyond its environment (a shared field or a deletion): it needs the unscoped `flag:write`. */
 export function reachesEveryEnvironment(change: RequestedChange): boolean {

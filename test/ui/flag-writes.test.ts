@@ -8,6 +8,7 @@ import { expect, mock, test } from 'bun:test'
 
 const calls: string[] = []
 const reviewed: string[][] = []
+const asked: { environment: string; bypassIn: string[] | undefined }[] = []
 let revision = 4
 let refuseRequest = true
 
@@ -32,15 +33,30 @@ mock.module('../../src/ui/app/api.ts', () => ({
   },
   messageOf: (e: { error?: { message?: string } }) => e?.error?.message ?? String(e),
 }))
+// production (1 approval) and eu (2) protected, staging not; production chosen unless a test chooses staging
+const ENVIRONMENTS = [
+  { name: 'staging', protected: false, requiredApprovals: 0 },
+  { name: 'production', protected: true, requiredApprovals: 1 },
+  { name: 'eu', protected: true, requiredApprovals: 2 },
+]
+let chosen = 'production'
 mock.module('../../src/ui/app/environment-choice.ts', () => ({
-  current: () => 'production',
-  useEnvironments: () => ({ list: [], current: 'production' }),
+  current: () => chosen,
+  useEnvironments: () => ({ list: ENVIRONMENTS, current: chosen }),
+  environmentNamed: (name: string | undefined) => ENVIRONMENTS.find((e) => e.name === name),
+  protectedEnvironments: () => ENVIRONMENTS.filter((e) => e.protected),
 }))
 mock.module('../../src/ui/app/review-dialog.tsx', () => ({
   needsReview: (env: string | undefined) => env === 'production',
   // the person asks for approval once (refused), then cancels
-  reviewChanges: async (ask: { changes: { lines: string[] }[]; run: (choice: unknown) => Promise<unknown> }) => {
+  reviewChanges: async (ask: {
+    environment: string
+    changes: { lines: string[] }[]
+    bypassIn?: string[]
+    run: (choice: unknown) => Promise<unknown>
+  }) => {
     reviewed.push(ask.changes.flatMap((c) => c.lines))
+    asked.push({ environment: ask.environment, bypassIn: ask.bypassIn })
     const outcome = await ask.run({ apply: false, title: 't', description: '' })
     if (outcome && typeof outcome === 'object' && 'error' in outcome) return { cancelled: true }
     return outcome
@@ -49,7 +65,7 @@ mock.module('../../src/ui/app/review-dialog.tsx', () => ({
 
 // imported by a name the type checker does not follow: the module is the browser program's (its own tsconfig, DOM types)
 const modulePath = '../../src/ui/app/flag-writes.ts'
-type Outcome = { saved: number } | { requested: unknown } | { error: unknown }
+type Outcome = { saved: number } | { requested: unknown; environment?: string; saved?: number } | { error: unknown }
 const { writeFlag } = (await import(modulePath)) as {
   writeFlag: (flag: Record<string, unknown>, body: Record<string, unknown>, viaRequest: boolean) => Promise<Outcome>
 }
@@ -86,7 +102,7 @@ test('a default value, which every protected environment serves, is reviewed and
   const outcome = await writeFlag(current, { description: 'old', defaultValue: true }, false)
   expect(reviewed).toEqual([['defaultValue false → true']])
   expect(calls).toEqual(['POST /api/change-requests defaultValue'])
-  expect(outcome).toEqual({ requested: { id: 'cr_1', state: 'open' } })
+  expect(outcome).toEqual({ requested: { id: 'cr_1', state: 'open' }, environment: 'production' })
   // with a value and a description: the description alone is saved directly
   calls.length = 0
   await writeFlag(current, { description: 'new', defaultValue: true, value: true }, false)
@@ -102,4 +118,41 @@ test('variants and prerequisites, which every environment serves, are requested 
   await writeFlag(current, { prerequisites: [{ flag: 'shop/base', variants: ['true'] }] }, false)
   expect(reviewed.length).toBe(2)
   expect(calls).toEqual(['POST /api/change-requests variants', 'POST /api/change-requests prerequisites'])
+})
+
+test('with staging chosen, a shared change is reviewed and requested in the strictest protected environment; staging is saved directly', async () => {
+  chosen = 'staging'
+  calls.length = 0
+  reviewed.length = 0
+  asked.length = 0
+  refuseRequest = false
+  const current = { ...flag, revision, defaultValue: false }
+  const outcome = await writeFlag(current, { description: 'old', defaultValue: true, value: true }, false)
+  expect(reviewed).toEqual([['defaultValue false → true']])
+  // a bypass would need both protected environments; the request goes to eu, which needs 2 approvals
+  expect(asked).toEqual([{ environment: 'eu', bypassIn: ['production', 'eu'] }])
+  expect(calls).toEqual(['PUT description,value', 'POST /api/change-requests defaultValue'])
+  expect(outcome).toMatchObject({ requested: { id: 'cr_1' }, environment: 'eu', saved: revision })
+  // staging's own state alone: saved directly, no review
+  calls.length = 0
+  await writeFlag({ ...current, revision }, { description: 'old', value: true }, false)
+  expect(calls).toEqual(['PUT description,value'])
+  expect(reviewed).toHaveLength(1)
+  chosen = 'production'
+})
+
+test("an ENUM's values are reviewed only when one is removed; adding one, or a TAG's, is saved directly", async () => {
+  chosen = 'staging'
+  calls.length = 0
+  reviewed.length = 0
+  refuseRequest = false
+  const size = { ...flag, type: 'ENUM', revision, enumValues: ['s', 'm'], value: 's', defaultValue: 's' }
+  await writeFlag(size, { enumValues: ['s', 'm', 'l'] }, false)
+  expect(calls).toEqual(['PUT enumValues'])
+  await writeFlag({ ...size, revision }, { enumValues: ['s'] }, false)
+  expect(calls).toEqual(['PUT enumValues', 'POST /api/change-requests enumValues'])
+  await writeFlag({ ...size, type: 'TAG', revision }, { enumValues: ['s'] }, false)
+  expect(calls).toEqual(['PUT enumValues', 'POST /api/change-requests enumValues', 'PUT enumValues'])
+  expect(reviewed).toHaveLength(1)
+  chosen = 'production'
 })

@@ -17,8 +17,17 @@ import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
 import { type Difference, endsRunningRollout, promotedByDefault } from './promotion-choice.ts'
 import { reviewPromotion } from './promotion-review.ts'
 import { needsReview } from './review-dialog.tsx'
+import { rolloutInWords } from './rollout-words.ts'
+import { targetingInWords } from './rule-words.ts'
 
 const shown = (v: unknown) => (v === null || v === undefined ? '–' : JSON.stringify(v))
+
+/** A field's value as a person reads it: rules and rollouts in words, as `Review changes` says them (docs/ui.md#environments). */
+function inWords(field: string, v: unknown): string {
+  if (field === 'targeting') return v === null || v === undefined ? 'no rule' : targetingInWords(v).join('; ')
+  if (field === 'rollout') return rolloutInWords(v)
+  return shown(v)
+}
 
 export function ComparePage({ permissions }: { permissions: readonly string[] }) {
   const { list, current } = useEnvironments()
@@ -28,6 +37,8 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
   const [to, setTo] = useState(opening.to)
   const [prefix, setPrefix] = useState('')
   const [differences, setDifferences] = useState<Difference[] | null>(null)
+  // rules and rollouts in words; their JSON behind a toggle, as a request's page has it
+  const [json, setJson] = useState(false)
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
   const { message, setMessage } = useOutcome()
 
@@ -158,17 +169,16 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
                     </td>
                     <td>{i === 0 ? d.name : ''}</td>
                     <td>{field}</td>
-                    <td>
-                      <code>{shown(v.from)}</code>
-                    </td>
-                    <td>
-                      <code>{shown(v.to)}</code>
-                    </td>
+                    <td>{json ? <code>{shown(v.from)}</code> : inWords(field, v.from)}</td>
+                    <td>{json ? <code>{shown(v.to)}</code> : inWords(field, v.to)}</td>
                   </tr>
                 )),
               )}
             </tbody>
           </table>
+          <button type="button" class="plain" aria-pressed={json} onClick={() => setJson(!json)}>
+            Show JSON
+          </button>
           {holdsIn(permissions, 'flag:write', to) && (
             <div class="actions">
               <button type="button" onClick={promote} disabled={chosen.size === 0}>

@@ -63,6 +63,11 @@ export function environmentNamed(name: string | undefined): Environment | undefi
   return environments.find((e) => e.name === name)
 }
 
+/** The protected environments as last loaded, in the order they were created (outside a component: no re-render on change). */
+export function protectedEnvironments(): Environment[] {
+  return environments.filter((e) => e.protected)
+}
+
 /** Chooses `name` (remembered in this browser). */
 export function choose(name: string): void {
   chosen = name

@@ -173,10 +173,26 @@ export function newFlagOf(name: string, d: Draft): NewFlag {
 const options = (d: Draft): string[] => (d.type === 'AB-TEST' ? ['A', 'B'] : d.enumValues.filter((v) => v !== ''))
 
 /** The allowed values of an ENUM or TAG, one row each: a value may hold commas, spaces, anything. */
-function ValueList({ values, onChange, error }: { values: string[]; onChange: (next: string[]) => void; error?: string | undefined }) {
+function ValueList({
+  type,
+  values,
+  onChange,
+  error,
+}: {
+  type: string
+  values: string[]
+  onChange: (next: string[]) => void
+  error?: string | undefined
+}) {
   return (
-    <fieldset class="value-list" id="f-enumValues">
+    <fieldset class="value-list" id="f-enumValues" aria-describedby="f-enum-note">
       <legend>Allowed values</legend>
+      {/* docs/environments.md#protected-environments: an ENUM's values are its variants, a TAG's only a check */}
+      <p class="meta" id="f-enum-note">
+        {type === 'ENUM'
+          ? "They are this flag's variants, shared by every environment: a change that removes one goes through Review changes while an environment is protected."
+          : 'Shared by every environment and saved at once, with no review; a value an environment serves cannot be removed.'}
+      </p>
       {values.map((v, i) => (
         <div class="value-row" key={i}>
           <label class="sr-only" for={`f-enum-${i}`}>{`Allowed value ${i + 1}`}</label>
@@ -340,7 +356,7 @@ export function FlagFields({
         </Field>
       ))}
       {(d.type === 'ENUM' || d.type === 'TAG') && (
-        <ValueList values={d.enumValues} onChange={(enumValues) => set({ ...d, enumValues })} error={err('enumValues')} />
+        <ValueList type={d.type} values={d.enumValues} onChange={(enumValues) => set({ ...d, enumValues })} error={err('enumValues')} />
       )}
       <ValueInput
         id="f-default"

@@ -22,7 +22,7 @@ import { FlagHistory } from './flag-history.tsx'
 import { FlagNowCard } from './flag-now-card.tsx'
 import { FlagQuietZone } from './flag-quiet-zone.tsx'
 import { useFlagStates } from './flag-states.ts'
-import { useNeedsRequest, type WriteOutcome, writeFlag } from './flag-writes.ts'
+import { useNeedsRequest, type WriteOutcome, writeFlag, writtenInWords } from './flag-writes.ts'
 import { rollBack, rollbackTarget, useDefaultEnvironment } from './history-rollback.ts'
 import { LifecycleFields } from './lifecycle-fields.tsx'
 import { type LifecycleDraft, lifecycleBody, lifecycleDraftOf } from './lifecycle-words.ts'
@@ -90,8 +90,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   /** Shows what a write did: saved, requested (a protected environment), or the service's refusal. */
   function outcome(result: WriteOutcome, saved: (revision: number) => string) {
     if ('error' in result) return refusedWith(result.error)
-    if ('saved' in result) setMessage(done(saved(result.saved)))
-    else setMessage(done(`change request made (${result.requested.state}): see Change requests`))
+    setMessage(done(writtenInWords(result, saved)))
     void load()
   }
   async function save(e: Event) {

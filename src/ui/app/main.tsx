@@ -127,7 +127,7 @@ function App() {
         <a class="who" href={link('account').href} onClick={link('account').onClick} aria-label={`Your account: ${who}`}>
           {who}
         </a>
-        <button type="button" onClick={signOut}>
+        <button type="button" class="sign-out" onClick={signOut}>
           Sign out
         </button>
       </header>

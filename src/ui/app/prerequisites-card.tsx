@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { PREREQUISITES_MAX } from '../../domain/prerequisite.ts'
 import { api } from './api.ts'
-import { writeFlag } from './flag-writes.ts'
+import { writeFlag, writtenInWords } from './flag-writes.ts'
 import { type PrerequisiteRow, prerequisitesBody, prerequisitesOf, variantsInWords, withVariant } from './lifecycle-words.ts'
 import { done, NoticeLine, useOutcome } from './notice.tsx'
 import { link } from './router.ts'
@@ -68,13 +68,7 @@ export function PrerequisitesCard({ flag, canWrite, onSaved }: { flag: Record<st
     const result = await writeFlag(flag, { prerequisites: prerequisitesBody(rows) }, false)
     if ('error' in result) return refusedWith(result.error)
     setDirty(false)
-    setMessage(
-      done(
-        'saved' in result
-          ? `prerequisites saved as revision ${result.saved}`
-          : `change request made (${result.requested.state}): see Change requests`,
-      ),
-    )
+    setMessage(done(writtenInWords(result, (r) => `prerequisites saved as revision ${r}`)))
     onSaved()
   }
 

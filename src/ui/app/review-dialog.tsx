@@ -29,6 +29,10 @@ export interface ReviewAsk {
   title: string
   /** A schedule to start from (ISO). */
   scheduledAt?: string | undefined
+  /** The environments whose `flag:bypass` applying at once needs (default: `environment`): every protected one a shared field reaches. */
+  bypassIn?: readonly string[]
+  /** A sentence saying which environments the change reaches beyond `environment`, and what is saved directly. */
+  reach?: string
   run: (choice: ReviewChoice) => Promise<ReviewOutcome>
 }
 
@@ -72,7 +76,7 @@ export function ReviewHost({ permissions }: { permissions: readonly string[] }) 
       key={shown.n}
       ask={shown.ask}
       done={shown.done}
-      bypass={grants(permissions, 'flag:bypass', shown.ask.environment)}
+      bypass={(shown.ask.bypassIn ?? [shown.ask.environment]).every((env) => grants(permissions, 'flag:bypass', env))}
       onClose={close}
     />
   )
@@ -168,6 +172,7 @@ function ReviewDialog({ ask, done, bypass, onClose }: Shown & { bypass: boolean;
     >
       <h2 id="review-heading">Review changes</h2>
       <p class="meta">{protectionInWords(ask.environment, approvals)}</p>
+      {ask.reach && <p class="review-reach">{ask.reach}</p>}
       <ul class="review-lines" aria-label="The changes">
         {ask.changes.map((c) => (
           <li key={c.flag}>

@@ -11,7 +11,7 @@ import { allVariants, type FlagDefinition } from '../../domain/flag.ts'
 import { type Rollout, rolloutAt } from '../../domain/rollout.ts'
 import { api } from './api.ts'
 import { current } from './environment-choice.ts'
-import type { WriteOutcome } from './flag-writes.ts'
+import { type WriteOutcome, writtenInWords } from './flag-writes.ts'
 import { draftOfGuard, guardOfDraft } from './guard-draft.ts'
 import { GuardEditor } from './guard-editor.tsx'
 import { GuardReading } from './guard-reading.tsx'
@@ -76,7 +76,7 @@ export function RolloutCard({
     setErrors({})
     const result = await write({ rollout: next })
     if ('error' in result) return refusedWith(result.error)
-    setMessage(done('saved' in result ? `rollout saved as revision ${result.saved}` : `change request made (${result.requested.state})`))
+    setMessage(done(writtenInWords(result, (r) => `rollout saved as revision ${r}`)))
   }
   const now = rolloutAt(
     rollout ?? ({ start: '1970-01-01T00:00:00Z', end: '1970-01-01T00:00:01Z', fromPercent: 0, toPercent: 0 } as Rollout),

@@ -8,7 +8,7 @@
  */
 
 import { useEffect, useState } from 'preact/hooks'
-import type { WriteOutcome } from './flag-writes.ts'
+import { type WriteOutcome, writtenInWords } from './flag-writes.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { RuleBuilder } from './rule-builder.tsx'
 import { RuleJsonEditor, type RuleProblem, ruleProblems } from './rule-json-editor.tsx'
@@ -92,13 +92,7 @@ export function TargetingEditor({
     }
     setDirty(false)
     setEditing(false)
-    setNotice(
-      done(
-        'saved' in result
-          ? `targeting saved as revision ${result.saved}`
-          : `change request made (${result.requested.state}): see Change requests`,
-      ),
-    )
+    setNotice(done(writtenInWords(result, (r) => `targeting saved as revision ${r}`)))
     onSaved()
   }
 
@@ -161,7 +155,7 @@ export function TargetingEditor({
       {canWrite && editing && (
         <div class="actions">
           <button type="button" onClick={save}>
-            {viaRequest ? 'Request change' : 'Save targeting'}
+            {viaRequest ? 'Request targeting change' : 'Save targeting'}
           </button>
           {mode.kind === 'builder' ? (
             <button type="button" class="plain" onClick={() => setMode({ kind: 'json', text: asJson })}>

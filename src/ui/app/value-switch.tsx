@@ -10,6 +10,7 @@ import { changeInWords } from './change-words.ts'
 import { current } from './environment-choice.ts'
 import { requestChanges } from './flag-writes.ts'
 import { needsReview, reviewChanges } from './review-dialog.tsx'
+import { readTargeting } from './rule-model.ts'
 
 /** What the list needs of a flag. */
 export type ListedFlag = {
@@ -41,10 +42,20 @@ const effective = (f: Flag) => (f.valueExists ? f.value : f.defaultValue)
  * default. So the switch says which applies (visibly, and in its description), rather than look like
  * the answer every user gets.
  */
-function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): string | undefined {
-  if (flag.enabled === false) return 'disabled: applications get their own default; the value applies when enabled'
-  if (flag.targeting !== undefined && flag.targeting !== null) return 'the value where the rule names no variant: the rule decides first'
-  return undefined
+function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): { title: string; shown: string } | undefined {
+  if (flag.enabled === false)
+    return { title: 'disabled: applications get their own default; the value applies when enabled', shown: 'when enabled' }
+  if (flag.targeting === undefined || flag.targeting === null) return undefined
+  // a split alone places every context that has its key: the value reaches only those without it
+  const model = readTargeting(flag.targeting)
+  if (model?.split && model.rules.length === 0) {
+    const key = model.split.by || 'targetingKey'
+    return {
+      title: `the split gives every context with a ${key} a variant: this value reaches only contexts without one`,
+      shown: `split: only without ${key}`,
+    }
+  }
+  return { title: 'the value where the rule names no variant: the rule decides first', shown: 'if no rule matches' }
 }
 
 export function Switch({
@@ -85,24 +96,29 @@ export function Switch({
       return
     }
     // the dialog shows a refusal itself, and a cancelled review changes nothing
+    let revision = flag.revision
     const reviewed = await reviewChanges({
       environment: env,
       changes: [{ flag: flag.name, lines: changeInWords({ value: on }, { value: !on }) }],
       title: `Change ${flag.name}: value`,
       async run(choice) {
         if (!choice.apply) return requestChanges(env, choice, [{ flag: flag.name, set: { value: !on } }])
-        const { error } = await put()
-        return error ? { error } : { applied: true }
+        const { data, error } = await put()
+        if (error) return { error }
+        revision = (data as { revision: number }).revision
+        return { applied: true }
       },
     })
-    if ('applied' in reviewed) onWritten?.(`${where}: ${on ? 'off' : 'on'}`)
+    // skipping the review is said, with the revision it made (docs/ui.md#review-before-protected-changes)
+    if ('applied' in reviewed)
+      onWritten?.(`${where}: ${on ? 'off' : 'on'}, applied without review (recorded as a bypass) as revision ${revision}`)
     else if ('requested' in reviewed) onWritten?.(`${where}: change request made (${reviewed.requested.state})`)
   }
   return (
     <span class="value-switch">
       {note && (
         <span class="switch-note" id={noteId}>
-          {flag.enabled === false ? 'when enabled' : 'if no rule matches'}
+          {note.shown}
         </span>
       )}
       <button
@@ -111,7 +127,7 @@ export function Switch({
         aria-checked={on}
         aria-label={environment ? `${flag.name} in ${environment}` : flag.name}
         aria-describedby={note ? noteId : undefined}
-        title={note}
+        title={note?.title}
         class={on ? 'switch on' : 'switch'}
         disabled={!canWrite}
         onClick={toggle}

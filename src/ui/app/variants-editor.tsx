@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { builtInVariants, type FlagType } from '../../domain/flag.ts'
 import { fieldErrors } from './field-errors.ts'
 import { type Draft, draftOf, ValueInput } from './flag-fields.tsx'
-import { writeFlag } from './flag-writes.ts'
+import { writeFlag, writtenInWords } from './flag-writes.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 
 type Row = { name: string; value: unknown }
@@ -47,13 +47,7 @@ export function VariantsEditor({ flag, canWrite, onSaved }: { flag: Record<strin
       return setNotice(refused(result.error))
     }
     setDirty(false)
-    setNotice(
-      done(
-        'saved' in result
-          ? `variants saved as revision ${result.saved}`
-          : `change request made (${result.requested.state}): see Change requests`,
-      ),
-    )
+    setNotice(done(writtenInWords(result, (r) => `variants saved as revision ${r}`)))
     onSaved()
   }
 

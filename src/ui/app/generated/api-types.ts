@@ -6205,7 +6205,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6289,7 +6289,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -6339,7 +6339,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6439,7 +6439,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6520,7 +6520,7 @@ export interface operations {
                         /** @example checkout/new_flow */
                         flag: string;
                         /**
-                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                         * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                          * @example {
                          *       "value": true
                          *     }
@@ -6568,7 +6568,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6680,7 +6680,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6792,7 +6792,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -6898,7 +6898,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }
@@ -7004,7 +7004,7 @@ export interface operations {
                         changes: {
                             flag: string;
                             /**
-                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites (as a flag PUT takes them; the shared ones change every environment)
+                             * @description The fields to set: valueExists, value, enabled, targeting, chancePercentB, rollout, type, defaultValue, variants, metadata, prerequisites, enumValues (as a flag PUT takes them; the shared ones change every environment)
                              * @example {
                              *       "value": true
                              *     }

@@ -1,0 +1,84 @@
+/**
+ * Shared fields reach every environment (docs/change-control.md#change-requests): a request carrying
+ * them, approved in one protected environment, applies them in every other protected one too; an
+ * ENUM's values are its variants, so removing one goes through a request like a variant would,
+ * while a TAG's values only check what is written and change at once.
+ */
+
+import { afterEach, expect, test } from 'bun:test'
+import type { Caller, Principal } from '../../src/domain/principal.ts'
+import type { Services } from '../../src/services/services.ts'
+import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
+
+let apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps) await a.close()
+  apps = []
+})
+
+const user = (id: string, permissions: string[]): Caller => ({
+  principal: { kind: 'user', userId: id, username: id, sessionId: `ses_${id}`, permissions, flagPrefixes: [] } as Principal,
+  requestId: `req_${id}`,
+})
+const dev = user('usr_dev', ['flag:read', 'flag:write'])
+const lead = user('usr_lead', ['flag:read', 'flag:approve'])
+
+/** development (default), staging, production (1 approval) and eu (2 approvals), both protected; INTEGER `f`, ENUM `e`, TAG `t`. */
+async function world(): Promise<Services> {
+  const a = await createTestApp({ FLAGD_ENVIRONMENT: 'development' })
+  apps.push(a)
+  const s = a.app.services
+  for (const env of ['staging', 'production', 'eu']) await s.environments.put(SYSTEM, env, {})
+  await s.flags.create(SYSTEM, { name: 'f', type: 'INTEGER', value: 1, defaultValue: 0 })
+  await s.flags.create(SYSTEM, { name: 'e', type: 'ENUM', enumValues: ['a', 'b', 'c'], value: 'a', defaultValue: 'a' })
+  await s.flags.create(SYSTEM, { name: 't', type: 'TAG', enumValues: ['a', 'b', 'c'], value: ['a'], defaultValue: [] })
+  await s.flags.update(SYSTEM, 't', { value: ['c'] }, undefined, undefined, 'production')
+  await s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
+  await s.environments.put(SYSTEM, 'eu', { protected: true, requiredApprovals: 2 })
+  return s
+}
+
+test('a shared change approved in one protected environment applies in every environment, the other protected one included', async () => {
+  const s = await world()
+  // made directly, it reaches both protected environments: refused, naming one
+  expect(await s.flags.update(dev, 'f', { defaultValue: 5 }, undefined, undefined, 'staging').catch((e) => e)).toMatchObject({
+    code: 'CHANGE_REQUEST_REQUIRED',
+  })
+  const made = await s.changeRequests.create(dev, {
+    environment: 'production',
+    title: 'd',
+    changes: [{ flag: 'f', set: { defaultValue: 5 } }],
+  })
+  expect((await s.changeRequests.approve(lead, made.id, {})).state).toBe('approved')
+  expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
+  for (const env of ['development', 'staging', 'production', 'eu']) expect(s.flags.get(SYSTEM.principal, 'f', env).defaultValue).toBe(5)
+})
+
+test("an ENUM's values are its variants: removing one is refused directly and goes through a change request", async () => {
+  const s = await world()
+  expect(await s.flags.update(dev, 'e', { enumValues: ['a', 'b'] }).catch((e) => e)).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED' })
+  expect(s.flags.get(SYSTEM.principal, 'e', 'eu').enumValues).toEqual(['a', 'b', 'c'])
+  const made = await s.changeRequests.create(dev, {
+    environment: 'eu',
+    title: 'n',
+    changes: [{ flag: 'e', set: { enumValues: ['a', 'b'] } }],
+  })
+  await s.changeRequests.approve(lead, made.id, {})
+  await s.changeRequests.approve(user('usr_other', ['flag:read', 'flag:approve']), made.id, {})
+  expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
+  for (const env of ['staging', 'production', 'eu']) expect(s.flags.get(SYSTEM.principal, 'e', env).enumValues).toEqual(['a', 'b'])
+  // a value a protected environment serves cannot be removed, even through a request (400 naming it)
+  const refused = await s.changeRequests
+    .create(dev, { environment: 'eu', title: 'x', changes: [{ flag: 'e', set: { enumValues: ['b'] } }] })
+    .catch((e) => e)
+  expect(refused).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'changes[0].set.defaultValue' } })
+})
+
+test("a TAG's values change at once, except one an environment serves, which is refused naming it", async () => {
+  const s = await world()
+  expect((await s.flags.update(dev, 't', { enumValues: ['a', 'c', 'd'] })).enumValues).toEqual(['a', 'c', 'd'])
+  const refused = await s.flags.update(dev, 't', { enumValues: ['a'] }).catch((e) => e)
+  expect(refused).toMatchObject({ code: 'INVALID_REQUEST' })
+  expect(JSON.stringify(refused.details)).toContain('environments.production.value')
+  expect(s.flags.get(SYSTEM.principal, 't', 'production').enumValues).toEqual(['a', 'c', 'd'])
+})
