@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { SQL } from 'bun'
 import { migrate } from '../../src/storage/postgres-schema.ts'
-import { freePort } from './daemon.ts'
+import { freePort } from './free-port.ts'
 
 /** The directory of `initdb` and `pg_ctl`: on the PATH, else the newest under /usr/lib/postgresql. */
 export function findPostgresBin(): string | null {
