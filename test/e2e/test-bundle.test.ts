@@ -31,7 +31,7 @@ test('a daemon from the bundle, started elsewhere, serves the API explorer asset
   }
 })
 
-test('the bundle is named after the source: a changed file under src/, package.json or bun.lock names another', () => {
+test('the bundle is named after the source: a changed file under src/, package.json, bun.lock or tsconfig.json names another', () => {
   const root = dir()
   mkdirSync(join(root, 'src/ui'), { recursive: true })
   writeFileSync(join(root, 'src/main.ts'), 'export {}\n')
@@ -47,6 +47,7 @@ test('the bundle is named after the source: a changed file under src/, package.j
     ['src/ui/page.tsx', 'export const x = 1\n'],
     ['package.json', '{"a":1}\n'],
     ['bun.lock', '{"b":1}\n'],
+    ['tsconfig.json', '{"compilerOptions":{}}\n'],
   ] as const) {
     writeFileSync(join(root, file), text)
     const next = sourceHash(root)

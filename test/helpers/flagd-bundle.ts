@@ -3,7 +3,7 @@
  * A spawn of `bun src/main.ts` loads a thousand modules, about 0.9 s of CPU for `serve`; the same
  * code bundled once with its bytecode starts in a fraction of that. The bundle is built at most once
  * per source: its directory under the temp dir is named after a hash of `src/`, `package.json`,
- * `bun.lock`, Bun's version and the build's options, so a changed source builds a new one and every
+ * `bun.lock`, `tsconfig.json`, `bunfig.toml`, Bun's version and the build's options, so a changed source builds a new one and every
  * worker of a run (and every later run) finds the same. One worker builds it, in a temp directory
  * renamed into place, while the others wait: none ever sees half a bundle. Not the compiled
  * binary (`test/e2e/binary.test.ts` builds and tests that one): the same JavaScript Bun runs from
@@ -26,7 +26,7 @@ function buildArgs(outdir: string, publicPath: string): string[] {
   return ['build', ENTRY, '--target=bun', '--bytecode', '--outdir', outdir, '--public-path', `${publicPath}/`]
 }
 
-/** A hash of what the bundle of the checkout at `root` is made of: every file under `src/`, the package and lock files, Bun itself. */
+/** A hash of what the bundle of the checkout at `root` is made of: every file under `src/`, the package, lock and build settings files, Bun itself. */
 export function sourceHash(root = ROOT): string {
   const hash = createHash('sha256')
   hash.update(`${Bun.version} ${Bun.revision} ${buildArgs('', '').join(' ')}\n`)
@@ -34,7 +34,10 @@ export function sourceHash(root = ROOT): string {
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort()
-  for (const file of [...files, join(root, 'package.json'), join(root, 'bun.lock')]) {
+  const settings = ['package.json', 'bun.lock', 'tsconfig.json', 'bunfig.toml']
+    .map((name) => join(root, name))
+    .filter((file) => existsSync(file))
+  for (const file of [...files, ...settings]) {
     hash.update(`${file.slice(root.length)}\0`)
     hash.update(readFileSync(file))
   }
