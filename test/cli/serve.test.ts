@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PERMISSIONS } from '../../src/domain/permission.ts'
 import { runFlagdInProcess } from '../helpers/cli-in-process.ts'
-import { killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
+import { FROM_SOURCE, killLiveDaemons, runFlagd, startDaemon } from '../helpers/daemon.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 setDefaultTimeout(30_000)
@@ -109,7 +109,7 @@ describe('first user', () => {
   test('with no users and no variables it names the command that creates one, as it works from where the daemon runs (here: from source)', async () => {
     const cwd = dir()
     mkdirSync(join(cwd, 'data'), { mode: 0o755 })
-    const d = await startDaemon(cwd)
+    const d = await startDaemon(cwd, [], {}, FROM_SOURCE) // what a user of a clone sees, not the tests' bundle
     // the line comes before the daemon listens, so it is in the output already
     expect(d.output()).toMatch(/no users yet[\s\S]*(npx )?bun \S*src\/main\.ts user add admin --data-dir /)
     expect(d.output()).not.toMatch(/ {2}flagd user add/)

@@ -1,8 +1,11 @@
-/** Spawning `flagd` from source as a real process, for CLI and daemon tests. */
+/** Spawning `flagd` as a real process (the tests' bundle, or from source), for CLI and daemon tests. */
 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { flagdBundle } from './flagd-bundle.ts'
+
+export { freePort } from './free-port.ts'
 
 export const MAIN = join(import.meta.dir, '../../src/main.ts')
 
@@ -14,8 +17,15 @@ export interface Daemon {
   output: () => string
 }
 
-/** How to start flagd: from source by default, or a compiled binary. */
+/** How to start flagd from source, as a user of a clone does (`bun src/main.ts`). */
 export const FROM_SOURCE = [process.execPath, MAIN]
+
+/**
+ * How tests start flagd unless they pass a command: the bundle built once per source
+ * (`test/helpers/flagd-bundle.ts`), or from source with `TEST_FROM_SOURCE=1`. Awaited as this module
+ * loads, before any test runs, so a build is never counted against a test's time-out.
+ */
+export const FLAGD: string[] = process.env.TEST_FROM_SOURCE === '1' ? FROM_SOURCE : [process.execPath, await flagdBundle()]
 
 /**
  * Where spawned processes keep Bun's transpiled sources. Each gets its own HOME (the temp dir),
@@ -32,7 +42,7 @@ function spawnEnv(cwd: string, env: Record<string, string> = {}): Record<string,
 
 /** Runs a CLI command to completion. */
 export async function runFlagd(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; command?: string[] }) {
-  const proc = Bun.spawn([...(options.command ?? FROM_SOURCE), ...args], {
+  const proc = Bun.spawn([...(options.command ?? FLAGD), ...args], {
     cwd: options.cwd,
     env: spawnEnv(options.cwd, options.env),
     stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
@@ -58,14 +68,6 @@ process.on('exit', () => {
   for (const proc of live) proc.kill('SIGKILL')
 })
 
-/** A port that was free a moment ago (for servers that cannot bind port 0 and report it, such as PostgreSQL). */
-export function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
-  const port = probe.port as number
-  probe.stop(true)
-  return port
-}
-
 const LISTENING = /listening on http:\/\/\S+?:(\d+)/
 
 /**
@@ -78,7 +80,7 @@ export async function startDaemon(
   cwd: string,
   args: string[] = [],
   env: Record<string, string> = {},
-  command: string[] = FROM_SOURCE,
+  command: string[] = FLAGD,
 ): Promise<Daemon> {
   const portArg = args.indexOf('--port')
   const given = portArg === -1 ? undefined : Number(args[portArg + 1])

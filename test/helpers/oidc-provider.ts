@@ -5,7 +5,7 @@
  * consent form) and answers where the provider sends the browser back.
  */
 
-import { freePort } from './daemon.ts'
+import { freePort } from './free-port.ts'
 
 /** A person of the provider: the claims it gives about them. */
 export interface Account {

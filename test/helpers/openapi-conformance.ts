@@ -49,6 +49,15 @@ export function conformance(doc: Json): Conformance {
   const ajv = new Ajv({ strict: false, allErrors: true })
   ajv.addKeyword('example')
   ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/)
+  // one compiled validator per distinct schema: compiling is most of a check's cost, and many
+  // operations answer with the same schema (the error envelope)
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>()
+  const validator = (schema: unknown) => {
+    const key = JSON.stringify(schema)
+    let validate = compiled.get(key)
+    if (!validate) compiled.set(key, (validate = ajv.compile(schema as Json)))
+    return validate
+  }
   const templates = Object.keys(doc.paths).map((template) => ({
     template,
     regex: new RegExp(`^${template.replace(/\{(flagName|key)\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
@@ -64,7 +73,7 @@ export function conformance(doc: Json): Conformance {
       if (!response) return [`${method} ${match.template} does not document status ${status}`]
       const schema = response.content?.['application/json']?.schema
       if (!schema) return []
-      const validate = ajv.compile(nullable(schema))
+      const validate = validator(nullable(schema))
       return validate(body) ? [] : (validate.errors ?? []).map((e) => `${method} ${path} ${status}: ${e.instancePath} ${e.message}`)
     },
   }

@@ -33,7 +33,9 @@ afterAll(async () => {
 
 test('a strict client generated with default options type-checks without casts and works', async () => {
   const document = await (await fetch(`${d.url}/api/openapi.json`)).json()
-  writeFileSync(join(clientDir, 'api.d.ts'), astToString(await openapiTS(document as never)))
+  // \`api.ts\`, not \`.d.ts\`: checked in full while \`skipLibCheck\` skips the libraries' own declarations
+  // (lib.dom and openapi-fetch), which this test does not exist to check and which were half of tsc's CPU
+  writeFileSync(join(clientDir, 'api.ts'), astToString(await openapiTS(document as never)))
   copyFileSync(join(ROOT, 'test/fixtures/client/strict-client.ts'), join(clientDir, 'strict-client.ts'))
   writeFileSync(
     join(clientDir, 'tsconfig.json'),
@@ -47,6 +49,7 @@ test('a strict client generated with default options type-checks without casts a
         noEmit: true,
         lib: ['ESNext', 'DOM'],
         types: [],
+        skipLibCheck: true,
       },
       files: ['strict-client.ts'],
     }),
