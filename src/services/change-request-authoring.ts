@@ -79,7 +79,7 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
           environment: env,
           title: body.title,
           description: body.description,
-          state: stateWith(tx.read, { environment: env, scheduledAt: body.scheduledAt }, 0),
+          state: stateWith(tx.read, { environment: env, scheduledAt: body.scheduledAt, changes: body.changes }, 0),
           author: actorOf(caller.principal),
           changes: body.changes,
           baseRevisions,
@@ -114,7 +114,7 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
           scheduledAt: body.scheduledAt,
           baseRevisions,
           approvals: [],
-          state: stateWith(tx.read, { environment: request.environment, scheduledAt: body.scheduledAt }, 0),
+          state: stateWith(tx.read, { environment: request.environment, scheduledAt: body.scheduledAt, changes: body.changes }, 0),
           updatedAt: now().toISOString(),
           revision: request.revision + 1,
         }
