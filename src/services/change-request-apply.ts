@@ -31,6 +31,11 @@ export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): 
       failure = `flag ${change.flag} no longer exists`
       break
     }
+    // the same name on another flag (deleted, or renamed away, and made again) is not the flag it was made on
+    if ((ownValue(request.baseFlagIds, change.flag) ?? current.id) !== current.id) {
+      failure = `flag ${change.flag} was deleted and made again since the request was made`
+      break
+    }
     const base = ownValue(request.baseRevisions, change.flag)
     const now = servedRevisionOf(current, request.environment)
     if (base !== undefined && now !== base) {

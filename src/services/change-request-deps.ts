@@ -16,15 +16,15 @@ export interface ChangeRequestDeps {
 }
 
 /** A request as the API shows it; a single read adds each change's diff against the current state. */
-export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes'> & {
+export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes' | 'baseFlagIds'> & {
   changes: { flag: string; set: Record<string, unknown>; delete?: true; diff?: Record<string, { before: unknown; after: unknown }> }[]
 }
 
 /** Applies at once a request that has become due (approved after its time), else only views it. */
 export type SettleRequest = (r: ChangeRequest) => Promise<ChangeRequestView>
 
-/** A request as the API shows it, without its internal revision. */
-export const viewOf = ({ revision: _r, ...request }: ChangeRequest): ChangeRequestView => request
+/** A request as the API shows it, without its internal revision and flag ids. */
+export const viewOf = ({ revision: _r, baseFlagIds: _ids, ...request }: ChangeRequest): ChangeRequestView => request
 
 /** The request `id` in `snapshot` (`404` when there is none). */
 export const findRequest = (snapshot: Snapshot, id: string): ChangeRequest => {

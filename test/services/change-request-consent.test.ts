@@ -97,3 +97,18 @@ test('malformed ENUM values in a request are a 400 naming the field, and change 
   }
   expect(s.changeRequests.list(SYSTEM.principal, {})).toEqual([])
 })
+
+test('a request made on a flag that was deleted and made again since fails instead of changing the new flag', async () => {
+  const s = await world()
+  const made = await s.changeRequests.create(dev, { environment: 'production', title: 'd', changes: [{ flag: 'f', set: { value: 3 } }] })
+  await s.changeRequests.approve(lead, made.id, {})
+  const bypass = user('usr_by', ['flag:read', 'flag:write', 'flag:bypass'])
+  await s.flags.remove(bypass, 'f')
+  await s.flags.create(bypass, { name: 'f', type: 'INTEGER', value: 1, defaultValue: 0 })
+  const refused = await s.changeRequests.apply(dev, made.id).catch((e) => e)
+  expect(refused).toMatchObject({ code: 'CONFLICT', details: { state: 'failed' } })
+  expect(refused.details.failureReason).toContain('made again')
+  expect(s.flags.get(SYSTEM.principal, 'f', 'production').value).toBe(1)
+  // the record keeps which flag it was made on for itself: the API shows what it always showed
+  expect(Object.keys(s.changeRequests.get(SYSTEM.principal, made.id))).not.toContain('baseFlagIds')
+})
