@@ -51,6 +51,8 @@ export interface ChangeRequest {
   changes: RequestedChange[]
   /** Per flag: the revision of the last change that affected this environment when the request was made. */
   baseRevisions: Record<string, number>
+  /** Per flag: the id of the flag the request was made on, so one deleted and made again since is not taken for it (kept from the API). */
+  baseFlagIds?: Record<string, string>
   approvals: Review[]
   /** Who rejected it, when it was rejected. */
   rejection?: Review

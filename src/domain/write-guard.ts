@@ -118,15 +118,16 @@ function appliedRequest(changes: readonly GuardedChange[], id: string | undefine
  * Throws `ForbiddenError` unless `p` may apply `request` now (docs/change-control.md#who-applies), with
  * the permissions it holds at this moment: its author needs `flag:write` in the request's
  * environment (unscoped when it sets shared fields or deletes), an approver of it `flag:approve`
- * there; the command line may apply what others approved.
+ * there, either one every flag in its scope; the command line may apply what others approved.
  */
 export function requireMayApply(p: Principal, request: ChangeRequest): void {
   if (p.kind === 'system') return
   const me = actorOf(p).id
+  // author or approver, a confined principal applies only flags in its scope
+  for (const c of request.changes) requireFlagInScope(p, c.flag)
   if (me === request.author.id) {
     requirePermission(p, 'flag:write', request.environment)
     if (request.changes.some(reachesEveryEnvironment)) requirePermission(p, 'flag:write')
-    for (const c of request.changes) requireFlagInScope(p, c.flag)
   } else if (request.approvals.some((a) => a.by.id === me)) requirePermission(p, 'flag:approve', request.environment)
   else throw new ForbiddenError('flag:write', request.environment)
 }

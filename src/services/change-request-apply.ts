@@ -10,6 +10,7 @@ import type { FieldProblem } from '../domain/errors.ts'
 import { type FlagRow, servedRevisionOf } from '../domain/flag-row.ts'
 import { ownValue } from '../domain/own-property.ts'
 import type { Tx } from '../storage/store.ts'
+import { approvalsNeeded } from './change-request-deps.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
 
 /** What applying did: `applied`, or `failed` with the reason. */
@@ -20,10 +21,19 @@ export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): 
   const rows: FlagRow[] = []
   const gone: string[] = []
   let failure: string | undefined
-  for (const [i, change] of request.changes.entries()) {
+  // approvals are counted again: an environment protected or made stricter since asks for more (docs/change-control.md#approvals)
+  const needed = approvalsNeeded(tx.read, request)
+  if (request.approvals.length < needed)
+    failure = `it needs ${needed} approval${needed === 1 ? '' : 's'} now and has ${request.approvals.length}`
+  for (const [i, change] of failure === undefined ? request.changes.entries() : []) {
     const current = tx.read.flags.get(change.flag)
     if (current === undefined) {
       failure = `flag ${change.flag} no longer exists`
+      break
+    }
+    // the same name on another flag (deleted, or renamed away, and made again) is not the flag it was made on
+    if ((ownValue(request.baseFlagIds, change.flag) ?? current.id) !== current.id) {
+      failure = `flag ${change.flag} was deleted and made again since the request was made`
       break
     }
     const base = ownValue(request.baseRevisions, change.flag)

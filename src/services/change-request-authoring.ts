@@ -40,10 +40,11 @@ function reachesProtected(snapshot: Snapshot, env: string, body: RequestInput): 
 /** Creates the author's use cases; `settle` applies at once a request that is approved and already due. */
 export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle: SettleRequest }) {
   const { store, now, settle } = deps
-  /** Checks each change against the newest state; the base revisions they are made on. */
+  /** Checks each change against the newest state; the base revisions (and flag ids) they are made on. */
   const checked = (snapshot: Snapshot, principal: Principal, env: string, body: RequestInput) => {
     const problems: FieldProblem[] = []
     const baseRevisions: Record<string, number> = {}
+    const baseFlagIds: Record<string, string> = {}
     const at = now().toISOString()
     for (const [i, change] of body.changes.entries()) {
       const current = canSeeFlag(principal, change.flag) ? snapshot.flags.get(change.flag) : undefined
@@ -52,12 +53,13 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
         continue
       }
       setOwn(baseRevisions, change.flag, servedRevisionOf(current, env))
+      setOwn(baseFlagIds, change.flag, current.id)
       if (change.delete === true) continue
       const made = withEnvironmentFields(snapshot, current, env, change.set, at, `changes[${i}].set.`)
       if ('problems' in made) problems.push(...made.problems)
     }
     if (problems.length > 0) throw new ValidationFailedError(problems)
-    return baseRevisions
+    return { baseRevisions, baseFlagIds }
   }
 
   return {
@@ -72,17 +74,18 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
       if (body.changes.some(reachesEveryEnvironment)) requirePermission(caller.principal, 'flag:write')
       const { result } = await store.transact(commitMeta(caller), (tx) => {
         reachesProtected(tx.read, env, body)
-        const baseRevisions = checked(tx.read, caller.principal, env, body)
+        const { baseRevisions, baseFlagIds } = checked(tx.read, caller.principal, env, body)
         const at = now().toISOString()
         const request: ChangeRequest = {
           id: newId('cr'),
           environment: env,
           title: body.title,
           description: body.description,
-          state: stateWith(tx.read, { environment: env, scheduledAt: body.scheduledAt }, 0),
+          state: stateWith(tx.read, { environment: env, scheduledAt: body.scheduledAt, changes: body.changes }, 0),
           author: actorOf(caller.principal),
           changes: body.changes,
           baseRevisions,
+          baseFlagIds,
           approvals: [],
           scheduledAt: body.scheduledAt,
           createdAt: at,
@@ -105,7 +108,7 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
         requireIn(caller.principal, 'flag:write', request.environment)
         requirePending(request, 'edited')
         reachesProtected(tx.read, request.environment, body)
-        const baseRevisions = checked(tx.read, caller.principal, request.environment, body)
+        const { baseRevisions, baseFlagIds } = checked(tx.read, caller.principal, request.environment, body)
         const next: ChangeRequest = {
           ...request,
           title: body.title,
@@ -113,8 +116,9 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
           changes: body.changes,
           scheduledAt: body.scheduledAt,
           baseRevisions,
+          baseFlagIds,
           approvals: [],
-          state: stateWith(tx.read, { environment: request.environment, scheduledAt: body.scheduledAt }, 0),
+          state: stateWith(tx.read, { environment: request.environment, scheduledAt: body.scheduledAt, changes: body.changes }, 0),
           updatedAt: now().toISOString(),
           revision: request.revision + 1,
         }

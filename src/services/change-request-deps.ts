@@ -3,7 +3,7 @@
  * the store and clock, finding a request, its view, and the rules of its state.
  */
 
-import { type ChangeRequest, type ChangeRequestState, PENDING_STATES } from '../domain/change-request.ts'
+import { type ChangeRequest, type ChangeRequestState, PENDING_STATES, reachesEveryEnvironment } from '../domain/change-request.ts'
 import type { Clock } from '../domain/clock.ts'
 import { ConflictError, NotFoundError } from '../domain/errors.ts'
 import { actorOf, type Principal } from '../domain/principal.ts'
@@ -16,15 +16,15 @@ export interface ChangeRequestDeps {
 }
 
 /** A request as the API shows it; a single read adds each change's diff against the current state. */
-export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes'> & {
+export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes' | 'baseFlagIds'> & {
   changes: { flag: string; set: Record<string, unknown>; delete?: true; diff?: Record<string, { before: unknown; after: unknown }> }[]
 }
 
 /** Applies at once a request that has become due (approved after its time), else only views it. */
 export type SettleRequest = (r: ChangeRequest) => Promise<ChangeRequestView>
 
-/** A request as the API shows it, without its internal revision. */
-export const viewOf = ({ revision: _r, ...request }: ChangeRequest): ChangeRequestView => request
+/** A request as the API shows it, without its internal revision and flag ids. */
+export const viewOf = ({ revision: _r, baseFlagIds: _ids, ...request }: ChangeRequest): ChangeRequestView => request
 
 /** The request `id` in `snapshot` (`404` when there is none). */
 export const findRequest = (snapshot: Snapshot, id: string): ChangeRequest => {
@@ -33,14 +33,28 @@ export const findRequest = (snapshot: Snapshot, id: string): ChangeRequest => {
   return request
 }
 
-/** The state a request reaches with `approvals` in its environment, at its time. */
+/**
+ * How many approvals request `r` needs now: its environment's, and for a shared change or a deletion,
+ * which reaches every environment, those of the strictest protected environment too
+ * (docs/change-control.md#approvals).
+ */
+export const approvalsNeeded = (
+  snapshot: Snapshot,
+  r: Pick<ChangeRequest, 'environment'> & { changes?: ChangeRequest['changes'] },
+): number => {
+  let needed = snapshot.environments.get(r.environment)?.requiredApprovals ?? 0
+  if (r.changes?.some(reachesEveryEnvironment) === true)
+    for (const env of snapshot.environments.values()) if (env.protected) needed = Math.max(needed, env.requiredApprovals)
+  return needed
+}
+
+/** The state a request reaches with `approvals`, at its time. */
 export const stateWith = (
   snapshot: Snapshot,
-  r: Pick<ChangeRequest, 'environment' | 'scheduledAt'>,
+  r: Pick<ChangeRequest, 'environment' | 'scheduledAt'> & { changes?: ChangeRequest['changes'] },
   approvals: number,
 ): ChangeRequestState => {
-  const needed = snapshot.environments.get(r.environment)?.requiredApprovals ?? 0
-  if (approvals < needed) return 'open'
+  if (approvals < approvalsNeeded(snapshot, r)) return 'open'
   return r.scheduledAt !== null ? 'scheduled' : 'approved'
 }
 

@@ -1,6 +1,7 @@
 /**
  * Shared fields reach every environment (docs/change-control.md#change-requests): a request carrying
- * them, approved in one protected environment, applies them in every other protected one too; an
+ * them, approved in one protected environment (as many times as the strictest protected one asks),
+ * applies them in every other protected one too; an
  * ENUM's values are its variants, so removing one goes through a request like a variant would,
  * while a TAG's values only check what is written and change at once.
  */
@@ -49,7 +50,9 @@ test('a shared change approved in one protected environment applies in every env
     title: 'd',
     changes: [{ flag: 'f', set: { defaultValue: 5 } }],
   })
-  expect((await s.changeRequests.approve(lead, made.id, {})).state).toBe('approved')
+  // it reaches eu too, so it waits for the 2 approvals eu asks for (docs/change-control.md#approvals)
+  expect((await s.changeRequests.approve(lead, made.id, {})).state).toBe('open')
+  expect((await s.changeRequests.approve(user('usr_other', ['flag:read', 'flag:approve']), made.id, {})).state).toBe('approved')
   expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
   for (const env of ['development', 'staging', 'production', 'eu']) expect(s.flags.get(SYSTEM.principal, 'f', env).defaultValue).toBe(5)
 })
