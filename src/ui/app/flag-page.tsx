@@ -101,7 +101,13 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     const at = scheduleAt ? new Date(scheduleAt).toISOString() : undefined
     const result = await writeFlag(base.current ?? flag, { ...bodyOf(draft), ...lifecycleBody(life) }, viaRequest, at)
     if (!('error' in result)) edited.current = false // written (or requested): the next load shows what is
-    outcome(result, (r) => `saved as revision ${r}`)
+    // a save that moved nothing keeps the revision: say so, since the other cards save on their own (docs/ui.md#a-flags-page)
+    const before = (base.current ?? flag).revision
+    outcome(result, (r) =>
+      r === before
+        ? `nothing to save: these fields are as saved (revision ${r}); variants and targeting save with Save variants and Save targeting`
+        : `saved as revision ${r}`,
+    )
   }
   async function restore() {
     const { data, error } = await api.POST('/api/flags/{flagName}/restore', { params: { path: { flagName: name } } })
