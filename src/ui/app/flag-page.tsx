@@ -128,11 +128,12 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   }
   // in a protected environment, reviewed first (history-rollback.ts)
   async function rollback(entry: Entry) {
-    const result = await rollBack(name, entry, rollbackTarget(entry, defaultEnvironment))
+    // a shared entry restores the environment the page shows, not another one (docs/ui.md#review-before-protected-changes)
+    const result = await rollBack(name, entry, rollbackTarget(entry, current ?? defaultEnvironment))
     if ('cancelled' in result) return
     if ('error' in result) setMessage(refused(result.error))
     else if ('requested' in result) setMessage(done(`change request made (${result.requested.state}): see Change requests`))
-    else setMessage(done(`rolled back to revision ${entry.revision}: now revision ${result.rolledBack}`))
+    else setMessage(done(`rolled back to revision ${entry.revision}${current ? ` in ${current}` : ''}: now revision ${result.rolledBack}`))
     void load()
   }
 
