@@ -101,7 +101,13 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     const at = scheduleAt ? new Date(scheduleAt).toISOString() : undefined
     const result = await writeFlag(base.current ?? flag, { ...bodyOf(draft), ...lifecycleBody(life) }, viaRequest, at)
     if (!('error' in result)) edited.current = false // written (or requested): the next load shows what is
-    outcome(result, (r) => `saved as revision ${r}`)
+    // a save that moved nothing keeps the revision: say so, since the other cards save on their own (docs/ui.md#a-flags-page)
+    const before = (base.current ?? flag).revision
+    outcome(result, (r) =>
+      r === before
+        ? `nothing to save: these fields are as saved (revision ${r}); variants and targeting save with Save variants and Save targeting`
+        : `saved as revision ${r}`,
+    )
   }
   async function restore() {
     const { data, error } = await api.POST('/api/flags/{flagName}/restore', { params: { path: { flagName: name } } })
@@ -122,11 +128,12 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
   }
   // in a protected environment, reviewed first (history-rollback.ts)
   async function rollback(entry: Entry) {
-    const result = await rollBack(name, entry, rollbackTarget(entry, defaultEnvironment))
+    // a shared entry restores the environment the page shows, not another one (docs/ui.md#review-before-protected-changes)
+    const result = await rollBack(name, entry, rollbackTarget(entry, current ?? defaultEnvironment))
     if ('cancelled' in result) return
     if ('error' in result) setMessage(refused(result.error))
     else if ('requested' in result) setMessage(done(`change request made (${result.requested.state}): see Change requests`))
-    else setMessage(done(`rolled back to revision ${entry.revision}: now revision ${result.rolledBack}`))
+    else setMessage(done(`rolled back to revision ${entry.revision}${current ? ` in ${current}` : ''}: now revision ${result.rolledBack}`))
     void load()
   }
 

@@ -30,9 +30,9 @@ export function restoredFields(was: Record<string, unknown>): Record<string, unk
   }
 }
 
-/** The environment a rollback of `entry` restores: its own, or (a shared entry) the default one. */
-export function rollbackTarget(entry: Pick<Entry, 'environment'>, defaultEnvironment: string | undefined): string | undefined {
-  return entry.environment ?? defaultEnvironment
+/** The environment a rollback of `entry` restores: its own, or (a shared entry) `shown`, the one the page shows. */
+export function rollbackTarget(entry: Pick<Entry, 'environment'>, shown: string | undefined): string | undefined {
+  return entry.environment ?? shown
 }
 
 /** The default environment's name, for `rollbackTarget`. */
