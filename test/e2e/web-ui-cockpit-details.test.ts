@@ -68,15 +68,20 @@ test.skipIf(!chromium)("a protected flag page has one Request change; the target
   await selectByLabel(p, 'Environment', 'development')
 })
 
-test.skipIf(!chromium)("a switch whose flag only splits says its value reaches only contexts without the split's key", async () => {
-  const p = await suite.open()
-  await p.waitForSelector(switchOf('shop/split in development'))
-  const note = await p.$eval(switchOf('shop/split in development'), (b) => {
-    const n = b.parentElement?.querySelector('.switch-note')
-    return n && n.id === b.getAttribute('aria-describedby') ? n.textContent : null
-  })
-  expect(note).toBe('split: only without targetingKey')
-})
+test.skipIf(!chromium)(
+  'a switch whose flag only splits shows the share the split serves true; its description says where the value reaches',
+  async () => {
+    const p = await suite.open()
+    await p.waitForSelector(switchOf('shop/split in development'))
+    const note = await p.$eval(switchOf('shop/split in development'), (b) => {
+      const n = b.parentElement?.querySelector('.switch-note')
+      return n && n.id === b.getAttribute('aria-describedby') ? n.textContent : null
+    })
+    expect(note).toBe('split: true 20 %')
+    const title = await p.$eval(switchOf('shop/split in development'), (b) => b.getAttribute('title'))
+    expect(title).toBe('a split serves true to 20 % of contexts with a targetingKey; this value reaches only contexts without one')
+  },
+)
 
 test.skipIf(!chromium)('Apply now without review from the table says it was applied without review, with the revision', async () => {
   const p = await suite.open()

@@ -15,7 +15,9 @@ export function shares(split: Split): { variant: string; percent: number }[] {
   return split.weights.map((w) => ({ variant: w.variant, percent: total === 0 ? 0 : (Math.max(0, w.weight) * 100) / total }))
 }
 
-const percent = (p: number) => `${Number.isInteger(p) ? p : p.toFixed(1)} %`
+/** A share as people read it: "20 %", "31.6 %". */
+export const percentText = (p: number) => `${Number.isInteger(p) ? p : p.toFixed(1)} %`
+const percent = percentText
 
 /** A split in words: "20 % on, 80 % off, sticky by targetingKey". */
 export function splitInWords(split: Split): string {

@@ -11,6 +11,7 @@ import { current } from './environment-choice.ts'
 import { requestChanges } from './flag-writes.ts'
 import { needsReview, reviewChanges } from './review-dialog.tsx'
 import { readTargeting } from './rule-model.ts'
+import { percentText, shares } from './rule-words.ts'
 
 /** What the list needs of a flag. */
 export type ListedFlag = {
@@ -49,10 +50,13 @@ function switchNote(flag: Pick<Flag, 'targeting' | 'enabled'>): { title: string;
   // a split alone places every context that has its key: the value reaches only those without it
   const model = readTargeting(flag.targeting)
   if (model?.split && model.rules.length === 0) {
+    // what the split serves is what a reader asks first ("true to 20 %"): the cell says that, and
+    // the description says where the switch's own value still reaches
     const key = model.split.by || 'targetingKey'
+    const on = shares(model.split).find((s) => s.variant === 'true')?.percent ?? 0
     return {
-      title: `the split gives every context with a ${key} a variant: this value reaches only contexts without one`,
-      shown: `split: only without ${key}`,
+      title: `a split serves true to ${percentText(on)} of contexts with a ${key}; this value reaches only contexts without one`,
+      shown: `split: true ${percentText(on)}`,
     }
   }
   return { title: 'the value where the rule names no variant: the rule decides first', shown: 'if no rule matches' }
