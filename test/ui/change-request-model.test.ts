@@ -90,7 +90,7 @@ describe('a request in words', () => {
         everywhere: false,
       },
       { flag: 'shop/old', words: 'deleted', everywhere: true },
-      { flag: 'shop/price', words: 'defaultValue 3 → 5', everywhere: true },
+      { flag: 'shop/price', words: 'default value 3 → 5', everywhere: true },
     ])
   })
 

@@ -100,7 +100,7 @@ test('a default value, which every protected environment serves, is reviewed and
   const current = { ...flag, revision, defaultValue: false }
   // only the default moves: without a review the write would go out at once (a bypass, for one who holds it)
   const outcome = await writeFlag(current, { description: 'old', defaultValue: true }, false)
-  expect(reviewed).toEqual([['defaultValue false → true']])
+  expect(reviewed).toEqual([['default value false → true']])
   expect(calls).toEqual(['POST /api/change-requests defaultValue'])
   expect(outcome).toEqual({ requested: { id: 'cr_1', state: 'open' }, environment: 'production' })
   // with a value and a description: the description alone is saved directly
@@ -128,7 +128,7 @@ test('with staging chosen, a shared change is reviewed and requested in the stri
   refuseRequest = false
   const current = { ...flag, revision, defaultValue: false }
   const outcome = await writeFlag(current, { description: 'old', defaultValue: true, value: true }, false)
-  expect(reviewed).toEqual([['defaultValue false → true']])
+  expect(reviewed).toEqual([['default value false → true']])
   // a bypass would need both protected environments; the request goes to eu, which needs 2 approvals
   expect(asked).toEqual([{ environment: 'eu', bypassIn: ['production', 'eu'] }])
   expect(calls).toEqual(['PUT description,value', 'POST /api/change-requests defaultValue'])

@@ -7,6 +7,7 @@
 import { SHARED_REQUESTABLE_FIELDS } from '../../domain/change-request.ts'
 import { fieldInWords } from './audit-diff.ts'
 import { isPending, type Request } from './change-request-model.ts'
+import { fieldWord } from './field-words.ts'
 import { localTime } from './local-time.ts'
 
 /** One flag's part of a request, in words. */
@@ -30,9 +31,9 @@ export function changesInWords(r: Request, time: (iso: string) => string = local
     const parts = Object.entries(c.set).map(([field, after]) => {
       const now = c.diff?.[field]
       const to = fieldInWords(field, after, time)
-      if (now) return `${field} ${fieldInWords(field, now.before, time)} → ${to}`
-      if (c.diff && isPending(r)) return `${field} ${to} (already so)`
-      return `${field} → ${to}`
+      if (now) return `${fieldWord(field)} ${fieldInWords(field, now.before, time)} → ${to}`
+      if (c.diff && isPending(r)) return `${fieldWord(field)} ${to} (already so)`
+      return `${fieldWord(field)} → ${to}`
     })
     return { flag: c.flag, words: parts.join('; ') || 'no change', everywhere: Object.keys(c.set).some((f) => SHARED.has(f)) }
   })

@@ -5,6 +5,7 @@
  */
 
 import { countOf } from './count-words.ts'
+import { fieldWord } from './field-words.ts'
 import { localTime } from './local-time.ts'
 import { rolloutInWords } from './rollout-words.ts'
 import { readTargeting } from './rule-model.ts'
@@ -52,7 +53,7 @@ export function changeInWords(
     if (field === 'targeting') lines.push(...(splitMoves(was, after) ?? [`rules ${rules(was)} → ${rules(after)}`]))
     else if (field === 'rollout') lines.push(`rollout ${rolloutInWords(was, time)} → ${rolloutInWords(after, time)}`)
     else if (field === 'chancePercentB') lines.push(`split B ${percent(Number(was ?? 50))} → ${percent(Number(after ?? 50))}`)
-    else lines.push(`${field} ${json(was)} → ${json(after)}`)
+    else lines.push(`${fieldWord(field)} ${json(was)} → ${json(after)}`)
   }
   return lines.length > 0 ? lines : ['no change to what it serves']
 }

@@ -13,6 +13,7 @@ import { REQUESTABLE_FIELDS, SHARED_REQUESTABLE_FIELDS } from '../../domain/chan
 import { api } from './api.ts'
 import { changeInWords } from './change-words.ts'
 import { current, type Environment, environmentNamed, protectedEnvironments, useEnvironments } from './environment-choice.ts'
+import { fieldWord } from './field-words.ts'
 import type { components } from './generated/api-types.ts'
 import type { ReviewChoice, ReviewOutcome } from './review-dialog.tsx'
 import { reviewChanges } from './review-dialog.tsx'
@@ -150,16 +151,16 @@ export async function writeFlag(
   const reviewed = await reviewChanges({
     environment: requestIn,
     changes: [{ flag: name, lines: changeInWords(flag, set) }],
-    title: `Change ${name}: ${Object.keys(set).join(', ')}`,
+    title: `Change ${name}: ${Object.keys(set).map(fieldWord).join(', ')}`,
     scheduledAt,
     bypassIn: reached,
     ...(servedFields.length > 0
       ? {
           reach: reachInWords(
-            servedFields,
+            servedFields.map(fieldWord),
             reached,
             requestIn,
-            ownDirect.length > 0 ? `${environment}'s own changes (${names(ownDirect)}) are saved directly.` : undefined,
+            ownDirect.length > 0 ? `${environment}'s own changes (${names(ownDirect.map(fieldWord))}) are saved directly.` : undefined,
           ),
         }
       : {}),
