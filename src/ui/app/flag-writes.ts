@@ -64,7 +64,7 @@ export function useNeedsRequest(_permissions: readonly string[]): boolean {
 export async function requestChanges(
   environment: string,
   choice: Extract<ReviewChoice, { apply: false }>,
-  changes: { flag: string; set: Record<string, unknown> }[],
+  changes: { flag: string; set?: Record<string, unknown>; delete?: true; archive?: true }[],
 ): Promise<ReviewOutcome> {
   const { data, error } = await api.POST('/api/change-requests', {
     body: {
@@ -83,14 +83,15 @@ export async function requestChanges(
  * environment that needs the most approvals (the first of them on a tie), since its approval
  * applies the change everywhere (docs/change-control.md#change-requests).
  */
-function strictest(guarded: readonly Environment[]): Environment | undefined {
+export function strictest(guarded: readonly Environment[]): Environment | undefined {
   return guarded.reduce<Environment | undefined>(
     (best, e) => (best === undefined || e.requiredApprovals > best.requiredApprovals ? e : best),
     undefined,
   )
 }
 
-const names = (list: readonly string[]) =>
+/** `list` in words: "a", "a and b", "a, b and c". */
+export const names = (list: readonly string[]) =>
   list.length <= 1 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`
 
 /** The sentence under `Review changes` saying which environments a shared change reaches. */
