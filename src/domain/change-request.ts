@@ -31,6 +31,8 @@ export interface RequestedChange {
   set: Record<string, unknown>
   /** Deletes the flag, in every environment (docs/change-control.md#change-requests). */
   delete?: true
+  /** Archives the flag, in every environment (docs/change-control.md#change-requests). */
+  archive?: true
 }
 
 /** One person's (or token's) verdict, with their words. */
@@ -77,7 +79,7 @@ export const SHARED_REQUESTABLE_FIELDS = ['type', 'defaultValue', 'variants', 'm
 
 /** Whether `change` reaches beyond its environment (a shared field or a deletion): it needs the unscoped `flag:write`. */
 export function reachesEveryEnvironment(change: RequestedChange): boolean {
-  return change.delete === true || SHARED_REQUESTABLE_FIELDS.some((field) => Object.hasOwn(change.set, field))
+  return change.delete === true || change.archive === true || SHARED_REQUESTABLE_FIELDS.some((field) => Object.hasOwn(change.set, field))
 }
 
 /** The audit action of a request's change from `before` to `after` (docs/change-control.md#audit). */

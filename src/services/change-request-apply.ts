@@ -12,6 +12,7 @@ import { ownValue } from '../domain/own-property.ts'
 import type { Tx } from '../storage/store.ts'
 import { approvalsNeeded } from './change-request-deps.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
+import { archiveRefusal, withArchived } from './flag-archive.ts'
 
 /** What applying did: `applied`, or `failed` with the reason. */
 export type ApplyOutcome = { request: ChangeRequest; failureReason?: string }
@@ -44,6 +45,12 @@ export function applyInTransaction(tx: Tx, request: ChangeRequest, at: string): 
     }
     if (change.delete === true) {
       gone.push(current.id)
+      continue
+    }
+    if (change.archive === true) {
+      failure = archiveRefusal(tx.read, current)
+      if (failure !== undefined) break
+      rows.push(withArchived(current, true, at))
       continue
     }
     const made = withEnvironmentFields(tx.read, current, request.environment, change.set, at, `changes[${i}].set.`)

@@ -26,6 +26,7 @@ import { parseRequestInput, type RequestInput } from './change-request-input.ts'
 import { commitMeta } from './commit-meta.ts'
 import { requireIn } from './environment-access.ts'
 import { withEnvironmentFields } from './environment-state-write.ts'
+import { archiveRefusal } from './flag-archive.ts'
 
 /**
  * Shared fields and deletions change every environment: a request of an unprotected environment
@@ -55,6 +56,11 @@ export function createChangeRequestAuthoring(deps: ChangeRequestDeps & { settle:
       setOwn(baseRevisions, change.flag, servedRevisionOf(current, env))
       setOwn(baseFlagIds, change.flag, current.id)
       if (change.delete === true) continue
+      if (change.archive === true) {
+        const refused = archiveRefusal(snapshot, current, (n) => canSeeFlag(principal, n))
+        if (refused !== undefined) problems.push({ field: `changes[${i}].archive`, reason: refused })
+        continue
+      }
       const made = withEnvironmentFields(snapshot, current, env, change.set, at, `changes[${i}].set.`)
       if ('problems' in made) problems.push(...made.problems)
     }

@@ -17,7 +17,13 @@ export interface ChangeRequestDeps {
 
 /** A request as the API shows it; a single read adds each change's diff against the current state. */
 export type ChangeRequestView = Omit<ChangeRequest, 'revision' | 'changes' | 'baseFlagIds'> & {
-  changes: { flag: string; set: Record<string, unknown>; delete?: true; diff?: Record<string, { before: unknown; after: unknown }> }[]
+  changes: {
+    flag: string
+    set: Record<string, unknown>
+    delete?: true
+    archive?: true
+    diff?: Record<string, { before: unknown; after: unknown }>
+  }[]
 }
 
 /** Applies at once a request that has become due (approved after its time), else only views it. */

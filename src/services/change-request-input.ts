@@ -60,12 +60,23 @@ export function parseRequestInput(input: unknown, withEnvironment: boolean): Req
         continue
       }
       for (const key of Object.keys(change))
-        if (key !== 'flag' && key !== 'set' && key !== 'delete')
-          problems.push({ field: `${at}.${key}`, reason: unknownFieldReason(key, ['flag', 'set', 'delete']) })
+        if (key !== 'flag' && key !== 'set' && key !== 'delete' && key !== 'archive')
+          problems.push({ field: `${at}.${key}`, reason: unknownFieldReason(key, ['flag', 'set', 'delete', 'archive']) })
       const { flag, set } = change
       if (typeof flag !== 'string' || flag === '') problems.push({ field: `${at}.flag`, reason: 'required: a flag name' })
       else if (seen.has(flag)) problems.push({ field: `${at}.flag`, reason: `${flag} is changed twice; one change per flag` })
       else seen.add(flag)
+      // an archive: {flag, archive: true}, nothing to set (docs/change-control.md#change-requests)
+      if (change.archive !== undefined) {
+        if (change.archive !== true) problems.push({ field: `${at}.archive`, reason: 'must be true (or left out)' })
+        else if (set !== undefined || change.delete !== undefined)
+          problems.push({
+            field: `${at}.${set !== undefined ? 'set' : 'delete'}`,
+            reason: 'an archive sets nothing: {flag, archive: true}',
+          })
+        else if (typeof flag === 'string') parsed.push({ flag, set: {}, archive: true })
+        continue
+      }
       // a deletion: {flag, delete: true}, nothing to set
       if (change.delete !== undefined) {
         if (change.delete !== true) problems.push({ field: `${at}.delete`, reason: 'must be true (or left out)' })

@@ -61,6 +61,7 @@ export function createChangeRequestReads(deps: Pick<ChangeRequestDeps, 'store'>)
         const current = row && (flagView(row, request.environment) as unknown as Record<string, unknown>)
         const diff: Record<string, { before: unknown; after: unknown }> = {}
         if (c.delete === true) diff.exists = { before: row !== undefined, after: false }
+        if (c.archive === true) diff.archived = { before: row?.archived === true, after: true }
         for (const [field, after] of Object.entries(c.set)) {
           const stored = current?.[field] ?? null
           // a rollout as written: what the server keeps on it is no part of a change (docs/guarded-rollouts.md#status-and-percent)

@@ -28,6 +28,23 @@ export function dependentsOf(read: Snapshot, name: string): string[] {
 }
 
 /**
+ * Why flag `row` cannot be archived now (already archived, or required by other flags, named as
+ * `canSee` lets the reader see them), or `undefined` when it can (docs/api.md#archive).
+ */
+export function archiveRefusal(read: Snapshot, row: FlagRow, canSee: (name: string) => boolean = () => true): string | undefined {
+  if (isArchived(row)) return `flag ${row.name} is already archived`
+  const dependents = dependentsOf(read, row.name)
+  if (dependents.length === 0) return undefined
+  return `flag ${row.name} is required by ${namesAsSeen(dependents, canSee).text}; change them first`
+}
+
+/** Flag `row` archived (`true`) or restored (`false`) at time `at`, as a new revision every environment sees. */
+export function withArchived(row: FlagRow, archived: boolean, at: string): FlagRow {
+  const { archived: _was, servedRevisions: _served, ...rest } = row
+  return { ...rest, ...(archived ? { archived: true as const } : {}), updatedAt: at, revision: row.revision + 1 }
+}
+
+/**
  * Archives (`archived: true`) or restores (`false`) flag `name` for `caller`, answering it as
  * environment `env` sees it afterwards. `409` when it already is so, or (archiving) while other
  * flags require it; `404` for an unknown flag or environment.
@@ -64,13 +81,7 @@ export async function archiveFlag(
           throw new ConflictError(`flag ${name} is required by ${told.text}; change them first`, { field: 'name', dependents: told.seen })
         }
       }
-      const { archived: _was, servedRevisions: _served, ...rest } = current
-      const next: FlagRow = {
-        ...rest,
-        ...(archived ? { archived: true as const } : {}),
-        updatedAt: now().toISOString(),
-        revision: current.revision + 1,
-      }
+      const next = withArchived(current, archived, now().toISOString())
       tx.put('flags', next)
       return flagView(next, env)
     })
@@ -81,13 +92,17 @@ export async function archiveFlag(
 }
 
 /**
- * A change request cannot archive or restore, so the refusal says what can (docs/api.md#archive):
- * someone holding `flag:bypass` there, over the API, or opening the environment for the moment.
+ * The refusal says what can archive or restore there (docs/api.md#archive): a change request
+ * (`{"flag": name, "archive": true}`) archives; someone holding `flag:bypass` there does either, over
+ * the API, or the environment is opened for the moment.
  */
 function protectedArchive(env: string, name: string, archived: boolean): ChangeRequestRequiredError {
   const [doing, moves, route] = archived ? ['archiving', 'stops', 'archive'] : ['restoring', 'starts', 'restore']
+  const how = archived
+    ? `request it (POST /api/change-requests {"environment": "${env}", "changes": [{"flag": "${name}", "archive": true}]}), or someone holding flag:bypass@${env} does it`
+    : `a change request cannot restore a flag, so someone holding flag:bypass@${env} does it`
   return new ChangeRequestRequiredError(
     env,
-    `${doing} flag ${name} ${moves} what ${env} serves, and ${env} is protected: a change request cannot ${route} a flag, so someone holding flag:bypass@${env} does it (POST /api/flags/${name}/${route}), or ${env} is opened for the moment (PUT /api/environments/${env} {"protected": false}, audited)`,
+    `${doing} flag ${name} ${moves} what ${env} serves, and ${env} is protected: ${how} (POST /api/flags/${name}/${route}), or ${env} is opened for the moment (PUT /api/environments/${env} {"protected": false}, audited)`,
   )
 }

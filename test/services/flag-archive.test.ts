@@ -201,7 +201,7 @@ test('a change to an archived flag (a segment it uses) reaches no stream, live o
   expect(await w.s.changeFeed.page(from, w.s.changeFeed.delivered)).toEqual([])
 })
 
-test('archiving or restoring in a protected environment without a bypass says how to, since a change request cannot archive', async () => {
+test('archiving in a protected environment without a bypass says how to: a change request, or a bypass', async () => {
   const w = await world()
   await w.s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
   const refused = await failureOf(w.s.flags.archive(writer, 'app/old'))
@@ -211,5 +211,6 @@ test('archiving or restoring in a protected environment without a bypass says ho
   expect(refused.message).toContain('flag:bypass@production')
   expect(refused.message).toContain('POST /api/flags/app/old/archive')
   expect(refused.message).not.toContain('change-request create')
+  expect(refused.message).toContain('"archive": true')
   expect(JSON.parse(w.s.flags.read.json(w.s.flags.get(SYSTEM.principal, 'app/old'))).archived).toBe(false)
 })

@@ -79,6 +79,7 @@ describe('a request in words', () => {
           diff: { value: { before: false, after: true }, rollout: { before: null, after: rollout } },
         },
         { flag: 'shop/old', set: {}, delete: true, diff: { exists: { before: true, after: false } } },
+        { flag: 'shop/retired', set: {}, archive: true, diff: { archived: { before: false, after: true } } },
         { flag: 'shop/price', set: { defaultValue: 5 }, diff: { defaultValue: { before: 3, after: 5 } } },
       ],
     })
@@ -90,6 +91,7 @@ describe('a request in words', () => {
         everywhere: false,
       },
       { flag: 'shop/old', words: 'deleted', everywhere: true },
+      { flag: 'shop/retired', words: 'archived', everywhere: true },
       { flag: 'shop/price', words: 'default value 3 → 5', everywhere: true },
     ])
   })

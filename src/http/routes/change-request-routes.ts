@@ -34,6 +34,7 @@ const RequestBody = t.Object(
           flag: t.String({ example: 'checkout/new_flow' }),
           set: t.Optional(FieldsToSet),
           delete: t.Optional(t.Literal(true, { description: 'Deletes the flag in every environment (instead of set)' })),
+          archive: t.Optional(t.Literal(true, { description: 'Archives the flag in every environment (instead of set)' })),
         },
         { additionalProperties: false },
       ),
@@ -66,6 +67,7 @@ const ChangeRequest = t.Object({
       flag: t.String(),
       set: FieldsToSet,
       delete: t.Optional(t.Literal(true)),
+      archive: t.Optional(t.Literal(true)),
       diff: t.Optional(
         t.Record(t.String(), t.Object({ before: t.Unknown(), after: t.Unknown() }), {
           description: 'A single read: each field that would change, from what the environment serves now',

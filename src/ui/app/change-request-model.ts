@@ -13,6 +13,7 @@ export type RequestChange = {
   flag: string
   set: Record<string, unknown>
   delete?: boolean
+  archive?: boolean
   diff?: Record<string, { before: unknown; after: unknown }>
 }
 /** A request as the API shows it. */

@@ -13,7 +13,7 @@ import { localTime } from './local-time.ts'
 /** One flag's part of a request, in words. */
 export type ChangeLine = {
   flag: string
-  /** "value false → true; enabled → false", or "deleted". */
+  /** "value false → true; enabled → false", "deleted" or "archived". */
   words: string
   /** Whether it changes every environment (a shared field or a deletion), not only the request's own. */
   everywhere: boolean
@@ -28,6 +28,7 @@ const SHARED: ReadonlySet<string> = new Set(SHARED_REQUESTABLE_FIELDS)
 export function changesInWords(r: Request, time: (iso: string) => string = localTime): ChangeLine[] {
   return r.changes.map((c) => {
     if (c.delete) return { flag: c.flag, words: 'deleted', everywhere: true }
+    if (c.archive) return { flag: c.flag, words: 'archived', everywhere: true }
     const parts = Object.entries(c.set).map(([field, after]) => {
       const now = c.diff?.[field]
       const to = fieldInWords(field, after, time)

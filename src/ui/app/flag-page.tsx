@@ -132,7 +132,7 @@ export function FlagPage({ name, canWrite, permissions }: { name: string; canWri
     const result = await rollBack(name, entry, rollbackTarget(entry, current ?? defaultEnvironment))
     if ('cancelled' in result) return
     if ('error' in result) setMessage(refused(result.error))
-    else if ('requested' in result) setMessage(done(`change request made (${result.requested.state}): see Change requests`))
+    else if ('requested' in result) setMessage(done(writtenInWords(result, (r) => `rolled back as revision ${r}`)))
     else setMessage(done(`rolled back to revision ${entry.revision}${current ? ` in ${current}` : ''}: now revision ${result.rolledBack}`))
     void load()
   }

@@ -1,12 +1,14 @@
 /**
  * The last part of a flag's page (docs/ui.md#lifecycle-archive-and-prerequisites): rename, archive and
- * delete, quiet and confirmed; they change the flag in every environment. A refusal (archiving a
- * flag others require) shows beside the buttons in the service's words.
+ * delete, quiet and confirmed; they change the flag in every environment, so while one is protected
+ * archive and delete are reviewed first (flag-retirement.ts). A refusal (archiving a flag others
+ * require) shows beside the buttons in the service's words.
  */
 
 import { useState } from 'preact/hooks'
 import { api, messageOf } from './api.ts'
 import { ConfirmButton } from './confirm-button.tsx'
+import { retireFlag } from './flag-retirement.ts'
 import { done, type Notice, NoticeLine, refused } from './notice.tsx'
 import { navigate } from './router.ts'
 
@@ -33,18 +35,26 @@ export function FlagQuietZone({
     if (!data) return onRefused(refused(error))
     navigate(`flags/${newName}`)
   }
+  /** What a delete or archive request made says, beside the buttons. */
+  const requested = (r: { requested: { state: string }; environment: string }) =>
+    done(`change request made in ${r.environment} (${r.requested.state}): see Change requests`)
   async function remove() {
-    const { error } = await api.DELETE('/api/flags/{flagName}', { params: { path: { flagName: name } } })
-    if (error) return onRefused(refused(error))
+    const result = await retireFlag(name, 'delete')
+    if ('cancelled' in result) return
+    if ('error' in result) return onRefused(refused(result.error))
+    if ('requested' in result) return onChanged(requested(result))
     navigate('')
   }
   /** Archives the flag (docs/api.md#archive); a refusal (required by other flags) is shown beside the button. */
   async function archive() {
-    const { data, error } = await api.POST('/api/flags/{flagName}/archive', { params: { path: { flagName: name } } })
+    const result = await retireFlag(name, 'archive')
+    if ('cancelled' in result) return
     onChanged(
-      data
+      'done' in result
         ? done(`${name} archived: see Archived flags to restore it`)
-        : refused({ error: { message: `${name} cannot be archived: ${messageOf(error)}` } }),
+        : 'requested' in result
+          ? requested(result)
+          : refused({ error: { message: `${name} cannot be archived: ${messageOf(result.error)}` } }),
     )
   }
   return (

@@ -65,7 +65,7 @@ export function useNeedsRequest(_permissions: readonly string[]): boolean {
 export async function requestChanges(
   environment: string,
   choice: Extract<ReviewChoice, { apply: false }>,
-  changes: { flag: string; set: Record<string, unknown> }[],
+  changes: { flag: string; set?: Record<string, unknown>; delete?: true; archive?: true }[],
 ): Promise<ReviewOutcome> {
   const { data, error } = await api.POST('/api/change-requests', {
     body: {
@@ -84,14 +84,15 @@ export async function requestChanges(
  * environment that needs the most approvals (the first of them on a tie), since its approval
  * applies the change everywhere (docs/change-control.md#change-requests).
  */
-function strictest(guarded: readonly Environment[]): Environment | undefined {
+export function strictest(guarded: readonly Environment[]): Environment | undefined {
   return guarded.reduce<Environment | undefined>(
     (best, e) => (best === undefined || e.requiredApprovals > best.requiredApprovals ? e : best),
     undefined,
   )
 }
 
-const names = (list: readonly string[]) =>
+/** `list` in words: "a", "a and b", "a, b and c". */
+export const names = (list: readonly string[]) =>
   list.length <= 1 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`
 
 /** The sentence under `Review changes` saying which environments a shared change reaches. */
@@ -101,19 +102,35 @@ function reachInWords(fields: readonly string[], guarded: readonly string[], req
   return `${shared}: ${reach}${direct ? ` ${direct}` : ''}`
 }
 
-/** Writes `body` to flag `flag` (as the page last read it); `scheduledAt` (ISO) starts the review's schedule. */
+/** How a write other than a plain save (a rollback) is carried out: in which environment, under what title, and what applying it all at once is. */
+export interface WriteHow {
+  environment: string
+  title: string
+  /** The whole write at once, for `Apply now without review` (a rollback's own `POST /api/rollbacks`). */
+  applyAll: () => Promise<{ saved: number } | { error: unknown }>
+}
+
+/**
+ * Writes `body` to flag `flag` (as the page last read it); `scheduledAt` (ISO) starts the review's
+ * schedule; `how` names another environment than the chosen one, the title and the bypass's write.
+ */
 export async function writeFlag(
   flag: Record<string, unknown>,
   body: Record<string, unknown>,
   viaRequest: boolean,
   scheduledAt?: string,
+  how?: WriteHow,
 ): Promise<WriteOutcome> {
   const name = String(flag.name)
-  const environment = current()
+  const environment = how?.environment ?? current()
   let revision = flag.revision
   const put = async (patch: Record<string, unknown>): Promise<{ saved: number } | { error: unknown }> => {
     const { data, error } = await api.PUT('/api/flags/{flagName}', {
-      params: { path: { flagName: name }, header: { 'If-Match': `"${revision}"` } },
+      params: {
+        path: { flagName: name },
+        header: { 'If-Match': `"${revision}"` },
+        ...(how && environmentNamed(how.environment) ? { query: { environment: how.environment } } : {}),
+      },
       // the page builds the patch from the fields it shows; the server validates it whole
       body: patch as components['schemas']['FlagUpdate'],
     })
@@ -151,7 +168,11 @@ export async function writeFlag(
   const reviewed = await reviewChanges({
     environment: requestIn,
     changes: [{ flag: name, lines: changeInWords(flag, set) }],
+<<<<<<< HEAD
     title: `Change ${name}: ${Object.keys(set).map(fieldWord).join(', ')}`,
+=======
+    title: how?.title ?? `Change ${name}: ${Object.keys(set).join(', ')}`,
+>>>>>>> cock4
     scheduledAt,
     bypassIn: reached,
     ...(servedFields.length > 0
@@ -166,7 +187,7 @@ export async function writeFlag(
       : {}),
     async run(choice) {
       if (choice.apply) {
-        const saved = await put(body)
+        const saved = await (how ? how.applyAll() : put(body))
         if ('error' in saved) return saved
         written = { ...saved, bypassed: true }
         return { applied: true }

@@ -6215,6 +6215,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -6302,6 +6304,11 @@ export interface operations {
                          * @enum {boolean}
                          */
                         delete?: true;
+                        /**
+                         * @description Archives the flag in every environment (instead of set)
+                         * @enum {boolean}
+                         */
+                        archive?: true;
                     }[];
                     /**
                      * Format: date-time
@@ -6349,6 +6356,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -6449,6 +6458,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -6533,6 +6544,11 @@ export interface operations {
                          * @enum {boolean}
                          */
                         delete?: true;
+                        /**
+                         * @description Archives the flag in every environment (instead of set)
+                         * @enum {boolean}
+                         */
+                        archive?: true;
                     }[];
                     /**
                      * Format: date-time
@@ -6578,6 +6594,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -6690,6 +6708,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -6802,6 +6822,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -6908,6 +6930,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
@@ -7014,6 +7038,8 @@ export interface operations {
                             };
                             /** @enum {boolean} */
                             delete?: true;
+                            /** @enum {boolean} */
+                            archive?: true;
                             /** @description A single read: each field that would change, from what the environment serves now */
                             diff?: {
                                 [key: string]: {
