@@ -59,7 +59,7 @@ test.skipIf(!chromium)(
     const p = await suite.open('author', 'author-password-1')
     const text = await rollBackInStaging(p, 'back/requested')
     expect(text).toContain('Review changes')
-    expect(text).toContain('defaultValue 5 → 0')
+    expect(text).toContain('default value 5 → 0')
     expect(text).toContain('this change reaches production (protected), so it is requested in production')
     expect(text).toContain("staging's own changes (value) are saved directly")
     expect(text).not.toContain('Apply now without review')

@@ -168,11 +168,7 @@ export async function writeFlag(
   const reviewed = await reviewChanges({
     environment: requestIn,
     changes: [{ flag: name, lines: changeInWords(flag, set) }],
-<<<<<<< HEAD
-    title: `Change ${name}: ${Object.keys(set).map(fieldWord).join(', ')}`,
-=======
-    title: how?.title ?? `Change ${name}: ${Object.keys(set).join(', ')}`,
->>>>>>> cock4
+    title: how?.title ?? `Change ${name}: ${Object.keys(set).map(fieldWord).join(', ')}`,
     scheduledAt,
     bypassIn: reached,
     ...(servedFields.length > 0
