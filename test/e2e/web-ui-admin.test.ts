@@ -133,7 +133,7 @@ test.skipIf(!chromium)(
     await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(changed)
     await clickButton(p, 'Preview changes')
     await waitForText(p, 'Would create 0, update 1')
-    await waitForText(p, 'default value 3 → 7')
+    await waitForText(p, 'defaultValue 3 → 7')
 
     const bad = join(scratch, 'broken.json')
     writeFileSync(
