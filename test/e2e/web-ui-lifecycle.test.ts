@@ -252,10 +252,15 @@ test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking i
   })
   expect((await read('checkout/new_api')).revision).toBe(before)
 
-  // removing it again: no prerequisites
-  await p.goto(`${url()}/ui/flags/checkout/summary`)
+  // removing it again: no prerequisites. The page's loads settle first (one that lands after the
+  // removal redraws the card as saved), and Save is clicked once the removal has enabled it.
+  await p.goto(`${url()}/ui/flags/checkout/summary`, { waitUntil: 'networkidle2' })
   await waitForText(p, 'Requires checkout/new_api to be true or on')
   await clickButton(p, 'Remove prerequisite 1')
+  await p.waitForFunction(
+    `[...document.querySelectorAll('button')].some((b) => b.textContent.trim() === 'Save prerequisites' && !b.disabled)`,
+    { polling: 'mutation' },
+  )
   await clickButton(p, 'Save prerequisites')
   await waitForText(p, 'Requires no other flag.')
   expect((await read('checkout/summary')).prerequisites ?? []).toEqual([])
