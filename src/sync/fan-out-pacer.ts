@@ -16,29 +16,45 @@ export interface FanOutPacer {
   stop(): void
 }
 
+/** The time the pacer reads and its delayed calls: the process's by default, a test's own in tests. */
+export interface PacerTimer {
+  /** Milliseconds on a monotonic scale. */
+  now(): number
+  /** Calls `fn` once `ms` have passed; answers the cancel. */
+  after(ms: number, fn: () => void): () => void
+}
+
+/** The process's monotonic time and timers. */
+export const processTimer: PacerTimer = {
+  now: () => performance.now(),
+  after(ms, fn) {
+    const handle = setTimeout(fn, ms)
+    return () => clearTimeout(handle)
+  },
+}
+
 /**
  * `run` writes one fan-out and calls `done` when it has finished, at once or in later turns of the
- * event loop; changes notified meanwhile wait for it, then for the quiet time.
+ * event loop; changes notified meanwhile wait for it, then for the quiet time (read from `timer`).
  */
-export function createFanOutPacer(run: (done: () => void) => void, quietMs: number): FanOutPacer {
+export function createFanOutPacer(run: (done: () => void) => void, quietMs: number, timer: PacerTimer = processTimer): FanOutPacer {
   let lastEnd = Number.NEGATIVE_INFINITY
   let pending: { cancel(): void } | undefined
   let running = false
   let again = false
   const schedule = () => {
-    const wait = lastEnd + quietMs - performance.now()
+    const wait = lastEnd + quietMs - timer.now()
     if (wait <= 0) {
       const handle = setImmediate(fire)
       pending = { cancel: () => clearImmediate(handle) }
     } else {
-      const handle = setTimeout(fire, wait)
-      pending = { cancel: () => clearTimeout(handle) }
+      pending = { cancel: timer.after(wait, fire) }
     }
   }
   const finish = () => {
     if (!running) return
     running = false
-    lastEnd = performance.now()
+    lastEnd = timer.now()
     if (again) {
       again = false
       schedule()

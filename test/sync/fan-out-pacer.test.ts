@@ -6,7 +6,7 @@
  */
 
 import { afterEach, expect, test } from 'bun:test'
-import { createFanOutPacer, type FanOutPacer } from '../../src/sync/fan-out-pacer.ts'
+import { createFanOutPacer, type FanOutPacer, type PacerTimer } from '../../src/sync/fan-out-pacer.ts'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 const pacers: FanOutPacer[] = []
@@ -14,14 +14,43 @@ afterEach(() => {
   for (const p of pacers.splice(0)) p.stop()
 })
 
+/** A timer the test moves by hand: nothing here depends on how fast the machine is. */
+function manualTimer(): PacerTimer & { advance(ms: number): void } {
+  let now = 0
+  const due: { at: number; fn: () => void }[] = []
+  return {
+    now: () => now,
+    after(ms, fn) {
+      const entry = { at: now + ms, fn }
+      due.push(entry)
+      return () => {
+        const at = due.indexOf(entry)
+        if (at >= 0) due.splice(at, 1)
+      }
+    },
+    advance(ms) {
+      now += ms
+      for (const entry of due.filter((e) => e.at <= now).sort((a, b) => a.at - b.at)) {
+        due.splice(due.indexOf(entry), 1)
+        entry.fn()
+      }
+    },
+  }
+}
+
 function pacer(quietMs: number) {
   const runs: number[] = []
-  const p = createFanOutPacer((done) => {
-    runs.push(runs.length)
-    done()
-  }, quietMs)
+  const timer = manualTimer()
+  const p = createFanOutPacer(
+    (done) => {
+      runs.push(runs.length)
+      done()
+    },
+    quietMs,
+    timer,
+  )
   pacers.push(p)
-  return { p, runs }
+  return { p, runs, timer }
 }
 
 test('after a quiet spell a change goes out on the next turn, however long the quiet time', async () => {
@@ -41,48 +70,60 @@ test('the changes of one turn go out as one fan-out', async () => {
 })
 
 test('changes within the quiet time after a fan-out wait for it, then go out together', async () => {
-  const { p, runs } = pacer(150)
+  const { p, runs, timer } = pacer(150)
   p.notify()
   await nextTurn()
   expect(runs).toHaveLength(1)
   for (let i = 0; i < 5; i++) {
     p.notify()
-    await Bun.sleep(5)
+    timer.advance(5)
   }
   expect(runs).toHaveLength(1) // held back
-  const deadline = Date.now() + 3000
-  while (runs.length < 2 && Date.now() < deadline) await Bun.sleep(10)
-  await Bun.sleep(200) // and nothing more comes of the five
-  expect(runs).toHaveLength(2)
+  timer.advance(124)
+  await nextTurn()
+  expect(runs).toHaveLength(1) // 149 ms after the fan-out: still quiet
+  timer.advance(1)
+  expect(runs).toHaveLength(2) // the five together
+  timer.advance(1000)
+  await nextTurn()
+  expect(runs).toHaveLength(2) // and nothing more comes of them
 })
 
 test('stop cancels the fan-out waiting', async () => {
-  const { p, runs } = pacer(100)
+  const { p, runs, timer } = pacer(100)
   p.notify()
   p.stop()
-  await Bun.sleep(150)
+  await nextTurn()
+  timer.advance(150)
+  await nextTurn()
   expect(runs).toHaveLength(0)
 })
 
 test('changes during a fan-out that takes several turns wait for its end, then go out once', async () => {
   let finish: (() => void) | undefined
   let runs = 0
-  const p = createFanOutPacer((done) => {
-    runs++
-    finish = done
-  }, 50)
+  const timer = manualTimer()
+  const p = createFanOutPacer(
+    (done) => {
+      runs++
+      finish = done
+    },
+    50,
+    timer,
+  )
   pacers.push(p)
   p.notify()
   await nextTurn()
   expect(runs).toBe(1)
   for (let i = 0; i < 3; i++) p.notify() // while it is still writing
-  await Bun.sleep(120)
+  timer.advance(120)
+  await nextTurn()
   expect(runs).toBe(1) // never two at once
   finish?.()
-  const deadline = Date.now() + 3000
-  while (runs < 2 && Date.now() < deadline) await Bun.sleep(5)
+  timer.advance(50)
   expect(runs).toBe(2)
   finish?.()
-  await Bun.sleep(120)
+  timer.advance(120)
+  await nextTurn()
   expect(runs).toBe(2) // the three changes went out together
 })
