@@ -5,38 +5,20 @@
  * are refused with a field-named 400.
  */
 
-import { afterEach, expect, test } from 'bun:test'
-import type { Caller, Principal } from '../../src/domain/principal.ts'
-import type { Services } from '../../src/services/services.ts'
-import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
+import { expect, test } from 'bun:test'
+import { person, protectedWorlds } from '../helpers/protected-world.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
-let apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps) await a.close()
-  apps = []
-})
-
-const user = (id: string, permissions: string[], flagPrefixes: string[] = []): Caller => ({
-  principal: { kind: 'user', userId: id, username: id, sessionId: `ses_${id}`, permissions, flagPrefixes } as Principal,
-  requestId: `req_${id}`,
-})
-const dev = user('usr_dev', ['flag:read', 'flag:write'])
-const lead = user('usr_lead', ['flag:read', 'flag:approve'])
-const boss = user('usr_boss', ['flag:read', 'flag:approve'])
+const dev = person('usr_dev', ['flag:read', 'flag:write'])
+const lead = person('usr_lead', ['flag:read', 'flag:approve'])
+const boss = person('usr_boss', ['flag:read', 'flag:approve'])
 
 /** development (default), staging, production (1 approval) and eu (2 approvals), both protected; INTEGER `f`, ENUM `e`. */
-async function world(): Promise<Services> {
-  const a = await createTestApp({ FLAGD_ENVIRONMENT: 'development' })
-  apps.push(a)
-  const s = a.app.services
-  for (const env of ['staging', 'production', 'eu']) await s.environments.put(SYSTEM, env, {})
+const world = protectedWorlds(async (s) => {
   await s.flags.create(SYSTEM, { name: 'f', type: 'INTEGER', value: 1, defaultValue: 0 })
   await s.flags.create(SYSTEM, { name: 'team/g', type: 'INTEGER', value: 1, defaultValue: 0 })
   await s.flags.create(SYSTEM, { name: 'e', type: 'ENUM', enumValues: ['a', 'b', 'c'], value: 'a', defaultValue: 'a' })
-  await s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
-  await s.environments.put(SYSTEM, 'eu', { protected: true, requiredApprovals: 2 })
-  return s
-}
+})
 
 test('a shared change made in a 1-approval environment waits for as many approvals as the strictest protected one needs', async () => {
   const s = await world()
@@ -67,12 +49,12 @@ test('a request approved before its environment asked for more approvals is not 
 test('a confined approver neither approves nor applies a request of flags outside its prefixes', async () => {
   const s = await world()
   const made = await s.changeRequests.create(dev, { environment: 'production', title: 'd', changes: [{ flag: 'f', set: { value: 3 } }] })
-  const confined = user('usr_conf', ['flag:read', 'flag:approve'], ['team/'])
+  const confined = person('usr_conf', ['flag:read', 'flag:approve'], ['team/'])
   expect(await s.changeRequests.approve(confined, made.id, {}).catch((e) => e)).toMatchObject({ code: 'NOT_FOUND' })
   expect(await s.changeRequests.reject(confined, made.id, { comment: 'no' }).catch((e) => e)).toMatchObject({ code: 'NOT_FOUND' })
   expect(s.changeRequests.get(SYSTEM.principal, made.id)).toMatchObject({ state: 'open', approvals: [] })
   // confined after approving: it applies nothing outside its scope
-  const was = user('usr_conf', ['flag:read', 'flag:approve'])
+  const was = person('usr_conf', ['flag:read', 'flag:approve'])
   await s.changeRequests.approve(was, made.id, {})
   expect(await s.changeRequests.apply(confined, made.id).catch((e) => e)).toMatchObject({ code: 'FORBIDDEN' })
   expect(s.flags.get(SYSTEM.principal, 'f', 'production').value).toBe(1)
@@ -102,7 +84,7 @@ test('a request made on a flag that was deleted and made again since fails inste
   const s = await world()
   const made = await s.changeRequests.create(dev, { environment: 'production', title: 'd', changes: [{ flag: 'f', set: { value: 3 } }] })
   await s.changeRequests.approve(lead, made.id, {})
-  const bypass = user('usr_by', ['flag:read', 'flag:write', 'flag:bypass'])
+  const bypass = person('usr_by', ['flag:read', 'flag:write', 'flag:bypass'])
   await s.flags.remove(bypass, 'f')
   await s.flags.create(bypass, { name: 'f', type: 'INTEGER', value: 1, defaultValue: 0 })
   const refused = await s.changeRequests.apply(dev, made.id).catch((e) => e)

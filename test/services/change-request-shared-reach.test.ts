@@ -6,38 +6,20 @@
  * while a TAG's values only check what is written and change at once.
  */
 
-import { afterEach, expect, test } from 'bun:test'
-import type { Caller, Principal } from '../../src/domain/principal.ts'
-import type { Services } from '../../src/services/services.ts'
-import { createTestApp, SYSTEM, type TestApp } from '../helpers/test-app.ts'
+import { expect, test } from 'bun:test'
+import { person, protectedWorlds } from '../helpers/protected-world.ts'
+import { SYSTEM } from '../helpers/test-app.ts'
 
-let apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps) await a.close()
-  apps = []
-})
-
-const user = (id: string, permissions: string[]): Caller => ({
-  principal: { kind: 'user', userId: id, username: id, sessionId: `ses_${id}`, permissions, flagPrefixes: [] } as Principal,
-  requestId: `req_${id}`,
-})
-const dev = user('usr_dev', ['flag:read', 'flag:write'])
-const lead = user('usr_lead', ['flag:read', 'flag:approve'])
+const dev = person('usr_dev', ['flag:read', 'flag:write'])
+const lead = person('usr_lead', ['flag:read', 'flag:approve'])
 
 /** development (default), staging, production (1 approval) and eu (2 approvals), both protected; INTEGER `f`, ENUM `e`, TAG `t`. */
-async function world(): Promise<Services> {
-  const a = await createTestApp({ FLAGD_ENVIRONMENT: 'development' })
-  apps.push(a)
-  const s = a.app.services
-  for (const env of ['staging', 'production', 'eu']) await s.environments.put(SYSTEM, env, {})
+const world = protectedWorlds(async (s) => {
   await s.flags.create(SYSTEM, { name: 'f', type: 'INTEGER', value: 1, defaultValue: 0 })
   await s.flags.create(SYSTEM, { name: 'e', type: 'ENUM', enumValues: ['a', 'b', 'c'], value: 'a', defaultValue: 'a' })
   await s.flags.create(SYSTEM, { name: 't', type: 'TAG', enumValues: ['a', 'b', 'c'], value: ['a'], defaultValue: [] })
   await s.flags.update(SYSTEM, 't', { value: ['c'] }, undefined, undefined, 'production')
-  await s.environments.put(SYSTEM, 'production', { protected: true, requiredApprovals: 1 })
-  await s.environments.put(SYSTEM, 'eu', { protected: true, requiredApprovals: 2 })
-  return s
-}
+})
 
 test('a shared change approved in one protected environment applies in every environment, the other protected one included', async () => {
   const s = await world()
@@ -52,7 +34,7 @@ test('a shared change approved in one protected environment applies in every env
   })
   // it reaches eu too, so it waits for the 2 approvals eu asks for (docs/change-control.md#approvals)
   expect((await s.changeRequests.approve(lead, made.id, {})).state).toBe('open')
-  expect((await s.changeRequests.approve(user('usr_other', ['flag:read', 'flag:approve']), made.id, {})).state).toBe('approved')
+  expect((await s.changeRequests.approve(person('usr_other', ['flag:read', 'flag:approve']), made.id, {})).state).toBe('approved')
   expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
   for (const env of ['development', 'staging', 'production', 'eu']) expect(s.flags.get(SYSTEM.principal, 'f', env).defaultValue).toBe(5)
 })
@@ -67,7 +49,7 @@ test("an ENUM's values are its variants: removing one is refused directly and go
     changes: [{ flag: 'e', set: { enumValues: ['a', 'b'] } }],
   })
   await s.changeRequests.approve(lead, made.id, {})
-  await s.changeRequests.approve(user('usr_other', ['flag:read', 'flag:approve']), made.id, {})
+  await s.changeRequests.approve(person('usr_other', ['flag:read', 'flag:approve']), made.id, {})
   expect((await s.changeRequests.apply(dev, made.id)).state).toBe('applied')
   for (const env of ['staging', 'production', 'eu']) expect(s.flags.get(SYSTEM.principal, 'e', env).enumValues).toEqual(['a', 'b'])
   // a value a protected environment serves cannot be removed, even through a request (400 naming it)
