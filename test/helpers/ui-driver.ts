@@ -16,6 +16,7 @@ import type { Browser, Page } from 'puppeteer-core'
 interface PageElement {
   textContent: string | null
   htmlFor?: string
+  value?: string
   getAttribute(name: string): string | null
 }
 declare const document: {
@@ -61,7 +62,17 @@ export async function fillByLabel(p: Page, text: string, value: string): Promise
 
 /** Picks `value` in the <select> labelled `text`. */
 export async function selectByLabel(p: Page, text: string, value: string): Promise<void> {
-  await p.select(`#${await controlId(p, text)}`, value)
+  const id = await controlId(p, text)
+  // a person picks an option they can see: options filled by a later load are waited for (picking
+  // one that is not there yet would silently pick nothing)
+  await p.waitForFunction(
+    (sel, v) => [...document.querySelectorAll(`${sel} option`)].some((o) => o.value === v),
+    ON_CHANGE,
+    `#${id}`,
+    value,
+  )
+  const picked = await p.select(`#${id}`, value)
+  if (!picked.includes(value)) throw new Error(`${text}: option ${value} could not be picked`)
 }
 
 /** Ticks or clears the checkbox labelled `text`. */
