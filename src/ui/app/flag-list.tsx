@@ -9,6 +9,7 @@ import type { Flag as DomainFlag } from '../../domain/flag.ts'
 import { matchesFilter } from '../../domain/flag-lifecycle.ts'
 import { grants } from '../../domain/permission.ts'
 import { ArchivedFlags } from './archived-flags.tsx'
+import { emptyListWords } from './empty-list-words.ts'
 import { FlagCounters } from './flag-counters.tsx'
 import { changedLately, countsOf, mayReview, rollingOut } from './flag-counts.ts'
 import { FlagFilters, filtering, filtersOf, ListTools } from './flag-filters.tsx'
@@ -114,7 +115,7 @@ function LiveFlags({
       <p class="flag-status" role="status" aria-live="polite">
         {written}
       </p>
-      {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>No flags{searching ? ' match' : ' yet'}.</p> : null}
+      {flags === null ? <p>Loading…</p> : tree.total === 0 ? <p>{emptyListWords(filters, query, searching)}</p> : null}
       {tree.total > 0 && (
         <FlagTable
           tree={tree}
