@@ -57,6 +57,7 @@ export function VariantsEditor({ flag, canWrite, onSaved }: { flag: Record<strin
       <h2 id="variants-title">Variants</h2>
       <p class="meta">
         Named values a rule can serve.
+        {d.type === 'ENUM' && ' An ENUM has one built-in variant per allowed value; change those under Value and settings.'}
         {Object.keys(builtIn).length > 0 &&
           ` Built in: ${Object.entries(builtIn)
             .filter(([n]) => !listed.has(n))
