@@ -128,54 +128,57 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
       )}
       {differences !== null && from !== to && differences.length > 0 && (
         <>
-          <table class="differences">
-            <caption>
-              {countOf(differences.length, 'flag differs', 'flags differ')} between {from} and {to}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Promote</th>
-                <th scope="col">Flag</th>
-                <th scope="col">Field</th>
-                <th scope="col">
-                  <EnvironmentSwatch name={from} />
-                  In {from}
-                </th>
-                <th scope="col">
-                  <EnvironmentSwatch name={to} />
-                  In {to}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {differences.flatMap((d, n) =>
-                Object.entries(d.fields).map(([field, v], i) => (
-                  <tr key={`${d.name} ${field}`} data-flag={d.name}>
+          <div class="table-scroll">
+            <table class="differences">
+              <caption>
+                {countOf(differences.length, 'flag differs', 'flags differ')} between {from} and {to}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Promote</th>
+                  <th scope="col">Field</th>
+                  <th scope="col">
+                    <EnvironmentSwatch name={from} />
+                    In {from}
+                  </th>
+                  <th scope="col">
+                    <EnvironmentSwatch name={to} />
+                    In {to}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {/* a flag's row (its box and name), then one row per field that differs: four columns fit a phone */}
+                {differences.flatMap((d, n) => [
+                  <tr key={d.name} class="flag-row" data-flag={d.name}>
                     <td>
-                      {i === 0 && (
-                        <>
-                          <input
-                            type="checkbox"
-                            id={`promote-${n}`}
-                            checked={chosen.has(d.name)}
-                            onChange={(e) => toggle(d.name, e.currentTarget.checked)}
-                          />
-                          <label class="sr-only" for={`promote-${n}`}>
-                            Promote {d.name}
-                          </label>
-                          {endsRunningRollout(d, Date.now()) && <span class="meta"> ends the rollout running in {to}</span>}
-                        </>
-                      )}
+                      <input
+                        type="checkbox"
+                        id={`promote-${n}`}
+                        checked={chosen.has(d.name)}
+                        onChange={(e) => toggle(d.name, e.currentTarget.checked)}
+                      />
+                      <label class="sr-only" for={`promote-${n}`}>
+                        Promote {d.name}
+                      </label>
                     </td>
-                    <td>{i === 0 ? d.name : ''}</td>
-                    <td>{field}</td>
-                    <td>{json ? <code>{shown(v.from)}</code> : inWords(field, v.from)}</td>
-                    <td>{json ? <code>{shown(v.to)}</code> : inWords(field, v.to)}</td>
-                  </tr>
-                )),
-              )}
-            </tbody>
-          </table>
+                    <th scope="row" colSpan={3} class="flag-name">
+                      {d.name}
+                      {endsRunningRollout(d, Date.now()) && <span class="meta"> ends the rollout running in {to}</span>}
+                    </th>
+                  </tr>,
+                  ...Object.entries(d.fields).map(([field, v]) => (
+                    <tr key={`${d.name} ${field}`} data-flag={d.name}>
+                      <td />
+                      <td>{field}</td>
+                      <td>{json ? <code>{shown(v.from)}</code> : inWords(field, v.from)}</td>
+                      <td>{json ? <code>{shown(v.to)}</code> : inWords(field, v.to)}</td>
+                    </tr>
+                  )),
+                ])}
+              </tbody>
+            </table>
+          </div>
           <button type="button" class="plain" aria-pressed={json} onClick={() => setJson(!json)}>
             Show JSON
           </button>
