@@ -11,7 +11,7 @@ import type { Clock } from '../domain/clock.ts'
 import { type FlagState, STATE_FIELDS } from '../domain/environment.ts'
 import { InvalidError, NotFoundError, ValidationFailedError } from '../domain/errors.ts'
 import { isArchived } from '../domain/flag.ts'
-import { type FlagRow, stampServed, stateIn, withStateIn } from '../domain/flag-row.ts'
+import { type FlagRow, servedRevisionOf, stampServed, stateIn, withStateIn } from '../domain/flag-row.ts'
 import { isJsonObject } from '../domain/json-object.ts'
 import type { Caller } from '../domain/principal.ts'
 import { writtenRollout } from '../domain/rollout-status.ts'
@@ -26,6 +26,11 @@ import { archivedConflict } from './flag-archive.ts'
 export interface FlagDifference {
   name: string
   fields: Record<string, { from: unknown; to: unknown }>
+  /**
+   * The revision at which each environment last saw the flag change (docs/environments.md#revisions):
+   * a target that changed after the source (a hotfix made there) is ahead, and promoting would undo it.
+   */
+  revisions: { from: number; to: number }
 }
 
 /** What a promotion did (or would do, as a dry run). */
@@ -100,7 +105,11 @@ export function createPromotionService(store: Store, now: Clock): PromotionServi
         if (!name.startsWith(prefix) || !canSeeFlag(caller.principal, name) || isArchived(row)) continue
         const fields = differences(stateIn(row, from), stateIn(row, to))
         if (Object.keys(fields).length > 0)
-          out.push({ name, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.a, to: v.b }])) })
+          out.push({
+            name,
+            fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: v.a, to: v.b }])),
+            revisions: { from: servedRevisionOf(row, from), to: servedRevisionOf(row, to) },
+          })
       }
       return out
     },

@@ -221,8 +221,8 @@ test('compare shows what differs; promote copies it in one commit, after a dry r
   const compared = await req('GET', '/api/environments/compare?from=staging&to=production')
   expect(compared.status).toBe(200)
   expect(compared.body).toEqual([
-    { name: 'app/a', fields: { value: { from: 10, to: 1 } } },
-    { name: 'ops/c', fields: { enabled: { from: false, to: true } } },
+    { name: 'app/a', fields: { value: { from: 10, to: 1 } }, revisions: { from: 2, to: 1 } },
+    { name: 'ops/c', fields: { enabled: { from: false, to: true } }, revisions: { from: 2, to: 1 } },
   ])
   expect((await req('GET', '/api/environments/compare?from=staging&to=production&prefix=app/')).body).toHaveLength(1)
   expect((await req('GET', '/api/environments/compare?from=staging&to=nowhere')).status).toBe(404)

@@ -200,10 +200,26 @@ test('per-environment permissions: a staging writer moves staging alone and no s
   expect(inEnv(w.s, 'development')).toMatchObject({ value: 1, description: '' })
 })
 
+test('compare says which environment changed last: a target changed after the source is ahead', async () => {
+  const w = await world()
+  // staging changed at revision 2, development not since it was made: staging is ahead
+  expect(w.s.environments.compare(admin, 'staging', 'development')[0]?.revisions).toEqual({ from: 2, to: 1 })
+  // a hotfix straight into development: now the target is ahead, and promoting would undo it
+  await w.s.flags.update(admin, 'f', { value: 7 }, undefined, undefined, 'development')
+  expect(w.s.environments.compare(admin, 'staging', 'development')).toEqual([
+    { name: 'f', fields: { value: { from: 2, to: 7 } }, revisions: { from: 2, to: 3 } },
+  ])
+  // a shared field moves every environment: neither is ahead
+  await w.s.flags.update(admin, 'f', { description: 'the limit' })
+  expect(w.s.environments.compare(admin, 'staging', 'development')[0]?.revisions).toEqual({ from: 4, to: 4 })
+})
+
 test('compare lists the differing state fields; a dry-run promotion answers the same as the promotion and changes nothing', async () => {
   const w = await world()
   await w.s.flags.create(admin, { name: 'same', type: 'BOOLEAN', value: true })
-  expect(w.s.environments.compare(admin, 'staging', 'development')).toEqual([{ name: 'f', fields: { value: { from: 2, to: 1 } } }])
+  expect(w.s.environments.compare(admin, 'staging', 'development')).toEqual([
+    { name: 'f', fields: { value: { from: 2, to: 1 } }, revisions: { from: 2, to: 1 } },
+  ])
   const revision = inEnv(w.s, 'development').revision
   const dry = await w.s.environments.promote(admin, 'development', { from: 'staging', dryRun: true })
   expect(inEnv(w.s, 'development')).toMatchObject({ value: 1, revision })

@@ -14,6 +14,16 @@ test('Promote preselects every differing flag but one whose promotion would end 
   expect([...promotedByDefault(differences, now)].sort()).toEqual(['finished', 'plain', 'starting'])
 })
 
+test('Promote leaves unticked a flag the target changed after the source: promoting would undo that change', () => {
+  const differences: Difference[] = [
+    { name: 'source-newer', fields: { value: { from: true, to: false } }, revisions: { from: 5, to: 3 } },
+    { name: 'hotfix-in-target', fields: { value: { from: true, to: false } }, revisions: { from: 5, to: 8 } },
+    { name: 'shared-change-last', fields: { value: { from: true, to: false } }, revisions: { from: 9, to: 9 } },
+    { name: 'no-revisions', fields: { value: { from: true, to: false } } },
+  ]
+  expect([...promotedByDefault(differences, now)].sort()).toEqual(['no-revisions', 'shared-change-last', 'source-newer'])
+})
+
 test("a promotion's request sets each differing field to the source's, a missing value through valueExists", () => {
   expect(promotionSet({ name: 'f', fields: { value: { from: null, to: 3 }, valueExists: { from: false, to: true } } })).toEqual({
     valueExists: false,

@@ -65,6 +65,13 @@ const Difference = t.Object({
   fields: t.Record(t.String(), t.Object({ from: t.Unknown(), to: t.Unknown() }), {
     description: 'Each per-environment field that differs: its value in from and in to (null: absent)',
   }),
+  revisions: t.Object(
+    { from: t.Integer(), to: t.Integer() },
+    {
+      description:
+        "The flag's revision at which each environment last saw it change; to above from: the target changed after the source, and promoting would undo that",
+    },
+  ),
 })
 
 const PromoteBody = t.Object(

@@ -14,7 +14,7 @@ import { countOf } from './count-words.ts'
 import { holdsIn, useEnvironments } from './environment-choice.ts'
 import { EnvironmentSwatch } from './environment-colour.tsx'
 import { done, NoticeLine, refused, useOutcome } from './notice.tsx'
-import { type Difference, endsRunningRollout, promotedByDefault } from './promotion-choice.ts'
+import { type Difference, endsRunningRollout, promotedByDefault, targetAhead } from './promotion-choice.ts'
 import { reviewPromotion } from './promotion-review.ts'
 import { needsReview } from './review-dialog.tsx'
 import { rolloutInWords } from './rollout-words.ts'
@@ -165,6 +165,12 @@ export function ComparePage({ permissions }: { permissions: readonly string[] })
                     <th scope="row" colSpan={3} class="flag-name">
                       {d.name}
                       {endsRunningRollout(d, Date.now()) && <span class="meta"> ends the rollout running in {to}</span>}
+                      {targetAhead(d) && (
+                        <span class="meta">
+                          {' '}
+                          changed in {to} after {from} (revision {d.revisions?.to}): promoting undoes that change
+                        </span>
+                      )}
                     </th>
                   </tr>,
                   ...Object.entries(d.fields).map(([field, v]) => (

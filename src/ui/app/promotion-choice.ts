@@ -1,11 +1,20 @@
 /**
  * What Compare ticks and requests by default (docs/ui.md#review-before-protected-changes): every
  * flag whose state differs, except one whose promotion would end or replace a rollout still running
- * in the target; and a promotion as the change request that carries it.
+ * in the target, or undo a change the target saw after the source's last (a hotfix made there);
+ * and a promotion as the change request that carries it.
  */
 
 /** One flag's differences between two environments, as `GET /api/environments/compare` lists them. */
-export type Difference = { name: string; fields: Record<string, { from: unknown; to: unknown }> }
+export type Difference = {
+  name: string
+  fields: Record<string, { from: unknown; to: unknown }>
+  /** The revision at which each environment last saw the flag change. */
+  revisions?: { from: number; to: number }
+}
+
+/** Whether the target changed after the source did (a hotfix there): promoting `d` would undo that change. */
+export const targetAhead = (d: Difference): boolean => d.revisions !== undefined && d.revisions.to > d.revisions.from
 
 /** Whether promoting `d` would end or replace a rollout not yet finished in the target at `nowMs`. */
 export function endsRunningRollout(d: Difference, nowMs: number): boolean {
@@ -14,9 +23,9 @@ export function endsRunningRollout(d: Difference, nowMs: number): boolean {
   return Date.parse(target.end) > nowMs
 }
 
-/** The flags ticked when a comparison shows: all, but those whose promotion would end a running rollout. */
+/** The flags ticked when a comparison shows: all, but those whose promotion would end a running rollout or undo a newer change. */
 export function promotedByDefault(differences: readonly Difference[], nowMs: number): Set<string> {
-  return new Set(differences.filter((d) => !endsRunningRollout(d, nowMs)).map((d) => d.name))
+  return new Set(differences.filter((d) => !endsRunningRollout(d, nowMs) && !targetAhead(d)).map((d) => d.name))
 }
 
 /** The fields a change request sets to promote `d`: each differing field's source value (a value the source lacks goes with `valueExists`). */

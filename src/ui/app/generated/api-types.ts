@@ -5904,6 +5904,13 @@ export interface operations {
                                 to: unknown;
                             };
                         };
+                        /** @description The flag's revision at which each environment last saw it change; to above from: the target changed after the source, and promoting would undo that */
+                        revisions: {
+                            /** Format: int64 */
+                            from: number;
+                            /** Format: int64 */
+                            to: number;
+                        };
                     }[];
                 };
             };
