@@ -2,7 +2,7 @@
 
 import { describe, expect, test } from 'bun:test'
 import { approvalCompletes, firstTab, inTab, needsReviewBy, type Request, tabCounts, tabOf } from '../../src/ui/app/change-request-model.ts'
-import { changesAsJson, changesInWords } from '../../src/ui/app/change-request-words.ts'
+import { changesAsJson, changesInWords, diffCaption } from '../../src/ui/app/change-request-words.ts'
 
 const actor = (id: string) => ({ type: 'user', id, name: id })
 const request = (over: Partial<Request> = {}): Request => ({
@@ -99,6 +99,31 @@ describe('a request in words', () => {
   test('a closed request says what it set', () => {
     const r = request({ state: 'applied', changes: [{ flag: 'shop/dark', set: { value: true }, diff: {} }] })
     expect(changesInWords(r, time)[0]?.words).toBe('value → true')
+  })
+
+  test('an applied request says what it set even when the environment has changed since', () => {
+    const r = request({
+      state: 'applied',
+      appliedAt: '2026-12-07T11:00:00Z',
+      changes: [{ flag: 'shop/dark', set: { value: true }, diff: { value: { before: false, after: true } } }],
+    })
+    expect(changesInWords(r, time)[0]?.words).toBe('value → true')
+  })
+
+  test("the table's heading says what the request does, did, or would do", () => {
+    const at = (iso: string) => `at ${iso.slice(11, 16)}`
+    expect(diffCaption(request({}), false, at)).toBe('What it changes in production')
+    expect(diffCaption(request({ state: 'scheduled', scheduledAt: '2026-12-08T09:00:00Z' }), false, at)).toBe(
+      'What it changes in production, at at 09:00',
+    )
+    expect(diffCaption(request({}), true, at)).toBe('What it changes in production: nothing; production serves all of it now.')
+    const applied = request({ state: 'applied', appliedAt: '2026-12-07T11:00:00Z' })
+    expect(diffCaption(applied, true, at)).toBe('Applied at 11:00: production serves all of it now.')
+    expect(diffCaption(applied, false, at)).toBe(
+      'Applied at 11:00; production has changed since. What it serves now beside what the request set',
+    )
+    expect(diffCaption(request({ state: 'rejected' }), false, at)).toBe('Not applied (rejected): what it would change in production now')
+    expect(diffCaption(request({ state: 'cancelled' }), true, at)).toBe('Not applied (cancelled): production serves all of it now anyway.')
   })
 
   test('the JSON view is the changes as the API takes them, without the diff', () => {

@@ -30,6 +30,8 @@ export type Request = {
   scheduledAt: string | null
   createdAt: string
   updatedAt: string
+  /** When it was applied (an applied request). */
+  appliedAt?: string
   failureReason?: string
 }
 

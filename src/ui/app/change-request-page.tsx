@@ -9,7 +9,7 @@ import { api } from './api.ts'
 import { fieldInWords } from './audit-diff.ts'
 import { RequestActions } from './change-request-actions.tsx'
 import type { Request, Viewer } from './change-request-model.ts'
-import { changesAsJson, changesInWords } from './change-request-words.ts'
+import { changesAsJson, changesInWords, diffCaption } from './change-request-words.ts'
 import { useEnvironments } from './environment-choice.ts'
 import { EnvironmentSwatch } from './environment-colour.tsx'
 import { listenForChanges } from './live.ts'
@@ -107,13 +107,8 @@ function DiffTable({ request }: { request: Request }) {
   const rows = request.changes.flatMap((c) =>
     Object.entries(c.diff ?? {}).map(([field, d], i) => ({ flag: c.flag, first: i === 0, field, d })),
   )
-  const caption = `What it changes in ${request.environment}${request.scheduledAt ? `, at ${localTime(request.scheduledAt)}` : ''}`
-  if (rows.length === 0)
-    return (
-      <p class="meta">
-        {caption}: nothing; {request.environment} serves all of it now.
-      </p>
-    )
+  const caption = diffCaption(request, rows.length === 0)
+  if (rows.length === 0) return <p class="meta">{caption}</p>
   return (
     <div class="table-scroll">
       <table class="differences">

@@ -23,14 +23,15 @@ const SHARED: ReadonlySet<string> = new Set(SHARED_REQUESTABLE_FIELDS)
 
 /**
  * The lines of `r`'s changes. A field the environment differs in reads "before → after"; one it
- * serves already reads "after (already so)" while the request waits; a closed request's reads "→ after".
+ * serves already reads "after (already so)" while the request waits; a closed request's reads "→ after",
+ * and an applied one's always does: it says what the request set, whatever changed since.
  */
 export function changesInWords(r: Request, time: (iso: string) => string = localTime): ChangeLine[] {
   return r.changes.map((c) => {
     if (c.delete) return { flag: c.flag, words: 'deleted', everywhere: true }
     if (c.archive) return { flag: c.flag, words: 'archived', everywhere: true }
     const parts = Object.entries(c.set).map(([field, after]) => {
-      const now = c.diff?.[field]
+      const now = r.state === 'applied' ? undefined : c.diff?.[field]
       const to = fieldInWords(field, after, time)
       if (now) return `${fieldWord(field)} ${fieldInWords(field, now.before, time)} → ${to}`
       if (c.diff && isPending(r)) return `${fieldWord(field)} ${to} (already so)`
@@ -47,4 +48,26 @@ export function changesAsJson(r: Request): string {
     null,
     2,
   )
+}
+
+/**
+ * What the table of differences from now is headed by: while the request waits, what it changes; once
+ * applied, when, and whether the environment serves it still; otherwise what it would change now.
+ * `empty`: the environment serves all of it now.
+ */
+export function diffCaption(r: Request, empty: boolean, time: (iso: string) => string = localTime): string {
+  const at = r.scheduledAt && isPending(r) ? `, at ${time(r.scheduledAt)}` : ''
+  if (r.state === 'applied') {
+    const when = r.appliedAt ? `Applied ${time(r.appliedAt)}` : 'Applied'
+    return empty
+      ? `${when}: ${r.environment} serves all of it now.`
+      : `${when}; ${r.environment} has changed since. What it serves now beside what the request set`
+  }
+  if (isPending(r))
+    return empty
+      ? `What it changes in ${r.environment}${at}: nothing; ${r.environment} serves all of it now.`
+      : `What it changes in ${r.environment}${at}`
+  return empty
+    ? `Not applied (${r.state}): ${r.environment} serves all of it now anyway.`
+    : `Not applied (${r.state}): what it would change in ${r.environment} now`
 }
