@@ -5,7 +5,7 @@
  */
 
 import { canSeeFlag, requirePermission, requirePermissionSomewhere } from '../domain/access-policy.ts'
-import { type ChangeRequest, reachesEveryEnvironment } from '../domain/change-request.ts'
+import { type ChangeRequest, reachesEveryEnvironment, SHARED_REQUESTABLE_FIELDS } from '../domain/change-request.ts'
 import { AppError, ChangeRequestRequiredError, type FieldProblem, InvalidError, ValidationFailedError } from '../domain/errors.ts'
 import { servedRevisionOf } from '../domain/flag-row.ts'
 import { newId } from '../domain/new-id.ts'
@@ -33,9 +33,22 @@ import { archiveRefusal } from './flag-archive.ts'
  * may not carry them while another is protected; it is made there (docs/change-control.md#change-requests).
  */
 function reachesProtected(snapshot: Snapshot, env: string, body: RequestInput): void {
-  if (!body.changes.some(reachesEveryEnvironment) || snapshot.environments.get(env)?.protected === true) return
-  const guarded = [...snapshot.environments.values()].find((e) => e.protected)
-  if (guarded !== undefined) throw new ChangeRequestRequiredError(guarded.name)
+  const reaching = body.changes.find(reachesEveryEnvironment)
+  if (reaching === undefined || snapshot.environments.get(env)?.protected === true) return
+  // named: the protected environment asking for the most approvals, where the web UI makes such requests
+  let guarded: { name: string; requiredApprovals: number } | undefined
+  for (const e of snapshot.environments.values())
+    if (e.protected && (guarded === undefined || e.requiredApprovals > guarded.requiredApprovals)) guarded = e
+  if (guarded === undefined) return
+  const what = reaching.delete
+    ? `deletes ${reaching.flag}`
+    : reaching.archive
+      ? `archives ${reaching.flag}`
+      : `changes ${reaching.flag}'s ${SHARED_REQUESTABLE_FIELDS.filter((f) => Object.hasOwn(reaching.set, f)).join(', ')}, shared by every environment`
+  throw new ChangeRequestRequiredError(
+    guarded.name,
+    `this request ${what}, so it reaches every environment, and ${guarded.name} is protected: make it in ${guarded.name} ("environment": "${guarded.name}"), whose approvals apply it everywhere`,
+  )
 }
 
 /** Creates the author's use cases; `settle` applies at once a request that is approved and already due. */

@@ -39,6 +39,18 @@ test('a shared change approved in one protected environment applies in every env
   for (const env of ['development', 'staging', 'production', 'eu']) expect(s.flags.get(SYSTEM.principal, 'f', env).defaultValue).toBe(5)
 })
 
+test('a request of an unprotected environment carrying a shared field is refused, naming the strictest protected one and why', async () => {
+  const s = await world()
+  const refused = await s.changeRequests
+    .create(dev, { environment: 'staging', title: 'add d', changes: [{ flag: 'e', set: { enumValues: ['a', 'b', 'c', 'd'] } }] })
+    .catch((e) => e)
+  expect(refused).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED', details: { environment: 'eu' } })
+  expect(refused.message).toContain("changes e's enumValues, shared by every environment")
+  expect(refused.message).toContain('make it in eu')
+  // adding a value changes nothing a protected environment serves: written directly, it needs no request
+  expect((await s.flags.update(dev, 'e', { enumValues: ['a', 'b', 'c', 'd'] })).enumValues).toEqual(['a', 'b', 'c', 'd'])
+})
+
 test("an ENUM's values are its variants: removing one is refused directly and goes through a change request", async () => {
   const s = await world()
   expect(await s.flags.update(dev, 'e', { enumValues: ['a', 'b'] }).catch((e) => e)).toMatchObject({ code: 'CHANGE_REQUEST_REQUIRED' })
