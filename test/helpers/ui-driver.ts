@@ -129,6 +129,25 @@ export async function openedReview(p: Page): Promise<{ text: string; request(): 
   }
 }
 
+/**
+ * Clicks the button named `name` (as `clickButton`) once it is enabled: a button inside a form the
+ * page disables until its loads land (a flag page's fields wait for the person's permissions) is
+ * found before it works, and a click on it then does nothing.
+ */
+export async function clickEnabledButton(p: Page, name: string): Promise<void> {
+  const button = await p.waitForFunction(
+    (n) =>
+      [...document.querySelectorAll('button')].find(
+        (b) =>
+          (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n &&
+          !(b as unknown as { matches(s: string): boolean }).matches(':disabled'),
+      ) ?? false,
+    ON_CHANGE,
+    name,
+  )
+  await (button as unknown as { click(): Promise<void> }).click()
+}
+
 /** Follows the link whose text is `name`. */
 export async function clickLink(p: Page, name: string): Promise<void> {
   const link = await p.waitForFunction(
