@@ -17,8 +17,10 @@ import {
   clickLink,
   fillByLabel,
   openedReview,
+  openSignedIn,
   REVIEW_DIALOG,
   selectByLabel,
+  sessionOf,
   switchOf,
   waitForText,
 } from '../helpers/ui-driver.ts'
@@ -96,12 +98,33 @@ type Request = {
 }
 const requestsFor = async (flag: string) => (await (await api('GET', `/api/change-requests?flag=${flag}`)).json()) as Request[]
 
+/** Each person's tab: opened by the first test that needs it, kept for the file (closed with its browser context). */
+const tabs = new Map<string, Promise<Page>>()
+
 /**
- * A tab signed in as `who` on the Flags page with development chosen (the browser context keeps the
- * choice between tests: docs/ui.md#environments).
+ * `who`'s tab at the Flags page, laid out at `viewport`, with development chosen: what an earlier
+ * test left (an open dialog, which is the app's over every page, another page, another environment,
+ * which the browser context keeps: docs/ui.md#environments) is put back first. One tab a person
+ * instead of a tab and a whole load a test.
  */
-async function open(who: readonly [string, string] = ['admin', 'admin-password'], viewport?: { width: number; height: number }) {
-  const p = await suite.open(who[0], who[1], viewport)
+async function open(who: readonly [string, string] = ['admin', 'admin-password'], viewport = { width: 1280, height: 800 }) {
+  let tab = tabs.get(who[0])
+  if (!tab) {
+    const { browser, d } = suite.ui
+    tab = sessionOf(d.url, who[0], who[1]).then((token) => openSignedIn(browser, d.url, token, viewport))
+    tabs.set(who[0], tab)
+  }
+  const p = await tab
+  // headless Chromium runs animation frames (which waitForText and the app's rendering wait on) only
+  // in the tab in front
+  await p.bringToFront()
+  if (await p.$('dialog[open]')) {
+    await p.keyboard.press('Escape')
+    await p.waitForSelector('dialog[open]', { hidden: true })
+  }
+  await p.setViewport(viewport)
+  await visit(p, '')
+  await p.waitForSelector('table.flag-table')
   await selectByLabel(p, 'Environment', 'development')
   return p
 }
