@@ -1,10 +1,11 @@
 /**
  * docs/ui.md#the-flags-table in Chromium: the Flags page as one table of about 60 flags in groups,
  * a column per environment (production protected), each value in its cell's words, and its sizes at
- * a desktop, a laptop and a phone width; axe-core on it.
+ * a desktop, a laptop and a phone width; axe-core on it at 1440 px (at 390 px, and the shortcuts
+ * dialog: web-ui-everywhere.test.ts). The tests that only read the table share one tab.
  */
 
-import { expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import {
   allViolations,
@@ -12,6 +13,7 @@ import {
   clickButton,
   fillByLabel,
   layoutWidth,
+  openSignedIn,
   selectByLabel,
   sessionOf,
   switchOf,
@@ -69,6 +71,25 @@ const suite = browserSuite('ui-cockpit', async (ui) => {
 })
 const chromium = suite.chromium
 
+/**
+ * One tab at 1440×900 on the Flags page, for the tests that read the table and leave it as they
+ * found it (a tab and a load of the 64-flag table each cost Chromium about a CPU-second): opened by
+ * whichever of them runs first, closed with the file.
+ */
+let shared: Promise<Page> | undefined
+function readingTab(): Promise<Page> {
+  shared ??= (async () => {
+    const { browser, d } = suite.ui
+    const p = await openSignedIn(browser, d.url, await sessionOf(d.url, 'admin', 'admin-password'), { width: 1440, height: 900 })
+    await p.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="production"]')
+    return p
+  })()
+  return shared
+}
+afterAll(async () => {
+  await (await shared)?.close().catch(() => {})
+})
+
 /** The text of flag `name`'s cell in `env`. */
 const cellOf = (p: Page, name: string, env: string) =>
   p.$eval(`tr[data-flag="${name}"] td[data-environment="${env}"]`, (td) => ({
@@ -77,8 +98,7 @@ const cellOf = (p: Page, name: string, env: string) =>
   }))
 
 test.skipIf(!chromium)('the Flags page is a table with a column per environment; each value reads in its cell', async () => {
-  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
-  await p.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="production"]')
+  const p = await readingTab()
   expect(await p.$eval('h1', (h) => h.textContent)).toBe('Flags')
   const heads = await p.$$eval('table.flag-table thead th', (ths) => ths.map((th) => th.textContent ?? ''))
   expect(heads.slice(0, 3)).toEqual(['Name', 'Type', 'Targeting'])
@@ -110,8 +130,7 @@ test.skipIf(!chromium)('the Flags page is a table with a column per environment;
 })
 
 test.skipIf(!chromium)('at 1440×900 at least 14 flag rows show above the fold, each at most 56 px tall, names 160 px wide', async () => {
-  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
-  await p.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="production"]')
+  const p = await readingTab()
   const rows = await p.$$eval('tr.flag', (trs) =>
     trs.map((tr) => {
       const box = tr.getBoundingClientRect()
@@ -133,15 +152,16 @@ test.skipIf(!chromium)('at 1440×900 at least 14 flag rows show above the fold, 
   expect(new Set(strip).size).toBe(1)
 })
 
-test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor at 390×844; axe-core clean on a phone', async () => {
+test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor at 390×844', async () => {
   for (const env of ['qa', 'canary'])
     expect((await suite.ui.api('PUT', `/api/environments/${env}`, { description: `the ${env} one` })).status).toBe(201)
   try {
-    const p = await suite.open('admin', 'admin-password', { width: 1280, height: 800 })
-    await p.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="canary"]')
-    expect(await layoutWidth(p)).toBeLessThanOrEqual(1280)
-    const phone = await suite.open('admin', 'admin-password', { width: 390, height: 844 })
+    const phone = await suite.open('admin', 'admin-password', { width: 1280, height: 800 })
     await phone.waitForSelector('tr[data-flag="cells/ramp"] td[data-environment="canary"]')
+    expect(await layoutWidth(phone)).toBeLessThanOrEqual(1280)
+    // the layout is CSS alone: the same tab laid out at a phone's width
+    await phone.setViewport({ width: 390, height: 844 })
+    await phone.waitForFunction('innerWidth === 390')
     expect(await layoutWidth(phone)).toBeLessThanOrEqual(390)
     // the chosen environment's cell holds its whole switch, though group rows span the hidden columns too
     const fits = await phone.$eval(`tr[data-flag="checkout/flag_0"] td.env-cell.chosen`, (td) => {
@@ -150,7 +170,6 @@ test.skipIf(!chromium)('no sideways scroll at 1280 px with 5 environments, nor a
       return toggle !== undefined && toggle.width > 0 && toggle.right <= cell.right
     })
     expect(fits).toBe(true)
-    expect(await allViolations(phone)).toEqual([])
   } finally {
     for (const env of ['qa', 'canary']) await suite.ui.api('DELETE', `/api/environments/${env}`)
   }
@@ -211,7 +230,6 @@ test.skipIf(!chromium)('four counters above the table, each a link to the table 
   await p.waitForFunction(`location.search === '?state=stale'`)
   await p.waitForSelector('tr.flag', { hidden: true })
   expect(await p.$eval('#filter-state', (s) => (s as unknown as { value: string }).value)).toBe('stale')
-  expect(await allViolations(p)).toEqual([])
 })
 
 test.skipIf(!chromium)('Changed in 24 h counts by the browser clock: a day and more later nothing changed lately', async () => {
@@ -241,7 +259,6 @@ test.skipIf(!chromium)('keyboard: ? lists the shortcuts, / searches, j and k mov
     await p.evaluate(`document.getElementById(document.querySelector('dialog[open]').getAttribute('aria-labelledby')).textContent`),
   ).toBe('Keyboard shortcuts')
   expect(await dialog!.evaluate((d) => d.textContent)).toContain('j')
-  expect(await allViolations(p)).toEqual([])
   await p.keyboard.press('Escape')
   await p.waitForSelector('dialog[open]', { hidden: true })
   expect(await p.evaluate('document.activeElement?.className')).toBe('archived-link')
@@ -278,15 +295,15 @@ test.skipIf(!chromium)('keyboard: ? lists the shortcuts, / searches, j and k mov
   expect(stored.value).toBe(!was)
   await p.keyboard.press('t')
   await waitForSwitch(p, `${name} in development`, was)
-  // ? works on every page
-  await p.goto(`${suite.ui.d.url}/ui/change-requests`)
-  await p.waitForSelector('h1')
+  // ? works on every page (reached in-app, as its link does)
+  await p.evaluate(`history.pushState(null, '', '/ui/change-requests'); dispatchEvent(new PopStateEvent('popstate'))`)
+  await p.waitForFunction(`document.querySelector('h1')?.textContent === 'Change requests'`)
   await p.keyboard.type('?')
   await p.waitForSelector('dialog[open]')
 })
 
 test.skipIf(!chromium)('a pending mark names its flag and environment, its visible word first', async () => {
-  const p = await suite.open('admin', 'admin-password', { width: 1440, height: 900 })
+  const p = await readingTab()
   // every mark reads "pending": its name says which request it opens (docs/ui.md#the-flags-table)
   const mark = 'tr[data-flag="checkout/flag_1"] td[data-environment="production"] a.pending'
   await p.waitForSelector(mark)

@@ -91,6 +91,63 @@ export async function clickButton(p: Page, name: string): Promise<void> {
   await (button as unknown as { click(): Promise<void> }).click()
 }
 
+/** The `Review changes` dialog while it is open (docs/ui.md#review-before-protected-changes). */
+export const REVIEW_DIALOG = 'dialog[open][aria-modal="true"]'
+
+/**
+ * Waits for the `Review changes` dialog a write opened and answers its text, with its two ways out:
+ * `request()` presses Request approval and waits for the link to the request made (its address);
+ * `applyNow()` ticks Apply now without review (only a `flag:bypass` holder has it), presses the same
+ * button and waits for the dialog to close. The steps every review test repeated, in one place.
+ */
+export async function openedReview(p: Page): Promise<{ text: string; request(): Promise<string>; applyNow(): Promise<void> }> {
+  const text = await (await p.waitForSelector(REVIEW_DIALOG))!.evaluate((d) => d.textContent ?? '')
+  const submit = async () => {
+    // the button is disabled while the dialog loads what it needs: pressed only once it is enabled
+    await p.waitForFunction(
+      (s) =>
+        [...document.querySelectorAll(`${s} button`)].some(
+          (b) => b.textContent?.trim() === 'Request approval' && b.getAttribute('disabled') === null,
+        ),
+      ON_CHANGE,
+      REVIEW_DIALOG,
+    )
+    await clickButton(p, 'Request approval')
+  }
+  return {
+    text,
+    async request() {
+      await submit()
+      const made = await p.waitForSelector(`${REVIEW_DIALOG} .review-made a`)
+      return (await made!.evaluate((a) => a.getAttribute('href'))) ?? ''
+    },
+    async applyNow() {
+      await checkByLabel(p, 'Apply now without review', true)
+      await submit()
+      await p.waitForFunction((s) => !document.querySelector(s), ON_CHANGE, REVIEW_DIALOG)
+    },
+  }
+}
+
+/**
+ * Clicks the button named `name` (as `clickButton`) once it is enabled: a button inside a form the
+ * page disables until its loads land (a flag page's fields wait for the person's permissions) is
+ * found before it works, and a click on it then does nothing.
+ */
+export async function clickEnabledButton(p: Page, name: string): Promise<void> {
+  const button = await p.waitForFunction(
+    (n) =>
+      [...document.querySelectorAll('button')].find(
+        (b) =>
+          (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n &&
+          !(b as unknown as { matches(s: string): boolean }).matches(':disabled'),
+      ) ?? false,
+    ON_CHANGE,
+    name,
+  )
+  await (button as unknown as { click(): Promise<void> }).click()
+}
+
 /** Follows the link whose text is `name`. */
 export async function clickLink(p: Page, name: string): Promise<void> {
   const link = await p.waitForFunction(
