@@ -13,16 +13,39 @@ type Json = Record<string, unknown>
 /**
  * `raw` with every date a YAML or TOML reader made (a `Date`, or an instant with
  * `epochMilliseconds`, as Bun's TOML reader gives) written as RFC 3339 text; a local date-time
- * without a zone stays an object, which no date field accepts.
+ * without a zone stays an object, which no date field accepts. Only the objects and lists on the way
+ * to a date are copied: where there is none, `raw`'s own parts are the answer (a file of 10,000
+ * flags holds few dates, docs/performance.md#imports), so the answer is read, never changed.
  */
 export function withTextDates(raw: unknown, depth = 0): unknown {
   if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? null : raw.toISOString()
   if (raw === null || typeof raw !== 'object' || depth > 64) return raw
-  if (Array.isArray(raw)) return raw.map((v) => withTextDates(v, depth + 1))
+  if (Array.isArray(raw)) {
+    let items: unknown[] | undefined
+    for (let i = 0; i < raw.length; i++) {
+      const item: unknown = raw[i]
+      const read = withTextDates(item, depth + 1)
+      if (items === undefined && read !== item) items = raw.slice(0, i)
+      items?.push(read)
+    }
+    return items ?? raw
+  }
   const ms = (raw as { epochMilliseconds?: unknown }).epochMilliseconds
   if (typeof ms === 'number' && Number.isFinite(ms)) return new Date(ms).toISOString()
-  if (Object.getPrototypeOf(raw) !== Object.prototype && Object.getPrototypeOf(raw) !== null) return String(raw)
-  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, withTextDates(v, depth + 1)]))
+  const prototype = Object.getPrototypeOf(raw)
+  if (prototype !== Object.prototype && prototype !== null) return String(raw)
+  const object = raw as Json
+  const keys = Object.keys(object)
+  let values: unknown[] | undefined
+  for (let i = 0; i < keys.length; i++) {
+    const value = object[keys[i] as string]
+    const read = withTextDates(value, depth + 1)
+    if (values === undefined && read !== value) values = keys.slice(0, i).map((k) => object[k])
+    values?.push(read)
+  }
+  // a copy holds the same keys as data (a `__proto__` key stays a key), as a plain object
+  if (values === undefined && prototype !== null) return raw
+  return Object.fromEntries(keys.map((k, i) => [k, values === undefined ? object[k] : values[i]]))
 }
 
 /** The steps that have a date, in date order (steps of one date keep the file's order). */
@@ -41,9 +64,12 @@ export function datedSteps(flag: Json): { at: number; step: Json }[] | { problem
   return steps.sort((a, b) => a.at - b.at)
 }
 
-/** `flag` with `step` applied, as the tool applies a due step (a new object; neither is changed). */
+/**
+ * `flag` with `step` applied, as the tool applies a due step: a new object, sharing the parts the
+ * step leaves as they were (nothing changes either; a deep copy per step cost more than the step).
+ */
 export function applyStep(flag: Json, step: Json): Json {
-  const next: Json = structuredClone(flag)
+  const next: Json = { ...flag }
   if (Array.isArray(step.targeting)) next.targeting = mergeRules(Array.isArray(next.targeting) ? next.targeting : [], step.targeting)
   for (const field of ['disable', 'trackEvents', 'version'])
     if (step[field] !== undefined && step[field] !== null) next[field] = step[field]
