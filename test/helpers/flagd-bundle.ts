@@ -74,8 +74,9 @@ function pruneStale(keep: string): void {
     const path = join(tmpdir(), name)
     if (!name.startsWith(PREFIX) || name.endsWith('.lock') || path === keep) continue
     try {
-      const used = existsSync(join(path, USED)) ? join(path, USED) : path
-      if (now - statSync(used).mtimeMs <= STALE_MS) continue
+      // the newer of the two: a checkout from before `last-used` marks use on the directory itself
+      const marked = existsSync(join(path, USED)) ? statSync(join(path, USED)).mtimeMs : 0
+      if (now - Math.max(marked, statSync(path).mtimeMs) <= STALE_MS) continue
       rmSync(path, { recursive: true, force: true })
       rmSync(`${path}.lock`, { force: true })
     } catch {
