@@ -82,7 +82,7 @@ describe('one daemon per data directory', () => {
 })
 
 describe('first user', () => {
-  test('FLAGD_ADMIN_USERNAME/PASSWORD create an admin with every permission, served over real HTTP: login → token → users', async () => {
+  test("FLAGD_ADMIN_USERNAME/PASSWORD create an admin with every permission, served over real HTTP: login → token → users, and the API explorer's assets", async () => {
     const cwd = dir()
     const d = await startDaemon(cwd, [], { FLAGD_ADMIN_USERNAME: 'root', FLAGD_ADMIN_PASSWORD: 'root-password' })
     expect(d.output()).toContain('created the first user')
@@ -101,6 +101,13 @@ describe('first user', () => {
     })
     expect(big.status).toBe(413)
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE')
+    // the API explorer's assets, which src/ imports as files: from the tests' bundle (test/helpers/flagd-bundle.ts),
+    // started in a temp directory, they resolve against the bundle's directory, not the daemon's
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      const res = await fetch(`${d.url}/api/docs/${asset}`)
+      expect(res.status).toBe(200)
+      expect((await res.text()).length).toBeGreaterThan(10_000)
+    }
     d.proc.kill('SIGTERM')
     expect(await d.proc.exited).toBe(0)
     expect(d.output()).toContain('stopped')

@@ -1,7 +1,8 @@
 /**
  * The README's recipes run as written (docs/development.md#readme-recipes): every shell block marked
  * `<!-- recipe -->` runs, in order, in one bash against a fresh daemon (port 0, temp dir), the way a
- * reader would: the admin from `FLAGD_ADMIN_*` as "First login" says, `bin/` on the PATH, the port
+ * reader would: the admin from `FLAGD_ADMIN_*` as "First login" says, `flagd` on the PATH (the tests'
+ * bundle, run as `bin/flagd` runs the source: the commands are the subject, not the script), the port
  * put where the README says 8080. Every curl call is recorded; each must answer 2xx unless a comment
  * after it promises otherwise (`# 409 CHANGE_REQUEST_REQUIRED`, `# 200 value: true`), and what the
  * comment promises is checked against the answer.
@@ -10,7 +11,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Daemon, startDaemon, TRANSPILER_CACHE } from '../helpers/daemon.ts'
+import { type Daemon, FLAGD, startDaemon, TRANSPILER_CACHE } from '../helpers/daemon.ts'
 import { expectedCalls, type PromisedOutcome, recipesOf, unmet } from '../helpers/readme-recipes.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
@@ -67,6 +68,11 @@ test.skipIf(missing)('every README recipe runs against a fresh daemon and answer
     ].join('\n'),
   )
   chmodSync(wrapper, 0o755)
+  // `flagd`, as bin/flagd runs it, but from the tests' bundle (test/helpers/flagd-bundle.ts): the
+  // commands are the subject here; bin/flagd itself is tested in test/cli/cli-command.test.ts
+  const flagd = join(wrappers, 'flagd')
+  writeFileSync(flagd, `#!/bin/sh\nexec ${FLAGD.map((part) => `'${part}'`).join(' ')} "$@"\n`)
+  chmodSync(flagd, 0o755)
   writeFileSync(join(cwd, 'recipes.sh'), `set -eo pipefail\n${script}\n`)
   const run = Bun.spawn(['bash', join(cwd, 'recipes.sh')], {
     cwd,

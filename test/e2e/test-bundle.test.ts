@@ -1,13 +1,13 @@
 /**
- * The bundle the tests spawn flagd from (test/helpers/flagd-bundle.ts) is flagd as it runs from
- * source: it serves what `src/` would from any working directory, and a changed source makes a new one.
+ * The bundle the tests spawn flagd from (test/helpers/flagd-bundle.ts): a changed source makes a new
+ * one. That a daemon from it, started elsewhere, serves what `src/` imports as files (the API
+ * explorer's assets) is checked on the daemon `test/cli/serve.test.ts` starts for its first user.
  */
 
-import { afterAll, afterEach, expect, test } from 'bun:test'
+import { afterAll, expect, test } from 'bun:test'
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { killLiveDaemons, startDaemon } from '../helpers/daemon.ts'
-import { flagdBundle, sourceHash } from '../helpers/flagd-bundle.ts'
+import { sourceHash } from '../helpers/flagd-bundle.ts'
 import { tempDir } from '../helpers/test-app.ts'
 
 const dirs: string[] = []
@@ -16,19 +16,8 @@ const dir = () => {
   dirs.push(d)
   return d
 }
-afterEach(killLiveDaemons)
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
-
-test('a daemon from the bundle, started elsewhere, serves the API explorer assets that src/ imports as files', async () => {
-  const bundle = await flagdBundle()
-  const d = await startDaemon(dir(), [], {}, [process.execPath, bundle])
-  for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
-    const res = await fetch(`${d.url}/api/docs/${asset}`)
-    expect(res.status).toBe(200)
-    expect((await res.text()).length).toBeGreaterThan(10_000)
-  }
 })
 
 test('the bundle is named after the source: a changed file under src/, package.json, bun.lock or tsconfig.json names another', () => {

@@ -5,13 +5,25 @@
  * per source: its directory under the temp dir is named after a hash of `src/`, `package.json`,
  * `bun.lock`, `tsconfig.json`, `bunfig.toml`, Bun's version and the build's options, so a changed source builds a new one and every
  * worker of a run (and every later run) finds the same. One worker builds it, in a temp directory
- * renamed into place, while the others wait: none ever sees half a bundle. Not the compiled
+ * renamed into place, under a kernel file lock the others block on: none ever sees half a bundle. Not the compiled
  * binary (`test/e2e/binary.test.ts` builds and tests that one): the same JavaScript Bun runs from
  * source, bundled.
  */
 
+import { dlopen, FFIType } from 'bun:ffi'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -44,28 +56,32 @@ export function sourceHash(root = ROOT): string {
   return hash.digest('hex').slice(0, 20)
 }
 
-/** Removes other bundles nobody has built or used for a day (see STALE_MS). */
+/** The file in a bundle's directory whose modification time, set by the kernel on each use, says when it was last used. */
+const USED = 'last-used'
+
+/** Marks `dir` as in use now, by the file system's clock: not stale for another checkout's prune. */
+function markUsed(dir: string): void {
+  writeFileSync(join(dir, USED), '')
+}
+
+/**
+ * Removes the other bundles not used for a day before `keep` was (see STALE_MS). Times are the
+ * file system's: the mtimes of their `last-used` files against the one `markUsed` just wrote.
+ */
 function pruneStale(keep: string): void {
+  const now = statSync(join(keep, USED)).mtimeMs
   for (const name of readdirSync(tmpdir())) {
-    if (!name.startsWith(PREFIX) || name.endsWith('.lock') || join(tmpdir(), name) === keep) continue
     const path = join(tmpdir(), name)
+    if (!name.startsWith(PREFIX) || name.endsWith('.lock') || path === keep) continue
     try {
-      if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true })
+      // the newer of the two: a checkout from before `last-used` marks use on the directory itself
+      const marked = existsSync(join(path, USED)) ? statSync(join(path, USED)).mtimeMs : 0
+      if (now - Math.max(marked, statSync(path).mtimeMs) <= STALE_MS) continue
+      rmSync(path, { recursive: true, force: true })
+      rmSync(`${path}.lock`, { force: true })
     } catch {
       // another worker removed it first
     }
-  }
-}
-
-/** Whether the build that holds `lock` has gone: its process ended, or it never wrote its pid. */
-function abandoned(lock: string): boolean {
-  try {
-    const pid = Number(readFileSync(lock, 'utf8'))
-    if (!pid) return Date.now() - statSync(lock).mtimeMs > 10_000
-    process.kill(pid, 0) // throws when no such process
-    return false
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH'
   }
 }
 
@@ -82,33 +98,46 @@ async function buildInto(dir: string): Promise<void> {
   }
 }
 
+const LOCK_EX = 2
+
+/** libc's `flock(2)`: a lock the kernel releases when its file is closed or its process ends. */
+const libc = dlopen(process.platform === 'darwin' ? 'libc.dylib' : 'libc.so.6', {
+  flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+})
+
 /**
- * Builds the bundle into `dir` unless it is there (see module comment). One process builds, under a
- * lock file holding its pid; the others wait for the bundle, or take over the lock of a build that died.
+ * Takes the exclusive lock on `file`, waiting (blocked in the kernel, no polling) while another
+ * process holds it; closing the answered descriptor releases it. A holder that dies releases it too.
+ */
+function lockFile(file: string): number {
+  const fd = openSync(file, 'a')
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (libc.symbols.flock(fd, LOCK_EX) === 0) return fd // a signal may interrupt the wait: ask again
+  }
+  closeSync(fd)
+  throw new Error(`could not lock ${file} for the tests' bundle`)
+}
+
+/**
+ * Builds the bundle into `dir` unless it is there (see module comment). One process builds, holding
+ * the lock on `<dir>.lock`; the others wait on that lock and then find the bundle it renamed into place.
  */
 async function build(dir: string): Promise<void> {
   const main = join(dir, 'main.js')
-  const lock = `${dir}.lock`
-  for (;;) {
-    if (existsSync(main)) {
-      const now = new Date()
-      utimesSync(dir, now, now) // in use: not stale for another checkout's prune
-      return
-    }
+  let built = false
+  if (!existsSync(main)) {
+    const fd = lockFile(`${dir}.lock`)
     try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' })
-      break
-    } catch {
-      if (abandoned(lock)) rmSync(lock, { force: true })
-      else await Bun.sleep(100) // another worker is building: no event reaches this process when it is done
+      if (!existsSync(main)) {
+        await buildInto(dir)
+        built = true
+      }
+    } finally {
+      closeSync(fd)
     }
   }
-  try {
-    if (!existsSync(main)) await buildInto(dir)
-  } finally {
-    rmSync(lock, { force: true })
-  }
-  pruneStale(dir)
+  markUsed(dir)
+  if (built) pruneStale(dir)
 }
 
 let bundled: Promise<string> | undefined

@@ -78,3 +78,55 @@ export function conformance(doc: Json): Conformance {
     },
   }
 }
+
+/** Whether `node` is a schema object, as Spectral's `oas3-valid-schema-example` tells one. */
+function isSchema(node: Json): boolean {
+  return ['enum', 'type', 'format', '$ref', 'properties', 'items'].some((k) => node[k] !== undefined)
+}
+
+/**
+ * Every `example` and `default` of a schema checked against that schema, and every `example` and
+ * `examples.*.value` of a media type, header or parameter against its `schema`: what Spectral's
+ * `oas3-valid-schema-example` and `oas3-valid-media-example` check, with one compiled validator per
+ * distinct schema where Spectral compiles one per example. Answers the problems, named by path.
+ */
+export function exampleProblems(doc: Json): string[] {
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  ajv.addKeyword('example')
+  ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/)
+  for (const name of ['int32', 'int64']) ajv.addFormat(name, true) // OpenAPI's number formats: Spectral ignores them too
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>()
+  const problems: string[] = []
+  const check = (schema: unknown, value: unknown, where: string) => {
+    const resolved = nullable(resolveRefs(doc, schema))
+    const key = JSON.stringify(resolved)
+    let validate = compiled.get(key)
+    if (!validate) compiled.set(key, (validate = ajv.compile(resolved)))
+    if (!validate(value)) problems.push(...(validate.errors ?? []).map((e) => `${where}: ${e.instancePath} ${e.message}`))
+  }
+  const walk = (node: unknown, path: string[]) => {
+    if (Array.isArray(node)) {
+      for (const [i, n] of node.entries()) walk(n, [...path, String(i)])
+      return
+    }
+    if (!node || typeof node !== 'object') return
+    const obj = node as Json
+    const where = path.join('.')
+    const parent = path.at(-1)
+    const names = parent === 'properties' // a map of property names: its keys are names, not keywords
+    if (!names && obj.schema && typeof obj.schema === 'object' && path.some((p) => ['content', 'headers', 'parameters'].includes(p))) {
+      if (obj.example !== undefined) check(obj.schema, obj.example, `${where}.example`)
+      for (const [name, ex] of Object.entries((obj.examples ?? {}) as Json)) {
+        if (ex && typeof ex === 'object' && 'value' in ex) check(obj.schema, ex.value, `${where}.examples.${name}`)
+      }
+    }
+    if (!names && isSchema(obj)) {
+      const { example, default: fallback, ...schema } = obj
+      if (example !== undefined) check(schema, example, `${where}.example`)
+      if (fallback !== undefined) check(schema, fallback, `${where}.default`)
+    }
+    for (const [k, v] of Object.entries(obj)) if (names || !['example', 'examples', 'default'].includes(k)) walk(v, [...path, k])
+  }
+  walk(doc, [])
+  return problems
+}
