@@ -203,14 +203,21 @@ export async function signInAs(
 /**
  * Opens a new tab at the UI already signed in with the session `token` (one `POST /api/login` gave),
  * as the sign-in form leaves it: the token in the tab's session storage (docs/ui.md). For tests whose
- * subject is not the form; a page load cheaper than `signInAs`.
+ * subject is not the form; a page load cheaper than `signInAs`. `path` (below /ui/) is the page the
+ * tab opens at: the page a test is about, loaded once, not the Flags page first.
  */
-export async function openSignedIn(browser: Browser, url: string, token: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+export async function openSignedIn(
+  browser: Browser,
+  url: string,
+  token: string,
+  viewport = { width: 1280, height: 800 },
+  path = '',
+): Promise<Page> {
   const p = await browser.newPage()
   await p.setViewport(viewport)
   // only the first document of the tab: a reload after signing out must find no token
   const seed = await p.evaluateOnNewDocument((t) => sessionStorage.setItem('flagd.token', t), token)
-  await p.goto(`${url}/ui/`)
+  await p.goto(`${url}/ui/${path}`)
   await p.removeScriptToEvaluateOnNewDocument(seed.identifier)
   await p.waitForSelector('header nav')
   return p
