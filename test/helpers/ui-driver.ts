@@ -142,7 +142,8 @@ export async function waitForPath(p: Page, path: string): Promise<void> {
  * (a reload). A load costs Chromium about 0.3 CPU-s more than
  * a visit in the app (docs/performance.md#2026-12-07-ninth-session-the-browser-files-cpu). What a
  * load renews and a visit keeps: the signed-in person's permissions and the environments, read once
- * per load; a test that changes those through the API loads the page.
+ * per load; a test that changes those through the API loads the page. As after a link, one flag's
+ * page reached from another's keeps what the page held (an editor left open, say).
  */
 export async function visit(p: Page, href: string): Promise<void> {
   const to = new URL(href)
