@@ -7,7 +7,7 @@
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
-import { allViolations, clickButton, clickLink, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, clickButton, clickLink, selectByLabel, visit, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 /** The browser's, inside page functions (the test project's types have no DOM). */
@@ -119,7 +119,7 @@ test.skipIf(!chromium)(
     await p.reload()
     await waitForText(p, 'protected, 1 approval')
     expect((await rows())[1]).toEqual(['staging', await computed(p, 'rebeccapurple')])
-    await p.goto(`${suite.ui.d.url}/ui/flags/shop/limit`)
+    await visit(p, `${suite.ui.d.url}/ui/flags/shop/limit`)
     await waitForText(p, '(shown below)')
     const headers = await p.$$eval('th[scope="col"] .env-swatch', (s) => s.map((x) => getComputedStyle(x).backgroundColor))
     expect(headers).toContain(await computed(p, 'rebeccapurple'))
@@ -146,7 +146,7 @@ test.skipIf(!chromium)("the Flags table's column headers and a flag's history ba
     ['qa', await computed(p, 'teal')],
   ])
   expect(await suite.ui.api('PUT', '/api/flags/shop/limit?environment=production', { value: 4 })).toHaveProperty('status', 200)
-  await p.goto(`${suite.ui.d.url}/ui/flags/shop/limit`)
+  await visit(p, `${suite.ui.d.url}/ui/flags/shop/limit`)
   await waitForText(p, 'in production')
   const badge = await p.$$eval('.history .chip.env', (chips) =>
     chips.map((c) => [
@@ -157,7 +157,7 @@ test.skipIf(!chromium)("the Flags table's column headers and a flag's history ba
   expect(badge).toContainEqual(['in production', await computed(p, '#b91c1c')])
   expect(await allViolations(p)).toEqual([])
   // Compare's columns are named after the two environments (it opens toward production, from staging)
-  await p.goto(`${suite.ui.d.url}/ui/compare`)
+  await visit(p, `${suite.ui.d.url}/ui/compare`)
   await clickButton(p, 'Show differences')
   await p.waitForSelector('table.differences')
   const compared = await p.$$eval('table.differences thead th .env-swatch', (s) => s.map((x) => getComputedStyle(x).backgroundColor))

@@ -14,6 +14,7 @@ import {
   clickLink,
   fillByLabel,
   selectByLabel,
+  visit,
   waitForSwitch,
   waitForText,
 } from '../helpers/ui-driver.ts'
@@ -56,7 +57,7 @@ test.skipIf(!chromium)("a flag's page shows every environment side by side and c
   expect((await api('PUT', '/api/flags/shop/limit?environment=staging', { value: 7 })).status).toBe(200)
   const p = await suite.open()
   await selectByLabel(p, 'Environment', 'production')
-  await p.goto(`${suite.ui.d.url}/ui/flags/shop/limit`)
+  await visit(p, `${suite.ui.d.url}/ui/flags/shop/limit`)
   await waitForText(p, 'production (shown below)')
   const text = await bodyText(p)
   expect(text).toContain('staging')

@@ -52,14 +52,13 @@ const suite = browserSuite('ui-flag-page', async (ui) => {
   expect((await ui.api('POST', '/api/users', reader)).status).toBe(201)
 })
 const chromium = suite.chromium
-const url = () => suite.ui.d.url
 const json = async (path: string) => (await (await suite.ui.api('GET', path)).json()) as Record<string, unknown>
 
 /** Opens the flag's page as `username` (in `environment`, chosen in the switcher first) at `viewport`. */
 async function openFlag(environment: string, viewport = { width: 1440, height: 900 }, who = ['admin', 'admin-password']): Promise<Page> {
-  const p = await suite.open(who[0], who[1], viewport)
+  // opened at the flag's page, then the environment chosen there, which redraws the page in it
+  const p = await suite.open(who[0], who[1], viewport, `flags/${FLAG}`)
   await selectByLabel(p, 'Environment', environment)
-  await p.goto(`${url()}/ui/flags/${FLAG}`)
   await p.waitForSelector('[role="tablist"] [role="tab"]')
   return p
 }

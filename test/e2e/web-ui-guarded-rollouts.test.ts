@@ -5,7 +5,7 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test'
-import { allViolations, clickButton, clickLink, fillByLabel, selectByLabel, waitForText } from '../helpers/ui-driver.ts'
+import { allViolations, clickButton, clickLink, fillByLabel, selectByLabel, visit, waitForText } from '../helpers/ui-driver.ts'
 import { browserSuite } from '../helpers/ui-fixture.ts'
 
 // the callbacks below run in the page, where these exist
@@ -29,8 +29,7 @@ const api = (method: string, path: string, body?: unknown) => suite.ui.api(metho
 const url = () => suite.ui.d.url
 
 test.skipIf(!chromium)('a guard set up on the rollout card is saved with the rollout; a refusal shows at its field', async () => {
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/shop/new-checkout`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/shop/new-checkout')
   await waitForText(p, 'No rollout in this environment')
   await waitForText(p, 'No guard: add a check')
   await clickButton(p, 'Add error rate check')
@@ -109,8 +108,7 @@ test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a
   )
   expect(sent.status).toBe(200)
 
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/shop/watched`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/shop/watched')
   await waitForText(p, 'Rolled back by its guard')
   await waitForText(p, 'app.errors 20.0 % with the new variant against 1.0 % without: +19.0 points (')
   await waitForText(p, '; rolled back at ')
@@ -124,7 +122,7 @@ test.skipIf(!chromium)('a rollout its guard rolled back says so in words, with a
 test.skipIf(!chromium)('in a protected environment the guard is requested with its rollout, and the request says it in words', async () => {
   const dev = await suite.open('dev', 'dev-password-1')
   await selectByLabel(dev, 'Environment', 'production')
-  await dev.goto(`${url()}/ui/flags/shop/new-checkout`)
+  await visit(dev, `${url()}/ui/flags/shop/new-checkout`)
   await waitForText(dev, 'Request rollout')
   await clickButton(dev, 'Add error rate check')
   await clickButton(dev, 'Request rollout')
@@ -142,7 +140,7 @@ test.skipIf(!chromium)('in a protected environment the guard is requested with i
   expect(
     ((await (await api('GET', '/api/flags/shop/new-checkout?environment=production')).json()) as { rollout?: unknown }).rollout,
   ).toBeUndefined()
-  await dev.goto(`${url()}/ui/change-requests`)
+  await visit(dev, `${url()}/ui/change-requests`)
   await clickLink(dev, 'Change shop/new-checkout: rollout')
   await waitForText(dev, 'guarded by 1 check (error-rate of app.errors per app.requests) that rolls it back')
 })

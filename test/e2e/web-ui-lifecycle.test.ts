@@ -15,8 +15,10 @@ import {
   clickButton,
   clickLink,
   fillByLabel,
+  openSignedIn,
   selectByLabel,
-  signInAs,
+  sessionOf,
+  visit,
   waitForPath,
   waitForText,
 } from '../helpers/ui-driver.ts'
@@ -61,8 +63,7 @@ async function waitForShown(p: Page, prefix: string, names: string[]): Promise<v
 }
 
 test.skipIf(!chromium)("kind, owner and tags are shown and edited on a flag's page; a refusal shows at its field", async () => {
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/shop/banner`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/shop/banner')
   await waitForText(p, 'release flag')
   await selectByLabel(p, 'Kind', 'experiment')
   await fillByLabel(p, 'Owner', 'team-checkout')
@@ -109,8 +110,7 @@ test.skipIf(!chromium)('the list filters by kind, owner and tags (every tag type
 })
 
 test.skipIf(!chromium)('Archive asks first; the archived view lists the flag with Restore, which brings it back', async () => {
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/shop/old_flow`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/shop/old_flow')
   await waitForText(p, 'release flag')
   await clickButton(p, 'Archive')
   expect((await read('shop/old_flow')).archived).toBe(false) // the first click only asks
@@ -119,7 +119,7 @@ test.skipIf(!chromium)('Archive asks first; the archived view lists the flag wit
   await waitForText(p, 'Every application gets FLAG_NOT_FOUND for it')
   expect((await read('shop/old_flow')).archived).toBe(true)
 
-  await p.goto(`${url()}/ui/`)
+  await visit(p, `${url()}/ui/`)
   await waitForShown(p, 'shop/', ['shop/banner'])
   await clickLink(p, 'Archived flags')
   await p.waitForFunction(() => location.search === '?archived=true')
@@ -144,7 +144,7 @@ test.skipIf(!chromium)(
     const p = await suite.open(tess.username, tess.password)
     // in qa, where tess may write: the form is hers, the shared fields are not hers to change
     await selectByLabel(p, 'Environment', 'qa')
-    await p.goto(`${url()}/ui/flags/team/a`)
+    await visit(p, `${url()}/ui/flags/team/a`)
     await waitForText(p, 'Has a value')
     const save = await p.evaluate(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'Save'))
     expect(save).toBe(true)
@@ -181,7 +181,7 @@ function describeStale() {
     await d?.stop()
   })
   test.skipIf(!chromium)('potentially stale flags carry a visible mark whose title says why; the State filter finds them', async () => {
-    const p = suite.track(await signInAs(suite.ui.browser, d!.url, 'admin', 'admin-password'))
+    const p = suite.track(await openSignedIn(suite.ui.browser, d!.url, await sessionOf(d!.url, 'admin', 'admin-password')))
     await p.waitForSelector('tr.flag[data-flag="ops/old_switch"] .chip.old')
     const mark = async (name: string) =>
       p.evaluate((n) => {
@@ -195,7 +195,7 @@ function describeStale() {
     await selectByLabel(p, 'State', 'old')
     await waitForShown(p, 'ops/', ['ops/old_switch'])
     expect(await allViolations(p)).toEqual([])
-    await p.goto(`${d!.url}/ui/flags/ops/old_switch`)
+    await visit(p, `${d!.url}/ui/flags/ops/old_switch`)
     await waitForText(p, 'operational flag potentially stale')
   })
 }
@@ -211,8 +211,7 @@ async function seedPrerequisites(): Promise<void> {
 
 test.skipIf(!chromium)('a flag page says "Requires <flag> to be <variants>" and "Required by …", each flag a link', async () => {
   await seedPrerequisites()
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/checkout/page`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/checkout/page')
   await waitForText(p, 'Requires checkout/new_api to be on')
   await waitForText(p, 'No flag requires it.')
   expect(await allViolations(p)).toEqual([])
@@ -224,8 +223,7 @@ test.skipIf(!chromium)('a flag page says "Requires <flag> to be <variants>" and 
 })
 
 test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking its variants; a cycle is refused in the card', async () => {
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/checkout/summary`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/checkout/summary')
   await waitForText(p, 'Requires no other flag.')
   await clickButton(p, 'Add prerequisite')
   await selectByLabel(p, 'Prerequisite 1 flag', 'checkout/new_api')
@@ -239,7 +237,7 @@ test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking i
   expect(await allViolations(p)).toEqual([])
 
   // checkout/new_api requiring checkout/summary would close a cycle: refused, shown at the prerequisite, nothing saved
-  await p.goto(`${url()}/ui/flags/checkout/new_api`)
+  await visit(p, `${url()}/ui/flags/checkout/new_api`)
   await waitForText(p, 'Required by checkout/page, checkout/summary')
   const before = (await read('checkout/new_api')).revision
   await clickButton(p, 'Add prerequisite')
@@ -267,8 +265,7 @@ test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking i
 })
 
 test.skipIf(!chromium)('archiving a flag others require is refused with a message naming them', async () => {
-  const p = await suite.open()
-  await p.goto(`${url()}/ui/flags/checkout/new_api`)
+  const p = await suite.open(undefined, undefined, undefined, 'flags/checkout/new_api')
   await waitForText(p, 'Required by checkout/page')
   await clickButton(p, 'Archive')
   await clickButton(p, 'Archive checkout/new_api')

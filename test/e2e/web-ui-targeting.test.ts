@@ -16,6 +16,7 @@ import {
   fillByLabel,
   layoutWidth,
   selectByLabel,
+  visit,
   waitForSwitch,
   waitForText,
 } from '../helpers/ui-driver.ts'
@@ -50,7 +51,7 @@ const api = (method: string, path: string, body?: unknown) => suite.ui.api(metho
 const json = async (method: string, path: string, body?: unknown) =>
   (await (await api(method, path, body)).json()) as Record<string, unknown>
 const ofrep = (key: string, context: Record<string, unknown>) => json('POST', `/ofrep/v1/evaluate/flags/${key}`, { context })
-const open = (viewport?: { width: number; height: number }) => suite.open('admin', 'admin-password', viewport)
+const open = (viewport?: { width: number; height: number }, path?: string) => suite.open('admin', 'admin-password', viewport, path)
 const url = () => suite.ui.d.url
 
 /** Fills the control labelled `label` inside the group (fieldset) whose legend is `group`. */
@@ -75,8 +76,7 @@ async function fillIn(p: Page, group: string, label: string, value: string, sele
 }
 
 test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer through OFREP and on the evaluate page', async () => {
-  const p = await open()
-  await p.goto(`${url()}/ui/flags/shop/new-checkout`)
+  const p = await open(undefined, 'flags/shop/new-checkout')
   await waitForText(p, 'No rule')
   await clickButton(p, 'Edit')
   await clickButton(p, 'Add rule')
@@ -146,7 +146,7 @@ test.skipIf(!chromium)('three rules and a 20/80 split built without JSON answer 
   await waitForText(p, 'segment beta-testers matched')
 
   // the builder reads back what it wrote: the same rows, unchanged on a second save
-  await p.goto(`${url()}/ui/flags/shop/new-checkout`)
+  await visit(p, `${url()}/ui/flags/shop/new-checkout`)
   await clickButton(p, 'Edit')
   await waitForText(p, 'Rule 3')
   expect(await p.$eval('#rule-2-c1-value', (i) => (i as unknown as { value: string }).value)).toBe('DE, FR')
@@ -159,8 +159,7 @@ test.skipIf(!chromium)(
   async () => {
     const rule = { if: [{ '>=': [{ var: 'age' }, 18] }, 'adult', { if: [{ var: 'guardian' }, 'adult', 'child'] }] }
     await api('POST', '/api/flags', { name: 'shop/age-gate', type: 'STRING', variants: { adult: 'full', child: 'kids' }, targeting: rule })
-    const p = await open()
-    await p.goto(`${url()}/ui/flags/shop/age-gate`)
+    const p = await open(undefined, 'flags/shop/age-gate')
     await clickButton(p, 'Edit')
     await waitForText(p, 'Rule (JSON)')
     expect(await bodyText(p)).toContain('cannot show this rule exactly')
@@ -206,8 +205,7 @@ test.skipIf(!chromium)(
       variants: { a: 'spring' },
       targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'a'] },
     })
-    const p = await open()
-    await p.goto(`${url()}/ui/flags/shop/banner`)
+    const p = await open(undefined, 'flags/shop/banner')
     await waitForSwitch(p, 'Enabled', true)
     await p.click('[role="switch"][aria-label="Enabled"]')
     await waitForSwitch(p, 'Enabled', false)
@@ -271,14 +269,15 @@ test.skipIf(!chromium)('the targeting pages: no accessibility problem, no sidewa
     { width: 1280, height: 800 },
     { width: 390, height: 844 },
   ]
-  const p = await open()
+  const p = await open(undefined, 'flags/shop/new-checkout')
   // a flag's page is checked with its editor open (after Edit): the builder, or the JSON editor
   for (const [path, ready] of [
     ['flags/shop/new-checkout', 'Save targeting'],
-    ['flags/shop/age-gate', 'Rule (JSON)'],
+    // another page between the two flags: a flag's page reached from another keeps its open editor
     ['segments', 'New segment'],
+    ['flags/shop/age-gate', 'Rule (JSON)'],
   ] as const) {
-    await p.goto(`${url()}/ui/${path}`)
+    if (new URL(p.url()).pathname !== `/ui/${path}`) await visit(p, `${url()}/ui/${path}`)
     if (path.startsWith('flags/')) await clickButton(p, 'Edit')
     await waitForText(p, ready)
     for (const viewport of WIDTHS) {
@@ -299,7 +298,7 @@ test.skipIf(!chromium)('the targeting pages: no accessibility problem, no sidewa
     }
   }
   await p.setViewport(WIDTHS[0]!)
-  await p.goto(`${url()}/ui/evaluate?flag=shop/new-checkout`)
+  await visit(p, `${url()}/ui/evaluate?flag=shop/new-checkout`)
   await waitForText(p, 'Context (JSON)')
   await fillByLabel(p, 'Context (JSON)', '{"targetingKey": "user-3", "email": "cy@other.test", "country": "IT"}')
   await clickButton(p, 'Evaluate')
@@ -366,8 +365,7 @@ test.skipIf(!chromium)(
   'variants: added with the input of the type, a bad value refused with the message at the variant, a rule serves them',
   async () => {
     await api('POST', '/api/flags', { name: 'shop/limit', type: 'INTEGER', value: 1, maxValue: 5 })
-    const p = await open()
-    await p.goto(`${url()}/ui/flags/shop/limit`)
+    const p = await open(undefined, 'flags/shop/limit')
     await waitForText(p, 'Variants')
     await clickButton(p, 'Add variant')
     await fillByLabel(p, 'Variant 1 name', 'big')
@@ -398,13 +396,12 @@ test.skipIf(!chromium)(
   async () => {
     await api('POST', '/api/flags', { name: 'usage/counted', type: 'BOOLEAN', value: true })
     for (let i = 0; i < 3; i++) await ofrep('usage/counted', {})
-    const p = await open()
-    await p.goto(`${url()}/ui/flags/usage/counted`)
+    const p = await open(undefined, 'flags/usage/counted')
     await waitForText(p, 'Last evaluated')
     const chart = await p.$eval('svg.usage-chart', (svg) => svg.getAttribute('aria-label') ?? '')
     expect(chart).toContain('3 evaluations in 7 days')
     expect(await p.$$eval('svg.usage-chart rect', (bars) => bars.length)).toBe(7)
-    await p.goto(`${url()}/ui/`)
+    await visit(p, `${url()}/ui/`)
     // the Uses column counts its evaluations
     await p.waitForFunction(`document.querySelector('tr[data-flag="usage/counted"] .uses')?.textContent === '3'`)
     await selectByLabel(p, 'State', 'stale')

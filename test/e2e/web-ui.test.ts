@@ -25,6 +25,7 @@ import {
   selectByLabel,
   sessionOf,
   switchOf,
+  visit,
   waitForNoSwitch,
   waitForPath,
   waitForSwitch,
@@ -215,7 +216,7 @@ test.skipIf(!chromium)(
   'UI details: a name error shown once; the header time in the viewer locale; a ruled switch says what it sets; UI changes audited as ui',
   async () => {
     const p = await signIn()
-    await p.goto(`${d.url}/ui/new`)
+    await visit(p, `${d.url}/ui/new`)
     await selectByLabel(p, 'Type', 'BOOLEAN')
     await fillByLabel(p, 'Name', 'bad name')
     await clickButton(p, 'Create')
@@ -238,7 +239,7 @@ test.skipIf(!chromium)(
     expect(entries.map((e) => e.source)).toEqual(['ui'])
     // with a rule, the list's switch says it sets the value where the rule names no variant
     await api('PUT', '/api/flags/shop/ruled', { targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'true'] } })
-    await p.goto(`${d.url}/ui/`)
+    await visit(p, `${d.url}/ui/`)
     await p.waitForSelector(switchOf('shop/ruled in development'))
     const described = await p.$eval(switchOf('shop/ruled in development'), (b) => {
       const note = b.parentElement?.querySelector('.switch-note')
@@ -253,7 +254,7 @@ test.skipIf(!chromium)(
 test.skipIf(!chromium)('edit a value, roll the mistake back from the history, rename, delete', async () => {
   await api('POST', '/api/flags', { name: 'shop/banner', type: 'STRING', value: 'welcome' })
   const p = await signIn()
-  await p.goto(`${d.url}/ui/flags/shop/banner`)
+  await visit(p, `${d.url}/ui/flags/shop/banner`)
   await waitForText(p, 'History')
   await fillByLabel(p, 'Value', 'oops')
   await clickButton(p, 'Save')
@@ -282,7 +283,7 @@ test.skipIf(!chromium)(
   async () => {
     await api('POST', '/api/flags', { name: 'shop/notice', type: 'STRING', value: 'a' })
     const p = await signIn()
-    await p.goto(`${d.url}/ui/flags/shop/notice`)
+    await visit(p, `${d.url}/ui/flags/shop/notice`)
     await waitForText(p, 'History')
     await fillByLabel(p, 'Description', 'mine')
     // someone else changes the flag meanwhile: the page hears of it and shows it in the history
@@ -323,7 +324,7 @@ test.skipIf(!chromium)(
   async () => {
     await api('POST', '/api/flags', { name: 'shop/region', type: 'ENUM', enumValues: ['eu,west', 'us'], defaultValue: 'eu,west' })
     const p = await signIn()
-    await p.goto(`${d.url}/ui/flags/shop/region`)
+    await visit(p, `${d.url}/ui/flags/shop/region`)
     await waitForText(p, 'Allowed values')
     // the select shows the value with its comma, not blank
     expect(await p.$eval('#f-default', (s) => (s as unknown as { value: string }).value)).toBe('eu,west')
@@ -345,7 +346,7 @@ test.skipIf(!chromium)('a multi-line string value keeps its line breaks through 
   const value = '{\n  "a": 1\n}'
   await api('POST', '/api/flags', { name: 'shop/config', type: 'STRING', value })
   const p = await signIn()
-  await p.goto(`${d.url}/ui/flags/shop/config`)
+  await visit(p, `${d.url}/ui/flags/shop/config`)
   await waitForText(p, 'History')
   expect(await p.$eval('#f-value', (el) => el.tagName)).toBe('TEXTAREA')
   await fillByLabel(p, 'Description', 'json config')
@@ -359,7 +360,10 @@ test.skipIf(!chromium)('an unpinned A/B test shows its split, in the list and on
   await api('POST', '/api/flags', { name: 'shop/ab_checkout', type: 'AB-TEST', chancePercentB: 30 })
   const p = await signIn()
   await waitForText(p, 'split 70/30')
-  await p.goto(`${d.url}/ui/flags/shop/ab_checkout`)
+  // the flag's page reached in the app, as its link goes (ui-driver's visit): the loaded document stays
+  await p.evaluate(() => Object.assign(globalThis, { loadedOnce: true }))
+  await visit(p, `${d.url}/ui/flags/shop/ab_checkout`)
   await waitForText(p, 'users are split A 70% / B 30% by targetingKey')
+  expect(await p.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce)).toBe(true)
   expect(await bodyText(p)).not.toContain('else the default applies)')
 })

@@ -26,7 +26,7 @@ declare const document: {
   documentElement: { scrollWidth: number }
   cookie: string
 }
-declare const location: { pathname: string }
+declare const location: { pathname: string; search: string; origin: string }
 declare const navigator: { clipboard: { readText(): Promise<string> } }
 
 /** The Chromium on the PATH; in CI (TEST_REQUIRE_BROWSER=1) a missing browser is a failure, not a skip. */
@@ -189,6 +189,48 @@ export async function waitForPath(p: Page, path: string): Promise<void> {
   await p.waitForFunction((want) => location.pathname === want, {}, path)
 }
 
+/**
+ * Goes to `href` (an address of the UI) in tab `p` the way a click on one of the UI's own links
+ * does, without a page load: a new history entry, then the router re-renders (it listens for
+ * `popstate` as for its own links, src/ui/app/router.ts). Resolves once the router has rendered the
+ * new page; what that page loads, the caller waits for as after a click. A whole load (`goto`) is
+ * made only where no link could go: a tab not yet showing the signed-in UI of that origin, another
+ * origin, an address with a fragment (read as the page loads), or the address the tab already shows
+ * (a reload). A load costs Chromium about 0.3 CPU-s more than
+ * a visit in the app (docs/performance.md#2026-12-07-ninth-session-the-browser-files-cpu). What a
+ * load renews and a visit keeps: the signed-in person's permissions and the environments, read once
+ * per load; a test that changes those through the API loads the page. As after a link, one flag's
+ * page reached from another's keeps what the page held (an editor left open, say).
+ */
+export async function visit(p: Page, href: string): Promise<void> {
+  const to = new URL(href)
+  const inApp = await p.evaluate(
+    (origin, path, search) =>
+      location.origin === origin &&
+      location.pathname.startsWith('/ui/') &&
+      `${location.pathname}${location.search}` !== `${path}${search}` &&
+      document.querySelector('header nav') !== null,
+    to.origin,
+    to.pathname,
+    to.search,
+  )
+  if (!inApp || !to.pathname.startsWith('/ui/') || to.hash) {
+    await p.goto(href)
+    return
+  }
+  await p.evaluate(async (address) => {
+    const w = globalThis as unknown as {
+      history: { pushState(state: unknown, unused: string, url: string): void }
+      dispatchEvent(e: unknown): void
+      PopStateEvent: new (type: string) => unknown
+    }
+    w.history.pushState(null, '', address)
+    w.dispatchEvent(new w.PopStateEvent('popstate'))
+    // preact renders a state change in a microtask: after the next task, the new page is in the document
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  }, `${to.pathname}${to.search}${to.hash}`)
+}
+
 /** All the text the page shows. */
 export const bodyText = (p: Page) => p.$eval('body', (b) => b.textContent ?? '')
 
@@ -219,14 +261,21 @@ export async function signInAs(
 /**
  * Opens a new tab at the UI already signed in with the session `token` (one `POST /api/login` gave),
  * as the sign-in form leaves it: the token in the tab's session storage (docs/ui.md). For tests whose
- * subject is not the form; a page load cheaper than `signInAs`.
+ * subject is not the form; a page load cheaper than `signInAs`. `path` (below /ui/) is the page the
+ * tab opens at: the page a test is about, loaded once, not the Flags page first.
  */
-export async function openSignedIn(browser: Browser, url: string, token: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+export async function openSignedIn(
+  browser: Browser,
+  url: string,
+  token: string,
+  viewport = { width: 1280, height: 800 },
+  path = '',
+): Promise<Page> {
   const p = await browser.newPage()
   await p.setViewport(viewport)
   // only the first document of the tab: a reload after signing out must find no token
   const seed = await p.evaluateOnNewDocument((t) => sessionStorage.setItem('flagd.token', t), token)
-  await p.goto(`${url}/ui/`)
+  await p.goto(`${url}/ui/${path}`)
   await p.removeScriptToEvaluateOnNewDocument(seed.identifier)
   await p.waitForSelector('header nav')
   return p

@@ -56,9 +56,10 @@ export interface BrowserSuite {
   readonly scratch: string
   /**
    * A tab signed in as `username` (a session from the API put where the sign-in form puts it; the
-   * form itself is web-ui.test.ts's subject), closed (after a screenshot) when the test ends.
+   * form itself is web-ui.test.ts's subject), closed (after a screenshot) when the test ends; opened
+   * at `path` (below /ui/), the Flags page unless told.
    */
-  open(username?: string, password?: string, viewport?: { width: number; height: number }): Promise<Page>
+  open(username?: string, password?: string, viewport?: { width: number; height: number }, path?: string): Promise<Page>
   /** Closes `page` with the test's other tabs. */
   track(page: Page): Page
 }
@@ -100,9 +101,9 @@ export function browserSuite(name: string, seed: (ui: UiFixture) => Promise<void
       pages.push(page)
       return page
     },
-    async open(username = 'admin', password = 'admin-password', viewport) {
+    async open(username = 'admin', password = 'admin-password', viewport, path) {
       const { browser, d } = fixture as UiFixture
-      const p = await openSignedIn(browser, d.url, await sessionOf(d.url, username, password), viewport)
+      const p = await openSignedIn(browser, d.url, await sessionOf(d.url, username, password), viewport, path)
       pages.push(p)
       return p
     },
