@@ -42,11 +42,32 @@ export function findChromium(): string | null {
  */
 const ON_CHANGE = { polling: 'mutation' } as const
 
+/**
+ * Waits until `find(...args)`, run in the page, answers something, and answers its handle. Like
+ * `waitForFunction(find, ON_CHANGE)`, but the page's own MutationObserver also watches text changed
+ * in place: puppeteer's watches elements and attributes only, and Preact updates a text by changing
+ * its node's data (a tab's "production · on" becoming "production · on · 1 pending"), which it would
+ * not see until something else moved. `args` cross as JSON.
+ */
+function untilFound<A extends unknown[]>(p: Page, find: (...args: A) => unknown, ...args: A) {
+  const expression = `new Promise((resolve) => {
+    const find = () => (${find.toString()})(...${JSON.stringify(args)});
+    const hit = find();
+    if (hit) return resolve(hit);
+    const watch = new MutationObserver(() => {
+      const found = find();
+      if (found) { watch.disconnect(); resolve(found); }
+    });
+    watch.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  })`
+  return p.waitForFunction(expression, ON_CHANGE)
+}
+
 /** Waits for the <label> reading `text` and answers the id of the control it labels. */
 async function controlId(p: Page, text: string): Promise<string> {
-  const id = await p.waitForFunction(
-    (t) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false,
-    ON_CHANGE,
+  const id = await untilFound(
+    p,
+    (t: string) => [...document.querySelectorAll('label')].find((l) => l.textContent === t)?.htmlFor || false,
     text,
   )
   return (await id.jsonValue()) as string
@@ -65,9 +86,9 @@ export async function selectByLabel(p: Page, text: string, value: string): Promi
   const id = await controlId(p, text)
   // a person picks an option they can see: options filled by a later load are waited for (picking
   // one that is not there yet would silently pick nothing)
-  await p.waitForFunction(
-    (sel, v) => [...document.querySelectorAll(`${sel} option`)].some((o) => o.value === v),
-    ON_CHANGE,
+  await untilFound(
+    p,
+    (sel: string, v: string) => [...document.querySelectorAll(`${sel} option`)].some((o) => o.value === v),
     `#${id}`,
     value,
   )
@@ -83,9 +104,10 @@ export async function checkByLabel(p: Page, text: string, checked: boolean): Pro
 
 /** Clicks the button whose accessible name (aria-label, else its text) is `name`. */
 export async function clickButton(p: Page, name: string): Promise<void> {
-  const button = await p.waitForFunction(
-    (n) => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false,
-    ON_CHANGE,
+  const button = await untilFound(
+    p,
+    (n: string) =>
+      [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false,
     name,
   )
   await (button as unknown as { click(): Promise<void> }).click()
@@ -104,12 +126,12 @@ export async function openedReview(p: Page): Promise<{ text: string; request(): 
   const text = await (await p.waitForSelector(REVIEW_DIALOG))!.evaluate((d) => d.textContent ?? '')
   const submit = async () => {
     // the button is disabled while the dialog loads what it needs: pressed only once it is enabled
-    await p.waitForFunction(
-      (s) =>
+    await untilFound(
+      p,
+      (s: string) =>
         [...document.querySelectorAll(`${s} button`)].some(
           (b) => b.textContent?.trim() === 'Request approval' && b.getAttribute('disabled') === null,
         ),
-      ON_CHANGE,
       REVIEW_DIALOG,
     )
     await clickButton(p, 'Request approval')
@@ -135,14 +157,14 @@ export async function openedReview(p: Page): Promise<{ text: string; request(): 
  * found before it works, and a click on it then does nothing.
  */
 export async function clickEnabledButton(p: Page, name: string): Promise<void> {
-  const button = await p.waitForFunction(
-    (n) =>
+  const button = await untilFound(
+    p,
+    (n: string) =>
       [...document.querySelectorAll('button')].find(
         (b) =>
           (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n &&
           !(b as unknown as { matches(s: string): boolean }).matches(':disabled'),
       ) ?? false,
-    ON_CHANGE,
     name,
   )
   await (button as unknown as { click(): Promise<void> }).click()
@@ -150,9 +172,9 @@ export async function clickEnabledButton(p: Page, name: string): Promise<void> {
 
 /** Follows the link whose text is `name`. */
 export async function clickLink(p: Page, name: string): Promise<void> {
-  const link = await p.waitForFunction(
-    (n) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false,
-    ON_CHANGE,
+  const link = await untilFound(
+    p,
+    (n: string) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false,
     name,
   )
   await (link as unknown as { click(): Promise<void> }).click()
