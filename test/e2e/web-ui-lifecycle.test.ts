@@ -218,8 +218,14 @@ test.skipIf(!chromium)('a flag page says "Requires <flag> to be <variants>" and 
   await clickLink(p, 'checkout/new_api')
   await waitForPath(p, '/ui/flags/checkout/new_api')
   await waitForText(p, 'Required by checkout/page')
+  // words typed on one flag's page and not saved stay with it: the linked flag's page shows its own
+  await fillByLabel(p, 'Description', 'words not saved on new_api')
   await clickLink(p, 'checkout/page')
   await waitForPath(p, '/ui/flags/checkout/page')
+  await waitForText(p, 'Requires checkout/new_api to be on')
+  const description = await p.$eval('#f-description', (e) => (e as unknown as { value: string }).value)
+  expect(description).not.toBe('words not saved on new_api')
+  expect(description).toBe((await read('checkout/page')).description ?? '')
 })
 
 test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking its variants; a cycle is refused in the card', async () => {

@@ -145,7 +145,14 @@ function App() {
         ) : page === 'new' ? (
           <NewFlag />
         ) : page === 'flags/' ? (
-          <FlagPage name={path.slice('flags/'.length)} canWrite={can('flag:write')} permissions={me.permissions} />
+          // one page per flag: a link from one flag's page to another's (a prerequisite) starts afresh,
+          // so edits not saved on the first, and its open editors, never carry over to the second
+          <FlagPage
+            key={path.slice('flags/'.length)}
+            name={path.slice('flags/'.length)}
+            canWrite={can('flag:write')}
+            permissions={me.permissions}
+          />
         ) : page === 'segments' ? (
           <SegmentsPage canWrite={can('flag:write')} />
         ) : page === 'evaluate' ? (
