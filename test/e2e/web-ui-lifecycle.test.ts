@@ -225,7 +225,7 @@ test.skipIf(!chromium)('a flag page says "Requires <flag> to be <variants>" and 
   await waitForText(p, 'Requires checkout/new_api to be on')
   const description = await p.$eval('#f-description', (e) => (e as unknown as { value: string }).value)
   expect(description).not.toBe('words not saved on new_api')
-  expect(description).toBe((await read('checkout/page')).description ?? '')
+  expect(description).toBe(String((await read('checkout/page')).description ?? ''))
 })
 
 test.skipIf(!chromium)('prerequisites are edited by picking a flag and ticking its variants; a cycle is refused in the card', async () => {
