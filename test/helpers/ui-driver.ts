@@ -63,6 +63,19 @@ function untilFound<A extends unknown[]>(p: Page, find: (...args: A) => unknown,
   return p.waitForFunction(expression, ON_CHANGE)
 }
 
+/**
+ * Presses the element `found` holds as a person's click does: it takes the focus, then gets the
+ * click. Done in the page rather than with the mouse at the element's coordinates: a card that
+ * loads above it (a flag page's usage and history) can move it between puppeteer measuring its box
+ * and the mouse arriving, and the click then lands on whatever moved there.
+ */
+async function press(found: unknown): Promise<void> {
+  await (found as { evaluate(fn: (el: { focus(): void; click(): void }) => void): Promise<void> }).evaluate((el) => {
+    el.focus()
+    el.click()
+  })
+}
+
 /** Waits for the <label> reading `text` and answers the id of the control it labels. */
 async function controlId(p: Page, text: string): Promise<string> {
   const id = await untilFound(
@@ -110,7 +123,7 @@ export async function clickButton(p: Page, name: string): Promise<void> {
       [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent?.trim()) === n) ?? false,
     name,
   )
-  await (button as unknown as { click(): Promise<void> }).click()
+  await press(button)
 }
 
 /** The `Review changes` dialog while it is open (docs/ui.md#review-before-protected-changes). */
@@ -167,7 +180,7 @@ export async function clickEnabledButton(p: Page, name: string): Promise<void> {
       ) ?? false,
     name,
   )
-  await (button as unknown as { click(): Promise<void> }).click()
+  await press(button)
 }
 
 /** Follows the link whose text is `name`. */
@@ -177,7 +190,7 @@ export async function clickLink(p: Page, name: string): Promise<void> {
     (n: string) => [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === n) ?? false,
     name,
   )
-  await (link as unknown as { click(): Promise<void> }).click()
+  await press(link)
 }
 
 /** The selector of the switch that toggles flag `name`. */
