@@ -5,16 +5,20 @@
  * nothing matches.
  */
 
-/** The filters of flag-filters.tsx's `ListFilters` that narrow the list. */
+import type { LifecycleFilterInput } from './lifecycle-words.ts'
+
+/** The filters of a Flags page address that narrow the list (flag-filters.tsx adds the sort). */
 export interface ListNarrowing {
   type: string
   state: string
   rules: boolean
   rolling: boolean
   pending: boolean
+  /** Flags of requests the person may approve (the `Needs your review` counter). */
   review: boolean
+  /** Flags changed within 24 h (the `Changed in 24 h` counter). */
   changed: boolean
-  life: { kind: string; owner: string; tags: string }
+  life: LifecycleFilterInput
 }
 
 /** What the counters' and the State filter's empty answers say, by the one filter that is on. */

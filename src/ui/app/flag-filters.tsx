@@ -5,24 +5,14 @@
  * search lives in the address, so a filtered view can be shared.
  */
 
+import type { ListNarrowing } from './empty-list-words.ts'
 import { TypeOptions } from './flag-fields.tsx'
 import { LifecycleFilters } from './lifecycle-filters.tsx'
-import type { LifecycleFilterInput } from './lifecycle-words.ts'
 import { link, replaceSearch } from './router.ts'
 
-/** The filters a Flags page address names. */
-export interface ListFilters {
-  type: string
-  state: string
-  rules: boolean
-  rolling: boolean
-  pending: boolean
-  /** Flags of requests the person may approve (the `Needs your review` counter). */
-  review: boolean
-  /** Flags changed within 24 h (the `Changed in 24 h` counter). */
-  changed: boolean
+/** The filters a Flags page address names: those that narrow the list (empty-list-words.ts), and the sort. */
+export interface ListFilters extends ListNarrowing {
   sort: 'name' | 'changed'
-  life: LifecycleFilterInput
 }
 
 /** The filters of query string `search`. */
