@@ -261,9 +261,8 @@ export async function visit(p: Page, href: string): Promise<void> {
     }
     w.history.pushState(null, '', address)
     w.dispatchEvent(new w.PopStateEvent('popstate'))
-    // preact renders the router's state change in a microtask queued by the event: awaiting one
-    // more microtask comes after it, so the new page is in the document (no timer)
-    await Promise.resolve()
+    // preact renders a state change in a microtask: after the next task, the new page is in the document
+    await new Promise((resolve) => setTimeout(resolve, 0))
   }, `${to.pathname}${to.search}${to.hash}`)
 }
 
